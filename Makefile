@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pea: top-level Makefile.
+#
+#   make [all]        pea.ko + selftests/module/pea_selftest.ko, build/libpea.a
+#                     and build/selftests/test_*
+#   make module       only the kernel modules (kbuild, see ./Kbuild)
+#   make lib          only build/libpea.a
+#   make selftests    only the user-space test programs
+#   make sparse       the kernel modules through sparse (C=2)
+#   make check        set up, build, boot the test VM, report TAP
+#                     (TESTS=test_a,test_b to run a subset)
+#   make demo         boot the VM and run the demo
+#   make vm-shell     boot the VM into an interactive shell
+#   make clean        remove build outputs (distclean: also .cache/)
+#
+# Variables: KVER (kernel release, default: what linux-headers-amd64 pulls
+# in, see scripts/setup.sh), KDIR (its kbuild tree), CC, EXTRA_CFLAGS.
+
+# kbuild reads ./Kbuild; should it ever fall back to this file, hand over.
+ifneq ($(KERNELRELEASE),)
+include $(src)/Kbuild
+else
+
+ifeq ($(origin KVER),undefined)
+KVER := $(shell cat .cache/kver 2>/dev/null || scripts/setup.sh --resolve 2>/dev/null)
+endif
+KDIR ?= $(firstword $(wildcard /usr/src/linux-headers-$(KVER)/Makefile \
+	/lib/modules/$(KVER)/build/Makefile) /usr/src/linux-headers-$(KVER))
+KDIR := $(patsubst %/Makefile,%,$(KDIR))
+
+BUILD := build
+CC ?= gcc
+AR ?= ar
+
+USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -Ilib \
+	-D_GNU_SOURCE -pthread $(EXTRA_CFLAGS)
+
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
+LIBPEA := $(BUILD)/libpea.a
+
+TEST_SRCS := $(wildcard selftests/test_*.c)
+TEST_BINS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(TEST_SRCS))
+
+KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
+
+.PHONY: all module lib selftests sparse check demo vm-shell clean distclean \
+	kdir-check
+
+all: module lib selftests
+
+kdir-check:
+	@test -n "$(KVER)" || { echo "KVER is unknown: run scripts/setup.sh" >&2; exit 1; }
+	@test -f $(KDIR)/Makefile || { echo "no kernel headers in $(KDIR): run scripts/setup.sh $(KVER)" >&2; exit 1; }
+
+module: kdir-check
+	$(KBUILD) modules
+
+sparse: kdir-check
+	@command -v sparse >/dev/null || { echo "sparse missing: run scripts/setup.sh" >&2; exit 1; }
+	$(KBUILD) C=2 modules
+
+lib: $(LIBPEA)
+
+$(LIBPEA): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -MMD -MP -c -o $@ $<
+
+selftests: $(TEST_BINS)
+
+$(BUILD)/selftests/test_%: selftests/test_%.c $(LIBPEA)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -MMD -MP -static -o $@ $< $(LIBPEA) -lpthread
+
+check:
+	@scripts/check.sh
+
+demo:
+	@scripts/demo.sh
+
+vm-shell:
+	@scripts/demo.sh shell
+
+clean:
+	if [ -f $(KDIR)/Makefile ]; then $(KBUILD) clean; fi
+	rm -rf $(BUILD)
+
+distclean: clean
+	rm -rf .cache
+
+-include $(wildcard $(BUILD)/lib/*.d $(BUILD)/selftests/*.d)
+
+endif

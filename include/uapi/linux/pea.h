@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * pea: per-CPU perf-protocol ring buffers without BPF.
+ *
+ * This header is the whole user-space ABI of the pea module. It is shared
+ * by the module and by user space (libpea, the selftests, the pea tool).
+ *
+ * The ABI mirrors two Linux interfaces:
+ *   - bpf(BPF_MAP_CREATE) of a BPF_MAP_TYPE_PERF_EVENT_ARRAY and the map
+ *     element commands, as ioctls on /dev/pea and on a map fd;
+ *   - perf_event_open() of a PERF_TYPE_SOFTWARE/PERF_COUNT_SW_BPF_OUTPUT
+ *     event bound to one CPU, as an ioctl on /dev/pea that takes a real
+ *     struct perf_event_attr. The event fd then speaks the perf protocol:
+ *     mmap of 1 + 2^n pages with a struct perf_event_mmap_page first,
+ *     PERF_RECORD_SAMPLE / PERF_RECORD_LOST records, poll/epoll and the
+ *     PERF_EVENT_IOC_* ioctls that make sense for an output event.
+ */
+#ifndef _UAPI_LINUX_PEA_H
+#define _UAPI_LINUX_PEA_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#include <linux/perf_event.h>
+
+#define PEA_DEVICE_PATH		"/dev/pea"
+#define PEA_ABI_VERSION		1
+
+#define PEA_IOC_MAGIC		0xEA
+
+/* Map limits. */
+#define PEA_MAX_ENTRIES		65536	/* largest max_entries accepted */
+#define PEA_OBJ_NAME_LEN	16	/* as BPF_OBJ_NAME_LEN, NUL included */
+
+/* Ring limit: at most this many data pages per event (64 MiB at 4 KiB). */
+#define PEA_MAX_RING_PAGES	16384
+
+/* Map flags: the same bit values as the BPF map flags they mirror. */
+#define PEA_F_NUMA_NODE		(1U << 2)	/* BPF_F_NUMA_NODE */
+#define PEA_F_RDONLY		(1U << 3)	/* BPF_F_RDONLY: fd may only look up */
+#define PEA_F_WRONLY		(1U << 4)	/* BPF_F_WRONLY: fd may only update */
+#define PEA_F_PRESERVE_ELEMS	(1U << 11)	/* BPF_F_PRESERVE_ELEMS */
+#define PEA_MAP_FLAGS_MASK	(PEA_F_NUMA_NODE | PEA_F_RDONLY | \
+				 PEA_F_WRONLY | PEA_F_PRESERVE_ELEMS)
+
+/* pea_output() flags: the same layout as bpf_perf_event_output()'s. */
+#define PEA_F_INDEX_MASK	0xffffffffULL
+#define PEA_F_CURRENT_CPU	PEA_F_INDEX_MASK
+#define PEA_F_CTXLEN_MASK	(0xfffffULL << 32)
+
+/* Element update flags, as the BPF ones (perf event arrays take only ANY). */
+#define PEA_ANY			0ULL
+
+/**
+ * struct pea_map_attr - argument of PEA_IOC_MAP_CREATE
+ * @key_size:    must be 4 (a u32 index)
+ * @value_size:  must be 4 (an event fd)
+ * @max_entries: number of slots, 1 .. PEA_MAX_ENTRIES
+ * @map_flags:   PEA_F_* map flags
+ * @numa_node:   node for the slot array, used with PEA_F_NUMA_NODE
+ * @open_flags:  O_CLOEXEC and/or O_NONBLOCK for the new fd
+ * @name:        optional NUL-terminated name ([A-Za-z0-9_.]), unique among
+ *               live maps, by which kernel producers find the map
+ */
+struct pea_map_attr {
+	__u32 key_size;
+	__u32 value_size;
+	__u32 max_entries;
+	__u32 map_flags;
+	__u32 numa_node;
+	__u32 open_flags;
+	char name[PEA_OBJ_NAME_LEN];
+};
+
+/**
+ * struct pea_event_open - argument of PEA_IOC_EVENT_OPEN
+ * @attr:  user pointer to a struct perf_event_attr (attr.size as perf)
+ * @cpu:   the CPU the event is bound to (pid is always -1: CPU-wide)
+ * @flags: PEA_FLAG_FD_CLOEXEC
+ * @reserved: must be zero
+ *
+ * The attr must describe an output event: type PERF_TYPE_SOFTWARE, config
+ * PERF_COUNT_SW_BPF_OUTPUT, sample_type PERF_SAMPLE_RAW optionally with
+ * PERF_SAMPLE_TID, PERF_SAMPLE_TIME and PERF_SAMPLE_CPU. Honoured bits:
+ * disabled, watermark with wakeup_watermark or wakeup_events,
+ * write_backward; sample_period may be 0 or 1. Anything else is EINVAL.
+ */
+struct pea_event_open {
+	__aligned_u64 attr;
+	__s32 cpu;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+#define PEA_FLAG_FD_CLOEXEC	PERF_FLAG_FD_CLOEXEC
+#define PEA_EVENT_OPEN_FLAGS	PEA_FLAG_FD_CLOEXEC
+
+/* Sample bits an output event accepts. */
+#define PEA_SAMPLE_TYPES	(PERF_SAMPLE_RAW | PERF_SAMPLE_TID | \
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+/**
+ * struct pea_map_elem - argument of the map element ioctls
+ * @key:   slot index
+ * @fd:    UPDATE: the event fd to store
+ * @flags: UPDATE: PEA_ANY (0); anything else is EINVAL
+ * @id:    LOOKUP: the id of the event in the slot (PERF_EVENT_IOC_ID's)
+ * @cpu:   LOOKUP: the CPU that event is bound to
+ * @pad:   zero
+ */
+struct pea_map_elem {
+	__u32 key;
+	__s32 fd;
+	__u64 flags;
+	__u64 id;
+	__s32 cpu;
+	__u32 pad;
+};
+
+/**
+ * struct pea_map_info - filled by PEA_MAP_IOC_INFO
+ */
+struct pea_map_info {
+	__u32 key_size;
+	__u32 value_size;
+	__u32 max_entries;
+	__u32 map_flags;
+	__u32 numa_node;
+	__u32 nr_used;		/* slots holding an event */
+	__u64 id;		/* unique map id */
+	char name[PEA_OBJ_NAME_LEN];
+};
+
+/**
+ * struct pea_event_stats - filled by PEA_EVENT_IOC_STATS
+ * @records:      records written since the event was opened
+ * @bytes:        bytes of those records (headers included)
+ * @lost:         records dropped since the event was opened, for any
+ *                reason (ring full, paused, not mapped, larger than the ring)
+ * @lost_pending: drops not yet reported, neither by a PERF_RECORD_LOST in
+ *                the ring nor taken with PEA_EVENT_IOC_TAKE_LOST
+ * @wakeups:      wake-ups raised for pollers
+ * @cpu:          the CPU the event is bound to
+ * @data_pages:   data pages of the current ring (0: not mapped)
+ */
+struct pea_event_stats {
+	__u64 records;
+	__u64 bytes;
+	__u64 lost;
+	__u64 lost_pending;
+	__u64 wakeups;
+	__u32 cpu;
+	__u32 data_pages;
+};
+
+/* ioctls on an open /dev/pea. Both return a new fd. */
+#define PEA_IOC_VERSION		_IO(PEA_IOC_MAGIC, 0x00)
+#define PEA_IOC_MAP_CREATE	_IOW(PEA_IOC_MAGIC, 0x01, struct pea_map_attr)
+#define PEA_IOC_EVENT_OPEN	_IOW(PEA_IOC_MAGIC, 0x02, struct pea_event_open)
+
+/* ioctls on a map fd. */
+#define PEA_MAP_IOC_UPDATE	_IOW(PEA_IOC_MAGIC, 0x10, struct pea_map_elem)
+#define PEA_MAP_IOC_DELETE	_IOW(PEA_IOC_MAGIC, 0x11, struct pea_map_elem)
+#define PEA_MAP_IOC_LOOKUP	_IOWR(PEA_IOC_MAGIC, 0x12, struct pea_map_elem)
+#define PEA_MAP_IOC_INFO	_IOR(PEA_IOC_MAGIC, 0x13, struct pea_map_info)
+
+/*
+ * ioctls on an event fd: PERF_EVENT_IOC_ENABLE, _DISABLE, _RESET, _ID and
+ * _PAUSE_OUTPUT from <linux/perf_event.h>, plus:
+ */
+#define PEA_EVENT_IOC_STATS	_IOR(PEA_IOC_MAGIC, 0x20, struct pea_event_stats)
+/* Take (and clear) the pending lost count; stores a __u64. */
+#define PEA_EVENT_IOC_TAKE_LOST	_IOR(PEA_IOC_MAGIC, 0x21, __u64)
+
+/*
+ * Beyond Linux: the data page of an event publishes a hint that records
+ * were dropped and not yet reported. It sits in the reserved hole of
+ * struct perf_event_mmap_page; when it reads non-zero, a consumer calls
+ * PEA_EVENT_IOC_TAKE_LOST to collect the exact count.
+ */
+#define PEA_PAGE_LOST_HINT(pg)	(((__u64 *)(pg)->__reserved)[0])
+
+#endif /* _UAPI_LINUX_PEA_H */

@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libpea: per-CPU ring buffer consumer for pea maps, and /dev/pea helpers.
+ *
+ * The consumer follows libbpf's perf_buffer: one output event per online
+ * CPU, each mmapped as a perf ring, stored in the map at key = CPU and
+ * watched by one epoll instance. Reading a ring is pea_ring_read() (see
+ * pea_ring_reader.c); on top of Linux, drops that never made it into a
+ * ring as PERF_RECORD_LOST are collected through the control page's lost
+ * hint and PEA_EVENT_IOC_TAKE_LOST.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <linux/pea.h>
+
+#include "libpea.h"
+#include "libpea_internal.h"
+
+#define PEA_ONLINE_CPUS_FILE	"/sys/devices/system/cpu/online"
+/* Sanity bound on CPU numbers read from sysfs. */
+#define PEA_CPU_LIMIT		(1 << 22)
+
+struct pea_cpu_buf {
+	struct pea_ring ring;
+	void *base;		/* the mapping: control page + data */
+	int fd;			/* the output event */
+	int cpu;
+	__u32 map_key;
+	bool in_map;		/* map_key holds our event */
+};
+
+struct pea_buffer {
+	pea_buffer_sample_fn sample_cb;
+	pea_buffer_lost_fn lost_cb;
+	void *ctx;
+
+	size_t page_size;
+	size_t data_size;	/* page_cnt * page_size */
+	size_t mmap_size;	/* page_size + data_size */
+	int map_fd;
+	int epoll_fd;
+
+	struct pea_cpu_buf *bufs;
+	size_t cnt;		/* entries of @bufs in use */
+	struct epoll_event *events;
+	int events_cnt;
+};
+
+/* As libbpf_err(): keep errno in step with a negative return. */
+static inline int pea_err(int ret)
+{
+	if (ret < 0)
+		errno = -ret;
+	return ret;
+}
+
+/* Set errno from a negative error and return NULL, for constructors. */
+static inline void *pea_err_ptr(int err)
+{
+	errno = -err;
+	return NULL;
+}
+
+static inline bool pea_is_err_ptr(const void *p)
+{
+	return (uintptr_t)p >= (uintptr_t)-4095;
+}
+
+/* ------------------------------------------------------------------ */
+/* /dev/pea helpers                                                    */
+/* ------------------------------------------------------------------ */
+
+int pea_open_dev(void)
+{
+	int fd = open(PEA_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? pea_err(-errno) : fd;
+}
+
+int pea_map_create(const char *name, __u32 max_entries, __u32 map_flags)
+{
+	struct pea_map_attr attr;
+	int devfd, fd, err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.key_size = sizeof(__u32);
+	attr.value_size = sizeof(__u32);
+	attr.max_entries = max_entries;
+	attr.map_flags = map_flags;
+	attr.open_flags = O_CLOEXEC;
+	if (name) {
+		size_t len = strlen(name);
+
+		if (len >= sizeof(attr.name))
+			return pea_err(-EINVAL);
+		memcpy(attr.name, name, len);
+	}
+
+	devfd = pea_open_dev();
+	if (devfd < 0)
+		return devfd;
+	fd = ioctl(devfd, PEA_IOC_MAP_CREATE, &attr);
+	err = fd < 0 ? -errno : 0;
+	close(devfd);
+	return err ? pea_err(err) : fd;
+}
+
+int pea_map_get_info(int map_fd, struct pea_map_info *info)
+{
+	if (!info)
+		return pea_err(-EINVAL);
+	memset(info, 0, sizeof(*info));
+	if (ioctl(map_fd, PEA_MAP_IOC_INFO, info) < 0)
+		return pea_err(-errno);
+	return 0;
+}
+
+static int pea_event_open_on(int devfd, int cpu,
+			     const struct perf_event_attr *attr)
+{
+	struct pea_event_open req;
+	int fd;
+
+	memset(&req, 0, sizeof(req));
+	req.attr = (__u64)(uintptr_t)attr;
+	req.cpu = cpu;
+	req.flags = PEA_FLAG_FD_CLOEXEC;
+	fd = ioctl(devfd, PEA_IOC_EVENT_OPEN, &req);
+	return fd < 0 ? -errno : fd;
+}
+
+int pea_event_open_output(int cpu, const struct perf_event_attr *attr)
+{
+	int devfd, fd;
+
+	if (!attr)
+		return pea_err(-EINVAL);
+	devfd = pea_open_dev();
+	if (devfd < 0)
+		return devfd;
+	fd = pea_event_open_on(devfd, cpu, attr);
+	close(devfd);
+	return pea_err(fd);
+}
+
+int pea_map_update(int map_fd, __u32 key, int event_fd)
+{
+	struct pea_map_elem elem;
+
+	memset(&elem, 0, sizeof(elem));
+	elem.key = key;
+	elem.fd = event_fd;
+	elem.flags = PEA_ANY;
+	if (ioctl(map_fd, PEA_MAP_IOC_UPDATE, &elem) < 0)
+		return pea_err(-errno);
+	return 0;
+}
+
+int pea_map_delete(int map_fd, __u32 key)
+{
+	struct pea_map_elem elem;
+
+	memset(&elem, 0, sizeof(elem));
+	elem.key = key;
+	if (ioctl(map_fd, PEA_MAP_IOC_DELETE, &elem) < 0)
+		return pea_err(-errno);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* CPU list                                                            */
+/* ------------------------------------------------------------------ */
+
+static int parse_cpu_num(const char **p, unsigned long *val)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)**p))
+		return -EINVAL;
+	errno = 0;
+	*val = strtoul(*p, &end, 10);
+	if (errno || *val >= PEA_CPU_LIMIT)
+		return -EINVAL;
+	*p = end;
+	return 0;
+}
+
+int pea_parse_cpu_list(const char *s, bool **mask, int *n)
+{
+	const char *p = s;
+	bool *m = NULL;
+	int cnt = 0;
+
+	while (*p && *p != '\n') {
+		unsigned long a, b, i;
+
+		if (parse_cpu_num(&p, &a))
+			goto einval;
+		b = a;
+		if (*p == '-') {
+			p++;
+			if (parse_cpu_num(&p, &b) || b < a)
+				goto einval;
+		}
+		if (b >= (unsigned long)cnt) {
+			bool *nm = realloc(m, (b + 1) * sizeof(*m));
+
+			if (!nm) {
+				free(m);
+				return -ENOMEM;
+			}
+			memset(nm + cnt, 0, (b + 1 - cnt) * sizeof(*m));
+			m = nm;
+			cnt = b + 1;
+		}
+		for (i = a; i <= b; i++)
+			m[i] = true;
+
+		if (*p == ',') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				goto einval;
+		} else if (*p && *p != '\n') {
+			goto einval;
+		}
+	}
+	if (!cnt)
+		goto einval;
+	*mask = m;
+	*n = cnt;
+	return 0;
+einval:
+	free(m);
+	return -EINVAL;
+}
+
+static int read_online_cpus(bool **mask, int *n)
+{
+	size_t len = 0, cap = 256;
+	char *buf = NULL, *nbuf;
+	ssize_t r;
+	int fd, err;
+
+	fd = open(PEA_ONLINE_CPUS_FILE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (!buf || len + 1 >= cap) {
+			cap = buf ? cap * 2 : cap;
+			nbuf = realloc(buf, cap);
+			if (!nbuf) {
+				err = -ENOMEM;
+				goto out;
+			}
+			buf = nbuf;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out;
+		}
+		if (!r)
+			break;
+		len += r;
+	}
+	buf[len] = '\0';
+	err = pea_parse_cpu_list(buf, mask, n);
+out:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* pea_buffer                                                          */
+/* ------------------------------------------------------------------ */
+
+static bool opts_valid(const struct pea_buffer_opts *opts)
+{
+	const char *p;
+	size_t i;
+
+	if (!opts)
+		return true;
+	if (opts->sz < sizeof(opts->sz))
+		return false;
+	/* A newer caller's extra fields must be zero: we cannot honour them. */
+	p = (const char *)opts;
+	for (i = sizeof(*opts); i < opts->sz; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+#define OPTS_HAS(opts, field)						\
+	((opts) && (opts)->sz >= offsetof(struct pea_buffer_opts, field) + \
+				 sizeof((opts)->field))
+#define OPTS_GET(opts, field, def)					\
+	(OPTS_HAS(opts, field) ? (opts)->field : (def))
+
+static int build_attr(const struct pea_buffer_opts *opts,
+		      struct perf_event_attr *attr, __u64 *sample_type)
+{
+	__u64 flags = OPTS_GET(opts, flags, 0);
+	int wakeup_events = OPTS_GET(opts, wakeup_events, 0);
+	__u32 watermark = OPTS_GET(opts, wakeup_watermark, 0);
+	__u64 st = OPTS_GET(opts, sample_type, 0);
+
+	if (flags || wakeup_events < 0 || (wakeup_events && watermark))
+		return -EINVAL;
+	if (st & ~(__u64)PEA_SAMPLE_TYPES)
+		return -EINVAL;
+	st |= PERF_SAMPLE_RAW;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_BPF_OUTPUT;
+	attr->sample_type = st;
+	attr->sample_period = 1;
+	if (watermark) {
+		attr->watermark = 1;
+		attr->wakeup_watermark = watermark;
+	} else {
+		attr->wakeup_events = wakeup_events ? wakeup_events : 1;
+	}
+	*sample_type = st;
+	return 0;
+}
+
+static void cpu_buf_release(struct pea_buffer *pb, struct pea_cpu_buf *buf)
+{
+	if (buf->in_map) {
+		pea_map_delete(pb->map_fd, buf->map_key);
+		buf->in_map = false;
+	}
+	if (buf->fd >= 0)
+		ioctl(buf->fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (buf->base) {
+		munmap(buf->base, pb->mmap_size);
+		buf->base = NULL;
+	}
+	if (buf->fd >= 0) {
+		close(buf->fd);
+		buf->fd = -1;
+	}
+	pea_ring_release(&buf->ring);
+}
+
+/*
+ * Set up the ring of @cpu in the next free slot of pb->bufs. pb->cnt counts
+ * the slot from the moment it holds anything, so that pea_buffer__free()
+ * undoes a half-done setup.
+ */
+static int cpu_buf_open(struct pea_buffer *pb, int devfd, int cpu,
+			const struct perf_event_attr *attr, __u64 sample_type)
+{
+	size_t idx = pb->cnt;
+	struct pea_cpu_buf *buf = &pb->bufs[idx];
+	struct epoll_event ev;
+	void *base;
+	int fd, err;
+
+	memset(buf, 0, sizeof(*buf));
+	buf->fd = -1;
+	buf->cpu = cpu;
+	buf->map_key = cpu;
+	pb->cnt++;
+
+	fd = pea_event_open_on(devfd, cpu, attr);
+	if (fd < 0)
+		return fd;
+	buf->fd = fd;
+
+	base = mmap(NULL, pb->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	buf->base = base;
+	buf->ring.page = base;
+	buf->ring.data = (char *)base + pb->page_size;
+	buf->ring.data_size = pb->data_size;
+	buf->ring.cpu = cpu;
+	buf->ring.sample_type = sample_type;
+
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		return -errno;
+
+	err = pea_map_update(pb->map_fd, buf->map_key, fd);
+	if (err)
+		return err;
+	buf->in_map = true;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u64 = idx;
+	if (epoll_ctl(pb->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+struct pea_buffer *pea_buffer__new(int map_fd, size_t page_cnt,
+				   pea_buffer_sample_fn sample_cb,
+				   pea_buffer_lost_fn lost_cb, void *ctx,
+				   const struct pea_buffer_opts *opts)
+{
+	struct perf_event_attr attr;
+	struct pea_map_info info;
+	struct pea_buffer *pb = NULL;
+	bool *online = NULL;
+	int n_online = 0, devfd = -1, err, cpu, limit;
+	__u64 sample_type;
+	size_t nbufs = 0;
+	long page_size;
+
+	if (!opts_valid(opts))
+		return pea_err_ptr(-EINVAL);
+	if (!page_cnt || (page_cnt & (page_cnt - 1)))
+		return pea_err_ptr(-EINVAL);
+	err = build_attr(opts, &attr, &sample_type);
+	if (err)
+		return pea_err_ptr(err);
+
+	page_size = sysconf(_SC_PAGESIZE);
+	if (page_size <= 0)
+		return pea_err_ptr(-EINVAL);
+	if (page_cnt > (SIZE_MAX / (size_t)page_size) - 1)
+		return pea_err_ptr(-EINVAL);
+
+	err = pea_map_get_info(map_fd, &info);
+	if (err)
+		return pea_err_ptr(err);
+
+	err = read_online_cpus(&online, &n_online);
+	if (err)
+		return pea_err_ptr(err);
+	limit = n_online;
+	if (info.max_entries < (__u32)limit)
+		limit = info.max_entries;
+	for (cpu = 0; cpu < limit; cpu++)
+		if (online[cpu])
+			nbufs++;
+
+	pb = calloc(1, sizeof(*pb));
+	if (!pb) {
+		err = -ENOMEM;
+		goto err_out;
+	}
+	pb->sample_cb = sample_cb;
+	pb->lost_cb = lost_cb;
+	pb->ctx = ctx;
+	pb->page_size = page_size;
+	pb->data_size = page_cnt * page_size;
+	pb->mmap_size = pb->data_size + page_size;
+	pb->map_fd = map_fd;
+	pb->epoll_fd = -1;
+
+	/* At least one slot each, so that epoll_wait() gets maxevents > 0. */
+	pb->events_cnt = nbufs ? (int)nbufs : 1;
+	pb->bufs = calloc(pb->events_cnt, sizeof(*pb->bufs));
+	pb->events = calloc(pb->events_cnt, sizeof(*pb->events));
+	if (!pb->bufs || !pb->events) {
+		err = -ENOMEM;
+		goto err_out;
+	}
+
+	pb->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (pb->epoll_fd < 0) {
+		err = -errno;
+		goto err_out;
+	}
+
+	devfd = pea_open_dev();
+	if (devfd < 0) {
+		err = devfd;
+		goto err_out;
+	}
+
+	for (cpu = 0; cpu < limit; cpu++) {
+		if (!online[cpu])
+			continue;
+		err = cpu_buf_open(pb, devfd, cpu, &attr, sample_type);
+		if (err)
+			goto err_out;
+	}
+
+	close(devfd);
+	free(online);
+	return pb;
+
+err_out:
+	if (devfd >= 0)
+		close(devfd);
+	free(online);
+	pea_buffer__free(pb);
+	return pea_err_ptr(err);
+}
+
+void pea_buffer__free(struct pea_buffer *pb)
+{
+	size_t i;
+
+	if (!pb || pea_is_err_ptr(pb))
+		return;
+	for (i = 0; i < pb->cnt; i++)
+		cpu_buf_release(pb, &pb->bufs[i]);
+	if (pb->epoll_fd >= 0)
+		close(pb->epoll_fd);
+	free(pb->bufs);
+	free(pb->events);
+	free(pb);
+}
+
+static int take_lost(void *arg, __u64 *cnt)
+{
+	struct pea_cpu_buf *buf = arg;
+
+	if (ioctl(buf->fd, PEA_EVENT_IOC_TAKE_LOST, cnt) < 0)
+		return -errno;
+	return 0;
+}
+
+static int cpu_buf_consume(struct pea_buffer *pb, struct pea_cpu_buf *buf)
+{
+	struct pea_ring_cbs cbs = {
+		.sample_cb = pb->sample_cb,
+		.lost_cb = pb->lost_cb,
+		.ctx = pb->ctx,
+	};
+	int err;
+
+	err = pea_ring_read(&buf->ring, &cbs);
+	if (err)
+		return err;
+	/*
+	 * Drops the kernel could not report in the ring (it stayed full up
+	 * to now) are only visible through the hint: check after draining.
+	 */
+	return pea_ring_check_lost(&buf->ring, &cbs, take_lost, buf);
+}
+
+int pea_buffer__poll(struct pea_buffer *pb, int timeout_ms)
+{
+	int i, cnt, err;
+
+	if (!pb)
+		return pea_err(-EINVAL);
+	cnt = epoll_wait(pb->epoll_fd, pb->events, pb->events_cnt,
+			 timeout_ms);
+	if (cnt < 0)
+		return pea_err(-errno);
+
+	for (i = 0; i < cnt; i++) {
+		__u64 idx = pb->events[i].data.u64;
+
+		if (idx >= pb->cnt)
+			continue;
+		err = cpu_buf_consume(pb, &pb->bufs[idx]);
+		if (err)
+			return pea_err(err);
+	}
+	return cnt;
+}
+
+int pea_buffer__consume(struct pea_buffer *pb)
+{
+	size_t i;
+	int err;
+
+	if (!pb)
+		return pea_err(-EINVAL);
+	for (i = 0; i < pb->cnt; i++) {
+		err = cpu_buf_consume(pb, &pb->bufs[i]);
+		if (err)
+			return pea_err(err);
+	}
+	return 0;
+}
+
+int pea_buffer__consume_buffer(struct pea_buffer *pb, size_t buf_idx)
+{
+	if (!pb || buf_idx >= pb->cnt)
+		return pea_err(-EINVAL);
+	return pea_err(cpu_buf_consume(pb, &pb->bufs[buf_idx]));
+}
+
+size_t pea_buffer__buffer_cnt(const struct pea_buffer *pb)
+{
+	return pb ? pb->cnt : 0;
+}
+
+int pea_buffer__buffer_fd(const struct pea_buffer *pb, size_t buf_idx)
+{
+	if (!pb || buf_idx >= pb->cnt)
+		return pea_err(-EINVAL);
+	return pb->bufs[buf_idx].fd;
+}
+
+int pea_buffer__epoll_fd(const struct pea_buffer *pb)
+{
+	if (!pb)
+		return pea_err(-EINVAL);
+	return pb->epoll_fd;
+}
+
+int pea_buffer__buffer(struct pea_buffer *pb, int buf_idx, void **buf,
+		       size_t *buf_size)
+{
+	if (!pb || buf_idx < 0 || (size_t)buf_idx >= pb->cnt)
+		return pea_err(-EINVAL);
+	if (buf)
+		*buf = pb->bufs[buf_idx].base;
+	if (buf_size)
+		*buf_size = pb->data_size;
+	return 0;
+}
+
+int pea_buffer__buffer_cpu(const struct pea_buffer *pb, size_t buf_idx)
+{
+	if (!pb || buf_idx >= pb->cnt)
+		return pea_err(-EINVAL);
+	return pb->bufs[buf_idx].cpu;
+}
+
+int pea_buffer__lost(const struct pea_buffer *pb, size_t buf_idx,
+		     __u64 *lost)
+{
+	if (!pb || !lost || buf_idx >= pb->cnt)
+		return pea_err(-EINVAL);
+	*lost = pb->bufs[buf_idx].ring.lost;
+	return 0;
+}
+
+int pea_sample_info(const void *data, __u64 sample_type,
+		    struct pea_sample_info *info)
+{
+	const char *p;
+
+	if (!data || !info || (sample_type & ~(__u64)PEA_SAMPLE_TYPES))
+		return pea_err(-EINVAL);
+	sample_type |= PERF_SAMPLE_RAW;
+	memset(info, 0, sizeof(*info));
+
+	/* Walk back from the payload over the raw size, then the fields. */
+	p = (const char *)data - PEA_RAW_SIZE_LEN;
+	if (sample_type & PERF_SAMPLE_CPU) {
+		p -= sizeof(__u32) * 2;
+		memcpy(&info->cpu, p, sizeof(info->cpu));
+	}
+	if (sample_type & PERF_SAMPLE_TIME) {
+		p -= sizeof(__u64);
+		memcpy(&info->time, p, sizeof(info->time));
+	}
+	if (sample_type & PERF_SAMPLE_TID) {
+		p -= sizeof(__u32) * 2;
+		memcpy(&info->pid, p, sizeof(info->pid));
+		memcpy(&info->tid, p + sizeof(__u32), sizeof(info->tid));
+	}
+	return 0;
+}

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libpea: the user-space consumer library of pea.
+ *
+ * struct pea_buffer has the shape and the semantics of libbpf's
+ * struct perf_buffer, so a consumer written for a BPF perf event array
+ * ports to a pea map by renaming perf_buffer__* to pea_buffer__*. The
+ * helpers below wrap the /dev/pea ioctls of <linux/pea.h>.
+ *
+ * Conventions (those of libbpf 1.x): functions returning int return a
+ * negative errno on failure and also leave that error, positive, in errno;
+ * pea_buffer__new() returns NULL with errno set.
+ *
+ * A struct pea_buffer is not thread-safe: poll or consume it from one
+ * thread at a time. Different buffers of one pea_buffer may be consumed
+ * concurrently with pea_buffer__consume_buffer().
+ */
+#ifndef __LIBPEA_H
+#define __LIBPEA_H
+
+#include <stddef.h>
+#include <string.h>
+#include <linux/types.h>
+#include <linux/perf_event.h>
+#include <linux/pea.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef LIBPEA_API
+#define LIBPEA_API __attribute__((visibility("default")))
+#endif
+
+/**
+ * LIBPEA_OPTS() - declare and initialise an options struct
+ * @TYPE: struct name without "struct", e.g. pea_buffer_opts
+ * @NAME: variable name
+ * @...:  designated initialisers of the fields to set
+ *
+ * Zeroes the whole struct (padding included) and sets ->sz, as libbpf's
+ * LIBBPF_OPTS() does.
+ */
+#define LIBPEA_OPTS(TYPE, NAME, ...)					\
+	struct TYPE NAME = ({						\
+		memset(&NAME, 0, sizeof(struct TYPE));			\
+		(struct TYPE) {						\
+			.sz = sizeof(struct TYPE),			\
+			__VA_ARGS__					\
+		};							\
+	})
+
+struct pea_buffer;
+
+/**
+ * typedef pea_buffer_sample_fn - called for each PERF_RECORD_SAMPLE
+ * @ctx:  the ctx given to pea_buffer__new()
+ * @cpu:  the CPU of the ring the record came from
+ * @data: the raw payload (valid only until the callback returns)
+ * @size: the raw size as the kernel recorded it: the payload length
+ *        rounded so that the record is 8-byte aligned (Linux's behaviour)
+ */
+typedef void (*pea_buffer_sample_fn)(void *ctx, int cpu, void *data,
+				     __u32 size);
+
+/**
+ * typedef pea_buffer_lost_fn - called when records were dropped
+ * @ctx: the ctx given to pea_buffer__new()
+ * @cpu: the CPU of the ring that dropped them
+ * @cnt: how many records were dropped since the last report
+ */
+typedef void (*pea_buffer_lost_fn)(void *ctx, int cpu, __u64 cnt);
+
+/**
+ * struct pea_buffer_opts - optional settings of pea_buffer__new()
+ * @sz:               sizeof(struct pea_buffer_opts), for compatibility
+ * @flags:            reserved, must be 0
+ * @wakeup_events:    wake the poller every this many records (0 means 1);
+ *                    must not be set together with @wakeup_watermark
+ * @wakeup_watermark: if non-zero, wake the poller once this many bytes are
+ *                    pending instead (attr.watermark = 1)
+ * @sample_type:      0 means PERF_SAMPLE_RAW; PERF_SAMPLE_TID,
+ *                    PERF_SAMPLE_TIME and PERF_SAMPLE_CPU may be added
+ *                    (PERF_SAMPLE_RAW is always implied). The sample
+ *                    callback still receives the raw payload only; see
+ *                    pea_sample_info() for the other fields.
+ */
+struct pea_buffer_opts {
+	size_t sz;
+	__u64 flags;
+	int wakeup_events;
+	__u32 wakeup_watermark;
+	__u64 sample_type;
+};
+#define pea_buffer_opts__last_field sample_type
+
+/**
+ * pea_buffer__new() - create a consumer for a pea map
+ * @map_fd:    fd of a pea map (from pea_map_create())
+ * @page_cnt:  data pages per CPU ring; a power of two
+ * @sample_cb: called for each sample record; may be NULL
+ * @lost_cb:   called when records were lost; may be NULL
+ * @ctx:       passed to both callbacks
+ * @opts:      optional settings; may be NULL
+ *
+ * Opens one output event per online CPU whose number is below the map's
+ * max_entries, maps its ring ((1 + @page_cnt) pages), enables it, stores
+ * it in the map at key = CPU and adds it to an epoll instance.
+ *
+ * Return: a new pea_buffer, or NULL with errno set (EINVAL for a bad
+ * @page_cnt or @opts; the errno of the failing call otherwise). On failure
+ * nothing is left behind: map slots already filled are cleared again.
+ */
+LIBPEA_API struct pea_buffer *
+pea_buffer__new(int map_fd, size_t page_cnt, pea_buffer_sample_fn sample_cb,
+		pea_buffer_lost_fn lost_cb, void *ctx,
+		const struct pea_buffer_opts *opts);
+
+/**
+ * pea_buffer__free() - release a pea_buffer
+ * @pb: the buffer; NULL (or an error pointer) is a no-op
+ *
+ * Clears the map slots it filled, disables, unmaps and closes every event,
+ * and closes the epoll instance. Unread records are discarded unreported.
+ */
+LIBPEA_API void pea_buffer__free(struct pea_buffer *pb);
+
+/**
+ * pea_buffer__epoll_fd() - the epoll fd watching all the rings
+ * @pb: the buffer
+ *
+ * The fd may be added to an outer epoll set or poll()ed; it becomes
+ * readable when a ring has pending records (level-triggered).
+ *
+ * Return: the epoll fd.
+ */
+LIBPEA_API int pea_buffer__epoll_fd(const struct pea_buffer *pb);
+
+/**
+ * pea_buffer__poll() - wait for records and consume the ready rings
+ * @pb:         the buffer
+ * @timeout_ms: as epoll_wait(): -1 waits forever, 0 does not wait
+ *
+ * Waits until at least one ring is readable or @timeout_ms elapses, then
+ * drains every readable ring, calling the callbacks, and reports drops
+ * that the kernel could not put in the ring as a PERF_RECORD_LOST.
+ *
+ * Return: the number of rings consumed (0 on timeout), or a negative
+ * errno: -EINTR if a signal interrupted the wait, -EINVAL for a malformed
+ * or unexpected record, the first error met otherwise.
+ */
+LIBPEA_API int pea_buffer__poll(struct pea_buffer *pb, int timeout_ms);
+
+/**
+ * pea_buffer__consume() - drain every ring without waiting
+ * @pb: the buffer
+ *
+ * Return: 0, or the first negative errno met (rings after the failing one
+ * are left unread).
+ */
+LIBPEA_API int pea_buffer__consume(struct pea_buffer *pb);
+
+/**
+ * pea_buffer__consume_buffer() - drain one ring without waiting
+ * @pb:      the buffer
+ * @buf_idx: index of the ring, below pea_buffer__buffer_cnt()
+ *
+ * Return: 0, -EINVAL if @buf_idx is out of range (as libbpf), or a
+ * negative errno from reading the ring.
+ */
+LIBPEA_API int pea_buffer__consume_buffer(struct pea_buffer *pb,
+					  size_t buf_idx);
+
+/**
+ * pea_buffer__buffer_cnt() - number of rings (one per CPU used)
+ * @pb: the buffer
+ *
+ * Return: the number of rings; ring indexes run from 0 to this minus one.
+ */
+LIBPEA_API size_t pea_buffer__buffer_cnt(const struct pea_buffer *pb);
+
+/**
+ * pea_buffer__buffer_fd() - the event fd of one ring
+ * @pb:      the buffer
+ * @buf_idx: index of the ring
+ *
+ * Return: the fd, or -EINVAL if @buf_idx is out of range.
+ */
+LIBPEA_API int pea_buffer__buffer_fd(const struct pea_buffer *pb,
+				     size_t buf_idx);
+
+/**
+ * pea_buffer__buffer() - the raw mapping of one ring
+ * @pb:       the buffer
+ * @buf_idx:  index of the ring
+ * @buf:      set to the start of the mapping: the
+ *            struct perf_event_mmap_page, followed by the data pages
+ * @buf_size: set to the size of the data area (page_cnt * page size), as
+ *            libbpf's perf_buffer__buffer() reports it
+ *
+ * For custom readers; follow the perf protocol when touching the control
+ * page (acquire-load data_head, release-store data_tail).
+ *
+ * Return: 0, or -EINVAL if @buf_idx is out of range.
+ */
+LIBPEA_API int pea_buffer__buffer(struct pea_buffer *pb, int buf_idx,
+				  void **buf, size_t *buf_size);
+
+/**
+ * pea_buffer__buffer_cpu() - the CPU a ring is bound to
+ * @pb:      the buffer
+ * @buf_idx: index of the ring
+ *
+ * Return: the CPU number, or -EINVAL if @buf_idx is out of range.
+ */
+LIBPEA_API int pea_buffer__buffer_cpu(const struct pea_buffer *pb,
+				      size_t buf_idx);
+
+/**
+ * pea_buffer__lost() - total drops reported so far on one ring
+ * @pb:      the buffer
+ * @buf_idx: index of the ring
+ * @lost:    set to the sum of all counts passed to the lost callback for
+ *           this ring (counted even when no lost callback was given), from
+ *           PERF_RECORD_LOST records and from PEA_EVENT_IOC_TAKE_LOST
+ *
+ * Return: 0, or -EINVAL if @buf_idx is out of range or @lost is NULL.
+ */
+LIBPEA_API int pea_buffer__lost(const struct pea_buffer *pb, size_t buf_idx,
+				__u64 *lost);
+
+/**
+ * struct pea_sample_info - the fields of a sample other than the payload
+ * @pid:  PERF_SAMPLE_TID: process id of the writer's context
+ * @tid:  PERF_SAMPLE_TID: thread id
+ * @time: PERF_SAMPLE_TIME: the perf clock (local_clock()) when written
+ * @cpu:  PERF_SAMPLE_CPU: the CPU that wrote the record
+ * @reserved: zero
+ *
+ * Fields whose PERF_SAMPLE_* bit is not selected are set to 0.
+ */
+struct pea_sample_info {
+	__u32 pid;
+	__u32 tid;
+	__u64 time;
+	__u32 cpu;
+	__u32 reserved;
+};
+
+/**
+ * pea_sample_info() - read the non-payload fields of a sample
+ * @data:        the data pointer a pea_buffer_sample_fn received, used
+ *               inside that callback only
+ * @sample_type: the sample_type of the buffer (pea_buffer_opts.sample_type;
+ *               0 means PERF_SAMPLE_RAW)
+ * @info:        filled with the fields @sample_type selects
+ *
+ * The sample callback gets the raw payload, as with libbpf; the fields
+ * PERF_SAMPLE_TID, _TIME and _CPU sit just before it in the same record,
+ * which libpea always hands over contiguous, and this reads them back.
+ *
+ * Return: 0, or -EINVAL for a NULL argument or unsupported sample bits.
+ */
+LIBPEA_API int pea_sample_info(const void *data, __u64 sample_type,
+			       struct pea_sample_info *info);
+
+/**
+ * pea_open_dev() - open the pea control device
+ *
+ * Return: an fd for PEA_DEVICE_PATH opened O_RDWR | O_CLOEXEC, or -errno.
+ */
+LIBPEA_API int pea_open_dev(void);
+
+/**
+ * pea_map_create() - create a pea map (a perf event array)
+ * @name:        optional name ([A-Za-z0-9_.], shorter than
+ *               PEA_OBJ_NAME_LEN) by which kernel producers find the map;
+ *               NULL or "" for none
+ * @max_entries: number of slots, 1 .. PEA_MAX_ENTRIES
+ * @map_flags:   PEA_F_* flags
+ *
+ * Opens and closes /dev/pea internally. The map fd is O_CLOEXEC.
+ *
+ * Return: the map fd, or -errno (-EINVAL for a name too long).
+ */
+LIBPEA_API int pea_map_create(const char *name, __u32 max_entries,
+			      __u32 map_flags);
+
+/**
+ * pea_map_get_info() - read a map's parameters
+ * @map_fd: the map
+ * @info:   filled by PEA_MAP_IOC_INFO
+ *
+ * Return: 0 or -errno.
+ */
+LIBPEA_API int pea_map_get_info(int map_fd, struct pea_map_info *info);
+
+/**
+ * pea_event_open_output() - open an output event bound to one CPU
+ * @cpu:  the CPU
+ * @attr: a perf_event_attr describing an output event (type
+ *        PERF_TYPE_SOFTWARE, config PERF_COUNT_SW_BPF_OUTPUT, ...)
+ *
+ * Opens and closes /dev/pea internally. The event fd is O_CLOEXEC.
+ *
+ * Return: the event fd, or -errno.
+ */
+LIBPEA_API int pea_event_open_output(int cpu,
+				     const struct perf_event_attr *attr);
+
+/**
+ * pea_map_update() - store an event in a map slot
+ * @map_fd:   the map
+ * @key:      the slot
+ * @event_fd: an output event fd
+ *
+ * Return: 0 or -errno.
+ */
+LIBPEA_API int pea_map_update(int map_fd, __u32 key, int event_fd);
+
+/**
+ * pea_map_delete() - clear a map slot
+ * @map_fd: the map
+ * @key:    the slot
+ *
+ * Return: 0 or -errno from the module (an empty slot gives -ENOENT, as a
+ * BPF perf event array does).
+ */
+LIBPEA_API int pea_map_delete(int map_fd, __u32 key);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* __LIBPEA_H */

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libpea: the reader side of the perf ring protocol.
+ *
+ * The kernel writes records at data_head and publishes data_head with a
+ * release barrier; the reader loads data_head with acquire semantics,
+ * reads the records up to it, then publishes data_tail with a release
+ * store so that the writer never overwrites bytes still being read.
+ * data_head and data_tail only grow; offsets into the data area are taken
+ * modulo its size, a power of two.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/pea.h>
+
+#include "libpea_internal.h"
+
+struct pea_lost_body {
+	__u64 id;
+	__u64 lost;
+};
+
+static inline __u64 ring_load_head(const struct perf_event_mmap_page *page)
+{
+	return __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
+}
+
+static inline __u64 ring_load_tail(const struct perf_event_mmap_page *page)
+{
+	/* Only the reader writes data_tail; a plain (single-copy) load. */
+	return __atomic_load_n(&page->data_tail, __ATOMIC_RELAXED);
+}
+
+static inline void ring_store_tail(struct perf_event_mmap_page *page,
+				   __u64 tail)
+{
+	/* Orders all reads of the records before the slots are released. */
+	__atomic_store_n(&page->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* Copy @len bytes starting at ring position @pos, wrapping at the end. */
+static void ring_copy(const struct pea_ring *ring, __u64 pos, void *dst,
+		      size_t len)
+{
+	__u64 off = pos & (ring->data_size - 1);
+	size_t first = len;
+
+	if (off + len > ring->data_size)
+		first = ring->data_size - off;
+	memcpy(dst, (const char *)ring->data + off, first);
+	if (first < len)
+		memcpy((char *)dst + first, ring->data, len - first);
+}
+
+static int ring_grow_scratch(struct pea_ring *ring, size_t size)
+{
+	void *p;
+
+	if (ring->scratch_sz >= size)
+		return 0;
+	p = realloc(ring->scratch, size);
+	if (!p)
+		return -ENOMEM;
+	ring->scratch = p;
+	ring->scratch_sz = size;
+	return 0;
+}
+
+size_t pea_sample_raw_offset(__u64 sample_type)
+{
+	size_t off = 0;
+
+	/* Linux's field order: ..., TID, TIME, ..., CPU, ..., RAW. */
+	if (sample_type & PERF_SAMPLE_TID)
+		off += sizeof(__u32) * 2;	/* pid, tid */
+	if (sample_type & PERF_SAMPLE_TIME)
+		off += sizeof(__u64);
+	if (sample_type & PERF_SAMPLE_CPU)
+		off += sizeof(__u32) * 2;	/* cpu, reserved */
+	return off;
+}
+
+static int ring_deliver_sample(const struct pea_ring *ring,
+			       const struct pea_ring_cbs *cbs,
+			       char *body, size_t body_len)
+{
+	size_t off = pea_sample_raw_offset(ring->sample_type);
+	__u32 raw_size;
+
+	if (body_len < off + PEA_RAW_SIZE_LEN)
+		return -EINVAL;
+	memcpy(&raw_size, body + off, sizeof(raw_size));
+	off += PEA_RAW_SIZE_LEN;
+	if (raw_size > body_len - off)
+		return -EINVAL;
+	if (cbs->sample_cb)
+		cbs->sample_cb(cbs->ctx, ring->cpu, body + off, raw_size);
+	return 0;
+}
+
+static int ring_deliver_lost(struct pea_ring *ring,
+			     const struct pea_ring_cbs *cbs,
+			     const char *body, size_t body_len)
+{
+	struct pea_lost_body lost;
+
+	if (body_len < sizeof(lost))
+		return -EINVAL;
+	memcpy(&lost, body, sizeof(lost));
+	ring->lost += lost.lost;
+	if (cbs->lost_cb)
+		cbs->lost_cb(cbs->ctx, ring->cpu, lost.lost);
+	return 0;
+}
+
+static int ring_deliver(struct pea_ring *ring, const struct pea_ring_cbs *cbs,
+			char *rec, size_t size)
+{
+	struct perf_event_header hdr;
+	char *body = rec + sizeof(hdr);
+	size_t body_len = size - sizeof(hdr);
+
+	memcpy(&hdr, rec, sizeof(hdr));
+	switch (hdr.type) {
+	case PERF_RECORD_SAMPLE:
+		return ring_deliver_sample(ring, cbs, body, body_len);
+	case PERF_RECORD_LOST:
+		return ring_deliver_lost(ring, cbs, body, body_len);
+	default:
+		return -EINVAL;
+	}
+}
+
+int pea_ring_read(struct pea_ring *ring, const struct pea_ring_cbs *cbs)
+{
+	struct perf_event_mmap_page *page = ring->page;
+	__u64 mask = ring->data_size - 1;
+	__u64 head, tail;
+	int err = 0;
+
+	head = ring_load_head(page);
+	tail = ring_load_tail(page);
+	if (head == tail)
+		return 0;
+
+	/* A writer never gets more than the ring size ahead of the reader. */
+	if (head - tail > ring->data_size) {
+		err = -EINVAL;
+		tail = head;
+		goto out;
+	}
+
+	while (tail != head) {
+		struct perf_event_header hdr;
+		__u64 avail = head - tail;
+		__u64 off = tail & mask;
+		char *rec;
+
+		if (avail < sizeof(hdr)) {
+			err = -EINVAL;
+			tail = head;
+			break;
+		}
+		ring_copy(ring, tail, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size > avail) {
+			/* Cannot find the next record: drop the rest. */
+			err = -EINVAL;
+			tail = head;
+			break;
+		}
+
+		if (off + hdr.size > ring->data_size) {
+			err = ring_grow_scratch(ring, hdr.size);
+			if (err)
+				break;
+			ring_copy(ring, tail, ring->scratch, hdr.size);
+			rec = ring->scratch;
+		} else {
+			rec = (char *)ring->data + off;
+		}
+
+		err = ring_deliver(ring, cbs, rec, hdr.size);
+		tail += hdr.size;
+		if (err)
+			break;
+	}
+out:
+	ring_store_tail(page, tail);
+	return err;
+}
+
+int pea_ring_check_lost(struct pea_ring *ring, const struct pea_ring_cbs *cbs,
+			pea_ring_take_lost_fn take, void *arg)
+{
+	__u64 cnt = 0;
+	int err;
+
+	if (!__atomic_load_n(&PEA_PAGE_LOST_HINT(ring->page), __ATOMIC_RELAXED))
+		return 0;
+	err = take(arg, &cnt);
+	if (err)
+		return err;
+	if (!cnt)
+		return 0;
+	ring->lost += cnt;
+	if (cbs->lost_cb)
+		cbs->lost_cb(cbs->ctx, ring->cpu, cnt);
+	return 0;
+}
+
+void pea_ring_release(struct pea_ring *ring)
+{
+	free(ring->scratch);
+	ring->scratch = NULL;
+	ring->scratch_sz = 0;
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: the module and its control device, /dev/pea.
+ *
+ * ioctls on /dev/pea create map fds (as bpf(BPF_MAP_CREATE)) and output
+ * event fds (as perf_event_open()). The device is mode 0600 by default:
+ * who may open it may create maps and events.
+ */
+#include <linux/module.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/workqueue.h>
+#include "pea_internal.h"
+
+static ushort dev_mode = 0600;
+module_param(dev_mode, ushort, 0444);
+MODULE_PARM_DESC(dev_mode, "permission bits of /dev/pea (default 0600)");
+
+struct workqueue_struct *pea_wq;
+
+static long pea_dev_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case PEA_IOC_VERSION:
+		return PEA_ABI_VERSION;
+	case PEA_IOC_MAP_CREATE:
+		return pea_map_create(uarg);
+	case PEA_IOC_EVENT_OPEN:
+		return pea_event_open(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations pea_dev_fops = {
+	.owner = THIS_MODULE,
+	.open = nonseekable_open,
+	.unlocked_ioctl = pea_dev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice pea_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "pea",
+	.fops = &pea_dev_fops,
+};
+
+static int __init pea_init(void)
+{
+	int err;
+
+	pea_wq = alloc_workqueue("pea", WQ_UNBOUND, 0);
+	if (!pea_wq)
+		return -ENOMEM;
+	pea_miscdev.mode = dev_mode & 0777;
+	err = misc_register(&pea_miscdev);
+	if (err)
+		destroy_workqueue(pea_wq);
+	return err;
+}
+
+static void __exit pea_exit(void)
+{
+	misc_deregister(&pea_miscdev);
+	/* Slot entries are freed by RCU callbacks that queue frees. */
+	rcu_barrier();
+	destroy_workqueue(pea_wq);
+}
+
+module_init(pea_init);
+module_exit(pea_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("pea: per-CPU perf-protocol ring buffers without BPF");
+MODULE_AUTHOR("The pea developers");

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: output event file descriptors.
+ *
+ * An output event is the analogue of a perf event of type
+ * PERF_TYPE_SOFTWARE, config PERF_COUNT_SW_BPF_OUTPUT, bound to one CPU.
+ * Its fd is mmapped (1 + 2^n pages at offset 0) to read the ring, polled
+ * for EPOLLIN, and takes the perf ioctls that make sense for it.
+ *
+ * As in Linux, the ring exists while mapped: it is allocated at the first
+ * mmap and freed after the last munmap, so a new mapping starts empty.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/pid_namespace.h>
+#include <linux/cpumask.h>
+#include <linux/topology.h>
+#include "pea_internal.h"
+#include "pea_compat.h"
+
+static atomic64_t pea_last_id = ATOMIC64_INIT(0);
+
+/**
+ * pea_next_id() - a new id for a map or an event, unique while loaded
+ *
+ * Return: the id, never 0.
+ */
+u64 pea_next_id(void)
+{
+	return atomic64_inc_return(&pea_last_id);
+}
+
+static void pea_event_free_work(struct work_struct *work)
+{
+	struct pea_event *ev = container_of(work, struct pea_event, free_work);
+
+	irq_work_sync(&ev->wakeup_work);
+	put_pid_ns(ev->pid_ns);
+	kfree(ev);
+}
+
+/**
+ * pea_event_put() - drop a reference to an event
+ * @ev: the event
+ *
+ * The last reference frees the event from a workqueue, so this may be
+ * called from RCU callbacks.
+ */
+void pea_event_put(struct pea_event *ev)
+{
+	if (refcount_dec_and_test(&ev->refcnt))
+		queue_work(pea_wq, &ev->free_work);
+}
+
+static void pea_event_wakeup_irq(struct irq_work *work)
+{
+	struct pea_event *ev = container_of(work, struct pea_event,
+					    wakeup_work);
+
+	wake_up_all(&ev->waitq);
+}
+
+/**
+ * pea_event_wakeup() - wake the event's pollers, from any context
+ * @ev: the event
+ *
+ * The wake-up itself runs from irq_work, so this is NMI-safe.
+ */
+void pea_event_wakeup(struct pea_event *ev)
+{
+	atomic_set(&ev->poll, (__force int)EPOLLIN);
+	local64_inc(&ev->wakeups);
+	irq_work_queue(&ev->wakeup_work);
+}
+
+static int pea_event_release(struct inode *inode, struct file *file)
+{
+	pea_event_put(file->private_data);
+	return 0;
+}
+
+static __poll_t pea_event_poll(struct file *file, poll_table *wait)
+{
+	struct pea_event *ev = file->private_data;
+	__poll_t events = EPOLLHUP;
+
+	poll_wait(file, &ev->waitq, wait);
+	rcu_read_lock();
+	if (rcu_dereference(ev->ring))
+		events = (__force __poll_t)atomic_xchg(&ev->poll, 0);
+	rcu_read_unlock();
+	return events;
+}
+
+static u64 pea_event_count(struct pea_event *ev)
+{
+	return local64_read(&ev->records) - atomic64_read(&ev->count_base);
+}
+
+static ssize_t pea_event_read(struct file *file, char __user *buf,
+			      size_t count, loff_t *ppos)
+{
+	struct pea_event *ev = file->private_data;
+	u64 values[2];
+	size_t n = 1;
+
+	values[0] = pea_event_count(ev);
+	if (ev->read_format & PERF_FORMAT_ID)
+		values[n++] = ev->id;
+	if (count < n * sizeof(u64))
+		return -ENOSPC;
+	if (copy_to_user(buf, values, n * sizeof(u64)))
+		return -EFAULT;
+	return n * sizeof(u64);
+}
+
+/* ---- mmap ---- */
+
+static void pea_vm_open(struct vm_area_struct *vma)
+{
+	struct pea_ring *ring = vma->vm_private_data;
+
+	atomic_inc(&ring->mmap_count);
+}
+
+static void pea_vm_close(struct vm_area_struct *vma)
+{
+	struct pea_event *ev = vma->vm_file->private_data;
+	struct pea_ring *ring = vma->vm_private_data;
+
+	mutex_lock(&ev->mmap_mutex);
+	if (atomic_dec_and_test(&ring->mmap_count)) {
+		RCU_INIT_POINTER(ev->ring, NULL);
+		pea_ring_free_deferred(ring);
+	}
+	mutex_unlock(&ev->mmap_mutex);
+}
+
+static int pea_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;		/* a ring is mapped whole or not at all */
+}
+
+static vm_fault_t pea_vm_fault(struct vm_fault *vmf)
+{
+	return VM_FAULT_SIGBUS;	/* every page is inserted at mmap time */
+}
+
+static const struct vm_operations_struct pea_vm_ops = {
+	.open = pea_vm_open,
+	.close = pea_vm_close,
+	.may_split = pea_vm_may_split,
+	.fault = pea_vm_fault,
+};
+
+static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct pea_event *ev = file->private_data;
+	unsigned long vma_size = vma->vm_end - vma->vm_start;
+	unsigned long nr_pages = (vma_size >> PAGE_SHIFT) - 1;
+	struct pea_ring *ring;
+	bool fresh = false;
+	unsigned long i;
+	int err;
+
+	if (!(vma->vm_flags & VM_SHARED) || vma->vm_pgoff != 0)
+		return -EINVAL;
+	if (vma_size < 2 * PAGE_SIZE || !is_power_of_2(nr_pages) ||
+	    nr_pages > PEA_MAX_RING_PAGES)
+		return -EINVAL;
+
+	mutex_lock(&ev->mmap_mutex);
+	ring = rcu_dereference_protected(ev->ring,
+					 lockdep_is_held(&ev->mmap_mutex));
+	if (ring) {
+		if (ring->nr_pages != nr_pages) {
+			err = -EINVAL;
+			goto unlock;
+		}
+		atomic_inc(&ring->mmap_count);
+	} else {
+		ring = pea_ring_alloc(ev, nr_pages,
+				      !(vma->vm_flags & VM_WRITE) ||
+				      ev->backward, cpu_to_node(ev->cpu));
+		if (!ring) {
+			err = -ENOMEM;
+			goto unlock;
+		}
+		fresh = true;
+	}
+
+	pea_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	for (i = 0; i <= nr_pages; i++) {
+		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
+				     ring->pages[i]);
+		if (err)
+			goto undo;
+	}
+	vma->vm_private_data = ring;
+	vma->vm_ops = &pea_vm_ops;
+	if (fresh)
+		rcu_assign_pointer(ev->ring, ring);
+	mutex_unlock(&ev->mmap_mutex);
+	return 0;
+
+undo:
+	/* The caller unmaps the inserted pages; ->close is not called. */
+	if (atomic_dec_and_test(&ring->mmap_count)) {
+		RCU_INIT_POINTER(ev->ring, NULL);
+		pea_ring_free_deferred(ring);
+	}
+unlock:
+	mutex_unlock(&ev->mmap_mutex);
+	return err;
+}
+
+/* ---- ioctls ---- */
+
+static long pea_event_take_lost(struct pea_event *ev, u64 __user *uptr)
+{
+	struct pea_ring *ring;
+	u64 lost;
+
+	rcu_read_lock();
+	ring = rcu_dereference(ev->ring);
+	if (ring)
+		WRITE_ONCE(PEA_PAGE_LOST_HINT(ring->user_page), 0);
+	rcu_read_unlock();
+	/* Full barrier: the hint is clear before the count is taken. */
+	lost = atomic_long_xchg(&ev->lost_pending, 0);
+	if (put_user(lost, uptr)) {
+		atomic_long_add(lost, &ev->lost_pending);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static long pea_event_stats(struct pea_event *ev,
+			    struct pea_event_stats __user *ustats)
+{
+	struct pea_event_stats st = {
+		.records = local64_read(&ev->records),
+		.bytes = local64_read(&ev->bytes),
+		.lost = local64_read(&ev->lost),
+		.lost_pending = atomic_long_read(&ev->lost_pending),
+		.wakeups = local64_read(&ev->wakeups),
+		.cpu = ev->cpu,
+	};
+	struct pea_ring *ring;
+
+	rcu_read_lock();
+	ring = rcu_dereference(ev->ring);
+	if (ring)
+		st.data_pages = ring->nr_pages;
+	rcu_read_unlock();
+	return copy_to_user(ustats, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long pea_event_pause(struct pea_event *ev, unsigned long arg)
+{
+	struct pea_ring *ring;
+	long err = 0;
+
+	rcu_read_lock();
+	ring = rcu_dereference(ev->ring);
+	if (ring)
+		WRITE_ONCE(ring->paused, !!arg);
+	else
+		err = -EINVAL;	/* as perf: nothing mapped, nothing to pause */
+	rcu_read_unlock();
+	return err;
+}
+
+static long pea_event_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	struct pea_event *ev = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case PERF_EVENT_IOC_ENABLE:
+		WRITE_ONCE(ev->oncpu, ev->cpu);
+		return 0;
+	case PERF_EVENT_IOC_DISABLE:
+		WRITE_ONCE(ev->oncpu, -1);
+		return 0;
+	case PERF_EVENT_IOC_RESET:
+		atomic64_set(&ev->count_base, local64_read(&ev->records));
+		return 0;
+	case PERF_EVENT_IOC_ID:
+		return put_user(ev->id, (u64 __user *)uarg) ? -EFAULT : 0;
+	case PERF_EVENT_IOC_PAUSE_OUTPUT:
+		return pea_event_pause(ev, arg);
+	case PEA_EVENT_IOC_STATS:
+		return pea_event_stats(ev, uarg);
+	case PEA_EVENT_IOC_TAKE_LOST:
+		return pea_event_take_lost(ev, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations pea_event_fops = {
+	.owner = THIS_MODULE,
+	.release = pea_event_release,
+	.read = pea_event_read,
+	.poll = pea_event_poll,
+	.mmap = pea_event_mmap,
+	.unlocked_ioctl = pea_event_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/**
+ * pea_event_fget() - take a reference to the event behind an fd
+ * @fd: a file descriptor of the calling process
+ *
+ * Return: the event, or ERR_PTR(-EBADF) if @fd is not a pea event.
+ */
+struct pea_event *pea_event_fget(int fd)
+{
+	struct pea_event *ev;
+	struct file *file = fget(fd);
+
+	if (!file)
+		return ERR_PTR(-EBADF);
+	if (file->f_op != &pea_event_fops) {
+		fput(file);
+		return ERR_PTR(-EBADF);
+	}
+	ev = file->private_data;
+	refcount_inc(&ev->refcnt);
+	fput(file);
+	return ev;
+}
+
+/* Everything an output event does not honour must be zero. */
+static int pea_check_output_attr(const struct perf_event_attr *attr)
+{
+	struct perf_event_attr rest = *attr;
+
+	if (attr->type != PERF_TYPE_SOFTWARE ||
+	    attr->config != PERF_COUNT_SW_BPF_OUTPUT)
+		return -EINVAL;
+	if (!(attr->sample_type & PERF_SAMPLE_RAW) ||
+	    (attr->sample_type & ~PEA_SAMPLE_TYPES))
+		return -EINVAL;
+	if (attr->sample_period > 1 || (attr->read_format & ~PERF_FORMAT_ID))
+		return -EINVAL;
+
+	rest.size = 0;
+	rest.type = 0;
+	rest.config = 0;
+	rest.sample_period = 0;
+	rest.sample_type = 0;
+	rest.read_format = 0;
+	rest.disabled = 0;
+	rest.watermark = 0;
+	rest.write_backward = 0;
+	rest.wakeup_events = 0;
+	return memchr_inv(&rest, 0, sizeof(rest)) ? -EINVAL : 0;
+}
+
+static int pea_copy_attr(struct perf_event_attr *attr,
+			 const struct perf_event_attr __user *uattr)
+{
+	u32 size;
+	int err;
+
+	if (get_user(size, &uattr->size))
+		return -EFAULT;
+	if (!size)
+		size = PERF_ATTR_SIZE_VER0;
+	if (size < PERF_ATTR_SIZE_VER0 || size > PAGE_SIZE)
+		return -E2BIG;
+	err = copy_struct_from_user(attr, sizeof(*attr), uattr, size);
+	if (err)
+		return err;
+	attr->size = size;
+	return 0;
+}
+
+static struct pea_event *pea_event_alloc(const struct perf_event_attr *attr,
+					 int cpu)
+{
+	struct pea_event *ev;
+
+	ev = kzalloc_node(sizeof(*ev), GFP_KERNEL, cpu_to_node(cpu));
+	if (!ev)
+		return NULL;
+	refcount_set(&ev->refcnt, 1);
+	ev->kind = PEA_EVENT_OUTPUT;
+	ev->cpu = cpu;
+	ev->oncpu = attr->disabled ? -1 : cpu;
+	ev->id = pea_next_id();
+	ev->sample_type = attr->sample_type;
+	ev->read_format = attr->read_format;
+	ev->watermark = attr->watermark;
+	ev->backward = attr->write_backward;
+	if (attr->watermark)
+		ev->wakeup_watermark = attr->wakeup_watermark;
+	else
+		ev->wakeup_events = attr->wakeup_events;
+	ev->fixed_size = sizeof(struct perf_event_header) +
+		8 * hweight64(attr->sample_type &
+			      (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CPU));
+	ev->max_payload = PEA_MAX_RECORD - ev->fixed_size - 4;
+	ev->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	mutex_init(&ev->mmap_mutex);
+	atomic_long_set(&ev->lost_pending, 0);
+	local64_set(&ev->records, 0);
+	local64_set(&ev->bytes, 0);
+	local64_set(&ev->lost, 0);
+	local64_set(&ev->wakeups, 0);
+	init_waitqueue_head(&ev->waitq);
+	init_irq_work(&ev->wakeup_work, pea_event_wakeup_irq);
+	INIT_WORK(&ev->free_work, pea_event_free_work);
+	return ev;
+}
+
+/**
+ * pea_event_open() - PEA_IOC_EVENT_OPEN: create an output event fd
+ * @uarg: struct pea_event_open in user memory
+ *
+ * Return: the new fd, or -EFAULT, -E2BIG (attr.size), -EINVAL (attr,
+ * flags or cpu), -ENODEV (offline cpu), -ENOMEM, -EMFILE.
+ */
+long pea_event_open(const struct pea_event_open __user *uarg)
+{
+	struct perf_event_attr attr;
+	struct pea_event_open arg;
+	struct pea_event *ev;
+	int err, fd;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if ((arg.flags & ~PEA_EVENT_OPEN_FLAGS) || arg.reserved[0] ||
+	    arg.reserved[1])
+		return -EINVAL;
+	err = pea_copy_attr(&attr, u64_to_user_ptr(arg.attr));
+	if (err)
+		return err;
+	err = pea_check_output_attr(&attr);
+	if (err)
+		return err;
+	if (arg.cpu < 0 || arg.cpu >= nr_cpu_ids)
+		return -EINVAL;
+	if (!cpu_online(arg.cpu))
+		return -ENODEV;
+
+	ev = pea_event_alloc(&attr, arg.cpu);
+	if (!ev)
+		return -ENOMEM;
+	fd = anon_inode_getfd("[pea_event]", &pea_event_fops, ev,
+			      O_RDWR | ((arg.flags & PEA_FLAG_FD_CLOEXEC) ?
+					O_CLOEXEC : 0));
+	if (fd < 0)
+		pea_event_put(ev);
+	return fd;
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pea: objects shared by the module's files. Nothing here is ABI.
+ */
+#ifndef _PEA_INTERNAL_H
+#define _PEA_INTERNAL_H
+
+#include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/refcount.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/irq_work.h>
+#include <linux/workqueue.h>
+#include <linux/rcupdate.h>
+#include <linux/list.h>
+#include <asm/local.h>
+#include <asm/local64.h>
+#include <linux/pea.h>
+
+#define PEA_MAX_RECORD		65528U	/* largest 8-aligned u16 record size */
+#define PEA_LOST_RECORD_SIZE	24U	/* header + id + lost */
+
+/*
+ * struct pea_ring - one event's ring, alive while user space maps it
+ *
+ * Only the CPU the event is bound to writes into it (pea_output() refuses
+ * any other CPU), so the write position and the nest count are local_t:
+ * writers on that CPU nest (task, softirq, hardirq, NMI) but never run in
+ * parallel. The data pages are vmapped twice in a row, so a record that
+ * crosses the end of the ring is contiguous in the kernel's view.
+ */
+struct pea_ring {
+	local_t head;		/* bytes ever reserved (decreasing if backward) */
+	local_t nest;		/* writers inside reserve..commit */
+	local_t events;		/* records since the last wakeup_events wake */
+	local_t wakeup;		/* wake-up position, as perf's rb->wakeup */
+	unsigned long watermark;
+	unsigned long size;	/* data bytes, a power of two */
+	unsigned long mask;
+	bool overwrite;
+	bool backward;
+	int paused;
+
+	struct perf_event_mmap_page *user_page;
+	void *data;		/* data pages, mapped twice in a row */
+	unsigned int nr_pages;	/* data pages */
+	atomic_t mmap_count;
+	struct page **pages;	/* [0] the control page, then the data pages */
+	struct rcu_work free_work;
+};
+
+enum pea_event_kind {
+	PEA_EVENT_OUTPUT = 1,
+};
+
+/*
+ * struct pea_event - an output event bound to one CPU
+ *
+ * References: its file, each map slot holding it. The counters written by
+ * the output path are local64_t: only the owning CPU writes them.
+ */
+struct pea_event {
+	refcount_t refcnt;
+	enum pea_event_kind kind;
+	int cpu;
+	int oncpu;		/* cpu while enabled, -1 while disabled */
+	u64 id;
+	u64 sample_type;
+	u64 read_format;
+	u32 wakeup_events;
+	u32 fixed_size;		/* header and TID/TIME/CPU fields */
+	u32 max_payload;
+	bool watermark;
+	bool backward;
+	u32 wakeup_watermark;
+	struct pid_namespace *pid_ns;
+
+	struct pea_ring __rcu *ring;
+	struct mutex mmap_mutex;	/* serialises ring attach/detach */
+
+	atomic_long_t lost_pending;	/* dropped, not yet reported */
+	local64_t records;
+	local64_t bytes;
+	local64_t lost;
+	local64_t wakeups;
+	atomic64_t count_base;		/* records at the last RESET */
+
+	atomic_t poll;			/* EPOLLIN pending, as perf's rb->poll */
+	wait_queue_head_t waitq;
+	struct irq_work wakeup_work;
+	struct work_struct free_work;
+};
+
+struct pea_map_entry {
+	struct pea_event *event;
+	struct rcu_head rcu;
+};
+
+struct pea_map {
+	refcount_t refcnt;
+	atomic_t usercnt;		/* open map fds */
+	u32 max_entries;
+	u32 map_flags;
+	int numa_node;
+	u64 id;
+	char name[PEA_OBJ_NAME_LEN];
+	struct list_head node;		/* pea_maps, under pea_maps_lock */
+	struct mutex update_lock;	/* serialises slot updates */
+	struct pea_map_entry __rcu **slots;
+};
+
+extern struct workqueue_struct *pea_wq;
+
+/* pea_map.c */
+long pea_map_create(const struct pea_map_attr __user *uattr);
+void pea_map_get(struct pea_map *map);
+
+/* pea_event.c */
+long pea_event_open(const struct pea_event_open __user *uarg);
+struct pea_event *pea_event_fget(int fd);
+void pea_event_put(struct pea_event *ev);
+void pea_event_wakeup(struct pea_event *ev);
+u64 pea_next_id(void);
+
+/* pea_ring.c */
+struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
+				bool overwrite, int node);
+void pea_ring_free_deferred(struct pea_ring *ring);
+long pea_ring_reserve(struct pea_event *ev, u32 size,
+		      struct pea_output_handle *h);
+void pea_ring_commit(struct pea_output_handle *h);
+
+/* Record size of a payload of @size bytes for @ev. */
+static inline u32 pea_record_size(const struct pea_event *ev, u32 size)
+{
+	return ev->fixed_size + ALIGN(size + 4, 8);
+}
+
+#endif /* _PEA_INTERNAL_H */

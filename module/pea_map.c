@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: maps, the analogue of BPF_MAP_TYPE_PERF_EVENT_ARRAY.
+ *
+ * A map is an array of max_entries slots, key a u32 index, value an event
+ * fd. Each slot holds a reference on its event; producers read slots
+ * under RCU (preemption disabled), so a cleared slot's reference is
+ * dropped only after a grace period.
+ *
+ * Lifetime as in Linux: closing the last map fd clears the slots unless
+ * the map has PEA_F_PRESERVE_ELEMS; kernel producers that found the map by
+ * name keep it (and, with PRESERVE_ELEMS, its slots) alive.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/ctype.h>
+#include <linux/uaccess.h>
+#include <linux/nodemask.h>
+#include "pea_internal.h"
+
+static LIST_HEAD(pea_maps);
+static DEFINE_MUTEX(pea_maps_lock);	/* the name registry */
+
+static void pea_entry_free_rcu(struct rcu_head *rcu)
+{
+	struct pea_map_entry *entry = container_of(rcu, struct pea_map_entry,
+						   rcu);
+
+	pea_event_put(entry->event);
+	kfree(entry);
+}
+
+/* Replace slot @key with @entry (may be NULL); return whether one was set. */
+static bool pea_map_swap(struct pea_map *map, u32 key,
+			 struct pea_map_entry *entry)
+{
+	struct pea_map_entry *old;
+
+	old = unrcu_pointer(xchg(&map->slots[key], RCU_INITIALIZER(entry)));
+	if (old)
+		call_rcu(&old->rcu, pea_entry_free_rcu);
+	return old;
+}
+
+static void pea_map_clear(struct pea_map *map)
+{
+	u32 i;
+
+	mutex_lock(&map->update_lock);
+	for (i = 0; i < map->max_entries; i++)
+		pea_map_swap(map, i, NULL);
+	mutex_unlock(&map->update_lock);
+}
+
+void pea_map_get(struct pea_map *map)
+{
+	refcount_inc(&map->refcnt);
+}
+
+/**
+ * pea_map_put() - drop a reference to a map
+ * @map: the map, from pea_map_get_by_name()
+ *
+ * Context: process context; may sleep.
+ */
+void pea_map_put(struct pea_map *map)
+{
+	if (!refcount_dec_and_mutex_lock(&map->refcnt, &pea_maps_lock))
+		return;
+	list_del(&map->node);
+	mutex_unlock(&pea_maps_lock);
+	pea_map_clear(map);
+	kvfree(map->slots);
+	kfree(map);
+}
+EXPORT_SYMBOL_GPL(pea_map_put);
+
+/**
+ * pea_map_get_by_name() - find a map by the name user space gave it
+ * @name: the name
+ *
+ * Context: process context; may sleep.
+ * Return: the map with a reference held (drop it with pea_map_put()), or
+ * ERR_PTR(-ENOENT).
+ */
+struct pea_map *pea_map_get_by_name(const char *name)
+{
+	struct pea_map *map, *found = ERR_PTR(-ENOENT);
+
+	if (!name || !name[0])
+		return found;
+	mutex_lock(&pea_maps_lock);
+	list_for_each_entry(map, &pea_maps, node) {
+		if (!strcmp(map->name, name) &&
+		    refcount_inc_not_zero(&map->refcnt)) {
+			found = map;
+			break;
+		}
+	}
+	mutex_unlock(&pea_maps_lock);
+	return found;
+}
+EXPORT_SYMBOL_GPL(pea_map_get_by_name);
+
+/* ---- map fd ---- */
+
+static int pea_map_release(struct inode *inode, struct file *file)
+{
+	struct pea_map *map = file->private_data;
+
+	if (atomic_dec_and_test(&map->usercnt) &&
+	    !(map->map_flags & PEA_F_PRESERVE_ELEMS))
+		pea_map_clear(map);
+	pea_map_put(map);
+	return 0;
+}
+
+static long pea_map_update(struct pea_map *map, struct pea_map_elem *elem)
+{
+	struct pea_map_entry *entry;
+	struct pea_event *ev;
+
+	if (map->map_flags & PEA_F_RDONLY)
+		return -EPERM;
+	if (elem->key >= map->max_entries)
+		return -E2BIG;
+	if (elem->flags != PEA_ANY)
+		return -EINVAL;	/* fd arrays take BPF_ANY only */
+	ev = pea_event_fget(elem->fd);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	entry = kmalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry) {
+		pea_event_put(ev);
+		return -ENOMEM;
+	}
+	entry->event = ev;
+	mutex_lock(&map->update_lock);
+	pea_map_swap(map, elem->key, entry);
+	mutex_unlock(&map->update_lock);
+	return 0;
+}
+
+static long pea_map_delete(struct pea_map *map, struct pea_map_elem *elem)
+{
+	bool found;
+
+	if (map->map_flags & PEA_F_RDONLY)
+		return -EPERM;
+	if (elem->key >= map->max_entries)
+		return -E2BIG;
+	mutex_lock(&map->update_lock);
+	found = pea_map_swap(map, elem->key, NULL);
+	mutex_unlock(&map->update_lock);
+	return found ? 0 : -ENOENT;
+}
+
+static long pea_map_lookup(struct pea_map *map, struct pea_map_elem *elem)
+{
+	struct pea_map_entry *entry;
+	long err = 0;
+
+	if (map->map_flags & PEA_F_WRONLY)
+		return -EPERM;
+	if (elem->key >= map->max_entries)
+		return -E2BIG;
+	rcu_read_lock();
+	entry = rcu_dereference(map->slots[elem->key]);
+	if (entry) {
+		elem->id = entry->event->id;
+		elem->cpu = entry->event->cpu;
+	} else {
+		err = -ENOENT;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+static long pea_map_info(struct pea_map *map, struct pea_map_info __user *u)
+{
+	struct pea_map_info info = {
+		.key_size = 4,
+		.value_size = 4,
+		.max_entries = map->max_entries,
+		.map_flags = map->map_flags,
+		.numa_node = map->numa_node,
+		.id = map->id,
+	};
+	u32 i;
+
+	memcpy(info.name, map->name, sizeof(info.name));
+	rcu_read_lock();
+	for (i = 0; i < map->max_entries; i++)
+		if (rcu_access_pointer(map->slots[i]))
+			info.nr_used++;
+	rcu_read_unlock();
+	return copy_to_user(u, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long pea_map_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct pea_map *map = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct pea_map_elem elem;
+	long err;
+
+	switch (cmd) {
+	case PEA_MAP_IOC_UPDATE:
+	case PEA_MAP_IOC_DELETE:
+	case PEA_MAP_IOC_LOOKUP:
+		if (copy_from_user(&elem, uarg, sizeof(elem)))
+			return -EFAULT;
+		break;
+	case PEA_MAP_IOC_INFO:
+		return pea_map_info(map, uarg);
+	default:
+		return -ENOTTY;
+	}
+
+	switch (cmd) {
+	case PEA_MAP_IOC_UPDATE:
+		return pea_map_update(map, &elem);
+	case PEA_MAP_IOC_DELETE:
+		return pea_map_delete(map, &elem);
+	default:
+		err = pea_map_lookup(map, &elem);
+		if (!err && copy_to_user(uarg, &elem, sizeof(elem)))
+			err = -EFAULT;
+		return err;
+	}
+}
+
+static const struct file_operations pea_map_fops = {
+	.owner = THIS_MODULE,
+	.release = pea_map_release,
+	.unlocked_ioctl = pea_map_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/* Names as bpf_obj_name_cpy(): [A-Za-z0-9_.], NUL-terminated. */
+static int pea_check_name(const char *name)
+{
+	const char *end = memchr(name, 0, PEA_OBJ_NAME_LEN);
+	const char *c;
+
+	if (!end)
+		return -EINVAL;
+	for (c = name; c < end; c++)
+		if (!isalnum(*c) && *c != '_' && *c != '.')
+			return -EINVAL;
+	return 0;
+}
+
+static int pea_check_map_attr(const struct pea_map_attr *attr, int *node)
+{
+	if (attr->key_size != 4 || attr->value_size != 4)
+		return -EINVAL;
+	if (attr->max_entries == 0)
+		return -EINVAL;
+	if (attr->max_entries > PEA_MAX_ENTRIES)
+		return -E2BIG;
+	if (attr->map_flags & ~PEA_MAP_FLAGS_MASK)
+		return -EINVAL;
+	if ((attr->map_flags & PEA_F_RDONLY) &&
+	    (attr->map_flags & PEA_F_WRONLY))
+		return -EINVAL;
+	if (attr->open_flags & ~(O_CLOEXEC | O_NONBLOCK))
+		return -EINVAL;
+	*node = NUMA_NO_NODE;
+	if (attr->map_flags & PEA_F_NUMA_NODE) {
+		if (attr->numa_node >= nr_node_ids ||
+		    !node_online(attr->numa_node))
+			return -EINVAL;
+		*node = attr->numa_node;
+	}
+	return pea_check_name(attr->name);
+}
+
+/**
+ * pea_map_create() - PEA_IOC_MAP_CREATE: create a map and its fd
+ * @uattr: struct pea_map_attr in user memory
+ *
+ * Return: the new fd, or -EFAULT, -EINVAL (sizes, flags, node, name),
+ * -E2BIG (max_entries past PEA_MAX_ENTRIES), -EEXIST (name in use),
+ * -ENOMEM, -EMFILE.
+ */
+long pea_map_create(const struct pea_map_attr __user *uattr)
+{
+	struct pea_map_attr attr;
+	struct pea_map *map, *other;
+	int node, err, fd;
+
+	if (copy_from_user(&attr, uattr, sizeof(attr)))
+		return -EFAULT;
+	err = pea_check_map_attr(&attr, &node);
+	if (err)
+		return err;
+
+	map = kzalloc_node(sizeof(*map), GFP_KERNEL, node);
+	if (!map)
+		return -ENOMEM;
+	map->slots = kvzalloc_node(array_size(attr.max_entries,
+						 sizeof(*map->slots)),
+				   GFP_KERNEL, node);
+	if (!map->slots) {
+		kfree(map);
+		return -ENOMEM;
+	}
+	refcount_set(&map->refcnt, 1);
+	atomic_set(&map->usercnt, 1);
+	map->max_entries = attr.max_entries;
+	map->map_flags = attr.map_flags;
+	map->numa_node = node;
+	map->id = pea_next_id();
+	memcpy(map->name, attr.name, sizeof(map->name));
+	mutex_init(&map->update_lock);
+
+	mutex_lock(&pea_maps_lock);
+	if (map->name[0]) {
+		list_for_each_entry(other, &pea_maps, node) {
+			if (!strcmp(other->name, map->name)) {
+				mutex_unlock(&pea_maps_lock);
+				kvfree(map->slots);
+				kfree(map);
+				return -EEXIST;
+			}
+		}
+	}
+	list_add_tail(&map->node, &pea_maps);
+	mutex_unlock(&pea_maps_lock);
+
+	fd = anon_inode_getfd("[pea_map]", &pea_map_fops, map,
+			      O_RDWR | (attr.open_flags &
+					(O_CLOEXEC | O_NONBLOCK)));
+	if (fd < 0) {
+		atomic_dec(&map->usercnt);
+		pea_map_put(map);
+	}
+	return fd;
+}

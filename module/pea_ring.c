@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: the ring buffer of an output event.
+ *
+ * The layout and protocol are perf's (include/uapi/linux/perf_event.h):
+ * page 0 is a struct perf_event_mmap_page, pages 1..2^n hold records.
+ * data_head only grows (only shrinks when writing backward); readers mask
+ * it with data_size - 1.
+ *
+ * Writer ordering, as perf's:
+ *
+ *	writer				reader
+ *	if (LOAD ->data_tail) {		LOAD ->data_head
+ *			(A)		smp_rmb()	(C)
+ *		STORE $data		LOAD $data
+ *		smp_wmb()	(B)	smp_mb()	(D)
+ *		STORE ->data_head	STORE ->data_tail
+ *	}
+ *
+ * (A) is the control dependency between the space check on data_tail and
+ * the stores of the record; (B) pairs with (C) and (A) with (D).
+ *
+ * Nesting: only the CPU the event is bound to writes, but a task-context
+ * writer can be interrupted by softirq, hardirq and NMI writers. Space is
+ * reserved with a local_cmpxchg on the head, every writer bumps the nest
+ * count, and only the outermost writer publishes data_head, re-checking
+ * that no interrupting writer moved the head meanwhile.
+ */
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+#include <linux/slab.h>
+#include <linux/sched/clock.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
+#include "pea_internal.h"
+
+static void pea_ring_free_work(struct work_struct *work)
+{
+	struct pea_ring *ring = container_of(to_rcu_work(work),
+					     struct pea_ring, free_work);
+	unsigned int i;
+
+	vunmap(ring->data);
+	for (i = 0; i <= ring->nr_pages; i++)
+		__free_page(ring->pages[i]);
+	kfree(ring->pages);
+	kfree(ring);
+}
+
+/**
+ * pea_ring_alloc() - allocate a zeroed ring of @nr_pages data pages
+ * @ev: the event the ring belongs to
+ * @nr_pages: data pages, a power of two
+ * @overwrite: ignore data_tail (read-only mapping or write_backward)
+ * @node: NUMA node for the pages
+ *
+ * Return: the ring with one mapping counted, or NULL.
+ */
+struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
+				bool overwrite, int node)
+{
+	struct perf_event_mmap_page *pg;
+	struct page **vpages;
+	struct pea_ring *ring;
+	unsigned int i;
+	unsigned long wm;
+
+	ring = kzalloc_node(sizeof(*ring), GFP_KERNEL, node);
+	if (!ring)
+		return NULL;
+	ring->pages = kcalloc_node(nr_pages + 1, sizeof(*ring->pages),
+				   GFP_KERNEL, node);
+	if (!ring->pages)
+		goto free_ring;
+	for (i = 0; i <= nr_pages; i++) {
+		ring->pages[i] = alloc_pages_node(node,
+						  GFP_KERNEL | __GFP_ZERO, 0);
+		if (!ring->pages[i])
+			goto free_pages;
+	}
+
+	/* Map the data pages twice in a row: records never split. */
+	vpages = kvmalloc_array(2 * nr_pages, sizeof(*vpages), GFP_KERNEL);
+	if (!vpages)
+		goto free_pages;
+	for (i = 0; i < 2 * nr_pages; i++)
+		vpages[i] = ring->pages[1 + (i % nr_pages)];
+	ring->data = vmap(vpages, 2 * nr_pages, VM_MAP, PAGE_KERNEL);
+	kvfree(vpages);
+	if (!ring->data)
+		goto free_pages;
+
+	ring->nr_pages = nr_pages;
+	ring->size = (unsigned long)nr_pages << PAGE_SHIFT;
+	ring->mask = ring->size - 1;
+	ring->overwrite = overwrite;
+	ring->backward = ev->backward;
+	wm = ev->watermark ? ev->wakeup_watermark : 0;
+	ring->watermark = wm ? min(ring->size, wm) : ring->size / 2;
+	atomic_set(&ring->mmap_count, 1);
+	INIT_RCU_WORK(&ring->free_work, pea_ring_free_work);
+
+	pg = page_address(ring->pages[0]);
+	pg->cap_bit0_is_deprecated = 1;
+	pg->size = offsetof(struct perf_event_mmap_page, __reserved);
+	pg->data_offset = PAGE_SIZE;
+	pg->data_size = ring->size;
+	ring->user_page = pg;
+	if (atomic_long_read(&ev->lost_pending))
+		PEA_PAGE_LOST_HINT(pg) = 1;
+	return ring;
+
+free_pages:
+	for (i = 0; i <= nr_pages && ring->pages[i]; i++)
+		__free_page(ring->pages[i]);
+	kfree(ring->pages);
+free_ring:
+	kfree(ring);
+	return NULL;
+}
+
+/**
+ * pea_ring_free_deferred() - free a detached ring after a grace period
+ * @ring: a ring no longer reachable from its event
+ *
+ * Writers dereference the ring with preemption disabled, so once an RCU
+ * grace period has passed none can still be using it.
+ */
+void pea_ring_free_deferred(struct pea_ring *ring)
+{
+	queue_rcu_work(pea_wq, &ring->free_work);
+}
+
+/* Count one dropped record; reported by the next PERF_RECORD_LOST. */
+static void pea_ring_count_lost(struct pea_event *ev, struct pea_ring *ring)
+{
+	local64_inc(&ev->lost);
+	atomic_long_inc(&ev->lost_pending);
+	if (ring) {
+		/* The count is visible before the hint that asks for it. */
+		smp_mb__after_atomic();
+		WRITE_ONCE(PEA_PAGE_LOST_HINT(ring->user_page), 1);
+	}
+}
+
+/* Publish data_head if this is the outermost writer; raise wake-ups. */
+static void pea_ring_put_handle(struct pea_event *ev, struct pea_ring *ring,
+				unsigned long wakeup)
+{
+	unsigned long head;
+
+	if (local_read(&ring->nest) > 1) {
+		local_dec(&ring->nest);
+		return;
+	}
+again:
+	head = local_read(&ring->head);
+	smp_wmb();	/* (B): the record before data_head */
+	WRITE_ONCE(ring->user_page->data_head, head);
+	/*
+	 * Publish the head before dropping the nest count: an interrupting
+	 * writer that sees nest == 0 publishes its own, newer head, and one
+	 * that ran before the store below is caught by the re-check.
+	 */
+	barrier();
+	local_set(&ring->nest, 0);
+	barrier();
+	if (unlikely(head != local_read(&ring->head))) {
+		local_inc(&ring->nest);
+		goto again;
+	}
+	if (wakeup != local_read(&ring->wakeup))
+		pea_event_wakeup(ev);
+}
+
+static void *pea_put_lost(void *p, struct pea_event *ev, long lost)
+{
+	struct perf_event_header *hdr = p;
+	u64 *body = p + sizeof(*hdr);
+
+	hdr->type = PERF_RECORD_LOST;
+	hdr->misc = 0;
+	hdr->size = PEA_LOST_RECORD_SIZE;
+	body[0] = ev->id;
+	body[1] = lost;
+	return p + PEA_LOST_RECORD_SIZE;
+}
+
+/* Write the sample header and fields; return where the payload goes. */
+static void *pea_put_sample(void *p, struct pea_event *ev, u32 rec, u32 size)
+{
+	struct perf_event_header *hdr = p;
+	u32 raw_size = rec - ev->fixed_size - 4;
+	u32 *w;
+
+	hdr->type = PERF_RECORD_SAMPLE;
+	hdr->misc = PERF_RECORD_MISC_KERNEL;
+	hdr->size = rec;
+	p += sizeof(*hdr);
+	if (ev->sample_type & PERF_SAMPLE_TID) {
+		w = p;
+		w[0] = task_tgid_nr_ns(current, ev->pid_ns);
+		w[1] = task_pid_nr_ns(current, ev->pid_ns);
+		p += 8;
+	}
+	if (ev->sample_type & PERF_SAMPLE_TIME) {
+		*(u64 *)p = local_clock();
+		p += 8;
+	}
+	if (ev->sample_type & PERF_SAMPLE_CPU) {
+		w = p;
+		w[0] = smp_processor_id();
+		w[1] = 0;
+		p += 8;
+	}
+	*(u32 *)p = raw_size;
+	p += 4;
+	/* Padding is zeroed: no stale ring bytes reach user space. */
+	memset(p + size, 0, raw_size - size);
+	return p;
+}
+
+/**
+ * pea_ring_reserve() - reserve a sample record of @size payload bytes
+ * @ev: an enabled output event bound to this CPU
+ * @size: payload bytes, at most @ev->max_payload
+ * @h: filled with the payload pointer on success
+ *
+ * Called with preemption disabled on @ev->cpu. Writes the record's
+ * header, fields and padding (and a PERF_RECORD_LOST before it when drops
+ * are pending); the caller fills h->data and calls pea_ring_commit().
+ *
+ * Return: 0, or -ENOSPC when the record was dropped and counted lost.
+ */
+long pea_ring_reserve(struct pea_event *ev, u32 size,
+		      struct pea_output_handle *h)
+{
+	struct pea_ring *ring = rcu_dereference_sched(ev->ring);
+	u32 rec = pea_record_size(ev, size);
+	unsigned long head, offset, tail, len, fwd;
+	long lost = 0;
+	void *p;
+
+	if (unlikely(!ring || READ_ONCE(ring->paused) || rec > ring->size)) {
+		pea_ring_count_lost(ev, ring);
+		return -ENOSPC;
+	}
+
+	local_inc(&ring->nest);
+	h->wakeup = local_read(&ring->wakeup);
+
+	len = rec;
+	if (unlikely(atomic_long_read(&ev->lost_pending)) &&
+	    rec + PEA_LOST_RECORD_SIZE <= ring->size) {
+		/* Clear the hint first: a drop after this sets it again. */
+		WRITE_ONCE(PEA_PAGE_LOST_HINT(ring->user_page), 0);
+		lost = atomic_long_xchg(&ev->lost_pending, 0);
+		if (lost)
+			len += PEA_LOST_RECORD_SIZE;
+	}
+
+	do {
+		tail = READ_ONCE(ring->user_page->data_tail);
+		offset = local_read(&ring->head);
+		/*
+		 * data_tail is user-controlled: any value only changes
+		 * whether the record fits, never where it is written, since
+		 * every offset is masked into the ring.
+		 */
+		if (!ring->overwrite &&
+		    unlikely(offset - tail > ring->size - len))
+			goto fail;
+		head = ring->backward ? offset - len : offset + len;
+	} while (local_cmpxchg(&ring->head, offset, head) != offset);
+
+	if (ring->backward) {
+		offset = head;
+		fwd = -head;
+	} else {
+		fwd = head;
+	}
+	if (unlikely(fwd - local_read(&ring->wakeup) > ring->watermark))
+		local_add(ring->watermark, &ring->wakeup);
+
+	p = ring->data + (offset & ring->mask);
+	if (lost)
+		p = pea_put_lost(p, ev, lost);
+	h->data = pea_put_sample(p, ev, rec, size);
+	h->size = size;
+	h->rec_size = rec;
+	h->event = ev;
+	h->ring = ring;
+	return 0;
+
+fail:
+	if (lost) {
+		atomic_long_add(lost, &ev->lost_pending);
+		WRITE_ONCE(PEA_PAGE_LOST_HINT(ring->user_page), 1);
+	}
+	pea_ring_count_lost(ev, ring);
+	pea_ring_put_handle(ev, ring, h->wakeup);
+	return -ENOSPC;
+}
+
+/**
+ * pea_ring_commit() - publish a record reserved by pea_ring_reserve()
+ * @h: the handle pea_ring_reserve() filled
+ */
+void pea_ring_commit(struct pea_output_handle *h)
+{
+	struct pea_event *ev = h->event;
+	struct pea_ring *ring = h->ring;
+
+	local64_inc(&ev->records);
+	local64_add(h->rec_size, &ev->bytes);
+	if (!ev->watermark && ev->wakeup_events) {
+		long events = local_inc_return(&ring->events);
+
+		if (events >= ev->wakeup_events) {
+			local_sub(ev->wakeup_events, &ring->events);
+			local_inc(&ring->wakeup);
+		}
+	}
+	pea_ring_put_handle(ev, ring, h->wakeup);
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make demo`: build pea, boot the test guest and run /bin/pea-demo in it
+# (build/pea-demo, or $PEA_DEMO, when it exists). Without a demo program
+# the guest just loads pea.ko and shows /dev/pea and /proc/modules.
+#
+# Usage: scripts/demo.sh [demo|shell]
+#   shell   boot into an interactive busybox shell on the console instead
+#           (pea.ko loaded; leave the shell to power the guest off)
+#
+# Environment: KVER, SKIP_BUILD=1, PEA_FILES, OUT, SMP, MEM, VM_TIMEOUT,
+# VERBOSE, as for scripts/check.sh and scripts/vm-run.sh.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+MODE=${1:-demo}
+case "$MODE" in
+demo|shell) ;;
+*) echo "usage: $0 [demo|shell]" >&2; exit 2 ;;
+esac
+
+VMLINUZ=$("$ROOT/scripts/setup.sh" ${KVER:+"$KVER"} | tail -n1)
+KVER=${VMLINUZ##*/vmlinuz-}
+export KVER VMLINUZ
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+	"${MAKE:-make}" -C "$ROOT" --no-print-directory all KVER="$KVER" >&2
+fi
+
+export OUT=${OUT:-$ROOT/build/vm-demo}
+export INITRAMFS=$OUT/initramfs.cpio.gz
+read -r -a FILES <<< "${PEA_FILES:-}"
+"$ROOT/scripts/mkinitramfs.sh" "$INITRAMFS" "${FILES[@]}" >/dev/null
+
+if [ "$MODE" = shell ]; then
+	VM_TIMEOUT=${VM_TIMEOUT:-3600} "$ROOT/scripts/vm-run.sh" shell
+else
+	FOLLOW=results "$ROOT/scripts/vm-run.sh" demo
+fi

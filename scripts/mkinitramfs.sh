@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the busybox initramfs the test guest boots.
+#
+# Usage: scripts/mkinitramfs.sh OUT.cpio.gz [FILE[:/GUEST/PATH]]...
+#
+# Each FILE is put into the image:
+#   *.ko             -> /lib/modules/pea/NAME.ko
+#   anything else    -> /bin/NAME (test_* programs, pea-demo, helpers)
+#   FILE:/some/path  -> exactly /some/path
+# With no FILE the repo layout is used: pea.ko,
+# selftests/module/pea_selftest.ko, build/selftests/test_* and, if it
+# exists, build/pea-demo (or $PEA_DEMO).
+#
+# Environment:
+#   BUSYBOX     busybox binary to use (default: /bin/busybox from
+#               busybox-static; must be statically linked)
+#   GUEST_INIT  the /init script (default: scripts/guest-init.sh)
+#
+# Dynamically linked programs get their shared libraries copied along,
+# but test programs are expected to be static.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+die() { printf 'mkinitramfs: error: %s\n' "$*" >&2; exit 1; }
+
+[ $# -ge 1 ] || die "usage: $0 OUT.cpio.gz [FILE[:/GUEST/PATH]]..."
+OUT=$1
+shift
+
+BUSYBOX=${BUSYBOX:-/bin/busybox}
+GUEST_INIT=${GUEST_INIT:-$ROOT/scripts/guest-init.sh}
+
+[ -x "$BUSYBOX" ] || die "$BUSYBOX missing (apt-get install busybox-static)"
+if ldd "$BUSYBOX" >/dev/null 2>&1; then
+	die "$BUSYBOX is dynamically linked; install busybox-static"
+fi
+[ -f "$GUEST_INIT" ] || die "$GUEST_INIT missing"
+command -v cpio >/dev/null || die "cpio missing (apt-get install cpio)"
+
+FILES=("$@")
+if [ "${#FILES[@]}" -eq 0 ]; then
+	FILES=("$ROOT/pea.ko" "$ROOT/selftests/module/pea_selftest.ko")
+	shopt -s nullglob
+	for t in "$ROOT"/build/selftests/test_*; do
+		[ -x "$t" ] && FILES+=("$t")
+	done
+	shopt -u nullglob
+	demo=${PEA_DEMO:-$ROOT/build/pea-demo}
+	[ -x "$demo" ] && FILES+=("$demo:/bin/pea-demo")
+fi
+
+TREE=$(mktemp -d "${TMPDIR:-/tmp}/pea-initramfs.XXXXXX")
+trap 'rm -rf "$TREE"' EXIT
+
+mkdir -p "$TREE"/{bin,sbin,usr/bin,usr/sbin,lib/modules/pea,dev,proc,sys,tmp,run,root,etc,home/nobody}
+chmod 1777 "$TREE/tmp"
+
+# busybox and one symlink per applet, in busybox's own idea of where each
+# applet lives (bin/ls, sbin/insmod, usr/bin/timeout, ...).
+cp "$BUSYBOX" "$TREE/bin/busybox"
+"$BUSYBOX" --list-full | while read -r applet; do
+	case "$applet" in
+	""|linuxrc|bin/busybox) continue ;;
+	esac
+	[ -e "$TREE/$applet" ] && continue
+	mkdir -p "$TREE/$(dirname "$applet")"
+	# Relative link to /bin/busybox from the applet's directory.
+	up=$(dirname "$applet" | sed 's|[^/]*|..|g')
+	ln -s "$up/bin/busybox" "$TREE/$applet"
+done
+[ -e "$TREE/bin/sh" ] || ln -s busybox "$TREE/bin/sh"
+
+install -m 0755 "$GUEST_INIT" "$TREE/init"
+
+cat > "$TREE/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+nobody:x:65534:65534:nobody:/home/nobody:/bin/false
+EOF
+cat > "$TREE/etc/group" <<'EOF'
+root:x:0:
+nogroup:x:65534:
+EOF
+chmod 0644 "$TREE/etc/passwd" "$TREE/etc/group"
+echo pea-vm > "$TREE/etc/hostname"
+
+# The kernel opens /dev/console for init before anything is mounted.
+if [ "$(id -u)" -eq 0 ]; then
+	mknod -m 0600 "$TREE/dev/console" c 5 1
+	mknod -m 0666 "$TREE/dev/null" c 1 3
+fi
+
+# copy_libs BINARY: copy the shared libraries (and loader) BINARY needs.
+copy_libs() {
+	local lib
+	ldd "$1" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
+		[ -f "$lib" ] || continue
+		mkdir -p "$TREE$(dirname "$lib")"
+		[ -e "$TREE$lib" ] || cp -L "$lib" "$TREE$lib"
+	done
+}
+
+for spec in "${FILES[@]}"; do
+	src=${spec%%:/*}
+	if [ "$src" != "$spec" ]; then
+		dst=/${spec#*:/}
+	else
+		case "$src" in
+		*.ko) dst=/lib/modules/pea/$(basename "$src") ;;
+		*)    dst=/bin/$(basename "$src") ;;
+		esac
+	fi
+	[ -f "$src" ] || die "$src does not exist"
+	mkdir -p "$TREE$(dirname "$dst")"
+	case "$dst" in
+	*.ko) install -m 0644 "$src" "$TREE$dst" ;;
+	*)    install -m 0755 "$src" "$TREE$dst"
+	      ldd "$src" >/dev/null 2>&1 && copy_libs "$src" ;;
+	esac
+done
+
+mkdir -p "$(dirname "$OUT")"
+(cd "$TREE" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio --quiet -o -H newc -R 0:0) | gzip -6 > "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+printf '%s\n' "$OUT"

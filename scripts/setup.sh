@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install everything pea needs to build and to test in a QEMU guest, and
+# fetch the Debian kernel image the guest boots. Idempotent: it does nothing
+# (and touches no network) when everything is already in place.
+#
+# Usage:
+#   scripts/setup.sh [KVER]          install, print the path of vmlinuz
+#   scripts/setup.sh --resolve [KVER] only print the resolved kernel version
+#
+# KVER may be:
+#   (empty)            the kernel that the linux-headers-amd64 metapackage
+#                      pulls in (e.g. 6.1.0-56-amd64); cached in .cache/kver
+#   6.12               the kernel of the linux-headers-6.12-amd64 metapackage
+#                      (e.g. 6.12.117+deb12-amd64)
+#   6.1.0-56-amd64     a full kernel release name, used as is
+#
+# The kernel image is extracted (never installed) into
+# .cache/kernel/$KVER/ with `dpkg -x`; the guest boots
+# .cache/kernel/$KVER/boot/vmlinuz-$KVER.
+#
+# Progress goes to stderr; stdout carries only the result.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${PEA_CACHE:-$ROOT/.cache}
+export DEBIAN_FRONTEND=noninteractive
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null 2>&1 && SUDO=sudo
+fi
+
+APT_UPDATED=0
+apt_update() {
+	if [ "$APT_UPDATED" -eq 0 ]; then
+		log "apt-get update"
+		$SUDO apt-get update -qq >&2 || die "apt-get update failed"
+		APT_UPDATED=1
+	fi
+}
+
+# pkg_installed PKG: true if dpkg reports PKG as installed.
+pkg_installed() {
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
+}
+
+# pkg_known PKG: true if apt has a candidate for PKG.
+pkg_known() {
+	local cand
+	cand=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+	[ -n "$cand" ] && [ "$cand" != "(none)" ]
+}
+
+# meta_target META PREFIX: the versioned package a kernel metapackage
+# depends on, with PREFIX removed (linux-headers-amd64 -> 6.1.0-56-amd64).
+# Uses the dpkg status first (works without apt lists), then apt-cache.
+meta_target() {
+	local meta=$1 prefix=$2 deps=
+	if pkg_installed "$meta"; then
+		deps=$(dpkg-query -W -f='${Depends}' "$meta" 2>/dev/null || true)
+	fi
+	if [ -z "$deps" ]; then
+		deps=$(apt-cache depends "$meta" 2>/dev/null |
+		       awk '/Depends:/ { print $2 }' || true)
+	fi
+	printf '%s\n' "$deps" | tr ', ' '\n\n' |
+		sed -n "s/^${prefix}\([0-9][^ ]*\)\$/\1/p" | head -n1
+}
+
+# resolve_kver [ARG] [ALLOW_UPDATE]: print the full kernel release name.
+resolve_kver() {
+	local arg=${1:-} allow_update=${2:-0} meta kver
+	case "$arg" in
+	"")
+		meta=linux-headers-amd64 ;;
+	[0-9]*.[0-9]*-*|[0-9]*.[0-9]*.[0-9]*)
+		printf '%s\n' "$arg"; return 0 ;;
+	[0-9]*.[0-9]*)
+		meta=linux-headers-$arg-amd64 ;;
+	*)
+		die "cannot understand kernel version '$arg'" ;;
+	esac
+	kver=$(meta_target "$meta" linux-headers-)
+	if [ -z "$kver" ] && [ "$allow_update" -eq 1 ]; then
+		apt_update
+		kver=$(meta_target "$meta" linux-headers-)
+	fi
+	[ -n "$kver" ] || die "cannot resolve a kernel version from $meta"
+	printf '%s\n' "$kver"
+}
+
+if [ "${1:-}" = "--resolve" ]; then
+	shift
+	if [ -z "${1:-}" ] && [ -s "$CACHE/kver" ]; then
+		cat "$CACHE/kver"
+	else
+		resolve_kver "${1:-}" 0
+	fi
+	exit 0
+fi
+
+ARG=${1:-}
+
+# --- packages --------------------------------------------------------------
+# busybox-static: the guest userland; cpio/gzip: initramfs; kmod: modinfo;
+# sparse: `make sparse`; build-essential + libc6-dev: static test programs.
+PKGS=(build-essential gcc make libc6-dev qemu-system-x86 busybox-static
+      cpio gzip sparse kmod coreutils)
+[ -z "$ARG" ] && PKGS+=(linux-headers-amd64)
+[[ "$ARG" =~ ^[0-9]+\.[0-9]+$ ]] && PKGS+=("linux-headers-$ARG-amd64")
+
+install_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		pkg_installed "$p" || missing+=("$p")
+	done
+	[ "${#missing[@]}" -eq 0 ] && return 0
+	apt_update
+	log "apt-get install ${missing[*]}"
+	$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 ||
+		die "apt-get install ${missing[*]} failed"
+}
+
+install_pkgs "${PKGS[@]}"
+
+KVER=$(resolve_kver "$ARG" 1)
+log "kernel version: $KVER"
+install_pkgs "linux-headers-$KVER"
+[ -f "/usr/src/linux-headers-$KVER/Makefile" ] ||
+	[ -e "/lib/modules/$KVER/build/Makefile" ] ||
+	die "headers for $KVER are not where they should be"
+
+mkdir -p "$CACHE"
+# Only the default kernel becomes the cached default of the Makefile.
+if [ -z "$ARG" ] && [ "$(cat "$CACHE/kver" 2>/dev/null || true)" != "$KVER" ]; then
+	printf '%s\n' "$KVER" > "$CACHE/kver"
+fi
+
+# --- kernel image for the guest --------------------------------------------
+KDEST=$CACHE/kernel/$KVER
+VMLINUZ=$KDEST/boot/vmlinuz-$KVER
+
+if [ ! -s "$VMLINUZ" ]; then
+	img=
+	for cand in "linux-image-$KVER-unsigned" "linux-image-$KVER"; do
+		if pkg_known "$cand"; then
+			img=$cand
+			break
+		fi
+	done
+	if [ -z "$img" ]; then
+		apt_update
+		for cand in "linux-image-$KVER-unsigned" "linux-image-$KVER"; do
+			if pkg_known "$cand"; then
+				img=$cand
+				break
+			fi
+		done
+	fi
+	[ -n "$img" ] || die "no linux-image package for $KVER"
+
+	debdir=$CACHE/deb
+	mkdir -p "$debdir"
+	deb=$(ls "$debdir/${img}_"*.deb 2>/dev/null | head -n1 || true)
+	if [ -z "$deb" ]; then
+		log "apt-get download $img"
+		if ! (cd "$debdir" && apt-get download -qq -o APT::Sandbox::User=root "$img" >&2); then
+			# The lists may be older than the archive: refresh once.
+			APT_UPDATED=0
+			apt_update
+			(cd "$debdir" && apt-get download -qq -o APT::Sandbox::User=root "$img" >&2) ||
+				die "apt-get download $img failed"
+		fi
+		deb=$(ls "$debdir/${img}_"*.deb 2>/dev/null | head -n1 || true)
+		[ -n "$deb" ] || die "download of $img left no .deb"
+	fi
+
+	log "extracting $(basename "$deb") into $KDEST"
+	tmp=$(mktemp -d "$CACHE/kernel.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	dpkg -x "$deb" "$tmp"
+	[ -s "$tmp/boot/vmlinuz-$KVER" ] || die "$deb has no boot/vmlinuz-$KVER"
+	rm -rf "$KDEST"
+	mkdir -p "$(dirname "$KDEST")"
+	mv "$tmp" "$KDEST"
+	trap - EXIT
+	rm -f "$deb"
+fi
+
+printf '%s\n' "$VMLINUZ"

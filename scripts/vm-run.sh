@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the pea test guest in QEMU (TCG only, never KVM) and wait for it to
+# power itself off.
+#
+# Usage: scripts/vm-run.sh [MODE [TESTS]]
+#
+# Environment (all optional):
+#   MODE          check | demo | shell           (default check)
+#   TESTS         tests to run, comma or space separated (default: all)
+#   KVER          kernel release (default: .cache/kver, see setup.sh)
+#   VMLINUZ       kernel image (default .cache/kernel/$KVER/boot/vmlinuz-$KVER)
+#   INITRAMFS     initramfs (default $OUT/initramfs.cpio.gz)
+#   OUT           output directory (default build/vm)
+#   SMP, MEM      guest CPUs and memory (default 4, 1G)
+#   VM_TIMEOUT    seconds before the guest is killed (default 900)
+#   TEST_TIMEOUT  per-test timeout inside the guest (default 300)
+#   APPEND_EXTRA  more kernel command line
+#   VERBOSE=1     also show the kernel console on stderr while it runs
+#   FOLLOW=results  show the results channel on stdout while it runs
+#
+# Output in $OUT:
+#   console.log   the kernel console (ttyS0)
+#   results.txt   the results channel (ttyS1), see scripts/guest-init.sh
+#   qemu.log      QEMU's own stderr
+#   status        "exit RC" of QEMU and "seconds N"
+#
+# Exit status: 0 when the guest powered off by itself, 124 when it was
+# killed by the timeout, else QEMU's exit status.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+die() { printf 'vm-run: error: %s\n' "$*" >&2; exit 2; }
+
+MODE=${1:-${MODE:-check}}
+TESTS=${2:-${TESTS:-}}
+OUT=${OUT:-$ROOT/build/vm}
+SMP=${SMP:-4}
+MEM=${MEM:-1G}
+VM_TIMEOUT=${VM_TIMEOUT:-900}
+TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+INITRAMFS=${INITRAMFS:-$OUT/initramfs.cpio.gz}
+
+if [ -z "${VMLINUZ:-}" ]; then
+	KVER=${KVER:-$("$ROOT/scripts/setup.sh" --resolve)}
+	VMLINUZ=$ROOT/.cache/kernel/$KVER/boot/vmlinuz-$KVER
+fi
+[ -s "$VMLINUZ" ] || die "$VMLINUZ missing: run scripts/setup.sh ${KVER:-}"
+[ -s "$INITRAMFS" ] || die "$INITRAMFS missing: run scripts/mkinitramfs.sh"
+command -v qemu-system-x86_64 >/dev/null ||
+	die "qemu-system-x86_64 missing: run scripts/setup.sh"
+
+case "$MODE" in
+check|demo|shell) ;;
+*) die "unknown MODE '$MODE' (check, demo or shell)" ;;
+esac
+
+# Kernel parameters cannot hold spaces: pass the list comma separated.
+TESTS=$(printf '%s' "$TESTS" | tr -s ' \t\n' ',,,' | sed 's/^,//; s/,$//')
+
+APPEND="console=ttyS0 loglevel=7 panic=5 pea.mode=$MODE pea.timeout=$TEST_TIMEOUT"
+[ -n "$TESTS" ] && APPEND+=" pea.tests=$TESTS"
+[ -n "${APPEND_EXTRA:-}" ] && APPEND+=" $APPEND_EXTRA"
+
+mkdir -p "$OUT"
+rm -f "$OUT/console.log" "$OUT/results.txt" "$OUT/qemu.log" "$OUT/status"
+: > "$OUT/console.log"
+: > "$OUT/results.txt"
+
+# ttyS0: kernel console; ttyS1: results channel.
+if [ "$MODE" = shell ]; then
+	CONSOLE=(-chardev "stdio,id=con,signal=on,logfile=$OUT/console.log")
+	STDIN=/dev/stdin
+else
+	CONSOLE=(-chardev "file,id=con,path=$OUT/console.log")
+	STDIN=/dev/null
+fi
+
+QEMU=(qemu-system-x86_64
+	-accel tcg -cpu max -smp "$SMP" -m "$MEM"
+	-nodefaults -nographic -no-reboot
+	-kernel "$VMLINUZ" -initrd "$INITRAMFS" -append "$APPEND"
+	"${CONSOLE[@]}" -serial chardev:con
+	-chardev "file,id=res,path=$OUT/results.txt" -serial chardev:res)
+
+FOLLOWERS=()
+cleanup() {
+	local p
+	for p in "${FOLLOWERS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+}
+trap cleanup EXIT
+
+if [ "${VERBOSE:-0}" = 1 ] && [ "$MODE" != shell ]; then
+	tail -n +1 -f "$OUT/console.log" >&2 &
+	FOLLOWERS+=($!)
+fi
+if [ "${FOLLOW:-}" = results ]; then
+	tail -n +1 -f "$OUT/results.txt" &
+	FOLLOWERS+=($!)
+fi
+
+printf 'vm-run: %s, mode %s, %s CPUs, timeout %ss, output in %s\n' \
+	"$(basename "$VMLINUZ")" "$MODE" "$SMP" "$VM_TIMEOUT" "$OUT" >&2
+
+start=$(date +%s.%N)
+rc=0
+timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" < "$STDIN" 2> "$OUT/qemu.log" || rc=$?
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+
+# Let the followers print the last lines.
+if [ "${#FOLLOWERS[@]}" -gt 0 ]; then
+	sleep 0.5
+fi
+
+printf 'exit %s\nseconds %s\n' "$rc" "$secs" > "$OUT/status"
+case "$rc" in
+0)	printf 'vm-run: guest powered off after %ss\n' "$secs" >&2 ;;
+124|137) printf 'vm-run: guest killed after %ss (timeout %ss)\n' \
+		"$secs" "$VM_TIMEOUT" >&2
+	rc=124 ;;
+*)	printf 'vm-run: qemu exited with %s after %ss\n' "$rc" "$secs" >&2
+	sed 's/^/vm-run: qemu: /' "$OUT/qemu.log" >&2 ;;
+esac
+exit "$rc"

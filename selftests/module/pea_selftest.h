@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * pea_selftest: the test-only module's ioctls, shared by the module and
+ * the user-space selftests. Not part of pea's ABI.
+ */
+#ifndef _PEA_SELFTEST_H
+#define _PEA_SELFTEST_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define PEA_ST_DEVICE		"/dev/pea_selftest"
+#define PEA_ST_MAGIC		0xEB
+
+/* Producer sources of the storm, one per context. */
+enum pea_st_source {
+	PEA_ST_TASK = 0,	/* a kthread bound to the CPU */
+	PEA_ST_SOFTIRQ,		/* a pinned timer_list */
+	PEA_ST_HARDIRQ,		/* a pinned hrtimer */
+	PEA_ST_NMI,		/* an NMI self-IPI sent by the hrtimer */
+	PEA_ST_NR_SOURCES,
+};
+
+/* Context bits each storm record carries, as seen by the producer. */
+#define PEA_ST_CTX_TASK		(1U << 0)
+#define PEA_ST_CTX_SOFTIRQ	(1U << 1)
+#define PEA_ST_CTX_HARDIRQ	(1U << 2)
+#define PEA_ST_CTX_NMI		(1U << 3)
+
+/* Payload of every storm record; @len bytes of pattern follow. */
+struct pea_st_record {
+	__u32 source;
+	__u32 cpu;
+	__u64 seq;		/* per CPU and source, counts every attempt */
+	__u32 ctx;		/* PEA_ST_CTX_* */
+	__u32 len;		/* pattern bytes after this header */
+	__u32 csum;		/* pea_st_csum() of the header (csum 0) + data */
+	__u32 pad;
+};
+
+/* Pattern byte i of record (src, cpu, seq). */
+static inline __u8 pea_st_pattern(__u32 src, __u32 cpu, __u64 seq, __u32 i)
+{
+	return (__u8)(seq * 31 + i * 7 + src * 3 + cpu);
+}
+
+/* Pattern bytes of record (src, seq): 0 .. 255. */
+static inline __u32 pea_st_len(__u32 src, __u64 seq)
+{
+	return (__u32)((seq * 37 + src * 11) % 256);
+}
+
+static inline __u32 pea_st_csum(const void *buf, __u32 n)
+{
+	const __u8 *p = (const __u8 *)buf;
+	__u32 h = 2166136261u;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* PEA_ST_IOC_OUTPUT: call pea_output() @count times from task context. */
+struct pea_st_output {
+	char map[16];
+	__u64 flags;
+	__aligned_u64 data;	/* user pointer to @size bytes */
+	__u64 size;
+	__u32 count;
+	__u32 n_ok;		/* out: calls that returned 0 */
+	__s64 ret;		/* out: the last call's return value */
+	__s32 cpu;		/* out: the CPU the calls ran on */
+	__u32 pad;
+};
+
+/* PEA_ST_IOC_NEST: nest reservations on this CPU until one fails. */
+struct pea_st_nest {
+	char map[16];
+	__u32 size;		/* payload bytes of each record */
+	__u32 depth;		/* out: reservations that succeeded */
+	__s64 ret;		/* out: the return value of the one that failed */
+	__s32 cpu;		/* out */
+	__u32 pad;
+};
+
+struct pea_st_storm {
+	char map[16];
+	__u32 sources;		/* bit mask of 1 << enum pea_st_source */
+	__u32 hrtimer_us;	/* hrtimer period */
+	__u32 task_burst;	/* records per kthread round */
+	__u32 task_sleep_us;	/* kthread pause between rounds */
+	__u32 nmi_every;	/* send an NMI every this many hrtimer ticks */
+	__u32 pad;
+};
+
+/* Per CPU and source counters, filled by PEA_ST_IOC_STORM_STOP. */
+struct pea_st_counts {
+	__u64 attempts;
+	__u64 ok;
+	__u64 nospc;
+	__u64 other;		/* any other error */
+	__s64 last_other;	/* the last such error */
+};
+
+#define PEA_ST_MAX_CPUS		64
+
+struct pea_st_result {
+	__u32 nr_cpus;
+	__u32 pad;
+	struct pea_st_counts c[PEA_ST_MAX_CPUS][PEA_ST_NR_SOURCES];
+};
+
+/* PEA_ST_IOC_HOLD / _RELEASE: the module keeps a reference on a map. */
+struct pea_st_hold {
+	char map[16];
+};
+
+#define PEA_ST_IOC_OUTPUT	_IOWR(PEA_ST_MAGIC, 1, struct pea_st_output)
+#define PEA_ST_IOC_NEST		_IOWR(PEA_ST_MAGIC, 2, struct pea_st_nest)
+#define PEA_ST_IOC_STORM_START	_IOW(PEA_ST_MAGIC, 3, struct pea_st_storm)
+#define PEA_ST_IOC_STORM_STOP	_IOR(PEA_ST_MAGIC, 4, struct pea_st_result)
+#define PEA_ST_IOC_HOLD		_IOW(PEA_ST_MAGIC, 5, struct pea_st_hold)
+#define PEA_ST_IOC_RELEASE	_IO(PEA_ST_MAGIC, 6)
+
+#endif /* _PEA_SELFTEST_H */

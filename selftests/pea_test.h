@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the pea selftests: TAP output, raw ABI calls, the
+ * test module's ioctls and a plain ring reader. Tests assert exact values.
+ */
+#ifndef _PEA_TEST_H
+#define _PEA_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <linux/pea.h>
+#include "module/pea_selftest.h"
+
+#define PT_SELFTEST_KO	"/lib/modules/pea/pea_selftest.ko"
+
+static int pt_count, pt_failed;
+
+static inline void pt_result(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	pt_count++;
+	if (!ok)
+		pt_failed++;
+	printf("%sok %d - ", ok ? "" : "not ", pt_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+#define PT_OK(cond, ...) pt_result(!!(cond), __VA_ARGS__)
+
+/* Exact comparison of two integers; prints both when they differ. */
+#define PT_EQ(got, want, ...) do {					\
+	long long __g = (long long)(got), __w = (long long)(want);	\
+	if (__g != __w)							\
+		printf("# %s: got %lld, want %lld\n", #got, __g, __w);	\
+	pt_result(__g == __w, __VA_ARGS__);				\
+} while (0)
+
+static inline void pt_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static inline int pt_done(void)
+{
+	printf("1..%d\n", pt_count);
+	printf("# %d passed, %d failed\n", pt_count - pt_failed, pt_failed);
+	return pt_failed ? 1 : 0;
+}
+
+static inline void pt_fatal(const char *what)
+{
+	printf("not ok %d - %s: %s\n", ++pt_count, what, strerror(errno));
+	pt_failed++;
+	exit(pt_done());
+}
+
+/* ioctl returning 0 or the errno it failed with. */
+static inline int pt_ioctl_errno(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
+}
+
+static inline long pt_page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+static inline int pt_nr_cpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static inline void pt_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		pt_fatal("sched_setaffinity");
+}
+
+static inline int pt_dev(void)
+{
+	static int fd = -1;
+
+	if (fd < 0) {
+		fd = open(PEA_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			pt_fatal("open " PEA_DEVICE_PATH);
+	}
+	return fd;
+}
+
+/* Returns a map fd, or -errno. */
+static inline int pt_map_create(const char *name, __u32 max_entries,
+				__u32 flags)
+{
+	struct pea_map_attr a = {
+		.key_size = 4, .value_size = 4,
+		.max_entries = max_entries, .map_flags = flags,
+		.open_flags = O_CLOEXEC,
+	};
+	int fd;
+
+	if (name)
+		strncpy(a.name, name, sizeof(a.name) - 1);
+	fd = ioctl(pt_dev(), PEA_IOC_MAP_CREATE, &a);
+	return fd < 0 ? -errno : fd;
+}
+
+static inline struct perf_event_attr pt_output_attr(__u64 sample_type)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_BPF_OUTPUT;
+	attr.sample_type = sample_type;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	return attr;
+}
+
+/* Returns an event fd, or -errno. */
+static inline int pt_event_open_attr(const struct perf_event_attr *attr,
+				     int cpu)
+{
+	struct pea_event_open o = {
+		.attr = (uintptr_t)attr, .cpu = cpu,
+		.flags = PEA_FLAG_FD_CLOEXEC,
+	};
+	int fd = ioctl(pt_dev(), PEA_IOC_EVENT_OPEN, &o);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static inline int pt_event_open(int cpu, __u64 sample_type)
+{
+	struct perf_event_attr attr = pt_output_attr(sample_type);
+
+	return pt_event_open_attr(&attr, cpu);
+}
+
+static inline int pt_map_update(int map_fd, __u32 key, int ev_fd)
+{
+	struct pea_map_elem e = { .key = key, .fd = ev_fd };
+
+	return pt_ioctl_errno(map_fd, PEA_MAP_IOC_UPDATE, &e);
+}
+
+static inline int pt_map_delete(int map_fd, __u32 key)
+{
+	struct pea_map_elem e = { .key = key };
+
+	return pt_ioctl_errno(map_fd, PEA_MAP_IOC_DELETE, &e);
+}
+
+/* A mapped ring, read with the perf protocol. */
+struct pt_ring {
+	struct perf_event_mmap_page *pg;
+	unsigned char *data;
+	size_t size;		/* data bytes */
+	size_t map_len;
+	int fd;
+};
+
+static inline int pt_ring_map(struct pt_ring *r, int fd, int pages, int prot)
+{
+	void *p;
+
+	r->map_len = (size_t)(pages + 1) * pt_page_size();
+	p = mmap(NULL, r->map_len, prot, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->pg = p;
+	r->data = (unsigned char *)p + pt_page_size();
+	r->size = (size_t)pages * pt_page_size();
+	r->fd = fd;
+	return 0;
+}
+
+static inline void pt_ring_unmap(struct pt_ring *r)
+{
+	munmap(r->pg, r->map_len);
+	r->pg = NULL;
+}
+
+static inline __u64 pt_head(struct pt_ring *r)
+{
+	return __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+}
+
+/* Copy @len bytes at ring position @pos (wrapping) into @buf. */
+static inline void pt_ring_copy(struct pt_ring *r, __u64 pos, void *buf,
+				size_t len)
+{
+	size_t off = pos & (r->size - 1);
+	size_t first = len < r->size - off ? len : r->size - off;
+
+	memcpy(buf, r->data + off, first);
+	memcpy((char *)buf + first, r->data, len - first);
+}
+
+/*
+ * Read the record at data_tail into @buf (at least 65536 bytes) and
+ * advance data_tail past it. Returns its size, 0 if the ring is empty.
+ */
+static inline size_t pt_ring_next(struct pt_ring *r, void *buf)
+{
+	__u64 head = pt_head(r), tail = r->pg->data_tail;
+	struct perf_event_header *h = buf;
+
+	if (head == tail)
+		return 0;
+	pt_ring_copy(r, tail, buf, sizeof(*h));
+	if (h->size < sizeof(*h) || h->size > head - tail)
+		return 0;
+	pt_ring_copy(r, tail, buf, h->size);
+	__atomic_store_n(&r->pg->data_tail, tail + h->size, __ATOMIC_RELEASE);
+	return h->size;
+}
+
+/* Skip everything pending. */
+static inline void pt_ring_drain(struct pt_ring *r)
+{
+	__atomic_store_n(&r->pg->data_tail, pt_head(r), __ATOMIC_RELEASE);
+}
+
+/* ---- the test module ---- */
+
+static inline int pt_st(void)
+{
+	static int fd = -1;
+
+	if (fd >= 0)
+		return fd;
+	fd = open(PEA_ST_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		int ko = open(PT_SELFTEST_KO, O_RDONLY | O_CLOEXEC);
+
+		if (ko < 0)
+			pt_fatal("open " PT_SELFTEST_KO);
+		if (syscall(SYS_finit_module, ko, "", 0) && errno != EEXIST)
+			pt_fatal("finit_module pea_selftest");
+		close(ko);
+		fd = open(PEA_ST_DEVICE, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			pt_fatal("open " PEA_ST_DEVICE);
+	}
+	return fd;
+}
+
+/*
+ * Call pea_output() @count times from task context on this CPU (pin
+ * first). Returns the last call's return value; *n_ok gets the successes.
+ */
+static inline long pt_output_n(const char *map, __u64 flags, const void *data,
+			       __u64 size, __u32 count, __u32 *n_ok)
+{
+	struct pea_st_output o = {
+		.flags = flags, .data = (uintptr_t)data, .size = size,
+		.count = count,
+	};
+
+	strncpy(o.map, map, sizeof(o.map) - 1);
+	if (ioctl(pt_st(), PEA_ST_IOC_OUTPUT, &o))
+		return -errno;
+	if (n_ok)
+		*n_ok = o.n_ok;
+	return o.ret;
+}
+
+static inline long pt_output(const char *map, __u64 flags, const void *data,
+			     __u64 size)
+{
+	return pt_output_n(map, flags, data, size, 1, NULL);
+}
+
+#endif /* _PEA_TEST_H */
