@@ -7,7 +7,8 @@
 #   make module       only the kernel modules (kbuild, see ./Kbuild)
 #   make lib          only build/libpea.a
 #   make selftests    only the user-space test programs
-#   make sparse       the kernel modules through sparse (C=2)
+#   make tools        build/tools/NAME from each tools/NAME.c (pea-demo)
+#   make sparse       the kernel modules through sparse (C=2; warnings fail)
 #   make check        set up, build, boot the test VM, report TAP
 #                     (TESTS=test_a,test_b to run a subset)
 #   make demo         boot the VM and run the demo
@@ -24,14 +25,15 @@ else
 
 ifeq ($(origin KVER),undefined)
 KVER := $(shell cat .cache/kver 2>/dev/null || scripts/setup.sh --resolve 2>/dev/null)
+else ifeq ($(findstring -,$(KVER)),)
+# A short form such as KVER=6.12: the release its metapackage pulls in.
+override KVER := $(shell scripts/setup.sh --resolve $(KVER) 2>/dev/null)
 endif
 KDIR ?= $(firstword $(wildcard /usr/src/linux-headers-$(KVER)/Makefile \
 	/lib/modules/$(KVER)/build/Makefile) /usr/src/linux-headers-$(KVER))
 KDIR := $(patsubst %/Makefile,%,$(KDIR))
 
 BUILD := build
-CC ?= gcc
-AR ?= ar
 
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -Ilib \
 	-D_GNU_SOURCE -pthread $(EXTRA_CFLAGS)
@@ -43,12 +45,18 @@ LIBPEA := $(BUILD)/libpea.a
 TEST_SRCS := $(wildcard selftests/test_*.c)
 TEST_BINS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(TEST_SRCS))
 
+TOOL_SRCS := $(wildcard tools/*.c)
+TOOL_BINS := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
+
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
-.PHONY: all module lib selftests sparse check demo vm-shell clean distclean \
+# sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
+SPARSE_CF ?= -Wsparse-error
+
+.PHONY: all module lib selftests tools sparse check demo vm-shell clean distclean \
 	kdir-check
 
-all: module lib selftests
+all: module lib selftests tools
 
 kdir-check:
 	@test -n "$(KVER)" || { echo "KVER is unknown: run scripts/setup.sh" >&2; exit 1; }
@@ -59,7 +67,7 @@ module: kdir-check
 
 sparse: kdir-check
 	@command -v sparse >/dev/null || { echo "sparse missing: run scripts/setup.sh" >&2; exit 1; }
-	$(KBUILD) C=2 modules
+	$(KBUILD) C=2 CF="$(SPARSE_CF)" modules
 
 lib: $(LIBPEA)
 
@@ -75,6 +83,12 @@ $(BUILD)/lib/%.o: lib/%.c
 selftests: $(TEST_BINS)
 
 $(BUILD)/selftests/test_%: selftests/test_%.c $(LIBPEA)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -MMD -MP -static -o $@ $< $(LIBPEA) -lpthread
+
+tools: $(TOOL_BINS)
+
+$(BUILD)/tools/%: tools/%.c $(LIBPEA)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -MP -static -o $@ $< $(LIBPEA) -lpthread
 
@@ -94,6 +108,6 @@ clean:
 distclean: clean
 	rm -rf .cache
 
--include $(wildcard $(BUILD)/lib/*.d $(BUILD)/selftests/*.d)
+-include $(wildcard $(BUILD)/lib/*.d $(BUILD)/selftests/*.d $(BUILD)/tools/*.d)
 
 endif

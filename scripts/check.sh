@@ -60,7 +60,7 @@ log "kernel $KVER: $VMLINUZ"
 # --- build ---------------------------------------------------------------
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 	log "building ($MAKE all KVER=$KVER)"
-	if ! "$MAKE" -C "$ROOT" --no-print-directory all KVER="$KVER" >&2; then
+	if ! "$MAKE" -C "$ROOT" --no-print-directory -j"$(nproc)" all KVER="$KVER" >&2; then
 		log "build failed"
 		early_fail "build"
 	fi

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make demo`: build pea, boot the test guest and run /bin/pea-demo in it
-# (build/pea-demo, or $PEA_DEMO, when it exists). Without a demo program
+# (build/tools/pea-demo from tools/pea-demo.c, or $PEA_DEMO, when it exists). Without a demo program
 # the guest just loads pea.ko and shows /dev/pea and /proc/modules.
 #
 # Usage: scripts/demo.sh [demo|shell]
@@ -28,7 +28,7 @@ KVER=${VMLINUZ##*/vmlinuz-}
 export KVER VMLINUZ
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-	"${MAKE:-make}" -C "$ROOT" --no-print-directory all KVER="$KVER" >&2
+	"${MAKE:-make}" -C "$ROOT" --no-print-directory -j"$(nproc)" all KVER="$KVER" >&2
 fi
 
 export OUT=${OUT:-$ROOT/build/vm-demo}

@@ -190,7 +190,12 @@ kmsg "end"
 # Give the kernel a moment to print anything the unload triggered.
 sleep 1
 out "# --- dmesg begin ---"
-dmesg >&3 2>&3
+if [ "$MODE" = check ]; then
+	dmesg >&3 2>&3
+else
+	# Outside check mode, only what happened since the guest started.
+	dmesg 2>&3 | sed -n '/pea-guest: begin/,$p' >&3
+fi
 out "# --- dmesg end ---"
 out "# pea-guest: end"
 say "end, powering off"

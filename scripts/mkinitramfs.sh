@@ -11,7 +11,7 @@
 #   FILE:/some/path  -> exactly /some/path
 # With no FILE the repo layout is used: pea.ko,
 # selftests/module/pea_selftest.ko, build/selftests/test_* and, if it
-# exists, build/pea-demo (or $PEA_DEMO).
+# exists, build/tools/pea-demo (or $PEA_DEMO) as /bin/pea-demo.
 #
 # Environment:
 #   BUSYBOX     busybox binary to use (default: /bin/busybox from
@@ -49,7 +49,7 @@ if [ "${#FILES[@]}" -eq 0 ]; then
 		[ -x "$t" ] && FILES+=("$t")
 	done
 	shopt -u nullglob
-	demo=${PEA_DEMO:-$ROOT/build/pea-demo}
+	demo=${PEA_DEMO:-$ROOT/build/tools/pea-demo}
 	[ -x "$demo" ] && FILES+=("$demo:/bin/pea-demo")
 fi
 

@@ -45,7 +45,7 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 INITRAMFS=${INITRAMFS:-$OUT/initramfs.cpio.gz}
 
 if [ -z "${VMLINUZ:-}" ]; then
-	KVER=${KVER:-$("$ROOT/scripts/setup.sh" --resolve)}
+	KVER=$("$ROOT/scripts/setup.sh" --resolve ${KVER:+"$KVER"})
 	VMLINUZ=$ROOT/.cache/kernel/$KVER/boot/vmlinuz-$KVER
 fi
 [ -s "$VMLINUZ" ] || die "$VMLINUZ missing: run scripts/setup.sh ${KVER:-}"
@@ -83,8 +83,12 @@ QEMU=(qemu-system-x86_64
 	-accel tcg -cpu max -smp "$SMP" -m "$MEM"
 	-nodefaults -nographic -no-reboot
 	-kernel "$VMLINUZ" -initrd "$INITRAMFS" -append "$APPEND"
-	"${CONSOLE[@]}" -serial chardev:con
-	-chardev "file,id=res,path=$OUT/results.txt" -serial chardev:res)
+	"${CONSOLE[@]}" -serial chardev:con)
+# RESULTS_PORT=0 leaves the second port out (to test the guest's fallback
+# to the console).
+if [ "${RESULTS_PORT:-1}" != 0 ]; then
+	QEMU+=(-chardev "file,id=res,path=$OUT/results.txt" -serial chardev:res)
+fi
 
 FOLLOWERS=()
 cleanup() {

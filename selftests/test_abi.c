@@ -132,7 +132,7 @@ static void test_event_open(void)
 	struct perf_event_attr good = pt_output_attr(PERF_SAMPLE_RAW), a;
 	struct {
 		struct perf_event_attr attr;
-		char tail[8];
+		char tail[512];	/* past any kernel's perf_event_attr */
 	} big;
 	struct pea_event_open o;
 	__u64 vals[2], id;
@@ -176,7 +176,7 @@ static void test_event_open(void)
 	big.attr.size = sizeof(big);
 	PT_EQ(event_errno(&big.attr, 0), 0,
 	      "event open: a larger attr with a zero tail succeeds");
-	big.tail[3] = 1;
+	big.tail[400] = 1;
 	PT_EQ(event_errno(&big.attr, 0), E2BIG,
 	      "event open: a larger attr with a non-zero tail gives E2BIG");
 
