@@ -11,7 +11,7 @@
 #
 # The kernel console is ttyS0. Results go to the second serial port,
 # /dev/ttyS1, which the host writes to a file (scripts/vm-run.sh); the host
-# (scripts/check.sh) parses this protocol:
+# (scripts/check-kernel.sh) parses this protocol:
 #
 #   # pea-guest: begin ...
 #   # insmod pea: RC

@@ -1,0 +1,371 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One kernel of `make check` (scripts/check.sh runs this once per kernel):
+# set the machine up, build pea, boot the test guest and
+# report every test case as kselftest-style TAP on stdout. Progress and
+# build output go to stderr. The last line is "N passed, M failed"; the exit
+# status is non-zero when anything failed. Skipped cases count as failed.
+#
+# Environment (all optional):
+#   KVER          kernel to build for and boot (see scripts/setup.sh)
+#   TESTS         run only these test programs (comma or space separated,
+#                 test_ prefix optional)
+#   SMP, MEM, VM_TIMEOUT, TEST_TIMEOUT, APPEND_EXTRA, VERBOSE
+#                 passed on to scripts/vm-run.sh
+#   OUT           where the VM output goes (default build/vm)
+#   SKIP_BUILD=1  do not run `make all`
+#   PEA_FILES     what to put into the initramfs instead of the repo layout
+#                 (space separated, see scripts/mkinitramfs.sh)
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+T0=$(date +%s)
+OUT=${OUT:-$ROOT/build/vm}
+export OUT
+MAKE=${MAKE:-make}
+
+log() { printf 'check: %s\n' "$*" >&2; }
+
+# The report also goes to $OUT/check.tap (.ci/run repeats its last line).
+mkdir -p "$OUT"
+TAPFILE=$OUT/check.tap
+rm -f "$TAPFILE"
+
+# Print a TAP report for a failure before the guest could even start.
+early_fail() {
+	local what=$1
+	{
+		printf 'TAP version 13\n'
+		printf 'not ok 1 - %s\n' "$what"
+		printf '1..1\n'
+		printf '# took %ss\n' "$(( $(date +%s) - T0 ))"
+		printf '0 passed, 1 failed\n'
+	} | tee "$TAPFILE"
+	exit 1
+}
+
+# --- setup ---------------------------------------------------------------
+log "setting up (scripts/setup.sh ${KVER:-})"
+if ! VMLINUZ=$("$ROOT/scripts/setup.sh" ${KVER:+"$KVER"} | tail -n1); then
+	log "setup failed"
+	early_fail "setup"
+fi
+KVER=${VMLINUZ##*/vmlinuz-}
+export KVER VMLINUZ
+log "kernel $KVER: $VMLINUZ"
+
+# --- build ---------------------------------------------------------------
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+	log "building ($MAKE all KVER=$KVER)"
+	if ! "$MAKE" -C "$ROOT" --no-print-directory -j"$(nproc)" all KVER="$KVER" >&2; then
+		log "build failed"
+		early_fail "build"
+	fi
+fi
+
+# --- initramfs -----------------------------------------------------------
+read -r -a FILES <<< "${PEA_FILES:-}"
+INITRAMFS=$OUT/initramfs.cpio.gz
+export INITRAMFS
+log "packing $INITRAMFS"
+if ! "$ROOT/scripts/mkinitramfs.sh" "$INITRAMFS" "${FILES[@]}" >/dev/null; then
+	log "mkinitramfs failed"
+	early_fail "initramfs"
+fi
+
+# The test programs the guest should run, in its order.
+EXPECTED=()
+if [ -n "${TESTS:-}" ]; then
+	for t in $(printf '%s' "$TESTS" | tr ',' ' '); do
+		case "$t" in
+		test_*) EXPECTED+=("$t") ;;
+		*)      EXPECTED+=("test_$t") ;;
+		esac
+	done
+else
+	if [ "${#FILES[@]}" -gt 0 ]; then
+		for f in "${FILES[@]}"; do
+			n=$(basename "${f#*:/}")
+			case "$n" in test_*) EXPECTED+=("$n") ;; esac
+		done
+	else
+		for f in "$ROOT"/build/selftests/test_*; do
+			[ -x "$f" ] && EXPECTED+=("$(basename "$f")")
+		done
+	fi
+	if [ "${#EXPECTED[@]}" -gt 0 ]; then
+		mapfile -t EXPECTED < <(printf '%s\n' "${EXPECTED[@]}" | LC_ALL=C sort -u)
+	fi
+fi
+
+# --- boot ----------------------------------------------------------------
+log "booting the guest (tests: ${EXPECTED[*]:-none})"
+VMRC=0
+"$ROOT/scripts/vm-run.sh" check "${TESTS:-}" || VMRC=$?
+
+RESULTS=$OUT/results.txt
+CONSOLE=$OUT/console.log
+# If the second serial port did not work the guest fell back to ttyS0.
+if ! grep -q '^# pea-guest: begin' "$RESULTS" 2>/dev/null &&
+   grep -q '^# pea-guest: begin' "$CONSOLE" 2>/dev/null; then
+	RESULTS=$CONSOLE
+fi
+
+# --- parse ---------------------------------------------------------------
+# Records: "P<TAB>description", "F<TAB>description", "C<TAB>comment".
+RECORDS=$(mktemp)
+trap 'rm -f "$RECORDS"' EXIT
+
+# Each test program's section of the results channel becomes its TAP cases
+# plus "test_NAME exited 0"; module load and unload become cases too.
+tr -d '\r' < "$RESULTS" | awk -v expected="${EXPECTED[*]:-}" '
+function rec(kind, text) { printf "%s\t%s\n", kind, text }
+function tapline(name, line,    st, rest, up, p, desc, dir) {
+	st = (line ~ /^not ok/) ? "F" : "P"
+	rest = line
+	sub(/^(not )?ok/, "", rest)
+	sub(/^[ \t]*[0-9]*[ \t]*/, "", rest)
+	sub(/^-[ \t]*/, "", rest)
+	desc = rest
+	dir = ""
+	up = toupper(rest)
+	p = match(up, /#[ \t]*(SKIP|TODO)/)
+	if (p > 0) {
+		desc = substr(rest, 1, p - 1)
+		dir = substr(rest, p + 1)
+		sub(/^[ \t]*/, "", dir)
+		if (toupper(substr(dir, 1, 4)) == "SKIP")
+			st = "F"
+	}
+	sub(/[ \t]+$/, "", desc)
+	gsub(/#/, "\\#", desc)
+	gsub(/#/, "\\#", dir)
+	ncase[name]++
+	if (desc == "")
+		desc = "case " ncase[name]
+	if (dir != "")
+		desc = desc " [" dir "]"
+	cst[name, ncase[name]] = st
+	cdesc[name, ncase[name]] = name ": " desc
+	if (st == "P")
+		nok[name]++
+}
+BEGIN {
+	nexp = split(expected, exp_list, " ")
+	cur = ""
+	indmesg = 0
+}
+indmesg {
+	if ($0 == "# --- dmesg end ---") {
+		indmesg = 0
+		dmesg_end = 1
+	}
+	next
+}
+cur != "" {
+	if (index($0, "# exit " cur " ") == 1) {
+		rc[cur] = substr($0, length("# exit " cur " ") + 1)
+		finished[cur] = 1
+		cur = ""
+		next
+	}
+	if (index($0, "# timeout " cur " ") == 1) {
+		timedout[cur] = $0
+		next
+	}
+	if (index($0, "# time " cur " ") == 1)
+		next
+	if ($0 ~ /^# === test_[^ ]* ===$/ || $0 == "# --- dmesg begin ---") {
+		# The previous program never reported its exit.
+		cur = ""
+	} else {
+		if ($0 != "")
+			outl[cur, ++nout[cur]] = $0
+		if ($0 ~ /^(not )?ok([ \t]|$)/)
+			tapline(cur, $0)
+		else if ($0 ~ /^1\.\.[0-9]+/) {
+			plan[cur] = $0
+			sub(/^1\.\./, "", plan[cur])
+			sub(/[^0-9].*$/, "", plan[cur])
+		} else if ($0 ~ /^Bail out!/) {
+			ncase[cur]++
+			cst[cur, ncase[cur]] = "F"
+			cdesc[cur, ncase[cur]] = cur ": " $0
+		}
+		next
+	}
+}
+/^# === test_[^ ]* ===$/ {
+	cur = $3
+	if (!(cur in seen)) {
+		seen[cur] = 1
+		order[++nprog] = cur
+	}
+	next
+}
+/^# --- dmesg begin ---$/ { indmesg = 1; next }
+/^# insmod pea: / { insmod = substr($0, 15); next }
+/^# insmod: / { insmod_out[++ninsmod] = $0; next }
+/^# rmmod pea: / { rmmod = substr($0, 14); next }
+/^# rmmod pea_selftest: / { rmmod_st = substr($0, 23); next }
+/^# rmmod: / { rmmod_out[++nrmmod] = $0; next }
+END {
+	if (insmod == "0")
+		rec("P", "module loaded")
+	else {
+		rec("F", "module loaded")
+		rec("C", "insmod pea: " (insmod == "" ? "never reported" : insmod))
+	}
+	for (i = 1; i <= ninsmod; i++)
+		rec("C", substr(insmod_out[i], 3))
+
+	for (i = 1; i <= nexp; i++)
+		if (!(exp_list[i] in seen))
+			order[++nprog] = exp_list[i]
+
+	for (i = 1; i <= nprog; i++) {
+		n = order[i]
+		for (k = 1; k <= ncase[n]; k++)
+			rec(cst[n, k], cdesc[n, k])
+		why = ""
+		if (!(n in seen))
+			why = "never ran (the guest did not get to it)"
+		else if (!(n in finished))
+			why = "did not finish (the guest died while it ran)"
+		else if (n in timedout)
+			why = substr(timedout[n], 3)
+		else if (rc[n] != "0")
+			why = "exited with status " rc[n]
+		else if (nok[n] + 0 == 0)
+			why = "printed no ok line"
+		else if ((n in plan) && plan[n] + 0 != ncase[n] + 0)
+			why = "planned " plan[n] " cases but reported " ncase[n] + 0
+		rec(why == "" ? "P" : "F", n " exited 0")
+		if (why != "")
+			rec("C", n ": " why)
+		failed = (why != "")
+		for (k = 1; k <= ncase[n]; k++)
+			if (cst[n, k] == "F")
+				failed = 1
+		if (failed && nout[n] > 0) {
+			rec("C", "---- output of " n " ----")
+			for (k = 1; k <= nout[n] && k <= 2000; k++)
+				rec("C", outl[n, k])
+			if (nout[n] > 2000)
+				rec("C", "(" nout[n] - 2000 " more lines cut)")
+			rec("C", "---- end of output of " n " ----")
+		}
+	}
+
+	if (rmmod_st != "") {
+		rec(rmmod_st == "0" ? "P" : "F", "rmmod pea_selftest")
+		if (rmmod_st != "0")
+			rec("C", "rmmod pea_selftest: " rmmod_st)
+	}
+	if (rmmod == "0")
+		rec("P", "rmmod pea")
+	else {
+		rec("F", "rmmod pea")
+		rec("C", "rmmod pea: " (rmmod == "" ? "never reported" : rmmod))
+		for (i = 1; i <= nrmmod; i++)
+			rec("C", substr(rmmod_out[i], 3))
+	}
+	if (dmesg_end)
+		print "DMESG_END" > "/dev/stderr"
+}
+' > "$RECORDS" 2> "$RECORDS.flags" || true
+DMESG_END=0
+grep -q DMESG_END "$RECORDS.flags" 2>/dev/null && DMESG_END=1
+rm -f "$RECORDS.flags"
+
+# --- kernel log ----------------------------------------------------------
+W='(^|[^A-Za-z0-9_])'
+E='([^A-Za-z0-9_]|$)'
+SPLAT="${W}BUG${E}|${W}WARNING${E}|"'Oops|general protection|lockdep|possible circular locking|KASAN|UBSAN|scheduling while atomic|sleeping function called from invalid context|refcount_t|Call Trace|kernel panic|Kernel panic|stack-protector|list_add corruption|list_del corruption|soft lockup|hung_task|rcu_sched self-detected|rcu: INFO'
+
+# splats FILE LABEL: print "C" records for the offending lines of FILE,
+# each tagged with the test that was running, then the first report in
+# full. Prints nothing when FILE is clean.
+splats() {
+	local file=$1 label=$2
+	[ -s "$file" ] || return 0
+	tr -d '\r' < "$file" | awk -v re="$SPLAT" -v label="$label" '
+	/pea-guest: running test_/ {
+		t = $0
+		sub(/.*pea-guest: running /, "", t)
+		sub(/[ \t].*$/, "", t)
+		during = t
+	}
+	/pea-guest: finished / { during = "" }
+	/pea-guest: end/ { during = "unload" }
+	{ line[NR] = $0; tag[NR] = during }
+	$0 ~ re { hit[++nhit] = NR }
+	END {
+		if (nhit == 0)
+			exit
+		printf "C\t%s: %d offending line(s):\n", label, nhit
+		for (i = 1; i <= nhit && i <= 200; i++)
+			printf "C\t[%s] %s\n", (tag[hit[i]] == "" ? "boot" : tag[hit[i]]), line[hit[i]]
+		printf "C\t%s: first report in full:\n", label
+		first = hit[1]
+		for (j = first - 2; j <= NR && j < first + 60; j++)
+			if (j >= 1)
+				printf "C\t| %s\n", line[j]
+	}'
+}
+
+DMESG_FILE=$(mktemp)
+trap 'rm -f "$RECORDS" "$DMESG_FILE"' EXIT
+tr -d '\r' < "$RESULTS" | sed -n '/^# --- dmesg begin ---$/,/^# --- dmesg end ---$/p' |
+	sed '1d;$d' > "$DMESG_FILE" || true
+if [ "$RESULTS" = "$CONSOLE" ]; then
+	: > "$DMESG_FILE"	# same text as the console: do not report twice
+fi
+# The console has every message the dmesg section has (loglevel=7), so the
+# dmesg section is only reported when the console shows nothing.
+SPLATS=$(splats "$CONSOLE" console.log)
+[ -n "$SPLATS" ] || SPLATS=$(splats "$DMESG_FILE" dmesg)
+if [ -z "$SPLATS" ]; then
+	printf 'P\tkernel log clean\n' >> "$RECORDS"
+else
+	printf 'F\tkernel log clean\n' >> "$RECORDS"
+	printf '%s\n' "$SPLATS" >> "$RECORDS"
+fi
+
+# --- did the guest finish? -----------------------------------------------
+if [ "$VMRC" -eq 0 ] && [ "$DMESG_END" -eq 1 ]; then
+	printf 'P\tguest finished\n' >> "$RECORDS"
+else
+	printf 'F\tguest finished\n' >> "$RECORDS"
+	case "$VMRC" in
+	0)   printf 'C\tthe guest powered off without the dmesg end marker\n' ;;
+	124) printf 'C\tthe guest was killed after VM_TIMEOUT=%ss\n' "${VM_TIMEOUT:-900}" ;;
+	*)   printf 'C\tqemu exited with status %s\n' "$VMRC" ;;
+	esac >> "$RECORDS"
+	printf 'C\tlast lines of %s:\n' "$CONSOLE" >> "$RECORDS"
+	tail -n 40 "$CONSOLE" 2>/dev/null | tr -d '\r' | sed 's/^/C\t| /' >> "$RECORDS"
+fi
+
+# --- report --------------------------------------------------------------
+VMSECS=$(awk '/^seconds/ { print $2 }' "$OUT/status" 2>/dev/null || true)
+RC=0
+{
+printf 'TAP version 13\n'
+printf '# kernel %s, %s guest CPUs, results in %s\n' "$KVER" "${SMP:-4}" "$OUT"
+awk -F '\t' -v took="$(( $(date +%s) - T0 ))" -v vmsecs="${VMSECS:-?}" '
+$1 == "P" { n++; pass++; printf "ok %d - %s\n", n, $2; next }
+$1 == "F" { n++; fail++; printf "not ok %d - %s\n", n, $2; next }
+$1 == "C" { s = $0; sub(/^C\t/, "", s); printf "# %s\n", s; next }
+END {
+	printf "1..%d\n", n
+	printf "# took %ss (guest %ss)\n", took, vmsecs
+	printf "%d passed, %d failed\n", pass, fail
+	exit (fail > 0 ? 1 : 0)
+}' "$RECORDS" || RC=$?
+} > "$TAPFILE"
+cat "$TAPFILE"
+exit "$RC"
