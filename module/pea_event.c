@@ -68,12 +68,13 @@ static void pea_event_wakeup_irq(struct irq_work *work)
 /**
  * pea_event_wakeup() - wake the event's pollers, from any context
  * @ev: the event
+ * @ring: its ring, where EPOLLIN is left for the next poll
  *
  * The wake-up itself runs from irq_work, so this is NMI-safe.
  */
-void pea_event_wakeup(struct pea_event *ev)
+void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring)
 {
-	atomic_set(&ev->poll, (__force int)EPOLLIN);
+	atomic_set(&ring->poll, (__force int)EPOLLIN);
 	local64_inc(&ev->wakeups);
 	irq_work_queue(&ev->wakeup_work);
 }
@@ -88,11 +89,13 @@ static __poll_t pea_event_poll(struct file *file, poll_table *wait)
 {
 	struct pea_event *ev = file->private_data;
 	__poll_t events = EPOLLHUP;
+	struct pea_ring *ring;
 
 	poll_wait(file, &ev->waitq, wait);
 	rcu_read_lock();
-	if (rcu_dereference(ev->ring))
-		events = (__force __poll_t)atomic_xchg(&ev->poll, 0);
+	ring = rcu_dereference(ev->ring);
+	if (ring)
+		events = (__force __poll_t)atomic_xchg(&ring->poll, 0);
 	rcu_read_unlock();
 	return events;
 }
@@ -137,6 +140,8 @@ static void pea_vm_close(struct vm_area_struct *vma)
 	if (atomic_dec_and_test(&ring->mmap_count)) {
 		RCU_INIT_POINTER(ev->ring, NULL);
 		pea_ring_free_deferred(ring);
+		/* Pollers learn of the hang-up, as perf's ring_buffer_attach(). */
+		wake_up_all(&ev->waitq);
 	}
 	mutex_unlock(&ev->mmap_mutex);
 }

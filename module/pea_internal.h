@@ -41,6 +41,7 @@ struct pea_ring {
 	bool overwrite;
 	bool backward;
 	int paused;
+	atomic_t poll;		/* EPOLLIN pending, as perf's rb->poll */
 
 	struct perf_event_mmap_page *user_page;
 	void *data;		/* data pages, mapped twice in a row */
@@ -86,7 +87,6 @@ struct pea_event {
 	local64_t wakeups;
 	atomic64_t count_base;		/* records at the last RESET */
 
-	atomic_t poll;			/* EPOLLIN pending, as perf's rb->poll */
 	wait_queue_head_t waitq;
 	struct irq_work wakeup_work;
 	struct work_struct free_work;
@@ -120,7 +120,7 @@ void pea_map_get(struct pea_map *map);
 long pea_event_open(const struct pea_event_open __user *uarg);
 struct pea_event *pea_event_fget(int fd);
 void pea_event_put(struct pea_event *ev);
-void pea_event_wakeup(struct pea_event *ev);
+void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring);
 u64 pea_next_id(void);
 
 /* pea_ring.c */

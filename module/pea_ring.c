@@ -170,7 +170,7 @@ again:
 		goto again;
 	}
 	if (wakeup != local_read(&ring->wakeup))
-		pea_event_wakeup(ev);
+		pea_event_wakeup(ev, ring);
 }
 
 static void *pea_put_lost(void *p, struct pea_event *ev, long lost)
