@@ -48,6 +48,11 @@ TEST_BINS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(TEST_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
+# The pea command-line tool: every tools/pea/*.c linked into one program.
+PEA_SRCS := $(wildcard tools/pea/*.c)
+PEA_OBJS := $(patsubst tools/pea/%.c,$(BUILD)/tools/pea.d/%.o,$(PEA_SRCS))
+PEA_TOOL := $(BUILD)/tools/pea
+
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
@@ -86,7 +91,15 @@ $(BUILD)/selftests/test_%: selftests/test_%.c $(LIBPEA)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -MP -static -o $@ $< $(LIBPEA) -lpthread
 
-tools: $(TOOL_BINS)
+tools: $(TOOL_BINS) $(PEA_TOOL)
+
+$(PEA_TOOL): $(PEA_OBJS) $(LIBPEA)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -static -o $@ $(PEA_OBJS) $(LIBPEA) -lpthread
+
+$(BUILD)/tools/pea.d/%.o: tools/pea/%.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Itools/pea -MMD -MP -c -o $@ $<
 
 $(BUILD)/tools/%: tools/%.c $(LIBPEA)
 	@mkdir -p $(@D)
@@ -108,6 +121,7 @@ clean:
 distclean: clean
 	rm -rf .cache
 
--include $(wildcard $(BUILD)/lib/*.d $(BUILD)/selftests/*.d $(BUILD)/tools/*.d)
+-include $(wildcard $(BUILD)/lib/*.d $(BUILD)/selftests/*.d $(BUILD)/tools/*.d \
+	$(BUILD)/tools/pea.d/*.d)
 
 endif

@@ -51,6 +51,7 @@ if [ "${#FILES[@]}" -eq 0 ]; then
 	shopt -u nullglob
 	demo=${PEA_DEMO:-$ROOT/build/tools/pea-demo}
 	[ -x "$demo" ] && FILES+=("$demo:/bin/pea-demo")
+	[ -x "$ROOT/build/tools/pea" ] && FILES+=("$ROOT/build/tools/pea:/bin/pea")
 fi
 
 TREE=$(mktemp -d "${TMPDIR:-/tmp}/pea-initramfs.XXXXXX")

@@ -179,4 +179,114 @@ struct pea_event_stats {
  */
 #define PEA_PAGE_LOST_HINT(pg)	(((__u64 *)(pg)->__reserved)[0])
 
+/* ---- Kprobe producers (ioctl on a map fd, returns a link fd) ---- */
+
+#define PEA_SYM_LEN		128	/* symbol name, NUL included */
+#define PEA_CAPTURE_MAX		256	/* bytes captured from an argument */
+#define PEA_MAX_LINKS		1024	/* live links, all maps together */
+
+/* struct pea_probe_attr.flags */
+#define PEA_PROBE_F_RETPROBE	(1U << 0)	/* kretprobe, not kprobe */
+#define PEA_PROBE_F_CLOEXEC	(1U << 1)	/* O_CLOEXEC on the link fd */
+#define PEA_PROBE_FLAGS		(PEA_PROBE_F_RETPROBE | PEA_PROBE_F_CLOEXEC)
+
+/* struct pea_probe_attr.capture_mode */
+#define PEA_CAPTURE_NONE	0
+#define PEA_CAPTURE_STR		1	/* NUL-terminated string, NUL not kept */
+#define PEA_CAPTURE_FIXED	2	/* exactly capture_len bytes */
+
+/* struct pea_probe_attr.capture_flags */
+#define PEA_CAPTURE_USER	(1U << 0)	/* the pointer is a user pointer */
+
+/**
+ * struct pea_probe_attr - argument of PEA_MAP_IOC_ATTACH_PROBE
+ * @size:          sizeof(struct pea_probe_attr)
+ * @flags:         PEA_PROBE_F_*
+ * @symbol:        the function to probe, NUL-terminated
+ * @offset:        bytes into the function (kprobe only; 0 for kretprobes)
+ * @id:            producer id written into every record (0: the link's id)
+ * @filter_tgid:   only record this process (0: any), in the attacher's
+ *                 pid namespace
+ * @filter_cpu:    only record on this CPU (-1: any)
+ * @capture_arg:   argument (0..5) pointing at the memory to capture
+ * @capture_mode:  PEA_CAPTURE_NONE, _STR or _FIXED
+ * @capture_len:   at most this many bytes (1..PEA_CAPTURE_MAX)
+ * @capture_flags: PEA_CAPTURE_USER for a user pointer, else kernel
+ * @maxactive:     kretprobe instances in flight (0: the kernel default)
+ * @reserved:      must be zero
+ *
+ * A kretprobe captures at function entry and writes its record at
+ * return, with the entry arguments, the return value and the latency.
+ */
+struct pea_probe_attr {
+	__u32 size;
+	__u32 flags;
+	char symbol[PEA_SYM_LEN];
+	__u64 offset;
+	__u64 id;
+	__s32 filter_tgid;
+	__s32 filter_cpu;
+	__u32 capture_arg;
+	__u32 capture_mode;
+	__u32 capture_len;
+	__u32 capture_flags;
+	__u32 maxactive;
+	__u32 reserved;
+};
+
+/* struct pea_probe_record.flags */
+#define PEA_REC_F_RETPROBE	(1U << 0)	/* written at function return */
+#define PEA_REC_F_CAPTURE	(1U << 1)	/* a capture was asked for */
+#define PEA_REC_F_FAULT		(1U << 2)	/* the capture faulted: empty */
+#define PEA_REC_F_TRUNCATED	(1U << 3)	/* string longer than capture_len */
+
+/**
+ * struct pea_probe_record - the payload every probe hit writes
+ * @time_ns:     CLOCK_MONOTONIC, ns
+ * @id:          the producer id (struct pea_probe_attr.id or the link id)
+ * @addr:        the probed address
+ * @cpu:         the CPU of the hit
+ * @pid:         thread id, in the attacher's pid namespace
+ * @tgid:        process id, in the attacher's pid namespace
+ * @flags:       PEA_REC_F_*
+ * @capture_len: bytes captured, following this struct
+ * @comm:        the task's comm
+ * @args:        the first six function arguments (at entry)
+ * @ret:         kretprobe: the return value
+ * @latency_ns:  kretprobe: entry to return
+ */
+struct pea_probe_record {
+	__u64 time_ns;
+	__u64 id;
+	__u64 addr;
+	__u32 cpu;
+	__u32 pid;
+	__u32 tgid;
+	__u16 flags;
+	__u16 capture_len;
+	char comm[16];
+	__u64 args[6];
+	__s64 ret;
+	__u64 latency_ns;
+};
+
+/**
+ * struct pea_link_info - filled by PEA_LINK_IOC_INFO
+ */
+struct pea_link_info {
+	__u64 id;		/* the producer id records carry */
+	__u64 addr;		/* the probed address */
+	__u64 hits;		/* records attempted */
+	__u64 written;		/* records pea_output() accepted */
+	__u64 filtered;		/* hits skipped by the tgid/cpu filters */
+	__u64 errors;		/* pea_output() errors (ENOSPC counts lost) */
+	__u64 missed;		/* hits the kprobe layer itself missed */
+	__u32 flags;		/* the attach flags */
+	__u32 map_id;
+	char symbol[PEA_SYM_LEN];
+};
+
+#define PEA_MAP_IOC_ATTACH_PROBE _IOW(PEA_IOC_MAGIC, 0x14, struct pea_probe_attr)
+#define PEA_LINK_IOC_INFO	_IOR(PEA_IOC_MAGIC, 0x30, struct pea_link_info)
+
 #endif /* _UAPI_LINUX_PEA_H */
