@@ -50,7 +50,7 @@ TOOL_BINS := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
 # The pea command-line tool: every tools/pea/*.c linked into one program.
 PEA_SRCS := $(wildcard tools/pea/*.c)
-PEA_OBJS := $(patsubst tools/pea/%.c,$(BUILD)/tools/pea.d/%.o,$(PEA_SRCS))
+PEA_OBJS := $(patsubst tools/pea/%.c,$(BUILD)/tools/pea-objs/%.o,$(PEA_SRCS))
 PEA_TOOL := $(BUILD)/tools/pea
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
@@ -97,7 +97,7 @@ $(PEA_TOOL): $(PEA_OBJS) $(LIBPEA)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -static -o $@ $(PEA_OBJS) $(LIBPEA) -lpthread
 
-$(BUILD)/tools/pea.d/%.o: tools/pea/%.c
+$(BUILD)/tools/pea-objs/%.o: tools/pea/%.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Itools/pea -MMD -MP -c -o $@ $<
 
@@ -122,6 +122,6 @@ distclean: clean
 	rm -rf .cache
 
 -include $(wildcard $(BUILD)/lib/*.d $(BUILD)/selftests/*.d $(BUILD)/tools/*.d \
-	$(BUILD)/tools/pea.d/*.d)
+	$(BUILD)/tools/pea-objs/*.d)
 
 endif
