@@ -9,6 +9,7 @@
 #define _PEA_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/perf_event.h>
 
 /* vm_flags became read-only behind vm_flags_set() in 6.3. */
 static inline void pea_vm_flags_set(struct vm_area_struct *vma,
@@ -18,6 +19,47 @@ static inline void pea_vm_flags_set(struct vm_area_struct *vma,
 	vm_flags_set(vma, flags);
 #else
 	vma->vm_flags |= flags;
+#endif
+}
+
+/*
+ * The perf_event_open() rule for exclude_kernel == 0: perf_event_paranoid
+ * <= 1 or CAP_PERFMON/CAP_SYS_ADMIN, then the LSM hook. Kernels that
+ * export perf_allow_kernel() (6.12) get exactly that. Older ones (6.1)
+ * export neither sysctl_perf_event_paranoid nor security_perf_event_open(),
+ * so the rule cannot be evaluated here; it is implied by the CPU-wide rule
+ * (paranoid <= 0 or the capability) that perf_event_create_kernel_counter()
+ * applies to every pea counter, since paranoid <= 0 satisfies paranoid <= 1.
+ */
+static inline int pea_perf_allow_kernel(void)
+{
+#ifdef PEA_HAVE_PERF_ALLOW_KERNEL
+	return perf_allow_kernel();
+#else
+	return 0;
+#endif
+}
+
+/*
+ * A perf context's time and the offset that turns local_clock() into it
+ * (perf's ctx->timeoffset, kept for NMI readers). Later kernels group
+ * them in struct perf_time_ctx.
+ */
+static inline u64 pea_ctx_time(const struct perf_event_context *ctx)
+{
+#ifdef PEA_HAVE_PERF_TIME_CTX
+	return READ_ONCE(ctx->time.time);
+#else
+	return READ_ONCE(ctx->time);
+#endif
+}
+
+static inline u64 pea_ctx_timeoffset(const struct perf_event_context *ctx)
+{
+#ifdef PEA_HAVE_PERF_TIME_CTX
+	return READ_ONCE(ctx->time.offset);
+#else
+	return READ_ONCE(ctx->timeoffset);
 #endif
 }
 

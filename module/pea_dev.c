@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <linux/workqueue.h>
 #include "pea_internal.h"
+#include "pea_counter.h"
 
 static ushort dev_mode = 0600;
 module_param(dev_mode, ushort, 0444);
@@ -55,10 +56,17 @@ static int __init pea_init(void)
 	pea_wq = alloc_workqueue("pea", WQ_UNBOUND, 0);
 	if (!pea_wq)
 		return -ENOMEM;
+	err = pea_counter_init();
+	if (err) {
+		destroy_workqueue(pea_wq);
+		return err;
+	}
 	pea_miscdev.mode = dev_mode & 0777;
 	err = misc_register(&pea_miscdev);
-	if (err)
+	if (err) {
+		pea_counter_exit();
 		destroy_workqueue(pea_wq);
+	}
 	return err;
 }
 
@@ -68,6 +76,7 @@ static void __exit pea_exit(void)
 	/* Slot entries are freed by RCU callbacks that queue frees. */
 	rcu_barrier();
 	destroy_workqueue(pea_wq);
+	pea_counter_exit();
 }
 
 module_init(pea_init);

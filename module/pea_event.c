@@ -22,6 +22,7 @@
 #include <linux/topology.h>
 #include "pea_internal.h"
 #include "pea_compat.h"
+#include "pea_counter.h"
 
 static atomic64_t pea_last_id = ATOMIC64_INIT(0);
 
@@ -324,6 +325,8 @@ static const struct file_operations pea_event_fops = {
  * pea_event_fget() - take a reference to the event behind an fd
  * @fd: a file descriptor of the calling process
  *
+ * Output and counter event fds both qualify: map slots hold either kind.
+ *
  * Return: the event, or ERR_PTR(-EBADF) if @fd is not a pea event.
  */
 struct pea_event *pea_event_fget(int fd)
@@ -333,7 +336,7 @@ struct pea_event *pea_event_fget(int fd)
 
 	if (!file)
 		return ERR_PTR(-EBADF);
-	if (file->f_op != &pea_event_fops) {
+	if (file->f_op != &pea_event_fops && file->f_op != &pea_counter_fops) {
 		fput(file);
 		return ERR_PTR(-EBADF);
 	}
@@ -432,6 +435,9 @@ static struct pea_event *pea_event_alloc(const struct perf_event_attr *attr,
  * pea_event_open() - PEA_IOC_EVENT_OPEN: create an output event fd
  * @uarg: struct pea_event_open in user memory
  *
+ * An attr other than PERF_TYPE_SOFTWARE/PERF_COUNT_SW_BPF_OUTPUT makes a
+ * counter event instead: see pea_counter_open() for its errors.
+ *
  * Return: the new fd, or -EFAULT, -E2BIG (attr.size), -EINVAL (attr,
  * flags or cpu), -ENODEV (offline cpu), -ENOMEM, -EMFILE.
  */
@@ -450,6 +456,10 @@ long pea_event_open(const struct pea_event_open __user *uarg)
 	err = pea_copy_attr(&attr, u64_to_user_ptr(arg.attr));
 	if (err)
 		return err;
+	/* Anything but a BPF_OUTPUT event is a counter (pea_counter.c). */
+	if (attr.type != PERF_TYPE_SOFTWARE ||
+	    attr.config != PERF_COUNT_SW_BPF_OUTPUT)
+		return pea_counter_open(&attr, &arg);
 	err = pea_check_output_attr(&attr);
 	if (err)
 		return err;

@@ -53,6 +53,7 @@ struct pea_ring {
 
 enum pea_event_kind {
 	PEA_EVENT_OUTPUT = 1,
+	PEA_EVENT_COUNTER = 2,		/* a perf counter, see pea_counter.h */
 };
 
 /*
@@ -90,6 +91,8 @@ struct pea_event {
 	wait_queue_head_t waitq;
 	struct irq_work wakeup_work;
 	struct work_struct free_work;
+
+	struct pea_counter *counter;	/* PEA_EVENT_COUNTER only */
 };
 
 struct pea_map_entry {

@@ -45,4 +45,9 @@ long pea_output_reserve(struct pea_map *map, u64 flags, u64 size,
 			struct pea_output_handle *handle);
 void pea_output_commit(struct pea_output_handle *handle);
 
+/* Counter reads: bpf_perf_event_read_value() and bpf_perf_event_read(). */
+long pea_read_value(struct pea_map *map, u64 flags,
+		    struct pea_event_value *buf, u32 size);
+u64 pea_read(struct pea_map *map, u64 flags);
+
 #endif /* _LINUX_PEA_H */

@@ -289,4 +289,69 @@ struct pea_link_info {
 #define PEA_MAP_IOC_ATTACH_PROBE _IOW(PEA_IOC_MAGIC, 0x14, struct pea_probe_attr)
 #define PEA_LINK_IOC_INFO	_IOR(PEA_IOC_MAGIC, 0x30, struct pea_link_info)
 
+/* ---- Counters (PEA_IOC_EVENT_OPEN with a counting attr) ---- */
+
+/*
+ * PEA_IOC_EVENT_OPEN with an attr whose type/config is not
+ * PERF_TYPE_SOFTWARE/PERF_COUNT_SW_BPF_OUTPUT returns a counter event fd:
+ * a kernel perf counter (any PMU type: hardware, software, hw-cache, raw,
+ * breakpoint or a dynamic type from /sys/bus/event_source/devices) bound
+ * to one CPU. It counts, it never samples: sample_period, sample_type and
+ * every sampling or side-band bit must be zero. Honoured: config,
+ * config1, config2 (config3 where the kernel has it), bp_type, disabled,
+ * inherit, pinned, exclusive, exclude_user, exclude_kernel, exclude_hv,
+ * exclude_idle, exclude_host, exclude_guest, and read_format bits in
+ * PEA_COUNTER_READ_FORMAT. The fd takes read(2) (the perf read_format
+ * layout), PERF_EVENT_IOC_ENABLE, _DISABLE, _RESET and _ID, and mmap of
+ * exactly one page: the control page below. A counter may sit in a map
+ * slot like an output event; pea_output() into it gives EINVAL.
+ */
+#ifdef PERF_FORMAT_LOST
+#define PEA_COUNTER_READ_FORMAT	(PERF_FORMAT_TOTAL_TIME_ENABLED | \
+				 PERF_FORMAT_TOTAL_TIME_RUNNING | \
+				 PERF_FORMAT_ID | PERF_FORMAT_LOST)
+#else
+#define PEA_COUNTER_READ_FORMAT	(PERF_FORMAT_TOTAL_TIME_ENABLED | \
+				 PERF_FORMAT_TOTAL_TIME_RUNNING | \
+				 PERF_FORMAT_ID)
+#endif
+
+/**
+ * struct pea_event_value - a counter reading, as struct bpf_perf_event_value
+ * @counter: the count since creation (or the last PERF_EVENT_IOC_RESET)
+ * @enabled: ns the counter was enabled (time_enabled)
+ * @running: ns it was actually counting on its PMU (time_running); below
+ *           @enabled when the PMU multiplexed it
+ */
+struct pea_event_value {
+	__u64 counter;
+	__u64 enabled;
+	__u64 running;
+};
+
+/*
+ * The control page of a counter (mmap of one page, MAP_SHARED, offset 0)
+ * is a struct perf_event_mmap_page that the counter's CPU publishes under
+ * the perf seqcount @lock: @offset is the count (@index is 0: nothing to
+ * add from rdpmc), @time_enabled and @time_running the times. @lock is odd
+ * while an update is in progress. Read it from any CPU, without a system
+ * call, as:
+ *
+ *	do {
+ *		seq = __atomic_load_n(&pg->lock, __ATOMIC_ACQUIRE);
+ *		count = pg->offset;
+ *		enabled = pg->time_enabled;
+ *		running = pg->time_running;
+ *		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+ *	} while ((seq & 1) || __atomic_load_n(&pg->lock, __ATOMIC_RELAXED) != seq);
+ *
+ * (pea_counter_read_page() in libpea does this.) The page is refreshed on
+ * every read(2), ioctl and in-kernel read on the owning CPU, and by a timer
+ * on the owning CPU every PEA_PAGE_COUNTER_PERIOD ns (the module parameter
+ * counter_refresh_ms; 0 = no timer). PEA_PAGE_COUNTER_TIME is the
+ * CLOCK_MONOTONIC time of the last refresh: the values are that old.
+ */
+#define PEA_PAGE_COUNTER_TIME(pg)	(((__u64 *)(pg)->__reserved)[1])
+#define PEA_PAGE_COUNTER_PERIOD(pg)	(((__u64 *)(pg)->__reserved)[2])
+
 #endif /* _UAPI_LINUX_PEA_H */
