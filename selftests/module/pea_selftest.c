@@ -9,6 +9,11 @@
  * self-IPI sent by the hrtimer while it holds a reservation, so the NMI
  * writer nests inside the hardirq writer). Every storm record carries its
  * source, a per-source sequence number, the context it saw and a checksum.
+ *
+ * For counters it calls pea_read_value() and pea_read() from task, hardirq
+ * (hrtimer), NMI and kprobe context, and registers a test PMU, "pea_st",
+ * with one counter slot per CPU, so that the selftests can force
+ * multiplexing in a guest without a hardware PMU.
  */
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -22,6 +27,10 @@
 #include <linux/percpu.h>
 #include <linux/cpumask.h>
 #include <linux/preempt.h>
+#include <linux/completion.h>
+#include <linux/kprobes.h>
+#include <linux/perf_event.h>
+#include <linux/sched/clock.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
 #include <linux/pea.h>
@@ -410,6 +419,257 @@ static long st_release(void)
 	return 0;
 }
 
+/* ---- counter reads from every context (PEA_ST_IOC_READ) ---- */
+
+struct st_read_req {
+	struct pea_map *map;
+	u64 flags;
+	u32 size;
+	long ret;
+	u64 buf[4];
+	u64 read_ret;
+	int cpu;
+	u32 ctx;
+	int done;
+};
+
+static struct st_read_req st_rd;	/* under st_lock */
+static DEFINE_PER_CPU(int, st_read_nmi_armed);
+static struct completion st_read_done;
+static struct hrtimer st_read_timer;
+
+static void st_do_read(struct st_read_req *r)
+{
+	memset(r->buf, 0xa5, sizeof(r->buf));
+	r->ret = pea_read_value(r->map, r->flags,
+				(struct pea_event_value *)r->buf, r->size);
+	r->read_ret = pea_read(r->map, r->flags);
+	r->cpu = raw_smp_processor_id();
+	r->ctx = st_ctx();
+	WRITE_ONCE(r->done, 1);
+}
+
+static int st_read_nmi(unsigned int type, struct pt_regs *regs)
+{
+	if (!this_cpu_read(st_read_nmi_armed))
+		return NMI_DONE;
+	this_cpu_write(st_read_nmi_armed, 0);
+	st_do_read(&st_rd);
+	return NMI_HANDLED;
+}
+
+static enum hrtimer_restart st_read_timer_fn(struct hrtimer *t)
+{
+	st_do_read(&st_rd);
+	complete(&st_read_done);
+	return HRTIMER_NORESTART;
+}
+
+/* The kprobe's target: called by the ioctl, never inlined. */
+static noinline void st_kprobe_target(struct st_read_req *r)
+{
+	asm volatile("" : : "r"(r) : "memory");
+}
+
+static int st_kprobe_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	st_do_read(&st_rd);
+	return 0;
+}
+
+static long st_read_in_kprobe(struct st_read_req *r)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)st_kprobe_target,
+		.pre_handler = st_kprobe_pre,
+	};
+	long err;
+
+	err = register_kprobe(&kp);
+	if (err)
+		return err;
+	st_kprobe_target(r);
+	unregister_kprobe(&kp);
+	return 0;
+}
+
+static long st_read_in_nmi(struct st_read_req *r)
+{
+	u64 start;
+
+	preempt_disable();
+	this_cpu_write(st_read_nmi_armed, 1);
+	apic->send_IPI_self(NMI_VECTOR);
+	start = local_clock();
+	while (!READ_ONCE(r->done) && local_clock() - start < NSEC_PER_SEC)
+		cpu_relax();
+	this_cpu_write(st_read_nmi_armed, 0);
+	preempt_enable();
+	return 0;
+}
+
+static long st_read(struct pea_st_read __user *uarg)
+{
+	struct pea_st_read arg;
+	struct st_read_req *r = &st_rd;
+	long err = 0;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	arg.map[sizeof(arg.map) - 1] = 0;
+	if (arg.size > sizeof(arg.buf) || arg.ctx >= PEA_ST_READ_NR_CTX)
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	r->map = pea_map_get_by_name(arg.map);
+	if (IS_ERR(r->map))
+		return PTR_ERR(r->map);
+	r->flags = arg.flags;
+	r->size = arg.size;
+
+	switch (arg.ctx) {
+	case PEA_ST_READ_TASK:
+		st_do_read(r);
+		break;
+	case PEA_ST_READ_HARDIRQ:
+		reinit_completion(&st_read_done);
+		preempt_disable();
+		hrtimer_start(&st_read_timer, ns_to_ktime(NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+		preempt_enable();
+		wait_for_completion(&st_read_done);
+		break;
+	case PEA_ST_READ_NMI:
+		err = st_read_in_nmi(r);
+		break;
+	case PEA_ST_READ_KPROBE:
+		err = st_read_in_kprobe(r);
+		break;
+	}
+	pea_map_put(r->map);
+	r->map = NULL;
+	if (err)
+		return err;
+	if (!r->done)
+		return -ETIMEDOUT;	/* the handler never ran */
+
+	arg.ret = r->ret;
+	memcpy(arg.buf, r->buf, sizeof(arg.buf));
+	arg.read_ret = r->read_ret;
+	arg.cpu = r->cpu;
+	arg.seen_ctx = r->ctx;
+	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+}
+
+/* ---- the test PMU: one counter slot per CPU, so it multiplexes ---- */
+
+static DEFINE_PER_CPU(int, st_pmu_used);
+
+static void st_pmu_update(struct perf_event *event)
+{
+	u64 now = local_clock();
+	u64 prev = local64_xchg(&event->hw.prev_count, now);
+
+	local64_add(now - prev, &event->count);
+}
+
+static void st_pmu_start(struct perf_event *event, int flags)
+{
+	local64_set(&event->hw.prev_count, local_clock());
+	event->hw.state = 0;
+}
+
+static void st_pmu_stop(struct perf_event *event, int flags)
+{
+	if (event->hw.state & PERF_HES_STOPPED)
+		return;
+	event->hw.state |= PERF_HES_STOPPED;
+	st_pmu_update(event);
+	event->hw.state |= PERF_HES_UPTODATE;
+}
+
+/* NMI-safe: the stopped check and the xchg never count a delta twice. */
+static void st_pmu_read(struct perf_event *event)
+{
+	if (!(READ_ONCE(event->hw.state) & PERF_HES_STOPPED))
+		st_pmu_update(event);
+}
+
+static int st_pmu_add(struct perf_event *event, int flags)
+{
+	if (__this_cpu_read(st_pmu_used) >= PEA_ST_PMU_SLOTS)
+		return -EAGAIN;
+	__this_cpu_inc(st_pmu_used);
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (flags & PERF_EF_START)
+		st_pmu_start(event, flags);
+	return 0;
+}
+
+static void st_pmu_del(struct perf_event *event, int flags)
+{
+	st_pmu_stop(event, PERF_EF_UPDATE);
+	__this_cpu_dec(st_pmu_used);
+}
+
+static int st_pmu_event_init(struct perf_event *event)
+{
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	if (event->cpu < 0 || is_sampling_event(event))
+		return -EINVAL;
+	switch (event->attr.config) {
+	case PEA_ST_PMU_NS:
+		return 0;
+	case PEA_ST_PMU_UNSUPPORTED:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+}
+
+PMU_FORMAT_ATTR(event, "config:0-7");
+
+static struct attribute *st_pmu_format_attrs[] = {
+	&format_attr_event.attr,
+	NULL,
+};
+
+static const struct attribute_group st_pmu_format_group = {
+	.name = "format",
+	.attrs = st_pmu_format_attrs,
+};
+
+PMU_EVENT_ATTR_STRING(ns, st_pmu_event_ns, "event=0x00");
+
+static struct attribute *st_pmu_events_attrs[] = {
+	&st_pmu_event_ns.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group st_pmu_events_group = {
+	.name = "events",
+	.attrs = st_pmu_events_attrs,
+};
+
+static const struct attribute_group *st_pmu_attr_groups[] = {
+	&st_pmu_format_group,
+	&st_pmu_events_group,
+	NULL,
+};
+
+static struct pmu st_pmu = {
+	.module = THIS_MODULE,
+	.task_ctx_nr = perf_invalid_context,
+	.capabilities = PERF_PMU_CAP_NO_INTERRUPT,
+	.attr_groups = st_pmu_attr_groups,
+	.event_init = st_pmu_event_init,
+	.add = st_pmu_add,
+	.del = st_pmu_del,
+	.start = st_pmu_start,
+	.stop = st_pmu_stop,
+	.read = st_pmu_read,
+};
+
 static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -435,6 +695,9 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PEA_ST_IOC_RELEASE:
 		err = st_release();
 		break;
+	case PEA_ST_IOC_READ:
+		err = st_read(uarg);
+		break;
 	default:
 		err = -ENOTTY;
 	}
@@ -456,7 +719,28 @@ static struct miscdevice st_miscdev = {
 
 static int __init st_init(void)
 {
-	return misc_register(&st_miscdev);
+	int err;
+
+	init_completion(&st_read_done);
+	hrtimer_init(&st_read_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	st_read_timer.function = st_read_timer_fn;
+	err = register_nmi_handler(NMI_LOCAL, st_read_nmi, 0, "pea_st_read");
+	if (err)
+		return err;
+	err = perf_pmu_register(&st_pmu, PEA_ST_PMU_NAME, -1);
+	if (err)
+		goto out_nmi;
+	err = misc_register(&st_miscdev);
+	if (err)
+		goto out_pmu;
+	return 0;
+
+out_pmu:
+	perf_pmu_unregister(&st_pmu);
+out_nmi:
+	unregister_nmi_handler(NMI_LOCAL, "pea_st_read");
+	return err;
 }
 
 static void __exit st_exit(void)
@@ -470,6 +754,9 @@ static void __exit st_exit(void)
 	}
 	st_release();
 	mutex_unlock(&st_lock);
+	/* Its events hold this module: none is left. */
+	perf_pmu_unregister(&st_pmu);
+	unregister_nmi_handler(NMI_LOCAL, "pea_st_read");
 }
 
 module_init(st_init);

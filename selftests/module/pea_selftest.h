@@ -125,4 +125,48 @@ struct pea_st_hold {
 #define PEA_ST_IOC_HOLD		_IOW(PEA_ST_MAGIC, 5, struct pea_st_hold)
 #define PEA_ST_IOC_RELEASE	_IO(PEA_ST_MAGIC, 6)
 
+/* ---- Counter reads (pea_read_value(), pea_read()) ---- */
+
+/* Where PEA_ST_IOC_READ makes its calls, always on the calling CPU. */
+enum pea_st_read_ctx {
+	PEA_ST_READ_TASK = 0,	/* the ioctl itself, preemptible */
+	PEA_ST_READ_HARDIRQ,	/* a pinned hrtimer */
+	PEA_ST_READ_NMI,	/* an NMI self-IPI */
+	PEA_ST_READ_KPROBE,	/* a kprobe on a test-module function */
+	PEA_ST_READ_NR_CTX,
+};
+
+/* Every byte of pea_st_read.buf before the call. */
+#define PEA_ST_READ_FILL	0xa5a5a5a5a5a5a5a5ULL
+
+/*
+ * PEA_ST_IOC_READ: call pea_read_value(map, flags, buf, size) and then
+ * pea_read(map, flags) in the chosen context on the calling CPU.
+ */
+struct pea_st_read {
+	char map[16];
+	__u64 flags;
+	__u32 size;		/* passed to pea_read_value(); at most 32 */
+	__u32 ctx;		/* enum pea_st_read_ctx */
+	__s64 ret;		/* out: pea_read_value()'s return */
+	__u64 buf[4];		/* out: its buffer, PEA_ST_READ_FILL before */
+	__u64 read_ret;		/* out: pea_read()'s return */
+	__s32 cpu;		/* out: the CPU the calls ran on */
+	__u32 seen_ctx;		/* out: PEA_ST_CTX_* the calls ran in */
+};
+
+#define PEA_ST_IOC_READ		_IOWR(PEA_ST_MAGIC, 0x20, struct pea_st_read)
+
+/*
+ * The test PMU, registered while pea_selftest is loaded: a CPU-only PMU
+ * (like an uncore PMU) with PEA_ST_PMU_SLOTS counters per CPU, so that a
+ * second counter on a CPU must be multiplexed. Its type is in
+ * /sys/bus/event_source/devices/pea_st/type; format "event" is
+ * config:0-7; event alias "ns" is event=0x00.
+ */
+#define PEA_ST_PMU_NAME		"pea_st"
+#define PEA_ST_PMU_SLOTS	1
+#define PEA_ST_PMU_NS		0	/* config: ns while on the PMU */
+#define PEA_ST_PMU_UNSUPPORTED	1	/* config: event_init gives EOPNOTSUPP */
+
 #endif /* _PEA_SELFTEST_H */
