@@ -18,6 +18,7 @@
 #ifndef __LIBPEA_H
 #define __LIBPEA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <linux/types.h>
@@ -327,6 +328,205 @@ LIBPEA_API int pea_map_update(int map_fd, __u32 key, int event_fd);
  * BPF perf event array does).
  */
 LIBPEA_API int pea_map_delete(int map_fd, __u32 key);
+
+/* ------------------------------------------------------------------ */
+/* Counters (lib/pea_counter.c)                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct pea_counter_value - one reading of a counter
+ * @value:   the count (since creation or the last reset)
+ * @enabled: ns the counter was enabled (time_enabled)
+ * @running: ns it was counting on its PMU (time_running); less than
+ *           @enabled when the PMU multiplexed it, 0 if it never ran
+ */
+struct pea_counter_value {
+	__u64 value;
+	__u64 enabled;
+	__u64 running;
+};
+
+/**
+ * pea_counter_open() - open a counter bound to one CPU
+ * @cpu:  the CPU
+ * @attr: what to count: any perf type and config (not a BPF_OUTPUT
+ *        event); see <linux/pea.h> for the honoured fields
+ *
+ * The counter is opened with @attr's read_format plus
+ * PERF_FORMAT_TOTAL_TIME_ENABLED and PERF_FORMAT_TOTAL_TIME_RUNNING, which
+ * pea_counter_read() relies on. Opens and closes /dev/pea internally; the
+ * fd is O_CLOEXEC.
+ *
+ * Return: the counter fd, or -errno: the module's (see the README's
+ * "Counters" section), e.g. -ENOENT when no PMU provides the event (a
+ * hardware event in a guest without a virtual PMU), -EACCES for
+ * perf_event_paranoid, -ENODEV for an offline CPU.
+ */
+LIBPEA_API int pea_counter_open(int cpu, const struct perf_event_attr *attr);
+
+/**
+ * pea_counter_read() - read a counter with read(2)
+ * @fd:  a counter opened by pea_counter_open()
+ * @val: filled with the value and times
+ *
+ * Return: 0, -ENODATA for a pinned counter its PMU could not schedule
+ * (read(2) returns end of file, as perf), or -errno.
+ */
+LIBPEA_API int pea_counter_read(int fd, struct pea_counter_value *val);
+
+/**
+ * pea_counter_mmap() - map a counter's control page
+ * @fd: a counter fd
+ *
+ * Return: the page (a struct perf_event_mmap_page, read-only), or NULL
+ * with errno set.
+ */
+LIBPEA_API void *pea_counter_mmap(int fd);
+
+/**
+ * pea_counter_munmap() - unmap a page from pea_counter_mmap()
+ * @page: the page; NULL is a no-op
+ */
+LIBPEA_API void pea_counter_munmap(void *page);
+
+/**
+ * pea_counter_read_page() - read a counter from its control page
+ * @page:  from pea_counter_mmap()
+ * @val:   filled with the value and times last published
+ * @stamp: if not NULL, set to the CLOCK_MONOTONIC time (ns) they were
+ *         published (PEA_PAGE_COUNTER_TIME)
+ *
+ * No system call: the counter's CPU publishes into the page on every read
+ * and every counter_refresh_ms, under the perf seqcount, which this reads
+ * with acquire ordering and retries while an update is in progress.
+ *
+ * Return: 0, or -EINVAL if @page or @val is NULL.
+ */
+LIBPEA_API int pea_counter_read_page(const void *page,
+				     struct pea_counter_value *val,
+				     __u64 *stamp);
+
+/**
+ * pea_counter_scale() - normalise a multiplexed count
+ * @val: a reading (or the difference of two readings, field by field)
+ *
+ * Return: value * enabled / running computed in 128 bits and rounded
+ * down; value itself when running == enabled; 0 when running is 0 (the
+ * counter never ran); UINT64_MAX if the result does not fit in 64 bits.
+ */
+LIBPEA_API __u64 pea_counter_scale(const struct pea_counter_value *val);
+
+/* PERF_EVENT_IOC_ENABLE, _DISABLE and _RESET on one counter: 0 or -errno. */
+LIBPEA_API int pea_counter_enable(int fd);
+LIBPEA_API int pea_counter_disable(int fd);
+LIBPEA_API int pea_counter_reset(int fd);
+
+struct pea_counters;
+
+/**
+ * struct pea_counters_opts - optional settings of pea_counters__new()
+ * @sz:      sizeof(struct pea_counters_opts)
+ * @mmap:    also map every counter's control page, for
+ *           pea_counters__read_page()
+ * @err_cpu: out: on failure, the CPU whose counter failed (-1 if none)
+ */
+struct pea_counters_opts {
+	size_t sz;
+	bool mmap;
+	int err_cpu;
+};
+#define pea_counters_opts__last_field err_cpu
+
+/**
+ * pea_counters__new() - open one counter per CPU
+ * @attr: what to count (as pea_counter_open())
+ * @cpus: a CPU list such as "0-3,8" (sysfs format), or NULL for every
+ *        online CPU
+ * @opts: optional settings; may be NULL
+ *
+ * The counters are opened in CPU order with @attr as given (with
+ * attr.disabled they start disabled: see pea_counters__enable()).
+ *
+ * Return: the set, or NULL with errno set (EINVAL for a malformed @cpus,
+ * else the error of the first counter that failed; @opts->err_cpu names
+ * its CPU). Nothing is left open on failure.
+ */
+LIBPEA_API struct pea_counters *
+pea_counters__new(const struct perf_event_attr *attr, const char *cpus,
+		  struct pea_counters_opts *opts);
+
+/**
+ * pea_counters__free() - close every counter; NULL is a no-op
+ */
+LIBPEA_API void pea_counters__free(struct pea_counters *cs);
+
+/**
+ * pea_counters__cnt() - the number of counters (CPUs) in the set
+ */
+LIBPEA_API size_t pea_counters__cnt(const struct pea_counters *cs);
+
+/**
+ * pea_counters__cpu() - the CPU of counter @i, or -EINVAL
+ */
+LIBPEA_API int pea_counters__cpu(const struct pea_counters *cs, size_t i);
+
+/**
+ * pea_counters__fd() - the fd of counter @i, or -EINVAL
+ */
+LIBPEA_API int pea_counters__fd(const struct pea_counters *cs, size_t i);
+
+/**
+ * pea_counters__read() - read counter @i with read(2)
+ * @cs:  the set
+ * @i:   the counter's index, below pea_counters__cnt()
+ * @val: filled as pea_counter_read()
+ *
+ * Return: 0, -EINVAL for a bad @i, or the error of pea_counter_read().
+ */
+LIBPEA_API int pea_counters__read(struct pea_counters *cs, size_t i,
+				  struct pea_counter_value *val);
+
+/**
+ * pea_counters__read_page() - read counter @i from its control page
+ * @cs:    the set, created with opts.mmap
+ * @i:     the counter's index
+ * @val:   filled as pea_counter_read_page()
+ * @stamp: as pea_counter_read_page(); may be NULL
+ *
+ * Return: 0, or -EINVAL for a bad @i or a set without mappings.
+ */
+LIBPEA_API int pea_counters__read_page(struct pea_counters *cs, size_t i,
+				       struct pea_counter_value *val,
+				       __u64 *stamp);
+
+/**
+ * pea_counters__sum() - read every counter and add them up
+ * @cs:    the set
+ * @total: the sums of the values, of the enabled and of the running
+ *         times, which pea_counter_scale() turns into a system-wide
+ *         estimate as perf stat -a does
+ *
+ * Counters that read end of file (a pinned counter that failed) add
+ * nothing.
+ *
+ * Return: 0, or the first read error.
+ */
+LIBPEA_API int pea_counters__sum(struct pea_counters *cs,
+				 struct pea_counter_value *total);
+
+/* ENABLE, DISABLE or RESET every counter: 0 or the first -errno. */
+LIBPEA_API int pea_counters__enable(struct pea_counters *cs);
+LIBPEA_API int pea_counters__disable(struct pea_counters *cs);
+LIBPEA_API int pea_counters__reset(struct pea_counters *cs);
+
+/**
+ * pea_counters__store() - put every counter in a map at key = its CPU
+ * @cs:     the set
+ * @map_fd: a pea map, for kernel readers (pea_read_value())
+ *
+ * Return: 0 or the first -errno (E2BIG: a CPU past the map's size).
+ */
+LIBPEA_API int pea_counters__store(struct pea_counters *cs, int map_fd);
 
 #ifdef __cplusplus
 } /* extern "C" */
