@@ -9,6 +9,7 @@
 
 static const struct pea_cmd cmds[] = {
 	{ "help", cmd_help, "show this help" },
+	{ "counters", cmd_stat_counters, "count events per CPU (pea stat -e)" },
 };
 
 int cmd_help(int argc, char **argv)

@@ -10,5 +10,6 @@ struct pea_cmd {
 };
 
 int cmd_help(int argc, char **argv);
+int cmd_stat_counters(int argc, char **argv);	/* cmd_counters.c */
 
 #endif /* _PEA_TOOL_H */

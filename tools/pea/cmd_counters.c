@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: `pea counters` (to become `pea stat -e`): count events on every
+ * chosen CPU through pea counter fds and print per-CPU and total counts
+ * with their scaling, like `perf stat -a -A`.
+ *
+ *   pea counters -e EVENT[,EVENT...] [-C CPUS] [--interval MS
+ *                [--interval-count N]] [--json] [-- COMMAND [ARG...]]
+ *
+ * Without a command it counts until SIGINT or SIGTERM (or the last
+ * interval). A count its PMU multiplexed is scaled by enabled / running
+ * and shown with the percentage of time it ran; "<not counted>" means it
+ * never ran; an event no PMU provides is reported with its errno and what
+ * to try, and shown as "<not supported>".
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "libpea.h"
+#include "pea_tool.h"
+#include "counter_events.h"
+
+struct ctr {
+	struct pea_ev ev;
+	struct pea_counters *cs;	/* NULL: could not be opened */
+	struct pea_counter_value *last;	/* per CPU, at the last print */
+};
+
+struct stat_run {
+	struct ctr *ctrs;
+	int n;
+	const char *cpus;
+	bool json;
+	__u64 t0;
+	__u64 t_last;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static const char *errno_name(int err)
+{
+	static const struct { int err; const char *name; } names[] = {
+		{ ENOENT, "ENOENT" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+		{ EINVAL, "EINVAL" }, { EACCES, "EACCES" }, { EPERM, "EPERM" },
+		{ ENODEV, "ENODEV" }, { ENOSPC, "ENOSPC" }, { EBUSY, "EBUSY" },
+		{ E2BIG, "E2BIG" }, { EMFILE, "EMFILE" }, { ENOMEM, "ENOMEM" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].err == err)
+			return names[i].name;
+	return "error";
+}
+
+static const char *errno_hint(int err, int cpu)
+{
+	switch (err) {
+	case ENOENT:
+		if (cpu < 0)
+			return "cannot open /dev/pea: is the pea module loaded?";
+		return "no PMU on this system provides this event (a virtual machine without a virtual PMU has no hardware or hw-cache events); try a software event such as cpu-clock, task-clock, page-faults or context-switches, or a PMU listed in /sys/bus/event_source/devices";
+	case EOPNOTSUPP:
+		return "the PMU does not support this event or one of its modifiers; drop :u/:k or choose another event";
+	case EINVAL:
+		return "the PMU rejected this config or a modifier (a PMU that cannot separate user and kernel mode refuses :u and :k)";
+	case EACCES:
+	case EPERM:
+		return "not permitted: counting CPU-wide needs kernel.perf_event_paranoid <= 0 or CAP_PERFMON, and counting kernel mode (no :u) needs <= 1";
+	case ENODEV:
+		return "that CPU is offline; choose online CPUs with -C";
+	case ENOSPC:
+		return "no free hardware slot for this event on that CPU";
+	default:
+		return "see the README's Counters section";
+	}
+}
+
+static void report_open_error(const struct pea_ev *ev, int err, int cpu)
+{
+	if (cpu >= 0)
+		fprintf(stderr,
+			"pea counters: cannot count '%s' (%s) on CPU %d: %s (%s): %s\n",
+			ev->name, ev->desc, cpu, errno_name(err),
+			strerror(err), errno_hint(err, cpu));
+	else
+		fprintf(stderr, "pea counters: cannot count '%s' (%s): %s (%s): %s\n",
+			ev->name, ev->desc, errno_name(err), strerror(err),
+			errno_hint(err, cpu));
+}
+
+/* 1234567 -> "1,234,567" */
+static void fmt_thousands(char *buf, size_t len, __u64 v)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%" PRIu64, (uint64_t)v);
+	size_t o = 0;
+	int i;
+
+	for (i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+static void fmt_value(char *buf, size_t len, const struct ctr *c, __u64 v)
+{
+	char whole[40];
+
+	if (!c->ev.clock) {
+		fmt_thousands(buf, len, v);
+		return;
+	}
+	fmt_thousands(whole, sizeof(whole), v / 1000000);
+	snprintf(buf, len, "%s.%02u", whole,
+		 (unsigned int)(v % 1000000 / 10000));
+}
+
+static void print_line(const struct stat_run *r, const struct ctr *c,
+		       int cpu, const struct pea_counter_value *d, double when)
+{
+	__u64 scaled = pea_counter_scale(d);
+	double pct = d->enabled ? 100.0 * d->running / d->enabled : 0.0;
+	char cpu_s[16], val[64];
+
+	if (cpu >= 0)
+		snprintf(cpu_s, sizeof(cpu_s), "%d", cpu);
+	else
+		snprintf(cpu_s, sizeof(cpu_s), "all");
+
+	if (r->json) {
+		printf("{");
+		if (when >= 0)
+			printf("\"interval\": %.9f, ", when);
+		printf("\"cpu\": \"%s\", \"event\": \"%s\", \"counter-value\": %" PRIu64
+		       ", \"scaled-value\": %" PRIu64 ", \"unit\": \"%s\", "
+		       "\"time-enabled\": %" PRIu64 ", \"time-running\": %" PRIu64
+		       ", \"pcnt-running\": %.2f, \"counted\": %s}\n",
+		       cpu_s, c->ev.name, (uint64_t)d->value, (uint64_t)scaled,
+		       c->ev.clock ? "ns" : "", (uint64_t)d->enabled,
+		       (uint64_t)d->running, pct, d->running ? "true" : "false");
+		return;
+	}
+	if (when >= 0)
+		printf("%15.9f ", when);
+	if (cpu >= 0)
+		snprintf(cpu_s, sizeof(cpu_s), "CPU%d", cpu);
+	else
+		snprintf(cpu_s, sizeof(cpu_s), "total");
+	if (!d->running) {
+		printf("%-8s %22s %-5s %s\n", cpu_s, "<not counted>",
+		       c->ev.clock ? "msec" : "", c->ev.name);
+		return;
+	}
+	fmt_value(val, sizeof(val), c, scaled);
+	printf("%-8s %22s %-5s %-28s", cpu_s, val, c->ev.clock ? "msec" : "",
+	       c->ev.name);
+	if (d->running < d->enabled)
+		printf(" (%.2f%%, scaled from %" PRIu64 ")", pct,
+		       (uint64_t)d->value);
+	printf("\n");
+}
+
+static void print_unsupported(const struct stat_run *r, const struct ctr *c,
+			      double when)
+{
+	if (r->json) {
+		printf("{");
+		if (when >= 0)
+			printf("\"interval\": %.9f, ", when);
+		printf("\"cpu\": \"all\", \"event\": \"%s\", \"counter-value\": null, \"supported\": false}\n",
+		       c->ev.name);
+		return;
+	}
+	if (when >= 0)
+		printf("%15.9f ", when);
+	printf("%-8s %22s %-5s %s\n", "total", "<not supported>", "",
+	       c->ev.name);
+}
+
+/* Print each counter's change since the last print (all of it at first). */
+static void print_counts(struct stat_run *r, double when)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++) {
+		struct ctr *c = &r->ctrs[i];
+		struct pea_counter_value total = { 0 }, v, d;
+		size_t k;
+
+		if (!c->cs) {
+			print_unsupported(r, c, when);
+			continue;
+		}
+		for (k = 0; k < pea_counters__cnt(c->cs); k++) {
+			int cpu = pea_counters__cpu(c->cs, k);
+
+			if (pea_counters__read(c->cs, k, &v))
+				v = c->last[k];	/* a failed pinned counter */
+			d.value = v.value - c->last[k].value;
+			d.enabled = v.enabled - c->last[k].enabled;
+			d.running = v.running - c->last[k].running;
+			c->last[k] = v;
+			print_line(r, c, cpu, &d, when);
+			total.value += d.value;
+			total.enabled += d.enabled;
+			total.running += d.running;
+		}
+		print_line(r, c, -1, &total, when);
+	}
+	fflush(stdout);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pea counters -e EVENT[,EVENT...] [-C CPUS] [--interval MS [--interval-count N]]\n"
+		"                    [--json] [-- COMMAND [ARG...]]\n"
+		"\n"
+		"Count events on every CPU (or CPUS, e.g. 0-3,8) through pea counters and\n"
+		"print per-CPU and total counts, like perf stat -a -A. Without COMMAND,\n"
+		"count until interrupted.\n"
+		"\n"
+		"  -e, --event EVENTS      perf event names: cycles, instructions, cache-misses,\n"
+		"                          branch-misses, cpu-clock, task-clock, page-faults,\n"
+		"                          context-switches, cpu-migrations, L1-dcache-load-misses,\n"
+		"                          ..., rHEX, pmu/config=0x...,config1=0x.../, pmu/alias/;\n"
+		"                          modifiers :u (user), :k (kernel), :D (pinned)\n"
+		"  -C, --cpu CPUS          CPUs to count on (default: all online)\n"
+		"  -I, --interval MS       print the counts of every MS milliseconds\n"
+		"      --interval-count N  stop after N intervals\n"
+		"  -j, --json              one JSON object per line\n"
+		"\n"
+		"A multiplexed count is scaled by time enabled / time running and shown with\n"
+		"the share of time it ran; <not counted>: it never ran.\n");
+}
+
+static int open_counters(struct stat_run *r)
+{
+	int i, opened = 0;
+
+	for (i = 0; i < r->n; i++) {
+		struct ctr *c = &r->ctrs[i];
+		LIBPEA_OPTS(pea_counters_opts, opts);
+		struct perf_event_attr attr = c->ev.attr;
+
+		attr.disabled = 1;
+		c->cs = pea_counters__new(&attr, r->cpus, &opts);
+		if (!c->cs) {
+			report_open_error(&c->ev, errno, opts.err_cpu);
+			continue;
+		}
+		c->last = calloc(pea_counters__cnt(c->cs), sizeof(*c->last));
+		if (!c->last) {
+			perror("pea counters");
+			return -ENOMEM;
+		}
+		opened++;
+	}
+	return opened;
+}
+
+static void close_counters(struct stat_run *r)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++) {
+		pea_counters__free(r->ctrs[i].cs);
+		free(r->ctrs[i].last);
+	}
+	free(r->ctrs);
+}
+
+static void set_enabled(struct stat_run *r, bool on)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->ctrs[i].cs)
+			(void)(on ? pea_counters__enable(r->ctrs[i].cs) :
+			       pea_counters__disable(r->ctrs[i].cs));
+}
+
+static pid_t start_command(char **argv)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "pea counters: cannot run '%s': %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static void sleep_until(__u64 deadline)
+{
+	struct timespec ts = {
+		.tv_sec = deadline / 1000000000ULL,
+		.tv_nsec = deadline % 1000000000ULL,
+	};
+
+	/* A signal ends the sleep early: the caller checks. */
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+int cmd_stat_counters(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "interval-count", required_argument, NULL, 'N' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stat_run r = { 0 };
+	struct pea_ev *evs = NULL;
+	const char *events = NULL;
+	long interval_ms = 0, count = 0, done = 0;
+	int opt, status = 0, ret = 0, opened, i;
+	bool child_done = false;
+	pid_t child = -1;
+	char err[512];
+	char *end;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+e:C:I:jh", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			events = optarg;
+			break;
+		case 'C':
+			r.cpus = optarg;
+			break;
+		case 'I':
+			interval_ms = strtol(optarg, &end, 10);
+			if (*end || interval_ms < 10) {
+				fprintf(stderr, "pea counters: --interval needs at least 10 (ms)\n");
+				return 2;
+			}
+			break;
+		case 'N':
+			count = strtol(optarg, &end, 10);
+			if (*end || count < 1) {
+				fprintf(stderr, "pea counters: bad --interval-count\n");
+				return 2;
+			}
+			break;
+		case 'j':
+			r.json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!events) {
+		fprintf(stderr, "pea counters: -e EVENT is required\n");
+		usage(stderr);
+		return 2;
+	}
+	if (count && !interval_ms) {
+		fprintf(stderr, "pea counters: --interval-count needs --interval\n");
+		return 2;
+	}
+	if (pea_ev_parse_list(events, &evs, &r.n, err, sizeof(err))) {
+		fprintf(stderr, "pea counters: %s\n", err);
+		return 2;
+	}
+	r.ctrs = calloc(r.n, sizeof(*r.ctrs));
+	if (!r.ctrs) {
+		free(evs);
+		return 1;
+	}
+	for (i = 0; i < r.n; i++)
+		r.ctrs[i].ev = evs[i];
+	free(evs);
+
+	i = pea_open_dev();
+	if (i < 0) {
+		fprintf(stderr, "pea counters: cannot open %s: %s: is the pea module loaded?\n",
+			PEA_DEVICE_PATH, strerror(-i));
+		close_counters(&r);
+		return 1;
+	}
+	close(i);
+
+	opened = open_counters(&r);
+	if (opened <= 0) {
+		close_counters(&r);
+		return 1;
+	}
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	set_enabled(&r, true);
+	r.t0 = r.t_last = mono_ns();
+	if (optind < argc) {
+		child = start_command(argv + optind);
+		if (child < 0) {
+			perror("pea counters: fork");
+			ret = 1;
+			goto out;
+		}
+	}
+
+	while (!stop_requested && !child_done) {
+		if (interval_ms) {
+			__u64 deadline = r.t0 + (__u64)(done + 1) *
+					 interval_ms * 1000000ULL;
+
+			sleep_until(deadline);
+			if (child > 0 && waitpid(child, &status, WNOHANG) == child)
+				child_done = true;
+			if (mono_ns() < deadline)
+				continue;	/* interrupted */
+			print_counts(&r, (double)(mono_ns() - r.t0) / 1e9);
+			if (count && ++done >= count)
+				break;
+			if (!count)
+				done++;
+		} else if (child > 0) {
+			if (waitpid(child, &status, 0) == child)
+				child_done = true;
+		} else {
+			sleep_until(mono_ns() + 100000000ULL);
+		}
+	}
+	set_enabled(&r, false);
+
+	if (!interval_ms) {
+		if (!r.json)
+			printf("\n Performance counter stats for 'system wide' (CPUs %s):\n\n",
+			       r.cpus ? r.cpus : "all online");
+		print_counts(&r, -1);
+		if (r.json)
+			printf("{\"elapsed-ns\": %" PRIu64 "}\n",
+			       (uint64_t)(mono_ns() - r.t0));
+		else
+			printf("\n %15.9f seconds time elapsed\n\n",
+			       (double)(mono_ns() - r.t0) / 1e9);
+	}
+	if (child > 0 && !child_done) {
+		kill(child, SIGTERM);
+		waitpid(child, &status, 0);
+		child_done = true;
+	}
+	if (child > 0 && child_done)
+		ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+out:
+	close_counters(&r);
+	return ret;
+}
