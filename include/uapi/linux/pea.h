@@ -306,15 +306,10 @@ struct pea_link_info {
  * exactly one page: the control page below. A counter may sit in a map
  * slot like an output event; pea_output() into it gives EINVAL.
  */
-#ifdef PERF_FORMAT_LOST
+/* PERF_FORMAT_LOST is 1 << 4 (an enum constant, Linux 6.0 and later). */
 #define PEA_COUNTER_READ_FORMAT	(PERF_FORMAT_TOTAL_TIME_ENABLED | \
 				 PERF_FORMAT_TOTAL_TIME_RUNNING | \
-				 PERF_FORMAT_ID | PERF_FORMAT_LOST)
-#else
-#define PEA_COUNTER_READ_FORMAT	(PERF_FORMAT_TOTAL_TIME_ENABLED | \
-				 PERF_FORMAT_TOTAL_TIME_RUNNING | \
-				 PERF_FORMAT_ID)
-#endif
+				 PERF_FORMAT_ID | (1U << 4))
 
 /**
  * struct pea_event_value - a counter reading, as struct bpf_perf_event_value
