@@ -236,6 +236,8 @@ static int apply_term(const char *pmu, char *term,
 
 	if (eq) {
 		*eq = '\0';
+		if (!strcmp(term, "name"))
+			return 0;	/* perf's display name: accepted, unused */
 		if (parse_u64(eq + 1, &value)) {
 			seterr(err, errlen, "bad value '%s' for '%s'", eq + 1,
 			       term);
@@ -246,8 +248,6 @@ static int apply_term(const char *pmu, char *term,
 		seterr(err, errlen, "empty term");
 		return -EINVAL;
 	}
-	if (!strcmp(term, "name"))
-		return 0;	/* perf's display name: accepted, unused */
 	field = config_field(attr, term);
 	if (field) {
 		*field = value;
