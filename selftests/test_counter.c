@@ -147,6 +147,8 @@ static void test_read_layouts(void)
 	PT_EQ(read(fd, v, sizeof(v)), 8, "read: read_format 0 gives 8 bytes");
 	PT_EQ(read(fd, v, 7) < 0 ? errno : 0, ENOSPC,
 	      "read: a 7-byte buffer gives ENOSPC");
+	PT_EQ(syscall(SYS_read, fd, 8UL, 8UL) < 0 ? errno : 0, EFAULT,
+	      "read: a bad buffer gives EFAULT");
 	close(fd);
 
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;

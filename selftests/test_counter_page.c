@@ -8,9 +8,11 @@
  *  - with no read at all the page keeps being refreshed (the per-CPU
  *    timer, every counter_refresh_ms = 10 ms); its age (now minus
  *    PEA_PAGE_COUNTER_TIME) stays within the documented bound, the period
- *    plus the timer's latency (asserted generously: 100 ms on this
- *    emulated guest; the largest age seen is printed), and read(2) right
- *    after a page read differs from it by no more than that age;
+ *    plus the timer's latency (asserted generously, 500 ms, since the
+ *    host may starve an emulated vCPU; the largest age seen is printed),
+ *    and read(2) right after a page read is ahead of it by no more than
+ *    that age (plus 50 ms: perf's clock, local_clock(), is tick-filtered
+ *    against CLOCK_MONOTONIC on this guest's unstable TSC);
  *  - a reader on another CPU hammering the page while read(2)s refresh it
  *    never sees a torn or backward snapshot;
  *  - CPU hotplug: the refresh stops while the CPU is offline and resumes
@@ -23,7 +25,7 @@
 #include "libpea.h"
 
 #define CPU		3
-#define AGE_BOUND_NS	(PT_REFRESH_NS + 100000000ULL)
+#define AGE_BOUND_NS	(PT_REFRESH_NS + 500000000ULL)
 
 static struct perf_event_mmap_page *map_page(int fd)
 {
@@ -114,7 +116,7 @@ static void test_refresh_and_age(void)
 		r = pt_cread_ok(fd);
 		/* read(2) is at most (its time - stamp) ahead of the page. */
 		if (r.enabled < p.enabled ||
-		    r.enabled - p.enabled > (pt_mono_ns() - stamp) * 1.01 + 10000000)
+		    r.enabled - p.enabled > (pt_mono_ns() - stamp) * 1.01 + 50000000)
 			ok_bound = false;
 	}
 	pt_diag("page age: at most %llu us over 50 reads (period %llu us)",
