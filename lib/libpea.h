@@ -456,22 +456,34 @@ pea_counters__new(const struct perf_event_attr *attr, const char *cpus,
 		  struct pea_counters_opts *opts);
 
 /**
- * pea_counters__free() - close every counter; NULL is a no-op
+ * pea_counters__free() - close every counter and free the set
+ * @cs: the set; NULL is a no-op
  */
 LIBPEA_API void pea_counters__free(struct pea_counters *cs);
 
 /**
  * pea_counters__cnt() - the number of counters (CPUs) in the set
+ * @cs: the set
+ *
+ * Return: the count; counter indexes run from 0 to this minus one.
  */
 LIBPEA_API size_t pea_counters__cnt(const struct pea_counters *cs);
 
 /**
- * pea_counters__cpu() - the CPU of counter @i, or -EINVAL
+ * pea_counters__cpu() - the CPU a counter of the set is bound to
+ * @cs: the set
+ * @i:  the counter's index
+ *
+ * Return: the CPU, or -EINVAL for a bad @i.
  */
 LIBPEA_API int pea_counters__cpu(const struct pea_counters *cs, size_t i);
 
 /**
- * pea_counters__fd() - the fd of counter @i, or -EINVAL
+ * pea_counters__fd() - the fd of a counter of the set
+ * @cs: the set
+ * @i:  the counter's index
+ *
+ * Return: the fd, or -EINVAL for a bad @i.
  */
 LIBPEA_API int pea_counters__fd(const struct pea_counters *cs, size_t i);
 

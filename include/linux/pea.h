@@ -6,6 +6,12 @@
  * with pea_output() (the contract of bpf_perf_event_output()) or with the
  * zero-copy pea_output_reserve()/pea_output_commit() pair, and drops its
  * reference with pea_map_put().
+ *
+ * A map's slots may also hold counters (perf counters created through
+ * /dev/pea): pea_read_value() and pea_read() read the one bound to the
+ * calling CPU, with the contracts of bpf_perf_event_read_value() and
+ * bpf_perf_event_read(), from any context: task, softirq, hardirq, kprobe
+ * and kretprobe handlers, NMI.
  */
 #ifndef _LINUX_PEA_H
 #define _LINUX_PEA_H
