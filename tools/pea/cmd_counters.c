@@ -140,6 +140,21 @@ static void fmt_value(char *buf, size_t len, const struct ctr *c, __u64 v)
 		 (unsigned int)(v % 1000000 / 10000));
 }
 
+/* An event name as a JSON string (names come from the command line). */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
 static void print_line(const struct stat_run *r, const struct ctr *c,
 		       int cpu, const struct pea_counter_value *d, double when)
 {
@@ -156,11 +171,13 @@ static void print_line(const struct stat_run *r, const struct ctr *c,
 		printf("{");
 		if (when >= 0)
 			printf("\"interval\": %.9f, ", when);
-		printf("\"cpu\": \"%s\", \"event\": \"%s\", \"counter-value\": %" PRIu64
+		printf("\"cpu\": \"%s\", \"event\": ", cpu_s);
+		json_str(c->ev.name);
+		printf(", \"counter-value\": %" PRIu64
 		       ", \"scaled-value\": %" PRIu64 ", \"unit\": \"%s\", "
 		       "\"time-enabled\": %" PRIu64 ", \"time-running\": %" PRIu64
 		       ", \"pcnt-running\": %.2f, \"counted\": %s}\n",
-		       cpu_s, c->ev.name, (uint64_t)d->value, (uint64_t)scaled,
+		       (uint64_t)d->value, (uint64_t)scaled,
 		       c->ev.clock ? "ns" : "", (uint64_t)d->enabled,
 		       (uint64_t)d->running, pct, d->running ? "true" : "false");
 		return;
@@ -192,8 +209,9 @@ static void print_unsupported(const struct stat_run *r, const struct ctr *c,
 		printf("{");
 		if (when >= 0)
 			printf("\"interval\": %.9f, ", when);
-		printf("\"cpu\": \"all\", \"event\": \"%s\", \"counter-value\": null, \"supported\": false}\n",
-		       c->ev.name);
+		printf("\"cpu\": \"all\", \"event\": ");
+		json_str(c->ev.name);
+		printf(", \"counter-value\": null, \"supported\": false}\n");
 		return;
 	}
 	if (when >= 0)
