@@ -183,7 +183,8 @@ static void test_contexts(void)
 			      "%s: the read ran in %s context", pt_ctx_name(ctx),
 			      pt_ctx_name(ctx));
 		else
-			PT_EQ(r.ret, 0, "kprobe: pea_read_value succeeds in the handler");
+			PT_EQ(r.ret, 0, "kprobe: pea_read_value succeeds in the handler (context bits 0x%x)",
+			      r.seen_ctx);
 	}
 	for (cpu = 0; cpu < pt_nr_cpus(); cpu++)
 		for (ctx = 0; ctx < PEA_ST_READ_NR_CTX; ctx++)
