@@ -20,6 +20,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/cpumask.h>
 #include <linux/topology.h>
+#include <linux/seq_file.h>
 #include "pea_internal.h"
 #include "pea_compat.h"
 
@@ -42,6 +43,7 @@ static void pea_event_free_work(struct work_struct *work)
 	irq_work_sync(&ev->wakeup_work);
 	put_pid_ns(ev->pid_ns);
 	kfree(ev);
+	atomic_dec(&pea_objects.events);
 }
 
 /**
@@ -120,6 +122,38 @@ static ssize_t pea_event_read(struct file *file, char __user *buf,
 	if (copy_to_user(buf, values, n * sizeof(u64)))
 		return -EFAULT;
 	return n * sizeof(u64);
+}
+
+/**
+ * pea_event_show() - print an event's ring and counters on one line
+ * @m: the seq_file
+ * @ev: the event
+ *
+ * Prints "event_id data_pages size used records bytes lost lost_pending
+ * wakeups"; used is the unread bytes (data_head - data_tail).
+ */
+void pea_event_show(struct seq_file *m, struct pea_event *ev)
+{
+	unsigned long pages = 0, size = 0, used = 0;
+	struct pea_ring *ring;
+
+	rcu_read_lock();
+	ring = rcu_dereference(ev->ring);
+	if (ring) {
+		pages = ring->nr_pages;
+		size = ring->size;
+		used = READ_ONCE(ring->user_page->data_head) -
+		       READ_ONCE(ring->user_page->data_tail);
+		if (ring->backward)
+			used = -used;
+		used = min(used, size);
+	}
+	rcu_read_unlock();
+	seq_printf(m, "%llu %lu %lu %lu %llu %llu %llu %ld %llu\n", ev->id,
+		   pages, size, used, (u64)local64_read(&ev->records),
+		   (u64)local64_read(&ev->bytes), (u64)local64_read(&ev->lost),
+		   atomic_long_read(&ev->lost_pending),
+		   (u64)local64_read(&ev->wakeups));
 }
 
 /* ---- mmap ---- */
@@ -397,6 +431,7 @@ static struct pea_event *pea_event_alloc(const struct perf_event_attr *attr,
 	ev = kzalloc_node(sizeof(*ev), GFP_KERNEL, cpu_to_node(cpu));
 	if (!ev)
 		return NULL;
+	atomic_inc(&pea_objects.events);
 	refcount_set(&ev->refcnt, 1);
 	ev->kind = PEA_EVENT_OUTPUT;
 	ev->cpu = cpu;

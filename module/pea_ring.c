@@ -45,6 +45,7 @@ static void pea_ring_free_work(struct work_struct *work)
 		__free_page(ring->pages[i]);
 	kfree(ring->pages);
 	kfree(ring);
+	atomic_dec(&pea_objects.rings);
 }
 
 /**
@@ -108,6 +109,7 @@ struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
 	ring->user_page = pg;
 	if (atomic_long_read(&ev->lost_pending))
 		PEA_PAGE_LOST_HINT(pg) = 1;
+	atomic_inc(&pea_objects.rings);
 	return ring;
 
 free_pages:
