@@ -69,6 +69,7 @@ extern int g_bench_fd;		/* /dev/pea_bench */
 extern int g_ncpus;
 extern int g_runs;
 extern bool g_quick;
+extern int g_nprod_first;	/* e2e: first producer count (1 or 2) */
 uint64_t now_ns(void);
 void pin_cpu(int cpu);
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -34,6 +34,7 @@ struct producer {
 	pthread_t thread;
 	int cpu;
 	uint64_t count;
+	int paused;	/* acknowledges producers_pause */
 };
 
 struct consumer {
@@ -46,6 +47,13 @@ struct consumer {
 };
 
 static int producers_stop;
+/*
+ * Producers stay out of the probed syscall while a kprobe is registered
+ * or unregistered: patching the ftrace site while two vCPUs run through
+ * it crashes the TCG guest (a jump to 0 from the ftrace trampoline, seen
+ * with two producers only).
+ */
+static int producers_pause;
 
 static void *producer_fn(void *arg)
 {
@@ -54,6 +62,14 @@ static void *producer_fn(void *arg)
 
 	pin_cpu(p->cpu);
 	while (!__atomic_load_n(&producers_stop, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&producers_pause, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&p->paused, 1, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&producers_pause,
+					       __ATOMIC_ACQUIRE))
+				;
+			__atomic_store_n(&p->paused, 0, __ATOMIC_RELEASE);
+			continue;
+		}
 		syscall(SYS_getppid);
 		__atomic_store_n(&p->count, ++n, __ATOMIC_RELAXED);
 	}
@@ -124,25 +140,41 @@ struct e2e_chan {
 	struct bpf_program *prog;	/* NULL: pea_bench's kprobe output */
 };
 
-static struct bpf_link *phase_on(const struct e2e_chan *ec)
+static void pause_producers(struct producer *p, int n, bool pause)
 {
-	struct bpf_link *link;
+	int i;
 
+	__atomic_store_n(&producers_pause, pause, __ATOMIC_RELEASE);
+	for (i = 0; i < n; i++)
+		while (__atomic_load_n(&p[i].paused, __ATOMIC_ACQUIRE) != pause)
+			usleep(100);
+}
+
+static struct bpf_link *phase_on(const struct e2e_chan *ec,
+				 struct producer *p, int n)
+{
+	struct bpf_link *link = NULL;
+
+	pause_producers(p, n, true);
 	if (!ec->prog) {
 		module_kprobe(PEA_BENCH_KP_OUTPUT);
-		return NULL;
+	} else {
+		module_kprobe(PEA_BENCH_KP_OFF);
+		link = bpf_program__attach_kprobe(ec->prog, false,
+						  BENCH_KP_SYMBOL);
+		if (!link)
+			die("attach %s: %m", bpf_program__name(ec->prog));
 	}
-	module_kprobe(PEA_BENCH_KP_OFF);
-	link = bpf_program__attach_kprobe(ec->prog, false, BENCH_KP_SYMBOL);
-	if (!link)
-		die("attach %s: %m", bpf_program__name(ec->prog));
+	pause_producers(p, n, false);
 	return link;
 }
 
-static void phase_off(struct bpf_link *link)
+static void phase_off(struct bpf_link *link, struct producer *p, int n)
 {
+	pause_producers(p, n, true);
 	bpf_link__destroy(link);
 	module_kprobe(PEA_BENCH_KP_EMPTY);
+	pause_producers(p, n, false);
 }
 
 static uint64_t prod_sum(struct producer *p, int n)
@@ -198,6 +230,7 @@ static void e2e_config(const struct e2e_chan *ec, enum wake_mode wake,
 	int i, err;
 
 	memset(res, 0, sizeof(*res));
+	note("%s/%s/%dp", ec->name, wake_name(wake), nprod);
 	err = chan_open(&c, ec->kind, wake, E2E_PAGES);
 	if (err)
 		die("%s/%s: open: %s", ec->name, wake_name(wake), strerror(-err));
@@ -212,6 +245,7 @@ static void e2e_config(const struct e2e_chan *ec, enum wake_mode wake,
 	for (i = 0; i < nprod; i++) {
 		prod[i].cpu = 1 + i;
 		prod[i].count = 0;
+		prod[i].paused = 0;
 		if (pthread_create(&prod[i].thread, NULL, producer_fn, &prod[i]))
 			die("pthread_create");
 	}
@@ -227,9 +261,9 @@ static void e2e_config(const struct e2e_chan *ec, enum wake_mode wake,
 		n0 = c.n;
 		l0 = c.lost;
 		t_on = now_ns();
-		link = phase_on(ec);
+		link = phase_on(ec, prod, nprod);
 		rate = phase_rate(prod, nprod, ms);
-		phase_off(link);
+		phase_off(link, prod, nprod);
 		t_off = now_ns();
 		consumer_flush(&k);
 		lost = producer_lost(ec);
@@ -294,7 +328,7 @@ void bench_e2e(void)
 	note("end to end: kprobe on %s, %d-byte records, %d ms phases",
 	     BENCH_KP_SYMBOL, BENCH_KP_SIZE, ms);
 	pin_cpu(0);
-	for (nprod = 1; nprod <= 2; nprod++) {
+	for (nprod = g_nprod_first; nprod <= 2; nprod++) {
 		/* The BPF kprobe mechanism alone, for the record. */
 		e2e_config(&empty, WAKE_NONE, nprod, ms, &r);
 		e2e_record("bpf-empty", WAKE_EVERY, nprod, &r, false);

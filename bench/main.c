@@ -33,6 +33,7 @@ int g_bench_fd = -1;
 int g_ncpus;
 int g_runs = 5;
 bool g_quick;
+int g_nprod_first = 1;
 
 uint64_t now_ns(void)
 {
@@ -66,13 +67,20 @@ void die(const char *fmt, ...)
 
 void note(const char *fmt, ...)
 {
+	char buf[256];
 	va_list ap;
+	FILE *k;
 
-	fprintf(stderr, "pea-bench: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n");
+	fprintf(stderr, "pea-bench: %s\n", buf);
+	/* Also in the kernel log, to place any kernel message in time. */
+	k = fopen("/dev/kmsg", "w");
+	if (k) {
+		fprintf(k, "pea-bench: %s\n", buf);
+		fclose(k);
+	}
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -106,7 +114,7 @@ int main(int argc, char **argv)
 	struct utsname u;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "qr:o:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "qr:o:f:p:")) != -1) {
 		switch (opt) {
 		case 'q':
 			g_quick = true;
@@ -119,6 +127,9 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			figs = optarg;
+			break;
+		case 'p':
+			g_nprod_first = atoi(optarg);
 			break;
 		default:
 			fprintf(stderr, "usage: %s [-q] [-r RUNS] [-o JSON] [-f FIGURES]\n",

@@ -143,6 +143,7 @@ int pea_ring_read(struct pea_ring *ring, const struct pea_ring_cbs *cbs)
 	tail = ring_load_tail(page);
 	if (head == tail)
 		return 0;
+again:
 
 	/* A writer never gets more than the ring size ahead of the reader. */
 	if (head - tail > ring->data_size) {
@@ -187,6 +188,13 @@ int pea_ring_read(struct pea_ring *ring, const struct pea_ring_cbs *cbs)
 	}
 out:
 	ring_store_tail(page, tail);
+	if (!err && ring->recheck) {
+		/* Store data_tail, then load data_head: see PEA_FLAG_ADAPTIVE_WAKEUP. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		head = ring_load_head(page);
+		if (head != tail)
+			goto again;
+	}
 	return err;
 }
 
