@@ -260,14 +260,17 @@ static void e2e_config(const struct e2e_chan *ec, enum wake_mode wake,
 		consumer_flush(&k);
 		n0 = c.n;
 		l0 = c.lost;
-		t_on = now_ns();
 		link = phase_on(ec, prod, nprod);
+		t_on = now_ns();
 		rate = phase_rate(prod, nprod, ms);
-		phase_off(link, prod, nprod);
 		t_off = now_ns();
+		phase_off(link, prod, nprod);
 		consumer_flush(&k);
 		lost = producer_lost(ec);
-		/* Records delivered per second the channel was attached. */
+		/*
+		 * Records delivered per second the channel was attached with
+		 * the producers running (they pause around the switches).
+		 */
 		res->delivered[i] = (double)(c.n - n0) * 1e9 /
 				    (double)(t_off - t_on);
 		res->lost[i] = (double)lost;

@@ -26,8 +26,6 @@
 #include <linux/pea.h>
 #include "pea_bench.h"
 
-#define PB_KP_MAX_PAYLOAD	256
-
 struct pb_kcount {
 	u64 hits;
 	u64 ok;
@@ -39,7 +37,6 @@ static DEFINE_MUTEX(pb_lock);
 static u8 *pb_payload;			/* PEA_BENCH_MAX_PAYLOAD bytes */
 static struct pea_map *pb_kp_map;	/* the kprobe's map */
 static u32 pb_kp_mode;
-static u32 pb_kp_size;
 static bool pb_kp_registered;
 static struct kprobe pb_kp;
 static char pb_kp_symbol[64];
@@ -172,25 +169,29 @@ static long pb_ioc_loop(struct pea_bench_loop __user *uarg)
 
 /* ---- the kprobe producer ---- */
 
-static int pb_kp_pre(struct kprobe *p, struct pt_regs *regs)
+static noinline void pb_kp_output(struct pb_kcount *c)
 {
-	struct pb_kcount *c = this_cpu_ptr(&pb_kcounts);
-	u64 buf[PB_KP_MAX_PAYLOAD / 8];
-	u32 size = READ_ONCE(pb_kp_size);
+	/* As the BPF programs do: a zeroed stack buffer, the time first. */
+	u64 buf[PEA_BENCH_KP_PAYLOAD / 8] = {};
 	long ret;
 
-	c->hits++;
-	if (pb_kp_mode != PEA_BENCH_KP_OUTPUT)
-		return 0;
-	memset(buf, 0, size);
 	buf[0] = ktime_get_mono_fast_ns();
-	ret = pea_output(pb_kp_map, PEA_F_CURRENT_CPU, buf, size);
+	ret = pea_output(pb_kp_map, PEA_F_CURRENT_CPU, buf, sizeof(buf));
 	if (likely(!ret))
 		c->ok++;
 	else if (ret == -ENOSPC)
 		c->nospc++;
 	else
 		c->other++;
+}
+
+static int pb_kp_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct pb_kcount *c = this_cpu_ptr(&pb_kcounts);
+
+	c->hits++;
+	if (pb_kp_mode == PEA_BENCH_KP_OUTPUT)
+		pb_kp_output(c);
 	return 0;
 }
 
@@ -219,8 +220,7 @@ static long pb_ioc_kprobe(const struct pea_bench_kprobe __user *uarg)
 	a.symbol[sizeof(a.symbol) - 1] = '\0';
 	if (a.mode > PEA_BENCH_KP_OUTPUT)
 		return -EINVAL;
-	if (a.mode == PEA_BENCH_KP_OUTPUT &&
-	    (a.size < 8 || a.size > PB_KP_MAX_PAYLOAD))
+	if (a.mode == PEA_BENCH_KP_OUTPUT && a.size != PEA_BENCH_KP_PAYLOAD)
 		return -EINVAL;
 
 	pb_kp_off();
@@ -233,7 +233,6 @@ static long pb_ioc_kprobe(const struct pea_bench_kprobe __user *uarg)
 		pb_kp_map = map;
 	}
 	pb_kp_mode = a.mode;
-	pb_kp_size = a.size;
 	strscpy(pb_kp_symbol, a.symbol, sizeof(pb_kp_symbol));
 	memset(&pb_kp, 0, sizeof(pb_kp));
 	pb_kp.symbol_name = pb_kp_symbol;

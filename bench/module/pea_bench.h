@@ -48,6 +48,9 @@ struct pea_bench_loop {
 	__u32 pad;
 };
 
+/* The kprobe's payload, as the BPF kprobe programs' (a fixed size). */
+#define PEA_BENCH_KP_PAYLOAD	64
+
 /* Kprobe modes. */
 enum pea_bench_kp_mode {
 	PEA_BENCH_KP_OFF = 0,	/* unregistered */
@@ -60,7 +63,8 @@ enum pea_bench_kp_mode {
  * @map:    the pea map's name (PEA_BENCH_KP_OUTPUT)
  * @symbol: the probed function
  * @mode:   enum pea_bench_kp_mode
- * @size:   payload bytes (8 .. 256); the first 8 are ktime_get_ns()
+ * @size:   payload bytes: PEA_BENCH_KP_PAYLOAD; the first 8 are
+ *          ktime_get_mono_fast_ns() (CLOCK_MONOTONIC), the rest zero
  */
 struct pea_bench_kprobe {
 	char map[16];
