@@ -13,6 +13,8 @@
 #                     (TESTS=test_a,test_b to run a subset)
 #   make demo         boot the VM and run the demo
 #   make vm-shell     boot the VM into an interactive shell
+#   make bench        pea against the perf buffer and the BPF ring buffer in
+#                     the test guest: a table and a JSON file (scripts/bench.sh)
 #   make clean        remove build outputs (distclean: also .cache/)
 #
 # Variables: KVER (kernel release, default: what linux-headers-amd64 pulls

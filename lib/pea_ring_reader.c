@@ -163,7 +163,15 @@ again:
 			tail = head;
 			break;
 		}
-		ring_copy(ring, tail, &hdr, sizeof(hdr));
+		/*
+		 * Records are 8-byte multiples, so a header only wraps if
+		 * data_tail was misaligned: the common case is one load
+		 * (a fixed-size copy), not a call to memcpy().
+		 */
+		if (off + sizeof(hdr) <= ring->data_size)
+			memcpy(&hdr, (const char *)ring->data + off, sizeof(hdr));
+		else
+			ring_copy(ring, tail, &hdr, sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || hdr.size > avail) {
 			/* Cannot find the next record: drop the rest. */
 			err = -EINVAL;
