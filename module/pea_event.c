@@ -76,8 +76,18 @@ static void pea_event_wakeup_irq(struct irq_work *work)
  */
 void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring)
 {
-	atomic_set(&ring->poll, (__force int)EPOLLIN);
 	local64_inc(&ev->wakeups);
+	/*
+	 * Coalesce: while the flag of an earlier wake-up is still set (no
+	 * poll has taken it), that wake-up's irq_work has run or will run,
+	 * and no poller can have gone to sleep since (poll would have taken
+	 * the flag and returned), so raising another one only costs an
+	 * interrupt. Pollers see exactly what Linux shows them: EPOLLIN once
+	 * per taken flag. The xchg is a full barrier: a poller that takes
+	 * the flag after it sees the data_head published before it.
+	 */
+	if (atomic_xchg(&ring->poll, (__force int)EPOLLIN))
+		return;
 	irq_work_queue(&ev->wakeup_work);
 }
 
@@ -479,8 +489,8 @@ long pea_event_open(const struct pea_event_open __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if ((arg.flags & ~PEA_EVENT_OPEN_FLAGS) || arg.reserved[0] ||
-	    arg.reserved[1])
+	if ((arg.flags & ~(PEA_EVENT_OPEN_FLAGS | PEA_FLAG_ADAPTIVE_WAKEUP)) ||
+	    arg.reserved[0] || arg.reserved[1])
 		return -EINVAL;
 	err = pea_copy_attr(&attr, u64_to_user_ptr(arg.attr));
 	if (err)
@@ -488,6 +498,9 @@ long pea_event_open(const struct pea_event_open __user *uarg)
 	err = pea_check_output_attr(&attr);
 	if (err)
 		return err;
+	/* Adaptive wake-ups compare with data_tail, which backward ignores. */
+	if ((arg.flags & PEA_FLAG_ADAPTIVE_WAKEUP) && attr.write_backward)
+		return -EINVAL;
 	if (arg.cpu < 0 || arg.cpu >= nr_cpu_ids)
 		return -EINVAL;
 	if (!cpu_online(arg.cpu))
@@ -496,6 +509,7 @@ long pea_event_open(const struct pea_event_open __user *uarg)
 	ev = pea_event_alloc(&attr, arg.cpu);
 	if (!ev)
 		return -ENOMEM;
+	ev->adaptive = !!(arg.flags & PEA_FLAG_ADAPTIVE_WAKEUP);
 	fd = anon_inode_getfd("[pea_event]", &pea_event_fops, ev,
 			      O_RDWR | ((arg.flags & PEA_FLAG_FD_CLOEXEC) ?
 					O_CLOEXEC : 0));

@@ -74,6 +74,7 @@ struct pea_event {
 	u32 max_payload;
 	bool watermark;
 	bool backward;
+	bool adaptive;		/* PEA_FLAG_ADAPTIVE_WAKEUP */
 	u32 wakeup_watermark;
 	struct pid_namespace *pid_ns;
 
