@@ -267,8 +267,11 @@ static void pea_link_unregister(struct pea_link *l)
 		unregister_kretprobe(&l->rp);
 	else
 		unregister_kprobe(&l->kp);
-	/* No handler of this link runs any more after a grace period. */
-	synchronize_rcu();
+	/*
+	 * Both wait for an RCU grace period after disarming: no handler of
+	 * this link runs any more. Calls of a kretprobe's function still in
+	 * flight return through the rethook with its handler cleared.
+	 */
 }
 
 static void pea_link_free(struct pea_link *l)

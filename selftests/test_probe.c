@@ -620,9 +620,9 @@ static void test_detach_under_load(void)
 	close(fd);
 
 	run_load(spinner, 1);
-	detach_cycles(&kp, 200, 2000, &bad, &written, &hits, &errors);
+	detach_cycles(&kp, 100, 2000, &bad, &written, &hits, &errors);
 	run_load(spinner, 0);
-	PT_EQ(bad, 0, "200 kprobe attach/detach cycles under load on every CPU");
+	PT_EQ(bad, 0, "100 kprobe attach/detach cycles under load on every CPU");
 	PT_OK(written > 0 && hits >= written + errors,
 	      "kprobes under load: %llu hits, %llu written, %llu errors",
 	      (unsigned long long)hits, (unsigned long long)written,
@@ -630,9 +630,9 @@ static void test_detach_under_load(void)
 
 	written = hits = errors = 0;
 	run_load(sleeper, 1);
-	detach_cycles(&rp, 20, 20000, &bad, &written, &hits, &errors);
+	detach_cycles(&rp, 10, 20000, &bad, &written, &hits, &errors);
 	run_load(sleeper, 0);
-	PT_EQ(bad, 0, "20 kretprobe detaches with calls in flight on every CPU");
+	PT_EQ(bad, 0, "10 kretprobe detaches with calls in flight on every CPU");
 	PT_OK(written > 0 && hits >= written + errors,
 	      "kretprobes in flight: %llu hits, %llu written, %llu errors",
 	      (unsigned long long)hits, (unsigned long long)written,
@@ -670,17 +670,36 @@ static void test_debugfs_links(void)
 	drain_all();
 }
 
+static void section(const char *name)
+{
+	static __u64 t;
+	__u64 n = now_ns();
+
+	if (t)
+		pt_diag("%s: %.1f s", name, (n - t) / 1e9);
+	t = n;
+}
+
 int main(void)
 {
 	pt_pin(0);
+	section("start");
 	setup_map();
 	test_kprobe_args();
+	section("test_kprobe_args");
 	test_kretprobe();
+	section("test_kretprobe");
 	test_captures();
+	section("test_captures");
 	test_filters();
+	section("test_filters");
 	test_errnos();
+	section("test_errnos");
 	test_debugfs_links();
+	section("test_debugfs_links");
 	test_leaks();
+	section("test_leaks");
 	test_detach_under_load();
+	section("test_detach_under_load");
 	return pt_done();
 }
