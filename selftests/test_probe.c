@@ -507,8 +507,17 @@ static void test_leaks(void)
 	rp.capture_len = 32;
 	rp.capture_flags = PEA_CAPTURE_USER;
 	rp.capture_arg = 1;
+	int anchor_kp, anchor_rp;
+
 	PT_EQ(read_objects(&l0, &m0, &e0, &r0), 0, "debugfs objects readable");
 	refs0 = module_refs("pea");
+	/*
+	 * Anchors keep both ftrace sites armed, so each cycle adds to and
+	 * removes from an aggregate kprobe instead of re-patching the site.
+	 */
+	anchor_kp = attach(&kp);
+	anchor_rp = attach(&(struct pea_probe_attr){ .size = sizeof(kp),
+		.symbol = "do_sys_openat2", .filter_cpu = -1 });
 	for (i = 0; i < 1000; i++) {
 		int fd = attach(i % 2 ? &rp : &kp);
 
@@ -520,6 +529,8 @@ static void test_leaks(void)
 			close(open("/proc/self/stat", O_RDONLY));
 		close(fd);
 	}
+	close(anchor_kp);
+	close(anchor_rp);
 	PT_EQ(bad, 0, "1000 attach/detach cycles all attached");
 	read_objects(&l1, &m1, &e1, &r1);
 	PT_OK(l1 == l0 && m1 == m0 && e1 == e0 && r1 == r0,
