@@ -29,6 +29,9 @@
  * @scratch:     buffer for records that wrap around the end of the ring
  * @scratch_sz:  its size
  * @lost:        total drops reported on this ring so far
+ * @recheck:     after storing data_tail, load data_head again (behind a
+ *               full barrier) and go on if it moved: what an adaptive
+ *               wake-up (PEA_FLAG_ADAPTIVE_WAKEUP) needs of the reader
  *
  * The owner fills @page, @data, @data_size, @cpu and @sample_type, zeroes
  * the rest, and calls pea_ring_release() when done.
@@ -42,6 +45,7 @@ struct pea_ring {
 	void *scratch;
 	size_t scratch_sz;
 	__u64 lost;
+	bool recheck;
 };
 
 /**

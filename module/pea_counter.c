@@ -218,6 +218,7 @@ static void pea_counter_free_work(struct work_struct *work)
 	free_page((unsigned long)c->page);
 	kfree(c);
 	kfree(ev);
+	atomic_dec(&pea_objects.events);
 }
 
 static int pea_counter_release(struct inode *inode, struct file *file)
@@ -382,6 +383,7 @@ static struct pea_event *pea_counter_alloc(const struct perf_event_attr *attr,
 			__free_page(page);
 		return NULL;
 	}
+	atomic_inc(&pea_objects.events);
 	refcount_set(&ev->refcnt, 1);
 	ev->kind = PEA_EVENT_COUNTER;
 	ev->cpu = cpu;

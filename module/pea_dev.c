@@ -18,6 +18,7 @@ module_param(dev_mode, ushort, 0444);
 MODULE_PARM_DESC(dev_mode, "permission bits of /dev/pea (default 0600)");
 
 struct workqueue_struct *pea_wq;
+struct pea_objects pea_objects;
 
 static long pea_dev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
@@ -66,12 +67,15 @@ static int __init pea_init(void)
 	if (err) {
 		pea_counter_exit();
 		destroy_workqueue(pea_wq);
+		return err;
 	}
-	return err;
+	pea_debugfs_init();
+	return 0;
 }
 
 static void __exit pea_exit(void)
 {
+	pea_debugfs_exit();
 	misc_deregister(&pea_miscdev);
 	/* Slot entries are freed by RCU callbacks that queue frees. */
 	rcu_barrier();
