@@ -288,6 +288,7 @@ static void test_map_slots(void)
 
 int main(void)
 {
+	pt_st();	/* anchors the software events' jump labels */
 	test_create();
 	test_offline();
 	test_read_layouts();

@@ -187,6 +187,7 @@ static void test_sets(void)
 
 int main(void)
 {
+	pt_st();	/* anchors the software events' jump labels */
 	test_scale();
 	test_single();
 	test_sets();

@@ -244,6 +244,7 @@ static void test_libpea_pages(void)
 
 int main(void)
 {
+	pt_st();	/* anchors the software events' jump labels */
 	test_agrees_with_read();
 	test_refresh_and_age();
 	test_no_tearing();

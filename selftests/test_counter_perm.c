@@ -83,6 +83,7 @@ int main(void)
 	__u64 pf = PERF_COUNT_SW_PAGE_FAULTS;
 	char orig[16];
 
+	pt_st();	/* anchors the software events' jump labels */
 	if (pt_read_file(PARANOID, orig, sizeof(orig)))
 		pt_fatal("read " PARANOID);
 	pt_diag("perf_event_paranoid was %d", atoi(orig));

@@ -252,6 +252,7 @@ static void test_pinned_enabled(void)
 
 int main(void)
 {
+	pt_st();	/* anchors the software events' jump labels */
 	setup();
 	test_errnos();
 	test_contexts();

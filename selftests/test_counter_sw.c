@@ -232,6 +232,7 @@ static void test_msr_tsc(void)
 
 int main(void)
 {
+	pt_st();	/* anchors the software events' jump labels */
 	test_page_faults();
 	test_context_switches();
 	test_migrations();

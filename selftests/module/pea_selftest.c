@@ -707,6 +707,49 @@ static struct pmu st_pmu = {
 	.read = st_pmu_read,
 };
 
+/*
+ * Anchors: one disabled kernel counter of each software event type perf
+ * counts through perf_sw_event(), held while this module is loaded. The
+ * first and the last event of a type flip a jump label in hot paths (the
+ * page-fault handler, the scheduler); under TCG, patching one while other
+ * vCPUs run through it has crashed the guest (see the README's known
+ * issues). With an anchor, the counter selftests never flip them.
+ */
+static struct perf_event *st_anchors[PERF_COUNT_SW_MAX];
+
+static void st_anchors_create(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.disabled = 1,
+	};
+	struct perf_event *pe;
+	u64 id;
+
+	for (id = 0; id < PERF_COUNT_SW_MAX; id++) {
+		/* The clocks are hrtimers, BPF_OUTPUT is pea's own kind. */
+		if (id == PERF_COUNT_SW_CPU_CLOCK ||
+		    id == PERF_COUNT_SW_TASK_CLOCK ||
+		    id == PERF_COUNT_SW_BPF_OUTPUT)
+			continue;
+		attr.config = id;
+		pe = perf_event_create_kernel_counter(&attr, 0, NULL, NULL,
+						      NULL);
+		if (!IS_ERR(pe))
+			st_anchors[id] = pe;
+	}
+}
+
+static void st_anchors_release(void)
+{
+	int id;
+
+	for (id = 0; id < PERF_COUNT_SW_MAX; id++)
+		if (st_anchors[id])
+			perf_event_release_kernel(st_anchors[id]);
+}
+
 static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -771,6 +814,7 @@ static int __init st_init(void)
 	err = misc_register(&st_miscdev);
 	if (err)
 		goto out_pmu;
+	st_anchors_create();
 	return 0;
 
 out_pmu:
@@ -791,6 +835,7 @@ static void __exit st_exit(void)
 	}
 	st_release();
 	mutex_unlock(&st_lock);
+	st_anchors_release();
 	if (st_kp_registered)
 		unregister_kprobe(&st_kp);
 	/* Its events hold this module: none is left. */
