@@ -14,7 +14,7 @@
  * notices and the live rate line go to stderr. With --json, stdout carries
  * only JSON objects, one per line, each with a "type": "event" for hits,
  * "lost" when records were dropped, and a last "summary"; stderr keeps
- * only errors and the live rate line (on a terminal).
+ * only the "tracing" banner, errors and the live rate line (on a terminal).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -74,7 +74,8 @@ static const char trace_help[] =
 "CPU, COMM, PID (process), TID (thread), then RET and LAT(us) for a\n"
 "kretprobe, ARGS with --args, and the capture: a quoted string (\"...\" after\n"
 "it when truncated) or hex bytes, \"(fault)\" when it could not be read.\n"
-"Events are sorted by time within each 100 ms batch. On exit a per-CPU\n"
+"Events are sorted by time within each 100 ms batch. Once the probe is\n"
+"attached, \"pea: tracing PROBE on N CPUs\" goes to stderr. On exit a per-CPU\n"
 "summary (records, ring bytes, lost, rate) and the probe's counters go to\n"
 "stderr, as do notices of lost records, which are always reported. On a\n"
 "terminal, stderr also shows a live rate line.\n"
@@ -684,9 +685,9 @@ int cmd_trace(int argc, char **argv)
 		t.fmt.t0_ns = t.t0;
 		t.live = isatty(STDERR_FILENO);
 		t.live_ns = t.t0;
-		if (!t.o.json)
-			fprintf(stderr, "pea: tracing %s on %zu CPUs; Ctrl-C to end\n",
-				t.o.spec.text, pea_buffer__buffer_cnt(t.pb));
+		/* Also with --json: it is on stderr, and says we are attached. */
+		fprintf(stderr, "pea: tracing %s on %zu CPUs; Ctrl-C to end\n",
+			t.o.spec.text, pea_buffer__buffer_cnt(t.pb));
 		if (!t.o.quiet) {
 			trace_print_header(stdout, &t.fmt);
 			fflush(stdout);
