@@ -29,12 +29,12 @@ int cmd_trace(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 
 /*
- * `pea stat -e EVENT ...` (PMU counters) lives in cmd_counters.c, which
- * defines this function when it is part of the build; cmd_stat() hands
- * the whole command line over to it whenever argv holds -e/--event. Until
- * then the weak reference is NULL and cmd_stat() says it is missing.
+ * `pea stat -e EVENT ...` (PMU counters) lives in cmd_counters.c;
+ * cmd_stat() hands the whole command line over to it whenever argv holds
+ * -e/--event. cmd_stat.c has a weak stand-in that says counters are not
+ * built in, which the real definition replaces at link time.
  */
-int cmd_stat_counters(int argc, char **argv) __attribute__((weak));
+int cmd_stat_counters(int argc, char **argv);	/* cmd_counters.c */
 
 /* ---- util.c ---- */
 
