@@ -410,10 +410,14 @@ static void announce_lost(struct tracer *t)
 /* Print the batch in time order; stop at --count. */
 static void flush_batch(struct tracer *t)
 {
-	bool any = t->n || t->lost;
+	bool lost = false;
 	size_t i;
+	int cpu;
 
-	if (any && t->live_shown && isatty(STDOUT_FILENO))
+	for (cpu = 0; cpu < t->ncpus && !lost; cpu++)
+		lost = t->cpus[cpu].lost_new;
+	/* Lines are about to go out on the live line's terminal: make room. */
+	if ((t->n && isatty(STDOUT_FILENO)) || lost)
 		live_clear(t);
 	qsort(t->batch, t->n, sizeof(*t->batch), event_cmp);
 	for (i = 0; i < t->n && !t->out_closed; i++) {
