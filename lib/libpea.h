@@ -281,29 +281,32 @@ LIBPEA_API int pea_buffer__pause(struct pea_buffer *pb, size_t buf_idx,
  * pea_buffer__snapshot() - deliver the newest records of every ring
  * @pb: a buffer created with PEA_BUFFER_FLAG_OVERWRITE
  *
- * For each ring in turn: pauses its output (PERF_EVENT_IOC_PAUSE_OUTPUT;
- * records produced meanwhile are dropped and counted lost), copies the
- * whole records found from data_head over at most one ring's worth of
- * bytes, resumes the output (unless pea_buffer__pause() had paused it),
- * then calls the sample callback for each copied record, OLDEST FIRST, so
- * the callbacks see each CPU's records in the order they were written.
- * Nothing is consumed: the next snapshot delivers the records still in
- * the ring again, together with newer ones.
+ * Pauses the output of every ring (PERF_EVENT_IOC_PAUSE_OUTPUT; records
+ * produced meanwhile are dropped and counted lost), waits until writers
+ * already inside pea_output() are done (membarrier(MEMBARRIER_CMD_GLOBAL),
+ * an RCU grace period: pea's writers run with preemption disabled),
+ * copies the whole records found from each data_head over at most one
+ * ring's worth of bytes, resumes the output (of rings pea_buffer__pause()
+ * did not pause), then calls the sample callback for each copied record,
+ * ring by ring, OLDEST FIRST, so the callbacks see each CPU's records in
+ * the order they were written. Nothing is consumed: the next snapshot
+ * delivers the records still in the ring again, together with newer ones.
  *
- * The walk stops at the first header that cannot be valid (a size that is
- * not a multiple of 8, a record reaching past what was written or past the
- * ring, a type other than SAMPLE and LOST, a SAMPLE whose raw size does
- * not match its header), and records that a writer already inside
- * pea_output() when the pause began overwrote before the copy ended
- * (detected from data_head moving meanwhile) are left out, so no torn
- * record is delivered. PERF_RECORD_LOST records in the ring are not
+ * No torn record is delivered: the walk stops at the first header that
+ * cannot be valid (a size that is not a multiple of 8, a record reaching
+ * past what was written or past the ring, a type other than SAMPLE and
+ * LOST, a SAMPLE whose raw size does not match its header), and should
+ * the wait be unavailable (membarrier refused under nohz_full or by
+ * seccomp), records that a writer in flight overwrote before the copy
+ * ended are still left out when data_head shows it published meanwhile.
+ * PERF_RECORD_LOST records in the ring are not
  * delivered; instead the lost callback gets, per ring, the growth of the
  * event's lost counter (PEA_EVENT_IOC_STATS) since the previous snapshot,
  * which counts every drop exactly once (pea_buffer__lost() sums them).
  *
  * Return: the number of samples delivered, or a negative errno: -EINVAL
  * without PEA_BUFFER_FLAG_OVERWRITE, -ENOMEM, or the first ioctl error
- * (the other rings are still read).
+ * (the rings are still all read).
  */
 LIBPEA_API int pea_buffer__snapshot(struct pea_buffer *pb);
 

@@ -146,6 +146,8 @@ PEA_HIDDEN int pea_parse_cpu_list(const char *s, bool **mask, int *n);
  * @snap_lost:   OVERWRITE: the event's lost counter at the last snapshot
  * @snap_buf:    OVERWRITE: copy of the ring taken by a snapshot
  * @snap_offs:   OVERWRITE: offsets of the whole records in @snap_buf
+ * @snap_len:    OVERWRITE: bytes of @snap_buf that may hold whole records
+ * @snap_paused: OVERWRITE: this snapshot paused the ring (and resumes it)
  */
 struct pea_cpu_buf {
 	struct pea_ring ring;
@@ -158,6 +160,8 @@ struct pea_cpu_buf {
 	__u64 snap_lost;
 	void *snap_buf;
 	__u32 *snap_offs;
+	__u64 snap_len;
+	bool snap_paused;
 };
 
 /**

@@ -11,14 +11,18 @@
  * [data_head, data_head + ring size) are intact; the one crossing the
  * upper end was partly overwritten by the newest records.
  *
- * A snapshot pauses the ring so that producers stop writing, copies that
- * window, resumes, and only then walks and delivers the copy, so the
- * producers are held up for one memcpy of the ring at most.
+ * A snapshot pauses the rings so that producers stop writing, waits for
+ * writers that were already past the pause check, copies each window,
+ * resumes, and only then walks and delivers the copies, so the producers
+ * are held up for one RCU grace period and one memcpy per ring.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
 #include <linux/pea.h>
 
 #include "libpea.h"
@@ -127,24 +131,24 @@ static int snap_report_lost(struct pea_buffer *pb, struct pea_cpu_buf *buf)
 	return 0;
 }
 
-static int snapshot_one(struct pea_buffer *pb, struct pea_cpu_buf *buf)
+/*
+ * Wait until every writer that may have missed the pause is done: pea's
+ * writers run with preemption disabled, so an RCU grace period, which
+ * membarrier(MEMBARRIER_CMD_GLOBAL) waits for (libbpf's selftests use it
+ * the same way), covers them. Where it is unavailable (nohz_full,
+ * seccomp), the data_head re-check in snap_copy() is the only guard.
+ */
+static void snap_wait_writers(void)
+{
+	syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+}
+
+/* Copy the whole-record window of a paused ring into buf->snap_buf. */
+static void snap_copy(struct pea_buffer *pb, struct pea_cpu_buf *buf)
 {
 	struct pea_ring *ring = &buf->ring;
-	size_t raw_off = sizeof(struct perf_event_header) +
-			 pea_sample_raw_offset(ring->sample_type) +
-			 PEA_RAW_SIZE_LEN;
-	__u64 size = ring->data_size, head, head2, avail, moved, keep;
-	bool pause = !buf->user_paused;
-	struct snap_walk w;
-	int err, delivered = 0;
-	size_t i;
+	__u64 size = pb->data_size, head, head2, avail, moved, keep;
 
-	err = snap_alloc(pb, buf);
-	if (err)
-		return err;
-
-	if (pause && ioctl(buf->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) < 0)
-		return -errno;
 	head = __atomic_load_n(&ring->page->data_head, __ATOMIC_ACQUIRE);
 	/* Bytes ever written, as the head went down from 0; one ring at most. */
 	avail = -head;
@@ -152,22 +156,28 @@ static int snapshot_one(struct pea_buffer *pb, struct pea_cpu_buf *buf)
 		avail = size;
 	pea_ring_copy(ring, head, buf->snap_buf, avail);
 	/*
-	 * A writer that reserved space before the pause took effect may
-	 * have published since: what it wrote, [head2, head), lies in the
-	 * same bytes as the top (head - head2) of the window.
+	 * A writer still in flight that published since wrote [head2, head),
+	 * the same bytes as the top (head - head2) of the window: leave
+	 * those out.
 	 */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	head2 = __atomic_load_n(&ring->page->data_head, __ATOMIC_ACQUIRE);
-	if (pause && ioctl(buf->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) < 0)
-		err = -errno;
-
 	moved = head - head2;
 	keep = moved >= size ? 0 : size - moved;
-	if (keep < avail)
-		avail = keep;
-	w = snap_walk(buf, avail);
+	buf->snap_len = keep < avail ? keep : avail;
+}
 
-	/* Oldest first: the walk went from the newest. */
+/* Deliver the copied records oldest first; return how many samples. */
+static int snap_deliver(struct pea_buffer *pb, struct pea_cpu_buf *buf)
+{
+	size_t raw_off = sizeof(struct perf_event_header) +
+			 pea_sample_raw_offset(buf->ring.sample_type) +
+			 PEA_RAW_SIZE_LEN;
+	struct snap_walk w = snap_walk(buf, buf->snap_len);
+	int delivered = 0;
+	size_t i;
+
+	/* The walk went from the newest. */
 	for (i = w.n; i-- > 0;) {
 		char *rec = (char *)buf->snap_buf + buf->snap_offs[i];
 		struct perf_event_header hdr;
@@ -181,29 +191,53 @@ static int snapshot_one(struct pea_buffer *pb, struct pea_cpu_buf *buf)
 			pb->sample_cb(pb->ctx, buf->cpu, rec + raw_off, raw);
 		delivered++;
 	}
-
-	if (!err)
-		err = snap_report_lost(pb, buf);
-	else
-		snap_report_lost(pb, buf);
-	return err ? err : delivered;
+	return delivered;
 }
 
 int pea_buffer__snapshot(struct pea_buffer *pb)
 {
-	int total = 0, first_err = 0, ret;
+	int total = 0, err = 0, ret;
+	struct pea_cpu_buf *buf;
 	size_t i;
 
 	if (!pb || !(pb->flags & PEA_BUFFER_FLAG_OVERWRITE))
 		return pea_err(-EINVAL);
 	for (i = 0; i < pb->cnt; i++) {
-		ret = snapshot_one(pb, &pb->bufs[i]);
-		if (ret < 0) {
-			if (!first_err)
-				first_err = ret;
+		ret = snap_alloc(pb, &pb->bufs[i]);
+		if (ret)
+			return pea_err(ret);
+	}
+
+	/* Stop every ring, let writers in flight finish, copy, resume. */
+	for (i = 0; i < pb->cnt; i++) {
+		buf = &pb->bufs[i];
+		buf->snap_paused = false;
+		if (buf->user_paused)
+			continue;
+		if (ioctl(buf->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) < 0) {
+			if (!err)
+				err = -errno;
 			continue;
 		}
-		total += ret;
+		buf->snap_paused = true;
 	}
-	return first_err ? pea_err(first_err) : total;
+	snap_wait_writers();
+	for (i = 0; i < pb->cnt; i++)
+		snap_copy(pb, &pb->bufs[i]);
+	for (i = 0; i < pb->cnt; i++) {
+		buf = &pb->bufs[i];
+		if (buf->snap_paused &&
+		    ioctl(buf->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) < 0 && !err)
+			err = -errno;
+		buf->snap_paused = false;
+	}
+
+	for (i = 0; i < pb->cnt; i++) {
+		buf = &pb->bufs[i];
+		total += snap_deliver(pb, buf);
+		ret = snap_report_lost(pb, buf);
+		if (ret && !err)
+			err = ret;
+	}
+	return err ? pea_err(err) : total;
 }

@@ -26,6 +26,7 @@
 #define PAYLOAD		100	/* record: 8 + 4 + 100 = 112 bytes */
 #define REC_SIZE	112
 #define MAX_RECS	4096
+#define SNAPSHOTS	20	/* during the storm */
 
 static int ncpu;
 
@@ -381,9 +382,9 @@ static void test_storm(void)
 
 	pb = overwrite_buffer(map, 4, 0);
 	PT_EQ(pt_storm_start(MAP), 0, "storm started");
-	for (round = 0; round < 6; round++) {
+	for (round = 0; round < SNAPSHOTS; round++) {
 		ts.tv_sec = 0;
-		ts.tv_nsec = 250000000L;
+		ts.tv_nsec = 100000000L;
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
 		sink_reset(true, 0);
@@ -411,7 +412,8 @@ static void test_storm(void)
 			per_cpu &= any;
 		}
 	}
-	PT_EQ(errors, 0, "storm: 6 snapshots while producing, every record intact");
+	PT_EQ(errors, 0, "storm: %d snapshots while producing, every record intact",
+	      SNAPSHOTS);
 	PT_OK(order, "storm: each snapshot oldest first: per CPU and source, seq increasing");
 	PT_OK(per_cpu, "storm: each snapshot has records of every CPU");
 	PT_EQ(pt_storm_stop(), 0, "storm stopped");
