@@ -518,7 +518,7 @@ static void test_lost(void)
 	char pid[16], got[4096];
 	struct workload w;
 	struct pt_proc p;
-	int total = 100, rec, fit, events = 0, rc;
+	int total = 100, rec, fit, events = 0, rc, status;
 	long long lost_lines = 0, lost_sum = -1, records = -1;
 	long page = pt_page_size();
 
@@ -535,6 +535,9 @@ static void test_lost(void)
 					  "--json", NULL }),
 	      "lost: attached with one-page rings");
 	kill(p.pid, SIGSTOP);
+	/* Stopped for sure before the burst: it reads nothing meanwhile. */
+	PT_OK(waitpid(p.pid, &status, WUNTRACED) == p.pid && WIFSTOPPED(status),
+	      "lost: pea trace stopped");
 	wl_do(&w, WL_BURST, total, prefix);
 	kill(p.pid, SIGCONT);
 	/* Let it read, then end it. */
