@@ -155,7 +155,8 @@ struct tracer {
 	bool oom;
 
 	bool live;		/* stderr is a terminal */
-	bool live_shown;
+	bool live_shown;	/* the line is on the screen */
+	bool live_hidden;	/* cleared for other output: redraw it */
 	__u64 live_ns, live_recv;
 	double live_rate;
 	__u64 t0, t_end;
@@ -363,10 +364,12 @@ static void live_clear(struct tracer *t)
 	if (t->live_shown) {
 		fputs("\r\033[K", stderr);
 		t->live_shown = false;
+		t->live_hidden = true;
 	}
 }
 
-static void live_update(struct tracer *t, bool force)
+/* Redraw the live line once a second, or at once after it was cleared. */
+static void live_update(struct tracer *t)
 {
 	__u64 now = tool_now_ns();
 
@@ -377,10 +380,11 @@ static void live_update(struct tracer *t, bool force)
 			       (double)(now - t->live_ns);
 		t->live_ns = now;
 		t->live_recv = t->received;
-	} else if (!force) {
+	} else if (!t->live_hidden) {
 		return;
 	}
-	fprintf(stderr, "\r\033[K[pea trace] %llu events, %.1f/s, %llu lost",
+	t->live_hidden = false;
+	fprintf(stderr, "\r\033[K[pea trace] %llu records, %.1f/s, %llu lost",
 		(unsigned long long)t->received, t->live_rate,
 		(unsigned long long)t->lost);
 	t->live_shown = true;
@@ -615,7 +619,7 @@ static int trace_loop(struct tracer *t)
 			return PEA_EXIT_ERR;
 		}
 		flush_batch(t);
-		live_update(t, t->live_shown);
+		live_update(t);
 	}
 	return PEA_EXIT_OK;
 }
