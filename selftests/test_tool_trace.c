@@ -17,6 +17,8 @@
  *   - --duration with nothing to show: only the summary line;
  *   - a stopped reader: the exact number of records that fit in a one-page
  *     ring is printed and every other one is reported lost;
+ *   - --flight-recorder: after a burst, exactly the newest records that fit
+ *     in a one-page ring, oldest first, nothing lost;
  *   - errors: an unknown function (exit 1, message naming it), an offset
  *     inside an instruction, a function kprobes refuse.
  */
@@ -574,6 +576,58 @@ static void test_lost(void)
 	wl_stop(&w);
 }
 
+/* ---- --flight-recorder: the newest records, at the end ---- */
+
+static void test_flight(void)
+{
+	const char *prefix = "/tmp/pea-flight-";
+	char pid[16], want[64], got[256];
+	struct workload w;
+	struct pt_proc p;
+	int total = 100, rec, fit, events = 0, rc, order = 1;
+	long long records = -1, lost = -1;
+	long page = pt_page_size();
+
+	rec = 8 + ((4 + sizeof(struct pea_probe_record) + strlen(prefix) + 3 +
+		    7) & ~7);
+	fit = page / rec;
+
+	wl_start(&w);
+	wl_do(&w, WL_PIN, 0, NULL);
+	snprintf(pid, sizeof(pid), "%d", w.pid);
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
+					  "ARG1", "--pid", pid, "--pages", "1",
+					  "--flight-recorder", "--json", NULL }),
+	      "flight: attached with one-page overwrite rings");
+	wl_do(&w, WL_BURST, total, prefix);
+	kill(p.pid, SIGINT);
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (pt_json_streq(line, "type", "event")) {
+			snprintf(want, sizeof(want), "%s%03d", prefix,
+				 total - fit + events);
+			if (!pt_json_get(line, "str", got, sizeof(got), NULL) ||
+			    strcmp(got, want)) {
+				order = 0;
+				pt_diag("event %d: %s, want %s", events, line, want);
+			}
+			events++;
+		} else if (pt_json_streq(line, "type", "summary")) {
+			records = pt_json_num(line, "records", -1);
+			lost = pt_json_num(line, "lost", -1);
+		}
+	}
+	rc = pt_proc_wait(&p);
+	PT_EQ(rc, 0, "flight: SIGINT ends it with exit 0");
+	PT_EQ(events, fit, "flight: the %d newest of %d records (a %ld-byte ring)",
+	      fit, total, page);
+	PT_OK(order, "flight: exactly names %03d..%03d, oldest first",
+	      total - fit, total - 1);
+	PT_EQ(records, fit, "flight: summary records %d", fit);
+	PT_EQ(lost, 0, "flight: nothing lost: old records were overwritten, not dropped");
+	pt_proc_close(&p);
+	wl_stop(&w);
+}
+
 /* ---- attach errors ---- */
 
 /* A function the kprobes blacklist holds, from debugfs. */
@@ -639,5 +693,6 @@ int main(void)
 	test_human();
 	test_duration();
 	test_lost();
+	test_flight();
 	return pt_done();
 }

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,9 @@ static const char trace_help[] =
 "                           (default: the kernel's choice)\n"
 "  -j, --json               one JSON object per line (see below)\n"
 "  -q, --quiet              print no events, only the summary\n"
+"  -F, --flight-recorder    keep only the newest records of each CPU (the\n"
+"                           rings overwrite their oldest records instead of\n"
+"                           dropping new ones) and print them at the end\n"
 "  -h, --help               this help\n"
 "\n"
 "ARGn counts from 0 in the function's C prototype: for\n"
@@ -74,7 +78,9 @@ static const char trace_help[] =
 "CPU, COMM, PID (process), TID (thread), then RET and LAT(us) for a\n"
 "kretprobe, ARGS with --args, and the capture: a quoted string (\"...\" after\n"
 "it when truncated) or hex bytes, \"(fault)\" when it could not be read.\n"
-"Events are sorted by time within each 100 ms batch. Once the probe is\n"
+"Events are sorted by time within each 100 ms batch (with\n"
+"--flight-recorder: the newest records of every CPU, all sorted by time,\n"
+"when the trace ends). Once the probe is\n"
 "attached, \"pea: tracing PROBE on N CPUs\" goes to stderr. On exit a per-CPU\n"
 "summary (records, ring bytes, lost, rate) and the probe's counters go to\n"
 "stderr, as do notices of lost records, which are always reported. On a\n"
@@ -114,13 +120,14 @@ static const struct option trace_options[] = {
 	{ "maxactive", required_argument, NULL, OPT_MAXACTIVE },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "flight-recorder", no_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct trace_opts {
 	struct probe_spec spec;
-	bool json, args, quiet;
+	bool json, args, quiet, flight;
 	bool user, kernel;
 	int capture_mode;
 	unsigned int capture_arg, capture_len;
@@ -219,7 +226,7 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	o->pages = DEFAULT_PAGES;
 	*help = false;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":as:b:p:C:d:c:jqh", trace_options,
+	while ((c = getopt_long(argc, argv, ":as:b:p:C:d:c:jqFh", trace_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -274,6 +281,9 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'F':
+			o->flight = true;
+			break;
 		case 'h':
 			*help = true;
 			return 0;
@@ -298,6 +308,8 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		return tool_usage("trace", "--user and --kernel go with --str or --bytes");
 	if (o->maxactive && !o->spec.retprobe)
 		return tool_usage("trace", "--maxactive is for kretprobes");
+	if (o->flight && o->count)
+		return tool_usage("trace", "--count does not go with --flight-recorder, which prints what the rings hold at the end");
 	return 0;
 }
 
@@ -567,8 +579,12 @@ static int trace_setup(struct tracer *t)
 	}
 	t->map_fd = fd;
 
-	/* Wake the reader at a quarter full; the tick reads the rest. */
-	opts.wakeup_watermark = (__u32)(t->o.pages * page / 4);
+	if (t->o.flight)
+		/* write_backward rings, read only by a snapshot at the end. */
+		opts.flags = PEA_BUFFER_FLAG_OVERWRITE;
+	else
+		/* Wake the reader at a quarter full; the tick reads the rest. */
+		opts.wakeup_watermark = (__u32)(t->o.pages * page / 4);
 	t->pb = pea_buffer__new(t->map_fd, t->o.pages, on_sample, on_lost, t,
 				&opts);
 	if (!t->pb) {
@@ -585,6 +601,25 @@ static int trace_setup(struct tracer *t)
 	return PEA_EXIT_OK;
 }
 
+/* A flight recorder only waits: the rings are read once, at the end. */
+static int flight_wait(struct tracer *t, __u64 deadline)
+{
+	while (!trace_stop) {
+		int timeout = -1;
+
+		if (deadline) {
+			__u64 now = tool_now_ns();
+
+			if (now >= deadline)
+				break;
+			timeout = (deadline - now + 999999) / 1000000;
+		}
+		poll(NULL, 0, timeout);	/* a signal ends it early */
+	}
+	(void)t;
+	return PEA_EXIT_OK;
+}
+
 static int trace_loop(struct tracer *t)
 {
 	__u64 deadline = t->o.duration ?
@@ -592,6 +627,8 @@ static int trace_loop(struct tracer *t)
 	bool warned = false;
 	int ret;
 
+	if (t->o.flight)
+		return flight_wait(t, deadline);
 	while (!trace_stop && !t->out_closed && !count_reached(t)) {
 		int timeout = TICK_MS;
 
@@ -624,7 +661,8 @@ static int trace_loop(struct tracer *t)
 	return PEA_EXIT_OK;
 }
 
-static void trace_teardown(struct tracer *t, int rc)
+/* Detach, read what is left, print the summary; returns the exit status. */
+static int trace_teardown(struct tracer *t, int rc)
 {
 	struct pea_link_info li;
 	bool have_li = false;
@@ -639,7 +677,13 @@ static void trace_teardown(struct tracer *t, int rc)
 	if (t->pb) {
 		/* Whatever the probe wrote before it went away. */
 		if (rc == PEA_EXIT_OK && !t->oom) {
-			pea_buffer__consume(t->pb);
+			int ret = t->o.flight ? pea_buffer__snapshot(t->pb) :
+						pea_buffer__consume(t->pb);
+
+			if (ret < 0 && ret != -EINVAL) {
+				tool_err("reading the rings: %s", strerror(-ret));
+				rc = PEA_EXIT_ERR;
+			}
 			flush_batch(t);
 		}
 		live_clear(t);
@@ -651,6 +695,7 @@ static void trace_teardown(struct tracer *t, int rc)
 		close(t->map_fd);
 	free(t->batch);
 	free(t->cpus);
+	return rc;
 }
 
 int cmd_trace(int argc, char **argv)
@@ -691,7 +736,8 @@ int cmd_trace(int argc, char **argv)
 	rc = trace_setup(&t);
 	if (rc == PEA_EXIT_OK) {
 		t.fmt.t0_ns = t.t0;
-		t.live = isatty(STDERR_FILENO);
+		/* A flight recorder reads nothing until the end. */
+		t.live = isatty(STDERR_FILENO) && !t.o.flight;
 		t.live_ns = t.t0;
 		/* Also with --json: it is on stderr, and says we are attached. */
 		fprintf(stderr, "pea: tracing %s on %zu CPUs; Ctrl-C to end\n",
@@ -702,6 +748,5 @@ int cmd_trace(int argc, char **argv)
 		}
 		rc = trace_loop(&t);
 	}
-	trace_teardown(&t, rc);
-	return rc;
+	return trace_teardown(&t, rc);
 }
