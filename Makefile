@@ -14,6 +14,8 @@
 #                     (TESTS=test_a,test_b to run a subset)
 #   make demo         boot the VM and run the demo
 #   make vm-shell     boot the VM into an interactive shell
+#   make bench        pea against the perf buffer and the BPF ring buffer in
+#                     the test guest: a table and a JSON file (scripts/bench.sh)
 #   make clean        remove build outputs (distclean: also .cache/)
 #
 # Variables: KVER (kernel release, default: what linux-headers-amd64 pulls
@@ -124,5 +126,41 @@ distclean: clean
 
 -include $(wildcard $(BUILD)/lib/*.d $(BUILD)/selftests/*.d $(BUILD)/tools/*.d \
 	$(BUILD)/tools/pea-objs/*.d)
+
+# ---- make bench: pea against the kernel's perf buffer and BPF ring buffer
+# (scripts/bench.sh). The BPF programs are built with clang and the
+# program links Debian's libbpf statically (scripts/bench-setup.sh
+# installs both). bench/module/pea_bench.ko is built with the modules.
+BENCH_SRCS := $(filter-out %.bpf.c,$(wildcard bench/*.c))
+BENCH_OBJS := $(patsubst bench/%.c,$(BUILD)/bench/objs/%.o,$(BENCH_SRCS))
+BENCH_BIN := $(BUILD)/bench/pea-bench
+BPF_CLANG ?= clang
+BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool) bpftool)
+BENCH_LIBS := -lbpf -lelf -lz -lzstd -lpthread
+
+.PHONY: bench bench-tools
+
+bench:
+	@scripts/bench.sh
+
+bench-tools: $(BENCH_BIN)
+
+$(BUILD)/bench/bench.bpf.o: bench/bench.bpf.c
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+
+$(BUILD)/bench/bench.skel.h: $(BUILD)/bench/bench.bpf.o
+	$(BPFTOOL) gen skeleton $< name bench > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bench/objs/%.o: bench/%.c $(BUILD)/bench/bench.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -Ibench -I$(BUILD)/bench \
+		-MMD -MP -c -o $@ $<
+
+$(BENCH_BIN): $(BENCH_OBJS) $(LIBPEA)
+	$(CC) $(USER_CFLAGS) -static -o $@ $(BENCH_OBJS) $(LIBPEA) $(BENCH_LIBS)
+
+-include $(wildcard $(BUILD)/bench/objs/*.d)
 
 endif

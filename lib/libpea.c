@@ -92,7 +92,7 @@ int pea_map_get_info(int map_fd, struct pea_map_info *info)
 }
 
 static int pea_event_open_on(int devfd, int cpu,
-			     const struct perf_event_attr *attr)
+			     const struct perf_event_attr *attr, __u32 flags)
 {
 	struct pea_event_open req;
 	int fd;
@@ -100,7 +100,7 @@ static int pea_event_open_on(int devfd, int cpu,
 	memset(&req, 0, sizeof(req));
 	req.attr = (__u64)(uintptr_t)attr;
 	req.cpu = cpu;
-	req.flags = PEA_FLAG_FD_CLOEXEC;
+	req.flags = PEA_FLAG_FD_CLOEXEC | flags;
 	fd = ioctl(devfd, PEA_IOC_EVENT_OPEN, &req);
 	return fd < 0 ? -errno : fd;
 }
@@ -114,7 +114,7 @@ int pea_event_open_output(int cpu, const struct perf_event_attr *attr)
 	devfd = pea_open_dev();
 	if (devfd < 0)
 		return devfd;
-	fd = pea_event_open_on(devfd, cpu, attr);
+	fd = pea_event_open_on(devfd, cpu, attr, 0);
 	close(devfd);
 	return pea_err(fd);
 }
@@ -284,8 +284,10 @@ static int build_attr(const struct pea_buffer_opts *opts,
 	__u32 watermark = OPTS_GET(opts, wakeup_watermark, 0);
 	__u64 st = OPTS_GET(opts, sample_type, 0);
 
-	if ((flags & ~PEA_BUFFER_FLAGS) ||
+	if ((flags & ~(PEA_BUFFER_FLAGS | (__u64)PEA_BUFFER_ADAPTIVE_WAKEUP)) ||
 	    ((flags & PEA_BUFFER_FLAG_AUTO_CALLBACK) &&
+	     (flags & PEA_BUFFER_FLAG_OVERWRITE)) ||
+	    ((flags & PEA_BUFFER_ADAPTIVE_WAKEUP) &&
 	     (flags & PEA_BUFFER_FLAG_OVERWRITE)))
 		return -EINVAL;
 	if (wakeup_events < 0 || (wakeup_events && watermark))
@@ -353,7 +355,7 @@ static int cpu_buf_open(struct pea_buffer *pb, int devfd, int cpu,
 	buf->map_key = cpu;
 	pb->cnt++;
 
-	fd = pea_event_open_on(devfd, cpu, attr);
+	fd = pea_event_open_on(devfd, cpu, attr, pb->open_flags);
 	if (fd < 0)
 		return fd;
 	buf->fd = fd;
@@ -371,6 +373,7 @@ static int cpu_buf_open(struct pea_buffer *pb, int devfd, int cpu,
 	buf->ring.data_size = pb->data_size;
 	buf->ring.cpu = cpu;
 	buf->ring.sample_type = sample_type;
+	buf->ring.recheck = pb->open_flags & PEA_FLAG_ADAPTIVE_WAKEUP;
 
 	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 		return -errno;
@@ -445,6 +448,7 @@ struct pea_buffer *pea_buffer__new(int map_fd, size_t page_cnt,
 	pb->mmap_size = pb->data_size + page_size;
 	pb->map_fd = map_fd;
 	pb->epoll_fd = -1;
+	pb->open_flags = OPTS_GET(opts, flags, 0) & PEA_BUFFER_ADAPTIVE_WAKEUP;
 
 	/*
 	 * At least one slot each, so that epoll_wait() gets maxevents > 0,

@@ -75,8 +75,12 @@ typedef void (*pea_buffer_lost_fn)(void *ctx, int cpu, __u64 cnt);
 /**
  * struct pea_buffer_opts - optional settings of pea_buffer__new()
  * @sz:               sizeof(struct pea_buffer_opts), for compatibility
- * @flags:            PEA_BUFFER_FLAG_* (0: libbpf's behaviour); unknown
- *                    bits are EINVAL
+ * @flags:            PEA_BUFFER_FLAG_* below, and PEA_BUFFER_ADAPTIVE_WAKEUP
+ *                    (wake the poller only when it had read everything:
+ *                    see PEA_FLAG_ADAPTIVE_WAKEUP in <linux/pea.h>; the
+ *                    wake-up fields are then not used; not with
+ *                    OVERWRITE); 0 is libbpf's behaviour; unknown bits
+ *                    are EINVAL
  * @wakeup_events:    wake the poller every this many records (0 means 1);
  *                    must not be set together with @wakeup_watermark
  * @wakeup_watermark: if non-zero, wake the poller once this many bytes are
@@ -95,6 +99,9 @@ struct pea_buffer_opts {
 	__u64 sample_type;
 };
 #define pea_buffer_opts__last_field sample_type
+
+/* pea_buffer_opts.flags */
+#define PEA_BUFFER_ADAPTIVE_WAKEUP	PEA_FLAG_ADAPTIVE_WAKEUP
 
 /*
  * struct pea_buffer_opts.flags

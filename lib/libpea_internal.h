@@ -34,6 +34,9 @@
  * @scratch:     buffer for records that wrap around the end of the ring
  * @scratch_sz:  its size
  * @lost:        total drops reported on this ring so far
+ * @recheck:     after storing data_tail, load data_head again (behind a
+ *               full barrier) and go on if it moved: what an adaptive
+ *               wake-up (PEA_FLAG_ADAPTIVE_WAKEUP) needs of the reader
  *
  * The owner fills @page, @data, @data_size, @cpu and @sample_type, zeroes
  * the rest, and calls pea_ring_release() when done.
@@ -47,6 +50,7 @@ struct pea_ring {
 	void *scratch;
 	size_t scratch_sz;
 	__u64 lost;
+	bool recheck;
 };
 
 /**
@@ -173,6 +177,7 @@ struct pea_cpu_buf {
  * @page_size:   the system page size
  * @data_size:   data bytes of each ring (page_cnt * page_size)
  * @mmap_size:   bytes of each mapping (page_size + data_size)
+ * @open_flags:  PEA_FLAG_ADAPTIVE_WAKEUP or 0, for each event
  * @map_fd:      the map the rings are stored in
  * @epoll_fd:    watches every ring (and @stop_fd in AUTO_CALLBACK mode)
  * @bufs:        the rings
@@ -192,6 +197,7 @@ struct pea_buffer {
 	size_t page_size;
 	size_t data_size;
 	size_t mmap_size;
+	__u32 open_flags;
 	int map_fd;
 	int epoll_fd;
 

@@ -148,6 +148,7 @@ int pea_ring_read(struct pea_ring *ring, const struct pea_ring_cbs *cbs)
 	tail = ring_load_tail(page);
 	if (head == tail)
 		return 0;
+again:
 
 	/* A writer never gets more than the ring size ahead of the reader. */
 	if (head - tail > ring->data_size) {
@@ -167,7 +168,15 @@ int pea_ring_read(struct pea_ring *ring, const struct pea_ring_cbs *cbs)
 			tail = head;
 			break;
 		}
-		pea_ring_copy(ring, tail, &hdr, sizeof(hdr));
+		/*
+		 * Records are 8-byte multiples, so a header only wraps if
+		 * data_tail was misaligned: the common case is one load
+		 * (a fixed-size copy), not a call to memcpy().
+		 */
+		if (off + sizeof(hdr) <= ring->data_size)
+			memcpy(&hdr, (const char *)ring->data + off, sizeof(hdr));
+		else
+			pea_ring_copy(ring, tail, &hdr, sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || hdr.size > avail) {
 			/* Cannot find the next record: drop the rest. */
 			err = -EINVAL;
@@ -192,6 +201,13 @@ int pea_ring_read(struct pea_ring *ring, const struct pea_ring_cbs *cbs)
 	}
 out:
 	ring_store_tail(page, tail);
+	if (!err && ring->recheck) {
+		/* Store data_tail, then load data_head: see PEA_FLAG_ADAPTIVE_WAKEUP. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		head = ring_load_head(page);
+		if (head != tail)
+			goto again;
+	}
 	return err;
 }
 

@@ -17,6 +17,7 @@ module_param(dev_mode, ushort, 0444);
 MODULE_PARM_DESC(dev_mode, "permission bits of /dev/pea (default 0600)");
 
 struct workqueue_struct *pea_wq;
+struct pea_objects pea_objects;
 
 static long pea_dev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
@@ -57,13 +58,17 @@ static int __init pea_init(void)
 		return -ENOMEM;
 	pea_miscdev.mode = dev_mode & 0777;
 	err = misc_register(&pea_miscdev);
-	if (err)
+	if (err) {
 		destroy_workqueue(pea_wq);
-	return err;
+		return err;
+	}
+	pea_debugfs_init();
+	return 0;
 }
 
 static void __exit pea_exit(void)
 {
+	pea_debugfs_exit();
 	misc_deregister(&pea_miscdev);
 	/* Slot entries are freed by RCU callbacks that queue frees. */
 	rcu_barrier();

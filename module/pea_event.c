@@ -20,6 +20,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/cpumask.h>
 #include <linux/topology.h>
+#include <linux/seq_file.h>
 #include "pea_internal.h"
 #include "pea_compat.h"
 
@@ -42,6 +43,7 @@ static void pea_event_free_work(struct work_struct *work)
 	irq_work_sync(&ev->wakeup_work);
 	put_pid_ns(ev->pid_ns);
 	kfree(ev);
+	atomic_dec(&pea_objects.events);
 }
 
 /**
@@ -74,8 +76,18 @@ static void pea_event_wakeup_irq(struct irq_work *work)
  */
 void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring)
 {
-	atomic_set(&ring->poll, (__force int)EPOLLIN);
 	local64_inc(&ev->wakeups);
+	/*
+	 * Coalesce: while the flag of an earlier wake-up is still set (no
+	 * poll has taken it), that wake-up's irq_work has run or will run,
+	 * and no poller can have gone to sleep since (poll would have taken
+	 * the flag and returned), so raising another one only costs an
+	 * interrupt. Pollers see exactly what Linux shows them: EPOLLIN once
+	 * per taken flag. The xchg is a full barrier: a poller that takes
+	 * the flag after it sees the data_head published before it.
+	 */
+	if (atomic_xchg(&ring->poll, (__force int)EPOLLIN))
+		return;
 	irq_work_queue(&ev->wakeup_work);
 }
 
@@ -120,6 +132,38 @@ static ssize_t pea_event_read(struct file *file, char __user *buf,
 	if (copy_to_user(buf, values, n * sizeof(u64)))
 		return -EFAULT;
 	return n * sizeof(u64);
+}
+
+/**
+ * pea_event_show() - print an event's ring and counters on one line
+ * @m: the seq_file
+ * @ev: the event
+ *
+ * Prints "event_id data_pages size used records bytes lost lost_pending
+ * wakeups"; used is the unread bytes (data_head - data_tail).
+ */
+void pea_event_show(struct seq_file *m, struct pea_event *ev)
+{
+	unsigned long pages = 0, size = 0, used = 0;
+	struct pea_ring *ring;
+
+	rcu_read_lock();
+	ring = rcu_dereference(ev->ring);
+	if (ring) {
+		pages = ring->nr_pages;
+		size = ring->size;
+		used = READ_ONCE(ring->user_page->data_head) -
+		       READ_ONCE(ring->user_page->data_tail);
+		if (ring->backward)
+			used = -used;
+		used = min(used, size);
+	}
+	rcu_read_unlock();
+	seq_printf(m, "%llu %lu %lu %lu %llu %llu %llu %ld %llu\n", ev->id,
+		   pages, size, used, (u64)local64_read(&ev->records),
+		   (u64)local64_read(&ev->bytes), (u64)local64_read(&ev->lost),
+		   atomic_long_read(&ev->lost_pending),
+		   (u64)local64_read(&ev->wakeups));
 }
 
 /* ---- mmap ---- */
@@ -397,6 +441,7 @@ static struct pea_event *pea_event_alloc(const struct perf_event_attr *attr,
 	ev = kzalloc_node(sizeof(*ev), GFP_KERNEL, cpu_to_node(cpu));
 	if (!ev)
 		return NULL;
+	atomic_inc(&pea_objects.events);
 	refcount_set(&ev->refcnt, 1);
 	ev->kind = PEA_EVENT_OUTPUT;
 	ev->cpu = cpu;
@@ -444,8 +489,8 @@ long pea_event_open(const struct pea_event_open __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if ((arg.flags & ~PEA_EVENT_OPEN_FLAGS) || arg.reserved[0] ||
-	    arg.reserved[1])
+	if ((arg.flags & ~(PEA_EVENT_OPEN_FLAGS | PEA_FLAG_ADAPTIVE_WAKEUP)) ||
+	    arg.reserved[0] || arg.reserved[1])
 		return -EINVAL;
 	err = pea_copy_attr(&attr, u64_to_user_ptr(arg.attr));
 	if (err)
@@ -453,6 +498,9 @@ long pea_event_open(const struct pea_event_open __user *uarg)
 	err = pea_check_output_attr(&attr);
 	if (err)
 		return err;
+	/* Adaptive wake-ups compare with data_tail, which backward ignores. */
+	if ((arg.flags & PEA_FLAG_ADAPTIVE_WAKEUP) && attr.write_backward)
+		return -EINVAL;
 	if (arg.cpu < 0 || arg.cpu >= nr_cpu_ids)
 		return -EINVAL;
 	if (!cpu_online(arg.cpu))
@@ -461,6 +509,7 @@ long pea_event_open(const struct pea_event_open __user *uarg)
 	ev = pea_event_alloc(&attr, arg.cpu);
 	if (!ev)
 		return -ENOMEM;
+	ev->adaptive = !!(arg.flags & PEA_FLAG_ADAPTIVE_WAKEUP);
 	fd = anon_inode_getfd("[pea_event]", &pea_event_fops, ev,
 			      O_RDWR | ((arg.flags & PEA_FLAG_FD_CLOEXEC) ?
 					O_CLOEXEC : 0));

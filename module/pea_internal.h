@@ -74,6 +74,7 @@ struct pea_event {
 	u32 max_payload;
 	bool watermark;
 	bool backward;
+	bool adaptive;		/* PEA_FLAG_ADAPTIVE_WAKEUP */
 	u32 wakeup_watermark;
 	struct pid_namespace *pid_ns;
 
@@ -112,9 +113,31 @@ struct pea_map {
 
 extern struct workqueue_struct *pea_wq;
 
+/* Live objects, for the debugfs "objects" file (leak checks). */
+struct pea_objects {
+	atomic_t maps;
+	atomic_t events;
+	atomic_t rings;
+	atomic_t links;
+};
+
+extern struct pea_objects pea_objects;
+
+struct seq_file;
+
 /* pea_map.c */
 long pea_map_create(const struct pea_map_attr __user *uattr);
 void pea_map_get(struct pea_map *map);
+int pea_maps_show(struct seq_file *m, void *v);
+
+/* pea_probe.c */
+long pea_probe_attach(struct pea_map *map,
+		      const struct pea_probe_attr __user *ua);
+int pea_links_show(struct seq_file *m, void *v);
+
+/* pea_debugfs.c */
+void pea_debugfs_init(void);
+void pea_debugfs_exit(void);
 
 /* pea_event.c */
 long pea_event_open(const struct pea_event_open __user *uarg);
@@ -122,6 +145,7 @@ struct pea_event *pea_event_fget(int fd);
 void pea_event_put(struct pea_event *ev);
 void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring);
 u64 pea_next_id(void);
+void pea_event_show(struct seq_file *m, struct pea_event *ev);
 
 /* pea_ring.c */
 struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,

@@ -19,6 +19,7 @@
 #include <linux/ctype.h>
 #include <linux/uaccess.h>
 #include <linux/nodemask.h>
+#include <linux/seq_file.h>
 #include "pea_internal.h"
 
 static LIST_HEAD(pea_maps);
@@ -75,6 +76,7 @@ void pea_map_put(struct pea_map *map)
 	pea_map_clear(map);
 	kvfree(map->slots);
 	kfree(map);
+	atomic_dec(&pea_objects.maps);
 }
 EXPORT_SYMBOL_GPL(pea_map_put);
 
@@ -217,6 +219,8 @@ static long pea_map_ioctl(struct file *file, unsigned int cmd,
 		break;
 	case PEA_MAP_IOC_INFO:
 		return pea_map_info(map, uarg);
+	case PEA_MAP_IOC_ATTACH_PROBE:
+		return pea_probe_attach(map, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -310,6 +314,7 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 		kfree(map);
 		return -ENOMEM;
 	}
+	atomic_inc(&pea_objects.maps);
 	refcount_set(&map->refcnt, 1);
 	atomic_set(&map->usercnt, 1);
 	map->max_entries = attr.max_entries;
@@ -326,6 +331,7 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 				mutex_unlock(&pea_maps_lock);
 				kvfree(map->slots);
 				kfree(map);
+				atomic_dec(&pea_objects.maps);
 				return -EEXIST;
 			}
 		}
@@ -341,4 +347,43 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 		pea_map_put(map);
 	}
 	return fd;
+}
+
+/**
+ * pea_maps_show() - the debugfs "maps" file: one line per filled slot
+ * @m: the seq_file
+ * @v: unused
+ *
+ * Return: 0.
+ */
+int pea_maps_show(struct seq_file *m, void *v)
+{
+	struct pea_map_entry *entry;
+	struct pea_map *map;
+	bool any;
+	u32 i;
+
+	seq_puts(m, "# map_id name max_entries slot cpu event_id data_pages size used records bytes lost lost_pending wakeups\n");
+	mutex_lock(&pea_maps_lock);
+	list_for_each_entry(map, &pea_maps, node) {
+		any = false;
+		rcu_read_lock();
+		for (i = 0; i < map->max_entries; i++) {
+			entry = rcu_dereference(map->slots[i]);
+			if (!entry)
+				continue;
+			any = true;
+			seq_printf(m, "%llu %s %u %u %d ", map->id,
+				   map->name[0] ? map->name : "-",
+				   map->max_entries, i, entry->event->cpu);
+			pea_event_show(m, entry->event);
+		}
+		rcu_read_unlock();
+		if (!any)
+			seq_printf(m, "%llu %s %u - - - - - - - - - - -\n",
+				   map->id, map->name[0] ? map->name : "-",
+				   map->max_entries);
+	}
+	mutex_unlock(&pea_maps_lock);
+	return 0;
 }

@@ -45,6 +45,7 @@ static void pea_ring_free_work(struct work_struct *work)
 		__free_page(ring->pages[i]);
 	kfree(ring->pages);
 	kfree(ring);
+	atomic_dec(&pea_objects.rings);
 }
 
 /**
@@ -108,6 +109,7 @@ struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
 	ring->user_page = pg;
 	if (atomic_long_read(&ev->lost_pending))
 		PEA_PAGE_LOST_HINT(pg) = 1;
+	atomic_inc(&pea_objects.rings);
 	return ring;
 
 free_pages:
@@ -143,16 +145,36 @@ static void pea_ring_count_lost(struct pea_event *ev, struct pea_ring *ring)
 	}
 }
 
+/*
+ * PEA_FLAG_ADAPTIVE_WAKEUP: having published @head over @prev, wake the
+ * reader only if it had read everything up to @prev. The full barrier
+ * orders the data_head store before the data_tail load; the reader orders
+ * its data_tail store before its last data_head load the same way, so
+ * either the reader sees the new head or this sees data_tail == @prev.
+ */
+static void pea_ring_wakeup_adaptive(struct pea_event *ev,
+				     struct pea_ring *ring, unsigned long prev,
+				     unsigned long head)
+{
+	if (head == prev)
+		return;
+	smp_mb();
+	if (READ_ONCE(ring->user_page->data_tail) == prev)
+		pea_event_wakeup(ev, ring);
+}
+
 /* Publish data_head if this is the outermost writer; raise wake-ups. */
 static void pea_ring_put_handle(struct pea_event *ev, struct pea_ring *ring,
 				unsigned long wakeup)
 {
-	unsigned long head;
+	unsigned long head, prev;
 
 	if (local_read(&ring->nest) > 1) {
 		local_dec(&ring->nest);
 		return;
 	}
+	/* Only writers on this CPU store data_head: the last one published. */
+	prev = READ_ONCE(ring->user_page->data_head);
 again:
 	head = local_read(&ring->head);
 	smp_wmb();	/* (B): the record before data_head */
@@ -168,6 +190,10 @@ again:
 	if (unlikely(head != local_read(&ring->head))) {
 		local_inc(&ring->nest);
 		goto again;
+	}
+	if (ev->adaptive) {
+		pea_ring_wakeup_adaptive(ev, ring, prev, head);
+		return;
 	}
 	if (wakeup != local_read(&ring->wakeup))
 		pea_event_wakeup(ev, ring);
@@ -193,6 +219,13 @@ static void *pea_put_sample(void *p, struct pea_event *ev, u32 rec, u32 size)
 	u32 raw_size = rec - ev->fixed_size - 4;
 	u32 *w;
 
+	/*
+	 * Padding is zeroed: no stale ring bytes reach user space. It is
+	 * under 8 bytes at the 8-aligned end of the record, so one store
+	 * there, before the fields and the payload overwrite what is not
+	 * padding, replaces a memset() call.
+	 */
+	*(u64 *)(p + rec - 8) = 0;
 	hdr->type = PERF_RECORD_SAMPLE;
 	hdr->misc = PERF_RECORD_MISC_KERNEL;
 	hdr->size = rec;
@@ -215,8 +248,6 @@ static void *pea_put_sample(void *p, struct pea_event *ev, u32 rec, u32 size)
 	}
 	*(u32 *)p = raw_size;
 	p += 4;
-	/* Padding is zeroed: no stale ring bytes reach user space. */
-	memset(p + size, 0, raw_size - size);
 	return p;
 }
 

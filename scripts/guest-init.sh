@@ -10,6 +10,7 @@
 #   pea.timeout=SECS            per-test timeout (default 300)
 #   pea.demo=WHAT               demo mode: argument of /bin/pea-demo
 #                               (trace, the default, or storm)
+#   pea.bench=-q,-r,3           bench mode: pea-bench's arguments
 #
 # The kernel console is ttyS0. Results go to the second serial port,
 # /dev/ttyS1, which the host writes to a file (scripts/vm-run.sh); the host
@@ -57,6 +58,7 @@ for arg in $(cat /proc/cmdline); do
 	pea.tests=*)	TESTS=$(echo "${arg#pea.tests=}" | tr ',' ' ') ;;
 	pea.timeout=*)	TT=${arg#pea.timeout=} ;;
 	pea.demo=*)	DEMO=${arg#pea.demo=} ;;
+	pea.bench=*)	BENCH_ARGS=$(echo "${arg#pea.bench=}" | tr ',' ' ') ;;
 	esac
 done
 
@@ -152,6 +154,23 @@ demo)
 			ls /sys/module/pea 2>/dev/null
 		} >&3 2>&3
 	fi
+	;;
+bench)
+	# `make bench` (scripts/bench.sh): pea-bench prints its table and
+	# JSON between markers on the results channel.
+	insmod "$MODDIR/pea_bench.ko" > /tmp/insmod.out 2>&1
+	rc=$?
+	sed 's/^/# insmod: /' /tmp/insmod.out >&3
+	out "# insmod pea_bench: $rc"
+	out "# === pea-bench ==="
+	kmsg "running pea-bench"
+	(cd /tmp && exec timeout -s TERM -k 10 "$TT" /bin/pea-bench ${BENCH_ARGS:-}) \
+		</dev/null >&3 2>&3
+	rc=$?
+	printf '\n' >&3
+	out "# exit pea-bench $rc"
+	kmsg "finished pea-bench rc=$rc"
+	rmmod pea_bench 2>&3
 	;;
 shell)
 	say "interactive shell; exit it to shut down"

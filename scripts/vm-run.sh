@@ -7,7 +7,8 @@
 # Usage: scripts/vm-run.sh [MODE [TESTS]]
 #
 # Environment (all optional):
-#   MODE          check | demo | shell           (default check)
+#   MODE          check | demo | shell | bench   (default check)
+#   BENCH_ARGS    bench mode: arguments of pea-bench
 #   TESTS         tests to run, comma or space separated (default: all)
 #   KVER          kernel release (default: .cache/kver, see setup.sh)
 #   VMLINUZ       kernel image (default .cache/kernel/$KVER/boot/vmlinuz-$KVER)
@@ -54,8 +55,8 @@ command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 missing: run scripts/setup.sh"
 
 case "$MODE" in
-check|demo|shell) ;;
-*) die "unknown MODE '$MODE' (check, demo or shell)" ;;
+check|demo|shell|bench) ;;
+*) die "unknown MODE '$MODE' (check, demo, shell or bench)" ;;
 esac
 
 # Kernel parameters cannot hold spaces: pass the list comma separated.
@@ -64,6 +65,10 @@ TESTS=$(printf '%s' "$TESTS" | tr -s ' \t\n' ',,,' | sed 's/^,//; s/,$//')
 APPEND="console=ttyS0 loglevel=7 panic=5 pea.mode=$MODE pea.timeout=$TEST_TIMEOUT"
 [ -n "$TESTS" ] && APPEND+=" pea.tests=$TESTS"
 [ -n "${APPEND_EXTRA:-}" ] && APPEND+=" $APPEND_EXTRA"
+# bench mode: pea-bench's arguments, comma separated (scripts/bench.sh).
+if [ -n "${BENCH_ARGS:-}" ]; then
+	APPEND+=" pea.bench=$(printf '%s' "$BENCH_ARGS" | tr -s ' \t' ',,')"
+fi
 
 mkdir -p "$OUT"
 rm -f "$OUT/console.log" "$OUT/results.txt" "$OUT/qemu.log" "$OUT/status"

@@ -179,6 +179,24 @@ struct pea_event_stats {
  */
 #define PEA_PAGE_LOST_HINT(pg)	(((__u64 *)(pg)->__reserved)[0])
 
+/* ---- Wake-up modes beyond Linux (struct pea_event_open.flags) ---- */
+
+/*
+ * PEA_FLAG_ADAPTIVE_WAKEUP: wake the reader only when it had caught up,
+ * as the BPF ring buffer does by default. The writer that publishes
+ * data_head raises a wake-up exactly when data_tail equals the data_head
+ * it replaced (for a record not nested in another, that is the record's
+ * start): a reader still behind is not woken, it will find the record
+ * when it next reads. attr.wakeup_events and attr.watermark are then not
+ * used for wake-ups. The reader must, after storing data_tail and before
+ * sleeping, issue a full barrier and load data_head again (libpea does,
+ * with PEA_BUFFER_ADAPTIVE_WAKEUP), or a record published meanwhile may
+ * wait for the next wake-up. Not with attr.write_backward (EINVAL); with
+ * a read-only mapping data_tail stays 0 and only the first record wakes.
+ * Without the flag, wake-ups follow Linux's rules.
+ */
+#define PEA_FLAG_ADAPTIVE_WAKEUP	(1U << 8)
+
 /* ---- Kprobe producers (ioctl on a map fd, returns a link fd) ---- */
 
 #define PEA_SYM_LEN		128	/* symbol name, NUL included */

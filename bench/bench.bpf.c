@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BPF side of `make bench`: the kernel's own channels doing what
+ * bench/module/pea_bench.c does with pea_output().
+ *
+ * kc_*: run with BPF_PROG_TEST_RUN on one CPU, loop kc_count times with
+ *       bpf_loop() writing kc_size bytes of kc_payload, and time the loop
+ *       with bpf_ktime_get_ns() (kc_empty times the loop alone).
+ * kp_*: kprobes on the same syscall as pea_bench's kprobe, each writing a
+ *       64-byte payload whose first 8 bytes are bpf_ktime_get_ns().
+ */
+#include <linux/bpf.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+
+#define KC_MAX_PAYLOAD	4096
+#define KP_PAYLOAD	64
+
+/* Ring buffer wake-up modes of kp_ring (bench_rb_mode). */
+#define RB_MODE_ADAPTIVE	0
+#define RB_MODE_FORCE		1
+#define RB_MODE_NONE		2
+#define RB_MODE_BATCH		3
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} perf_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);	/* set by pea-bench before load */
+} ring_map SEC(".maps");
+
+char kc_payload[KC_MAX_PAYLOAD];
+__u32 kc_size;
+__u32 kc_count;
+__u64 kc_rb_flags;
+__u64 kc_ns;
+__u64 kc_ok;
+__s64 kc_err;
+
+__u32 bench_rb_mode;
+__u64 bench_rb_batch;	/* RB_MODE_BATCH: wake once this many bytes wait */
+__u64 kp_fail;
+
+struct kc_ctx {
+	void *ctx;
+	__u64 size;
+	__u64 flags;
+	__u64 ok;
+	__s64 err;
+};
+
+static long kc_perf_cb(__u32 i, void *data)
+{
+	struct kc_ctx *c = data;
+	long r;
+
+	r = bpf_perf_event_output(c->ctx, &perf_map, BPF_F_CURRENT_CPU,
+				  kc_payload, c->size);
+	if (r)
+		c->err = r;
+	else
+		c->ok++;
+	return 0;
+}
+
+static long kc_ring_cb(__u32 i, void *data)
+{
+	struct kc_ctx *c = data;
+	long r;
+
+	r = bpf_ringbuf_output(&ring_map, kc_payload, c->size, c->flags);
+	if (r)
+		c->err = r;
+	else
+		c->ok++;
+	return 0;
+}
+
+static long kc_empty_cb(__u32 i, void *data)
+{
+	struct kc_ctx *c = data;
+
+	c->ok++;
+	return 0;
+}
+
+static __always_inline int kc_run(void *ctx, void *cb)
+{
+	struct kc_ctx c = {
+		.ctx = ctx,
+		.size = kc_size,
+		.flags = kc_rb_flags,
+	};
+	__u64 t0, t1;
+
+	if (c.size > KC_MAX_PAYLOAD)
+		c.size = KC_MAX_PAYLOAD;
+	t0 = bpf_ktime_get_ns();
+	bpf_loop(kc_count, cb, &c, 0);
+	t1 = bpf_ktime_get_ns();
+	kc_ns = t1 - t0;
+	kc_ok = c.ok;
+	kc_err = c.err;
+	return 0;
+}
+
+SEC("raw_tp")
+int kc_perf(void *ctx)
+{
+	return kc_run(ctx, kc_perf_cb);
+}
+
+SEC("raw_tp")
+int kc_ring(void *ctx)
+{
+	return kc_run(ctx, kc_ring_cb);
+}
+
+SEC("raw_tp")
+int kc_empty(void *ctx)
+{
+	return kc_run(ctx, kc_empty_cb);
+}
+
+SEC("kprobe/__x64_sys_getppid")
+int kp_empty(struct pt_regs *ctx)
+{
+	return 0;
+}
+
+SEC("kprobe/__x64_sys_getppid")
+int kp_perf(struct pt_regs *ctx)
+{
+	__u64 buf[KP_PAYLOAD / 8] = {};
+
+	buf[0] = bpf_ktime_get_ns();
+	if (bpf_perf_event_output(ctx, &perf_map, BPF_F_CURRENT_CPU, buf,
+				  sizeof(buf)))
+		__sync_fetch_and_add(&kp_fail, 1);
+	return 0;
+}
+
+SEC("kprobe/__x64_sys_getppid")
+int kp_ring(struct pt_regs *ctx)
+{
+	__u64 buf[KP_PAYLOAD / 8] = {};
+	__u64 flags = 0;
+
+	switch (bench_rb_mode) {
+	case RB_MODE_FORCE:
+		flags = BPF_RB_FORCE_WAKEUP;
+		break;
+	case RB_MODE_NONE:
+		flags = BPF_RB_NO_WAKEUP;
+		break;
+	case RB_MODE_BATCH:
+		/* The documented pattern: wake once enough data waits. */
+		if (bpf_ringbuf_query(&ring_map, BPF_RB_AVAIL_DATA) >=
+		    bench_rb_batch)
+			flags = BPF_RB_FORCE_WAKEUP;
+		else
+			flags = BPF_RB_NO_WAKEUP;
+		break;
+	}
+	buf[0] = bpf_ktime_get_ns();
+	if (bpf_ringbuf_output(&ring_map, buf, sizeof(buf), flags))
+		__sync_fetch_and_add(&kp_fail, 1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

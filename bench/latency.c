@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea-bench: wake-up latency (figure 4).
+ *
+ * A producer thread on CPU 1 calls getppid() once every millisecond; the
+ * kprobe writes a record whose first word is the CLOCK_MONOTONIC time of
+ * the output call; the consumer on CPU 3 sleeps in the channel's poll
+ * with a wake-up on every record, and its callback takes the difference.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <bpf/libbpf.h>
+#include "libpea.h"
+#include "module/pea_bench.h"
+#include "bench.h"
+#include "bench.skel.h"
+
+#define LAT_SAMPLES	200
+#define LAT_PAGES	64
+
+struct lat_consumer {
+	struct chan *c;
+	int stop;
+};
+
+static void *lat_consumer_fn(void *arg)
+{
+	struct lat_consumer *k = arg;
+
+	pin_cpu(3);
+	while (!__atomic_load_n(&k->stop, __ATOMIC_ACQUIRE))
+		chan_poll(k->c, 50);
+	return NULL;
+}
+
+static void lat_kprobe(enum pea_bench_kp_mode mode)
+{
+	struct pea_bench_kprobe a;
+
+	memset(&a, 0, sizeof(a));
+	snprintf(a.map, sizeof(a.map), "%s", BENCH_MAP_NAME);
+	snprintf(a.symbol, sizeof(a.symbol), "%s", BENCH_KP_SYMBOL);
+	a.mode = mode;
+	a.size = BENCH_KP_SIZE;
+	if (ioctl(g_bench_fd, PEA_BENCH_IOC_KPROBE, &a))
+		die("PEA_BENCH_IOC_KPROBE: %m");
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One run: p50 and p99 in microseconds. */
+static void lat_run(enum chan_kind kind, double *p50, double *p99)
+{
+	struct bpf_program *prog = kind == CH_PERF ? g_skel->progs.kp_perf :
+				   g_skel->progs.kp_ring;
+	struct bpf_link *link = NULL;
+	struct lat_consumer k;
+	struct chan c;
+	pthread_t t;
+	int i, err;
+
+	err = chan_open(&c, kind, WAKE_EVERY, LAT_PAGES);
+	if (err)
+		die("latency %s: open: %s", chan_name(kind), strerror(-err));
+	c.lat_cap = LAT_SAMPLES;
+	c.lat = calloc(c.lat_cap, sizeof(*c.lat));
+	if (!c.lat)
+		die("out of memory");
+	memset(&k, 0, sizeof(k));
+	k.c = &c;
+	if (pthread_create(&t, NULL, lat_consumer_fn, &k))
+		die("pthread_create");
+	if (kind == CH_PEA) {
+		lat_kprobe(PEA_BENCH_KP_OUTPUT);
+	} else {
+		link = bpf_program__attach_kprobe(prog, false, BENCH_KP_SYMBOL);
+		if (!link)
+			die("attach: %m");
+	}
+	pin_cpu(1);
+	usleep(20000);
+	for (i = 0; i < LAT_SAMPLES; i++) {
+		syscall(SYS_getppid);
+		usleep(1000);
+	}
+	usleep(100000);
+	if (link)
+		bpf_link__destroy(link);
+	else
+		lat_kprobe(PEA_BENCH_KP_OFF);
+	__atomic_store_n(&k.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	pin_cpu(0);
+
+	if (!c.lat_n)
+		die("latency %s: no record arrived", chan_name(kind));
+	qsort(c.lat, c.lat_n, sizeof(*c.lat), cmp_i64);
+	*p50 = c.lat[c.lat_n / 2] / 1000.0;
+	*p99 = c.lat[(c.lat_n * 99) / 100] / 1000.0;
+	chan_close(&c);
+}
+
+void bench_latency(void)
+{
+	double p50[CH_NR][16], p99[CH_NR][16];
+	int run, k;
+
+	note("wake-up latency: %d records per run, one per ms", LAT_SAMPLES);
+	for (run = 0; run < g_runs && run < 16; run++)
+		for (k = 0; k < CH_NR; k++)
+			lat_run(k, &p50[k][run], &p99[k][run]);
+	for (k = 0; k < CH_NR; k++) {
+		fig_add("latency-p50-us", chan_name(k), BENCH_KP_SIZE, p50[k],
+			run, "us");
+		fig_add("latency-p99-us", chan_name(k), BENCH_KP_SIZE, p99[k],
+			run, "us");
+	}
+}

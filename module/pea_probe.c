@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: kprobe and kretprobe producers.
+ *
+ * PEA_MAP_IOC_ATTACH_PROBE on a map fd attaches a producer and returns a
+ * link fd; closing the link detaches it, after in-flight handlers finish.
+ * Every hit writes one struct pea_probe_record (plus optional bytes copied
+ * from memory an argument points to, with the non-faulting copy routines)
+ * through pea_output_reserve() on the current CPU.
+ *
+ * A kretprobe reads the arguments and the capture at entry, into its
+ * instance data, and writes the record at return with the return value
+ * and the latency.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/pid_namespace.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include "pea_internal.h"
+
+struct pea_link_stats {
+	u64 hits;
+	u64 written;
+	u64 filtered;
+	u64 errors;
+};
+
+struct pea_link {
+	union {
+		struct kprobe kp;
+		struct kretprobe rp;
+	};
+	struct pea_map *map;
+	u64 id;			/* the link's own id */
+	u64 rec_id;		/* what records carry */
+	u64 addr;
+	u32 flags;
+	int filter_tgid;
+	int filter_cpu;
+	u32 capture_arg;
+	u32 capture_mode;
+	u32 capture_len;
+	u32 capture_flags;
+	struct pid_namespace *pid_ns;
+	struct pea_link_stats __percpu *stats;
+	struct list_head node;	/* pea_links, under pea_links_lock */
+	char symbol[PEA_SYM_LEN];
+};
+
+/* What a kretprobe keeps from entry to return. */
+struct pea_rp_entry {
+	u64 t0;
+	u64 args[6];
+	u16 flags;
+	u16 capture_len;
+	u8 capture[];
+};
+
+/* One capture buffer per CPU and nesting level (+1 for the NUL probe). */
+struct pea_capture_buf {
+	int level;
+	u8 buf[PEA_NEST_MAX][PEA_CAPTURE_MAX + 1];
+};
+
+static DEFINE_PER_CPU(struct pea_capture_buf, pea_capture_bufs);
+static LIST_HEAD(pea_links);
+static DEFINE_MUTEX(pea_links_lock);
+static atomic_t pea_nr_links = ATOMIC_INIT(0);
+
+static bool pea_link_is_ret(const struct pea_link *l)
+{
+	return l->flags & PEA_PROBE_F_RETPROBE;
+}
+
+static void pea_read_args(struct pt_regs *regs, u64 *args)
+{
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		args[i] = regs_get_kernel_argument(regs, i);
+}
+
+/* Skip hits the filters reject; counts them. */
+static bool pea_link_filtered(struct pea_link *l)
+{
+	if ((l->filter_cpu >= 0 && smp_processor_id() != l->filter_cpu) ||
+	    (l->filter_tgid &&
+	     task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid)) {
+		this_cpu_inc(l->stats->filtered);
+		return true;
+	}
+	return false;
+}
+
+static long pea_copy_nofault(void *dst, const void *src, size_t len,
+			     bool user)
+{
+	return user ? copy_from_user_nofault(dst, (const void __user *)src,
+					     len) :
+		      copy_from_kernel_nofault(dst, src, len);
+}
+
+/*
+ * strncpy_from_{user,kernel}_nofault() are not exported to modules: copy
+ * page by page (a chunk within one page is readable or not as a whole)
+ * and stop at the first NUL. Return the length with the NUL, @count if
+ * there is none in @count bytes, or -EFAULT.
+ */
+static long pea_strncpy_nofault(u8 *dst, const u8 *src, size_t count,
+				bool user)
+{
+	size_t n = 0, chunk;
+	u8 *nul;
+
+	while (n < count) {
+		chunk = min(count - n, PAGE_SIZE -
+			    offset_in_page((unsigned long)(src + n)));
+		if (pea_copy_nofault(dst + n, src + n, chunk, user))
+			return -EFAULT;
+		nul = memchr(dst + n, 0, chunk);
+		if (nul)
+			return nul - dst + 1;
+		n += chunk;
+	}
+	return count;
+}
+
+/*
+ * Copy what argument capture_arg points to into @buf (capture_len + 1
+ * bytes); return the bytes kept and set PEA_REC_F_* in @flags.
+ */
+static u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf,
+		       u16 *flags)
+{
+	const void *ptr = (const void *)(unsigned long)args[l->capture_arg];
+	bool user = l->capture_flags & PEA_CAPTURE_USER;
+	u32 len = l->capture_len;
+	long n;
+
+	*flags |= PEA_REC_F_CAPTURE;
+	if (l->capture_mode == PEA_CAPTURE_FIXED) {
+		if (pea_copy_nofault(buf, ptr, len, user)) {
+			*flags |= PEA_REC_F_FAULT;
+			return 0;
+		}
+		return len;
+	}
+
+	/* A string: ask for one byte more to learn whether it was cut. */
+	n = pea_strncpy_nofault(buf, ptr, len + 1, user);
+	if (n <= 0) {
+		*flags |= PEA_REC_F_FAULT;
+		return 0;
+	}
+	if (n == len + 1 && buf[len]) {
+		*flags |= PEA_REC_F_TRUNCATED;
+		return len;
+	}
+	return n - 1;	/* the NUL is not kept */
+}
+
+static void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
+			   u64 latency, u16 flags, const void *cap, u32 caplen)
+{
+	struct pea_link_stats *st = this_cpu_ptr(l->stats);
+	struct pea_output_handle h;
+	struct pea_probe_record *r;
+	struct task_struct *task = current;
+
+	st->hits++;
+	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
+			       sizeof(*r) + caplen, &h)) {
+		st->errors++;
+		return;
+	}
+	r = h.data;
+	r->time_ns = ktime_get_mono_fast_ns();
+	r->id = l->rec_id;
+	r->addr = l->addr;
+	r->cpu = smp_processor_id();
+	r->pid = task_pid_nr_ns(task, l->pid_ns);
+	r->tgid = task_tgid_nr_ns(task, l->pid_ns);
+	r->flags = flags;
+	r->capture_len = caplen;
+	strscpy_pad(r->comm, task->comm, sizeof(r->comm));
+	memcpy(r->args, args, sizeof(r->args));
+	r->ret = ret;
+	r->latency_ns = latency;
+	memcpy(r + 1, cap, caplen);
+	pea_output_commit(&h);
+	st->written++;
+}
+
+static int pea_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct pea_link *l = container_of(kp, struct pea_link, kp);
+	struct pea_capture_buf *cb;
+	u32 caplen = 0;
+	u16 flags = 0;
+	u64 args[6];
+	int level;
+
+	if (pea_link_filtered(l))
+		return 0;
+	pea_read_args(regs, args);
+	if (l->capture_mode == PEA_CAPTURE_NONE) {
+		pea_link_write(l, args, 0, 0, 0, NULL, 0);
+		return 0;
+	}
+	/* Handlers run with preemption off; a nested one takes the next buffer. */
+	cb = this_cpu_ptr(&pea_capture_bufs);
+	level = this_cpu_inc_return(pea_capture_bufs.level) - 1;
+	if (level < PEA_NEST_MAX) {
+		caplen = pea_capture(l, args, cb->buf[level], &flags);
+		pea_link_write(l, args, 0, 0, flags, cb->buf[level], caplen);
+	} else {
+		this_cpu_inc(l->stats->errors);
+	}
+	this_cpu_dec(pea_capture_bufs.level);
+	return 0;
+}
+
+static int pea_kretprobe_entry(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	struct pea_link *l = container_of(get_kretprobe(ri), struct pea_link,
+					  rp);
+	struct pea_rp_entry *e = (struct pea_rp_entry *)ri->data;
+
+	if (pea_link_filtered(l))
+		return 1;	/* no return handler for this call */
+	pea_read_args(regs, e->args);
+	e->flags = PEA_REC_F_RETPROBE;
+	e->capture_len = 0;
+	if (l->capture_mode != PEA_CAPTURE_NONE)
+		e->capture_len = pea_capture(l, e->args, e->capture, &e->flags);
+	e->t0 = ktime_get_mono_fast_ns();
+	return 0;
+}
+
+static int pea_kretprobe_ret(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	struct pea_link *l = container_of(get_kretprobe(ri), struct pea_link,
+					  rp);
+	struct pea_rp_entry *e = (struct pea_rp_entry *)ri->data;
+
+	pea_link_write(l, e->args, (s64)regs_return_value(regs),
+		       ktime_get_mono_fast_ns() - e->t0, e->flags, e->capture,
+		       e->capture_len);
+	return 0;
+}
+
+static void pea_link_unregister(struct pea_link *l)
+{
+	if (pea_link_is_ret(l))
+		unregister_kretprobe(&l->rp);
+	else
+		unregister_kprobe(&l->kp);
+	/*
+	 * Both wait for an RCU grace period after disarming: no handler of
+	 * this link runs any more. Calls of a kretprobe's function still in
+	 * flight return through the rethook with its handler cleared.
+	 */
+}
+
+static void pea_link_free(struct pea_link *l)
+{
+	pea_map_put(l->map);
+	free_percpu(l->stats);
+	put_pid_ns(l->pid_ns);
+	kfree(l);
+	atomic_dec(&pea_nr_links);
+	atomic_dec(&pea_objects.links);
+}
+
+static int pea_link_release(struct inode *inode, struct file *file)
+{
+	struct pea_link *l = file->private_data;
+
+	mutex_lock(&pea_links_lock);
+	list_del(&l->node);
+	mutex_unlock(&pea_links_lock);
+	pea_link_unregister(l);
+	pea_link_free(l);
+	return 0;
+}
+
+static void pea_link_sum(struct pea_link *l, struct pea_link_stats *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		struct pea_link_stats *st = per_cpu_ptr(l->stats, cpu);
+
+		sum->hits += READ_ONCE(st->hits);
+		sum->written += READ_ONCE(st->written);
+		sum->filtered += READ_ONCE(st->filtered);
+		sum->errors += READ_ONCE(st->errors);
+	}
+}
+
+static unsigned long pea_link_missed(struct pea_link *l)
+{
+	return pea_link_is_ret(l) ? l->rp.nmissed + l->rp.kp.nmissed :
+				    l->kp.nmissed;
+}
+
+static long pea_link_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct pea_link *l = file->private_data;
+	struct pea_link_info info = {
+		.id = l->rec_id,
+		.addr = l->addr,
+		.flags = l->flags,
+		.map_id = l->map->id,
+	};
+	struct pea_link_stats sum;
+
+	if (cmd != PEA_LINK_IOC_INFO)
+		return -ENOTTY;
+	pea_link_sum(l, &sum);
+	info.hits = sum.hits + sum.filtered;
+	info.written = sum.written;
+	info.filtered = sum.filtered;
+	info.errors = sum.errors;
+	info.missed = pea_link_missed(l);
+	memcpy(info.symbol, l->symbol, sizeof(info.symbol));
+	return copy_to_user((void __user *)arg, &info, sizeof(info)) ?
+		-EFAULT : 0;
+}
+
+static const struct file_operations pea_link_fops = {
+	.owner = THIS_MODULE,
+	.release = pea_link_release,
+	.unlocked_ioctl = pea_link_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static int pea_check_probe_attr(const struct pea_probe_attr *a)
+{
+	const char *end = memchr(a->symbol, 0, sizeof(a->symbol));
+
+	if ((a->flags & ~PEA_PROBE_FLAGS) || a->reserved)
+		return -EINVAL;
+	if (!end || end == a->symbol)
+		return -EINVAL;
+	if ((a->flags & PEA_PROBE_F_RETPROBE) && a->offset)
+		return -EINVAL;
+	if (a->filter_tgid < 0 || a->filter_cpu < -1 ||
+	    a->filter_cpu >= (int)nr_cpu_ids)
+		return -EINVAL;
+	if (a->capture_mode == PEA_CAPTURE_NONE)
+		return a->capture_arg || a->capture_len || a->capture_flags ?
+			-EINVAL : 0;
+	if (a->capture_mode > PEA_CAPTURE_FIXED || a->capture_arg > 5 ||
+	    !a->capture_len || a->capture_len > PEA_CAPTURE_MAX ||
+	    (a->capture_flags & ~PEA_CAPTURE_USER))
+		return -EINVAL;
+	return 0;
+}
+
+static int pea_copy_probe_attr(struct pea_probe_attr *a,
+			       const struct pea_probe_attr __user *ua)
+{
+	u32 size;
+
+	if (get_user(size, &ua->size))
+		return -EFAULT;
+	if (size < sizeof(*a) || size > PAGE_SIZE)
+		return -EINVAL;
+	return copy_struct_from_user(a, sizeof(*a), ua, size);
+}
+
+static int pea_link_register(struct pea_link *l, const struct pea_probe_attr *a)
+{
+	int err;
+
+	if (pea_link_is_ret(l)) {
+		l->rp.kp.symbol_name = l->symbol;
+		l->rp.entry_handler = pea_kretprobe_entry;
+		l->rp.handler = pea_kretprobe_ret;
+		l->rp.data_size = sizeof(struct pea_rp_entry) +
+				  (a->capture_mode ? a->capture_len + 1 : 0);
+		l->rp.maxactive = a->maxactive;
+		err = register_kretprobe(&l->rp);
+		if (!err)
+			l->addr = (unsigned long)l->rp.kp.addr;
+	} else {
+		l->kp.symbol_name = l->symbol;
+		l->kp.offset = a->offset;
+		l->kp.pre_handler = pea_kprobe_pre;
+		err = register_kprobe(&l->kp);
+		if (!err)
+			l->addr = (unsigned long)l->kp.addr;
+	}
+	return err;
+}
+
+/**
+ * pea_probe_attach() - PEA_MAP_IOC_ATTACH_PROBE: attach a producer
+ * @map: the map the producer writes into (the ioctl's map fd)
+ * @ua: struct pea_probe_attr in user memory
+ *
+ * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN),
+ * -EFAULT, -EINVAL (attr), -E2BIG (attr tail), -EMLINK (PEA_MAX_LINKS
+ * live), -ENOENT (no such symbol), -EILSEQ (offset not at an
+ * instruction), -EINVAL (a function kprobes refuse), -ENOMEM, -EMFILE.
+ */
+long pea_probe_attach(struct pea_map *map,
+		      const struct pea_probe_attr __user *ua)
+{
+	struct pea_probe_attr a;
+	struct pea_link *l;
+	long err;
+	int fd;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	err = pea_copy_probe_attr(&a, ua);
+	if (err)
+		return err;
+	err = pea_check_probe_attr(&a);
+	if (err)
+		return err;
+	if (atomic_inc_return(&pea_nr_links) > PEA_MAX_LINKS) {
+		atomic_dec(&pea_nr_links);
+		return -EMLINK;
+	}
+
+	err = -ENOMEM;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		goto undo_count;
+	l->stats = alloc_percpu(struct pea_link_stats);
+	if (!l->stats)
+		goto free_link;
+	atomic_inc(&pea_objects.links);
+	pea_map_get(map);
+	l->map = map;
+	l->id = pea_next_id();
+	l->rec_id = a.id ? a.id : l->id;
+	l->flags = a.flags;
+	l->filter_tgid = a.filter_tgid;
+	l->filter_cpu = a.filter_cpu;
+	l->capture_arg = a.capture_arg;
+	l->capture_mode = a.capture_mode;
+	l->capture_len = a.capture_len;
+	l->capture_flags = a.capture_flags;
+	l->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	memcpy(l->symbol, a.symbol, sizeof(l->symbol));
+
+	err = pea_link_register(l, &a);
+	if (err) {
+		pea_link_free(l);
+		return err;
+	}
+	fd = anon_inode_getfd("[pea_link]", &pea_link_fops, l,
+			      O_RDWR | ((a.flags & PEA_PROBE_F_CLOEXEC) ?
+					O_CLOEXEC : 0));
+	if (fd < 0) {
+		pea_link_unregister(l);
+		pea_link_free(l);
+		return fd;
+	}
+	mutex_lock(&pea_links_lock);
+	list_add_tail(&l->node, &pea_links);
+	mutex_unlock(&pea_links_lock);
+	return fd;
+
+free_link:
+	kfree(l);
+undo_count:
+	atomic_dec(&pea_nr_links);
+	return err;
+}
+
+/**
+ * pea_links_show() - the debugfs "links" file: one line per live link
+ * @m: the seq_file
+ * @v: unused
+ *
+ * Return: 0.
+ */
+int pea_links_show(struct seq_file *m, void *v)
+{
+	struct pea_link_stats sum;
+	struct pea_link *l;
+
+	seq_puts(m, "# link_id map_id symbol flags hits written filtered errors missed\n");
+	mutex_lock(&pea_links_lock);
+	list_for_each_entry(l, &pea_links, node) {
+		pea_link_sum(l, &sum);
+		seq_printf(m, "%llu %llu %s 0x%x %llu %llu %llu %llu %lu\n",
+			   l->id, l->map->id, l->symbol, l->flags,
+			   sum.hits + sum.filtered, sum.written, sum.filtered,
+			   sum.errors, pea_link_missed(l));
+	}
+	mutex_unlock(&pea_links_lock);
+	return 0;
+}
