@@ -7,7 +7,8 @@
 #   make module       only the kernel modules (kbuild, see ./Kbuild)
 #   make lib          only build/libpea.a
 #   make selftests    only the user-space test programs
-#   make tools        build/tools/NAME from each tools/NAME.c (pea-demo)
+#   make tools        build/tools/NAME from each tools/NAME.c (pea-storm)
+#                     and build/tools/pea from tools/pea/*.c
 #   make sparse       the kernel modules through sparse (C=2; warnings fail)
 #   make check        set up, build, boot the test VM, report TAP
 #                     (TESTS=test_a,test_b to run a subset)

@@ -30,41 +30,6 @@
 /* Sanity bound on CPU numbers read from sysfs. */
 #define PEA_CPU_LIMIT		(1 << 22)
 
-struct pea_cpu_buf {
-	struct pea_ring ring;
-	void *base;		/* the mapping: control page + data */
-	int fd;			/* the output event */
-	int cpu;
-	__u32 map_key;
-	bool in_map;		/* map_key holds our event */
-};
-
-struct pea_buffer {
-	pea_buffer_sample_fn sample_cb;
-	pea_buffer_lost_fn lost_cb;
-	void *ctx;
-
-	size_t page_size;
-	size_t data_size;	/* page_cnt * page_size */
-	size_t mmap_size;	/* page_size + data_size */
-	__u32 open_flags;	/* PEA_FLAG_ADAPTIVE_WAKEUP or 0 */
-	int map_fd;
-	int epoll_fd;
-
-	struct pea_cpu_buf *bufs;
-	size_t cnt;		/* entries of @bufs in use */
-	struct epoll_event *events;
-	int events_cnt;
-};
-
-/* As libbpf_err(): keep errno in step with a negative return. */
-static inline int pea_err(int ret)
-{
-	if (ret < 0)
-		errno = -ret;
-	return ret;
-}
-
 /* Set errno from a negative error and return NULL, for constructors. */
 static inline void *pea_err_ptr(int err)
 {
@@ -319,8 +284,13 @@ static int build_attr(const struct pea_buffer_opts *opts,
 	__u32 watermark = OPTS_GET(opts, wakeup_watermark, 0);
 	__u64 st = OPTS_GET(opts, sample_type, 0);
 
-	if ((flags & ~(__u64)PEA_BUFFER_ADAPTIVE_WAKEUP) || wakeup_events < 0 ||
-	    (wakeup_events && watermark))
+	if ((flags & ~(PEA_BUFFER_FLAGS | (__u64)PEA_BUFFER_ADAPTIVE_WAKEUP)) ||
+	    ((flags & PEA_BUFFER_FLAG_AUTO_CALLBACK) &&
+	     (flags & PEA_BUFFER_FLAG_OVERWRITE)) ||
+	    ((flags & PEA_BUFFER_ADAPTIVE_WAKEUP) &&
+	     (flags & PEA_BUFFER_FLAG_OVERWRITE)))
+		return -EINVAL;
+	if (wakeup_events < 0 || (wakeup_events && watermark))
 		return -EINVAL;
 	if (st & ~(__u64)PEA_SAMPLE_TYPES)
 		return -EINVAL;
@@ -338,6 +308,9 @@ static int build_attr(const struct pea_buffer_opts *opts,
 	} else {
 		attr->wakeup_events = wakeup_events ? wakeup_events : 1;
 	}
+	/* A flight recorder: the newest records overwrite the oldest. */
+	if (flags & PEA_BUFFER_FLAG_OVERWRITE)
+		attr->write_backward = 1;
 	*sample_type = st;
 	return 0;
 }
@@ -359,6 +332,7 @@ static void cpu_buf_release(struct pea_buffer *pb, struct pea_cpu_buf *buf)
 		buf->fd = -1;
 	}
 	pea_ring_release(&buf->ring);
+	pea_snapshot_release(buf);
 }
 
 /*
@@ -373,7 +347,7 @@ static int cpu_buf_open(struct pea_buffer *pb, int devfd, int cpu,
 	struct pea_cpu_buf *buf = &pb->bufs[idx];
 	struct epoll_event ev;
 	void *base;
-	int fd, err;
+	int fd, err, prot;
 
 	memset(buf, 0, sizeof(*buf));
 	buf->fd = -1;
@@ -386,8 +360,11 @@ static int cpu_buf_open(struct pea_buffer *pb, int devfd, int cpu,
 		return fd;
 	buf->fd = fd;
 
-	base = mmap(NULL, pb->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    fd, 0);
+	/* Read-only: overwrite mode, the writer ignores data_tail. */
+	prot = PROT_READ;
+	if (!(pb->flags & PEA_BUFFER_FLAG_OVERWRITE))
+		prot |= PROT_WRITE;
+	base = mmap(NULL, pb->mmap_size, prot, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		return -errno;
 	buf->base = base;
@@ -464,6 +441,8 @@ struct pea_buffer *pea_buffer__new(int map_fd, size_t page_cnt,
 	pb->sample_cb = sample_cb;
 	pb->lost_cb = lost_cb;
 	pb->ctx = ctx;
+	pb->flags = OPTS_GET(opts, flags, 0);
+	pb->stop_fd = -1;
 	pb->page_size = page_size;
 	pb->data_size = page_cnt * page_size;
 	pb->mmap_size = pb->data_size + page_size;
@@ -471,8 +450,13 @@ struct pea_buffer *pea_buffer__new(int map_fd, size_t page_cnt,
 	pb->epoll_fd = -1;
 	pb->open_flags = OPTS_GET(opts, flags, 0) & PEA_BUFFER_ADAPTIVE_WAKEUP;
 
-	/* At least one slot each, so that epoll_wait() gets maxevents > 0. */
+	/*
+	 * At least one slot each, so that epoll_wait() gets maxevents > 0,
+	 * and one more for the stop eventfd of the AUTO_CALLBACK thread.
+	 */
 	pb->events_cnt = nbufs ? (int)nbufs : 1;
+	if (pb->flags & PEA_BUFFER_FLAG_AUTO_CALLBACK)
+		pb->events_cnt++;
 	pb->bufs = calloc(pb->events_cnt, sizeof(*pb->bufs));
 	pb->events = calloc(pb->events_cnt, sizeof(*pb->events));
 	if (!pb->bufs || !pb->events) {
@@ -500,6 +484,12 @@ struct pea_buffer *pea_buffer__new(int map_fd, size_t page_cnt,
 			goto err_out;
 	}
 
+	if (pb->flags & PEA_BUFFER_FLAG_AUTO_CALLBACK) {
+		err = pea_auto_start(pb);
+		if (err)
+			goto err_out;
+	}
+
 	close(devfd);
 	free(online);
 	return pb;
@@ -518,6 +508,7 @@ void pea_buffer__free(struct pea_buffer *pb)
 
 	if (!pb || pea_is_err_ptr(pb))
 		return;
+	pea_auto_stop(pb);
 	for (i = 0; i < pb->cnt; i++)
 		cpu_buf_release(pb, &pb->bufs[i]);
 	if (pb->epoll_fd >= 0)
@@ -536,7 +527,18 @@ static int take_lost(void *arg, __u64 *cnt)
 	return 0;
 }
 
-static int cpu_buf_consume(struct pea_buffer *pb, struct pea_cpu_buf *buf)
+int pea_cpu_buf_check_lost(struct pea_buffer *pb, struct pea_cpu_buf *buf)
+{
+	struct pea_ring_cbs cbs = {
+		.sample_cb = pb->sample_cb,
+		.lost_cb = pb->lost_cb,
+		.ctx = pb->ctx,
+	};
+
+	return pea_ring_check_lost(&buf->ring, &cbs, take_lost, buf);
+}
+
+int pea_cpu_buf_consume(struct pea_buffer *pb, struct pea_cpu_buf *buf)
 {
 	struct pea_ring_cbs cbs = {
 		.sample_cb = pb->sample_cb,
@@ -552,14 +554,24 @@ static int cpu_buf_consume(struct pea_buffer *pb, struct pea_cpu_buf *buf)
 	 * Drops the kernel could not report in the ring (it stayed full up
 	 * to now) are only visible through the hint: check after draining.
 	 */
-	return pea_ring_check_lost(&buf->ring, &cbs, take_lost, buf);
+	return pea_cpu_buf_check_lost(pb, buf);
+}
+
+/*
+ * Whether the caller may read the rings itself: not in AUTO_CALLBACK mode
+ * (the thread owns them), not in OVERWRITE mode (only snapshots read).
+ */
+static bool pb_consumable(const struct pea_buffer *pb)
+{
+	return pb && !(pb->flags & (PEA_BUFFER_FLAG_AUTO_CALLBACK |
+				    PEA_BUFFER_FLAG_OVERWRITE));
 }
 
 int pea_buffer__poll(struct pea_buffer *pb, int timeout_ms)
 {
 	int i, cnt, err;
 
-	if (!pb)
+	if (!pb_consumable(pb))
 		return pea_err(-EINVAL);
 	cnt = epoll_wait(pb->epoll_fd, pb->events, pb->events_cnt,
 			 timeout_ms);
@@ -571,7 +583,7 @@ int pea_buffer__poll(struct pea_buffer *pb, int timeout_ms)
 
 		if (idx >= pb->cnt)
 			continue;
-		err = cpu_buf_consume(pb, &pb->bufs[idx]);
+		err = pea_cpu_buf_consume(pb, &pb->bufs[idx]);
 		if (err)
 			return pea_err(err);
 	}
@@ -583,10 +595,10 @@ int pea_buffer__consume(struct pea_buffer *pb)
 	size_t i;
 	int err;
 
-	if (!pb)
+	if (!pb_consumable(pb))
 		return pea_err(-EINVAL);
 	for (i = 0; i < pb->cnt; i++) {
-		err = cpu_buf_consume(pb, &pb->bufs[i]);
+		err = pea_cpu_buf_consume(pb, &pb->bufs[i]);
 		if (err)
 			return pea_err(err);
 	}
@@ -595,9 +607,9 @@ int pea_buffer__consume(struct pea_buffer *pb)
 
 int pea_buffer__consume_buffer(struct pea_buffer *pb, size_t buf_idx)
 {
-	if (!pb || buf_idx >= pb->cnt)
+	if (!pb_consumable(pb) || buf_idx >= pb->cnt)
 		return pea_err(-EINVAL);
-	return pea_err(cpu_buf_consume(pb, &pb->bufs[buf_idx]));
+	return pea_err(pea_cpu_buf_consume(pb, &pb->bufs[buf_idx]));
 }
 
 size_t pea_buffer__buffer_cnt(const struct pea_buffer *pb)
@@ -643,7 +655,9 @@ int pea_buffer__lost(const struct pea_buffer *pb, size_t buf_idx,
 {
 	if (!pb || !lost || buf_idx >= pb->cnt)
 		return pea_err(-EINVAL);
-	*lost = pb->bufs[buf_idx].ring.lost;
+	/* The AUTO_CALLBACK thread may be adding to it. */
+	*lost = __atomic_load_n(&pb->bufs[buf_idx].ring.lost,
+				__ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -75,10 +75,12 @@ typedef void (*pea_buffer_lost_fn)(void *ctx, int cpu, __u64 cnt);
 /**
  * struct pea_buffer_opts - optional settings of pea_buffer__new()
  * @sz:               sizeof(struct pea_buffer_opts), for compatibility
- * @flags:            0 or PEA_BUFFER_ADAPTIVE_WAKEUP (wake the poller only
- *                    when it had read everything: see
- *                    PEA_FLAG_ADAPTIVE_WAKEUP in <linux/pea.h>; the
- *                    wake-up fields are then not used)
+ * @flags:            PEA_BUFFER_FLAG_* below, and PEA_BUFFER_ADAPTIVE_WAKEUP
+ *                    (wake the poller only when it had read everything:
+ *                    see PEA_FLAG_ADAPTIVE_WAKEUP in <linux/pea.h>; the
+ *                    wake-up fields are then not used; not with
+ *                    OVERWRITE); 0 is libbpf's behaviour; unknown bits
+ *                    are EINVAL
  * @wakeup_events:    wake the poller every this many records (0 means 1);
  *                    must not be set together with @wakeup_watermark
  * @wakeup_watermark: if non-zero, wake the poller once this many bytes are
@@ -100,6 +102,33 @@ struct pea_buffer_opts {
 
 /* pea_buffer_opts.flags */
 #define PEA_BUFFER_ADAPTIVE_WAKEUP	PEA_FLAG_ADAPTIVE_WAKEUP
+
+/*
+ * struct pea_buffer_opts.flags
+ *
+ * PEA_BUFFER_FLAG_AUTO_CALLBACK: the callbacks run on a thread of the
+ * library as records arrive (the PERFBUF_FLAG_AUTO_CALLBACK extension of
+ * other perf buffer implementations). pea_buffer__poll(), __consume() and
+ * __consume_buffer() are refused with -EINVAL in this mode, since the
+ * thread owns the rings. The thread wakes on the rings' wake-ups (as set
+ * by wakeup_events or wakeup_watermark) and at least every 100 ms to
+ * report drops published only through the lost hint. The callbacks of
+ * one buffer never run concurrently with each other. pea_buffer__free()
+ * stops the thread after one last pass that delivers every record
+ * published before the call, then joins it; it must not be called from a
+ * callback. All signals are blocked on the thread.
+ *
+ * PEA_BUFFER_FLAG_OVERWRITE: a flight recorder. The events are opened
+ * with attr.write_backward and mapped read-only, so the producers never
+ * wait for the reader: the newest records overwrite the oldest. Nothing
+ * is consumed; pea_buffer__snapshot() delivers the newest records of each
+ * ring. pea_buffer__poll(), __consume() and __consume_buffer() are
+ * refused with -EINVAL. Cannot be combined with AUTO_CALLBACK (EINVAL).
+ */
+#define PEA_BUFFER_FLAG_AUTO_CALLBACK	(1ULL << 0)
+#define PEA_BUFFER_FLAG_OVERWRITE	(1ULL << 1)
+#define PEA_BUFFER_FLAGS		(PEA_BUFFER_FLAG_AUTO_CALLBACK | \
+					 PEA_BUFFER_FLAG_OVERWRITE)
 
 /**
  * pea_buffer__new() - create a consumer for a pea map
@@ -128,7 +157,9 @@ pea_buffer__new(int map_fd, size_t page_cnt, pea_buffer_sample_fn sample_cb,
  * @pb: the buffer; NULL (or an error pointer) is a no-op
  *
  * Clears the map slots it filled, disables, unmaps and closes every event,
- * and closes the epoll instance. Unread records are discarded unreported.
+ * and closes the epoll instance. Unread records are discarded unreported,
+ * except in AUTO_CALLBACK mode, where the library thread first delivers
+ * everything published before the call, then exits and is joined.
  */
 LIBPEA_API void pea_buffer__free(struct pea_buffer *pb);
 
@@ -154,7 +185,8 @@ LIBPEA_API int pea_buffer__epoll_fd(const struct pea_buffer *pb);
  *
  * Return: the number of rings consumed (0 on timeout), or a negative
  * errno: -EINTR if a signal interrupted the wait, -EINVAL for a malformed
- * or unexpected record, the first error met otherwise.
+ * or unexpected record (or a buffer in AUTO_CALLBACK or OVERWRITE mode),
+ * the first error met otherwise.
  */
 LIBPEA_API int pea_buffer__poll(struct pea_buffer *pb, int timeout_ms);
 
@@ -163,7 +195,7 @@ LIBPEA_API int pea_buffer__poll(struct pea_buffer *pb, int timeout_ms);
  * @pb: the buffer
  *
  * Return: 0, or the first negative errno met (rings after the failing one
- * are left unread).
+ * are left unread); -EINVAL in AUTO_CALLBACK or OVERWRITE mode.
  */
 LIBPEA_API int pea_buffer__consume(struct pea_buffer *pb);
 
@@ -172,8 +204,9 @@ LIBPEA_API int pea_buffer__consume(struct pea_buffer *pb);
  * @pb:      the buffer
  * @buf_idx: index of the ring, below pea_buffer__buffer_cnt()
  *
- * Return: 0, -EINVAL if @buf_idx is out of range (as libbpf), or a
- * negative errno from reading the ring.
+ * Return: 0, -EINVAL if @buf_idx is out of range (as libbpf) or in
+ * AUTO_CALLBACK or OVERWRITE mode, or a negative errno from reading the
+ * ring.
  */
 LIBPEA_API int pea_buffer__consume_buffer(struct pea_buffer *pb,
 					  size_t buf_idx);
@@ -235,6 +268,54 @@ LIBPEA_API int pea_buffer__buffer_cpu(const struct pea_buffer *pb,
  */
 LIBPEA_API int pea_buffer__lost(const struct pea_buffer *pb, size_t buf_idx,
 				__u64 *lost);
+
+/**
+ * pea_buffer__pause() - pause or resume the output into one ring
+ * @pb:      the buffer
+ * @buf_idx: index of the ring
+ * @pause:   true to pause, false to resume
+ *
+ * PERF_EVENT_IOC_PAUSE_OUTPUT on the ring's event. While a ring is paused
+ * its producers' records are dropped and counted lost (as in Linux), and
+ * reported as usual once it is resumed. A paused ring can still be read.
+ *
+ * Return: 0, -EINVAL if @buf_idx is out of range, or the ioctl's -errno.
+ */
+LIBPEA_API int pea_buffer__pause(struct pea_buffer *pb, size_t buf_idx,
+				 bool pause);
+
+/**
+ * pea_buffer__snapshot() - deliver the newest records of every ring
+ * @pb: a buffer created with PEA_BUFFER_FLAG_OVERWRITE
+ *
+ * Pauses the output of every ring (PERF_EVENT_IOC_PAUSE_OUTPUT; records
+ * produced meanwhile are dropped and counted lost), waits until writers
+ * already inside pea_output() are done (membarrier(MEMBARRIER_CMD_GLOBAL),
+ * an RCU grace period: pea's writers run with preemption disabled),
+ * copies the whole records found from each data_head over at most one
+ * ring's worth of bytes, resumes the output (of rings pea_buffer__pause()
+ * did not pause), then calls the sample callback for each copied record,
+ * ring by ring, OLDEST FIRST, so the callbacks see each CPU's records in
+ * the order they were written. Nothing is consumed: the next snapshot
+ * delivers the records still in the ring again, together with newer ones.
+ *
+ * No torn record is delivered: the walk stops at the first header that
+ * cannot be valid (a size that is not a multiple of 8, a record reaching
+ * past what was written or past the ring, a type other than SAMPLE and
+ * LOST, a SAMPLE whose raw size does not match its header), and should
+ * the wait be unavailable (membarrier refused under nohz_full or by
+ * seccomp), records that a writer in flight overwrote before the copy
+ * ended are still left out when data_head shows it published meanwhile.
+ * PERF_RECORD_LOST records in the ring are not
+ * delivered; instead the lost callback gets, per ring, the growth of the
+ * event's lost counter (PEA_EVENT_IOC_STATS) since the previous snapshot,
+ * which counts every drop exactly once (pea_buffer__lost() sums them).
+ *
+ * Return: the number of samples delivered, or a negative errno: -EINVAL
+ * without PEA_BUFFER_FLAG_OVERWRITE, -ENOMEM, or the first ioctl error
+ * (the rings are still all read).
+ */
+LIBPEA_API int pea_buffer__snapshot(struct pea_buffer *pb);
 
 /**
  * struct pea_sample_info - the fields of a sample other than the payload

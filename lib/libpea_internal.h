@@ -7,10 +7,15 @@
 #ifndef __LIBPEA_INTERNAL_H
 #define __LIBPEA_INTERNAL_H
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 #include <linux/perf_event.h>
+
+#include <sys/epoll.h>
 
 #include "libpea.h"
 
@@ -130,5 +135,143 @@ PEA_HIDDEN size_t pea_sample_raw_offset(__u64 sample_type);
  * Return: 0, -EINVAL for malformed text, or -ENOMEM.
  */
 PEA_HIDDEN int pea_parse_cpu_list(const char *s, bool **mask, int *n);
+
+/* ---- struct pea_buffer, shared by libpea.c, pea_auto.c, pea_snapshot.c ---- */
+
+/**
+ * struct pea_cpu_buf - one CPU's ring of a pea_buffer
+ * @ring:        the reader's view of the ring
+ * @base:        the mapping: control page + data
+ * @fd:          the output event
+ * @cpu:         the CPU it is bound to
+ * @map_key:     the map slot it fills
+ * @in_map:      @map_key holds our event
+ * @user_paused: pea_buffer__pause() paused it (a snapshot leaves it so)
+ * @snap_lost:   OVERWRITE: the event's lost counter at the last snapshot
+ * @snap_buf:    OVERWRITE: copy of the ring taken by a snapshot
+ * @snap_offs:   OVERWRITE: offsets of the whole records in @snap_buf
+ * @snap_len:    OVERWRITE: bytes of @snap_buf that may hold whole records
+ * @snap_paused: OVERWRITE: this snapshot paused the ring (and resumes it)
+ */
+struct pea_cpu_buf {
+	struct pea_ring ring;
+	void *base;
+	int fd;
+	int cpu;
+	__u32 map_key;
+	bool in_map;
+	bool user_paused;
+	__u64 snap_lost;
+	void *snap_buf;
+	__u32 *snap_offs;
+	__u64 snap_len;
+	bool snap_paused;
+};
+
+/**
+ * struct pea_buffer - what pea_buffer__new() returns
+ * @sample_cb:   the sample callback
+ * @lost_cb:     the lost callback
+ * @ctx:         their argument
+ * @flags:       PEA_BUFFER_FLAG_*
+ * @page_size:   the system page size
+ * @data_size:   data bytes of each ring (page_cnt * page_size)
+ * @mmap_size:   bytes of each mapping (page_size + data_size)
+ * @open_flags:  PEA_FLAG_ADAPTIVE_WAKEUP or 0, for each event
+ * @map_fd:      the map the rings are stored in
+ * @epoll_fd:    watches every ring (and @stop_fd in AUTO_CALLBACK mode)
+ * @bufs:        the rings
+ * @cnt:         entries of @bufs in use
+ * @events:      epoll_wait()'s array
+ * @events_cnt:  its length
+ * @stop_fd:     AUTO_CALLBACK: eventfd that tells the thread to stop
+ * @thread:      AUTO_CALLBACK: the library thread
+ * @thread_on:   @thread was started and not yet joined
+ */
+struct pea_buffer {
+	pea_buffer_sample_fn sample_cb;
+	pea_buffer_lost_fn lost_cb;
+	void *ctx;
+	__u64 flags;
+
+	size_t page_size;
+	size_t data_size;
+	size_t mmap_size;
+	__u32 open_flags;
+	int map_fd;
+	int epoll_fd;
+
+	struct pea_cpu_buf *bufs;
+	size_t cnt;
+	struct epoll_event *events;
+	int events_cnt;
+
+	int stop_fd;
+	pthread_t thread;
+	bool thread_on;
+};
+
+/* The epoll key of @stop_fd: never a ring index. */
+#define PEA_AUTO_STOP_KEY	UINT64_MAX
+
+/* As libbpf_err(): keep errno in step with a negative return. */
+static inline int pea_err(int ret)
+{
+	if (ret < 0)
+		errno = -ret;
+	return ret;
+}
+
+/**
+ * pea_cpu_buf_consume() - drain one ring and collect hinted drops
+ * @pb:  the buffer
+ * @buf: one of its rings
+ *
+ * Return: 0 or a negative errno from pea_ring_read() or the lost check.
+ */
+PEA_HIDDEN int pea_cpu_buf_consume(struct pea_buffer *pb,
+				   struct pea_cpu_buf *buf);
+
+/**
+ * pea_cpu_buf_check_lost() - report drops published only by the lost hint
+ * @pb:  the buffer
+ * @buf: one of its rings
+ *
+ * Return: 0 or the -errno of PEA_EVENT_IOC_TAKE_LOST.
+ */
+PEA_HIDDEN int pea_cpu_buf_check_lost(struct pea_buffer *pb,
+				      struct pea_cpu_buf *buf);
+
+/**
+ * pea_auto_start() - start the AUTO_CALLBACK thread
+ * @pb: a buffer whose rings are all set up
+ *
+ * Return: 0 or a negative errno.
+ */
+PEA_HIDDEN int pea_auto_start(struct pea_buffer *pb);
+
+/**
+ * pea_auto_stop() - stop and join the AUTO_CALLBACK thread, if running
+ * @pb: the buffer
+ *
+ * The thread delivers what is published in the rings before it exits.
+ */
+PEA_HIDDEN void pea_auto_stop(struct pea_buffer *pb);
+
+/**
+ * pea_snapshot_release() - free what snapshots allocated for a ring
+ * @buf: the ring
+ */
+PEA_HIDDEN void pea_snapshot_release(struct pea_cpu_buf *buf);
+
+/**
+ * pea_ring_copy() - copy bytes out of a ring, wrapping at its end
+ * @ring: the ring
+ * @pos:  ring position (masked with data_size - 1)
+ * @dst:  destination
+ * @len:  bytes, at most data_size
+ */
+PEA_HIDDEN void pea_ring_copy(const struct pea_ring *ring, __u64 pos,
+			      void *dst, size_t len);
 
 #endif /* __LIBPEA_INTERNAL_H */

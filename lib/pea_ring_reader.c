@@ -39,9 +39,8 @@ static inline void ring_store_tail(struct perf_event_mmap_page *page,
 	__atomic_store_n(&page->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-/* Copy @len bytes starting at ring position @pos, wrapping at the end. */
-static void ring_copy(const struct pea_ring *ring, __u64 pos, void *dst,
-		      size_t len)
+void pea_ring_copy(const struct pea_ring *ring, __u64 pos, void *dst,
+		   size_t len)
 {
 	__u64 off = pos & (ring->data_size - 1);
 	size_t first = len;
@@ -51,6 +50,12 @@ static void ring_copy(const struct pea_ring *ring, __u64 pos, void *dst,
 	memcpy(dst, (const char *)ring->data + off, first);
 	if (first < len)
 		memcpy((char *)dst + first, ring->data, len - first);
+}
+
+/* pea_buffer__lost() may read the total from another thread. */
+static inline void ring_add_lost(struct pea_ring *ring, __u64 cnt)
+{
+	__atomic_store_n(&ring->lost, ring->lost + cnt, __ATOMIC_RELAXED);
 }
 
 static int ring_grow_scratch(struct pea_ring *ring, size_t size)
@@ -108,7 +113,7 @@ static int ring_deliver_lost(struct pea_ring *ring,
 	if (body_len < sizeof(lost))
 		return -EINVAL;
 	memcpy(&lost, body, sizeof(lost));
-	ring->lost += lost.lost;
+	ring_add_lost(ring, lost.lost);
 	if (cbs->lost_cb)
 		cbs->lost_cb(cbs->ctx, ring->cpu, lost.lost);
 	return 0;
@@ -171,7 +176,7 @@ again:
 		if (off + sizeof(hdr) <= ring->data_size)
 			memcpy(&hdr, (const char *)ring->data + off, sizeof(hdr));
 		else
-			ring_copy(ring, tail, &hdr, sizeof(hdr));
+			pea_ring_copy(ring, tail, &hdr, sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || hdr.size > avail) {
 			/* Cannot find the next record: drop the rest. */
 			err = -EINVAL;
@@ -183,7 +188,7 @@ again:
 			err = ring_grow_scratch(ring, hdr.size);
 			if (err)
 				break;
-			ring_copy(ring, tail, ring->scratch, hdr.size);
+			pea_ring_copy(ring, tail, ring->scratch, hdr.size);
 			rec = ring->scratch;
 		} else {
 			rec = (char *)ring->data + off;
@@ -219,7 +224,7 @@ int pea_ring_check_lost(struct pea_ring *ring, const struct pea_ring_cbs *cbs,
 		return err;
 	if (!cnt)
 		return 0;
-	ring->lost += cnt;
+	ring_add_lost(ring, cnt);
 	if (cbs->lost_cb)
 		cbs->lost_cb(cbs->ctx, ring->cpu, cnt);
 	return 0;

@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make demo`: build pea, boot the test guest and run /bin/pea-demo in it
-# (build/tools/pea-demo from tools/pea-demo.c, or $PEA_DEMO, when it exists). Without a demo program
-# the guest just loads pea.ko and shows /dev/pea and /proc/modules.
+# (scripts/pea-demo.sh, or $PEA_DEMO): `pea trace` on the file-open path
+# while a small workload opens files, `pea stat`, then power off.
+# DEMO=storm runs the all-context storm (build/tools/pea-storm) instead.
 #
 # Usage: scripts/demo.sh [demo|shell]
 #   shell   boot into an interactive busybox shell on the console instead
 #           (pea.ko loaded; leave the shell to power the guest off)
 #
-# Environment: KVER, SKIP_BUILD=1, PEA_FILES, OUT, SMP, MEM, VM_TIMEOUT,
-# VERBOSE, as for scripts/check.sh and scripts/vm-run.sh.
+# Environment: DEMO (trace or storm), KVER, SKIP_BUILD=1, PEA_FILES, OUT,
+# SMP, MEM, VM_TIMEOUT, VERBOSE, as for scripts/check.sh and
+# scripts/vm-run.sh.
 
 set -euo pipefail
 
@@ -39,5 +41,10 @@ read -r -a FILES <<< "${PEA_FILES:-}"
 if [ "$MODE" = shell ]; then
 	VM_TIMEOUT=${VM_TIMEOUT:-3600} "$ROOT/scripts/vm-run.sh" shell
 else
-	FOLLOW=results "$ROOT/scripts/vm-run.sh" demo
+	case "${DEMO:-trace}" in
+	trace|storm) ;;
+	*) echo "DEMO must be trace or storm" >&2; exit 2 ;;
+	esac
+	APPEND_EXTRA="${APPEND_EXTRA:+$APPEND_EXTRA }pea.demo=${DEMO:-trace}" \
+		FOLLOW=results "$ROOT/scripts/vm-run.sh" demo
 fi

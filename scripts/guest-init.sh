@@ -8,6 +8,8 @@
 #   pea.tests=test_a,test_b     run only these test programs (the test_
 #                               prefix may be left out); default: all
 #   pea.timeout=SECS            per-test timeout (default 300)
+#   pea.demo=WHAT               demo mode: argument of /bin/pea-demo
+#                               (trace, the default, or storm)
 #   pea.bench=-q,-r,3           bench mode: pea-bench's arguments
 #
 # The kernel console is ttyS0. Results go to the second serial port,
@@ -49,11 +51,13 @@ ulimit -c 0
 MODE=check
 TESTS=
 TT=300
+DEMO=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	pea.mode=*)	MODE=${arg#pea.mode=} ;;
 	pea.tests=*)	TESTS=$(echo "${arg#pea.tests=}" | tr ',' ' ') ;;
 	pea.timeout=*)	TT=${arg#pea.timeout=} ;;
+	pea.demo=*)	DEMO=${arg#pea.demo=} ;;
 	pea.bench=*)	BENCH_ARGS=$(echo "${arg#pea.bench=}" | tr ',' ' ') ;;
 	esac
 done
@@ -139,7 +143,7 @@ check)
 demo)
 	if [ -x /bin/pea-demo ]; then
 		out "# === pea-demo ==="
-		(cd /tmp && exec timeout -s TERM -k 10 "$TT" /bin/pea-demo) \
+		(cd /tmp && exec timeout -s TERM -k 10 "$TT" /bin/pea-demo $DEMO) \
 			</dev/null >&3 2>&3
 		out "# exit pea-demo $?"
 	else

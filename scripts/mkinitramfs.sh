@@ -10,8 +10,9 @@
 #   anything else    -> /bin/NAME (test_* programs, pea-demo, helpers)
 #   FILE:/some/path  -> exactly /some/path
 # With no FILE the repo layout is used: pea.ko,
-# selftests/module/pea_selftest.ko, build/selftests/test_* and, if it
-# exists, build/tools/pea-demo (or $PEA_DEMO) as /bin/pea-demo.
+# selftests/module/pea_selftest.ko, build/selftests/test_*,
+# scripts/pea-demo.sh (or $PEA_DEMO) as /bin/pea-demo and, if they exist,
+# build/tools/pea as /bin/pea and build/tools/pea-storm as /bin/pea-storm.
 #
 # Environment:
 #   BUSYBOX     busybox binary to use (default: /bin/busybox from
@@ -49,8 +50,10 @@ if [ "${#FILES[@]}" -eq 0 ]; then
 		[ -x "$t" ] && FILES+=("$t")
 	done
 	shopt -u nullglob
-	demo=${PEA_DEMO:-$ROOT/build/tools/pea-demo}
+	demo=${PEA_DEMO:-$ROOT/scripts/pea-demo.sh}
 	[ -x "$demo" ] && FILES+=("$demo:/bin/pea-demo")
+	[ -x "$ROOT/build/tools/pea-storm" ] &&
+		FILES+=("$ROOT/build/tools/pea-storm:/bin/pea-storm")
 	[ -x "$ROOT/build/tools/pea" ] && FILES+=("$ROOT/build/tools/pea:/bin/pea")
 fi
 

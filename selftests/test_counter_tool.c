@@ -28,7 +28,10 @@ static void slurp(int fd, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
-/* Run /bin/pea counters ARGS...; NULL-terminated. */
+/* The sub-command run() runs: "counters", or "stat" (routes -e to it). */
+static char *subcmd = "counters";
+
+/* Run /bin/pea SUBCMD ARGS...; NULL-terminated. */
 static void run(struct run *r, ...)
 {
 	char *argv[32];
@@ -37,7 +40,7 @@ static void run(struct run *r, ...)
 	pid_t pid;
 
 	argv[n++] = PEA_BIN;
-	argv[n++] = "counters";
+	argv[n++] = subcmd;
 	va_start(ap, r);
 	while ((argv[n] = va_arg(ap, char *)) != NULL && n < 30)
 		n++;
@@ -200,6 +203,13 @@ int main(void)
 	run(r, "-e", "page-faults", "-C", "0", "--", "/bin/sh", "-c", "exit 7",
 	    NULL);
 	PT_EQ(r->status, 7, "the command's exit status is pea's");
+
+	subcmd = "stat";
+	run(r, "-e", "page-faults,task-clock", "-C", "2", "--", "/bin/true",
+	    NULL);
+	PT_OK(r->status == 0 && count_lines(r->out, "CPU2 ") == 2 &&
+	      count_lines(r->out, "task-clock") == 2,
+	      "pea stat -e hands over to the counters: the same output");
 
 	free(r);
 	return pt_done();

@@ -184,10 +184,10 @@ static void test_new_args(void)
 	      "new: an event fd as map fd gives NULL, ENOTTY (errno %d)", errno);
 	close(ev);
 
-	opts.flags = 1;
+	opts.flags = 1ULL << 63;
 	errno = 0;
 	pb = pea_buffer__new(map, 4, on_sample, on_lost, &sink, &opts);
-	PT_OK(!pb && errno == EINVAL, "new: opts.flags 1 gives EINVAL");
+	PT_OK(!pb && errno == EINVAL, "new: an unknown opts.flags bit gives EINVAL");
 	opts.flags = 0;
 	opts.wakeup_events = 2;
 	opts.wakeup_watermark = 100;

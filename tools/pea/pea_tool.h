@@ -3,6 +3,21 @@
 #ifndef _PEA_TOOL_H
 #define _PEA_TOOL_H
 
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include <linux/pea.h>
+
+/* Exit statuses of every command. */
+#define PEA_EXIT_OK	0	/* success */
+#define PEA_EXIT_ERR	1	/* runtime error: module, device, kernel */
+#define PEA_EXIT_USAGE	2	/* bad command line */
+
+/* Where the module publishes its statistics (debugfs). */
+#define PEA_DEBUGFS_DIR		"/sys/kernel/debug"
+#define PEA_DEBUGFS_MAPS	PEA_DEBUGFS_DIR "/pea/maps"
+#define PEA_DEBUGFS_LINKS	PEA_DEBUGFS_DIR "/pea/links"
+
 struct pea_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);	/* argv[0] is the command */
@@ -10,6 +25,110 @@ struct pea_cmd {
 };
 
 int cmd_help(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+
+/*
+ * `pea stat -e EVENT ...` (PMU counters) lives in cmd_counters.c;
+ * cmd_stat() hands the whole command line over to it whenever argv holds
+ * -e/--event. cmd_stat.c has a weak stand-in that says counters are not
+ * built in, which the real definition replaces at link time.
+ */
 int cmd_stat_counters(int argc, char **argv);	/* cmd_counters.c */
+
+/* ---- util.c ---- */
+
+/* "pea: " + message + newline on stderr. */
+void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Report a usage error of @cmd ("pea CMD: message; see 'pea CMD --help'")
+ * and return PEA_EXIT_USAGE.
+ */
+int tool_usage(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Explain a failure (-errno @err) to reach the module through /dev/pea
+ * while doing @what, with what to do about it.
+ */
+void tool_explain_dev_error(const char *what, int err);
+
+/* Strict number parsers: the whole string, no sign for unsigned. */
+int tool_parse_u64(const char *s, unsigned long long *v);
+int tool_parse_uint(const char *s, unsigned int max, unsigned int *v);
+int tool_parse_seconds(const char *s, double *v);
+
+/* CLOCK_MONOTONIC in ns, the clock probe records carry. */
+__u64 tool_now_ns(void);
+
+/* ---- probe.c ---- */
+
+/**
+ * struct probe_spec - a parsed PROBE argument
+ * @retprobe: kretprobe:, not kprobe:
+ * @symbol:   the function
+ * @offset:   +OFFSET (kprobe only)
+ * @text:     the argument as given, for messages and output
+ */
+struct probe_spec {
+	bool retprobe;
+	char symbol[PEA_SYM_LEN];
+	__u64 offset;
+	const char *text;
+};
+
+/* Parse "kprobe:SYM[+OFF]" or "kretprobe:SYM"; 0 or -EINVAL (message printed). */
+int probe_parse(const char *text, struct probe_spec *spec);
+
+/*
+ * Attach @attr to @map_fd. Returns the link fd, or -errno after printing
+ * what went wrong and what to do.
+ */
+int probe_attach(int map_fd, const struct pea_probe_attr *attr,
+		 const struct probe_spec *spec);
+
+/* ---- decode.c ---- */
+
+/**
+ * struct trace_event - one decoded probe record
+ * @rec:     the fixed part as the kernel wrote it
+ * @ring:    the CPU of the ring it came from
+ * @seq:     arrival order, to sort stably
+ * @cap:     the captured bytes (@rec.capture_len of them)
+ */
+struct trace_event {
+	struct pea_probe_record rec;
+	int ring;
+	__u64 seq;
+	unsigned char cap[PEA_CAPTURE_MAX];
+};
+
+/*
+ * Decode a sample payload of @size bytes into @ev. Returns 0, or -EINVAL
+ * if it cannot be a probe record (too short, capture past its end).
+ */
+int decode_probe_record(const void *data, __u32 size, struct trace_event *ev);
+
+/* ---- output.c ---- */
+
+/* What a trace prints besides the fixed columns. */
+struct trace_fmt {
+	bool json;
+	bool args;		/* the six argument registers */
+	bool retprobe;		/* ret and latency */
+	int capture_mode;	/* PEA_CAPTURE_* */
+	const char *probe;	/* the PROBE text */
+	__u64 t0_ns;		/* times print relative to this */
+};
+
+/* JSON string literal of @len bytes (quotes included). */
+void json_put_str(FILE *f, const void *s, size_t len);
+/* C-style quoted string: printable ASCII as is, the rest escaped. */
+void c_put_str(FILE *f, const void *s, size_t len);
+
+void trace_print_header(FILE *f, const struct trace_fmt *fmt);
+void trace_print_event(FILE *f, const struct trace_fmt *fmt,
+		       const struct trace_event *ev);
 
 #endif /* _PEA_TOOL_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pea-demo: what `make demo` runs in the guest until the `pea` tool lands.
+ * pea-storm: the all-context storm demo (`pea-demo storm` in the guest,
+ * `DEMO=storm make demo` on the host).
  *
  * Creates a map and one ring per CPU through libpea, has the test module
  * write records into them from every context at once (a kthread, a timer
@@ -109,7 +110,7 @@ int main(int argc, char **argv)
 	st = selftest_dev();
 	map = pea_map_create(MAP_NAME, ncpu, 0);
 	if (st < 0 || map < 0) {
-		fprintf(stderr, "pea-demo: setup failed: %s\n",
+		fprintf(stderr, "pea-storm: setup failed: %s\n",
 			strerror(map < 0 ? -map : errno));
 		return 1;
 	}
@@ -118,7 +119,7 @@ int main(int argc, char **argv)
 		perror("pea_buffer__new");
 		return 1;
 	}
-	printf("pea-demo: map \"%s\", %zu rings of 16 pages, producers in task,"
+	printf("pea-storm: map \"%s\", %zu rings of 16 pages, producers in task,"
 	       " softirq, hardirq and NMI context on %d CPUs for %.1f s\n",
 	       MAP_NAME, pea_buffer__buffer_cnt(pb), ncpu, seconds);
 	strcpy(storm.map, MAP_NAME);

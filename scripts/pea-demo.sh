@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /bin/pea-demo in the test guest: what `make demo` shows (busybox sh).
+#
+# Usage: pea-demo [trace]            the pea tool on the file-open path:
+#                                    a kprobe with the file name captured
+#                                    while a small workload opens files, the
+#                                    rings as `pea stat` sees them, a
+#                                    kretprobe (fd and latency), JSON lines
+#        pea-demo storm [SECONDS]    the all-context storm (pea-storm)
+#
+# The guest (scripts/guest-init.sh) has loaded pea.ko and mounted debugfs.
+
+PEA=${PEA:-/bin/pea}
+DIR=/tmp/pea-demo
+
+case "${1:-trace}" in
+trace)	;;
+storm)	exec /bin/pea-storm "${2:-2}" ;;
+*)	echo "usage: pea-demo [trace | storm [SECONDS]]" >&2; exit 2 ;;
+esac
+
+say() { printf '\n### %s\n' "$*"; }
+show() { printf '\n$ %s\n' "$*"; }
+
+# The workload: cat a few files, now and then one that does not exist.
+workload() {
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		cat /etc/hostname "$DIR/greeting.txt" /proc/version > /dev/null
+		cat "$DIR/no-such-file" 2> /dev/null
+		i=$((i + 1))
+		sleep 0.3
+	done
+}
+
+mkdir -p "$DIR"
+echo "hello from pea" > "$DIR/greeting.txt"
+
+say "pea demo on $(uname -r), $(nproc) CPUs: tracing file opens through a pea map"
+echo "Every call of do_sys_openat2() hits a kprobe; its handler writes one record"
+echo "with the caller and the file name (ARG1, a user string) into the ring of"
+echo "its CPU, and 'pea trace' reads the rings with libpea. A shell loop of"
+echo "'cat' opens files in the background."
+
+show "pea trace kprobe:do_sys_openat2 --str ARG1 --duration 4"
+(sleep 1; workload 5) &
+wl=$!
+(sleep 2.5; "$PEA" stat > "$DIR/stat.txt" 2>&1) &
+st=$!
+"$PEA" trace kprobe:do_sys_openat2 --str ARG1 --duration 4
+rc=$?
+wait "$wl" "$st"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
+say "'pea stat', taken while that trace ran: one ring per CPU, and the probe"
+show "pea stat"
+cat "$DIR/stat.txt"
+
+say "the same function at its return: the fd (or -errno) and the latency"
+show "pea trace kretprobe:do_sys_openat2 --str ARG1 --count 8"
+(sleep 1; workload 4) &
+wl=$!
+"$PEA" trace kretprobe:do_sys_openat2 --str ARG1 --count 8
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
+say "JSON lines, for jq and log shippers"
+show "pea trace kprobe:do_sys_openat2 --str ARG1 --json --count 3"
+(sleep 1; workload 3) &
+wl=$!
+"$PEA" trace kprobe:do_sys_openat2 --str ARG1 --json --count 3
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
+say "errors say what to do"
+show "pea trace kprobe:no_such_function_here"
+"$PEA" trace kprobe:no_such_function_here
+echo "(exit status $?)"
+
+say "end of the demo"
+exit 0

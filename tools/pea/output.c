@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: printing trace events, as aligned columns or as one JSON object per
+ * line.
+ *
+ * JSON strings are always valid UTF-8: valid UTF-8 sequences pass through,
+ * quotes, backslashes and control characters are escaped, and any byte
+ * that is not part of a valid sequence becomes U+FFFD; when that happens
+ * to a captured string, the exact bytes also go out in hex as "str_hex".
+ */
+#include <stdio.h>
+#include <string.h>
+#include "pea_tool.h"
+
+/* Length of the valid UTF-8 sequence at @s (at most @len bytes), or 0. */
+static size_t utf8_seq_len(const unsigned char *s, size_t len)
+{
+	unsigned int cp;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n > len)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, past U+10FFFF. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+static bool utf8_valid(const unsigned char *s, size_t len)
+{
+	size_t i = 0, n;
+
+	while (i < len) {
+		n = utf8_seq_len(s + i, len - i);
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+void json_put_str(FILE *f, const void *str, size_t len)
+{
+	const unsigned char *s = str;
+	size_t i = 0, n;
+
+	fputc('"', f);
+	while (i < len) {
+		unsigned char c = s[i];
+
+		switch (c) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\b':
+			fputs("\\b", f);
+			break;
+		case '\f':
+			fputs("\\f", f);
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				fprintf(f, "\\u%04x", c);
+			} else if (c < 0x80) {
+				fputc(c, f);
+			} else {
+				n = utf8_seq_len(s + i, len - i);
+				if (n) {
+					fwrite(s + i, 1, n, f);
+					i += n;
+					continue;
+				}
+				fputs("\\ufffd", f);
+			}
+			break;
+		}
+		i++;
+	}
+	fputc('"', f);
+}
+
+void c_put_str(FILE *f, const void *str, size_t len)
+{
+	const unsigned char *s = str;
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < len; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\r')
+			fputs("\\r", f);
+		else if (c >= 0x20 && c < 0x7f)
+			fputc(c, f);
+		else
+			fprintf(f, "\\x%02x", c);
+	}
+	fputc('"', f);
+}
+
+static void put_hex(FILE *f, const unsigned char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		fprintf(f, "%02x", s[i]);
+}
+
+/* comm for columns: printable ASCII kept, anything else as '?'. */
+static void comm_column(char *dst, const char *comm)
+{
+	size_t i;
+
+	for (i = 0; i < 15 && comm[i]; i++)
+		dst[i] = (comm[i] >= 0x20 && comm[i] < 0x7f) ? comm[i] : '?';
+	dst[i] = '\0';
+}
+
+void trace_print_header(FILE *f, const struct trace_fmt *fmt)
+{
+	if (fmt->json)
+		return;
+	fprintf(f, "%-12s %3s %-16s %7s %7s", "TIME(s)", "CPU", "COMM", "PID",
+		"TID");
+	if (fmt->retprobe)
+		fprintf(f, " %20s %12s", "RET", "LAT(us)");
+	if (fmt->args)
+		fprintf(f, "  %s", "ARGS");
+	if (fmt->capture_mode == PEA_CAPTURE_STR)
+		fprintf(f, "  %s", "STRING");
+	else if (fmt->capture_mode == PEA_CAPTURE_FIXED)
+		fprintf(f, "  %s", "BYTES");
+	fputc('\n', f);
+}
+
+static void print_capture_human(FILE *f, const struct trace_fmt *fmt,
+				const struct trace_event *ev)
+{
+	const struct pea_probe_record *r = &ev->rec;
+
+	fputs("  ", f);
+	if (r->flags & PEA_REC_F_FAULT) {
+		fputs("(fault)", f);
+		return;
+	}
+	if (fmt->capture_mode == PEA_CAPTURE_STR) {
+		c_put_str(f, ev->cap, r->capture_len);
+		if (r->flags & PEA_REC_F_TRUNCATED)
+			fputs("...", f);
+	} else {
+		put_hex(f, ev->cap, r->capture_len);
+	}
+}
+
+static void print_event_human(FILE *f, const struct trace_fmt *fmt,
+			      const struct trace_event *ev)
+{
+	const struct pea_probe_record *r = &ev->rec;
+	double t = ((double)(__s64)(r->time_ns - fmt->t0_ns)) / 1e9;
+	char comm[16];
+	int i;
+
+	comm_column(comm, r->comm);
+	fprintf(f, "%12.6f %3u %-16s %7u %7u", t, r->cpu, comm, r->tgid,
+		r->pid);
+	if (fmt->retprobe)
+		fprintf(f, " %20lld %12.3f", (long long)r->ret,
+			r->latency_ns / 1e3);
+	if (fmt->args) {
+		fputs(" ", f);
+		for (i = 0; i < 6; i++)
+			fprintf(f, " 0x%llx", (unsigned long long)r->args[i]);
+	}
+	if (fmt->capture_mode != PEA_CAPTURE_NONE)
+		print_capture_human(f, fmt, ev);
+	fputc('\n', f);
+}
+
+static void print_capture_json(FILE *f, const struct trace_fmt *fmt,
+			       const struct trace_event *ev)
+{
+	const struct pea_probe_record *r = &ev->rec;
+
+	if (fmt->capture_mode == PEA_CAPTURE_STR) {
+		fputs(",\"str\":", f);
+		json_put_str(f, ev->cap, r->capture_len);
+		if (!utf8_valid(ev->cap, r->capture_len)) {
+			fputs(",\"str_hex\":\"", f);
+			put_hex(f, ev->cap, r->capture_len);
+			fputc('"', f);
+		}
+		if (r->flags & PEA_REC_F_TRUNCATED)
+			fputs(",\"truncated\":true", f);
+	} else if (fmt->capture_mode == PEA_CAPTURE_FIXED) {
+		fputs(",\"bytes\":\"", f);
+		put_hex(f, ev->cap, r->capture_len);
+		fputc('"', f);
+	}
+	if (r->flags & PEA_REC_F_FAULT)
+		fputs(",\"fault\":true", f);
+}
+
+static void print_event_json(FILE *f, const struct trace_fmt *fmt,
+			     const struct trace_event *ev)
+{
+	const struct pea_probe_record *r = &ev->rec;
+	int i;
+
+	fprintf(f, "{\"type\":\"event\",\"time_ns\":%llu,\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":",
+		(unsigned long long)r->time_ns, r->cpu, r->tgid, r->pid);
+	json_put_str(f, r->comm, strnlen(r->comm, sizeof(r->comm)));
+	fputs(",\"probe\":", f);
+	json_put_str(f, fmt->probe, strlen(fmt->probe));
+	fprintf(f, ",\"addr\":\"0x%llx\"", (unsigned long long)r->addr);
+	if (fmt->args) {
+		fputs(",\"args\":[", f);
+		for (i = 0; i < 6; i++)
+			fprintf(f, "%s\"0x%llx\"", i ? "," : "",
+				(unsigned long long)r->args[i]);
+		fputc(']', f);
+	}
+	if (fmt->retprobe)
+		fprintf(f, ",\"ret\":%lld,\"latency_ns\":%llu",
+			(long long)r->ret, (unsigned long long)r->latency_ns);
+	if (fmt->capture_mode != PEA_CAPTURE_NONE)
+		print_capture_json(f, fmt, ev);
+	fputs("}\n", f);
+}
+
+void trace_print_event(FILE *f, const struct trace_fmt *fmt,
+		       const struct trace_event *ev)
+{
+	if (fmt->json)
+		print_event_json(f, fmt, ev);
+	else
+		print_event_human(f, fmt, ev);
+}
