@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pea: `pea counters` (to become `pea stat -e`): count events on every
- * chosen CPU through pea counter fds and print per-CPU and total counts
- * with their scaling, like `perf stat -a -A`.
+ * pea: `pea stat -e` (also `pea counters`): count events on every chosen
+ * CPU through pea counter fds and print per-CPU and total counts with
+ * their scaling, like `perf stat -a -A`.
  *
- *   pea counters -e EVENT[,EVENT...] [-C CPUS] [--interval MS
- *                [--interval-count N]] [--json] [-- COMMAND [ARG...]]
+ *   pea stat -e EVENT[,EVENT...] [-C CPUS] [--interval MS
+ *             [--interval-count N]] [--json] [-- COMMAND [ARG...]]
  *
  * Without a command it counts until SIGINT or SIGTERM (or the last
  * interval). A count its PMU multiplexed is scaled by enabled / running
@@ -44,6 +44,9 @@ struct stat_run {
 };
 
 static volatile sig_atomic_t stop_requested;
+
+/* "pea stat" or "pea counters": how the user called us, for messages. */
+static const char *me = "pea stat";
 
 static void on_signal(int sig)
 {
@@ -102,12 +105,12 @@ static void report_open_error(const struct pea_ev *ev, int err, int cpu)
 {
 	if (cpu >= 0)
 		fprintf(stderr,
-			"pea counters: cannot count '%s' (%s) on CPU %d: %s (%s): %s\n",
-			ev->name, ev->desc, cpu, errno_name(err),
+			"%s: cannot count '%s' (%s) on CPU %d: %s (%s): %s\n",
+			me, ev->name, ev->desc, cpu, errno_name(err),
 			strerror(err), errno_hint(err, cpu));
 	else
-		fprintf(stderr, "pea counters: cannot count '%s' (%s): %s (%s): %s\n",
-			ev->name, ev->desc, errno_name(err), strerror(err),
+		fprintf(stderr, "%s: cannot count '%s' (%s): %s (%s): %s\n",
+			me, ev->name, ev->desc, errno_name(err), strerror(err),
 			errno_hint(err, cpu));
 }
 
@@ -256,8 +259,9 @@ static void print_counts(struct stat_run *r, double when)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pea counters -e EVENT[,EVENT...] [-C CPUS] [--interval MS [--interval-count N]]\n"
-		"                    [--json] [-- COMMAND [ARG...]]\n"
+		"usage: pea stat -e EVENT[,EVENT...] [-C CPUS] [--interval MS [--interval-count N]]\n"
+		"                [--json] [-- COMMAND [ARG...]]\n"
+		"       (or: pea counters -e ...)\n"
 		"\n"
 		"Count events on every CPU (or CPUS, e.g. 0-3,8) through pea counters and\n"
 		"print per-CPU and total counts, like perf stat -a -A. Without COMMAND,\n"
@@ -294,7 +298,7 @@ static int open_counters(struct stat_run *r)
 		}
 		c->last = calloc(pea_counters__cnt(c->cs), sizeof(*c->last));
 		if (!c->last) {
-			perror("pea counters");
+			perror(me);
 			return -ENOMEM;
 		}
 		opened++;
@@ -330,7 +334,7 @@ static pid_t start_command(char **argv)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "pea counters: cannot run '%s': %s\n", argv[0],
+		fprintf(stderr, "%s: cannot run '%s': %s\n", me, argv[0],
 			strerror(errno));
 		_exit(127);
 	}
@@ -369,6 +373,8 @@ int cmd_stat_counters(int argc, char **argv)
 	char err[512];
 	char *end;
 
+	me = argc > 0 && !strcmp(argv[0], "counters") ? "pea counters" :
+	     "pea stat";
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+e:C:I:jh", longopts,
 				  NULL)) != -1) {
@@ -382,14 +388,14 @@ int cmd_stat_counters(int argc, char **argv)
 		case 'I':
 			interval_ms = strtol(optarg, &end, 10);
 			if (*end || interval_ms < 10) {
-				fprintf(stderr, "pea counters: --interval needs at least 10 (ms)\n");
+				fprintf(stderr, "%s: --interval needs at least 10 (ms)\n", me);
 				return 2;
 			}
 			break;
 		case 'N':
 			count = strtol(optarg, &end, 10);
 			if (*end || count < 1) {
-				fprintf(stderr, "pea counters: bad --interval-count\n");
+				fprintf(stderr, "%s: bad --interval-count\n", me);
 				return 2;
 			}
 			break;
@@ -405,16 +411,16 @@ int cmd_stat_counters(int argc, char **argv)
 		}
 	}
 	if (!events) {
-		fprintf(stderr, "pea counters: -e EVENT is required\n");
+		fprintf(stderr, "%s: -e EVENT is required\n", me);
 		usage(stderr);
 		return 2;
 	}
 	if (count && !interval_ms) {
-		fprintf(stderr, "pea counters: --interval-count needs --interval\n");
+		fprintf(stderr, "%s: --interval-count needs --interval\n", me);
 		return 2;
 	}
 	if (pea_ev_parse_list(events, &evs, &r.n, err, sizeof(err))) {
-		fprintf(stderr, "pea counters: %s\n", err);
+		fprintf(stderr, "%s: %s\n", me, err);
 		return 2;
 	}
 	r.ctrs = calloc(r.n, sizeof(*r.ctrs));
@@ -428,8 +434,8 @@ int cmd_stat_counters(int argc, char **argv)
 
 	i = pea_open_dev();
 	if (i < 0) {
-		fprintf(stderr, "pea counters: cannot open %s: %s: is the pea module loaded?\n",
-			PEA_DEVICE_PATH, strerror(-i));
+		fprintf(stderr, "%s: cannot open %s: %s: is the pea module loaded?\n",
+			me, PEA_DEVICE_PATH, strerror(-i));
 		close_counters(&r);
 		return 1;
 	}
@@ -448,7 +454,7 @@ int cmd_stat_counters(int argc, char **argv)
 	if (optind < argc) {
 		child = start_command(argv + optind);
 		if (child < 0) {
-			perror("pea counters: fork");
+			perror(me);
 			ret = 1;
 			goto out;
 		}
