@@ -196,23 +196,17 @@ static long pea_read_map(struct pea_map *map, u64 flags,
 			 struct pea_event_value *v)
 {
 	int cpu = smp_processor_id();
-	u64 index = flags & PEA_F_INDEX_MASK;
-	struct pea_map_entry *entry;
 	struct pea_counter *c;
 	struct perf_event *pe;
+	struct pea_event *ev;
+	long err;
 
-	if (unlikely(flags & ~PEA_F_INDEX_MASK))
+	err = pea_map_slot_event(map, flags, &ev);
+	if (err)
+		return err;
+	if (unlikely(ev->kind != PEA_EVENT_COUNTER))
 		return -EINVAL;
-	if (index == PEA_F_CURRENT_CPU)
-		index = cpu;
-	if (unlikely(index >= map->max_entries))
-		return -E2BIG;
-	entry = rcu_dereference_sched(map->slots[index]);
-	if (!entry)
-		return -ENOENT;
-	if (unlikely(entry->event->kind != PEA_EVENT_COUNTER))
-		return -EINVAL;
-	c = entry->event->counter;
+	c = ev->counter;
 	pe = c->pe;
 	if (unlikely(pe->attr.inherit))
 		return -EOPNOTSUPP;

@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 #include <linux/rcupdate.h>
 #include <linux/list.h>
+#include <linux/smp.h>
 #include <asm/local.h>
 #include <asm/local64.h>
 #include <linux/pea.h>
@@ -157,6 +158,31 @@ void pea_ring_free_deferred(struct pea_ring *ring);
 long pea_ring_reserve(struct pea_event *ev, u32 size,
 		      struct pea_output_handle *h);
 void pea_ring_commit(struct pea_output_handle *h);
+
+/*
+ * The event in the slot that @flags names, with bpf_perf_event_output()'s
+ * rules and errno order: EINVAL (bits other than the index), E2BIG (index
+ * at or past max_entries; PEA_F_CURRENT_CPU is this CPU), ENOENT (empty).
+ * Called with preemption disabled; the caller checks the event's kind.
+ */
+static __always_inline long pea_map_slot_event(struct pea_map *map, u64 flags,
+					       struct pea_event **evp)
+{
+	u64 index = flags & PEA_F_INDEX_MASK;
+	struct pea_map_entry *entry;
+
+	if (unlikely(flags & ~PEA_F_INDEX_MASK))
+		return -EINVAL;
+	if (index == PEA_F_CURRENT_CPU)
+		index = smp_processor_id();
+	if (unlikely(index >= map->max_entries))
+		return -E2BIG;
+	entry = rcu_dereference_sched(map->slots[index]);
+	if (!entry)
+		return -ENOENT;
+	*evp = entry->event;
+	return 0;
+}
 
 /* Record size of a payload of @size bytes for @ev. */
 static inline u32 pea_record_size(const struct pea_event *ev, u32 size)

@@ -24,24 +24,15 @@ static DEFINE_PER_CPU(int, pea_nest_level);
 static long pea_output_begin(struct pea_map *map, u64 flags, u64 size,
 			     struct pea_output_handle *h)
 {
-	unsigned int cpu = smp_processor_id();
-	u64 index = flags & PEA_F_INDEX_MASK;
-	struct pea_map_entry *entry;
 	struct pea_event *ev;
+	long err;
 
-	if (unlikely(flags & ~PEA_F_INDEX_MASK))
-		return -EINVAL;
-	if (index == PEA_F_CURRENT_CPU)
-		index = cpu;
-	if (unlikely(index >= map->max_entries))
-		return -E2BIG;
-	entry = rcu_dereference_sched(map->slots[index]);
-	if (!entry)
-		return -ENOENT;
-	ev = entry->event;
+	err = pea_map_slot_event(map, flags, &ev);
+	if (err)
+		return err;
 	if (unlikely(ev->kind != PEA_EVENT_OUTPUT))
 		return -EINVAL;
-	if (unlikely(READ_ONCE(ev->oncpu) != cpu))
+	if (unlikely(READ_ONCE(ev->oncpu) != (int)smp_processor_id()))
 		return -EOPNOTSUPP;
 	if (unlikely(size > ev->max_payload))
 		return -E2BIG;
