@@ -132,6 +132,7 @@ struct seq_file;
 /* pea_map.c */
 long pea_map_create(const struct pea_map_attr __user *uattr);
 void pea_map_get(struct pea_map *map);
+struct pea_map *pea_map_fget(int fd);
 int pea_maps_show(struct seq_file *m, void *v);
 
 /* pea_probe.c */

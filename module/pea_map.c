@@ -245,6 +245,29 @@ static const struct file_operations pea_map_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
+/**
+ * pea_map_fget() - take a kernel reference to the map behind an fd
+ * @fd: a file descriptor of the calling process
+ *
+ * Return: the map (drop it with pea_map_put()), or ERR_PTR(-EBADF).
+ */
+struct pea_map *pea_map_fget(int fd)
+{
+	struct file *file = fget(fd);
+	struct pea_map *map;
+
+	if (!file)
+		return ERR_PTR(-EBADF);
+	if (file->f_op != &pea_map_fops) {
+		fput(file);
+		return ERR_PTR(-EBADF);
+	}
+	map = file->private_data;
+	pea_map_get(map);
+	fput(file);
+	return map;
+}
+
 /* Names as bpf_obj_name_cpy(): [A-Za-z0-9_.], NUL-terminated. */
 static int pea_check_name(const char *name)
 {

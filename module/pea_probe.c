@@ -41,6 +41,7 @@ struct pea_link {
 		struct kretprobe rp;
 	};
 	struct pea_map *map;
+	struct pea_map *counter_map;	/* PEA_PROBE_F_COUNTERS, else NULL */
 	u64 id;			/* the link's own id */
 	u64 rec_id;		/* what records carry */
 	u64 addr;
@@ -176,14 +177,21 @@ static void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
 	struct pea_output_handle h;
 	struct pea_probe_record *r;
 	struct task_struct *task = current;
+	u32 extra = l->counter_map ? sizeof(struct pea_event_value) : 0;
 
 	st->hits++;
 	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
-			       sizeof(*r) + caplen, &h)) {
+			       sizeof(*r) + extra + caplen, &h)) {
 		st->errors++;
 		return;
 	}
 	r = h.data;
+	if (extra) {
+		flags |= PEA_REC_F_COUNTERS;
+		if (pea_read_value(l->counter_map, PEA_F_CURRENT_CPU,
+				   (struct pea_event_value *)(r + 1), extra))
+			flags |= PEA_REC_F_COUNTER_ERR;
+	}
 	r->time_ns = ktime_get_mono_fast_ns();
 	r->id = l->rec_id;
 	r->addr = l->addr;
@@ -196,7 +204,7 @@ static void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
 	memcpy(r->args, args, sizeof(r->args));
 	r->ret = ret;
 	r->latency_ns = latency;
-	memcpy(r + 1, cap, caplen);
+	memcpy((u8 *)(r + 1) + extra, cap, caplen);
 	pea_output_commit(&h);
 	st->written++;
 }
@@ -276,6 +284,8 @@ static void pea_link_unregister(struct pea_link *l)
 
 static void pea_link_free(struct pea_link *l)
 {
+	if (l->counter_map)
+		pea_map_put(l->counter_map);
 	pea_map_put(l->map);
 	free_percpu(l->stats);
 	put_pid_ns(l->pid_ns);
@@ -353,7 +363,9 @@ static int pea_check_probe_attr(const struct pea_probe_attr *a)
 {
 	const char *end = memchr(a->symbol, 0, sizeof(a->symbol));
 
-	if ((a->flags & ~PEA_PROBE_FLAGS) || a->reserved)
+	if (a->flags & ~PEA_PROBE_FLAGS)
+		return -EINVAL;
+	if (!(a->flags & PEA_PROBE_F_COUNTERS) && a->counter_map)
 		return -EINVAL;
 	if (!end || end == a->symbol)
 		return -EINVAL;
@@ -415,7 +427,8 @@ static int pea_link_register(struct pea_link *l, const struct pea_probe_attr *a)
  * @ua: struct pea_probe_attr in user memory
  *
  * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN),
- * -EFAULT, -EINVAL (attr), -E2BIG (attr tail), -EMLINK (PEA_MAX_LINKS
+ * -EFAULT, -EINVAL (attr), -E2BIG (attr tail), -EBADF (counter_map is
+ * not a map fd), -EMLINK (PEA_MAX_LINKS
  * live), -ENOENT (no such symbol), -EILSEQ (offset not at an
  * instruction), -EINVAL (a function kprobes refuse), -ENOMEM, -EMFILE.
  */
@@ -461,6 +474,15 @@ long pea_probe_attach(struct pea_map *map,
 	l->capture_flags = a.capture_flags;
 	l->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	memcpy(l->symbol, a.symbol, sizeof(l->symbol));
+	if (a.flags & PEA_PROBE_F_COUNTERS) {
+		l->counter_map = pea_map_fget(a.counter_map);
+		if (IS_ERR(l->counter_map)) {
+			err = PTR_ERR(l->counter_map);
+			l->counter_map = NULL;
+			pea_link_free(l);
+			return err;
+		}
+	}
 
 	err = pea_link_register(l, &a);
 	if (err) {

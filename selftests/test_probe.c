@@ -306,6 +306,72 @@ static void test_captures(void)
 	unlink(path);
 }
 
+/* Records carry this CPU's counter reading, bracketed by read(2)s. */
+static void test_counters(void)
+{
+	struct perf_event_attr ca;
+	struct pea_probe_attr a = probe_attr("ksys_mmap_pgoff",
+					     PEA_PROBE_F_COUNTERS);
+	struct pea_event_value v;
+	struct pea_probe_record *r;
+	int cmap, cfd[NCPU_MAX], cpu, link;
+	__u64 before = 0, after = 0;
+	__u32 caplen;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.size = sizeof(ca);
+	ca.type = PERF_TYPE_SOFTWARE;
+	ca.config = PERF_COUNT_SW_CPU_CLOCK;
+	cmap = pt_map_create(NULL, ncpu, 0);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		cfd[cpu] = pt_event_open_attr(&ca, cpu);
+		pt_map_update(cmap, cpu, cfd[cpu]);
+	}
+	PT_OK(cfd[0] >= 0, "a cpu-clock counter on every CPU");
+	a.counter_map = cmap;
+	a.filter_tgid = getpid();
+	link = attach(&a);
+	PT_OK(link >= 0, "kprobe with PEA_PROBE_F_COUNTERS attaches (%d)", link);
+	pt_pin(1 % ncpu);
+	drain_all();
+	read(cfd[1 % ncpu], &before, 8);
+	syscall(SYS_mmap, 0x7c0000000000UL, 4096UL, (long)PROT_READ,
+		(long)(MAP_PRIVATE | MAP_ANONYMOUS), -1L, 0L);
+	read(cfd[1 % ncpu], &after, 8);
+	r = next_rec(1 % ncpu, &caplen);
+	PT_OK(r && r->flags == PEA_REC_F_COUNTERS && r->args[0] == 0x7c0000000000UL,
+	      "counters: the record has PEA_REC_F_COUNTERS");
+	if (r) {
+		memcpy(&v, r + 1, sizeof(v));
+		PT_OK(v.counter >= before && v.counter <= after &&
+		      v.enabled > 0 && v.running == v.enabled,
+		      "counters: the reading %llu is between read(2)s %llu and %llu",
+		      (unsigned long long)v.counter,
+		      (unsigned long long)before, (unsigned long long)after);
+	}
+	close(link);
+	munmap((void *)0x7c0000000000UL, 4096);
+
+	/* A counter map whose slot holds an output event: COUNTER_ERR. */
+	a.counter_map = map_fd;
+	link = attach(&a);
+	drain_all();
+	syscall(SYS_mmap, 0x7c0000000000UL, 4096UL, (long)PROT_READ,
+		(long)(MAP_PRIVATE | MAP_ANONYMOUS), -1L, 0L);
+	r = next_rec(1 % ncpu, &caplen);
+	memset(&v, 0xff, sizeof(v));
+	if (r)
+		memcpy(&v, r + 1, sizeof(v));
+	PT_OK(r && r->flags == (PEA_REC_F_COUNTERS | PEA_REC_F_COUNTER_ERR) &&
+	      !v.counter && !v.enabled && !v.running,
+	      "counters: a failed read gives COUNTER_ERR and zeroes");
+	close(link);
+	munmap((void *)0x7c0000000000UL, 4096);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		close(cfd[cpu]);
+	close(cmap);
+}
+
 static void test_filters(void)
 {
 	struct pea_probe_attr a = probe_attr("ksys_mmap_pgoff", 0);
@@ -403,8 +469,12 @@ static void test_errnos(void)
 	      "attach: an offset inside an instruction gives EILSEQ");
 	a = good; a.flags |= 1U << 5;
 	PT_EQ(attach_errno(a), EINVAL, "attach: unknown flags give EINVAL");
-	a = good; a.reserved = 1;
-	PT_EQ(attach_errno(a), EINVAL, "attach: reserved gives EINVAL");
+	a = good; a.counter_map = 3;
+	PT_EQ(attach_errno(a), EINVAL,
+	      "attach: counter_map without PEA_PROBE_F_COUNTERS gives EINVAL");
+	a = good; a.flags |= PEA_PROBE_F_COUNTERS; a.counter_map = 999;
+	PT_EQ(attach_errno(a), EBADF,
+	      "attach: a counter_map that is not a map fd gives EBADF");
 	a = good; a.size = 8;
 	PT_EQ(attach_errno(a), EINVAL, "attach: a short attr.size gives EINVAL");
 	a = good; a.symbol[0] = 0;
@@ -722,6 +792,8 @@ int main(void)
 	section("test_kretprobe");
 	test_captures();
 	section("test_captures");
+	test_counters();
+	section("test_counters");
 	test_filters();
 	section("test_filters");
 	test_errnos();

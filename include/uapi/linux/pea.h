@@ -206,7 +206,9 @@ struct pea_event_stats {
 /* struct pea_probe_attr.flags */
 #define PEA_PROBE_F_RETPROBE	(1U << 0)	/* kretprobe, not kprobe */
 #define PEA_PROBE_F_CLOEXEC	(1U << 1)	/* O_CLOEXEC on the link fd */
-#define PEA_PROBE_FLAGS		(PEA_PROBE_F_RETPROBE | PEA_PROBE_F_CLOEXEC)
+#define PEA_PROBE_F_COUNTERS	(1U << 2)	/* append counter_map's reading */
+#define PEA_PROBE_FLAGS		(PEA_PROBE_F_RETPROBE | PEA_PROBE_F_CLOEXEC | \
+				 PEA_PROBE_F_COUNTERS)
 
 /* struct pea_probe_attr.capture_mode */
 #define PEA_CAPTURE_NONE	0
@@ -231,7 +233,10 @@ struct pea_event_stats {
  * @capture_len:   at most this many bytes (1..PEA_CAPTURE_MAX)
  * @capture_flags: PEA_CAPTURE_USER for a user pointer, else kernel
  * @maxactive:     kretprobe instances in flight (0: the kernel default)
- * @reserved:      must be zero
+ * @counter_map:   with PEA_PROBE_F_COUNTERS, a map fd whose slots hold
+ *                 counter events (one per CPU): every record then carries
+ *                 this CPU's reading (struct pea_event_value) right after
+ *                 struct pea_probe_record, before the capture; else 0
  *
  * A kretprobe captures at function entry and writes its record at
  * return, with the entry arguments, the return value and the latency.
@@ -249,7 +254,7 @@ struct pea_probe_attr {
 	__u32 capture_len;
 	__u32 capture_flags;
 	__u32 maxactive;
-	__u32 reserved;
+	__s32 counter_map;
 };
 
 /* struct pea_probe_record.flags */
@@ -257,6 +262,8 @@ struct pea_probe_attr {
 #define PEA_REC_F_CAPTURE	(1U << 1)	/* a capture was asked for */
 #define PEA_REC_F_FAULT		(1U << 2)	/* the capture faulted: empty */
 #define PEA_REC_F_TRUNCATED	(1U << 3)	/* string longer than capture_len */
+#define PEA_REC_F_COUNTERS	(1U << 4)	/* a struct pea_event_value follows */
+#define PEA_REC_F_COUNTER_ERR	(1U << 5)	/* pea_read_value() failed: zeroes */
 
 /**
  * struct pea_probe_record - the payload every probe hit writes
