@@ -92,7 +92,8 @@ int pea_map_get_info(int map_fd, struct pea_map_info *info)
 }
 
 static int pea_event_open_on(int devfd, int cpu,
-			     const struct perf_event_attr *attr, __u32 flags)
+			     const struct perf_event_attr *attr, __u32 flags,
+			     __u32 flush_us)
 {
 	struct pea_event_open req;
 	int fd;
@@ -101,6 +102,10 @@ static int pea_event_open_on(int devfd, int cpu,
 	req.attr = (__u64)(uintptr_t)attr;
 	req.cpu = cpu;
 	req.flags = PEA_FLAG_FD_CLOEXEC | flags;
+	if (flush_us) {
+		req.flags |= PEA_FLAG_FLUSH;
+		req.flush_us = flush_us;
+	}
 	fd = ioctl(devfd, PEA_IOC_EVENT_OPEN, &req);
 	return fd < 0 ? -errno : fd;
 }
@@ -114,7 +119,7 @@ int pea_event_open_output(int cpu, const struct perf_event_attr *attr)
 	devfd = pea_open_dev();
 	if (devfd < 0)
 		return devfd;
-	fd = pea_event_open_on(devfd, cpu, attr, 0);
+	fd = pea_event_open_on(devfd, cpu, attr, 0, 0);
 	close(devfd);
 	return pea_err(fd);
 }
@@ -294,6 +299,8 @@ static int build_attr(const struct pea_buffer_opts *opts,
 		return -EINVAL;
 	if (st & ~(__u64)PEA_SAMPLE_TYPES)
 		return -EINVAL;
+	if (OPTS_GET(opts, flush_us, 0) > PEA_FLUSH_US_MAX)
+		return -EINVAL;
 	st |= PERF_SAMPLE_RAW;
 
 	memset(attr, 0, sizeof(*attr));
@@ -355,7 +362,8 @@ static int cpu_buf_open(struct pea_buffer *pb, int devfd, int cpu,
 	buf->map_key = cpu;
 	pb->cnt++;
 
-	fd = pea_event_open_on(devfd, cpu, attr, pb->open_flags);
+	fd = pea_event_open_on(devfd, cpu, attr, pb->open_flags,
+			       pb->flush_us);
 	if (fd < 0)
 		return fd;
 	buf->fd = fd;
@@ -449,6 +457,7 @@ struct pea_buffer *pea_buffer__new(int map_fd, size_t page_cnt,
 	pb->map_fd = map_fd;
 	pb->epoll_fd = -1;
 	pb->open_flags = OPTS_GET(opts, flags, 0) & PEA_BUFFER_ADAPTIVE_WAKEUP;
+	pb->flush_us = OPTS_GET(opts, flush_us, 0);
 
 	/*
 	 * At least one slot each, so that epoll_wait() gets maxevents > 0,

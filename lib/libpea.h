@@ -90,6 +90,10 @@ typedef void (*pea_buffer_lost_fn)(void *ctx, int cpu, __u64 cnt);
  *                    (PERF_SAMPLE_RAW is always implied). The sample
  *                    callback still receives the raw payload only; see
  *                    pea_sample_info() for the other fields.
+ * @flush_us:         if non-zero, bound the wake-up latency: a record that
+ *                    woke nobody wakes the poller at most this many
+ *                    microseconds later (PEA_FLAG_FLUSH in <linux/pea.h>),
+ *                    up to PEA_FLUSH_US_MAX; combines with the fields above
  */
 struct pea_buffer_opts {
 	size_t sz;
@@ -97,8 +101,9 @@ struct pea_buffer_opts {
 	int wakeup_events;
 	__u32 wakeup_watermark;
 	__u64 sample_type;
+	__u32 flush_us;
 };
-#define pea_buffer_opts__last_field sample_type
+#define pea_buffer_opts__last_field flush_us
 
 /* pea_buffer_opts.flags */
 #define PEA_BUFFER_ADAPTIVE_WAKEUP	PEA_FLAG_ADAPTIVE_WAKEUP

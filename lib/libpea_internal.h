@@ -178,6 +178,7 @@ struct pea_cpu_buf {
  * @data_size:   data bytes of each ring (page_cnt * page_size)
  * @mmap_size:   bytes of each mapping (page_size + data_size)
  * @open_flags:  PEA_FLAG_ADAPTIVE_WAKEUP or 0, for each event
+ * @flush_us:    PEA_FLAG_FLUSH's bound for each event, 0 for none
  * @map_fd:      the map the rings are stored in
  * @epoll_fd:    watches every ring (and @stop_fd in AUTO_CALLBACK mode)
  * @bufs:        the rings
@@ -198,6 +199,7 @@ struct pea_buffer {
 	size_t data_size;
 	size_t mmap_size;
 	__u32 open_flags;
+	__u32 flush_us;
 	int map_fd;
 	int epoll_fd;
 

@@ -10,6 +10,7 @@
 
 #include <linux/mm.h>
 #include <linux/perf_event.h>
+#include <linux/hrtimer.h>
 
 /* vm_flags became read-only behind vm_flags_set() in 6.3. */
 static inline void pea_vm_flags_set(struct vm_area_struct *vma,
@@ -60,6 +61,19 @@ static inline u64 pea_ctx_timeoffset(const struct perf_event_context *ctx)
 	return READ_ONCE(ctx->time.offset);
 #else
 	return READ_ONCE(ctx->timeoffset);
+#endif
+}
+
+/* hrtimer_setup() replaced hrtimer_init() + .function in 6.13. */
+static inline void pea_hrtimer_setup(struct hrtimer *t,
+				     enum hrtimer_restart (*fn)(struct hrtimer *),
+				     clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef PEA_HAVE_HRTIMER_SETUP
+	hrtimer_setup(t, fn, clock, mode);
+#else
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
 #endif
 }
 

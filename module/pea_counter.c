@@ -410,7 +410,8 @@ static struct pea_event *pea_counter_alloc(const struct perf_event_attr *attr,
  * @arg: the request (cpu, flags)
  *
  * Return: the new fd, or -EINVAL (an attr field a counter does not honour,
- * read_format bits other than PEA_COUNTER_READ_FORMAT, cpu out of range),
+ * read_format bits other than PEA_COUNTER_READ_FORMAT, cpu out of range,
+ * a wake-up flag or flush_us: a counter has no ring),
  * -EACCES (exclude_kernel == 0 without perf_event_paranoid <= 1 or the
  * capability, on kernels that export that check; any counter without
  * paranoid <= 0 or CAP_PERFMON/CAP_SYS_ADMIN), any error of
@@ -429,6 +430,8 @@ long pea_counter_open(struct perf_event_attr *attr,
 	err = pea_check_counter_attr(attr);
 	if (err)
 		return err;
+	if ((arg->flags & ~PEA_FLAG_FD_CLOEXEC) || arg->flush_us)
+		return -EINVAL;
 	if (arg->cpu < 0 || arg->cpu >= nr_cpu_ids)
 		return -EINVAL;
 	/* perf_event_open() checks this one before creating the event. */

@@ -41,6 +41,7 @@ static void pea_event_free_work(struct work_struct *work)
 {
 	struct pea_event *ev = container_of(work, struct pea_event, free_work);
 
+	pea_event_flush_stop(ev);
 	irq_work_sync(&ev->wakeup_work);
 	put_pid_ns(ev->pid_ns);
 	kfree(ev);
@@ -90,6 +91,22 @@ void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring)
 	if (atomic_xchg(&ring->poll, (__force int)EPOLLIN))
 		return;
 	irq_work_queue(&ev->wakeup_work);
+}
+
+/**
+ * pea_event_wakeup_now() - wake the event's pollers from a timer or irq_work
+ * @ev: the event
+ * @ring: its ring
+ *
+ * As pea_event_wakeup(), for callers that may take the wait queue's lock
+ * themselves (not NMI, not a producer that may sit inside the scheduler).
+ */
+void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring)
+{
+	if (atomic_xchg(&ring->poll, (__force int)EPOLLIN))
+		return;
+	local64_inc(&ev->wakeups);
+	wake_up_all(&ev->waitq);
 }
 
 static int pea_event_release(struct inode *inode, struct file *file)
@@ -472,6 +489,7 @@ static struct pea_event *pea_event_alloc(const struct perf_event_attr *attr,
 	local64_set(&ev->wakeups, 0);
 	init_waitqueue_head(&ev->waitq);
 	init_irq_work(&ev->wakeup_work, pea_event_wakeup_irq);
+	pea_event_flush_init(ev);
 	INIT_WORK(&ev->free_work, pea_event_free_work);
 	return ev;
 }
@@ -495,8 +513,12 @@ long pea_event_open(const struct pea_event_open __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if ((arg.flags & ~(PEA_EVENT_OPEN_FLAGS | PEA_FLAG_ADAPTIVE_WAKEUP)) ||
-	    arg.reserved[0] || arg.reserved[1])
+	if ((arg.flags & ~PEA_EVENT_OPEN_FLAGS) || arg.reserved32 ||
+	    arg.reserved)
+		return -EINVAL;
+	/* flush_us goes with PEA_FLAG_FLUSH, and only with it. */
+	if ((arg.flags & PEA_FLAG_FLUSH) ?
+	    !arg.flush_us || arg.flush_us > PEA_FLUSH_US_MAX : arg.flush_us)
 		return -EINVAL;
 	err = pea_copy_attr(&attr, u64_to_user_ptr(arg.attr));
 	if (err)
@@ -520,6 +542,8 @@ long pea_event_open(const struct pea_event_open __user *uarg)
 	if (!ev)
 		return -ENOMEM;
 	ev->adaptive = !!(arg.flags & PEA_FLAG_ADAPTIVE_WAKEUP);
+	if (arg.flags & PEA_FLAG_FLUSH)
+		ev->flush_ns = (u64)arg.flush_us * NSEC_PER_USEC;
 	fd = anon_inode_getfd("[pea_event]", &pea_event_fops, ev,
 			      O_RDWR | ((arg.flags & PEA_FLAG_FD_CLOEXEC) ?
 					O_CLOEXEC : 0));

@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/irq_work.h>
+#include <linux/hrtimer.h>
 #include <linux/workqueue.h>
 #include <linux/rcupdate.h>
 #include <linux/list.h>
@@ -43,6 +44,7 @@ struct pea_ring {
 	bool backward;
 	int paused;
 	atomic_t poll;		/* EPOLLIN pending, as perf's rb->poll */
+	atomic_t flush_armed;	/* PEA_FLAG_FLUSH: the flush timer is due */
 
 	struct perf_event_mmap_page *user_page;
 	void *data;		/* data pages, mapped twice in a row */
@@ -77,6 +79,7 @@ struct pea_event {
 	bool watermark;
 	bool backward;
 	bool adaptive;		/* PEA_FLAG_ADAPTIVE_WAKEUP */
+	u64 flush_ns;		/* PEA_FLAG_FLUSH: latency bound, 0 if off */
 	u32 wakeup_watermark;
 	struct pid_namespace *pid_ns;
 
@@ -92,6 +95,8 @@ struct pea_event {
 
 	wait_queue_head_t waitq;
 	struct irq_work wakeup_work;
+	struct irq_work flush_work;	/* arms flush_timer on the event's CPU */
+	struct hrtimer flush_timer;
 	struct work_struct free_work;
 
 	struct pea_counter *counter;	/* PEA_EVENT_COUNTER only */
@@ -149,6 +154,12 @@ long pea_event_open(const struct pea_event_open __user *uarg);
 struct pea_event *pea_event_fget(int fd);
 void pea_event_put(struct pea_event *ev);
 void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring);
+void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring);
+
+/* pea_flush.c */
+void pea_event_flush_arm(struct pea_event *ev, struct pea_ring *ring);
+void pea_event_flush_init(struct pea_event *ev);
+void pea_event_flush_stop(struct pea_event *ev);
 u64 pea_next_id(void);
 void pea_event_show(struct seq_file *m, struct pea_event *ev);
 

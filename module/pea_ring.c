@@ -152,15 +152,17 @@ static void pea_ring_count_lost(struct pea_event *ev, struct pea_ring *ring)
  * its data_tail store before its last data_head load the same way, so
  * either the reader sees the new head or this sees data_tail == @prev.
  */
-static void pea_ring_wakeup_adaptive(struct pea_event *ev,
+static bool pea_ring_wakeup_adaptive(struct pea_event *ev,
 				     struct pea_ring *ring, unsigned long prev,
 				     unsigned long head)
 {
 	if (head == prev)
-		return;
+		return false;
 	smp_mb();
-	if (READ_ONCE(ring->user_page->data_tail) == prev)
-		pea_event_wakeup(ev, ring);
+	if (READ_ONCE(ring->user_page->data_tail) != prev)
+		return false;
+	pea_event_wakeup(ev, ring);
+	return true;
 }
 
 /* Publish data_head if this is the outermost writer; raise wake-ups. */
@@ -168,6 +170,7 @@ static void pea_ring_put_handle(struct pea_event *ev, struct pea_ring *ring,
 				unsigned long wakeup)
 {
 	unsigned long head, prev;
+	bool woke;
 
 	if (local_read(&ring->nest) > 1) {
 		local_dec(&ring->nest);
@@ -192,11 +195,15 @@ again:
 		goto again;
 	}
 	if (ev->adaptive) {
-		pea_ring_wakeup_adaptive(ev, ring, prev, head);
-		return;
+		woke = pea_ring_wakeup_adaptive(ev, ring, prev, head);
+	} else {
+		woke = wakeup != local_read(&ring->wakeup);
+		if (woke)
+			pea_event_wakeup(ev, ring);
 	}
-	if (wakeup != local_read(&ring->wakeup))
-		pea_event_wakeup(ev, ring);
+	/* PEA_FLAG_FLUSH: what did not wake the reader gets a deadline. */
+	if (unlikely(ev->flush_ns) && !woke && head != prev)
+		pea_event_flush_arm(ev, ring);
 }
 
 static void *pea_put_lost(void *p, struct pea_event *ev, long lost)

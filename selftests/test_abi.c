@@ -186,10 +186,10 @@ static void test_event_open(void)
 	PT_EQ(pt_ioctl_errno(pt_dev(), PEA_IOC_EVENT_OPEN, &o), EINVAL,
 	      "event open: unknown flags give EINVAL");
 	o.flags = 0;
-	o.reserved[1] = 1;
+	o.reserved = 1;
 	PT_EQ(pt_ioctl_errno(pt_dev(), PEA_IOC_EVENT_OPEN, &o), EINVAL,
 	      "event open: non-zero reserved gives EINVAL");
-	o.reserved[1] = 0;
+	o.reserved = 0;
 	o.attr = 8;
 	PT_EQ(pt_ioctl_errno(pt_dev(), PEA_IOC_EVENT_OPEN, &o), EFAULT,
 	      "event open: bad attr pointer gives EFAULT");

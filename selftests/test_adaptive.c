@@ -125,8 +125,8 @@ static void test_refused(void)
 	PT_EQ(ad_event_open(&attr, PEA_FLAG_ADAPTIVE_WAKEUP), -EINVAL,
 	      "adaptive with write_backward: EINVAL");
 	attr.write_backward = 0;
-	PT_EQ(ad_event_open(&attr, 1U << 9), -EINVAL,
-	      "event open: unknown flag bit 9: EINVAL");
+	PT_EQ(ad_event_open(&attr, 1U << 10), -EINVAL,
+	      "event open: unknown flag bit 10: EINVAL");
 }
 
 /* Linux semantics without the flag: every record counts a wake-up. */

@@ -14,6 +14,9 @@
  *      accounts for every attempt.
  *   C: teardown while producing: pea_buffer__free/new, mmap/munmap/close
  *      races, closing the map fd, delete_module refused.
+ *   F: PEA_FLAG_FLUSH with NMI writers only: the bounded-latency flush
+ *      wakes the reader from records written in NMI context, and the
+ *      accounting stays exact.
  */
 #include <pthread.h>
 #include <time.h>
@@ -29,6 +32,8 @@
 #define PHASE_A2_MS	2000
 #define PHASE_B_MS	1000
 #define PHASE_C_STEP_MS	150
+#define PHASE_F_MS	2000
+#define PHASE_F_FLUSH_US 2000
 
 static const char *const src_name[NSRC] = {
 	"task", "softirq", "hardirq", "nmi",
@@ -148,10 +153,10 @@ static void on_lost(void *ctx, int cpu, __u64 cnt)
 
 /* ---- the storm ---- */
 
-static int storm_start(const char *map)
+static int storm_start(const char *map, __u32 sources)
 {
 	struct pea_st_storm cfg = {
-		.sources = ALL_SOURCES,
+		.sources = sources,
 		.hrtimer_us = 200,
 		.task_burst = 32,
 		.task_sleep_us = 200,
@@ -284,7 +289,44 @@ static void check_accounting(const char *phase, struct storm *s,
 	PT_EQ(bad_stats, 0, "%s: event stats agree, nothing pending", phase);
 }
 
-static struct storm sa, sa2, sb, sc;
+static struct storm sa, sa2, sb, sc, sf;
+
+#define OPTS_FLUSH(o)	((o) && (o)->sz >= sizeof(struct pea_buffer_opts) && \
+			 (o)->flush_us)
+
+/*
+ * Before the final consume: on every CPU the reader was woken, and got
+ * records, more often than the watermark alone can explain.
+ */
+static void check_flush_wakeups(const char *phase, struct storm *s,
+				struct pea_buffer *pb, size_t pages)
+{
+	__u64 ring_bytes = pages * pt_page_size(), recv, tot_w = 0;
+	int cpu, src, bad = 0;
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		struct pea_event_stats st;
+
+		if (ioctl(pea_buffer__buffer_fd(pb, cpu), PEA_EVENT_IOC_STATS,
+			  &st))
+			pt_fatal("PEA_EVENT_IOC_STATS");
+		for (recv = 0, src = 0; src < NSRC; src++)
+			recv += s->recv[cpu][src];
+		tot_w += st.wakeups;
+		if (st.wakeups <= st.bytes / ring_bytes || !recv) {
+			pt_diag("%s: cpu %d: %llu wake-ups for %llu bytes, %llu records read",
+				phase, cpu, (unsigned long long)st.wakeups,
+				(unsigned long long)st.bytes,
+				(unsigned long long)recv);
+			bad++;
+		}
+	}
+	pt_diag("%s: %llu wake-ups on %d CPUs", phase,
+		(unsigned long long)tot_w, ncpu);
+	PT_EQ(bad, 0, "%s: every CPU's reader was woken by the flush timer "
+	      "(more wake-ups than bytes / ring size) and read during the storm",
+	      phase);
+}
 
 /*
  * A storm with a consumer thread polling all along: @pages per ring,
@@ -292,7 +334,8 @@ static struct storm sa, sa2, sb, sc;
  */
 static void storm_with_consumer(const char *phase, const char *name,
 				struct storm *s, size_t pages, int pause_us,
-				long ms)
+				long ms, __u32 sources,
+				const struct pea_buffer_opts *opts)
 {
 	int map = pea_map_create(name, ncpu, 0), cpu, src, bad = 0;
 	struct consumer c = { .pause_us = pause_us };
@@ -301,7 +344,7 @@ static void storm_with_consumer(const char *phase, const char *name,
 
 	if (map < 0)
 		pt_fatal("pea_map_create");
-	pb = pea_buffer__new(map, pages, on_record, on_lost, s, NULL);
+	pb = pea_buffer__new(map, pages, on_record, on_lost, s, opts);
 	if (!pb)
 		pt_fatal("pea_buffer__new");
 	PT_EQ(pea_buffer__buffer_cnt(pb), ncpu, "%s: %zu-page rings on %d CPUs",
@@ -309,26 +352,29 @@ static void storm_with_consumer(const char *phase, const char *name,
 	c.pb = pb;
 	if (pthread_create(&c.thr, NULL, consumer_fn, &c))
 		pt_fatal("pthread_create");
-	PT_EQ(storm_start(name), 0, "%s: storm started (all sources)", phase);
+	PT_EQ(storm_start(name, sources), 0, "%s: storm started (sources %#x)",
+	      phase, sources);
 	sleep_ms(ms);
 	PT_EQ(storm_stop(), 0, "%s: storm stopped", phase);
 	c.stop = 1;
 	pthread_join(c.thr, NULL);
 	PT_EQ(c.errors, 0, "%s: consumer: %ld polls, no error (last %ld)",
 	      phase, c.polls, c.last_err);
+	if (OPTS_FLUSH(opts))
+		check_flush_wakeups(phase, s, pb, pages);
 	PT_EQ(pea_buffer__consume(pb), 0, "%s: final consume", phase);
 	check_accounting(phase, s, pb);
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		lost += s->lost[cpu];
 		for (src = 0; src < NSRC; src++)
-			if (!s->recv[cpu][src]) {
+			if ((sources & (1U << src)) && !s->recv[cpu][src]) {
 				pt_diag("%s: cpu %d got no %s record", phase,
 					cpu, src_name[src]);
 				bad++;
 			}
 	}
 	PT_EQ(bad, 0,
-	      "%s: every CPU received records of every source (NMI too)",
+	      "%s: every CPU received records of every source started (NMI too)",
 	      phase);
 	if (pages <= 2)
 		PT_OK(lost > 0, "%s: the slow reader lost records (%llu)",
@@ -339,9 +385,26 @@ static void storm_with_consumer(const char *phase, const char *name,
 
 static void phase_a(void)
 {
-	storm_with_consumer("A", "stormA", &sa, 64, 0, PHASE_A_MS);
+	storm_with_consumer("A", "stormA", &sa, 64, 0, PHASE_A_MS,
+			    ALL_SOURCES, NULL);
 	/* Drops while reading: LOST records, the hint and TAKE_LOST race. */
-	storm_with_consumer("A2", "stormA2", &sa2, 2, 2000, PHASE_A2_MS);
+	storm_with_consumer("A2", "stormA2", &sa2, 2, 2000, PHASE_A2_MS,
+			    ALL_SOURCES, NULL);
+}
+
+/*
+ * F: PEA_FLAG_FLUSH with NMI writers only, so every flush deadline was
+ * started from NMI context (irq_work, then the hrtimer). The watermark
+ * is the whole ring, so the watermark raises at most one wake-up per
+ * ring's worth of bytes written; the rest came from the flush timer.
+ */
+static void phase_f(void)
+{
+	LIBPEA_OPTS(pea_buffer_opts, opts, .flush_us = PHASE_F_FLUSH_US,
+		    .wakeup_watermark = 64 * 4096);
+
+	storm_with_consumer("F", "stormF", &sf, 64, 0, PHASE_F_MS,
+			    1U << PEA_ST_NMI, &opts);
 }
 
 static void phase_b(void)
@@ -354,7 +417,7 @@ static void phase_b(void)
 	pb = pea_buffer__new(map, 2, on_record, on_lost, &sb, NULL);
 	if (!pb)
 		pt_fatal("pea_buffer__new(2 pages)");
-	PT_EQ(storm_start("stormB"), 0, "B: storm started, nobody reading");
+	PT_EQ(storm_start("stormB", ALL_SOURCES), 0, "B: storm started, nobody reading");
 	sleep_ms(PHASE_B_MS);
 	PT_EQ(storm_stop(), 0, "B: storm stopped");
 	for (cpu = 0; cpu < ncpu; cpu++) {
@@ -448,7 +511,7 @@ static void phase_c(void)
 	pb = pea_buffer__new(map, 4, on_record, on_lost, &sc, NULL);
 	if (!pb)
 		pt_fatal("pea_buffer__new");
-	PT_EQ(storm_start("stormC"), 0, "C: storm started");
+	PT_EQ(storm_start("stormC", ALL_SOURCES), 0, "C: storm started");
 
 	/* pea_buffer__free and __new on the same map, under fire. */
 	for (i = 0; i < 4; i++) {
@@ -551,5 +614,6 @@ int main(void)
 	phase_a();
 	phase_b();
 	phase_c();
+	phase_f();
 	return pt_done();
 }

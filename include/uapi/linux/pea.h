@@ -75,7 +75,11 @@ struct pea_map_attr {
  * struct pea_event_open - argument of PEA_IOC_EVENT_OPEN
  * @attr:  user pointer to a struct perf_event_attr (attr.size as perf)
  * @cpu:   the CPU the event is bound to (pid is always -1: CPU-wide)
- * @flags: PEA_FLAG_FD_CLOEXEC
+ * @flags: PEA_FLAG_FD_CLOEXEC, and the wake-up modes below
+ *         (PEA_FLAG_ADAPTIVE_WAKEUP, PEA_FLAG_FLUSH)
+ * @flush_us: with PEA_FLAG_FLUSH, the latency bound in microseconds
+ *         (1 .. PEA_FLUSH_US_MAX); otherwise zero
+ * @reserved32: must be zero
  * @reserved: must be zero
  *
  * The attr must describe an output event: type PERF_TYPE_SOFTWARE, config
@@ -88,11 +92,12 @@ struct pea_event_open {
 	__aligned_u64 attr;
 	__s32 cpu;
 	__u32 flags;
-	__u64 reserved[2];
+	__u32 flush_us;
+	__u32 reserved32;
+	__u64 reserved;
 };
 
 #define PEA_FLAG_FD_CLOEXEC	PERF_FLAG_FD_CLOEXEC
-#define PEA_EVENT_OPEN_FLAGS	PEA_FLAG_FD_CLOEXEC
 
 /* Sample bits an output event accepts. */
 #define PEA_SAMPLE_TYPES	(PERF_SAMPLE_RAW | PERF_SAMPLE_TID | \
@@ -196,6 +201,27 @@ struct pea_event_stats {
  * Without the flag, wake-ups follow Linux's rules.
  */
 #define PEA_FLAG_ADAPTIVE_WAKEUP	(1U << 8)
+
+/*
+ * PEA_FLAG_FLUSH: bounded latency. A record that raised no wake-up wakes
+ * the reader at most pea_event_open.flush_us microseconds after it was
+ * published, however far below the watermark (or wakeup_events) it is.
+ * When that time comes, the reader is woken if the ring holds unread
+ * records and no earlier wake-up is still unconsumed (EPOLLIN pending);
+ * otherwise nothing happens. Records that keep arriving below the
+ * watermark thus wake the reader about once per flush_us, never more
+ * often. The first record after such a flush (or after the reader caught
+ * up) starts the clock: the writer, in any context including NMI, queues
+ * an irq_work that arms a per-event hrtimer on the event's CPU, so the
+ * write path stays lock-free. Combines with watermark, wakeup_events and
+ * PEA_FLAG_ADAPTIVE_WAKEUP; output events only.
+ */
+#define PEA_FLAG_FLUSH			(1U << 9)
+#define PEA_FLUSH_US_MAX		1000000U	/* one second */
+
+/* Every flag PEA_IOC_EVENT_OPEN knows. */
+#define PEA_EVENT_OPEN_FLAGS	(PEA_FLAG_FD_CLOEXEC | \
+				 PEA_FLAG_ADAPTIVE_WAKEUP | PEA_FLAG_FLUSH)
 
 /* ---- Kprobe producers (ioctl on a map fd, returns a link fd) ---- */
 
