@@ -19,6 +19,8 @@
 #define BENCH_KP_SYMBOL	"__x64_sys_getppid"
 #define BENCH_KP_SIZE	64		/* end-to-end payload bytes */
 #define BENCH_BATCH	65536		/* batched wake-up: watermark bytes */
+#define BENCH_FLUSH_US	1000		/* pea's flush bound with BENCH_BATCH */
+#define BENCH_POLL_MS	50		/* batch latency: the consumer's timeout */
 
 /* Ring buffer wake-up modes of kp_ring, as in bench.bpf.c. */
 #define RB_MODE_ADAPTIVE	0
@@ -38,6 +40,7 @@ enum wake_mode {
 	WAKE_BATCH,	/* watermark (or sampled) wake-ups */
 	WAKE_ADAPTIVE,	/* only when the reader had caught up */
 	WAKE_NONE,	/* no wake-up: the reader busy-polls */
+	WAKE_FLUSH,	/* pea: WAKE_BATCH plus PEA_FLAG_FLUSH (BENCH_FLUSH_US) */
 	WAKE_NR,
 };
 

@@ -26,6 +26,7 @@ static const char *const chan_names[CH_NR] = {
 static const char *const wake_names[WAKE_NR] = {
 	[WAKE_EVERY] = "every", [WAKE_BATCH] = "batch64k",
 	[WAKE_ADAPTIVE] = "adaptive", [WAKE_NONE] = "nowake",
+	[WAKE_FLUSH] = "batch64k+flush",
 };
 
 const char *chan_name(enum chan_kind kind)
@@ -40,6 +41,8 @@ const char *wake_name(enum wake_mode wake)
 
 bool chan_supports(enum chan_kind kind, enum wake_mode wake)
 {
+	if (wake == WAKE_FLUSH)
+		return kind == CH_PEA;
 	if (wake != WAKE_ADAPTIVE)
 		return true;
 	if (kind == CH_RING)
@@ -122,6 +125,10 @@ static int open_pea(struct chan *c)
 		break;
 	case WAKE_BATCH:
 		opts.wakeup_watermark = BENCH_BATCH;
+		break;
+	case WAKE_FLUSH:
+		opts.wakeup_watermark = BENCH_BATCH;
+		opts.flush_us = BENCH_FLUSH_US;
 		break;
 	case WAKE_NONE:
 		opts.wakeup_watermark = data;
