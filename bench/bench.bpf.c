@@ -8,6 +8,9 @@
  *       with bpf_ktime_get_ns() (kc_empty times the loop alone).
  * kp_*: kprobes on the same syscall as pea_bench's kprobe, each writing a
  *       64-byte payload whose first 8 bytes are bpf_ktime_get_ns().
+ * kp_*_rec: the same kprobes writing what a pea kprobe producer writes
+ *       (struct pea_probe_record: time, id, address, CPU, pid, tgid,
+ *       comm, six arguments), to compare with pea's own producers.
  */
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
@@ -144,10 +147,8 @@ int kp_perf(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("kprobe/__x64_sys_getppid")
-int kp_ring(struct pt_regs *ctx)
+static __always_inline __u64 kp_ring_flags(void)
 {
-	__u64 buf[KP_PAYLOAD / 8] = {};
 	__u64 flags = 0;
 
 	switch (bench_rb_mode) {
@@ -166,8 +167,76 @@ int kp_ring(struct pt_regs *ctx)
 			flags = BPF_RB_NO_WAKEUP;
 		break;
 	}
+	return flags;
+}
+
+SEC("kprobe/__x64_sys_getppid")
+int kp_ring(struct pt_regs *ctx)
+{
+	__u64 buf[KP_PAYLOAD / 8] = {};
+	__u64 flags = kp_ring_flags();
+
 	buf[0] = bpf_ktime_get_ns();
 	if (bpf_ringbuf_output(&ring_map, buf, sizeof(buf), flags))
+		__sync_fetch_and_add(&kp_fail, 1);
+	return 0;
+}
+
+/* The layout of struct pea_probe_record (include/uapi/linux/pea.h). */
+struct kp_rec {
+	__u64 time_ns;
+	__u64 id;
+	__u64 addr;
+	__u32 cpu;
+	__u32 pid;
+	__u32 tgid;
+	__u16 flags;
+	__u16 capture_len;
+	char comm[16];
+	__u64 args[6];
+	__s64 ret;
+	__u64 latency_ns;
+};
+
+static __always_inline void kp_rec_fill(struct kp_rec *r, struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	r->time_ns = bpf_ktime_get_ns();
+	r->id = 1;
+	r->addr = bpf_get_func_ip(ctx);
+	r->cpu = bpf_get_smp_processor_id();
+	r->pid = (__u32)pid_tgid;
+	r->tgid = pid_tgid >> 32;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	r->args[0] = ctx->rdi;
+	r->args[1] = ctx->rsi;
+	r->args[2] = ctx->rdx;
+	r->args[3] = ctx->rcx;
+	r->args[4] = ctx->r8;
+	r->args[5] = ctx->r9;
+}
+
+SEC("kprobe/__x64_sys_getppid")
+int kp_perf_rec(struct pt_regs *ctx)
+{
+	struct kp_rec r = {};
+
+	kp_rec_fill(&r, ctx);
+	if (bpf_perf_event_output(ctx, &perf_map, BPF_F_CURRENT_CPU, &r,
+				  sizeof(r)))
+		__sync_fetch_and_add(&kp_fail, 1);
+	return 0;
+}
+
+SEC("kprobe/__x64_sys_getppid")
+int kp_ring_rec(struct pt_regs *ctx)
+{
+	struct kp_rec r = {};
+	__u64 flags = kp_ring_flags();
+
+	kp_rec_fill(&r, ctx);
+	if (bpf_ringbuf_output(&ring_map, &r, sizeof(r), flags))
 		__sync_fetch_and_add(&kp_fail, 1);
 	return 0;
 }

@@ -7,7 +7,10 @@
  * one consumer thread on CPU 3 reads it with the channel's library. The
  * kprobe is pea_bench's (pre-handler calling pea_output()) for pea and a
  * BPF kprobe program for perf and ring; the baseline is pea_bench's kprobe
- * returning at once. Phases alternate baseline, channel, baseline, ...
+ * returning at once. A second set runs pea's own kprobe producer
+ * (PEA_MAP_IOC_ATTACH_PROBE: a struct pea_probe_record per hit) against
+ * BPF programs writing the same 120-byte record. Phases alternate
+ * baseline, channel, baseline, ...
  * within one run, and each channel phase's syscall rate divided by the
  * mean of the baselines around it is its retained rate: under TCG the
  * absolute rates swing from run to run, the retained rate does not.
@@ -20,6 +23,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <linux/pea.h>
 #include <bpf/libbpf.h>
 #include "libpea.h"
 #include "module/pea_bench.h"
@@ -133,12 +137,39 @@ static struct pea_bench_kstats module_kstats(void)
 	return s;
 }
 
-/* What a channel phase runs: pea_bench's kprobe or a BPF program. */
+/*
+ * What a channel phase runs: pea_bench's kprobe, pea's own kprobe
+ * producer, or a BPF program.
+ */
 struct e2e_chan {
 	const char *name;		/* figure channel */
 	enum chan_kind kind;
-	struct bpf_program *prog;	/* NULL: pea_bench's kprobe output */
+	struct bpf_program *prog;	/* NULL: pea_bench's or pea's kprobe */
+	bool pea_probe;			/* pea's PEA_MAP_IOC_ATTACH_PROBE */
 };
+
+/* What phase_on() attached. */
+struct e2e_attach {
+	struct bpf_link *link;
+	int pea_link;			/* link fd of pea's producer, or -1 */
+};
+
+static int pea_probe_attach(int map_fd)
+{
+	struct pea_probe_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_PROBE_F_CLOEXEC;
+	snprintf(a.symbol, sizeof(a.symbol), "%s", BENCH_KP_SYMBOL);
+	a.id = 1;
+	a.filter_cpu = -1;	/* every CPU; filter_tgid 0: every task */
+	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &a);
+	if (fd < 0)
+		die("PEA_MAP_IOC_ATTACH_PROBE %s: %m", BENCH_KP_SYMBOL);
+	return fd;
+}
 
 static void pause_producers(struct producer *p, int n, bool pause)
 {
@@ -150,29 +181,35 @@ static void pause_producers(struct producer *p, int n, bool pause)
 			usleep(100);
 }
 
-static struct bpf_link *phase_on(const struct e2e_chan *ec,
-				 struct producer *p, int n)
+static struct e2e_attach phase_on(const struct e2e_chan *ec,
+				  const struct chan *c, struct producer *p,
+				  int n)
 {
-	struct bpf_link *link = NULL;
+	struct e2e_attach at = { NULL, -1 };
 
 	pause_producers(p, n, true);
-	if (!ec->prog) {
+	if (ec->pea_probe) {
+		module_kprobe(PEA_BENCH_KP_OFF);
+		at.pea_link = pea_probe_attach(c->pea_map_fd);
+	} else if (!ec->prog) {
 		module_kprobe(PEA_BENCH_KP_OUTPUT);
 	} else {
 		module_kprobe(PEA_BENCH_KP_OFF);
-		link = bpf_program__attach_kprobe(ec->prog, false,
-						  BENCH_KP_SYMBOL);
-		if (!link)
+		at.link = bpf_program__attach_kprobe(ec->prog, false,
+						     BENCH_KP_SYMBOL);
+		if (!at.link)
 			die("attach %s: %m", bpf_program__name(ec->prog));
 	}
 	pause_producers(p, n, false);
-	return link;
+	return at;
 }
 
-static void phase_off(struct bpf_link *link, struct producer *p, int n)
+static void phase_off(struct e2e_attach *at, struct producer *p, int n)
 {
 	pause_producers(p, n, true);
-	bpf_link__destroy(link);
+	bpf_link__destroy(at->link);
+	if (at->pea_link >= 0)
+		close(at->pea_link);
 	module_kprobe(PEA_BENCH_KP_EMPTY);
 	pause_producers(p, n, false);
 }
@@ -210,9 +247,31 @@ struct e2e_result {
 	double base[E2E_MAX_PHASES + 1];	/* baseline syscalls/s */
 };
 
-/* Producer-side drops of a channel so far (and cleared for pea). */
-static uint64_t producer_lost(const struct e2e_chan *ec)
+/* Records dropped by pea's events of @c since the last call. */
+static uint64_t pea_events_lost(const struct chan *c)
 {
+	static uint64_t seen;
+	uint64_t sum = 0, d;
+	int i, n = (int)pea_buffer__buffer_cnt(c->pb);
+
+	for (i = 0; i < n; i++) {
+		struct pea_event_stats st;
+
+		if (ioctl(pea_buffer__buffer_fd(c->pb, i), PEA_EVENT_IOC_STATS,
+			  &st))
+			die("PEA_EVENT_IOC_STATS: %m");
+		sum += st.lost;
+	}
+	d = sum >= seen ? sum - seen : sum;	/* a new channel starts at 0 */
+	seen = sum;
+	return d;
+}
+
+/* Producer-side drops of a channel so far (and cleared for pea). */
+static uint64_t producer_lost(const struct e2e_chan *ec, const struct chan *c)
+{
+	if (ec->pea_probe)
+		return pea_events_lost(c);
 	if (!ec->prog) {
 		struct pea_bench_kstats s = module_kstats();
 
@@ -250,23 +309,23 @@ static void e2e_config(const struct e2e_chan *ec, enum wake_mode wake,
 			die("pthread_create");
 	}
 
-	producer_lost(ec);
+	producer_lost(ec, &c);
 	res->base[0] = phase_rate(prod, nprod, ms);
 	for (i = 0; i < g_runs && i < E2E_MAX_PHASES; i++) {
-		struct bpf_link *link;
+		struct e2e_attach at;
 		uint64_t n0, l0, lost, t_on, t_off;
 		double rate;
 
 		consumer_flush(&k);
 		n0 = c.n;
 		l0 = c.lost;
-		link = phase_on(ec, prod, nprod);
+		at = phase_on(ec, &c, prod, nprod);
 		t_on = now_ns();
 		rate = phase_rate(prod, nprod, ms);
 		t_off = now_ns();
-		phase_off(link, prod, nprod);
+		phase_off(&at, prod, nprod);
 		consumer_flush(&k);
-		lost = producer_lost(ec);
+		lost = producer_lost(ec, &c);
 		/*
 		 * Records delivered per second the channel was attached with
 		 * the producers running (they pause around the switches).
@@ -293,37 +352,46 @@ static void e2e_config(const struct e2e_chan *ec, enum wake_mode wake,
 	chan_close(&c);
 }
 
-static void e2e_record(const char *chan, enum wake_mode wake, int nprod,
+/* Figures e2e-WHAT-[TAG-]WAKE-Np of one configuration. */
+static void e2e_record(const char *chan, const char *tag, unsigned int size,
+		       enum wake_mode wake, int nprod,
 		       const struct e2e_result *r, bool base)
 {
-	char name[40];
+	static const char *const what[] = {
+		"retained", "delivered", "lost", "unreported",
+	};
+	const double *v[] = { r->retained, r->delivered, r->lost, r->silent };
+	static const char *const unit[] = { "ratio", "rec/s", "rec", "rec" };
+	char name[64];
+	int i;
 
-	snprintf(name, sizeof(name), "e2e-retained-%s-%dp", wake_name(wake),
-		 nprod);
-	fig_add(name, chan, BENCH_KP_SIZE, r->retained, r->n, "ratio");
-	snprintf(name, sizeof(name), "e2e-delivered-%s-%dp", wake_name(wake),
-		 nprod);
-	fig_add(name, chan, BENCH_KP_SIZE, r->delivered, r->n, "rec/s");
-	if (base)
-		fig_add(name, "base-syscalls", BENCH_KP_SIZE, r->base,
-			r->n + 1, "rec/s");
-	snprintf(name, sizeof(name), "e2e-lost-%s-%dp", wake_name(wake), nprod);
-	fig_add(name, chan, BENCH_KP_SIZE, r->lost, r->n, "rec");
-	snprintf(name, sizeof(name), "e2e-unreported-%s-%dp", wake_name(wake),
-		 nprod);
-	fig_add(name, chan, BENCH_KP_SIZE, r->silent, r->n, "rec");
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "e2e-%s-%s%s%s-%dp", what[i],
+			 tag, *tag ? "-" : "", wake_name(wake), nprod);
+		fig_add(name, chan, size, v[i], r->n, unit[i]);
+		if (i == 1 && base)
+			fig_add(name, "base-syscalls", size, r->base,
+				r->n + 1, "rec/s");
+	}
 }
 
 void bench_e2e(void)
 {
 	const struct e2e_chan chans[] = {
-		{ "pea", CH_PEA, NULL },
-		{ "perf", CH_PERF, g_skel->progs.kp_perf },
-		{ "ring", CH_RING, g_skel->progs.kp_ring },
+		{ "pea", CH_PEA, NULL, false },
+		{ "perf", CH_PERF, g_skel->progs.kp_perf, false },
+		{ "ring", CH_RING, g_skel->progs.kp_ring, false },
+	};
+	const struct e2e_chan probe[] = {
+		{ "pea", CH_PEA, NULL, true },
+		{ "perf", CH_PERF, g_skel->progs.kp_perf_rec, false },
+		{ "ring", CH_RING, g_skel->progs.kp_ring_rec, false },
 	};
 	const struct e2e_chan empty = {
-		"bpf-empty", CH_RING, g_skel->progs.kp_empty,
+		"bpf-empty", CH_RING, g_skel->progs.kp_empty, false,
 	};
+	_Static_assert(sizeof(struct pea_probe_record) == 120,
+		       "bench.bpf.c's struct kp_rec has this size");
 	int ms = g_quick ? 150 : 300;
 	struct e2e_result r;
 	int nprod, w, i;
@@ -334,15 +402,30 @@ void bench_e2e(void)
 	for (nprod = g_nprod_first; nprod <= 2; nprod++) {
 		/* The BPF kprobe mechanism alone, for the record. */
 		e2e_config(&empty, WAKE_NONE, nprod, ms, &r);
-		e2e_record("bpf-empty", WAKE_EVERY, nprod, &r, false);
+		e2e_record("bpf-empty", "", BENCH_KP_SIZE, WAKE_EVERY, nprod,
+			   &r, false);
 		for (w = 0; w < WAKE_NR; w++) {
 			for (i = 0; i < 3; i++) {
 				if (!chan_supports(chans[i].kind, w))
 					continue;
 				e2e_config(&chans[i], w, nprod, ms, &r);
-				e2e_record(chans[i].name, w, nprod, &r, i == 0);
+				e2e_record(chans[i].name, "", BENCH_KP_SIZE, w,
+					   nprod, &r, i == 0);
 			}
 			note("%dp %s done", nprod, wake_name(w));
 		}
+	}
+
+	/* pea's own kprobe producer against BPF writing the same record. */
+	for (w = 0; w < WAKE_NR; w++) {
+		for (i = 0; i < 3; i++) {
+			if (!chan_supports(probe[i].kind, w))
+				continue;
+			e2e_config(&probe[i], w, 1, ms, &r);
+			e2e_record(probe[i].name, "probe",
+				   sizeof(struct pea_probe_record), w, 1, &r,
+				   i == 0);
+		}
+		note("probe 1p %s done", wake_name(w));
 	}
 }
