@@ -147,7 +147,7 @@ bench-tools: $(BENCH_BIN)
 
 $(BUILD)/bench/bench.bpf.o: bench/bench.bpf.c
 	@mkdir -p $(@D)
-	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror \
+	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -Iinclude/uapi \
 		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
 
 $(BUILD)/bench/bench.skel.h: $(BUILD)/bench/bench.bpf.o

@@ -15,6 +15,7 @@
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
+#include <linux/pea.h>
 
 #define KC_MAX_PAYLOAD	4096
 #define KP_PAYLOAD	64
@@ -182,23 +183,8 @@ int kp_ring(struct pt_regs *ctx)
 	return 0;
 }
 
-/* The layout of struct pea_probe_record (include/uapi/linux/pea.h). */
-struct kp_rec {
-	__u64 time_ns;
-	__u64 id;
-	__u64 addr;
-	__u32 cpu;
-	__u32 pid;
-	__u32 tgid;
-	__u16 flags;
-	__u16 capture_len;
-	char comm[16];
-	__u64 args[6];
-	__s64 ret;
-	__u64 latency_ns;
-};
-
-static __always_inline void kp_rec_fill(struct kp_rec *r, struct pt_regs *ctx)
+static __always_inline void kp_rec_fill(struct pea_probe_record *r,
+					struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
@@ -220,7 +206,7 @@ static __always_inline void kp_rec_fill(struct kp_rec *r, struct pt_regs *ctx)
 SEC("kprobe/__x64_sys_getppid")
 int kp_perf_rec(struct pt_regs *ctx)
 {
-	struct kp_rec r = {};
+	struct pea_probe_record r = {};
 
 	kp_rec_fill(&r, ctx);
 	if (bpf_perf_event_output(ctx, &perf_map, BPF_F_CURRENT_CPU, &r,
@@ -232,7 +218,7 @@ int kp_perf_rec(struct pt_regs *ctx)
 SEC("kprobe/__x64_sys_getppid")
 int kp_ring_rec(struct pt_regs *ctx)
 {
-	struct kp_rec r = {};
+	struct pea_probe_record r = {};
 	__u64 flags = kp_ring_flags();
 
 	kp_rec_fill(&r, ctx);

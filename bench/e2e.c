@@ -390,8 +390,6 @@ void bench_e2e(void)
 	const struct e2e_chan empty = {
 		"bpf-empty", CH_RING, g_skel->progs.kp_empty, false,
 	};
-	_Static_assert(sizeof(struct pea_probe_record) == 120,
-		       "bench.bpf.c's struct kp_rec has this size");
 	int ms = g_quick ? 150 : 300;
 	struct e2e_result r;
 	int nprod, w, i;
