@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
@@ -250,6 +251,52 @@ static inline size_t pt_ring_next(struct pt_ring *r, void *buf)
 static inline void pt_ring_drain(struct pt_ring *r)
 {
 	__atomic_store_n(&r->pg->data_tail, pt_head(r), __ATOMIC_RELEASE);
+}
+
+/*
+ * The wake-up tests' fixture: an output event in slot 0 of a one-slot
+ * map, its ring mapped writable, an epoll fd watching it for EPOLLIN.
+ */
+struct pt_polled {
+	int map, fd, ep;
+	struct pt_ring r;
+};
+
+/* @ev_fd: a new event fd (or -errno: fatal); @pages: data pages. */
+static inline void pt_polled_open(struct pt_polled *p, const char *name,
+				  int ev_fd, int pages)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+
+	p->fd = ev_fd;
+	p->map = pt_map_create(name, 1, 0);
+	if (p->map < 0 || p->fd < 0)
+		pt_fatal("map/event");
+	if (pt_map_update(p->map, 0, p->fd))
+		pt_fatal("update");
+	if (pt_ring_map(&p->r, p->fd, pages, PROT_READ | PROT_WRITE))
+		pt_fatal("mmap");
+	p->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (p->ep < 0 || epoll_ctl(p->ep, EPOLL_CTL_ADD, p->fd, &e))
+		pt_fatal("epoll");
+}
+
+static inline void pt_polled_close(struct pt_polled *p)
+{
+	close(p->ep);
+	pt_ring_unmap(&p->r);
+	close(p->fd);
+	close(p->map);
+}
+
+/* The event's stats.wakeups. */
+static inline __u64 pt_wakeups(int fd)
+{
+	struct pea_event_stats st;
+
+	if (ioctl(fd, PEA_EVENT_IOC_STATS, &st))
+		pt_fatal("PEA_EVENT_IOC_STATS");
+	return st.wakeups;
 }
 
 /* ---- the test module ---- */

@@ -16,11 +16,6 @@
 
 static unsigned char buf[65536];
 
-struct ad {
-	int map, fd, ep;
-	struct pt_ring r;
-};
-
 static int ad_event_open(struct perf_event_attr *attr, __u32 flags)
 {
 	struct pea_event_open o = {
@@ -32,31 +27,11 @@ static int ad_event_open(struct perf_event_attr *attr, __u32 flags)
 	return fd < 0 ? -errno : fd;
 }
 
-static void ad_open(struct ad *a, __u32 flags, __u32 wakeup_events)
+static void ad_open(struct pt_polled *a, __u32 flags, __u32 wakeup_events)
 {
 	struct perf_event_attr attr = pt_output_attr(PERF_SAMPLE_RAW);
-	struct epoll_event e = { .events = EPOLLIN };
-
 	attr.wakeup_events = wakeup_events;
-	a->map = pt_map_create(MAP, 1, 0);
-	a->fd = ad_event_open(&attr, flags);
-	if (a->map < 0 || a->fd < 0)
-		pt_fatal("map/event");
-	if (pt_map_update(a->map, 0, a->fd))
-		pt_fatal("update");
-	if (pt_ring_map(&a->r, a->fd, 4, PROT_READ | PROT_WRITE))
-		pt_fatal("mmap");
-	a->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (a->ep < 0 || epoll_ctl(a->ep, EPOLL_CTL_ADD, a->fd, &e))
-		pt_fatal("epoll");
-}
-
-static void ad_close(struct ad *a)
-{
-	close(a->ep);
-	pt_ring_unmap(&a->r);
-	close(a->fd);
-	close(a->map);
+	pt_polled_open(a, MAP, ad_event_open(&attr, flags), 4);
 }
 
 static int ep_wait0(int ep)
@@ -67,17 +42,8 @@ static int ep_wait0(int ep)
 	return n == 1 && e[0].events != EPOLLIN ? -1 : n;
 }
 
-static __u64 wakeups(int fd)
-{
-	struct pea_event_stats st;
-
-	if (ioctl(fd, PEA_EVENT_IOC_STATS, &st))
-		pt_fatal("PEA_EVENT_IOC_STATS");
-	return st.wakeups;
-}
-
 /* Output one record; then epoll_wait(0): 1 if it woke, 0 if not. */
-static int out_woke(struct ad *a)
+static int out_woke(struct pt_polled *a)
 {
 	if (pt_output(MAP, 0, buf, PAYLOAD))
 		pt_fatal("pt_output");
@@ -86,14 +52,14 @@ static int out_woke(struct ad *a)
 
 static void test_which_record_wakes(void)
 {
-	struct ad a;
+	struct pt_polled a;
 
 	ad_open(&a, PEA_FLAG_ADAPTIVE_WAKEUP, 1);
 	PT_EQ(ep_wait0(a.ep), 0, "adaptive: nothing before output");
 	PT_EQ(out_woke(&a), 1, "adaptive: record 1 (tail 0 == its start 0) wakes");
 	PT_EQ(out_woke(&a), 0, "adaptive: record 2 (tail 0, start 32) does not");
 	PT_EQ(out_woke(&a), 0, "adaptive: record 3 (tail 0, start 64) does not");
-	PT_EQ(wakeups(a.fd), 1, "adaptive: stats.wakeups 1 after 3 records");
+	PT_EQ(pt_wakeups(a.fd), 1, "adaptive: stats.wakeups 1 after 3 records");
 
 	pt_ring_drain(&a.r);	/* tail 96 */
 	PT_EQ(out_woke(&a), 1, "adaptive: after a full drain record 4 wakes");
@@ -105,16 +71,16 @@ static void test_which_record_wakes(void)
 	PT_EQ(pt_ring_next(&a.r, buf) + pt_ring_next(&a.r, buf), 2 * REC,
 	      "adaptive: read records 5 and 6");
 	PT_EQ(out_woke(&a), 1, "adaptive: record 7 (tail 192 == start) wakes");
-	PT_EQ(wakeups(a.fd), 3, "adaptive: stats.wakeups 3 after 7 records");
+	PT_EQ(pt_wakeups(a.fd), 3, "adaptive: stats.wakeups 3 after 7 records");
 	PT_EQ(pt_head(&a.r), 7 * REC, "adaptive: data_head 224");
-	ad_close(&a);
+	pt_polled_close(&a);
 
 	/* wakeup_events is not used for wake-ups: 4 records, one wake. */
 	ad_open(&a, PEA_FLAG_ADAPTIVE_WAKEUP, 2);
 	PT_EQ(out_woke(&a) + out_woke(&a) + out_woke(&a) + out_woke(&a), 1,
 	      "adaptive with wakeup_events 2: only record 1 wakes");
-	PT_EQ(wakeups(a.fd), 1, "adaptive with wakeup_events 2: stats.wakeups 1");
-	ad_close(&a);
+	PT_EQ(pt_wakeups(a.fd), 1, "adaptive with wakeup_events 2: stats.wakeups 1");
+	pt_polled_close(&a);
 }
 
 static void test_refused(void)
@@ -132,19 +98,19 @@ static void test_refused(void)
 /* Linux semantics without the flag: every record counts a wake-up. */
 static void test_every_record_coalesced(void)
 {
-	struct ad a;
+	struct pt_polled a;
 	int i;
 
 	ad_open(&a, 0, 1);
 	for (i = 0; i < 5; i++)
 		if (pt_output(MAP, 0, buf, PAYLOAD))
 			pt_fatal("pt_output");
-	PT_EQ(wakeups(a.fd), 5, "wakeup_events 1: 5 records, stats.wakeups 5");
+	PT_EQ(pt_wakeups(a.fd), 5, "wakeup_events 1: 5 records, stats.wakeups 5");
 	PT_EQ(ep_wait0(a.ep), 1, "wakeup_events 1: epoll reports EPOLLIN once");
 	PT_EQ(ep_wait0(a.ep), 0, "wakeup_events 1: then nothing until the next wake-up");
 	PT_EQ(out_woke(&a), 1, "wakeup_events 1: record 6 wakes again");
-	PT_EQ(wakeups(a.fd), 6, "wakeup_events 1: stats.wakeups 6");
-	ad_close(&a);
+	PT_EQ(pt_wakeups(a.fd), 6, "wakeup_events 1: stats.wakeups 6");
+	pt_polled_close(&a);
 }
 
 static int n_samples;

@@ -22,11 +22,6 @@
 
 static unsigned char buf[65536];
 
-struct fl {
-	int map, fd, ep;
-	struct pt_ring r;
-};
-
 static __u64 now_ms(void)
 {
 	struct timespec ts;
@@ -51,37 +46,17 @@ static int fl_event_open(struct perf_event_attr *attr, __u32 flags,
  * An event on CPU 0 whose watermark is the whole ring (it never wakes
  * by itself) unless @wakeup_events is set, plus @flags and @flush_us.
  */
-static void fl_open(struct fl *f, __u32 flags, __u32 flush_us,
+static void fl_open(struct pt_polled *f, __u32 flags, __u32 flush_us,
 		    __u32 wakeup_events)
 {
 	struct perf_event_attr attr = pt_output_attr(PERF_SAMPLE_RAW);
-	struct epoll_event e = { .events = EPOLLIN };
-
 	if (wakeup_events) {
 		attr.wakeup_events = wakeup_events;
 	} else {
 		attr.watermark = 1;
 		attr.wakeup_watermark = PAGES * pt_page_size();
 	}
-	f->map = pt_map_create(MAP, 1, 0);
-	f->fd = fl_event_open(&attr, flags, flush_us);
-	if (f->map < 0 || f->fd < 0)
-		pt_fatal("map/event");
-	if (pt_map_update(f->map, 0, f->fd))
-		pt_fatal("update");
-	if (pt_ring_map(&f->r, f->fd, PAGES, PROT_READ | PROT_WRITE))
-		pt_fatal("mmap");
-	f->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (f->ep < 0 || epoll_ctl(f->ep, EPOLL_CTL_ADD, f->fd, &e))
-		pt_fatal("epoll");
-}
-
-static void fl_close(struct fl *f)
-{
-	close(f->ep);
-	pt_ring_unmap(&f->r);
-	close(f->fd);
-	close(f->map);
+	pt_polled_open(f, MAP, fl_event_open(&attr, flags, flush_us), PAGES);
 }
 
 /* epoll_wait() for up to @ms: 1 on EPOLLIN, 0 on timeout. */
@@ -96,15 +71,6 @@ static int ep_wait(int ep, int ms)
 	return n == 1 && e[0].events != EPOLLIN ? -1 : n;
 }
 
-static __u64 wakeups(int fd)
-{
-	struct pea_event_stats st;
-
-	if (ioctl(fd, PEA_EVENT_IOC_STATS, &st))
-		pt_fatal("PEA_EVENT_IOC_STATS");
-	return st.wakeups;
-}
-
 static void out_n(unsigned int n)
 {
 	__u32 ok = 0;
@@ -114,7 +80,7 @@ static void out_n(unsigned int n)
 }
 
 /* Write @n records, sleep in epoll_wait(): ms until EPOLLIN, or -1. */
-static long out_wake_ms(struct fl *f, unsigned int n)
+static long out_wake_ms(struct pt_polled *f, unsigned int n)
 {
 	__u64 t0 = now_ms();
 
@@ -183,15 +149,15 @@ static void test_errors(void)
 /* Below the watermark: no wake-up without the flag, flush_us with it. */
 static void test_bound(void)
 {
-	struct fl f;
+	struct pt_polled f;
 	long ms;
 
 	fl_open(&f, 0, 0, 0);
 	out_n(1);
 	PT_EQ(ep_wait(f.ep, 4 * FLUSH_MS), 0,
 	      "no flag: a record below the watermark never wakes the reader");
-	PT_EQ(wakeups(f.fd), 0, "no flag: stats.wakeups 0");
-	fl_close(&f);
+	PT_EQ(pt_wakeups(f.fd), 0, "no flag: stats.wakeups 0");
+	pt_polled_close(&f);
 
 	fl_open(&f, PEA_FLAG_FLUSH, FLUSH_US, 0);
 	PT_EQ(ep_wait(f.ep, 0), 0, "flush: nothing before the first record");
@@ -199,7 +165,7 @@ static void test_bound(void)
 	PT_OK(ms >= FLUSH_MS && ms < LATE_MS,
 	      "flush 50 ms: one record wakes the sleeping reader after %ld ms "
 	      "(bound 50, late %d)", ms, LATE_MS);
-	PT_EQ(wakeups(f.fd), 1, "flush: stats.wakeups 1");
+	PT_EQ(pt_wakeups(f.fd), 1, "flush: stats.wakeups 1");
 	PT_EQ(ep_wait(f.ep, 4 * FLUSH_MS), 0,
 	      "flush: the wake-up was taken and no record came: no other");
 
@@ -207,7 +173,7 @@ static void test_bound(void)
 	ms = out_wake_ms(&f, 1);
 	PT_OK(ms >= FLUSH_MS && ms < LATE_MS,
 	      "flush: record 2 (record 1 unread) wakes after %ld ms", ms);
-	PT_EQ(wakeups(f.fd), 2, "flush: stats.wakeups 2");
+	PT_EQ(pt_wakeups(f.fd), 2, "flush: stats.wakeups 2");
 
 	/* A burst: one deadline, one wake-up. */
 	ms = out_wake_ms(&f, 60);
@@ -215,7 +181,7 @@ static void test_bound(void)
 	      "flush: a burst of 60 records wakes once after %ld ms", ms);
 	PT_EQ(ep_wait(f.ep, 4 * FLUSH_MS), 0,
 	      "flush: no second wake-up for the burst");
-	PT_EQ(wakeups(f.fd), 3, "flush: stats.wakeups 3 after 62 records");
+	PT_EQ(pt_wakeups(f.fd), 3, "flush: stats.wakeups 3 after 62 records");
 	PT_EQ(pt_head(&f.r), 62 * REC, "flush: data_head 62 records");
 
 	/* The reader catches up before the deadline: nothing to wake for. */
@@ -224,20 +190,20 @@ static void test_bound(void)
 	pt_ring_drain(&f.r);
 	PT_EQ(ep_wait(f.ep, 4 * FLUSH_MS), 0,
 	      "flush: a record read before its deadline wakes nobody");
-	PT_EQ(wakeups(f.fd), 3, "flush: stats.wakeups still 3");
+	PT_EQ(pt_wakeups(f.fd), 3, "flush: stats.wakeups still 3");
 
 	/* And the next record after that is bounded again. */
 	ms = out_wake_ms(&f, 1);
 	PT_OK(ms >= FLUSH_MS && ms < LATE_MS,
 	      "flush: the next record wakes after %ld ms", ms);
-	PT_EQ(wakeups(f.fd), 4, "flush: stats.wakeups 4");
-	fl_close(&f);
+	PT_EQ(pt_wakeups(f.fd), 4, "flush: stats.wakeups 4");
+	pt_polled_close(&f);
 }
 
 /* Records that wake by themselves never start the timer. */
 static void test_every_record(void)
 {
-	struct fl f;
+	struct pt_polled f;
 
 	fl_open(&f, PEA_FLAG_FLUSH, FLUSH_US, 1);
 	out_n(1);
@@ -246,8 +212,8 @@ static void test_every_record(void)
 	PT_EQ(ep_wait(f.ep, 0), 1, "flush + wakeup_events 1: record 2 wakes at once");
 	PT_EQ(ep_wait(f.ep, 4 * FLUSH_MS), 0,
 	      "flush + wakeup_events 1: no timer wake-up afterwards");
-	PT_EQ(wakeups(f.fd), 2, "flush + wakeup_events 1: stats.wakeups 2");
-	fl_close(&f);
+	PT_EQ(pt_wakeups(f.fd), 2, "flush + wakeup_events 1: stats.wakeups 2");
+	pt_polled_close(&f);
 
 	/* wakeup_events 4: records 1-3 get a deadline, record 4 wakes. */
 	fl_open(&f, PEA_FLAG_FLUSH, FLUSH_US, 4);
@@ -259,14 +225,14 @@ static void test_every_record(void)
 	PT_EQ(ep_wait(f.ep, 4 * FLUSH_MS), 0,
 	      "flush + wakeup_events 4: the reader read all 4 before the "
 	      "deadline of records 1-3: no second wake-up");
-	PT_EQ(wakeups(f.fd), 1, "flush + wakeup_events 4: stats.wakeups 1");
-	fl_close(&f);
+	PT_EQ(pt_wakeups(f.fd), 1, "flush + wakeup_events 4: stats.wakeups 1");
+	pt_polled_close(&f);
 }
 
 /* Adaptive: a reader that is behind is woken within the bound too. */
 static void test_adaptive(void)
 {
-	struct fl f;
+	struct pt_polled f;
 	long ms;
 
 	fl_open(&f, PEA_FLAG_FLUSH | PEA_FLAG_ADAPTIVE_WAKEUP, FLUSH_US, 0);
@@ -276,8 +242,8 @@ static void test_adaptive(void)
 	PT_OK(ms >= FLUSH_MS && ms < LATE_MS,
 	      "flush + adaptive: record 2 (reader behind) wakes after %ld ms",
 	      ms);
-	PT_EQ(wakeups(f.fd), 2, "flush + adaptive: stats.wakeups 2");
-	fl_close(&f);
+	PT_EQ(pt_wakeups(f.fd), 2, "flush + adaptive: stats.wakeups 2");
+	pt_polled_close(&f);
 }
 
 static int n_samples;

@@ -19,42 +19,17 @@
 
 static unsigned char buf[4096];
 
-struct wk {
-	int map, fd, ep;
-	struct pt_ring r;
-};
-
 /* wakeup_events @we, or watermark mode with @wm bytes when @watermark. */
-static void wk_open(struct wk *w, __u32 we, bool watermark, __u32 wm,
+static void wk_open(struct pt_polled *w, __u32 we, bool watermark, __u32 wm,
 		    int pages)
 {
 	struct perf_event_attr attr = pt_output_attr(PERF_SAMPLE_RAW);
-	struct epoll_event e = { .events = EPOLLIN };
-
 	attr.wakeup_events = we;
 	if (watermark) {
 		attr.watermark = 1;
 		attr.wakeup_watermark = wm;
 	}
-	w->map = pt_map_create(MAP, 1, 0);
-	w->fd = pt_event_open_attr(&attr, 0);
-	if (w->map < 0 || w->fd < 0)
-		pt_fatal("map/event");
-	if (pt_map_update(w->map, 0, w->fd))
-		pt_fatal("update");
-	if (pt_ring_map(&w->r, w->fd, pages, PROT_READ | PROT_WRITE))
-		pt_fatal("mmap");
-	w->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (w->ep < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, w->fd, &e))
-		pt_fatal("epoll");
-}
-
-static void wk_close(struct wk *w)
-{
-	close(w->ep);
-	pt_ring_unmap(&w->r);
-	close(w->fd);
-	close(w->map);
+	pt_polled_open(w, MAP, pt_event_open_attr(&attr, 0), pages);
 }
 
 /* epoll_wait(ep, .., @timeout): returns n, stores the events of the fd. */
@@ -67,21 +42,12 @@ static int ep_wait(int ep, int timeout, __u32 *events)
 	return n;
 }
 
-static __u64 wakeups(int fd)
-{
-	struct pea_event_stats st;
-
-	if (ioctl(fd, PEA_EVENT_IOC_STATS, &st))
-		pt_fatal("PEA_EVENT_IOC_STATS");
-	return st.wakeups;
-}
-
 /*
  * Produce records @from..@to (1-based) and check epoll after each: only
  * record @wake (0: none) reports EPOLLIN. Returns the first record that
  * behaved otherwise, 0 if all did.
  */
-static int produce_expect(struct wk *w, int from, int to, int wake)
+static int produce_expect(struct pt_polled *w, int from, int to, int wake)
 {
 	__u32 ev;
 	int i, n;
@@ -101,7 +67,7 @@ static int produce_expect(struct wk *w, int from, int to, int wake)
 
 static void test_wakeup_events(void)
 {
-	struct wk w;
+	struct pt_polled w;
 	__u32 ev;
 
 	wk_open(&w, 3, false, 0, 4);
@@ -120,9 +86,9 @@ static void test_wakeup_events(void)
 	      "wakeup_events 3: consumed again");
 	PT_EQ(produce_expect(&w, 7, 8, 0), 0,
 	      "wakeup_events 3: records 7 and 8 do not wake");
-	PT_EQ(wakeups(w.fd), 2, "wakeup_events 3: stats.wakeups == 2 after 8 records");
+	PT_EQ(pt_wakeups(w.fd), 2, "wakeup_events 3: stats.wakeups == 2 after 8 records");
 	PT_EQ(pt_head(&w.r), 8 * REC, "wakeup_events 3: data_head 256");
-	wk_close(&w);
+	pt_polled_close(&w);
 
 	wk_open(&w, 1, false, 0, 4);
 	PT_EQ(produce_expect(&w, 1, 1, 1) + produce_expect(&w, 2, 2, 2) +
@@ -130,20 +96,20 @@ static void test_wakeup_events(void)
 	      produce_expect(&w, 5, 5, 5), 0,
 	      "wakeup_events 1: each of 5 records wakes once");
 	PT_EQ(ep_wait(w.ep, 0, &ev), 0, "wakeup_events 1: then nothing pending");
-	PT_EQ(wakeups(w.fd), 5, "wakeup_events 1: stats.wakeups == 5");
-	wk_close(&w);
+	PT_EQ(pt_wakeups(w.fd), 5, "wakeup_events 1: stats.wakeups == 5");
+	pt_polled_close(&w);
 }
 
 static void test_watermark(void)
 {
-	struct wk w;
+	struct pt_polled w;
 	__u32 ev;
 
 	/* Watermark 1000 on a 4-page ring: wake when head > 1000, > 2000. */
 	wk_open(&w, 0, true, 1000, 4);
 	PT_EQ(produce_expect(&w, 1, 31, 0), 0,
 	      "watermark 1000: no wake-up through record 31 (head 992)");
-	PT_EQ(wakeups(w.fd), 0, "watermark 1000: stats.wakeups 0 at head 992");
+	PT_EQ(pt_wakeups(w.fd), 0, "watermark 1000: stats.wakeups 0 at head 992");
 	PT_EQ(produce_expect(&w, 32, 32, 32), 0,
 	      "watermark 1000: record 32 (head 1024) wakes");
 	PT_EQ(produce_expect(&w, 33, 62, 0), 0,
@@ -151,9 +117,9 @@ static void test_watermark(void)
 	PT_EQ(produce_expect(&w, 63, 63, 63), 0,
 	      "watermark 1000: record 63 (head 2016) wakes");
 	PT_EQ(ep_wait(w.ep, 0, &ev), 0, "watermark 1000: consumed");
-	PT_EQ(wakeups(w.fd), 2, "watermark 1000: stats.wakeups == 2");
+	PT_EQ(pt_wakeups(w.fd), 2, "watermark 1000: stats.wakeups == 2");
 	PT_EQ(pt_head(&w.r), 63 * REC, "watermark 1000: data_head 2016");
-	wk_close(&w);
+	pt_polled_close(&w);
 
 	/* Default: no watermark, wakeup_events 0: half of an 8192-byte ring. */
 	wk_open(&w, 0, false, 0, 2);
@@ -162,8 +128,8 @@ static void test_watermark(void)
 	PT_EQ(produce_expect(&w, 129, 129, 129), 0,
 	      "default watermark: record 129 (head 4128) wakes");
 	PT_EQ(ep_wait(w.ep, 0, &ev), 0, "default watermark: consumed");
-	PT_EQ(wakeups(w.fd), 1, "default watermark: stats.wakeups == 1");
-	wk_close(&w);
+	PT_EQ(pt_wakeups(w.fd), 1, "default watermark: stats.wakeups == 1");
+	pt_polled_close(&w);
 
 	/* watermark set with wakeup_watermark 0 also means half the ring. */
 	wk_open(&w, 0, true, 0, 2);
@@ -171,15 +137,15 @@ static void test_watermark(void)
 	      "watermark 0: no wake-up through record 128 (head 4096)");
 	PT_EQ(produce_expect(&w, 129, 129, 129), 0,
 	      "watermark 0: record 129 (head 4128) wakes");
-	PT_EQ(wakeups(w.fd), 1, "watermark 0: stats.wakeups == 1");
-	wk_close(&w);
+	PT_EQ(pt_wakeups(w.fd), 1, "watermark 0: stats.wakeups == 1");
+	pt_polled_close(&w);
 }
 
 static void test_nonblock_and_hup(void)
 {
 	struct pollfd p;
 	__u64 val = ~0ULL;
-	struct wk w;
+	struct pt_polled w;
 	__u32 ev;
 	int fd, ep;
 	struct epoll_event e = { .events = EPOLLIN };
@@ -203,8 +169,8 @@ static void test_nonblock_and_hup(void)
 	p.revents = 0;
 	PT_EQ(poll(&p, 1, 0), 0,
 	      "poll(0) with unread data but no wake-up returns 0 (as perf)");
-	PT_EQ(wakeups(w.fd), 0, "no wake-up was raised");
-	wk_close(&w);
+	PT_EQ(pt_wakeups(w.fd), 0, "no wake-up was raised");
+	pt_polled_close(&w);
 
 	/* Never mapped: EPOLLHUP. */
 	fd = pt_event_open(0, PERF_SAMPLE_RAW);
@@ -269,7 +235,7 @@ static void test_blocking(void)
 	struct timespec t0;
 	pthread_t th;
 	int n, status = -1;
-	struct wk w;
+	struct pt_polled w;
 	pid_t pid;
 	long ms;
 	__u32 ev;
@@ -288,9 +254,9 @@ static void test_blocking(void)
 	PT_EQ(n, 1, "blocking: epoll_wait(5000) returned 1");
 	PT_EQ(ev, EPOLLIN, "blocking: with EPOLLIN");
 	PT_OK(ms < 5000, "blocking: woken after %ld ms, before the timeout", ms);
-	PT_EQ(wakeups(w.fd), 1, "blocking: stats.wakeups == 1");
+	PT_EQ(pt_wakeups(w.fd), 1, "blocking: stats.wakeups == 1");
 	PT_EQ(pt_head(&w.r), REC, "blocking: the record is in the ring");
-	wk_close(&w);
+	pt_polled_close(&w);
 
 	/* The same from a forked process (the fds are shared). */
 	wk_open(&w, 1, false, 0, 2);
@@ -312,14 +278,14 @@ static void test_blocking(void)
 	PT_EQ(n, 1, "blocking: epoll_wait(5000) woken by another process returned 1");
 	PT_EQ(ev, EPOLLIN, "blocking: with EPOLLIN");
 	PT_OK(ms < 5000, "blocking: woken after %ld ms, before the timeout", ms);
-	wk_close(&w);
+	pt_polled_close(&w);
 }
 
 /* The EPOLLIN flag lives in the ring, as in Linux: a new mapping has none. */
 static void test_flag_per_ring(void)
 {
 	struct pollfd p;
-	struct wk w;
+	struct pt_polled w;
 
 	wk_open(&w, 1, false, 0, 1);
 	pt_output(MAP, 0, buf, PAYLOAD);
@@ -329,7 +295,7 @@ static void test_flag_per_ring(void)
 	poll(&p, 1, 0);
 	PT_EQ(p.revents, 0,
 	      "a wake-up not polled before munmap does not reach the new ring");
-	wk_close(&w);
+	pt_polled_close(&w);
 }
 
 int main(void)
