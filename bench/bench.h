@@ -100,8 +100,9 @@ void report_print(const char *json_path, const char *title);
 /* kcost.c: in-kernel output cost, and the consumer cost of the drains */
 void bench_kcost(void);
 
-/* e2e.c: the kprobe end to end */
+/* e2e.c: the kprobe end to end, and the loss-free rate */
 void bench_e2e(void);
+void bench_lossfree(void);
 
 /* latency.c: wake-up latency */
 void bench_latency(void);

@@ -6,7 +6,8 @@
  *   -q          quick: fewer records and shorter phases
  *   -r RUNS     repetitions of each figure (default 5, at least 3)
  *   -o JSON     where to write the JSON (default /tmp/pea-bench.json)
- *   -f FIGURES  comma separated subset of kcost,e2e,latency (default all)
+ *   -f FIGURES  comma separated subset of kcost,e2e,lossfree,latency
+ *               (default all)
  *
  * Needs pea.ko and pea_bench.ko loaded, root, 4 CPUs. Prints notes to
  * stderr, the table and the JSON to stdout (see report.c).
@@ -166,6 +167,8 @@ int main(int argc, char **argv)
 		bench_kcost();
 	if (wanted(figs, "e2e"))
 		bench_e2e();
+	if (wanted(figs, "lossfree"))
+		bench_lossfree();
 	if (wanted(figs, "latency"))
 		bench_latency();
 
