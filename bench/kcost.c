@@ -34,6 +34,7 @@ static const unsigned int kc_sizes[] = { 8, 64, 512, 4096 };
 enum kc_row {
 	KC_FLOOR,	/* memcpy */
 	KC_PEA,
+	KC_PEA_RESERVE,	/* pea_output_reserve + memcpy + pea_output_commit */
 	KC_PEA_NOCOPY,	/* reserve + commit without the payload copy */
 	KC_PERF,
 	KC_RING,
@@ -42,6 +43,7 @@ enum kc_row {
 
 static const char *const kc_row_names[KC_NR] = {
 	[KC_FLOOR] = "memcpy", [KC_PEA] = "pea", [KC_PEA_NOCOPY] = "pea-nocopy",
+	[KC_PEA_RESERVE] = "pea-reserve",
 	[KC_PERF] = "perf", [KC_RING] = "ring",
 };
 
@@ -119,8 +121,10 @@ static double kc_round(enum kc_row row, struct chan *ch, unsigned int size,
 	case KC_FLOOR:
 		return module_loop(PEA_BENCH_MEMCPY, size, count, ring_bytes);
 	case KC_PEA:
+	case KC_PEA_RESERVE:
 	case KC_PEA_NOCOPY:
 		ns = module_loop(row == KC_PEA ? PEA_BENCH_OUTPUT :
+				 row == KC_PEA_RESERVE ? PEA_BENCH_RESERVE :
 				 PEA_BENCH_RESERVE_ONLY, size, count, 0);
 		*drain_ns += drain(&ch[CH_PEA], count);
 		return ns;
@@ -196,7 +200,8 @@ void bench_kcost(void)
 		for (k = 0; k < KC_NR; k++) {
 			fig_add("output-ns", kc_row_names[k], size, cost[k],
 				run, "ns/rec");
-			if (k != KC_FLOOR && k != KC_PEA_NOCOPY)
+			if (k != KC_FLOOR && k != KC_PEA_NOCOPY &&
+			    k != KC_PEA_RESERVE)
 				fig_add("consume-ns", kc_row_names[k], size,
 					cons[k], run, "ns/rec");
 		}
