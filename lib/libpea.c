@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -299,7 +300,11 @@ static int build_attr(const struct pea_buffer_opts *opts,
 		return -EINVAL;
 	if (st & ~(__u64)PEA_SAMPLE_TYPES)
 		return -EINVAL;
-	if (OPTS_GET(opts, flush_us, 0) > PEA_FLUSH_US_MAX)
+	if (OPTS_GET(opts, flush_us, 0) > PEA_FLUSH_US_MAX ||
+	    OPTS_GET(opts, busy_poll_us, 0) > PEA_BUSY_POLL_US_MAX ||
+	    (OPTS_GET(opts, busy_poll_us, 0) &&
+	     (flags & (PEA_BUFFER_FLAG_AUTO_CALLBACK |
+		       PEA_BUFFER_FLAG_OVERWRITE))))
 		return -EINVAL;
 	st |= PERF_SAMPLE_RAW;
 
@@ -458,6 +463,7 @@ struct pea_buffer *pea_buffer__new(int map_fd, size_t page_cnt,
 	pb->epoll_fd = -1;
 	pb->open_flags = OPTS_GET(opts, flags, 0) & PEA_BUFFER_ADAPTIVE_WAKEUP;
 	pb->flush_us = OPTS_GET(opts, flush_us, 0);
+	pb->busy_poll_ns = (__u64)OPTS_GET(opts, busy_poll_us, 0) * 1000;
 
 	/*
 	 * At least one slot each, so that epoll_wait() gets maxevents > 0,
@@ -576,12 +582,66 @@ static bool pb_consumable(const struct pea_buffer *pb)
 				    PEA_BUFFER_FLAG_OVERWRITE));
 }
 
+static __u64 pb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+static inline void pb_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/*
+ * Busy polling: look at every ring's data_head (and lost hint) for up to
+ * pb->busy_poll_ns, and consume the rings that have something. No system
+ * call, and while this runs no poll() takes the rings' EPOLLIN, so the
+ * writers raise no further wake-up interrupt (see pea_event_wakeup()).
+ * Returns the number of rings consumed, 0 when none had anything in time.
+ */
+static int pb_busy_poll(struct pea_buffer *pb)
+{
+	__u64 deadline = 0, now;
+	size_t i;
+	int cnt, err;
+
+	for (;;) {
+		cnt = 0;
+		for (i = 0; i < pb->cnt; i++) {
+			if (!pea_ring_ready(&pb->bufs[i].ring))
+				continue;
+			err = pea_cpu_buf_consume(pb, &pb->bufs[i]);
+			if (err)
+				return err;
+			cnt++;
+		}
+		if (cnt)
+			return cnt;
+		now = pb_now_ns();
+		if (!deadline)
+			deadline = now + pb->busy_poll_ns;
+		else if (now >= deadline)
+			return 0;
+		pb_cpu_relax();
+	}
+}
+
 int pea_buffer__poll(struct pea_buffer *pb, int timeout_ms)
 {
 	int i, cnt, err;
 
 	if (!pb_consumable(pb))
 		return pea_err(-EINVAL);
+	if (pb->busy_poll_ns) {
+		cnt = pb_busy_poll(pb);
+		if (cnt)
+			return pea_err(cnt);
+	}
 	cnt = epoll_wait(pb->epoll_fd, pb->events, pb->events_cnt,
 			 timeout_ms);
 	if (cnt < 0)

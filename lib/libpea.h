@@ -94,6 +94,13 @@ typedef void (*pea_buffer_lost_fn)(void *ctx, int cpu, __u64 cnt);
  *                    woke nobody wakes the poller at most this many
  *                    microseconds later (PEA_FLAG_FLUSH in <linux/pea.h>),
  *                    up to PEA_FLUSH_US_MAX; combines with the fields above
+ * @busy_poll_us:     if non-zero, pea_buffer__poll() first spins up to this
+ *                    many microseconds (at most PEA_BUSY_POLL_US_MAX)
+ *                    looking at the rings' data_head, and consumes what
+ *                    arrives without sleeping; only then epoll_wait()s.
+ *                    Trades consumer CPU for fewer sleeps and wake-up
+ *                    interrupts under load; not with AUTO_CALLBACK or
+ *                    OVERWRITE (EINVAL)
  */
 struct pea_buffer_opts {
 	size_t sz;
@@ -102,8 +109,10 @@ struct pea_buffer_opts {
 	__u32 wakeup_watermark;
 	__u64 sample_type;
 	__u32 flush_us;
+	__u32 busy_poll_us;
 };
-#define pea_buffer_opts__last_field flush_us
+#define pea_buffer_opts__last_field busy_poll_us
+#define PEA_BUSY_POLL_US_MAX	1000000U	/* one second */
 
 /* pea_buffer_opts.flags */
 #define PEA_BUFFER_ADAPTIVE_WAKEUP	PEA_FLAG_ADAPTIVE_WAKEUP

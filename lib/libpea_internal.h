@@ -113,6 +113,14 @@ PEA_HIDDEN int pea_ring_check_lost(struct pea_ring *ring,
 				   pea_ring_take_lost_fn take, void *arg);
 
 /**
+ * pea_ring_ready() - whether a ring has records or hinted drops to read
+ * @ring: the ring
+ *
+ * Return: true if data_head moved past data_tail or the lost hint is set.
+ */
+PEA_HIDDEN bool pea_ring_ready(const struct pea_ring *ring);
+
+/**
  * pea_ring_release() - free what the reader allocated for a ring
  * @ring: the ring
  */
@@ -179,6 +187,7 @@ struct pea_cpu_buf {
  * @mmap_size:   bytes of each mapping (page_size + data_size)
  * @open_flags:  PEA_FLAG_ADAPTIVE_WAKEUP or 0, for each event
  * @flush_us:    PEA_FLAG_FLUSH's bound for each event, 0 for none
+ * @busy_poll_ns: pea_buffer__poll() spins this long before sleeping
  * @map_fd:      the map the rings are stored in
  * @epoll_fd:    watches every ring (and @stop_fd in AUTO_CALLBACK mode)
  * @bufs:        the rings
@@ -200,6 +209,7 @@ struct pea_buffer {
 	size_t mmap_size;
 	__u32 open_flags;
 	__u32 flush_us;
+	__u64 busy_poll_ns;
 	int map_fd;
 	int epoll_fd;
 

@@ -230,6 +230,13 @@ int pea_ring_check_lost(struct pea_ring *ring, const struct pea_ring_cbs *cbs,
 	return 0;
 }
 
+bool pea_ring_ready(const struct pea_ring *ring)
+{
+	return ring_load_head(ring->page) != ring_load_tail(ring->page) ||
+	       __atomic_load_n(&PEA_PAGE_LOST_HINT(ring->page),
+			       __ATOMIC_RELAXED);
+}
+
 void pea_ring_release(struct pea_ring *ring)
 {
 	free(ring->scratch);

@@ -6,6 +6,8 @@
  * accounting (PERF_RECORD_LOST in the ring and the lost hint when the
  * ring stays full), sample_type fields, wake-up options and __free.
  */
+#include <pthread.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include "pea_test.h"
 #include "libpea.h"
@@ -807,6 +809,89 @@ static void test_watermark(void)
 	}
 }
 
+/* ---- busy polling ---- */
+
+static __u64 mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+}
+
+static void *late_writer(void *arg)
+{
+	(void)arg;
+	pt_pin(0);
+	usleep(100000);
+	if (pt_output(MAP, PEA_F_CURRENT_CPU, payload, 40))
+		pt_fatal("late_writer: pt_output");
+	return NULL;
+}
+
+/*
+ * busy_poll_us: pea_buffer__poll(pb, 0) spins and finds a record that
+ * raised no wake-up (watermark = the whole ring); with nothing coming it
+ * spins the whole time, then returns 0; bad settings give EINVAL.
+ */
+static void test_busy_poll(void)
+{
+	LIBPEA_OPTS(pea_buffer_opts, opts, .wakeup_watermark = 4 * 4096,
+		    .busy_poll_us = 1000000);
+	int map = make_map(MAP, 1, 0);
+	struct pea_buffer *pb;
+	pthread_t thr;
+	__u64 t0, ms;
+	int n;
+
+	pt_pin(1);
+	sink_reset();
+	pb = pea_buffer__new(map, 4, on_sample, on_lost, &sink, &opts);
+	PT_OK(pb != NULL, "busy poll: pea_buffer__new with busy_poll_us 1 s");
+	if (!pb)
+		pt_fatal("pea_buffer__new(busy_poll_us)");
+	make_payload(0, 9, 40);
+	if (pthread_create(&thr, NULL, late_writer, NULL))
+		pt_fatal("pthread_create");
+	t0 = mono_ms();
+	n = pea_buffer__poll(pb, 0);
+	ms = mono_ms() - t0;
+	pthread_join(thr, NULL);
+	PT_EQ(n, 1, "busy poll: poll(pb, 0) returns the ring written 100 ms later");
+	PT_OK(ms >= 90 && ms < 1000, "busy poll: after %llu ms",
+	      (unsigned long long)ms);
+	PT_EQ(sink.n, 1, "busy poll: the record was delivered");
+	PT_EQ(sink.n ? sink.recs[0].size : 0, 44,
+	      "busy poll: raw size 44 (40 bytes, padded as Linux does)");
+	PT_EQ(sink.n ? memcmp(sink.recs[0].data, payload, 40) : 1, 0,
+	      "busy poll: the 40 payload bytes");
+	PT_EQ(stats_of(pb, 0).wakeups, 0,
+	      "busy poll: found without a wake-up (below the watermark)");
+	pea_buffer__free(pb);
+
+	opts.busy_poll_us = 50000;
+	pb = pea_buffer__new(map, 4, on_sample, on_lost, &sink, &opts);
+	if (!pb)
+		pt_fatal("pea_buffer__new(busy_poll_us 50 ms)");
+	t0 = mono_ms();
+	n = pea_buffer__poll(pb, 0);
+	ms = mono_ms() - t0;
+	PT_EQ(n, 0, "busy poll: nothing written: poll(pb, 0) returns 0");
+	PT_OK(ms >= 50, "busy poll: after spinning %llu ms (50 asked)",
+	      (unsigned long long)ms);
+	pea_buffer__free(pb);
+
+	opts.busy_poll_us = PEA_BUSY_POLL_US_MAX + 1;
+	PT_OK(!pea_buffer__new(map, 4, on_sample, on_lost, &sink, &opts) &&
+	      errno == EINVAL, "busy poll: above PEA_BUSY_POLL_US_MAX: EINVAL");
+	opts.busy_poll_us = 10;
+	opts.flags = PEA_BUFFER_FLAG_AUTO_CALLBACK;
+	PT_OK(!pea_buffer__new(map, 4, on_sample, on_lost, &sink, &opts) &&
+	      errno == EINVAL, "busy poll: with AUTO_CALLBACK: EINVAL");
+	close(map);
+	pt_pin(0);
+}
+
 /* ---- __free ---- */
 
 static void test_free(void)
@@ -857,6 +942,7 @@ int main(void)
 	test_opts_sz();
 	test_sample_type();
 	test_watermark();
+	test_busy_poll();
 	test_free();
 	sink_reset();
 	return pt_done();
