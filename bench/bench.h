@@ -21,6 +21,7 @@
 #define BENCH_BATCH	65536		/* batched wake-up: watermark bytes */
 #define BENCH_FLUSH_US	1000		/* pea's flush bound with BENCH_BATCH */
 #define BENCH_POLL_MS	50		/* batch latency: the consumer's timeout */
+#define BENCH_SPIN_US	200		/* pea: libpea's busy_poll_us */
 
 /* Ring buffer wake-up modes of kp_ring, as in bench.bpf.c. */
 #define RB_MODE_ADAPTIVE	0
@@ -41,6 +42,7 @@ enum wake_mode {
 	WAKE_ADAPTIVE,	/* only when the reader had caught up */
 	WAKE_NONE,	/* no wake-up: the reader busy-polls */
 	WAKE_FLUSH,	/* pea: WAKE_BATCH plus PEA_FLAG_FLUSH (BENCH_FLUSH_US) */
+	WAKE_SPIN,	/* pea: WAKE_ADAPTIVE, libpea busy-polls BENCH_SPIN_US */
 	WAKE_NR,
 };
 

@@ -27,6 +27,7 @@ static const char *const wake_names[WAKE_NR] = {
 	[WAKE_EVERY] = "every", [WAKE_BATCH] = "batch64k",
 	[WAKE_ADAPTIVE] = "adaptive", [WAKE_NONE] = "nowake",
 	[WAKE_FLUSH] = "batch64k+flush",
+	[WAKE_SPIN] = "adaptive+spin",
 };
 
 const char *chan_name(enum chan_kind kind)
@@ -41,17 +42,11 @@ const char *wake_name(enum wake_mode wake)
 
 bool chan_supports(enum chan_kind kind, enum wake_mode wake)
 {
-	if (wake == WAKE_FLUSH)
+	if (wake == WAKE_FLUSH || wake == WAKE_SPIN)
 		return kind == CH_PEA;
 	if (wake != WAKE_ADAPTIVE)
 		return true;
-	if (kind == CH_RING)
-		return true;
-#ifdef PEA_BUFFER_ADAPTIVE_WAKEUP
-	return kind == CH_PEA;
-#else
-	return false;
-#endif
+	return kind == CH_RING || kind == CH_PEA;
 }
 
 static void chan_sample(struct chan *c, const void *data, size_t size)
@@ -133,13 +128,12 @@ static int open_pea(struct chan *c)
 	case WAKE_NONE:
 		opts.wakeup_watermark = data;
 		break;
+	case WAKE_SPIN:
+		opts.busy_poll_us = BENCH_SPIN_US;
+		/* fall through */
 	case WAKE_ADAPTIVE:
-#ifdef PEA_BUFFER_ADAPTIVE_WAKEUP
 		opts.flags = PEA_BUFFER_ADAPTIVE_WAKEUP;
 		break;
-#else
-		return -EOPNOTSUPP;
-#endif
 	default:
 		return -EINVAL;
 	}

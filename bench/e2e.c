@@ -236,6 +236,14 @@ static uint64_t prod_sum(struct producer *p, int n)
 	return s;
 }
 
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 /* Syscalls per second over one phase of @ms milliseconds. */
 static double phase_rate(struct producer *p, int n, int ms)
 {
@@ -256,6 +264,7 @@ struct e2e_result {
 	double delivered[E2E_MAX_PHASES];	/* records/s */
 	double lost[E2E_MAX_PHASES];		/* producer-side drops */
 	double silent[E2E_MAX_PHASES];		/* drops never reported */
+	double cons_cpu[E2E_MAX_PHASES];	/* consumer CPU time / wall */
 	double base[E2E_MAX_PHASES + 1];	/* baseline syscalls/s */
 };
 
@@ -296,6 +305,7 @@ static void e2e_config(const struct e2e_chan *ec, enum wake_mode wake,
 		       int nprod, int ms, struct e2e_result *res)
 {
 	struct producer prod[2];
+	clockid_t cons_clock;
 	struct consumer k;
 	struct chan c;
 	int i, err;
@@ -310,6 +320,8 @@ static void e2e_config(const struct e2e_chan *ec, enum wake_mode wake,
 	k.busy = wake == WAKE_NONE;
 	if (pthread_create(&k.thread, NULL, consumer_fn, &k))
 		die("pthread_create");
+	if (pthread_getcpuclockid(k.thread, &cons_clock))
+		die("pthread_getcpuclockid");
 
 	module_kprobe(PEA_BENCH_KP_EMPTY);
 	producers_stop = 0;
@@ -326,7 +338,7 @@ static void e2e_config(const struct e2e_chan *ec, enum wake_mode wake,
 	res->base[0] = phase_rate(prod, nprod, ms);
 	for (i = 0; i < g_runs && i < E2E_MAX_PHASES; i++) {
 		struct e2e_attach at;
-		uint64_t n0, l0, lost, t_on, t_off;
+		uint64_t n0, l0, lost, t_on, t_off, c_on, c_off;
 		double rate;
 
 		consumer_flush(&k);
@@ -334,7 +346,9 @@ static void e2e_config(const struct e2e_chan *ec, enum wake_mode wake,
 		l0 = c.lost;
 		at = phase_on(ec, &c, prod, nprod);
 		t_on = now_ns();
+		c_on = clock_ns(cons_clock);
 		rate = phase_rate(prod, nprod, ms);
+		c_off = clock_ns(cons_clock);
 		t_off = now_ns();
 		phase_off(&at, prod, nprod);
 		consumer_flush(&k);
@@ -346,6 +360,8 @@ static void e2e_config(const struct e2e_chan *ec, enum wake_mode wake,
 		res->delivered[i] = (double)(c.n - n0) * 1e9 /
 				    (double)(t_off - t_on);
 		res->lost[i] = (double)lost;
+		res->cons_cpu[i] = (double)(c_off - c_on) /
+				   (double)(t_off - t_on);
 		res->silent[i] = lost > c.lost - l0 ?
 				 (double)(lost - (c.lost - l0)) : 0;
 		res->base[i + 1] = phase_rate(prod, nprod, ms);
@@ -371,14 +387,18 @@ static void e2e_record(const char *chan, const char *tag, unsigned int size,
 		       const struct e2e_result *r, bool base)
 {
 	static const char *const what[] = {
-		"retained", "delivered", "lost", "unreported",
+		"retained", "delivered", "lost", "unreported", "consumer-cpu",
 	};
-	const double *v[] = { r->retained, r->delivered, r->lost, r->silent };
-	static const char *const unit[] = { "ratio", "rec/s", "rec", "rec" };
+	const double *v[] = {
+		r->retained, r->delivered, r->lost, r->silent, r->cons_cpu,
+	};
+	static const char *const unit[] = {
+		"ratio", "rec/s", "rec", "rec", "cpus",
+	};
 	char name[64];
 	int i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "e2e-%s-%s%s%s-%dp", what[i],
 			 tag, *tag ? "-" : "", wake_name(wake), nprod);
 		fig_add(name, chan, size, v[i], r->n, unit[i]);

@@ -16,7 +16,7 @@
 #define MAX_FIGS	512
 
 struct fig {
-	char name[40];
+	char name[56];
 	char channel[24];
 	unsigned int size;
 	double med, min, max;
@@ -143,7 +143,7 @@ static void print_table(void)
 {
 	int i, j;
 
-	printf("%-28s %5s %-6s| %-24s| %-24s| %-24s| %7s | %7s | %s\n",
+	printf("%-40s %5s %-6s| %-24s| %-24s| %-24s| %7s | %7s | %s\n",
 	       "figure", "size", "unit", "pea med [min-max]",
 	       "perf med [min-max]", "ring med [min-max]", "pea/prf",
 	       "pea/rng", "other channels (median)");
@@ -161,7 +161,7 @@ static void print_table(void)
 		p = fig_find(f->name, f->size, "pea");
 		q = fig_find(f->name, f->size, "perf");
 		r = fig_find(f->name, f->size, "ring");
-		printf("%-28s %5u %-6s|", f->name, f->size, f->unit);
+		printf("%-40s %5u %-6s|", f->name, f->size, f->unit);
 		print_cell(p);
 		print_cell(q);
 		print_cell(r);
