@@ -86,24 +86,6 @@ size_t pea_sample_raw_offset(__u64 sample_type)
 	return off;
 }
 
-static int ring_deliver_sample(const struct pea_ring *ring,
-			       const struct pea_ring_cbs *cbs,
-			       char *body, size_t body_len)
-{
-	size_t off = pea_sample_raw_offset(ring->sample_type);
-	__u32 raw_size;
-
-	if (body_len < off + PEA_RAW_SIZE_LEN)
-		return -EINVAL;
-	memcpy(&raw_size, body + off, sizeof(raw_size));
-	off += PEA_RAW_SIZE_LEN;
-	if (raw_size > body_len - off)
-		return -EINVAL;
-	if (cbs->sample_cb)
-		cbs->sample_cb(cbs->ctx, ring->cpu, body + off, raw_size);
-	return 0;
-}
-
 static int ring_deliver_lost(struct pea_ring *ring,
 			     const struct pea_ring_cbs *cbs,
 			     const char *body, size_t body_len)
@@ -119,28 +101,24 @@ static int ring_deliver_lost(struct pea_ring *ring,
 	return 0;
 }
 
-static int ring_deliver(struct pea_ring *ring, const struct pea_ring_cbs *cbs,
-			char *rec, size_t size)
-{
-	struct perf_event_header hdr;
-	char *body = rec + sizeof(hdr);
-	size_t body_len = size - sizeof(hdr);
-
-	memcpy(&hdr, rec, sizeof(hdr));
-	switch (hdr.type) {
-	case PERF_RECORD_SAMPLE:
-		return ring_deliver_sample(ring, cbs, body, body_len);
-	case PERF_RECORD_LOST:
-		return ring_deliver_lost(ring, cbs, body, body_len);
-	default:
-		return -EINVAL;
-	}
-}
-
+/*
+ * The per-record loop runs for every sample a consumer reads, so what
+ * does not change between records (the ring's geometry, where the raw
+ * size sits for this sample_type, the callback) is loaded once, out of
+ * the loop: an indirect call per record would otherwise make the
+ * compiler load all of it again each time. Samples take the straight
+ * path; anything else goes to ring_deliver_lost() or is an error.
+ */
 int pea_ring_read(struct pea_ring *ring, const struct pea_ring_cbs *cbs)
 {
 	struct perf_event_mmap_page *page = ring->page;
-	__u64 mask = ring->data_size - 1;
+	const char *data = ring->data;
+	const __u64 size = ring->data_size, mask = size - 1;
+	const size_t raw_off = sizeof(struct perf_event_header) +
+			       pea_sample_raw_offset(ring->sample_type);
+	const pea_buffer_sample_fn sample_cb = cbs->sample_cb;
+	void *const ctx = cbs->ctx;
+	const int cpu = ring->cpu;
 	__u64 head, tail;
 	int err = 0;
 
@@ -151,7 +129,7 @@ int pea_ring_read(struct pea_ring *ring, const struct pea_ring_cbs *cbs)
 again:
 
 	/* A writer never gets more than the ring size ahead of the reader. */
-	if (head - tail > ring->data_size) {
+	if (head - tail > size) {
 		err = -EINVAL;
 		tail = head;
 		goto out;
@@ -161,22 +139,22 @@ again:
 		struct perf_event_header hdr;
 		__u64 avail = head - tail;
 		__u64 off = tail & mask;
-		char *rec;
+		const char *rec;
+		__u32 raw_size;
 
-		if (avail < sizeof(hdr)) {
-			err = -EINVAL;
-			tail = head;
-			break;
-		}
 		/*
 		 * Records are 8-byte multiples, so a header only wraps if
 		 * data_tail was misaligned: the common case is one load
-		 * (a fixed-size copy), not a call to memcpy().
+		 * (a fixed-size copy), not a call to memcpy(). A header
+		 * not all published (avail < 8) is read inside the mapping
+		 * and refused below, since a valid size is at least 8.
 		 */
-		if (off + sizeof(hdr) <= ring->data_size)
-			memcpy(&hdr, (const char *)ring->data + off, sizeof(hdr));
-		else
+		if (off + sizeof(hdr) <= size)
+			memcpy(&hdr, data + off, sizeof(hdr));
+		else if (avail >= sizeof(hdr))
 			pea_ring_copy(ring, tail, &hdr, sizeof(hdr));
+		else
+			hdr.size = 0;
 		if (hdr.size < sizeof(hdr) || hdr.size > avail) {
 			/* Cannot find the next record: drop the rest. */
 			err = -EINVAL;
@@ -184,17 +162,36 @@ again:
 			break;
 		}
 
-		if (off + hdr.size > ring->data_size) {
+		if (off + hdr.size <= size) {
+			rec = data + off;
+		} else {
 			err = ring_grow_scratch(ring, hdr.size);
 			if (err)
 				break;
 			pea_ring_copy(ring, tail, ring->scratch, hdr.size);
 			rec = ring->scratch;
-		} else {
-			rec = (char *)ring->data + off;
 		}
 
-		err = ring_deliver(ring, cbs, rec, hdr.size);
+		if (hdr.type == PERF_RECORD_SAMPLE) {
+			if (hdr.size < raw_off + PEA_RAW_SIZE_LEN) {
+				err = -EINVAL;
+			} else {
+				memcpy(&raw_size, rec + raw_off, sizeof(raw_size));
+				if (raw_size > hdr.size - raw_off -
+					       PEA_RAW_SIZE_LEN)
+					err = -EINVAL;
+				else if (sample_cb)
+					sample_cb(ctx, cpu,
+						  (void *)(rec + raw_off +
+							   PEA_RAW_SIZE_LEN),
+						  raw_size);
+			}
+		} else if (hdr.type == PERF_RECORD_LOST) {
+			err = ring_deliver_lost(ring, cbs, rec + sizeof(hdr),
+						hdr.size - sizeof(hdr));
+		} else {
+			err = -EINVAL;
+		}
 		tail += hdr.size;
 		if (err)
 			break;
