@@ -70,30 +70,6 @@ static void pea_event_wakeup_irq(struct irq_work *work)
 }
 
 /**
- * pea_event_wakeup() - wake the event's pollers, from any context
- * @ev: the event
- * @ring: its ring, where EPOLLIN is left for the next poll
- *
- * The wake-up itself runs from irq_work, so this is NMI-safe.
- */
-void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring)
-{
-	local64_inc(&ev->wakeups);
-	/*
-	 * Coalesce: while the flag of an earlier wake-up is still set (no
-	 * poll has taken it), that wake-up's irq_work has run or will run,
-	 * and no poller can have gone to sleep since (poll would have taken
-	 * the flag and returned), so raising another one only costs an
-	 * interrupt. Pollers see exactly what Linux shows them: EPOLLIN once
-	 * per taken flag. The xchg is a full barrier: a poller that takes
-	 * the flag after it sees the data_head published before it.
-	 */
-	if (atomic_xchg(&ring->poll, (__force int)EPOLLIN))
-		return;
-	irq_work_queue(&ev->wakeup_work);
-}
-
-/**
  * pea_event_wakeup_now() - wake the event's pollers from a timer or irq_work
  * @ev: the event
  * @ring: its ring

@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/irq_work.h>
+#include <linux/poll.h>
 #include <linux/hrtimer.h>
 #include <linux/workqueue.h>
 #include <linux/rcupdate.h>
@@ -153,7 +154,6 @@ void pea_debugfs_exit(void);
 long pea_event_open(const struct pea_event_open __user *uarg);
 struct pea_event *pea_event_fget(int fd);
 void pea_event_put(struct pea_event *ev);
-void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring);
 void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring);
 
 /* pea_flush.c */
@@ -169,6 +169,7 @@ struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
 void pea_ring_free_deferred(struct pea_ring *ring);
 long pea_ring_reserve(struct pea_event *ev, u32 size,
 		      struct pea_output_handle *h);
+long pea_ring_output(struct pea_event *ev, const void *data, u32 size);
 void pea_ring_commit(struct pea_output_handle *h);
 
 /*
@@ -194,6 +195,31 @@ static __always_inline long pea_map_slot_event(struct pea_map *map, u64 flags,
 		return -ENOENT;
 	*evp = entry->event;
 	return 0;
+}
+
+/**
+ * pea_event_wakeup() - wake the event's pollers, from any context
+ * @ev: the event
+ * @ring: its ring, where EPOLLIN is left for the next poll
+ *
+ * The wake-up itself runs from irq_work, so this is NMI-safe. Inline: the
+ * writers call it for every record with Linux's default wakeup_events 1.
+ */
+static inline void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring)
+{
+	local64_inc(&ev->wakeups);
+	/*
+	 * Coalesce: while the flag of an earlier wake-up is still set (no
+	 * poll has taken it), that wake-up's irq_work has run or will run,
+	 * and no poller can have gone to sleep since (poll would have taken
+	 * the flag and returned), so raising another one only costs an
+	 * interrupt. Pollers see exactly what Linux shows them: EPOLLIN once
+	 * per taken flag. The xchg is a full barrier: a poller that takes
+	 * the flag after it sees the data_head published before it.
+	 */
+	if (atomic_xchg(&ring->poll, (__force int)EPOLLIN))
+		return;
+	irq_work_queue(&ev->wakeup_work);
 }
 
 /* Record size of a payload of @size bytes for @ev. */

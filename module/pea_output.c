@@ -21,8 +21,9 @@
 /* Writers inside reserve..commit on this CPU; one slot per context. */
 static DEFINE_PER_CPU(int, pea_nest_level);
 
-static long pea_output_begin(struct pea_map *map, u64 flags, u64 size,
-			     struct pea_output_handle *h)
+/* The checks of pea_output() before the ring: the event to write to. */
+static __always_inline long pea_output_event(struct pea_map *map, u64 flags,
+					     u64 size, struct pea_event **evp)
 {
 	struct pea_event *ev;
 	long err;
@@ -36,7 +37,8 @@ static long pea_output_begin(struct pea_map *map, u64 flags, u64 size,
 		return -EOPNOTSUPP;
 	if (unlikely(size > ev->max_payload))
 		return -E2BIG;
-	return pea_ring_reserve(ev, size, h);
+	*evp = ev;
+	return 0;
 }
 
 /**
@@ -56,13 +58,16 @@ static long pea_output_begin(struct pea_map *map, u64 flags, u64 size,
 long pea_output_reserve(struct pea_map *map, u64 flags, u64 size,
 			struct pea_output_handle *handle)
 {
+	struct pea_event *ev;
 	long err;
 
 	preempt_disable();
 	if (unlikely(this_cpu_inc_return(pea_nest_level) > PEA_NEST_MAX))
 		err = -EBUSY;
 	else
-		err = pea_output_begin(map, flags, size, handle);
+		err = pea_output_event(map, flags, size, &ev);
+	if (!err)
+		err = pea_ring_reserve(ev, size, handle);
 	if (err) {
 		this_cpu_dec(pea_nest_level);
 		preempt_enable();
@@ -101,14 +106,18 @@ EXPORT_SYMBOL_GPL(pea_output_commit);
  */
 long pea_output(struct pea_map *map, u64 flags, const void *data, u64 size)
 {
-	struct pea_output_handle h;
+	struct pea_event *ev;
 	long err;
 
-	err = pea_output_reserve(map, flags, size, &h);
-	if (err)
-		return err;
-	memcpy(h.data, data, size);
-	pea_output_commit(&h);
-	return 0;
+	preempt_disable();
+	if (unlikely(this_cpu_inc_return(pea_nest_level) > PEA_NEST_MAX))
+		err = -EBUSY;
+	else
+		err = pea_output_event(map, flags, size, &ev);
+	if (!err)
+		err = pea_ring_output(ev, data, size);
+	this_cpu_dec(pea_nest_level);
+	preempt_enable();
+	return err;
 }
 EXPORT_SYMBOL_GPL(pea_output);

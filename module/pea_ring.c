@@ -166,7 +166,7 @@ static bool pea_ring_wakeup_adaptive(struct pea_event *ev,
 }
 
 /* Publish data_head if this is the outermost writer; raise wake-ups. */
-static void pea_ring_put_handle(struct pea_event *ev, struct pea_ring *ring,
+static __always_inline void pea_ring_put_handle(struct pea_event *ev, struct pea_ring *ring,
 				unsigned long wakeup)
 {
 	unsigned long head, prev;
@@ -220,7 +220,7 @@ static void *pea_put_lost(void *p, struct pea_event *ev, long lost)
 }
 
 /* Write the sample header and fields; return where the payload goes. */
-static void *pea_put_sample(void *p, struct pea_event *ev, u32 rec, u32 size)
+static __always_inline void *pea_put_sample(void *p, struct pea_event *ev, u32 rec, u32 size)
 {
 	struct perf_event_header *hdr = p;
 	u32 raw_size = rec - ev->fixed_size - 4;
@@ -258,20 +258,8 @@ static void *pea_put_sample(void *p, struct pea_event *ev, u32 rec, u32 size)
 	return p;
 }
 
-/**
- * pea_ring_reserve() - reserve a sample record of @size payload bytes
- * @ev: an enabled output event bound to this CPU
- * @size: payload bytes, at most @ev->max_payload
- * @h: filled with the payload pointer on success
- *
- * Called with preemption disabled on @ev->cpu. Writes the record's
- * header, fields and padding (and a PERF_RECORD_LOST before it when drops
- * are pending); the caller fills h->data and calls pea_ring_commit().
- *
- * Return: 0, or -ENOSPC when the record was dropped and counted lost.
- */
-long pea_ring_reserve(struct pea_event *ev, u32 size,
-		      struct pea_output_handle *h)
+static __always_inline long __pea_ring_reserve(struct pea_event *ev, u32 size,
+					       struct pea_output_handle *h)
 {
 	struct pea_ring *ring = rcu_dereference_sched(ev->ring);
 	u32 rec = pea_record_size(ev, size);
@@ -340,11 +328,7 @@ fail:
 	return -ENOSPC;
 }
 
-/**
- * pea_ring_commit() - publish a record reserved by pea_ring_reserve()
- * @h: the handle pea_ring_reserve() filled
- */
-void pea_ring_commit(struct pea_output_handle *h)
+static __always_inline void __pea_ring_commit(struct pea_output_handle *h)
 {
 	struct pea_event *ev = h->event;
 	struct pea_ring *ring = h->ring;
@@ -360,4 +344,57 @@ void pea_ring_commit(struct pea_output_handle *h)
 		}
 	}
 	pea_ring_put_handle(ev, ring, h->wakeup);
+}
+
+/**
+ * pea_ring_reserve() - reserve a sample record of @size payload bytes
+ * @ev: an enabled output event bound to this CPU
+ * @size: payload bytes, at most @ev->max_payload
+ * @h: filled with the payload pointer on success
+ *
+ * Called with preemption disabled on @ev->cpu. Writes the record's
+ * header, fields and padding (and a PERF_RECORD_LOST before it when drops
+ * are pending); the caller fills h->data and calls pea_ring_commit().
+ *
+ * Return: 0, or -ENOSPC when the record was dropped and counted lost.
+ */
+long pea_ring_reserve(struct pea_event *ev, u32 size,
+		      struct pea_output_handle *h)
+{
+	return __pea_ring_reserve(ev, size, h);
+}
+
+/**
+ * pea_ring_commit() - publish a record reserved by pea_ring_reserve()
+ * @h: the handle pea_ring_reserve() filled
+ */
+void pea_ring_commit(struct pea_output_handle *h)
+{
+	__pea_ring_commit(h);
+}
+
+/**
+ * pea_ring_output() - write one sample record with @size payload bytes
+ * @ev: an enabled output event bound to this CPU
+ * @data: the payload
+ * @size: payload bytes, at most @ev->max_payload
+ *
+ * pea_ring_reserve(), the copy and pea_ring_commit() in one function, so
+ * that pea_output()'s path makes one call here and one to memcpy(): every
+ * return of the hot path costs (a return thunk on mitigated CPUs).
+ * Called with preemption disabled on @ev->cpu.
+ *
+ * Return: 0, or -ENOSPC when the record was dropped and counted lost.
+ */
+long pea_ring_output(struct pea_event *ev, const void *data, u32 size)
+{
+	struct pea_output_handle h;
+	long err;
+
+	err = __pea_ring_reserve(ev, size, &h);
+	if (unlikely(err))
+		return err;
+	memcpy(h.data, data, size);
+	__pea_ring_commit(&h);
+	return 0;
 }
