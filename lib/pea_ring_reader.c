@@ -176,7 +176,8 @@ again:
 			if (hdr.size < raw_off + PEA_RAW_SIZE_LEN) {
 				err = -EINVAL;
 			} else {
-				memcpy(&raw_size, rec + raw_off, sizeof(raw_size));
+				memcpy(&raw_size, rec + raw_off,
+				       sizeof(raw_size));
 				if (raw_size > hdr.size - raw_off -
 					       PEA_RAW_SIZE_LEN)
 					err = -EINVAL;
@@ -199,7 +200,10 @@ again:
 out:
 	ring_store_tail(page, tail);
 	if (!err && ring->recheck) {
-		/* Store data_tail, then load data_head: see PEA_FLAG_ADAPTIVE_WAKEUP. */
+		/*
+		 * Store data_tail, then load data_head: see
+		 * PEA_FLAG_ADAPTIVE_WAKEUP.
+		 */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		head = ring_load_head(page);
 		if (head != tail)

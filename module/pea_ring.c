@@ -166,8 +166,9 @@ static bool pea_ring_wakeup_adaptive(struct pea_event *ev,
 }
 
 /* Publish data_head if this is the outermost writer; raise wake-ups. */
-static __always_inline void pea_ring_put_handle(struct pea_event *ev, struct pea_ring *ring,
-				unsigned long wakeup)
+static __always_inline void pea_ring_put_handle(struct pea_event *ev,
+						struct pea_ring *ring,
+						unsigned long wakeup)
 {
 	unsigned long head, prev;
 	bool woke;
@@ -220,7 +221,8 @@ static void *pea_put_lost(void *p, struct pea_event *ev, long lost)
 }
 
 /* Write the sample header and fields; return where the payload goes. */
-static __always_inline void *pea_put_sample(void *p, struct pea_event *ev, u32 rec, u32 size)
+static __always_inline void *pea_put_sample(void *p, struct pea_event *ev,
+					    u32 rec, u32 size)
 {
 	struct perf_event_header *hdr = p;
 	u32 raw_size = rec - ev->fixed_size - 4;

@@ -113,7 +113,8 @@ static void test_errors(void)
 		close(fd);
 	fd = fl_event_open(&attr, PEA_FLAG_FLUSH | PEA_FLAG_ADAPTIVE_WAKEUP,
 			   1000);
-	PT_OK(fd >= 0, "PEA_FLAG_FLUSH with PEA_FLAG_ADAPTIVE_WAKEUP is accepted");
+	PT_OK(fd >= 0,
+	      "PEA_FLAG_FLUSH with PEA_FLAG_ADAPTIVE_WAKEUP is accepted");
 	if (fd >= 0)
 		close(fd);
 	attr.write_backward = 1;
@@ -207,9 +208,11 @@ static void test_every_record(void)
 
 	fl_open(&f, PEA_FLAG_FLUSH, FLUSH_US, 1);
 	out_n(1);
-	PT_EQ(ep_wait(f.ep, 0), 1, "flush + wakeup_events 1: record 1 wakes at once");
+	PT_EQ(ep_wait(f.ep, 0), 1,
+	      "flush + wakeup_events 1: record 1 wakes at once");
 	out_n(1);
-	PT_EQ(ep_wait(f.ep, 0), 1, "flush + wakeup_events 1: record 2 wakes at once");
+	PT_EQ(ep_wait(f.ep, 0), 1,
+	      "flush + wakeup_events 1: record 2 wakes at once");
 	PT_EQ(ep_wait(f.ep, 4 * FLUSH_MS), 0,
 	      "flush + wakeup_events 1: no timer wake-up afterwards");
 	PT_EQ(pt_wakeups(f.fd), 2, "flush + wakeup_events 1: stats.wakeups 2");
