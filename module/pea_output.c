@@ -21,13 +21,20 @@
 /* Writers inside reserve..commit on this CPU; one slot per context. */
 static DEFINE_PER_CPU(int, pea_nest_level);
 
-/* The checks of pea_output() before the ring: the event to write to. */
-static __always_inline long pea_output_event(struct pea_map *map, u64 flags,
+/*
+ * Take a nesting slot (preemption disabled) and find the event to write
+ * to, with pea_output()'s checks in its error order. On error the slot
+ * is still held: pea_output_leave() releases it in every case.
+ */
+static __always_inline long pea_output_enter(struct pea_map *map, u64 flags,
 					     u64 size, struct pea_event **evp)
 {
 	struct pea_event *ev;
 	long err;
 
+	preempt_disable();
+	if (unlikely(this_cpu_inc_return(pea_nest_level) > PEA_NEST_MAX))
+		return -EBUSY;
 	err = pea_map_slot_event(map, flags, &ev);
 	if (err)
 		return err;
@@ -39,6 +46,12 @@ static __always_inline long pea_output_event(struct pea_map *map, u64 flags,
 		return -E2BIG;
 	*evp = ev;
 	return 0;
+}
+
+static __always_inline void pea_output_leave(void)
+{
+	this_cpu_dec(pea_nest_level);
+	preempt_enable();
 }
 
 /**
@@ -61,17 +74,11 @@ long pea_output_reserve(struct pea_map *map, u64 flags, u64 size,
 	struct pea_event *ev;
 	long err;
 
-	preempt_disable();
-	if (unlikely(this_cpu_inc_return(pea_nest_level) > PEA_NEST_MAX))
-		err = -EBUSY;
-	else
-		err = pea_output_event(map, flags, size, &ev);
+	err = pea_output_enter(map, flags, size, &ev);
 	if (!err)
 		err = pea_ring_reserve(ev, size, handle);
-	if (err) {
-		this_cpu_dec(pea_nest_level);
-		preempt_enable();
-	}
+	if (err)
+		pea_output_leave();
 	return err;
 }
 EXPORT_SYMBOL_GPL(pea_output_reserve);
@@ -85,8 +92,7 @@ EXPORT_SYMBOL_GPL(pea_output_reserve);
 void pea_output_commit(struct pea_output_handle *handle)
 {
 	pea_ring_commit(handle);
-	this_cpu_dec(pea_nest_level);
-	preempt_enable();
+	pea_output_leave();
 }
 EXPORT_SYMBOL_GPL(pea_output_commit);
 
@@ -109,15 +115,10 @@ long pea_output(struct pea_map *map, u64 flags, const void *data, u64 size)
 	struct pea_event *ev;
 	long err;
 
-	preempt_disable();
-	if (unlikely(this_cpu_inc_return(pea_nest_level) > PEA_NEST_MAX))
-		err = -EBUSY;
-	else
-		err = pea_output_event(map, flags, size, &ev);
+	err = pea_output_enter(map, flags, size, &ev);
 	if (!err)
 		err = pea_ring_output(ev, data, size);
-	this_cpu_dec(pea_nest_level);
-	preempt_enable();
+	pea_output_leave();
 	return err;
 }
 EXPORT_SYMBOL_GPL(pea_output);
