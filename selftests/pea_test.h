@@ -161,6 +161,18 @@ static inline int pt_event_open_attr(const struct perf_event_attr *attr,
 	return fd < 0 ? -errno : fd;
 }
 
+/* Open and close an event: 0 if it opened, else the errno. */
+static inline int pt_event_open_errno(const struct perf_event_attr *attr,
+				      int cpu)
+{
+	int fd = pt_event_open_attr(attr, cpu);
+
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return 0;
+}
+
 static inline int pt_event_open(int cpu, __u64 sample_type)
 {
 	struct perf_event_attr attr = pt_output_attr(sample_type);
@@ -321,6 +333,19 @@ static inline int pt_st(void)
 			pt_fatal("open " PEA_ST_DEVICE);
 	}
 	return fd;
+}
+
+/*
+ * A test program's start: open /dev/pea and load the test module; returns
+ * the online CPUs, at most @max (the size of the test's per-CPU arrays).
+ */
+static inline int pt_setup(int max)
+{
+	int ncpu = pt_nr_cpus();
+
+	pt_dev();
+	pt_st();
+	return ncpu > max ? max : ncpu;
 }
 
 /*

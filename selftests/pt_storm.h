@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Storm helpers for tests that read the test module's storm records
- * through libpea in other modes (auto-callback, snapshots): start/stop and
- * a compact check of one record.
+ * Storm helpers for the tests that read the test module's storm records
+ * through libpea (test_storm, and the auto-callback and snapshot modes):
+ * start/stop and a compact check of one record.
  */
 #ifndef _PT_STORM_H
 #define _PT_STORM_H
@@ -13,10 +13,11 @@
 
 static struct pea_st_result pt_storm_result;
 
-static inline int pt_storm_start(const char *map)
+/* Start the storm on every CPU: @sources, a mask of 1 << enum pea_st_source. */
+static inline int pt_storm_start(const char *map, __u32 sources)
 {
 	struct pea_st_storm cfg = {
-		.sources = PT_ALL_SOURCES,
+		.sources = sources,
 		.hrtimer_us = 200,
 		.task_burst = 32,
 		.task_sleep_us = 200,

@@ -117,16 +117,6 @@ static void test_map_create(void)
 	close(fd);
 }
 
-static int event_errno(struct perf_event_attr *attr, int cpu)
-{
-	int fd = pt_event_open_attr(attr, cpu);
-
-	if (fd < 0)
-		return -fd;
-	close(fd);
-	return 0;
-}
-
 static void test_event_open(void)
 {
 	struct perf_event_attr good = pt_output_attr(PERF_SAMPLE_RAW), a;
@@ -138,46 +128,46 @@ static void test_event_open(void)
 	__u64 vals[2], id;
 	int fd;
 
-	PT_EQ(event_errno(&good, 0), 0, "event open: valid attr succeeds");
+	PT_EQ(pt_event_open_errno(&good, 0), 0, "event open: valid attr succeeds");
 	a = good; a.type = PERF_TYPE_HARDWARE;
-	PT_EQ(event_errno(&a, 0), EINVAL, "event open: type HARDWARE gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "event open: type HARDWARE gives EINVAL");
 	a = good; a.config = PERF_COUNT_SW_CPU_CLOCK;
-	PT_EQ(event_errno(&a, 0), EINVAL,
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL,
 	      "event open: config other than BPF_OUTPUT gives EINVAL");
 	a = good; a.sample_type = PERF_SAMPLE_TID;
-	PT_EQ(event_errno(&a, 0), EINVAL,
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL,
 	      "event open: sample_type without RAW gives EINVAL");
 	a = good; a.sample_type |= PERF_SAMPLE_IP;
-	PT_EQ(event_errno(&a, 0), EINVAL,
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL,
 	      "event open: sample_type IP gives EINVAL");
 	a = good; a.sample_period = 2;
-	PT_EQ(event_errno(&a, 0), EINVAL, "event open: sample_period 2 gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "event open: sample_period 2 gives EINVAL");
 	a = good; a.freq = 1;
-	PT_EQ(event_errno(&a, 0), EINVAL, "event open: freq gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "event open: freq gives EINVAL");
 	a = good; a.inherit = 1;
-	PT_EQ(event_errno(&a, 0), EINVAL, "event open: inherit gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "event open: inherit gives EINVAL");
 	a = good; a.exclude_kernel = 1;
-	PT_EQ(event_errno(&a, 0), EINVAL, "event open: exclude_kernel gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "event open: exclude_kernel gives EINVAL");
 	a = good; a.read_format = PERF_FORMAT_GROUP;
-	PT_EQ(event_errno(&a, 0), EINVAL,
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL,
 	      "event open: read_format GROUP gives EINVAL");
-	PT_EQ(event_errno(&good, -1), EINVAL, "event open: cpu -1 gives EINVAL");
-	PT_EQ(event_errno(&good, 1 << 20), EINVAL,
+	PT_EQ(pt_event_open_errno(&good, -1), EINVAL, "event open: cpu -1 gives EINVAL");
+	PT_EQ(pt_event_open_errno(&good, 1 << 20), EINVAL,
 	      "event open: cpu past nr_cpu_ids gives EINVAL");
 	a = good; a.size = 32;
-	PT_EQ(event_errno(&a, 0), E2BIG, "event open: attr.size 32 gives E2BIG");
+	PT_EQ(pt_event_open_errno(&a, 0), E2BIG, "event open: attr.size 32 gives E2BIG");
 	a = good; a.size = 0;
-	PT_EQ(event_errno(&a, 0), 0, "event open: attr.size 0 means VER0");
+	PT_EQ(pt_event_open_errno(&a, 0), 0, "event open: attr.size 0 means VER0");
 	a = good; a.size = PERF_ATTR_SIZE_VER0;
-	PT_EQ(event_errno(&a, 0), 0, "event open: attr.size VER0 succeeds");
+	PT_EQ(pt_event_open_errno(&a, 0), 0, "event open: attr.size VER0 succeeds");
 
 	memset(&big, 0, sizeof(big));
 	big.attr = good;
 	big.attr.size = sizeof(big);
-	PT_EQ(event_errno(&big.attr, 0), 0,
+	PT_EQ(pt_event_open_errno(&big.attr, 0), 0,
 	      "event open: a larger attr with a zero tail succeeds");
 	big.tail[400] = 1;
-	PT_EQ(event_errno(&big.attr, 0), E2BIG,
+	PT_EQ(pt_event_open_errno(&big.attr, 0), E2BIG,
 	      "event open: a larger attr with a non-zero tail gives E2BIG");
 
 	memset(&o, 0, sizeof(o));
@@ -390,14 +380,14 @@ static void test_offline_cpu(void)
 	const char *online = "/sys/devices/system/cpu/cpu3/online";
 
 	PT_EQ(write_file(online, "0"), 0, "CPU 3 taken offline");
-	PT_EQ(event_errno(&(struct perf_event_attr){
+	PT_EQ(pt_event_open_errno(&(struct perf_event_attr){
 		.size = sizeof(struct perf_event_attr),
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_BPF_OUTPUT,
 		.sample_type = PERF_SAMPLE_RAW }, 3), ENODEV,
 	      "event open: an offline CPU gives ENODEV");
 	PT_EQ(write_file(online, "1"), 0, "CPU 3 back online");
-	PT_EQ(event_errno(&(struct perf_event_attr){
+	PT_EQ(pt_event_open_errno(&(struct perf_event_attr){
 		.size = sizeof(struct perf_event_attr),
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_BPF_OUTPUT,

@@ -328,7 +328,7 @@ static void test_storm(void)
 
 	seen_reset(true);
 	pb = auto_buffer(map, 8, 0);
-	PT_EQ(pt_storm_start(MAP), 0, "storm started");
+	PT_EQ(pt_storm_start(MAP, PT_ALL_SOURCES), 0, "storm started");
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 	PT_EQ(pt_storm_stop(), 0, "storm stopped");
@@ -378,11 +378,7 @@ static void test_storm(void)
 
 int main(void)
 {
-	ncpu = pt_nr_cpus();
-	if (ncpu > MAX_CPUS)
-		ncpu = MAX_CPUS;
-	pt_dev();
-	pt_st();
+	ncpu = pt_setup(MAX_CPUS);
 	test_flags();
 	test_delivery();
 	test_lost_hint();

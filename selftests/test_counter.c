@@ -8,16 +8,6 @@
 #include "pea_test.h"
 #include "pt_counter.h"
 
-static int open_errno(struct perf_event_attr *a, int cpu)
-{
-	int fd = pt_event_open_attr(a, cpu);
-
-	if (fd < 0)
-		return -fd;
-	close(fd);
-	return 0;
-}
-
 static void test_create(void)
 {
 	struct perf_event_attr good = pt_counter_attr(PERF_TYPE_SOFTWARE,
@@ -33,92 +23,92 @@ static void test_create(void)
 
 	/* Counters count; nothing of sampling or side-band is honoured. */
 	a = good; a.sample_period = 1;
-	PT_EQ(open_errno(&a, 0), EINVAL, "create: sample_period gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "create: sample_period gives EINVAL");
 	a = good; a.freq = 1; a.sample_freq = 100;
-	PT_EQ(open_errno(&a, 0), EINVAL, "create: freq gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "create: freq gives EINVAL");
 	a = good; a.sample_type = PERF_SAMPLE_IP;
-	PT_EQ(open_errno(&a, 0), EINVAL, "create: sample_type gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "create: sample_type gives EINVAL");
 	a = good; a.read_format |= PERF_FORMAT_GROUP;
-	PT_EQ(open_errno(&a, 0), EINVAL,
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL,
 	      "create: read_format GROUP gives EINVAL");
 	a = good; a.read_format = 1ULL << 10;
-	PT_EQ(open_errno(&a, 0), EINVAL,
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL,
 	      "create: an unknown read_format bit gives EINVAL");
 	a = good; a.mmap = 1;
-	PT_EQ(open_errno(&a, 0), EINVAL, "create: mmap records give EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "create: mmap records give EINVAL");
 	a = good; a.comm = 1;
-	PT_EQ(open_errno(&a, 0), EINVAL, "create: comm records give EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "create: comm records give EINVAL");
 	a = good; a.enable_on_exec = 1;
-	PT_EQ(open_errno(&a, 0), EINVAL, "create: enable_on_exec gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "create: enable_on_exec gives EINVAL");
 	a = good; a.watermark = 1; a.wakeup_watermark = 64;
-	PT_EQ(open_errno(&a, 0), EINVAL, "create: watermark gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "create: watermark gives EINVAL");
 	a = good; a.wakeup_events = 1;
-	PT_EQ(open_errno(&a, 0), EINVAL, "create: wakeup_events gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "create: wakeup_events gives EINVAL");
 	a = good; a.precise_ip = 1;
-	PT_EQ(open_errno(&a, 0), EINVAL, "create: precise_ip gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "create: precise_ip gives EINVAL");
 	a = good; a.use_clockid = 1;
-	PT_EQ(open_errno(&a, 0), EINVAL, "create: use_clockid gives EINVAL");
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL, "create: use_clockid gives EINVAL");
 	a = good; a.sample_regs_user = 1;
-	PT_EQ(open_errno(&a, 0), EINVAL,
+	PT_EQ(pt_event_open_errno(&a, 0), EINVAL,
 	      "create: sample_regs_user gives EINVAL");
-	PT_EQ(open_errno(&good, -1), EINVAL, "create: cpu -1 gives EINVAL");
-	PT_EQ(open_errno(&good, 1 << 20), EINVAL,
+	PT_EQ(pt_event_open_errno(&good, -1), EINVAL, "create: cpu -1 gives EINVAL");
+	PT_EQ(pt_event_open_errno(&good, 1 << 20), EINVAL,
 	      "create: cpu past nr_cpu_ids gives EINVAL");
 	a = good; a.size = 32;
-	PT_EQ(open_errno(&a, 0), E2BIG, "create: attr.size 32 gives E2BIG");
+	PT_EQ(pt_event_open_errno(&a, 0), E2BIG, "create: attr.size 32 gives E2BIG");
 	a = good; a.size = PERF_ATTR_SIZE_VER0;
-	PT_EQ(open_errno(&a, 0), 0, "create: attr.size VER0 succeeds");
+	PT_EQ(pt_event_open_errno(&a, 0), 0, "create: attr.size VER0 succeeds");
 
 	/* Honoured bits, one at a time. */
 	a = good; a.disabled = 1;
-	PT_EQ(open_errno(&a, 0), 0, "create: disabled is accepted");
+	PT_EQ(pt_event_open_errno(&a, 0), 0, "create: disabled is accepted");
 	a = good; a.inherit = 1;
-	PT_EQ(open_errno(&a, 0), 0, "create: inherit is accepted");
+	PT_EQ(pt_event_open_errno(&a, 0), 0, "create: inherit is accepted");
 	a = good; a.pinned = 1;
-	PT_EQ(open_errno(&a, 0), 0, "create: pinned is accepted");
+	PT_EQ(pt_event_open_errno(&a, 0), 0, "create: pinned is accepted");
 	a = good; a.exclusive = 1;
-	PT_EQ(open_errno(&a, 0), 0, "create: exclusive is accepted");
+	PT_EQ(pt_event_open_errno(&a, 0), 0, "create: exclusive is accepted");
 	a = good; a.exclude_user = 1; a.exclude_hv = 1; a.exclude_idle = 1;
-	PT_EQ(open_errno(&a, 0), 0,
+	PT_EQ(pt_event_open_errno(&a, 0), 0,
 	      "create: exclude_user, exclude_hv, exclude_idle are accepted");
 	a = good; a.exclude_kernel = 1; a.exclude_host = 1;
 	a.exclude_guest = 1;
-	PT_EQ(open_errno(&a, 0), 0,
+	PT_EQ(pt_event_open_errno(&a, 0), 0,
 	      "create: exclude_kernel, exclude_host, exclude_guest are accepted");
 	a = good; a.read_format = PEA_COUNTER_READ_FORMAT;
-	PT_EQ(open_errno(&a, 0), 0,
+	PT_EQ(pt_event_open_errno(&a, 0), 0,
 	      "create: read_format ENABLED|RUNNING|ID|LOST is accepted");
 
 	/* perf's own errors pass through. */
 	a = good; a.type = 1000;
-	PT_EQ(open_errno(&a, 0), ENOENT, "create: unknown type 1000 gives ENOENT");
+	PT_EQ(pt_event_open_errno(&a, 0), ENOENT, "create: unknown type 1000 gives ENOENT");
 	a = good; a.config = 1000;
-	PT_EQ(open_errno(&a, 0), ENOENT,
+	PT_EQ(pt_event_open_errno(&a, 0), ENOENT,
 	      "create: software config 1000 gives ENOENT");
 	for (i = 0; i < PERF_COUNT_HW_MAX; i++) {
 		a = pt_counter_attr(PERF_TYPE_HARDWARE, i);
-		PT_EQ(open_errno(&a, 1), ENOENT,
+		PT_EQ(pt_event_open_errno(&a, 1), ENOENT,
 		      "create: hardware event %d gives ENOENT (no PMU in this guest)",
 		      i);
 	}
 	a = pt_counter_attr(PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_L1D |
 			    PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
-	PT_EQ(open_errno(&a, 1), ENOENT,
+	PT_EQ(pt_event_open_errno(&a, 1), ENOENT,
 	      "create: hw-cache L1-dcache-load-misses gives ENOENT");
 	a = pt_counter_attr(PERF_TYPE_RAW, 0x3c);
-	PT_EQ(open_errno(&a, 1), ENOENT, "create: raw 0x3c gives ENOENT");
+	PT_EQ(pt_event_open_errno(&a, 1), ENOENT, "create: raw 0x3c gives ENOENT");
 
 	/* A dynamic PMU type from sysfs: msr (tsc is event 0). */
 	type = pt_pmu_type("msr");
 	PT_OK(type > PERF_TYPE_MAX, "sysfs: the msr PMU has a dynamic type (%d)",
 	      type);
 	a = pt_counter_attr(type, 0);
-	PT_EQ(open_errno(&a, 2), 0, "create: msr/tsc/ (a dynamic type) succeeds");
+	PT_EQ(pt_event_open_errno(&a, 2), 0, "create: msr/tsc/ (a dynamic type) succeeds");
 	a.exclude_kernel = 1;
-	PT_EQ(open_errno(&a, 2), EINVAL,
+	PT_EQ(pt_event_open_errno(&a, 2), EINVAL,
 	      "create: msr/tsc/ with exclude_kernel gives EINVAL (the PMU cannot exclude)");
 	a = pt_counter_attr(type, 99);
-	PT_EQ(open_errno(&a, 2), EINVAL,
+	PT_EQ(pt_event_open_errno(&a, 2), EINVAL,
 	      "create: msr config 99 gives EINVAL (the PMU's answer)");
 }
 
@@ -130,9 +120,9 @@ static void test_offline(void)
 						   PERF_COUNT_SW_CPU_CLOCK);
 
 	PT_EQ(pt_write_file(online, "0"), 0, "CPU 3 taken offline");
-	PT_EQ(open_errno(&a, 3), ENODEV, "create: an offline CPU gives ENODEV");
+	PT_EQ(pt_event_open_errno(&a, 3), ENODEV, "create: an offline CPU gives ENODEV");
 	PT_EQ(pt_write_file(online, "1"), 0, "CPU 3 back online");
-	PT_EQ(open_errno(&a, 3), 0, "create: CPU 3 online again succeeds");
+	PT_EQ(pt_event_open_errno(&a, 3), 0, "create: CPU 3 online again succeeds");
 }
 
 static void test_read_layouts(void)

@@ -926,11 +926,7 @@ static void test_free(void)
 
 int main(void)
 {
-	ncpu = pt_nr_cpus();
-	if (ncpu > MAX_CPUS)
-		ncpu = MAX_CPUS;
-	pt_dev();
-	pt_st();
+	ncpu = pt_setup(MAX_CPUS);
 	test_new_args();
 	test_new_setup();
 	test_poll_consume();

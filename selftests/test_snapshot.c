@@ -381,7 +381,7 @@ static void test_storm(void)
 	size_t i, idx, k;
 
 	pb = overwrite_buffer(map, 4, 0);
-	PT_EQ(pt_storm_start(MAP), 0, "storm started");
+	PT_EQ(pt_storm_start(MAP, PT_ALL_SOURCES), 0, "storm started");
 	for (round = 0; round < SNAPSHOTS; round++) {
 		ts.tv_sec = 0;
 		ts.tv_nsec = 100000000L;
@@ -509,11 +509,7 @@ static void test_pause(void)
 
 int main(void)
 {
-	ncpu = pt_nr_cpus();
-	if (ncpu > MAX_CPUS)
-		ncpu = MAX_CPUS;
-	pt_dev();
-	pt_st();
+	ncpu = pt_setup(MAX_CPUS);
 	test_refusals();
 	test_window();
 	test_sample_info();

@@ -21,11 +21,11 @@
 #include <pthread.h>
 #include <time.h>
 #include "pea_test.h"
+#include "pt_storm.h"
 #include "libpea.h"
 
 #define MAX_CPUS	PEA_ST_MAX_CPUS
 #define NSRC		PEA_ST_NR_SOURCES
-#define ALL_SOURCES	((1U << NSRC) - 1)
 
 /* Durations, scaled for a 4-vCPU guest under TCG. */
 #define PHASE_A_MS	3000
@@ -153,27 +153,6 @@ static void on_lost(void *ctx, int cpu, __u64 cnt)
 
 /* ---- the storm ---- */
 
-static int storm_start(const char *map, __u32 sources)
-{
-	struct pea_st_storm cfg = {
-		.sources = sources,
-		.hrtimer_us = 200,
-		.task_burst = 32,
-		.task_sleep_us = 200,
-		.nmi_every = 2,
-	};
-
-	strncpy(cfg.map, map, sizeof(cfg.map) - 1);
-	return pt_ioctl_errno(pt_st(), PEA_ST_IOC_STORM_START, &cfg);
-}
-
-static struct pea_st_result result;
-
-static int storm_stop(void)
-{
-	memset(&result, 0, sizeof(result));
-	return pt_ioctl_errno(pt_st(), PEA_ST_IOC_STORM_STOP, &result);
-}
 
 /* ---- a consumer thread ---- */
 
@@ -221,7 +200,7 @@ static void check_accounting(const char *phase, struct storm *s,
 		struct pea_event_stats st;
 
 		for (src = 0; src < NSRC; src++) {
-			struct pea_st_counts *c = &result.c[cpu][src];
+			struct pea_st_counts *c = &pt_storm_result.c[cpu][src];
 
 			if (c->attempts != c->ok + c->nospc + c->other)
 				bad_sum++;
@@ -352,10 +331,10 @@ static void storm_with_consumer(const char *phase, const char *name,
 	c.pb = pb;
 	if (pthread_create(&c.thr, NULL, consumer_fn, &c))
 		pt_fatal("pthread_create");
-	PT_EQ(storm_start(name, sources), 0, "%s: storm started (sources %#x)",
+	PT_EQ(pt_storm_start(name, sources), 0, "%s: storm started (sources %#x)",
 	      phase, sources);
 	sleep_ms(ms);
-	PT_EQ(storm_stop(), 0, "%s: storm stopped", phase);
+	PT_EQ(pt_storm_stop(), 0, "%s: storm stopped", phase);
 	c.stop = 1;
 	pthread_join(c.thr, NULL);
 	PT_EQ(c.errors, 0, "%s: consumer: %ld polls, no error (last %ld)",
@@ -386,10 +365,10 @@ static void storm_with_consumer(const char *phase, const char *name,
 static void phase_a(void)
 {
 	storm_with_consumer("A", "stormA", &sa, 64, 0, PHASE_A_MS,
-			    ALL_SOURCES, NULL);
+			    PT_ALL_SOURCES, NULL);
 	/* Drops while reading: LOST records, the hint and TAKE_LOST race. */
 	storm_with_consumer("A2", "stormA2", &sa2, 2, 2000, PHASE_A2_MS,
-			    ALL_SOURCES, NULL);
+			    PT_ALL_SOURCES, NULL);
 }
 
 /*
@@ -417,9 +396,10 @@ static void phase_b(void)
 	pb = pea_buffer__new(map, 2, on_record, on_lost, &sb, NULL);
 	if (!pb)
 		pt_fatal("pea_buffer__new(2 pages)");
-	PT_EQ(storm_start("stormB", ALL_SOURCES), 0, "B: storm started, nobody reading");
+	PT_EQ(pt_storm_start("stormB", PT_ALL_SOURCES), 0,
+	      "B: storm started, nobody reading");
 	sleep_ms(PHASE_B_MS);
-	PT_EQ(storm_stop(), 0, "B: storm stopped");
+	PT_EQ(pt_storm_stop(), 0, "B: storm stopped");
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		struct pea_event_stats st;
 		void *base = NULL;
@@ -511,7 +491,7 @@ static void phase_c(void)
 	pb = pea_buffer__new(map, 4, on_record, on_lost, &sc, NULL);
 	if (!pb)
 		pt_fatal("pea_buffer__new");
-	PT_EQ(storm_start("stormC", ALL_SOURCES), 0, "C: storm started");
+	PT_EQ(pt_storm_start("stormC", PT_ALL_SOURCES), 0, "C: storm started");
 
 	/* pea_buffer__free and __new on the same map, under fire. */
 	for (i = 0; i < 4; i++) {
@@ -576,12 +556,12 @@ static void phase_c(void)
 	PT_EQ(pea_buffer__consume(pb), 0,
 	      "C: consuming rings whose slots were cleared succeeds");
 	pea_buffer__free(pb);
-	PT_EQ(storm_stop(), 0, "C: storm stopped");
+	PT_EQ(pt_storm_stop(), 0, "C: storm stopped");
 
 	bad = 0;
 	for (cpu = 0; cpu < ncpu; cpu++)
 		for (i = 0; i < NSRC; i++) {
-			struct pea_st_counts *c = &result.c[cpu][i];
+			struct pea_st_counts *c = &pt_storm_result.c[cpu][i];
 
 			if (c->attempts != c->ok + c->nospc + c->other ||
 			    !c->other || c->last_other != -ENOENT) {
