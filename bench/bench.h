@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include "module/pea_bench.h"
 
 #define BENCH_MAP_NAME	"pea_bench"
 #define BENCH_KP_SYMBOL	"__x64_sys_getppid"
@@ -79,6 +80,7 @@ uint64_t now_ns(void);
 void pin_cpu(int cpu);
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void module_kprobe(enum pea_bench_kp_mode mode);
 
 /* chan.c */
 const char *chan_name(enum chan_kind kind);

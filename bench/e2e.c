@@ -127,19 +127,6 @@ static void consumer_flush(struct consumer *k)
 		usleep(1000);
 }
 
-static void module_kprobe(enum pea_bench_kp_mode mode)
-{
-	struct pea_bench_kprobe a;
-
-	memset(&a, 0, sizeof(a));
-	snprintf(a.map, sizeof(a.map), "%s", BENCH_MAP_NAME);
-	snprintf(a.symbol, sizeof(a.symbol), "%s", BENCH_KP_SYMBOL);
-	a.mode = mode;
-	a.size = BENCH_KP_SIZE;
-	if (ioctl(g_bench_fd, PEA_BENCH_IOC_KPROBE, &a))
-		die("PEA_BENCH_IOC_KPROBE mode %d: %m", mode);
-}
-
 static struct pea_bench_kstats module_kstats(void)
 {
 	struct pea_bench_kstats s;

@@ -48,19 +48,6 @@ static void *lat_consumer_fn(void *arg)
 	return NULL;
 }
 
-static void lat_kprobe(enum pea_bench_kp_mode mode)
-{
-	struct pea_bench_kprobe a;
-
-	memset(&a, 0, sizeof(a));
-	snprintf(a.map, sizeof(a.map), "%s", BENCH_MAP_NAME);
-	snprintf(a.symbol, sizeof(a.symbol), "%s", BENCH_KP_SYMBOL);
-	a.mode = mode;
-	a.size = BENCH_KP_SIZE;
-	if (ioctl(g_bench_fd, PEA_BENCH_IOC_KPROBE, &a))
-		die("PEA_BENCH_IOC_KPROBE: %m");
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -94,7 +81,7 @@ static void lat_run(enum chan_kind kind, bool batch, double *p50, double *p99)
 	if (pthread_create(&t, NULL, lat_consumer_fn, &k))
 		die("pthread_create");
 	if (kind == CH_PEA) {
-		lat_kprobe(PEA_BENCH_KP_OUTPUT);
+		module_kprobe(PEA_BENCH_KP_OUTPUT);
 	} else {
 		link = bpf_program__attach_kprobe(prog, false, BENCH_KP_SYMBOL);
 		if (!link)
@@ -110,7 +97,7 @@ static void lat_run(enum chan_kind kind, bool batch, double *p50, double *p99)
 	if (link)
 		bpf_link__destroy(link);
 	else
-		lat_kprobe(PEA_BENCH_KP_OFF);
+		module_kprobe(PEA_BENCH_KP_OFF);
 	__atomic_store_n(&k.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	pin_cpu(0);

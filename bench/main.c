@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <bpf/libbpf.h>
@@ -82,6 +83,20 @@ void note(const char *fmt, ...)
 		fprintf(k, "pea-bench: %s\n", buf);
 		fclose(k);
 	}
+}
+
+/* Set pea_bench's kprobe on BENCH_KP_SYMBOL: off, empty or pea_output(). */
+void module_kprobe(enum pea_bench_kp_mode mode)
+{
+	struct pea_bench_kprobe a;
+
+	memset(&a, 0, sizeof(a));
+	snprintf(a.map, sizeof(a.map), "%s", BENCH_MAP_NAME);
+	snprintf(a.symbol, sizeof(a.symbol), "%s", BENCH_KP_SYMBOL);
+	a.mode = mode;
+	a.size = BENCH_KP_SIZE;
+	if (ioctl(g_bench_fd, PEA_BENCH_IOC_KPROBE, &a))
+		die("PEA_BENCH_IOC_KPROBE mode %d: %m", mode);
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
