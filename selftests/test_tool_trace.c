@@ -514,6 +514,16 @@ static void test_duration(void)
 
 /* ---- a reader that cannot keep up: every record accounted for ---- */
 
+/*
+ * Bytes in the ring of one record of a WL_BURST with --str ARG1: the
+ * probe record and the captured name, which is @prefix and 3 digits.
+ */
+static int burst_rec_size(const char *prefix)
+{
+	return 8 + ((4 + sizeof(struct pea_probe_record) + strlen(prefix) + 3 +
+		     7) & ~7);
+}
+
 static void test_lost(void)
 {
 	const char *prefix = "/tmp/pea-lost-";
@@ -524,9 +534,7 @@ static void test_lost(void)
 	long long lost_lines = 0, lost_sum = -1, records = -1;
 	long page = pt_page_size();
 
-	/* Each name is the prefix and 3 digits. */
-	rec = 8 + ((4 + sizeof(struct pea_probe_record) + strlen(prefix) + 3 +
-		    7) & ~7);
+	rec = burst_rec_size(prefix);
 	fit = page / rec;
 
 	wl_start(&w);
@@ -588,8 +596,7 @@ static void test_flight(void)
 	long long records = -1, lost = -1;
 	long page = pt_page_size();
 
-	rec = 8 + ((4 + sizeof(struct pea_probe_record) + strlen(prefix) + 3 +
-		    7) & ~7);
+	rec = burst_rec_size(prefix);
 	fit = page / rec;
 
 	wl_start(&w);
