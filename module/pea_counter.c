@@ -373,9 +373,10 @@ static struct pea_event *pea_counter_alloc(const struct perf_event_attr *attr,
 	struct pea_event *ev;
 	struct page *page;
 
-	ev = kzalloc_node(sizeof(*ev), GFP_KERNEL, node);
-	c = kzalloc_node(sizeof(*c), GFP_KERNEL, node);
-	page = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+	/* Charged to the caller's memory cgroup; the fd bounds the count. */
+	ev = kzalloc_node(sizeof(*ev), GFP_KERNEL_ACCOUNT, node);
+	c = kzalloc_node(sizeof(*c), GFP_KERNEL_ACCOUNT, node);
+	page = alloc_pages_node(node, GFP_KERNEL_ACCOUNT | __GFP_ZERO, 0);
 	if (!ev || !c || !page) {
 		kfree(ev);
 		kfree(c);

@@ -5,6 +5,7 @@
  *   /sys/kernel/debug/pea/maps     one line per filled slot of every map
  *   /sys/kernel/debug/pea/links    one line per live probe link
  *   /sys/kernel/debug/pea/objects  live maps, events, rings and links
+ *   /sys/kernel/debug/pea/mlock    ring pages charged, per ring and in all
  *
  * Each file starts with a "#" line naming its columns.
  */
@@ -27,6 +28,7 @@ static int pea_objects_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(pea_maps);
 DEFINE_SHOW_ATTRIBUTE(pea_links);
 DEFINE_SHOW_ATTRIBUTE(pea_objects);
+DEFINE_SHOW_ATTRIBUTE(pea_mlock);
 
 /**
  * pea_debugfs_init() - create /sys/kernel/debug/pea
@@ -42,6 +44,8 @@ void pea_debugfs_init(void)
 			    &pea_links_fops);
 	debugfs_create_file("objects", 0400, pea_debugfs_dir, NULL,
 			    &pea_objects_fops);
+	debugfs_create_file("mlock", 0400, pea_debugfs_dir, NULL,
+			    &pea_mlock_fops);
 }
 
 /**

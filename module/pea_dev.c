@@ -57,8 +57,10 @@ static int __init pea_init(void)
 	pea_wq = alloc_workqueue("pea", WQ_UNBOUND, 0);
 	if (!pea_wq)
 		return -ENOMEM;
+	pea_limits_init();
 	err = pea_counter_init();
 	if (err) {
+		pea_limits_exit();
 		destroy_workqueue(pea_wq);
 		return err;
 	}
@@ -66,6 +68,7 @@ static int __init pea_init(void)
 	err = misc_register(&pea_miscdev);
 	if (err) {
 		pea_counter_exit();
+		pea_limits_exit();
 		destroy_workqueue(pea_wq);
 		return err;
 	}
@@ -81,6 +84,7 @@ static void __exit pea_exit(void)
 	rcu_barrier();
 	destroy_workqueue(pea_wq);
 	pea_counter_exit();
+	pea_limits_exit();
 }
 
 module_init(pea_init);

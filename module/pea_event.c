@@ -177,6 +177,7 @@ static void pea_vm_close(struct vm_area_struct *vma)
 	mutex_lock(&ev->mmap_mutex);
 	if (atomic_dec_and_test(&ring->mmap_count)) {
 		RCU_INIT_POINTER(ev->ring, NULL);
+		pea_mlock_uncharge(&ring->charge);
 		pea_ring_free_deferred(ring);
 		/* Pollers learn of the hang-up, as perf's ring_buffer_attach(). */
 		wake_up_all(&ev->waitq);
@@ -206,6 +207,7 @@ static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
 	struct pea_event *ev = file->private_data;
 	unsigned long vma_size = vma->vm_end - vma->vm_start;
 	unsigned long nr_pages = (vma_size >> PAGE_SHIFT) - 1;
+	struct pea_charge charge;
 	struct pea_ring *ring;
 	bool fresh = false;
 	unsigned long i;
@@ -227,13 +229,19 @@ static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
 		}
 		atomic_inc(&ring->mmap_count);
 	} else {
+		/* As perf_mmap(): charged before the ring is allocated. */
+		err = pea_mlock_charge(&charge, nr_pages + 1, ev->id);
+		if (err)
+			goto unlock;
 		ring = pea_ring_alloc(ev, nr_pages,
 				      !(vma->vm_flags & VM_WRITE) ||
 				      ev->backward, cpu_to_node(ev->cpu));
 		if (!ring) {
+			pea_mlock_uncharge(&charge);
 			err = -ENOMEM;
 			goto unlock;
 		}
+		pea_mlock_track(&ring->charge, &charge);
 		fresh = true;
 	}
 
@@ -255,6 +263,7 @@ undo:
 	/* The caller unmaps the inserted pages; ->close is not called. */
 	if (atomic_dec_and_test(&ring->mmap_count)) {
 		RCU_INIT_POINTER(ev->ring, NULL);
+		pea_mlock_uncharge(&ring->charge);
 		pea_ring_free_deferred(ring);
 	}
 unlock:
@@ -434,7 +443,7 @@ static struct pea_event *pea_event_alloc(const struct perf_event_attr *attr,
 {
 	struct pea_event *ev;
 
-	ev = kzalloc_node(sizeof(*ev), GFP_KERNEL, cpu_to_node(cpu));
+	ev = kzalloc_node(sizeof(*ev), GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
 	if (!ev)
 		return NULL;
 	atomic_inc(&pea_objects.events);

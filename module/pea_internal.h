@@ -20,6 +20,7 @@
 #include <asm/local.h>
 #include <asm/local64.h>
 #include <linux/pea.h>
+#include "pea_limits.h"
 
 #define PEA_MAX_RECORD		65528U	/* largest 8-aligned u16 record size */
 #define PEA_LOST_RECORD_SIZE	24U	/* header + id + lost */
@@ -52,6 +53,7 @@ struct pea_ring {
 	unsigned int nr_pages;	/* data pages */
 	atomic_t mmap_count;
 	struct page **pages;	/* [0] the control page, then the data pages */
+	struct pea_charge charge;	/* memory charged to the mapping user */
 	struct rcu_work free_work;
 };
 

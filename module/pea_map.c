@@ -134,7 +134,7 @@ static long pea_map_update(struct pea_map *map, struct pea_map_elem *elem)
 	ev = pea_event_fget(elem->fd);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
-	entry = kmalloc(sizeof(*entry), GFP_KERNEL);
+	entry = kmalloc(sizeof(*entry), GFP_KERNEL_ACCOUNT);
 	if (!entry) {
 		pea_event_put(ev);
 		return -ENOMEM;
@@ -327,12 +327,12 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 	if (err)
 		return err;
 
-	map = kzalloc_node(sizeof(*map), GFP_KERNEL, node);
+	map = kzalloc_node(sizeof(*map), GFP_KERNEL_ACCOUNT, node);
 	if (!map)
 		return -ENOMEM;
 	map->slots = kvzalloc_node(array_size(attr.max_entries,
 						 sizeof(*map->slots)),
-				   GFP_KERNEL, node);
+				   GFP_KERNEL_ACCOUNT, node);
 	if (!map->slots) {
 		kfree(map);
 		return -ENOMEM;

@@ -66,16 +66,17 @@ struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
 	unsigned int i;
 	unsigned long wm;
 
-	ring = kzalloc_node(sizeof(*ring), GFP_KERNEL, node);
+	/* Charged to the mapping task's memory cgroup, as the pages are. */
+	ring = kzalloc_node(sizeof(*ring), GFP_KERNEL_ACCOUNT, node);
 	if (!ring)
 		return NULL;
 	ring->pages = kcalloc_node(nr_pages + 1, sizeof(*ring->pages),
-				   GFP_KERNEL, node);
+				   GFP_KERNEL_ACCOUNT, node);
 	if (!ring->pages)
 		goto free_ring;
 	for (i = 0; i <= nr_pages; i++) {
-		ring->pages[i] = alloc_pages_node(node,
-						  GFP_KERNEL | __GFP_ZERO, 0);
+		ring->pages[i] = alloc_pages_node(node, GFP_KERNEL_ACCOUNT |
+						  __GFP_ZERO, 0);
 		if (!ring->pages[i])
 			goto free_pages;
 	}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: what a user of /dev/pea may hold, and perf's sysctls.
+ *
+ * Ring memory is charged as perf_mmap() charges a perf ring buffer, to
+ * the same per-user budget (user_struct->perf_mlock, shared with perf):
+ * up to perf_event_mlock_kb per online CPU for each user, the rest to the
+ * mapping process's pinned_vm against RLIMIT_MEMLOCK unless the caller
+ * has CAP_IPC_LOCK or perf_event_paranoid is -1; EPERM otherwise. The
+ * charge is taken when the first mmap allocates the ring and returned at
+ * its last munmap.
+ *
+ * perf_event_paranoid and perf_event_mlock_kb are not exported to
+ * modules, so they are read through their proc files, opened once when
+ * the module loads (by root, in the initial namespaces) and read from
+ * process context when a rule needs them. If a file cannot be opened the
+ * module uses perf's most restrictive paranoid level (3, Debian's
+ * default) and the mlock_kb module parameter (perf's default, 516).
+ */
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/seq_file.h>
+#include <linux/uidgid.h>
+#include "pea_internal.h"
+#include "pea_limits.h"
+
+#define PEA_PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
+#define PEA_MLOCK_PATH		"/proc/sys/kernel/perf_event_mlock_kb"
+#define PEA_PARANOID_CLOSED	3	/* Debian's default, the strictest */
+
+static int mlock_kb = 516;
+module_param(mlock_kb, int, 0444);
+MODULE_PARM_DESC(mlock_kb,
+		 "perf_event_mlock_kb to use if its proc file cannot be read (default 516)");
+
+static struct file *pea_paranoid_file;
+static struct file *pea_mlock_file;
+
+static LIST_HEAD(pea_charges);
+static DEFINE_MUTEX(pea_charges_lock);	/* the debugfs list */
+static atomic_long_t pea_charged_user;	/* pages, all rings */
+static atomic_long_t pea_charged_pinned;
+
+static int pea_sysctl_read(struct file *file, int *val)
+{
+	char buf[24];
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (!file)
+		return -ENOENT;
+	n = kernel_read(file, buf, sizeof(buf) - 1, &pos);
+	if (n <= 0)
+		return n ? n : -EIO;
+	buf[n] = '\0';
+	return kstrtoint(strim(buf), 10, val);
+}
+
+/**
+ * pea_perf_paranoid() - the current kernel.perf_event_paranoid
+ *
+ * Context: process context (reads the proc file).
+ * Return: the level, or 3 (deny all but the privileged) if unreadable.
+ */
+int pea_perf_paranoid(void)
+{
+	int val;
+
+	if (pea_sysctl_read(pea_paranoid_file, &val))
+		return PEA_PARANOID_CLOSED;
+	return val;
+}
+
+static int pea_perf_mlock_kb(void)
+{
+	int val;
+
+	if (pea_sysctl_read(pea_mlock_file, &val))
+		return mlock_kb;
+	return val;
+}
+
+/**
+ * pea_mlock_charge() - charge @pages ring pages to the caller, as perf_mmap()
+ * @c: filled with the charge, for pea_mlock_uncharge()
+ * @pages: pages of the ring, control page included
+ * @event_id: the ring's event, for debugfs
+ *
+ * Context: process context, inside mmap (current->mm is the mapping's).
+ * Return: 0, or -EPERM when the pages fit neither the user's
+ * perf_event_mlock_kb budget nor RLIMIT_MEMLOCK (and no CAP_IPC_LOCK).
+ */
+int pea_mlock_charge(struct pea_charge *c, unsigned long pages, u64 event_id)
+{
+	struct user_struct *user = current_user();
+	unsigned long user_locked, user_lock_limit, locked, lock_limit;
+	long user_extra = pages, extra = 0;
+	int kb = pea_perf_mlock_kb();
+
+	user_lock_limit = kb > 0 ? (unsigned long)kb >> (PAGE_SHIFT - 10) : 0;
+	user_lock_limit *= num_online_cpus();
+	user_locked = atomic_long_read(&user->perf_mlock);
+	/* The sysctl may have shrunk below what is charged already. */
+	if (user_locked > user_lock_limit)
+		user_locked = user_lock_limit;
+	user_locked += user_extra;
+	if (user_locked > user_lock_limit) {
+		extra = user_locked - user_lock_limit;
+		user_extra -= extra;
+	}
+
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	locked = atomic64_read(&current->mm->pinned_vm) + extra;
+	if (locked > lock_limit && pea_perf_paranoid() > -1 &&
+	    !capable(CAP_IPC_LOCK))
+		return -EPERM;
+
+	atomic_long_add(user_extra, &user->perf_mlock);
+	atomic64_add(extra, &current->mm->pinned_vm);
+	c->user = get_uid(user);
+	mmgrab(current->mm);
+	c->mm = current->mm;
+	c->user_pages = user_extra;
+	c->pinned_pages = extra;
+	c->event_id = event_id;
+	INIT_LIST_HEAD(&c->node);
+	atomic_long_add(user_extra, &pea_charged_user);
+	atomic_long_add(extra, &pea_charged_pinned);
+	return 0;
+}
+
+/**
+ * pea_mlock_track() - move a charge into its ring and list it in debugfs
+ * @dst: the ring's charge
+ * @src: what pea_mlock_charge() filled
+ */
+void pea_mlock_track(struct pea_charge *dst, const struct pea_charge *src)
+{
+	*dst = *src;
+	mutex_lock(&pea_charges_lock);
+	list_add_tail(&dst->node, &pea_charges);
+	mutex_unlock(&pea_charges_lock);
+}
+
+/**
+ * pea_mlock_uncharge() - return what pea_mlock_charge() took
+ * @c: the charge
+ *
+ * The pinned pages go back to the mm that was charged, whichever process
+ * unmaps last.
+ */
+void pea_mlock_uncharge(struct pea_charge *c)
+{
+	mutex_lock(&pea_charges_lock);
+	list_del_init(&c->node);
+	mutex_unlock(&pea_charges_lock);
+	atomic_long_sub(c->user_pages, &pea_charged_user);
+	atomic_long_sub(c->pinned_pages, &pea_charged_pinned);
+	atomic_long_sub(c->user_pages, &c->user->perf_mlock);
+	atomic64_sub(c->pinned_pages, &c->mm->pinned_vm);
+	mmdrop(c->mm);
+	free_uid(c->user);
+}
+
+/**
+ * pea_mlock_show() - the debugfs "mlock" file
+ * @m: the seq_file
+ * @v: unused
+ *
+ * One line per mapped ring: its event, the uid charged, the pages charged
+ * to the user's perf_mlock and to the mapping's pinned_vm; then the sums.
+ *
+ * Return: 0.
+ */
+int pea_mlock_show(struct seq_file *m, void *v)
+{
+	struct pea_charge *c;
+
+	seq_puts(m, "# event_id uid user_pages pinned_pages\n");
+	mutex_lock(&pea_charges_lock);
+	list_for_each_entry(c, &pea_charges, node)
+		seq_printf(m, "%llu %u %lu %lu\n", c->event_id,
+			   from_kuid(&init_user_ns, c->user->uid),
+			   c->user_pages, c->pinned_pages);
+	mutex_unlock(&pea_charges_lock);
+	seq_printf(m, "total - %ld %ld\n", atomic_long_read(&pea_charged_user),
+		   atomic_long_read(&pea_charged_pinned));
+	return 0;
+}
+
+static struct file *pea_sysctl_open(const char *path)
+{
+	struct file *f = filp_open(path, O_RDONLY, 0);
+
+	if (IS_ERR(f)) {
+		pr_warn("pea: cannot open %s (%ld): using the fallback\n",
+			path, PTR_ERR(f));
+		return NULL;
+	}
+	return f;
+}
+
+/**
+ * pea_limits_init() - open the perf sysctls' proc files
+ */
+void pea_limits_init(void)
+{
+	pea_paranoid_file = pea_sysctl_open(PEA_PARANOID_PATH);
+	pea_mlock_file = pea_sysctl_open(PEA_MLOCK_PATH);
+}
+
+/**
+ * pea_limits_exit() - close them
+ */
+void pea_limits_exit(void)
+{
+	if (pea_paranoid_file)
+		filp_close(pea_paranoid_file, NULL);
+	if (pea_mlock_file)
+		filp_close(pea_mlock_file, NULL);
+}
