@@ -20,6 +20,7 @@
 #include <linux/uaccess.h>
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
+#include <linux/capability.h>
 #include "pea_internal.h"
 
 static LIST_HEAD(pea_maps);
@@ -312,8 +313,8 @@ static int pea_check_map_attr(const struct pea_map_attr *attr, int *node)
  * @uattr: struct pea_map_attr in user memory
  *
  * Return: the new fd, or -EFAULT, -EINVAL (sizes, flags, node, name),
- * -E2BIG (max_entries past PEA_MAX_ENTRIES), -EEXIST (name in use),
- * -ENOMEM, -EMFILE.
+ * -E2BIG (max_entries past PEA_MAX_ENTRIES), -EPERM (a name without
+ * CAP_PERFMON or CAP_SYS_ADMIN), -EEXIST (name in use), -ENOMEM, -EMFILE.
  */
 long pea_map_create(const struct pea_map_attr __user *uattr)
 {
@@ -326,6 +327,13 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 	err = pea_check_map_attr(&attr, &node);
 	if (err)
 		return err;
+	/*
+	 * Kernel producers hand their data to whichever map holds the name
+	 * they look up: holding a name needs the privilege to read kernel
+	 * data, so no unprivileged user can squat it.
+	 */
+	if (attr.name[0] && !perfmon_capable())
+		return -EPERM;
 
 	map = kzalloc_node(sizeof(*map), GFP_KERNEL_ACCOUNT, node);
 	if (!map)
