@@ -11,6 +11,8 @@
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/hrtimer.h>
+#include <linux/capability.h>
+#include "pea_limits.h"
 
 /* vm_flags became read-only behind vm_flags_set() in 6.3. */
 static inline void pea_vm_flags_set(struct vm_area_struct *vma,
@@ -27,16 +29,17 @@ static inline void pea_vm_flags_set(struct vm_area_struct *vma,
  * The perf_event_open() rule for exclude_kernel == 0: perf_event_paranoid
  * <= 1 or CAP_PERFMON/CAP_SYS_ADMIN, then the LSM hook. Kernels that
  * export perf_allow_kernel() (6.12) get exactly that. Older ones (6.1)
- * export neither sysctl_perf_event_paranoid nor security_perf_event_open(),
- * so the rule cannot be evaluated here; it is implied by the CPU-wide rule
- * (paranoid <= 0 or the capability) that perf_event_create_kernel_counter()
- * applies to every pea counter, since paranoid <= 0 satisfies paranoid <= 1.
+ * export neither sysctl_perf_event_paranoid nor security_perf_event_open():
+ * there the sysctl is read through its proc file (pea_perf_paranoid()) and
+ * the LSM's PERF_SECURITY_KERNEL hook cannot be called.
  */
 static inline int pea_perf_allow_kernel(void)
 {
 #ifdef PEA_HAVE_PERF_ALLOW_KERNEL
 	return perf_allow_kernel();
 #else
+	if (pea_perf_paranoid() > 1 && !perfmon_capable())
+		return -EACCES;
 	return 0;
 #endif
 }

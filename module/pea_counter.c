@@ -428,6 +428,13 @@ long pea_counter_open(struct perf_event_attr *attr,
 	struct pea_event *ev;
 	int err, fd;
 
+	/*
+	 * Debian's perf_event_paranoid 3 (perf_event_open() checks it first,
+	 * with capable(CAP_SYS_ADMIN)). The LSM's PERF_SECURITY_OPEN hook that
+	 * follows it in perf_event_open() is not exported to modules.
+	 */
+	if (pea_perf_paranoid() > 2 && !capable(CAP_SYS_ADMIN))
+		return -EACCES;
 	err = pea_check_counter_attr(attr);
 	if (err)
 		return err;
