@@ -20,6 +20,7 @@
 #include <linux/percpu.h>
 #include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
+#include <linux/security.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -421,12 +422,31 @@ static int pea_link_register(struct pea_link *l, const struct pea_probe_attr *a)
 	return err;
 }
 
+/*
+ * Kernel lockdown, as Linux applies it: trace_kprobe refuses to register
+ * a kprobe under LOCKDOWN_KPROBES, and BPF loses bpf_probe_read_kernel()
+ * under LOCKDOWN_BPF_READ_KERNEL (both at the confidentiality level);
+ * user-pointer reads stay allowed.
+ */
+static int pea_probe_lockdown(const struct pea_probe_attr *a)
+{
+	int err = security_locked_down(LOCKDOWN_KPROBES);
+
+	if (err)
+		return err;
+	if (a->capture_mode != PEA_CAPTURE_NONE &&
+	    !(a->capture_flags & PEA_CAPTURE_USER))
+		return security_locked_down(LOCKDOWN_BPF_READ_KERNEL);
+	return 0;
+}
+
 /**
  * pea_probe_attach() - PEA_MAP_IOC_ATTACH_PROBE: attach a producer
  * @map: the map the producer writes into (the ioctl's map fd)
  * @ua: struct pea_probe_attr in user memory
  *
- * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN),
+ * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN; kernel
+ * lockdown),
  * -EFAULT, -EINVAL (attr), -E2BIG (attr tail), -EBADF (counter_map is
  * not a map fd), -EMLINK (PEA_MAX_LINKS
  * live), -ENOENT (no such symbol), -EILSEQ (offset not at an
@@ -446,6 +466,9 @@ long pea_probe_attach(struct pea_map *map,
 	if (err)
 		return err;
 	err = pea_check_probe_attr(&a);
+	if (err)
+		return err;
+	err = pea_probe_lockdown(&a);
 	if (err)
 		return err;
 	if (atomic_inc_return(&pea_nr_links) > PEA_MAX_LINKS) {

@@ -6,7 +6,8 @@
 # Kernel command line:
 #   pea.mode=check|demo|shell   (default check)
 #   pea.tests=test_a,test_b     run only these test programs (the test_
-#                               prefix may be left out); default: all
+#                               prefix may be left out); default: all,
+#                               test_lockdown last (lockdown is one-way)
 #   pea.timeout=SECS            per-test timeout (default 300)
 #   pea.demo=WHAT               demo mode: argument of /bin/pea-demo
 #                               (trace, the default, or storm)
@@ -131,12 +132,14 @@ check)
 			esac
 		done
 	else
+		# test_lockdown locks the kernel down for good: it runs last.
 		found=0
 		for p in /bin/test_*; do
 			[ -x "$p" ] || continue
 			found=1
-			run_test "${p##*/}"
+			[ "${p##*/}" = test_lockdown ] || run_test "${p##*/}"
 		done
+		[ -x /bin/test_lockdown ] && run_test test_lockdown
 		[ "$found" -eq 1 ] || out "# no test programs in /bin"
 	fi
 	;;
