@@ -55,9 +55,10 @@ static int try_create(int paranoid, int cap, __u32 type, __u64 config,
 
 /* Assert pea's errno, and that perf_event_open() gave the same. */
 #define CASE(want, desc, ...) do {					\
+	const char *__d = (desc);					\
 	int __perf, __pea = try_create(__VA_ARGS__, &__perf);		\
-	PT_EQ(__pea, want, "%s", desc);					\
-	PT_EQ(__perf, __pea, "%s: as perf_event_open()", desc);		\
+	PT_EQ(__pea, want, "%s", __d);					\
+	PT_EQ(__perf, __pea, "%s: as perf_event_open()", __d);		\
 } while (0)
 
 int main(void)

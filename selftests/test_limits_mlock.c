@@ -111,11 +111,12 @@ static void set_memlock(rlim_t soft_pages)
 		pt_fatal("setrlimit");
 }
 
-static int cap_ipc_lock_child(void *arg __attribute__((unused)))
+/* As nobody with CAP_IPC_LOCK only: the errno of a ring of *@arg pages. */
+static int cap_ipc_lock_child(void *arg)
 {
 	if (pt_back_to_root() || pt_drop_to_nobody(CAP_IPC_LOCK))
 		return 100;
-	return ring_errno(1);
+	return ring_errno(*(int *)arg);
 }
 
 static int perf_ring_errno(int data)
@@ -217,7 +218,7 @@ int main(void)
 	set_memlock(0);
 
 	/* Who is not limited. */
-	PT_EQ(pt_in_child(cap_ipc_lock_child, NULL), 0,
+	PT_EQ(pt_in_child(cap_ipc_lock_child, &(int){ 1 }), 0,
 	      "nobody with CAP_IPC_LOCK maps past the budget");
 	PT_EQ(pt_back_to_root(), 0, "root again");
 	PT_EQ(pt_perm_write_int(PT_PARANOID, -1), 0, "perf_event_paranoid -1");
