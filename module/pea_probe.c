@@ -437,6 +437,7 @@ long pea_probe_attach(struct pea_map *map,
 {
 	struct pea_probe_attr a;
 	struct pea_link *l;
+	struct file *file;
 	long err;
 	int fd;
 
@@ -484,23 +485,36 @@ long pea_probe_attach(struct pea_map *map,
 		}
 	}
 
-	err = pea_link_register(l, &a);
-	if (err) {
-		pea_link_free(l);
-		return err;
-	}
-	fd = anon_inode_getfd("[pea_link]", &pea_link_fops, l,
-			      O_RDWR | ((a.flags & PEA_PROBE_F_CLOEXEC) ?
-					O_CLOEXEC : 0));
+	/*
+	 * The fd number is visible (another thread may close it by number)
+	 * from fd_install() on: the link is registered, listed and owned by
+	 * its file before that, and nothing after it can fail.
+	 */
+	fd = get_unused_fd_flags(O_RDWR | ((a.flags & PEA_PROBE_F_CLOEXEC) ?
+					   O_CLOEXEC : 0));
 	if (fd < 0) {
-		pea_link_unregister(l);
 		pea_link_free(l);
 		return fd;
+	}
+	err = pea_link_register(l, &a);
+	if (err)
+		goto put_fd;
+	file = anon_inode_getfile("[pea_link]", &pea_link_fops, l, O_RDWR);
+	if (IS_ERR(file)) {
+		err = PTR_ERR(file);
+		pea_link_unregister(l);
+		goto put_fd;
 	}
 	mutex_lock(&pea_links_lock);
 	list_add_tail(&l->node, &pea_links);
 	mutex_unlock(&pea_links_lock);
+	fd_install(fd, file);
 	return fd;
+
+put_fd:
+	put_unused_fd(fd);
+	pea_link_free(l);
+	return err;
 
 free_link:
 	kfree(l);
