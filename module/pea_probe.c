@@ -371,6 +371,13 @@ static int pea_check_probe_attr(const struct pea_probe_attr *a)
 		return -EINVAL;
 	if ((a->flags & PEA_PROBE_F_RETPROBE) && a->offset)
 		return -EINVAL;
+	/* kprobe.offset is an unsigned int: refuse what it cannot hold. */
+	if (a->offset > UINT_MAX)
+		return -EINVAL;
+	/* As tracefs: maxactive is for kretprobes, at most 4096 of them. */
+	if (a->maxactive > PEA_MAXACTIVE_MAX ||
+	    (a->maxactive && !(a->flags & PEA_PROBE_F_RETPROBE)))
+		return -EINVAL;
 	if (a->filter_tgid < 0 || a->filter_cpu < -1 ||
 	    a->filter_cpu >= (int)nr_cpu_ids)
 		return -EINVAL;
@@ -427,7 +434,8 @@ static int pea_link_register(struct pea_link *l, const struct pea_probe_attr *a)
  * @ua: struct pea_probe_attr in user memory
  *
  * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN),
- * -EFAULT, -EINVAL (attr), -E2BIG (attr tail), -EBADF (counter_map is
+ * -EFAULT, -EINVAL (attr; offset past UINT_MAX, maxactive past
+ * PEA_MAXACTIVE_MAX or on a kprobe), -E2BIG (attr tail), -EBADF (counter_map is
  * not a map fd), -EMLINK (PEA_MAX_LINKS
  * live), -ENOENT (no such symbol), -EILSEQ (offset not at an
  * instruction), -EINVAL (a function kprobes refuse), -ENOMEM, -EMFILE.
