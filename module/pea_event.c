@@ -5,12 +5,14 @@
  * An output event is the analogue of a perf event of type
  * PERF_TYPE_SOFTWARE, config PERF_COUNT_SW_BPF_OUTPUT, bound to one CPU.
  * Its fd is mmapped (1 + 2^n pages at offset 0) to read the ring, polled
- * for EPOLLIN, and takes the perf ioctls that make sense for it.
+ * for EPOLLIN | EPOLLRDNORM (EPOLLHUP while unmapped), and takes the perf
+ * ioctls that make sense for it.
  *
  * As in Linux, the ring exists while mapped: it is allocated at the first
  * mmap and freed after the last munmap, so a new mapping starts empty.
  */
 #include <linux/anon_inodes.h>
+#include <linux/compat.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -79,7 +81,7 @@ static void pea_event_wakeup_irq(struct irq_work *work)
  */
 void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring)
 {
-	if (atomic_xchg(&ring->poll, (__force int)EPOLLIN))
+	if (atomic_xchg(&ring->poll, (__force int)PEA_POLL_WAKE))
 		return;
 	local64_inc(&ev->wakeups);
 	wake_up_all(&ev->waitq);

@@ -22,6 +22,8 @@
 #include <linux/pea.h>
 
 #define PEA_MAX_RECORD		65528U	/* largest 8-aligned u16 record size */
+/* What a wake-up shows poll(), as perf_output_wakeup() sets rb->poll. */
+#define PEA_POLL_WAKE		(EPOLLIN | EPOLLRDNORM)
 #define PEA_LOST_RECORD_SIZE	24U	/* header + id + lost */
 
 /*
@@ -44,7 +46,7 @@ struct pea_ring {
 	bool overwrite;
 	bool backward;
 	int paused;
-	atomic_t poll;		/* EPOLLIN pending, as perf's rb->poll */
+	atomic_t poll;		/* PEA_POLL_WAKE pending, as perf's rb->poll */
 	atomic_t flush_armed;	/* PEA_FLAG_FLUSH: the flush timer is due */
 
 	struct perf_event_mmap_page *user_page;
@@ -200,7 +202,7 @@ static __always_inline long pea_map_slot_event(struct pea_map *map, u64 flags,
 /**
  * pea_event_wakeup() - wake the event's pollers, from any context
  * @ev: the event
- * @ring: its ring, where EPOLLIN is left for the next poll
+ * @ring: its ring, where EPOLLIN | EPOLLRDNORM is left for the next poll
  *
  * The wake-up itself runs from irq_work, so this is NMI-safe. Inline: the
  * writers call it for every record with Linux's default wakeup_events 1.
@@ -213,11 +215,12 @@ static inline void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring)
 	 * poll has taken it), that wake-up's irq_work has run or will run,
 	 * and no poller can have gone to sleep since (poll would have taken
 	 * the flag and returned), so raising another one only costs an
-	 * interrupt. Pollers see exactly what Linux shows them: EPOLLIN once
-	 * per taken flag. The xchg is a full barrier: a poller that takes
-	 * the flag after it sees the data_head published before it.
+	 * interrupt. Pollers see exactly what Linux shows them: EPOLLIN |
+	 * EPOLLRDNORM once per taken flag. The xchg is a full barrier: a
+	 * poller that takes the flag after it sees the data_head published
+	 * before it.
 	 */
-	if (atomic_xchg(&ring->poll, (__force int)EPOLLIN))
+	if (atomic_xchg(&ring->poll, (__force int)PEA_POLL_WAKE))
 		return;
 	irq_work_queue(&ev->wakeup_work);
 }
