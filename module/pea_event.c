@@ -191,9 +191,27 @@ static int pea_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
 	return -EINVAL;		/* a ring is mapped whole or not at all */
 }
 
+/*
+ * Pages come from here, as perf_mmap_fault() supplies them: a page that
+ * MADV_DONTNEED dropped comes back on the next access. Writes are for the
+ * control page (data_tail) only; a write to a data page is SIGBUS.
+ */
 static vm_fault_t pea_vm_fault(struct vm_fault *vmf)
 {
-	return VM_FAULT_SIGBUS;	/* every page is inserted at mmap time */
+	struct pea_ring *ring = vmf->vma->vm_private_data;
+
+	if (vmf->pgoff && (vmf->flags & FAULT_FLAG_WRITE))
+		return VM_FAULT_SIGBUS;
+	if (vmf->pgoff > ring->nr_pages)
+		return VM_FAULT_SIGBUS;
+	vmf->page = ring->pages[vmf->pgoff];
+	get_page(vmf->page);
+	return 0;
+}
+
+static vm_fault_t pea_vm_mkwrite(struct vm_fault *vmf)
+{
+	return vmf->pgoff ? VM_FAULT_SIGBUS : 0;
 }
 
 static const struct vm_operations_struct pea_vm_ops = {
@@ -201,6 +219,7 @@ static const struct vm_operations_struct pea_vm_ops = {
 	.close = pea_vm_close,
 	.may_split = pea_vm_may_split,
 	.fault = pea_vm_fault,
+	.page_mkwrite = pea_vm_mkwrite,
 };
 
 static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
@@ -210,7 +229,6 @@ static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
 	unsigned long nr_pages = (vma_size >> PAGE_SHIFT) - 1;
 	struct pea_ring *ring;
 	bool fresh = false;
-	unsigned long i;
 	int err;
 
 	if (!(vma->vm_flags & VM_SHARED) || vma->vm_pgoff != 0)
@@ -239,13 +257,8 @@ static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
 		fresh = true;
 	}
 
+	/* As perf_mmap(); the pages are faulted in (pea_vm_fault()). */
 	pea_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
-	for (i = 0; i <= nr_pages; i++) {
-		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
-				     ring->pages[i]);
-		if (err)
-			goto undo;
-	}
 	vma->vm_private_data = ring;
 	vma->vm_ops = &pea_vm_ops;
 	if (fresh)
@@ -253,12 +266,6 @@ static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
 	mutex_unlock(&ev->mmap_mutex);
 	return 0;
 
-undo:
-	/* The caller unmaps the inserted pages; ->close is not called. */
-	if (atomic_dec_and_test(&ring->mmap_count)) {
-		RCU_INIT_POINTER(ev->ring, NULL);
-		pea_ring_free_deferred(ring);
-	}
 unlock:
 	mutex_unlock(&ev->mmap_mutex);
 	return err;
