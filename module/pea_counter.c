@@ -343,7 +343,7 @@ const struct file_operations pea_counter_fops = {
 	.read = pea_counter_read,
 	.mmap = pea_counter_mmap,
 	.unlocked_ioctl = pea_counter_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
+	.compat_ioctl = pea_perf_compat_ioctl,
 };
 
 /* ---- creation ---- */

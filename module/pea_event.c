@@ -357,6 +357,38 @@ static long pea_event_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
+/**
+ * pea_perf_compat_ioctl() - .compat_ioctl of the event and counter fds
+ * @file: the fd's file
+ * @cmd: the ioctl number as a 32-bit process encoded it
+ * @arg: its argument
+ *
+ * As perf_compat_ioctl(): the perf ioctls whose number carries the size
+ * of a pointer (PERF_EVENT_IOC_ID and the pointer-taking ones) get a
+ * 64-bit pointer size; every pea struct has one layout for both.
+ *
+ * Return: what the fd's ioctl returns.
+ */
+#ifdef CONFIG_COMPAT
+long pea_perf_compat_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	switch (cmd & ~IOCSIZE_MASK) {
+	case PERF_EVENT_IOC_SET_FILTER & ~IOCSIZE_MASK:
+	case PERF_EVENT_IOC_ID & ~IOCSIZE_MASK:
+	case PERF_EVENT_IOC_QUERY_BPF & ~IOCSIZE_MASK:
+	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES & ~IOCSIZE_MASK:
+		if (_IOC_SIZE(cmd) == sizeof(compat_uptr_t)) {
+			cmd &= ~IOCSIZE_MASK;
+			cmd |= sizeof(void *) << IOCSIZE_SHIFT;
+		}
+		break;
+	}
+	return file->f_op->unlocked_ioctl(file, cmd,
+					  (unsigned long)compat_ptr(arg));
+}
+#endif
+
 static const struct file_operations pea_event_fops = {
 	.owner = THIS_MODULE,
 	.release = pea_event_release,
@@ -364,7 +396,7 @@ static const struct file_operations pea_event_fops = {
 	.poll = pea_event_poll,
 	.mmap = pea_event_mmap,
 	.unlocked_ioctl = pea_event_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
+	.compat_ioctl = pea_perf_compat_ioctl,
 };
 
 /**

@@ -136,6 +136,7 @@ struct pea_objects {
 extern struct pea_objects pea_objects;
 
 struct seq_file;
+struct file;
 
 /* pea_map.c */
 long pea_map_create(const struct pea_map_attr __user *uattr);
@@ -157,6 +158,12 @@ long pea_event_open(const struct pea_event_open __user *uarg);
 struct pea_event *pea_event_fget(int fd);
 void pea_event_put(struct pea_event *ev);
 void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring);
+#ifdef CONFIG_COMPAT
+long pea_perf_compat_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg);
+#else
+#define pea_perf_compat_ioctl NULL
+#endif
 
 /* pea_flush.c */
 void pea_event_flush_arm(struct pea_event *ev, struct pea_ring *ring);

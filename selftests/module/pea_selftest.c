@@ -852,6 +852,7 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 static const struct file_operations st_fops = {
 	.owner = THIS_MODULE,
 	.unlocked_ioctl = st_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,	/* one layout for 32-bit callers */
 };
 
 static struct miscdevice st_miscdev = {
