@@ -452,7 +452,7 @@ static int pea_check_output_attr(const struct perf_event_attr *attr)
 }
 
 static int pea_copy_attr(struct perf_event_attr *attr,
-			 const struct perf_event_attr __user *uattr)
+			 struct perf_event_attr __user *uattr)
 {
 	u32 size;
 	int err;
@@ -462,12 +462,19 @@ static int pea_copy_attr(struct perf_event_attr *attr,
 	if (!size)
 		size = PERF_ATTR_SIZE_VER0;
 	if (size < PERF_ATTR_SIZE_VER0 || size > PAGE_SIZE)
-		return -E2BIG;
+		goto err_size;
 	err = copy_struct_from_user(attr, sizeof(*attr), uattr, size);
+	if (err == -E2BIG)
+		goto err_size;
 	if (err)
 		return err;
 	attr->size = size;
 	return 0;
+
+err_size:
+	/* As perf_copy_attr(): tell the caller the size this kernel knows. */
+	put_user(sizeof(*attr), &uattr->size);
+	return -E2BIG;
 }
 
 static struct pea_event *pea_event_alloc(const struct perf_event_attr *attr,
@@ -518,7 +525,9 @@ static struct pea_event *pea_event_alloc(const struct perf_event_attr *attr,
  * An attr other than PERF_TYPE_SOFTWARE/PERF_COUNT_SW_BPF_OUTPUT makes a
  * counter event instead: see pea_counter_open() for its errors.
  *
- * Return: the new fd, or -EFAULT, -E2BIG (attr.size), -EINVAL (attr,
+ * Return: the new fd, or -EFAULT, -E2BIG (attr.size, or a non-zero tail past
+ * the kernel's perf_event_attr: sizeof(struct perf_event_attr) is written
+ * back to attr.size, as perf_event_open() does), -EINVAL (attr,
  * flags or cpu), -ENODEV (offline cpu), -ENOMEM, -EMFILE.
  */
 long pea_event_open(const struct pea_event_open __user *uarg)

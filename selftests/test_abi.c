@@ -117,6 +117,26 @@ static void test_map_create(void)
 	close(fd);
 }
 
+/*
+ * What perf_event_open() writes back into attr.size when it refuses @attr
+ * with E2BIG (a copy of @attr, @len bytes, is passed); 0 if it did not.
+ */
+static unsigned int perf_e2big_size(const struct perf_event_attr *attr,
+				    size_t len)
+{
+	static unsigned char copy[8192];
+	struct perf_event_attr *c = (void *)copy;
+	long fd;
+
+	memcpy(copy, attr, len);
+	fd = syscall(SYS_perf_event_open, c, -1, 0, -1, 0);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == E2BIG ? c->size : 0;
+}
+
 static void test_event_open(void)
 {
 	struct perf_event_attr good = pt_output_attr(PERF_SAMPLE_RAW), a;
@@ -126,6 +146,7 @@ static void test_event_open(void)
 	} big;
 	struct pea_event_open o;
 	__u64 vals[2], id;
+	unsigned int ksize;
 	int fd;
 
 	PT_EQ(pt_event_open_errno(&good, 0), 0, "event open: valid attr succeeds");
@@ -169,6 +190,25 @@ static void test_event_open(void)
 	big.tail[400] = 1;
 	PT_EQ(pt_event_open_errno(&big.attr, 0), E2BIG,
 	      "event open: a larger attr with a non-zero tail gives E2BIG");
+	/*
+	 * perf_copy_attr() writes the size it knows back into attr.size on
+	 * E2BIG: pea writes what perf_event_open() writes on this kernel.
+	 */
+	ksize = perf_e2big_size(&big.attr, sizeof(big));
+	PT_OK(ksize >= PERF_ATTR_SIZE_VER7 && ksize < sizeof(big),
+	      "perf_event_open() writes back attr.size %u on E2BIG", ksize);
+	PT_EQ(big.attr.size, ksize,
+	      "event open: E2BIG (non-zero tail) writes the kernel's size back");
+	a = good; a.size = 32;
+	PT_EQ(pt_event_open_errno(&a, 0), E2BIG, "event open: attr.size 32 again");
+	PT_EQ(a.size, ksize, "event open: E2BIG (size 32) writes the size back");
+	big.attr.size = 8192;
+	PT_EQ(pt_event_open_errno(&big.attr, 0), E2BIG,
+	      "event open: attr.size past a page gives E2BIG");
+	PT_EQ(big.attr.size, ksize,
+	      "event open: E2BIG (size 8192) writes the size back");
+	PT_EQ(perf_e2big_size(&big.attr, sizeof(big)), ksize,
+	      "perf_event_open() writes the same back for size 8192");
 
 	memset(&o, 0, sizeof(o));
 	o.attr = (uintptr_t)&good;
