@@ -257,6 +257,25 @@ static void test_map_ioctls(void)
 	e.key = 0; e.fd = ev0; e.flags = 1;
 	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_UPDATE, &e), EINVAL,
 	      "map update: flags other than ANY give EINVAL");
+	/* BPF checks the flags before the key (bpf_fd_array_map_update_elem). */
+	e.key = 5; e.fd = ev0; e.flags = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_UPDATE, &e), EINVAL,
+	      "map update: bad flags and a bad key give EINVAL (flags first)");
+	e.key = 5; e.fd = 999; e.flags = 2;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_UPDATE, &e), EINVAL,
+	      "map update: bad flags, key and fd give EINVAL (flags first)");
+	/* map_delete_elem(): a non-zero flags field fails CHECK_ATTR first. */
+	e.key = 5; e.fd = 0; e.flags = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_DELETE, &e), EINVAL,
+	      "map delete: flags and a bad key give EINVAL (flags first)");
+	/* map_lookup_elem(): flags other than BPF_F_LOCK fail first. */
+	e.key = 5; e.flags = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EINVAL,
+	      "map lookup: flags and a bad key give EINVAL (flags first)");
+	e.key = 5; e.flags = 4;		/* BPF_F_LOCK: these maps have no lock */
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EINVAL,
+	      "map lookup: BPF_F_LOCK and a bad key give EINVAL (flags first)");
+	e.flags = 0;
 	PT_EQ(pt_map_update(map, 0, 999), EBADF,
 	      "map update: a closed fd gives EBADF");
 	PT_EQ(pt_map_update(map, 0, null_fd), EBADF,
@@ -297,6 +316,12 @@ static void test_map_ioctls(void)
 	map = pt_map_create(NULL, 2, PEA_F_RDONLY);
 	PT_EQ(pt_map_update(map, 0, ev0), EPERM, "RDONLY map: update gives EPERM");
 	PT_EQ(pt_map_delete(map, 0), EPERM, "RDONLY map: delete gives EPERM");
+	e.key = 5; e.fd = ev0; e.flags = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_UPDATE, &e), EPERM,
+	      "RDONLY map: update with bad flags and key gives EPERM (first)");
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_DELETE, &e), EINVAL,
+	      "RDONLY map: delete with flags gives EINVAL (before EPERM)");
+	memset(&e, 0, sizeof(e));
 	e.key = 0;
 	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), ENOENT,
 	      "RDONLY map: lookup is allowed");
@@ -304,6 +329,13 @@ static void test_map_ioctls(void)
 	map = pt_map_create(NULL, 2, PEA_F_WRONLY);
 	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EPERM,
 	      "WRONLY map: lookup gives EPERM");
+	e.key = 5; e.flags = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EINVAL,
+	      "WRONLY map: lookup with flags 1 gives EINVAL (before EPERM)");
+	e.flags = 4;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EPERM,
+	      "WRONLY map: lookup with BPF_F_LOCK gives EPERM (before EINVAL)");
+	memset(&e, 0, sizeof(e));
 	PT_EQ(pt_map_update(map, 0, ev0), 0, "WRONLY map: update is allowed");
 	close(map);
 	close(ev0);

@@ -107,7 +107,8 @@ struct pea_event_open {
  * struct pea_map_elem - argument of the map element ioctls
  * @key:   slot index
  * @fd:    UPDATE: the event fd to store
- * @flags: UPDATE: PEA_ANY (0); anything else is EINVAL
+ * @flags: UPDATE: PEA_ANY (0); anything else is EINVAL. DELETE and
+ *         LOOKUP: 0. Errors come in BPF's order (flags before the key)
  * @id:    LOOKUP: the id of the event in the slot (PERF_EVENT_IOC_ID's)
  * @cpu:   LOOKUP: the CPU that event is bound to
  * @pad:   zero
