@@ -215,6 +215,8 @@ static void pea_counter_free_work(struct work_struct *work)
 		pea_counter_list_del(ev);
 		perf_event_release_kernel(c->pe);
 	}
+	/* A fault gave it the file's mapping (pea_counter_vm_fault()). */
+	virt_to_page(c->page)->mapping = NULL;
 	free_page((unsigned long)c->page);
 	kfree(c);
 	kfree(ev);
@@ -313,6 +315,9 @@ static vm_fault_t pea_counter_vm_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	vmf->page = virt_to_page(ev->counter->page);
 	get_page(vmf->page);
+	/* As perf: a page_mkwrite'd page needs a mapping (do_page_mkwrite()). */
+	vmf->page->mapping = vmf->vma->vm_file->f_mapping;
+	vmf->page->index = 0;
 	return 0;
 }
 

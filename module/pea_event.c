@@ -206,6 +206,13 @@ static vm_fault_t pea_vm_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	vmf->page = ring->pages[vmf->pgoff];
 	get_page(vmf->page);
+	/*
+	 * As perf: do_page_mkwrite() retries the fault for ever on a page
+	 * without a mapping. The anon inode's mapping has noop_dirty_folio;
+	 * the ring clears it before freeing the page.
+	 */
+	vmf->page->mapping = vmf->vma->vm_file->f_mapping;
+	vmf->page->index = vmf->pgoff;
 	return 0;
 }
 

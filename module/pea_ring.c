@@ -42,8 +42,10 @@ static void pea_ring_free_work(struct work_struct *work)
 	unsigned int i;
 
 	vunmap(ring->data);
-	for (i = 0; i <= ring->nr_pages; i++)
+	for (i = 0; i <= ring->nr_pages; i++) {
+		ring->pages[i]->mapping = NULL;	/* set by pea_vm_fault() */
 		__free_page(ring->pages[i]);
+	}
 	kfree(ring->pages);
 	kfree(ring);
 	atomic_dec(&pea_objects.rings);
