@@ -119,16 +119,18 @@ static void test_map_create(void)
 
 /*
  * What perf_event_open() writes back into attr.size when it refuses @attr
- * with E2BIG (a copy of @attr, @len bytes, is passed); 0 if it did not.
+ * with E2BIG (a copy of @attr, @len bytes, with attr.size @size, is
+ * passed); 0 if it did not.
  */
 static unsigned int perf_e2big_size(const struct perf_event_attr *attr,
-				    size_t len)
+				    size_t len, __u32 size)
 {
 	static unsigned char copy[8192];
 	struct perf_event_attr *c = (void *)copy;
 	long fd;
 
 	memcpy(copy, attr, len);
+	c->size = size;
 	fd = syscall(SYS_perf_event_open, c, -1, 0, -1, 0);
 	if (fd >= 0) {
 		close(fd);
@@ -194,7 +196,7 @@ static void test_event_open(void)
 	 * perf_copy_attr() writes the size it knows back into attr.size on
 	 * E2BIG: pea writes what perf_event_open() writes on this kernel.
 	 */
-	ksize = perf_e2big_size(&big.attr, sizeof(big));
+	ksize = perf_e2big_size(&big.attr, sizeof(big), sizeof(big));
 	PT_OK(ksize >= PERF_ATTR_SIZE_VER7 && ksize < sizeof(big),
 	      "perf_event_open() writes back attr.size %u on E2BIG", ksize);
 	PT_EQ(big.attr.size, ksize,
@@ -207,7 +209,7 @@ static void test_event_open(void)
 	      "event open: attr.size past a page gives E2BIG");
 	PT_EQ(big.attr.size, ksize,
 	      "event open: E2BIG (size 8192) writes the size back");
-	PT_EQ(perf_e2big_size(&big.attr, sizeof(big)), ksize,
+	PT_EQ(perf_e2big_size(&big.attr, sizeof(big), 8192), ksize,
 	      "perf_event_open() writes the same back for size 8192");
 
 	memset(&o, 0, sizeof(o));
