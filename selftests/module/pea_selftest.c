@@ -770,6 +770,27 @@ static int st_exit_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* Functions do_exit() calls right after exit_notify(), in that order. */
+static const char * const st_exit_symbols[] = {
+	"proc_exit_connector",	/* CONFIG_PROC_EVENTS */
+	"mpol_put_task_policy",	/* CONFIG_NUMA */
+};
+
+static int st_exit_register(void)
+{
+	int i, err = -ENOENT;
+
+	for (i = 0; i < ARRAY_SIZE(st_exit_symbols); i++) {
+		memset(&st_exit_kp, 0, sizeof(st_exit_kp));
+		st_exit_kp.symbol_name = st_exit_symbols[i];
+		st_exit_kp.pre_handler = st_exit_pre;
+		err = register_kprobe(&st_exit_kp);
+		if (!err)
+			break;
+	}
+	return err;
+}
+
 static void st_exit_unmark(void)
 {
 	struct task_struct *task = xchg(&st_exit_task, NULL);
@@ -792,9 +813,7 @@ static long st_exit_mark(struct pea_st_exit __user *uarg)
 	if (IS_ERR(map))
 		return PTR_ERR(map);
 	if (!st_exit_registered) {
-		st_exit_kp.symbol_name = PEA_ST_EXIT_SYMBOL;
-		st_exit_kp.pre_handler = st_exit_pre;
-		err = register_kprobe(&st_exit_kp);
+		err = st_exit_register();
 		if (err) {
 			pea_map_put(map);
 			return err;
