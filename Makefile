@@ -6,7 +6,8 @@
 #                     and build/selftests/test_*
 #   make module       only the kernel modules (kbuild, see ./Kbuild)
 #   make lib          only build/libpea.a
-#   make selftests    only the user-space test programs
+#   make selftests    only the user-space test programs (with the 32-bit
+#                     ones in selftests/m32/: needs gcc-multilib)
 #   make tools        build/tools/NAME from each tools/NAME.c (pea-storm)
 #                     and build/tools/pea from tools/pea/*.c
 #   make sparse       the kernel modules through sparse (C=2; warnings fail)
@@ -48,6 +49,11 @@ LIBPEA := $(BUILD)/libpea.a
 TEST_SRCS := $(wildcard selftests/test_*.c)
 TEST_BINS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(TEST_SRCS))
 
+# 32-bit test programs (compat ioctls): selftests/m32/test_*.c, built with
+# -m32 (gcc-multilib) into build/selftests/ next to the others.
+TEST32_SRCS := $(wildcard selftests/m32/test_*.c)
+TEST32_BINS := $(patsubst selftests/m32/%.c,$(BUILD)/selftests/%,$(TEST32_SRCS))
+
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
@@ -88,7 +94,11 @@ $(BUILD)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -MP -c -o $@ $<
 
-selftests: $(TEST_BINS)
+selftests: $(TEST_BINS) $(TEST32_BINS)
+
+$(TEST32_BINS): $(BUILD)/selftests/%: selftests/m32/%.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(USER_CFLAGS) -MMD -MP -static -o $@ $< -lpthread
 
 $(BUILD)/selftests/test_%: selftests/test_%.c $(LIBPEA)
 	@mkdir -p $(@D)

@@ -215,6 +215,8 @@ static void pea_counter_free_work(struct work_struct *work)
 		pea_counter_list_del(ev);
 		perf_event_release_kernel(c->pe);
 	}
+	/* A fault gave it the file's mapping (pea_counter_vm_fault()). */
+	virt_to_page(c->page)->mapping = NULL;
 	free_page((unsigned long)c->page);
 	kfree(c);
 	kfree(ev);
@@ -301,27 +303,43 @@ static long pea_counter_ioctl(struct file *file, unsigned int cmd,
 	return 0;
 }
 
+/*
+ * The page comes from here, as perf_mmap_fault() supplies it: after
+ * MADV_DONTNEED it comes back on the next access.
+ */
 static vm_fault_t pea_counter_vm_fault(struct vm_fault *vmf)
 {
-	return VM_FAULT_SIGBUS;	/* the page is inserted at mmap time */
+	struct pea_event *ev = vmf->vma->vm_file->private_data;
+
+	if (vmf->pgoff)
+		return VM_FAULT_SIGBUS;
+	vmf->page = virt_to_page(ev->counter->page);
+	get_page(vmf->page);
+	/* As perf: a page_mkwrite'd page needs a mapping (do_page_mkwrite()). */
+	vmf->page->mapping = vmf->vma->vm_file->f_mapping;
+	vmf->page->index = 0;
+	return 0;
+}
+
+static vm_fault_t pea_counter_vm_mkwrite(struct vm_fault *vmf)
+{
+	return 0;	/* the control page is writable, as perf's */
 }
 
 static const struct vm_operations_struct pea_counter_vm_ops = {
 	.fault = pea_counter_vm_fault,
+	.page_mkwrite = pea_counter_vm_mkwrite,
 };
 
 /* Only the control page: one page, shared, at offset 0. */
 static int pea_counter_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct pea_event *ev = file->private_data;
-
 	if (!(vma->vm_flags & VM_SHARED) || vma->vm_pgoff != 0 ||
 	    vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
 	pea_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &pea_counter_vm_ops;
-	return vm_insert_page(vma, vma->vm_start,
-			      virt_to_page(ev->counter->page));
+	return 0;
 }
 
 const struct file_operations pea_counter_fops = {
@@ -330,7 +348,7 @@ const struct file_operations pea_counter_fops = {
 	.read = pea_counter_read,
 	.mmap = pea_counter_mmap,
 	.unlocked_ioctl = pea_counter_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
+	.compat_ioctl = pea_perf_compat_ioctl,
 };
 
 /* ---- creation ---- */

@@ -5,12 +5,14 @@
  * An output event is the analogue of a perf event of type
  * PERF_TYPE_SOFTWARE, config PERF_COUNT_SW_BPF_OUTPUT, bound to one CPU.
  * Its fd is mmapped (1 + 2^n pages at offset 0) to read the ring, polled
- * for EPOLLIN, and takes the perf ioctls that make sense for it.
+ * for EPOLLIN | EPOLLRDNORM (EPOLLHUP while unmapped), and takes the perf
+ * ioctls that make sense for it.
  *
  * As in Linux, the ring exists while mapped: it is allocated at the first
  * mmap and freed after the last munmap, so a new mapping starts empty.
  */
 #include <linux/anon_inodes.h>
+#include <linux/compat.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -79,7 +81,7 @@ static void pea_event_wakeup_irq(struct irq_work *work)
  */
 void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring)
 {
-	if (atomic_xchg(&ring->poll, (__force int)EPOLLIN))
+	if (atomic_xchg(&ring->poll, (__force int)PEA_POLL_WAKE))
 		return;
 	local64_inc(&ev->wakeups);
 	wake_up_all(&ev->waitq);
@@ -190,9 +192,34 @@ static int pea_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
 	return -EINVAL;		/* a ring is mapped whole or not at all */
 }
 
+/*
+ * Pages come from here, as perf_mmap_fault() supplies them: a page that
+ * MADV_DONTNEED dropped comes back on the next access. Writes are for the
+ * control page (data_tail) only; a write to a data page is SIGBUS.
+ */
 static vm_fault_t pea_vm_fault(struct vm_fault *vmf)
 {
-	return VM_FAULT_SIGBUS;	/* every page is inserted at mmap time */
+	struct pea_ring *ring = vmf->vma->vm_private_data;
+
+	if (vmf->pgoff && (vmf->flags & FAULT_FLAG_WRITE))
+		return VM_FAULT_SIGBUS;
+	if (vmf->pgoff > ring->nr_pages)
+		return VM_FAULT_SIGBUS;
+	vmf->page = ring->pages[vmf->pgoff];
+	get_page(vmf->page);
+	/*
+	 * As perf: do_page_mkwrite() retries the fault for ever on a page
+	 * without a mapping. The anon inode's mapping has noop_dirty_folio;
+	 * the ring clears it before freeing the page.
+	 */
+	vmf->page->mapping = vmf->vma->vm_file->f_mapping;
+	vmf->page->index = vmf->pgoff;
+	return 0;
+}
+
+static vm_fault_t pea_vm_mkwrite(struct vm_fault *vmf)
+{
+	return vmf->pgoff ? VM_FAULT_SIGBUS : 0;
 }
 
 static const struct vm_operations_struct pea_vm_ops = {
@@ -200,6 +227,7 @@ static const struct vm_operations_struct pea_vm_ops = {
 	.close = pea_vm_close,
 	.may_split = pea_vm_may_split,
 	.fault = pea_vm_fault,
+	.page_mkwrite = pea_vm_mkwrite,
 };
 
 static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
@@ -210,7 +238,6 @@ static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
 	struct pea_charge charge;
 	struct pea_ring *ring;
 	bool fresh = false;
-	unsigned long i;
 	int err;
 
 	if (!(vma->vm_flags & VM_SHARED) || vma->vm_pgoff != 0)
@@ -245,13 +272,8 @@ static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
 		fresh = true;
 	}
 
+	/* As perf_mmap(); the pages are faulted in (pea_vm_fault()). */
 	pea_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
-	for (i = 0; i <= nr_pages; i++) {
-		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
-				     ring->pages[i]);
-		if (err)
-			goto undo;
-	}
 	vma->vm_private_data = ring;
 	vma->vm_ops = &pea_vm_ops;
 	if (fresh)
@@ -259,13 +281,6 @@ static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
 	mutex_unlock(&ev->mmap_mutex);
 	return 0;
 
-undo:
-	/* The caller unmaps the inserted pages; ->close is not called. */
-	if (atomic_dec_and_test(&ring->mmap_count)) {
-		RCU_INIT_POINTER(ev->ring, NULL);
-		pea_mlock_uncharge(&ring->charge);
-		pea_ring_free_deferred(ring);
-	}
 unlock:
 	mutex_unlock(&ev->mmap_mutex);
 	return err;
@@ -357,6 +372,38 @@ static long pea_event_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
+/**
+ * pea_perf_compat_ioctl() - .compat_ioctl of the event and counter fds
+ * @file: the fd's file
+ * @cmd: the ioctl number as a 32-bit process encoded it
+ * @arg: its argument
+ *
+ * As perf_compat_ioctl(): the perf ioctls whose number carries the size
+ * of a pointer (PERF_EVENT_IOC_ID and the pointer-taking ones) get a
+ * 64-bit pointer size; every pea struct has one layout for both.
+ *
+ * Return: what the fd's ioctl returns.
+ */
+#ifdef CONFIG_COMPAT
+long pea_perf_compat_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	switch (cmd & ~IOCSIZE_MASK) {
+	case PERF_EVENT_IOC_SET_FILTER & ~IOCSIZE_MASK:
+	case PERF_EVENT_IOC_ID & ~IOCSIZE_MASK:
+	case PERF_EVENT_IOC_QUERY_BPF & ~IOCSIZE_MASK:
+	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES & ~IOCSIZE_MASK:
+		if (_IOC_SIZE(cmd) == sizeof(compat_uptr_t)) {
+			cmd &= ~IOCSIZE_MASK;
+			cmd |= sizeof(void *) << IOCSIZE_SHIFT;
+		}
+		break;
+	}
+	return file->f_op->unlocked_ioctl(file, cmd,
+					  (unsigned long)compat_ptr(arg));
+}
+#endif
+
 static const struct file_operations pea_event_fops = {
 	.owner = THIS_MODULE,
 	.release = pea_event_release,
@@ -364,7 +411,7 @@ static const struct file_operations pea_event_fops = {
 	.poll = pea_event_poll,
 	.mmap = pea_event_mmap,
 	.unlocked_ioctl = pea_event_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
+	.compat_ioctl = pea_perf_compat_ioctl,
 };
 
 /**
@@ -420,7 +467,7 @@ static int pea_check_output_attr(const struct perf_event_attr *attr)
 }
 
 static int pea_copy_attr(struct perf_event_attr *attr,
-			 const struct perf_event_attr __user *uattr)
+			 struct perf_event_attr __user *uattr)
 {
 	u32 size;
 	int err;
@@ -430,12 +477,19 @@ static int pea_copy_attr(struct perf_event_attr *attr,
 	if (!size)
 		size = PERF_ATTR_SIZE_VER0;
 	if (size < PERF_ATTR_SIZE_VER0 || size > PAGE_SIZE)
-		return -E2BIG;
+		goto err_size;
 	err = copy_struct_from_user(attr, sizeof(*attr), uattr, size);
+	if (err == -E2BIG)
+		goto err_size;
 	if (err)
 		return err;
 	attr->size = size;
 	return 0;
+
+err_size:
+	/* As perf_copy_attr(): tell the caller the size this kernel knows. */
+	put_user(sizeof(*attr), &uattr->size);
+	return -E2BIG;
 }
 
 static struct pea_event *pea_event_alloc(const struct perf_event_attr *attr,
@@ -486,7 +540,9 @@ static struct pea_event *pea_event_alloc(const struct perf_event_attr *attr,
  * An attr other than PERF_TYPE_SOFTWARE/PERF_COUNT_SW_BPF_OUTPUT makes a
  * counter event instead: see pea_counter_open() for its errors.
  *
- * Return: the new fd, or -EFAULT, -E2BIG (attr.size), -EINVAL (attr,
+ * Return: the new fd, or -EFAULT, -E2BIG (attr.size, or a non-zero tail past
+ * the kernel's perf_event_attr: sizeof(struct perf_event_attr) is written
+ * back to attr.size, as perf_event_open() does), -EINVAL (attr,
  * flags or cpu), -ENODEV (offline cpu), -ENOMEM, -EMFILE.
  */
 long pea_event_open(const struct pea_event_open __user *uarg)

@@ -23,6 +23,8 @@
 #include "pea_limits.h"
 
 #define PEA_MAX_RECORD		65528U	/* largest 8-aligned u16 record size */
+/* What a wake-up shows poll(), as perf_output_wakeup() sets rb->poll. */
+#define PEA_POLL_WAKE		(EPOLLIN | EPOLLRDNORM)
 #define PEA_LOST_RECORD_SIZE	24U	/* header + id + lost */
 
 /*
@@ -45,7 +47,7 @@ struct pea_ring {
 	bool overwrite;
 	bool backward;
 	int paused;
-	atomic_t poll;		/* EPOLLIN pending, as perf's rb->poll */
+	atomic_t poll;		/* PEA_POLL_WAKE pending, as perf's rb->poll */
 	atomic_t flush_armed;	/* PEA_FLAG_FLUSH: the flush timer is due */
 
 	struct perf_event_mmap_page *user_page;
@@ -136,6 +138,7 @@ struct pea_objects {
 extern struct pea_objects pea_objects;
 
 struct seq_file;
+struct file;
 
 /* pea_map.c */
 long pea_map_create(const struct pea_map_attr __user *uattr);
@@ -157,6 +160,12 @@ long pea_event_open(const struct pea_event_open __user *uarg);
 struct pea_event *pea_event_fget(int fd);
 void pea_event_put(struct pea_event *ev);
 void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring);
+#ifdef CONFIG_COMPAT
+long pea_perf_compat_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg);
+#else
+#define pea_perf_compat_ioctl NULL
+#endif
 
 /* pea_flush.c */
 void pea_event_flush_arm(struct pea_event *ev, struct pea_ring *ring);
@@ -202,7 +211,7 @@ static __always_inline long pea_map_slot_event(struct pea_map *map, u64 flags,
 /**
  * pea_event_wakeup() - wake the event's pollers, from any context
  * @ev: the event
- * @ring: its ring, where EPOLLIN is left for the next poll
+ * @ring: its ring, where EPOLLIN | EPOLLRDNORM is left for the next poll
  *
  * The wake-up itself runs from irq_work, so this is NMI-safe. Inline: the
  * writers call it for every record with Linux's default wakeup_events 1.
@@ -215,11 +224,12 @@ static inline void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring)
 	 * poll has taken it), that wake-up's irq_work has run or will run,
 	 * and no poller can have gone to sleep since (poll would have taken
 	 * the flag and returned), so raising another one only costs an
-	 * interrupt. Pollers see exactly what Linux shows them: EPOLLIN once
-	 * per taken flag. The xchg is a full barrier: a poller that takes
-	 * the flag after it sees the data_head published before it.
+	 * interrupt. Pollers see exactly what Linux shows them: EPOLLIN |
+	 * EPOLLRDNORM once per taken flag. The xchg is a full barrier: a
+	 * poller that takes the flag after it sees the data_head published
+	 * before it.
 	 */
-	if (atomic_xchg(&ring->poll, (__force int)EPOLLIN))
+	if (atomic_xchg(&ring->poll, (__force int)PEA_POLL_WAKE))
 		return;
 	irq_work_queue(&ev->wakeup_work);
 }

@@ -23,6 +23,8 @@
 #include <linux/capability.h>
 #include "pea_internal.h"
 
+#define PEA_BPF_F_LOCK	4ULL	/* BPF_F_LOCK, refused as BPF refuses it here */
+
 static LIST_HEAD(pea_maps);
 static DEFINE_MUTEX(pea_maps_lock);	/* the name registry */
 
@@ -128,10 +130,10 @@ static long pea_map_update(struct pea_map *map, struct pea_map_elem *elem)
 
 	if (map->map_flags & PEA_F_RDONLY)
 		return -EPERM;
+	if (elem->flags != PEA_ANY)
+		return -EINVAL;	/* fd arrays take BPF_ANY only, checked first */
 	if (elem->key >= map->max_entries)
 		return -E2BIG;
-	if (elem->flags != PEA_ANY)
-		return -EINVAL;	/* fd arrays take BPF_ANY only */
 	ev = pea_event_fget(elem->fd);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
@@ -151,6 +153,9 @@ static long pea_map_delete(struct pea_map *map, struct pea_map_elem *elem)
 {
 	bool found;
 
+	/* map_delete_elem() takes no flags: CHECK_ATTR fails first. */
+	if (elem->flags)
+		return -EINVAL;
 	if (map->map_flags & PEA_F_RDONLY)
 		return -EPERM;
 	if (elem->key >= map->max_entries)
@@ -166,8 +171,16 @@ static long pea_map_lookup(struct pea_map *map, struct pea_map_elem *elem)
 	struct pea_map_entry *entry;
 	long err = 0;
 
+	/*
+	 * map_lookup_elem()'s order: flags but BPF_F_LOCK, the fd's right to
+	 * read, then BPF_F_LOCK (these maps have no lock), then the key.
+	 */
+	if (elem->flags & ~PEA_BPF_F_LOCK)
+		return -EINVAL;
 	if (map->map_flags & PEA_F_WRONLY)
 		return -EPERM;
+	if (elem->flags)
+		return -EINVAL;
 	if (elem->key >= map->max_entries)
 		return -E2BIG;
 	rcu_read_lock();

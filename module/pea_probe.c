@@ -372,6 +372,13 @@ static int pea_check_probe_attr(const struct pea_probe_attr *a)
 		return -EINVAL;
 	if ((a->flags & PEA_PROBE_F_RETPROBE) && a->offset)
 		return -EINVAL;
+	/* kprobe.offset is an unsigned int: refuse what it cannot hold. */
+	if (a->offset > UINT_MAX)
+		return -EINVAL;
+	/* As tracefs: maxactive is for kretprobes, at most 4096 of them. */
+	if (a->maxactive > PEA_MAXACTIVE_MAX ||
+	    (a->maxactive && !(a->flags & PEA_PROBE_F_RETPROBE)))
+		return -EINVAL;
 	if (a->filter_tgid < 0 || a->filter_cpu < -1 ||
 	    a->filter_cpu >= (int)nr_cpu_ids)
 		return -EINVAL;
@@ -447,7 +454,8 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  *
  * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN; kernel
  * lockdown),
- * -EFAULT, -EINVAL (attr), -E2BIG (attr tail), -EBADF (counter_map is
+ * -EFAULT, -EINVAL (attr; offset past UINT_MAX, maxactive past
+ * PEA_MAXACTIVE_MAX or on a kprobe), -E2BIG (attr tail), -EBADF (counter_map is
  * not a map fd), -EMLINK (PEA_MAX_LINKS
  * live), -ENOENT (no such symbol), -EILSEQ (offset not at an
  * instruction), -EINVAL (a function kprobes refuse), -ENOMEM, -EMFILE.
@@ -457,6 +465,7 @@ long pea_probe_attach(struct pea_map *map,
 {
 	struct pea_probe_attr a;
 	struct pea_link *l;
+	struct file *file;
 	long err;
 	int fd;
 
@@ -507,23 +516,36 @@ long pea_probe_attach(struct pea_map *map,
 		}
 	}
 
-	err = pea_link_register(l, &a);
-	if (err) {
-		pea_link_free(l);
-		return err;
-	}
-	fd = anon_inode_getfd("[pea_link]", &pea_link_fops, l,
-			      O_RDWR | ((a.flags & PEA_PROBE_F_CLOEXEC) ?
-					O_CLOEXEC : 0));
+	/*
+	 * The fd number is visible (another thread may close it by number)
+	 * from fd_install() on: the link is registered, listed and owned by
+	 * its file before that, and nothing after it can fail.
+	 */
+	fd = get_unused_fd_flags(O_RDWR | ((a.flags & PEA_PROBE_F_CLOEXEC) ?
+					   O_CLOEXEC : 0));
 	if (fd < 0) {
-		pea_link_unregister(l);
 		pea_link_free(l);
 		return fd;
+	}
+	err = pea_link_register(l, &a);
+	if (err)
+		goto put_fd;
+	file = anon_inode_getfile("[pea_link]", &pea_link_fops, l, O_RDWR);
+	if (IS_ERR(file)) {
+		err = PTR_ERR(file);
+		pea_link_unregister(l);
+		goto put_fd;
 	}
 	mutex_lock(&pea_links_lock);
 	list_add_tail(&l->node, &pea_links);
 	mutex_unlock(&pea_links_lock);
+	fd_install(fd, file);
 	return fd;
+
+put_fd:
+	put_unused_fd(fd);
+	pea_link_free(l);
+	return err;
 
 free_link:
 	kfree(l);

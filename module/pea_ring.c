@@ -32,6 +32,7 @@
 #include <linux/sched/clock.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include "pea_internal.h"
 
 static void pea_ring_free_work(struct work_struct *work)
@@ -41,8 +42,10 @@ static void pea_ring_free_work(struct work_struct *work)
 	unsigned int i;
 
 	vunmap(ring->data);
-	for (i = 0; i <= ring->nr_pages; i++)
+	for (i = 0; i <= ring->nr_pages; i++) {
+		ring->pages[i]->mapping = NULL;	/* set by pea_vm_fault() */
 		__free_page(ring->pages[i]);
+	}
 	kfree(ring->pages);
 	kfree(ring);
 	atomic_dec(&pea_objects.rings);
@@ -221,6 +224,21 @@ static void *pea_put_lost(void *p, struct pea_event *ev, long lost)
 	return p + PEA_LOST_RECORD_SIZE;
 }
 
+/*
+ * A sample's pid or tid, as perf_event_pid_type(): -1 for a task whose
+ * pids are already detached (late in do_exit()), not 0.
+ */
+static __always_inline u32 pea_sample_pid(struct task_struct *task,
+					  enum pid_type type,
+					  struct pid_namespace *ns)
+{
+	u32 nr = __task_pid_nr_ns(task, type, ns);
+
+	if (!nr && !pid_alive(task))
+		nr = -1;
+	return nr;
+}
+
 /* Write the sample header and fields; return where the payload goes. */
 static __always_inline void *pea_put_sample(void *p, struct pea_event *ev,
 					    u32 rec, u32 size)
@@ -242,8 +260,8 @@ static __always_inline void *pea_put_sample(void *p, struct pea_event *ev,
 	p += sizeof(*hdr);
 	if (ev->sample_type & PERF_SAMPLE_TID) {
 		w = p;
-		w[0] = task_tgid_nr_ns(current, ev->pid_ns);
-		w[1] = task_pid_nr_ns(current, ev->pid_ns);
+		w[0] = pea_sample_pid(current, PIDTYPE_TGID, ev->pid_ns);
+		w[1] = pea_sample_pid(current, PIDTYPE_PID, ev->pid_ns);
 		p += 8;
 	}
 	if (ev->sample_type & PERF_SAMPLE_TIME) {

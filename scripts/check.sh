@@ -25,12 +25,14 @@ MERGED=$ROOT/build/vm/check.tap
 mkdir -p "$ROOT/build/vm"
 
 CASES=$(mktemp)
+NAMES=()
 trap 'rm -f "$CASES"' EXIT
 
 for k in $KVERS; do
 	kver=
 	[ "$k" = default ] || kver=$k
 	name=$("$ROOT/scripts/setup.sh" --resolve $kver 2>/dev/null || echo "$k")
+	NAMES+=("$name")
 	printf 'check: === kernel %s ===\n' "$name" >&2
 	OUT=$ROOT/build/vm/$name KVER=$kver \
 		"$ROOT/scripts/check-kernel.sh" > "$ROOT/build/vm/$name.tap"
@@ -45,6 +47,15 @@ for k in $KVERS; do
 	/^# / { printf "C\t%s\n", substr($0, 3) }
 	' "$ROOT/build/vm/$name.tap" >> "$CASES"
 done
+
+# The Kbuild feature probes, host side, against every kernel's headers.
+printf 'check: === kbuild feature probes ===\n' >&2
+"$ROOT/scripts/test-kbuild-probes.sh" "${NAMES[@]}" 2>&1 |
+	awk '/^ok / || /^not ok / {
+		st = ($1 == "ok") ? "P" : "F"
+		sub(/^(not )?ok [0-9]+ - /, "")
+		printf "%s\t%s\n", st, $0
+	}' >> "$CASES"
 
 # sparse, on the default kernel's build.
 printf 'check: === sparse ===\n' >&2

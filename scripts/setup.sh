@@ -109,9 +109,10 @@ ARG=${1:-}
 
 # --- packages --------------------------------------------------------------
 # busybox-static: the guest userland; cpio/gzip: initramfs; kmod: modinfo;
-# sparse: `make sparse`; build-essential + libc6-dev: static test programs.
-PKGS=(build-essential gcc make libc6-dev qemu-system-x86 busybox-static
-      cpio gzip sparse kmod coreutils)
+# sparse: `make sparse`; build-essential + libc6-dev: static test programs;
+# gcc-multilib: the 32-bit (compat ioctl) test program.
+PKGS=(build-essential gcc make libc6-dev gcc-multilib qemu-system-x86
+      busybox-static cpio gzip sparse kmod coreutils)
 [ -z "$ARG" ] && PKGS+=(linux-headers-amd64)
 [[ "$ARG" =~ ^[0-9]+\.[0-9]+$ ]] && PKGS+=("linux-headers-$ARG-amd64")
 

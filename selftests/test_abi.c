@@ -117,6 +117,28 @@ static void test_map_create(void)
 	close(fd);
 }
 
+/*
+ * What perf_event_open() writes back into attr.size when it refuses @attr
+ * with E2BIG (a copy of @attr, @len bytes, with attr.size @size, is
+ * passed); 0 if it did not.
+ */
+static unsigned int perf_e2big_size(const struct perf_event_attr *attr,
+				    size_t len, __u32 size)
+{
+	static unsigned char copy[8192];
+	struct perf_event_attr *c = (void *)copy;
+	long fd;
+
+	memcpy(copy, attr, len);
+	c->size = size;
+	fd = syscall(SYS_perf_event_open, c, -1, 0, -1, 0);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == E2BIG ? c->size : 0;
+}
+
 static void test_event_open(void)
 {
 	struct perf_event_attr good = pt_output_attr(PERF_SAMPLE_RAW), a;
@@ -126,6 +148,7 @@ static void test_event_open(void)
 	} big;
 	struct pea_event_open o;
 	__u64 vals[2], id;
+	unsigned int ksize;
 	int fd;
 
 	PT_EQ(pt_event_open_errno(&good, 0), 0, "event open: valid attr succeeds");
@@ -169,6 +192,25 @@ static void test_event_open(void)
 	big.tail[400] = 1;
 	PT_EQ(pt_event_open_errno(&big.attr, 0), E2BIG,
 	      "event open: a larger attr with a non-zero tail gives E2BIG");
+	/*
+	 * perf_copy_attr() writes the size it knows back into attr.size on
+	 * E2BIG: pea writes what perf_event_open() writes on this kernel.
+	 */
+	ksize = perf_e2big_size(&big.attr, sizeof(big), sizeof(big));
+	PT_OK(ksize >= PERF_ATTR_SIZE_VER7 && ksize < sizeof(big),
+	      "perf_event_open() writes back attr.size %u on E2BIG", ksize);
+	PT_EQ(big.attr.size, ksize,
+	      "event open: E2BIG (non-zero tail) writes the kernel's size back");
+	a = good; a.size = 32;
+	PT_EQ(pt_event_open_errno(&a, 0), E2BIG, "event open: attr.size 32 again");
+	PT_EQ(a.size, ksize, "event open: E2BIG (size 32) writes the size back");
+	big.attr.size = 8192;
+	PT_EQ(pt_event_open_errno(&big.attr, 0), E2BIG,
+	      "event open: attr.size past a page gives E2BIG");
+	PT_EQ(big.attr.size, ksize,
+	      "event open: E2BIG (size 8192) writes the size back");
+	PT_EQ(perf_e2big_size(&big.attr, sizeof(big), 8192), ksize,
+	      "perf_event_open() writes the same back for size 8192");
 
 	memset(&o, 0, sizeof(o));
 	o.attr = (uintptr_t)&good;
@@ -217,6 +259,25 @@ static void test_map_ioctls(void)
 	e.key = 0; e.fd = ev0; e.flags = 1;
 	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_UPDATE, &e), EINVAL,
 	      "map update: flags other than ANY give EINVAL");
+	/* BPF checks the flags before the key (bpf_fd_array_map_update_elem). */
+	e.key = 5; e.fd = ev0; e.flags = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_UPDATE, &e), EINVAL,
+	      "map update: bad flags and a bad key give EINVAL (flags first)");
+	e.key = 5; e.fd = 999; e.flags = 2;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_UPDATE, &e), EINVAL,
+	      "map update: bad flags, key and fd give EINVAL (flags first)");
+	/* map_delete_elem(): a non-zero flags field fails CHECK_ATTR first. */
+	e.key = 5; e.fd = 0; e.flags = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_DELETE, &e), EINVAL,
+	      "map delete: flags and a bad key give EINVAL (flags first)");
+	/* map_lookup_elem(): flags other than BPF_F_LOCK fail first. */
+	e.key = 5; e.flags = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EINVAL,
+	      "map lookup: flags and a bad key give EINVAL (flags first)");
+	e.key = 5; e.flags = 4;		/* BPF_F_LOCK: these maps have no lock */
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EINVAL,
+	      "map lookup: BPF_F_LOCK and a bad key give EINVAL (flags first)");
+	e.flags = 0;
 	PT_EQ(pt_map_update(map, 0, 999), EBADF,
 	      "map update: a closed fd gives EBADF");
 	PT_EQ(pt_map_update(map, 0, null_fd), EBADF,
@@ -257,6 +318,12 @@ static void test_map_ioctls(void)
 	map = pt_map_create(NULL, 2, PEA_F_RDONLY);
 	PT_EQ(pt_map_update(map, 0, ev0), EPERM, "RDONLY map: update gives EPERM");
 	PT_EQ(pt_map_delete(map, 0), EPERM, "RDONLY map: delete gives EPERM");
+	e.key = 5; e.fd = ev0; e.flags = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_UPDATE, &e), EPERM,
+	      "RDONLY map: update with bad flags and key gives EPERM (first)");
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_DELETE, &e), EINVAL,
+	      "RDONLY map: delete with flags gives EINVAL (before EPERM)");
+	memset(&e, 0, sizeof(e));
 	e.key = 0;
 	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), ENOENT,
 	      "RDONLY map: lookup is allowed");
@@ -264,6 +331,13 @@ static void test_map_ioctls(void)
 	map = pt_map_create(NULL, 2, PEA_F_WRONLY);
 	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EPERM,
 	      "WRONLY map: lookup gives EPERM");
+	e.key = 5; e.flags = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EINVAL,
+	      "WRONLY map: lookup with flags 1 gives EINVAL (before EPERM)");
+	e.flags = 4;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EPERM,
+	      "WRONLY map: lookup with BPF_F_LOCK gives EPERM (before EINVAL)");
+	memset(&e, 0, sizeof(e));
 	PT_EQ(pt_map_update(map, 0, ev0), 0, "WRONLY map: update is allowed");
 	close(map);
 	close(ev0);

@@ -498,6 +498,23 @@ static void test_errnos(void)
 	a = good; a.capture_len = 8;
 	PT_EQ(attach_errno(a), EINVAL,
 	      "attach: capture fields without a mode give EINVAL");
+	/* kprobe.offset is an unsigned int: what does not fit is EINVAL. */
+	a = good; a.offset = 1ULL << 32;
+	PT_EQ(attach_errno(a), EINVAL, "attach: offset 1 << 32 gives EINVAL");
+	a = good; a.offset = ~0ULL;
+	PT_EQ(attach_errno(a), EINVAL, "attach: offset 2^64-1 gives EINVAL");
+	/* maxactive is bounded as tracefs bounds it (KRETPROBE_MAXACTIVE_MAX). */
+	a = good; a.flags |= PEA_PROBE_F_RETPROBE; a.maxactive = PEA_MAXACTIVE_MAX;
+	PT_EQ(attach_errno(a), 0, "attach: maxactive 4096 succeeds");
+	a.maxactive = PEA_MAXACTIVE_MAX + 1;
+	PT_EQ(attach_errno(a), EINVAL, "attach: maxactive 4097 gives EINVAL");
+	a.maxactive = 0x7fffffff;
+	PT_EQ(attach_errno(a), EINVAL, "attach: maxactive INT_MAX gives EINVAL");
+	a.maxactive = 0xffffffff;
+	PT_EQ(attach_errno(a), EINVAL, "attach: maxactive UINT_MAX gives EINVAL");
+	a = good; a.maxactive = 16;
+	PT_EQ(attach_errno(a), EINVAL,
+	      "attach: maxactive on a kprobe (not a kretprobe) gives EINVAL");
 	a = good; a.filter_cpu = -2;
 	PT_EQ(attach_errno(a), EINVAL, "attach: filter_cpu -2 gives EINVAL");
 	a = good; a.filter_tgid = -1;

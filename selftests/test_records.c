@@ -2,8 +2,11 @@
 /*
  * Record bytes: every payload size from 0 to 4096 and at the size limit,
  * with and without TID/TIME/CPU, records that wrap the ring end, and a
- * record larger than the whole ring.
+ * record larger than the whole ring; PERF_SAMPLE_TID of a live task and
+ * of one that has exited (-1, as perf_event_tid()).
  */
+#include <signal.h>
+#include <sys/wait.h>
 #include "pea_test.h"
 
 #define MAP "records"
@@ -178,6 +181,64 @@ static void test_wrap(void)
 	close(map);
 }
 
+/*
+ * The sample pid/tid of a task whose pids are gone: a single-threaded
+ * child, autoreaped (SIGCHLD ignored), writes a record from do_exit()
+ * after exit_notify() (the test module's exit kprobe). Linux writes -1
+ * for both (perf_event_pid_type(): !nr && !pid_alive()).
+ */
+static void test_exited_tid(void)
+{
+	struct pea_st_exit mark = { .map = "rec_exit" };
+	struct perf_event_header *h = (void *)rec;
+	const __u32 *t = (const void *)(rec + 8);
+	struct sigaction sa = { .sa_handler = SIG_IGN }, old;
+	int map, fd, found = 0;
+	struct pt_ring r;
+	size_t n;
+	pid_t child;
+
+	map = pt_map_create("rec_exit", 1, 0);
+	fd = pt_event_open(0, PERF_SAMPLE_TID | PERF_SAMPLE_RAW);
+	if (map < 0 || fd < 0 || pt_map_update(map, 0, fd) ||
+	    pt_ring_map(&r, fd, 4, PROT_READ | PROT_WRITE))
+		pt_fatal("exit map/event");
+
+	/* A live task: its own pid and tid. */
+	PT_EQ(pt_output("rec_exit", 0, "live", 4), 0, "exit: live output");
+	n = pt_ring_next(&r, rec);
+	PT_OK(n == 24 && t[0] == (__u32)getpid() && t[1] == (__u32)gettid(),
+	      "exit: a live task's record has pid %u tid %u (want %d %d)",
+	      n ? t[0] : 0, n ? t[1] : 0, getpid(), gettid());
+
+	sigaction(SIGCHLD, &sa, &old);
+	child = fork();
+	if (child == 0) {
+		pt_pin(0);
+		if (ioctl(pt_st(), PEA_ST_IOC_EXIT_MARK, &mark))
+			_exit(2);
+		_exit(0);
+	}
+	/* Autoreaped: waitpid() returns once it is gone, with ECHILD. */
+	while (waitpid(child, NULL, 0) == child)
+		;
+	sigaction(SIGCHLD, &old, NULL);
+
+	while ((n = pt_ring_next(&r, rec))) {
+		if (h->type != PERF_RECORD_SAMPLE || n != 32 ||
+		    memcmp(rec + 20, PEA_ST_EXIT_PAYLOAD, 8))
+			continue;
+		found++;
+		PT_OK(t[0] == 0xffffffffu && t[1] == 0xffffffffu,
+		      "exit: an exited task's record has pid 0x%x tid 0x%x (want 0xffffffff 0xffffffff)",
+		      t[0], t[1]);
+	}
+	PT_EQ(found, 1, "exit: one record from the exiting task");
+	pt_ring_unmap(&r);
+	close(fd);
+	close(map);
+}
+
 int main(void)
 {
 	pt_pin(0);
@@ -188,5 +249,6 @@ int main(void)
 	test_sizes(PERF_SAMPLE_CPU, "CPU|RAW");
 	test_sizes(ALL_FIELDS, "TID|TIME|CPU|RAW");
 	test_wrap();
+	test_exited_tid();
 	return pt_done();
 }

@@ -298,6 +298,41 @@ static void test_flag_per_ring(void)
 	pt_polled_close(&w);
 }
 
+/*
+ * perf's wake-up is EPOLLIN | EPOLLRDNORM (perf_output_wakeup()), so a
+ * poller asking for either sees it; EPOLLHUP alone without a ring.
+ */
+static void test_rdnorm(void)
+{
+	struct pollfd p;
+	struct pt_polled w;
+	int fd;
+
+	wk_open(&w, 1, false, 0, 1);
+	pt_output(MAP, 0, buf, PAYLOAD);
+	p = (struct pollfd){ .fd = w.fd, .events = POLLRDNORM };
+	PT_EQ(poll(&p, 1, 0), 1, "poll(POLLRDNORM) sees a wake-up");
+	PT_EQ(p.revents, POLLRDNORM, "poll(POLLRDNORM): revents POLLRDNORM");
+	p.revents = 0;
+	PT_EQ(poll(&p, 1, 0), 0, "poll(POLLRDNORM) took the wake-up");
+	pt_output(MAP, 0, buf, PAYLOAD);
+	p = (struct pollfd){ .fd = w.fd, .events = POLLIN };
+	PT_EQ(poll(&p, 1, 0), 1, "poll(POLLIN) sees the next wake-up");
+	PT_EQ(p.revents, POLLIN, "poll(POLLIN): revents POLLIN");
+	pt_output(MAP, 0, buf, PAYLOAD);
+	p = (struct pollfd){ .fd = w.fd, .events = POLLIN | POLLRDNORM };
+	PT_EQ(poll(&p, 1, 0), 1, "poll(POLLIN|POLLRDNORM) sees a wake-up");
+	PT_EQ(p.revents, POLLIN | POLLRDNORM,
+	      "poll(POLLIN|POLLRDNORM): revents POLLIN|POLLRDNORM, as perf");
+	pt_polled_close(&w);
+
+	fd = pt_event_open(0, PERF_SAMPLE_RAW);
+	p = (struct pollfd){ .fd = fd, .events = POLLIN | POLLRDNORM };
+	PT_EQ(poll(&p, 1, 0), 1, "poll(POLLIN|POLLRDNORM) unmapped returns 1");
+	PT_EQ(p.revents, POLLHUP, "unmapped: revents POLLHUP alone, as perf");
+	close(fd);
+}
+
 int main(void)
 {
 	pt_pin(0);
@@ -307,5 +342,6 @@ int main(void)
 	test_nonblock_and_hup();
 	test_blocking();
 	test_flag_per_ring();
+	test_rdnorm();
 	return pt_done();
 }

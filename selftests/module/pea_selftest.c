@@ -31,6 +31,7 @@
 #include <linux/kprobes.h>
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/task.h>
 #include <asm/apic.h>
 #include <asm/ftrace.h>
 #include <asm/nmi.h>
@@ -750,6 +751,85 @@ static void st_anchors_release(void)
 			perf_event_release_kernel(st_anchors[id]);
 }
 
+/* ---- a record from a task that has exited (PEA_ST_IOC_EXIT_MARK) ---- */
+
+static struct task_struct *st_exit_task;	/* the marked task, a reference */
+static struct pea_map *st_exit_map;
+static struct kprobe st_exit_kp;
+static bool st_exit_registered;
+
+static int st_exit_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct task_struct *task = READ_ONCE(st_exit_task);
+
+	if (task != current || cmpxchg(&st_exit_task, task, NULL) != task)
+		return 0;
+	pea_output(st_exit_map, PEA_F_CURRENT_CPU, PEA_ST_EXIT_PAYLOAD, 8);
+	/* Not the last reference: the task is still running here. */
+	put_task_struct(task);
+	return 0;
+}
+
+/* Functions do_exit() calls right after exit_notify(), in that order. */
+static const char * const st_exit_symbols[] = {
+	"proc_exit_connector",	/* CONFIG_PROC_EVENTS */
+	"mpol_put_task_policy",	/* CONFIG_NUMA */
+};
+
+static int st_exit_register(void)
+{
+	int i, err = -ENOENT;
+
+	for (i = 0; i < ARRAY_SIZE(st_exit_symbols); i++) {
+		memset(&st_exit_kp, 0, sizeof(st_exit_kp));
+		st_exit_kp.symbol_name = st_exit_symbols[i];
+		st_exit_kp.pre_handler = st_exit_pre;
+		err = register_kprobe(&st_exit_kp);
+		if (!err)
+			break;
+	}
+	return err;
+}
+
+static void st_exit_unmark(void)
+{
+	struct task_struct *task = xchg(&st_exit_task, NULL);
+
+	if (task)
+		put_task_struct(task);
+}
+
+/* Called with st_lock held. */
+static long st_exit_mark(struct pea_st_exit __user *uarg)
+{
+	struct pea_st_exit arg;
+	struct pea_map *map;
+	int err;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	arg.map[sizeof(arg.map) - 1] = 0;
+	map = pea_map_get_by_name(arg.map);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	if (!st_exit_registered) {
+		err = st_exit_register();
+		if (err) {
+			pea_map_put(map);
+			return err;
+		}
+		st_exit_registered = true;
+	}
+	st_exit_unmark();
+	/* No handler uses the old map once the old mark is gone. */
+	synchronize_rcu();
+	if (st_exit_map)
+		pea_map_put(st_exit_map);
+	st_exit_map = map;
+	WRITE_ONCE(st_exit_task, get_task_struct(current));
+	return 0;
+}
+
 static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -778,6 +858,9 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PEA_ST_IOC_READ:
 		err = st_read(uarg);
 		break;
+	case PEA_ST_IOC_EXIT_MARK:
+		err = st_exit_mark(uarg);
+		break;
 	default:
 		err = -ENOTTY;
 	}
@@ -788,6 +871,7 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 static const struct file_operations st_fops = {
 	.owner = THIS_MODULE,
 	.unlocked_ioctl = st_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,	/* one layout for 32-bit callers */
 };
 
 static struct miscdevice st_miscdev = {
@@ -838,6 +922,11 @@ static void __exit st_exit(void)
 	st_anchors_release();
 	if (st_kp_registered)
 		unregister_kprobe(&st_kp);
+	if (st_exit_registered)
+		unregister_kprobe(&st_exit_kp);
+	st_exit_unmark();
+	if (st_exit_map)
+		pea_map_put(st_exit_map);
 	/* Its events hold this module: none is left. */
 	perf_pmu_unregister(&st_pmu);
 	unregister_nmi_handler(NMI_LOCAL, "pea_st_read");

@@ -158,6 +158,21 @@ struct pea_st_read {
 #define PEA_ST_IOC_READ		_IOWR(PEA_ST_MAGIC, 0x20, struct pea_st_read)
 
 /*
+ * PEA_ST_IOC_EXIT_MARK: mark the calling task. When it passes
+ * proc_exit_connector() in do_exit() (or mpol_put_task_policy(), right
+ * after it, on kernels without CONFIG_PROC_EVENTS), that is after
+ * exit_notify(), where an autoreaped task has no pids any more, a kprobe
+ * calls pea_output(map, PEA_F_CURRENT_CPU) with the 8 bytes
+ * PEA_ST_EXIT_PAYLOAD. One task at a time.
+ */
+struct pea_st_exit {
+	char map[16];
+};
+
+#define PEA_ST_EXIT_PAYLOAD	"st_exit"
+#define PEA_ST_IOC_EXIT_MARK	_IOW(PEA_ST_MAGIC, 0x21, struct pea_st_exit)
+
+/*
  * The test PMU, registered while pea_selftest is loaded: a CPU-only PMU
  * (like an uncore PMU) with PEA_ST_PMU_SLOTS counters per CPU, so that a
  * second counter on a CPU must be multiplexed. Its type is in

@@ -107,7 +107,8 @@ struct pea_event_open {
  * struct pea_map_elem - argument of the map element ioctls
  * @key:   slot index
  * @fd:    UPDATE: the event fd to store
- * @flags: UPDATE: PEA_ANY (0); anything else is EINVAL
+ * @flags: UPDATE: PEA_ANY (0); anything else is EINVAL. DELETE and
+ *         LOOKUP: 0. Errors come in BPF's order (flags before the key)
  * @id:    LOOKUP: the id of the event in the slot (PERF_EVENT_IOC_ID's)
  * @cpu:   LOOKUP: the CPU that event is bound to
  * @pad:   zero
@@ -228,6 +229,7 @@ struct pea_event_stats {
 #define PEA_SYM_LEN		128	/* symbol name, NUL included */
 #define PEA_CAPTURE_MAX		256	/* bytes captured from an argument */
 #define PEA_MAX_LINKS		1024	/* live links, all maps together */
+#define PEA_MAXACTIVE_MAX	4096	/* kretprobe maxactive, as tracefs */
 
 /* struct pea_probe_attr.flags */
 #define PEA_PROBE_F_RETPROBE	(1U << 0)	/* kretprobe, not kprobe */
@@ -249,7 +251,8 @@ struct pea_event_stats {
  * @size:          sizeof(struct pea_probe_attr)
  * @flags:         PEA_PROBE_F_*
  * @symbol:        the function to probe, NUL-terminated
- * @offset:        bytes into the function (kprobe only; 0 for kretprobes)
+ * @offset:        bytes into the function (kprobe only; 0 for kretprobes),
+ *                 at most UINT_MAX (kprobe.offset is an unsigned int)
  * @id:            producer id written into every record (0: the link's id)
  * @filter_tgid:   only record this process (0: any), in the attacher's
  *                 pid namespace
@@ -258,7 +261,8 @@ struct pea_event_stats {
  * @capture_mode:  PEA_CAPTURE_NONE, _STR or _FIXED
  * @capture_len:   at most this many bytes (1..PEA_CAPTURE_MAX)
  * @capture_flags: PEA_CAPTURE_USER for a user pointer, else kernel
- * @maxactive:     kretprobe instances in flight (0: the kernel default)
+ * @maxactive:     kretprobe instances in flight (0: the kernel default,
+ *                 at most PEA_MAXACTIVE_MAX); 0 for a kprobe
  * @counter_map:   with PEA_PROBE_F_COUNTERS, a map fd whose slots hold
  *                 counter events (one per CPU): every record then carries
  *                 this CPU's reading (struct pea_event_value) right after

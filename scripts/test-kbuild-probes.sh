@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side test of the Kbuild feature probes (pea_feature in ./Kbuild),
+# run by `make check` for every test kernel; prints TAP.
+#
+#   scripts/test-kbuild-probes.sh [KVER...]   (default: the default kernel)
+#
+# For each kernel: (1) the -D flags ./Kbuild gives are those of the
+# one-pattern probes it had before each probe needed a present and an
+# absent pattern (REFERENCE below, a grep of the same headers); (2) a
+# probe whose patterns match nothing (PEA_PROBE_SELFTEST=1) stops a real
+# module build with an error naming the probe.
+
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+N=0
+FAIL=0
+
+tap() {		# tap OK DESCRIPTION
+	N=$((N + 1))
+	if [ "$1" = 0 ]; then
+		printf 'ok %d - %s\n' "$N" "$2"
+	else
+		printf 'not ok %d - %s\n' "$N" "$2"
+		FAIL=$((FAIL + 1))
+	fi
+}
+
+# The probes before (one pattern each: no match meant "old kernel").
+REFERENCE=(
+	"PEA_HAVE_VM_FLAGS_SET linux/mm.h void vm_flags_set"
+	"PEA_HAVE_PERF_ALLOW_KERNEL linux/perf_event.h int perf_allow_kernel(void)"
+	"PEA_HAVE_PERF_TIME_CTX linux/perf_event.h struct perf_time_ctx"
+	"PEA_HAVE_HRTIMER_SETUP linux/hrtimer.h void hrtimer_setup"
+)
+
+[ $# -gt 0 ] || set -- "$("$ROOT/scripts/setup.sh" --resolve 2>/dev/null)"
+for kver in "$@"; do
+	kdir=/usr/src/linux-headers-$kver
+	[ -f "$kdir/Makefile" ] || kdir=/lib/modules/$kver/build
+	# Debian splits the headers: the arch directory includes the common one.
+	srctree=$kdir
+	[ -f "$srctree/include/linux/mm.h" ] ||
+		srctree=$(sed -n 's|^include \(.*\)/Makefile$|\1|p' "$kdir/Makefile")
+	if [ ! -f "$srctree/include/linux/mm.h" ]; then
+		tap 1 "[$kver] kbuild probes: no kernel headers for $kver"
+		continue
+	fi
+
+	want=
+	for r in "${REFERENCE[@]}"; do
+		read -r macro header pattern <<< "$r"
+		grep -qsF -- "$pattern" "$srctree/include/$header" &&
+			want+="-D$macro "
+	done
+	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter -DPEA_HAVE_%%,$(ccflags-y))\n' "$ROOT" |
+		make -s --no-print-directory -f - srctree="$srctree" src="$ROOT" 2>&1)
+	tap "$([ "$got" = "$(echo $want)" ]; echo $?)" \
+		"[$kver] kbuild probes give '${got}', as the one-pattern probes ('$(echo $want)')"
+
+	out=$(make -C "$kdir" M="$ROOT" PEA_PROBE_SELFTEST=1 modules 2>&1)
+	rc=$?
+	tap "$([ $rc != 0 ] && grep -q 'pea feature probe PEA_HAVE_NOTHING: .*matches neither' <<< "$out"; echo $?)" \
+		"[$kver] a probe matching neither pattern stops the build (exit $rc) naming the probe"
+done
+printf '1..%d\n' "$N"
+exit $((FAIL > 0))
