@@ -18,11 +18,11 @@
  *
  * The counter's CPU is the one perf put the event on, event->cpu, not
  * necessarily the one asked for: a PMU whose counters serve a whole
- * package or die (uncore, RAPL, cstate; on 6.12 any PMU with pmu->scope)
+ * package or die (uncore, RAPL and cstate on 6.1; uncore on 6.12)
  * rewrites event->cpu in event_init to the one CPU of its cpumask, and
  * moves its events to another CPU with perf_pmu_migrate_context() when
- * that CPU goes offline, which changes event->cpu under the context
- * mutex. pea keeps each counter on the list of its owner, c->cpu, which
+ * that CPU goes offline (as perf does for a 6.12 PMU with a scope), which
+ * changes event->cpu under the context mutex. pea keeps each counter on the list of its owner, c->cpu, which
  * follows event->cpu: pea_counter_rehome() moves counters whose event
  * changed CPU, from a hotplug state torn down after every PMU's (the CPU
  * is dead by then; see pea_counter_init()), from the online callback,

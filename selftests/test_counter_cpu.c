@@ -18,7 +18,11 @@
  *    perf_pmu_migrate_context()) and pea follows: LOOKUP reports the new
  *    CPU, the page is refreshed from it, the published count never goes
  *    back, pea_read_value() works there; no wrong-CPU read;
- *  - after DISABLE, read(2) equals exactly the ns the PMU itself counted.
+ *  - after DISABLE, read(2) equals exactly the ns the PMU itself counted;
+ *  - on kernels with PMU scopes (6.12), "pea_st_scope": perf keeps the
+ *    event on the CPU asked for and pea_read_value() reads it from every
+ *    CPU of the scope (PERF_EV_CAP_READ_SCOPE), as perf_event_read_local()
+ *    does there.
  * Timing bounds are generous (an emulated vCPU may be descheduled): the
  * count must cover at least half the running time; in the defect it
  * stays where the last read(2) left it.
@@ -298,6 +302,68 @@ static void test_pkg_read(void)
 	close(fd);
 }
 
+/* PERF_EV_CAP_READ_SCOPE: readable from any CPU of the PMU's scope. */
+static void test_scope(void)
+{
+	struct pea_counter_value p0, p1;
+	struct perf_event_mmap_page *pg;
+	struct pt_cval r1, r2, v;
+	struct pea_event_value kv;
+	int type, req, fd, cpu;
+	struct pea_st_read r;
+	bool ok = true;
+	long long total0;
+
+	type = pt_pmu_type(PEA_ST_SCOPE_PMU_NAME);
+	if (type == -ENOENT) {
+		pt_diag("no " PEA_ST_SCOPE_PMU_NAME
+			": this kernel has no PMU scopes (pmu->scope)");
+		return;
+	}
+	PT_OK(type > 0, PEA_ST_SCOPE_PMU_NAME " PMU registered (type %d)", type);
+	req = other_cpu(0, -1);
+	total0 = pkg_attr("st_total");
+	fd = pt_counter_open(type, PEA_ST_PKG_NS, req);
+	PT_OK(fd >= 0, "scope counter opened for CPU %d", req);
+	if (fd < 0)
+		return;
+	PT_EQ(pt_map_update(map_fd, 1, fd), 0, "in slot 1 of " MAP);
+	PT_EQ(lookup_cpu(1), req,
+	      "LOOKUP reports CPU %d: perf keeps a scoped event where asked",
+	      req);
+	pg = map_page(fd);
+	pt_pin(0);
+	p0 = page_read(pg, NULL);
+	pt_sleep_ns(WAIT_NS);
+	p1 = page_read(pg, NULL);
+	show("scope page 300 ms later", p1);
+	PT_OK(fresh(p0, p1), "scope: the page is refreshed from CPU %d", req);
+	for (cpu = 0; cpu < pt_nr_cpus(); cpu++) {
+		pt_pin(cpu);
+		r1 = pt_cread_ok(fd);
+		r = kread(cpu, 1);
+		r2 = pt_cread_ok(fd);
+		kv = pt_st_value(&r);
+		if (r.ret || !pt_between(r1.value, kv.counter, r2.value) ||
+		    !pt_between(r1.running, kv.running, r2.running)) {
+			pt_diag("CPU %d: ret %lld, %llu <= %llu <= %llu?", cpu,
+				(long long)r.ret, (unsigned long long)r1.value,
+				(unsigned long long)kv.counter,
+				(unsigned long long)r2.value);
+			ok = false;
+		}
+	}
+	PT_OK(ok, "scope: pea_read_value() reads it on every CPU, between two read(2)s");
+	pt_pin(0);
+	PT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0, "DISABLE");
+	v = pt_cread_ok(fd);
+	PT_EQ(v.value, pkg_attr("st_total") - total0,
+	      "scope: read(2) gives exactly the ns the PMU counted");
+	PT_EQ(pt_map_delete(map_fd, 1), 0, "slot 1 emptied");
+	munmap(pg, pt_page_size());
+	close(fd);
+}
+
 int main(void)
 {
 	pt_st();	/* loads the test module and its PMUs */
@@ -310,5 +376,6 @@ int main(void)
 	PT_OK(map_fd >= 0, "map " MAP " created");
 	test_follow();
 	test_pkg_read();
+	test_scope();
 	return pt_done();
 }

@@ -888,6 +888,41 @@ static int st_pkg_cpu_online(unsigned int cpu)
 	return 0;
 }
 
+#ifdef PEA_ST_HAVE_PMU_SCOPE
+/*
+ * "pea_st_scope": the same counter with a system-wide pmu->scope: perf
+ * keeps each event on the CPU asked for, marks it PERF_EV_CAP_READ_SCOPE
+ * (readable from any CPU of the scope) and shows the scope's CPU in sysfs.
+ */
+static int st_scope_event_init(struct perf_event *event)
+{
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	if (event->cpu < 0 || is_sampling_event(event))
+		return -EINVAL;
+	return event->attr.config == PEA_ST_PKG_NS ? 0 : -EINVAL;
+}
+
+static const struct attribute_group *st_scope_attr_groups[] = {
+	&st_pmu_format_group,
+	NULL,
+};
+
+static struct pmu st_scope_pmu = {
+	.module = THIS_MODULE,
+	.task_ctx_nr = perf_invalid_context,
+	.capabilities = PERF_PMU_CAP_NO_INTERRUPT,
+	.scope = PERF_PMU_SCOPE_SYS_WIDE,
+	.attr_groups = st_scope_attr_groups,
+	.event_init = st_scope_event_init,
+	.add = st_pkg_add,
+	.del = st_pkg_del,
+	.start = st_pkg_start,
+	.stop = st_pkg_stop,
+	.read = st_pkg_read,
+};
+#endif
+
 static int st_pkg_register(void)
 {
 	int err;
@@ -906,11 +941,24 @@ static int st_pkg_register(void)
 			st_pkg_hp_state = err;
 	}
 	cpus_read_unlock();
-	return err < 0 ? err : 0;
+	if (err < 0)
+		return err;
+#ifdef PEA_ST_HAVE_PMU_SCOPE
+	err = perf_pmu_register(&st_scope_pmu, PEA_ST_SCOPE_PMU_NAME, -1);
+	if (err) {
+		cpuhp_remove_state_nocalls(st_pkg_hp_state);
+		perf_pmu_unregister(&st_pkg_pmu);
+		return err;
+	}
+#endif
+	return 0;
 }
 
 static void st_pkg_unregister(void)
 {
+#ifdef PEA_ST_HAVE_PMU_SCOPE
+	perf_pmu_unregister(&st_scope_pmu);
+#endif
 	cpuhp_remove_state_nocalls(st_pkg_hp_state);
 	perf_pmu_unregister(&st_pkg_pmu);
 }

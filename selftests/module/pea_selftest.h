@@ -185,4 +185,12 @@ struct pea_st_read {
 #define PEA_ST_PKG_NS		0	/* config: ns while active */
 #define PEA_ST_PKG_NS_PKGREAD	1	/* the same, PERF_EV_CAP_READ_ACTIVE_PKG */
 
+/*
+ * On kernels with PMU scopes (6.12), "pea_st_scope": the same counter
+ * (config PEA_ST_PKG_NS, counting into st_total) with the system-wide
+ * scope: perf keeps its events on the CPU asked for and lets any online
+ * CPU read them (PERF_EV_CAP_READ_SCOPE). Absent on older kernels.
+ */
+#define PEA_ST_SCOPE_PMU_NAME	"pea_st_scope"
+
 #endif /* _PEA_SELFTEST_H */
