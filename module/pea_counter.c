@@ -22,12 +22,13 @@
  * rewrites event->cpu in event_init to the one CPU of its cpumask, and
  * moves its events to another CPU with perf_pmu_migrate_context() when
  * that CPU goes offline (as perf does for a 6.12 PMU with a scope), which
- * changes event->cpu under the context mutex. pea keeps each counter on the list of its owner, c->cpu, which
- * follows event->cpu: pea_counter_rehome() moves counters whose event
- * changed CPU, from a hotplug state torn down after every PMU's (the CPU
- * is dead by then; see pea_counter_init()), from the online callback,
- * and, for a migration at any other time, from a work item the refresh
- * timer queues when it finds a counter that is no longer its CPU's.
+ * changes event->cpu under the context mutex. pea keeps each counter on
+ * the list of its owner, c->cpu, which follows event->cpu:
+ * pea_counter_rehome() moves counters whose event changed CPU, from a
+ * hotplug state torn down after every PMU's (the CPU is dead by then; see
+ * pea_counter_init()), from the online callback, and, for a migration at
+ * any other time, from a work item the refresh timer queues when it finds
+ * a counter that is no longer its CPU's.
  *
  * Page refresh: every read(2) and ioctl refreshes the page through an IPI
  * to the counter's CPU, every in-kernel read on that CPU refreshes it, and
