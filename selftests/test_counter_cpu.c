@@ -37,6 +37,37 @@
 #define SKEW_NS		5000000ULL	/* count ahead of running, at most */
 
 static int pkg_type, map_fd;
+static int offlined = -1;	/* a CPU this test took offline */
+
+/* Earlier tests may have moved the PMU's CPU: any CPU may be offline. */
+static bool cpu_is_online(int cpu)
+{
+	char path[64], buf[8];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	if (pt_read_file(path, buf, sizeof(buf)))
+		return cpu == 0;	/* CPU 0 may have no online file */
+	return buf[0] == '1';
+}
+
+static int nr_cpus_conf(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_CONF);
+}
+
+/* However the test ends, the CPU it took offline comes back. */
+static void restore_cpu(void)
+{
+	char path[64];
+
+	if (offlined < 0)
+		return;
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 offlined);
+	pt_write_file(path, "1");
+	offlined = -1;
+}
 
 static long long pkg_attr(const char *name)
 {
@@ -62,8 +93,8 @@ static int other_cpu(int a, int b)
 {
 	int cpu;
 
-	for (cpu = 0; cpu < pt_nr_cpus(); cpu++)
-		if (cpu != a && cpu != b)
+	for (cpu = 0; cpu < nr_cpus_conf(); cpu++)
+		if (cpu != a && cpu != b && cpu_is_online(cpu))
 			return cpu;
 	return -1;
 }
@@ -142,8 +173,8 @@ static void check_kreads(int fd, int home, __u32 key, const char *when)
 	      "%s: its count and time running fall between two read(2)s (%llu <= %llu <= %llu)",
 	      when, (unsigned long long)r1.value,
 	      (unsigned long long)v.counter, (unsigned long long)r2.value);
-	for (cpu = 0; cpu < pt_nr_cpus(); cpu++) {
-		if (cpu == home)
+	for (cpu = 0; cpu < nr_cpus_conf(); cpu++) {
+		if (cpu == home || !cpu_is_online(cpu))
 			continue;
 		r = kread(cpu, key);
 		if (r.ret != -EINVAL) {
@@ -209,6 +240,7 @@ static void test_follow(void)
 	snprintf(online, sizeof(online),
 		 "/sys/devices/system/cpu/cpu%d/online", home);
 	PT_EQ(pt_write_file(online, "0"), 0, "CPU %d taken offline", home);
+	offlined = home;
 	new_home = pkg_cpu();
 	PT_OK(new_home >= 0 && new_home != home && new_home != req,
 	      PEA_ST_PKG_PMU_NAME " moved its events to CPU %d", new_home);
@@ -230,6 +262,7 @@ static void test_follow(void)
 	      new_home);
 	check_kreads(fd, new_home, 0, "after the move");
 	PT_EQ(pt_write_file(online, "1"), 0, "CPU %d back online", home);
+	offlined = -1;
 	PT_EQ(pkg_cpu(), new_home, "the event stays on CPU %d (as uncore)",
 	      new_home);
 
@@ -338,7 +371,9 @@ static void test_scope(void)
 	p1 = page_read(pg, NULL);
 	show("scope page 300 ms later", p1);
 	PT_OK(fresh(p0, p1), "scope: the page is refreshed from CPU %d", req);
-	for (cpu = 0; cpu < pt_nr_cpus(); cpu++) {
+	for (cpu = 0; cpu < nr_cpus_conf(); cpu++) {
+		if (!cpu_is_online(cpu))
+			continue;
 		pt_pin(cpu);
 		r1 = pt_cread_ok(fd);
 		r = kread(cpu, 1);
@@ -367,6 +402,7 @@ static void test_scope(void)
 int main(void)
 {
 	pt_st();	/* loads the test module and its PMUs */
+	atexit(restore_cpu);
 	pkg_type = pt_pmu_type(PEA_ST_PKG_PMU_NAME);
 	PT_OK(pkg_type > 0, PEA_ST_PKG_PMU_NAME " PMU registered (type %d)",
 	      pkg_type);
