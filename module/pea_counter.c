@@ -16,6 +16,20 @@
  * the calling task; exclude_kernel == 0 additionally needs paranoid <= 1
  * or the capability (see pea_perf_allow_kernel()).
  *
+ * The counter's CPU is the one perf put the event on, event->cpu, not
+ * necessarily the one asked for: a PMU whose counters serve a whole
+ * package or die (uncore, RAPL and cstate on 6.1; uncore on 6.12)
+ * rewrites event->cpu in event_init to the one CPU of its cpumask, and
+ * moves its events to another CPU with perf_pmu_migrate_context() when
+ * that CPU goes offline (as perf does for a 6.12 PMU with a scope), which
+ * changes event->cpu under the context mutex. pea keeps each counter on
+ * the list of its owner, c->cpu, which follows event->cpu:
+ * pea_counter_rehome() moves counters whose event changed CPU, from a
+ * hotplug state torn down after every PMU's (the CPU is dead by then; see
+ * pea_counter_init()), from the online callback, and, for a migration at
+ * any other time, from a work item the refresh timer queues when it finds
+ * a counter that is no longer its CPU's.
+ *
  * Page refresh: every read(2) and ioctl refreshes the page through an IPI
  * to the counter's CPU, every in-kernel read on that CPU refreshes it, and
  * a per-CPU hrtimer refreshes all the CPU's counters every
@@ -23,7 +37,11 @@
  * than that period plus the timer's latency (interrupts disabled on that
  * CPU), and PEA_PAGE_COUNTER_TIME says how old it is. The timer follows
  * CPU hotplug: it stops (after a last refresh) when the CPU goes down and
- * restarts when it comes back.
+ * restarts when it comes back. Only the owner publishes, and only while
+ * event->cpu is the owner (pea_counter_refresh()); a move takes the
+ * ownership away (c->cpu = -1) for an RCU grace period, which every
+ * publisher (interrupts off) spans, before the new owner gets it: a page
+ * never has two writers.
  */
 #include <linux/anon_inodes.h>
 #include <linux/cpu.h>
@@ -72,21 +90,33 @@ static DEFINE_PER_CPU(struct pea_counter_cpu, pea_counter_cpus);
 /* Nests inside cpus_read_lock() and the hotplug callbacks. */
 static DEFINE_MUTEX(pea_counter_cpus_lock);
 static int pea_cpuhp_state = -1;
+static int pea_cpuhp_dead_state = -1;
+
+static void pea_counter_rehome_workfn(struct work_struct *work);
+static DECLARE_WORK(pea_counter_rehome_work, pea_counter_rehome_workfn);
 
 static enum hrtimer_restart pea_counter_timer_fn(struct hrtimer *t)
 {
 	struct pea_counter_cpu *pc = container_of(t, struct pea_counter_cpu,
 						  timer);
+	int cpu = smp_processor_id();
 	struct pea_event_value v;
 	struct pea_counter *c;
+	bool moved = false;
 
 	/* Hotplug stops the timer before it could migrate. */
 	if (WARN_ON_ONCE(pc != this_cpu_ptr(&pea_counter_cpus)))
 		return HRTIMER_NORESTART;
 	rcu_read_lock();
-	list_for_each_entry_rcu(c, &pc->counters, node)
-		pea_counter_refresh(c, &v);
+	list_for_each_entry_rcu(c, &pc->counters, node) {
+		if (READ_ONCE(c->pe->cpu) != cpu)
+			moved = true;	/* not published: see refresh */
+		else
+			pea_counter_refresh(c, &v);
+	}
 	rcu_read_unlock();
+	if (moved)
+		schedule_work(&pea_counter_rehome_work);
 	hrtimer_forward_now(t, ns_to_ktime(pea_refresh_ns));
 	return HRTIMER_RESTART;
 }
@@ -121,6 +151,8 @@ static void pea_counter_cpu_refresh_all(struct pea_counter_cpu *pc)
 	local_irq_enable();
 }
 
+static void pea_counter_rehome(void);
+
 static int pea_counter_cpu_online(unsigned int cpu)
 {
 	struct pea_counter_cpu *pc = this_cpu_ptr(&pea_counter_cpus);
@@ -130,6 +162,8 @@ static int pea_counter_cpu_online(unsigned int cpu)
 		pea_counter_cpu_refresh_all(pc);
 		pea_counter_timer_start(pc);
 	}
+	/* A PMU's online callback, which ran before, may have moved events. */
+	pea_counter_rehome();
 	mutex_unlock(&pea_counter_cpus_lock);
 	return 0;
 }
@@ -142,6 +176,19 @@ static int pea_counter_cpu_offline(unsigned int cpu)
 	pea_counter_timer_stop(pc);
 	/* The page keeps what the counters held when the CPU went down. */
 	pea_counter_cpu_refresh_all(pc);
+	mutex_unlock(&pea_counter_cpus_lock);
+	return 0;
+}
+
+/*
+ * The dead CPU's PMUs have migrated their events (perf_pmu_migrate_context()
+ * in their offline callbacks, or perf's own for a PMU with a scope): move
+ * the counters after them. On the control CPU, after the CPU died.
+ */
+static int pea_counter_cpu_dead(unsigned int cpu)
+{
+	mutex_lock(&pea_counter_cpus_lock);
+	pea_counter_rehome();
 	mutex_unlock(&pea_counter_cpus_lock);
 	return 0;
 }
@@ -160,30 +207,90 @@ static void pea_counter_add_ipi(void *info)
 	pea_counter_timer_start(a->pc);
 }
 
-static void pea_counter_list_add(struct pea_event *ev)
+/*
+ * Make @cpu the owner of @c: list it there and, if the CPU is online,
+ * publish a first sample and make sure its timer runs. Under
+ * pea_counter_cpus_lock, with CPU hotplug excluded (cpus_read_lock() or
+ * a hotplug callback).
+ */
+static void pea_counter_own(struct pea_counter *c, int cpu)
 {
-	struct pea_counter_cpu *pc = per_cpu_ptr(&pea_counter_cpus, ev->cpu);
-	struct pea_counter_add a = { .pc = pc, .c = ev->counter };
+	struct pea_counter_cpu *pc = per_cpu_ptr(&pea_counter_cpus, cpu);
+	struct pea_counter_add a = { .pc = pc, .c = c };
 
+	list_add_tail_rcu(&c->node, &pc->counters);
+	pc->nr++;
+	WRITE_ONCE(c->cpu, cpu);
+	if (cpu_online(cpu))
+		smp_call_function_single(cpu, pea_counter_add_ipi, &a, 1);
+}
+
+static void pea_counter_disown(struct pea_counter *c)
+{
+	struct pea_counter_cpu *pc = per_cpu_ptr(&pea_counter_cpus, c->cpu);
+
+	list_del_rcu(&c->node);
+	if (!--pc->nr)
+		pea_counter_timer_stop(pc);
+	WRITE_ONCE(c->cpu, -1);
+}
+
+/*
+ * Move every counter whose event perf put on another CPU to that CPU's
+ * list. The old owner loses the page first; once a grace period has
+ * passed (publishers run with interrupts off, NMI included, and the
+ * timer walks under RCU) the new owner gets it, so the two never write
+ * the page at once. Under pea_counter_cpus_lock, hotplug excluded.
+ */
+static void pea_counter_rehome(void)
+{
+	struct pea_counter *c, *tmp;
+	LIST_HEAD(moving);
+	int cpu, to;
+
+	for_each_possible_cpu(cpu) {
+		struct pea_counter_cpu *pc = per_cpu_ptr(&pea_counter_cpus, cpu);
+
+		list_for_each_entry_safe(c, tmp, &pc->counters, node) {
+			to = READ_ONCE(c->pe->cpu);
+			if (to == cpu || to < 0 || to >= nr_cpu_ids)
+				continue;
+			pea_counter_disown(c);
+			list_add_tail(&c->move, &moving);
+		}
+	}
+	if (list_empty(&moving))
+		return;
+	synchronize_rcu();
+	list_for_each_entry_safe(c, tmp, &moving, move) {
+		list_del(&c->move);
+		pea_counter_own(c, READ_ONCE(c->pe->cpu));
+	}
+}
+
+static void pea_counter_rehome_workfn(struct work_struct *work)
+{
 	cpus_read_lock();
 	mutex_lock(&pea_counter_cpus_lock);
-	list_add_tail_rcu(&ev->counter->node, &pc->counters);
-	pc->nr++;
-	if (cpu_online(ev->cpu))
-		smp_call_function_single(ev->cpu, pea_counter_add_ipi, &a, 1);
+	pea_counter_rehome();
+	mutex_unlock(&pea_counter_cpus_lock);
+	cpus_read_unlock();
+}
+
+static void pea_counter_list_add(struct pea_event *ev)
+{
+	cpus_read_lock();
+	mutex_lock(&pea_counter_cpus_lock);
+	pea_counter_own(ev->counter, READ_ONCE(ev->counter->pe->cpu));
 	mutex_unlock(&pea_counter_cpus_lock);
 	cpus_read_unlock();
 }
 
 static void pea_counter_list_del(struct pea_event *ev)
 {
-	struct pea_counter_cpu *pc = per_cpu_ptr(&pea_counter_cpus, ev->cpu);
-
 	cpus_read_lock();
 	mutex_lock(&pea_counter_cpus_lock);
-	list_del_rcu(&ev->counter->node);
-	if (!--pc->nr)
-		pea_counter_timer_stop(pc);
+	pea_counter_disown(ev->counter);
 	mutex_unlock(&pea_counter_cpus_lock);
 	cpus_read_unlock();
 	/* The timer may still be walking past this counter. */
@@ -197,11 +304,34 @@ static void pea_counter_refresh_ipi(void *info)
 	pea_counter_refresh(info, &v);
 }
 
-/* Refresh the page from the counter's CPU; nothing if it is offline. */
+/*
+ * Refresh the page from the counter's CPU; nothing if it is offline or
+ * the counter is moving (its new owner publishes when it gets it).
+ */
 static void pea_counter_refresh_remote(struct pea_event *ev)
 {
-	smp_call_function_single(ev->cpu, pea_counter_refresh_ipi,
-				 ev->counter, 1);
+	int cpu = READ_ONCE(ev->counter->cpu);
+
+	if (cpu >= 0)
+		smp_call_function_single(cpu, pea_counter_refresh_ipi,
+					 ev->counter, 1);
+}
+
+/**
+ * pea_event_cpu() - the CPU an event is bound to, as reported to users
+ * @ev: the event
+ *
+ * For a counter, the CPU perf put it on (event->cpu), which a PMU with a
+ * package-wide or die-wide counter chooses, and moves on CPU hotplug;
+ * for an output event, the CPU it was opened for.
+ *
+ * Return: the CPU number.
+ */
+int pea_event_cpu(const struct pea_event *ev)
+{
+	if (ev->kind == PEA_EVENT_COUNTER && ev->counter->pe)
+		return READ_ONCE(ev->counter->pe->cpu);
+	return ev->cpu;
 }
 
 /* ---- the fd ---- */
@@ -420,6 +550,8 @@ static struct pea_event *pea_counter_alloc(const struct perf_event_attr *attr,
 	local_set(&c->publishing, 0);
 	mutex_init(&c->lock);
 	INIT_LIST_HEAD(&c->node);
+	INIT_LIST_HEAD(&c->move);
+	c->cpu = -1;
 	return ev;
 }
 
@@ -503,12 +635,25 @@ int pea_counter_init(void)
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		pc->timer.function = pea_counter_timer_fn;
 	}
+	/*
+	 * A prepare-section state is torn down on the control CPU once the
+	 * CPU is dead, after every online-section state, so after any PMU's
+	 * offline callback has migrated its events.
+	 */
+	state = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
+					  "pea/counter:dead", NULL,
+					  pea_counter_cpu_dead);
+	if (state < 0)
+		return state;
+	pea_cpuhp_dead_state = state;
 	state = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
 					  "pea/counter:online",
 					  pea_counter_cpu_online,
 					  pea_counter_cpu_offline);
-	if (state < 0)
+	if (state < 0) {
+		pea_counter_exit();
 		return state;
+	}
 	pea_cpuhp_state = state;
 	return 0;
 }
@@ -519,4 +664,8 @@ void pea_counter_exit(void)
 	if (pea_cpuhp_state >= 0)
 		cpuhp_remove_state_nocalls(pea_cpuhp_state);
 	pea_cpuhp_state = -1;
+	if (pea_cpuhp_dead_state >= 0)
+		cpuhp_remove_state_nocalls(pea_cpuhp_dead_state);
+	pea_cpuhp_dead_state = -1;
+	cancel_work_sync(&pea_counter_rehome_work);
 }

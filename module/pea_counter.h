@@ -25,6 +25,11 @@
  *              NMI that finds it set samples without publishing)
  * @lock:       serialises read(2), the ioctls and their page refresh
  * @node:       entry in the owning CPU's list, walked by its refresh timer
+ * @move:       entry in a private list while the counter changes CPU
+ * @cpu:        the owning CPU: the one whose list holds @node and the only
+ *              one that publishes the page; the CPU perf put @pe on
+ *              (@pe->cpu, which a PMU may choose and later migrate), or
+ *              -1 while the counter moves to a new owner
  */
 struct pea_counter {
 	struct perf_event *pe;
@@ -34,6 +39,8 @@ struct pea_counter {
 	local_t publishing;
 	struct mutex lock;
 	struct list_head node;
+	struct list_head move;
+	int cpu;
 };
 
 /* pea_counter.c */

@@ -11,8 +11,12 @@
  * the rules perf_event_read_local() follows:
  *
  * 1. Interrupts are disabled for the whole read, and the event must
- *    belong to this CPU (EINVAL otherwise; a PERF_EV_CAP_READ_ACTIVE_PKG
- *    event also from another CPU of its package). On a CPU-wide event's
+ *    belong to this CPU, the one perf put it on (event->cpu, which a
+ *    package-wide PMU chooses and migrates), EINVAL otherwise; a
+ *    PERF_EV_CAP_READ_ACTIVE_PKG event also from another CPU of its
+ *    package, and on kernels with PMU scopes a PERF_EV_CAP_READ_SCOPE
+ *    event from any CPU of its PMU's scope (perf's
+ *    __perf_event_read_cpu()). On a CPU-wide event's
  *    own CPU, everything that changes the event's state, count and times
  *    runs with interrupts disabled on that same CPU under ctx->lock:
  *    sched in/out, multiplexing rotation (an hrtimer), and enable,
@@ -66,7 +70,11 @@
  *
  * The control page: a read on the owning CPU also publishes what it read
  * into the counter's mmap page under the perf seqcount (lock odd while
- * writing). Only the owning CPU publishes, with interrupts off, so the
+ * writing). Only the owning CPU (c->cpu) publishes, with interrupts off,
+ * and only while the event is still on it (a PMU may migrate it; then
+ * the owner stops publishing until pea_counter.c moves the counter, and
+ * reads elsewhere never publish: a sample taken off the event's CPU may
+ * hold a count older than its time stamp). So the
  * only possible overlap is an NMI arriving during a publication; the
  * local_t c->publishing makes such an NMI read without publishing. The
  * flag is taken before sampling, so a publication never overwrites a
@@ -85,10 +93,30 @@
 /* EVENT_TIME of perf's enum event_type_t (kernel/events/core.c). */
 #define PEA_CTX_EVENT_TIME	0x4
 
+#ifdef PEA_HAVE_PERF_EV_CAP_READ_SCOPE
+/* The CPUs of @scope around @cpu: perf's perf_scope_cpu_topology_cpumask(). */
+static const struct cpumask *pea_scope_cpumask(unsigned int scope, int cpu)
+{
+	switch (scope) {
+	case PERF_PMU_SCOPE_CORE:
+		return topology_sibling_cpumask(cpu);
+	case PERF_PMU_SCOPE_DIE:
+		return topology_die_cpumask(cpu);
+	case PERF_PMU_SCOPE_CLUSTER:
+		return topology_cluster_cpumask(cpu);
+	case PERF_PMU_SCOPE_PKG:
+		return topology_core_cpumask(cpu);
+	case PERF_PMU_SCOPE_SYS_WIDE:
+		return cpu_online_mask;
+	}
+	return NULL;
+}
+#endif
+
 /*
  * The CPU an event counts on as seen from this CPU: perf's
  * __perf_event_read_cpu(). Package-wide events (uncore, RAPL) can be read
- * from any CPU of their package.
+ * from any CPU of their package, scoped ones from any CPU of their scope.
  */
 static int pea_read_cpu(const struct perf_event *pe, int event_cpu)
 {
@@ -96,6 +124,15 @@ static int pea_read_cpu(const struct perf_event *pe, int event_cpu)
 
 	if ((unsigned int)event_cpu >= nr_cpu_ids)
 		return event_cpu;
+#ifdef PEA_HAVE_PERF_EV_CAP_READ_SCOPE
+	if (pe->group_caps & PERF_EV_CAP_READ_SCOPE) {
+		const struct cpumask *m = pea_scope_cpumask(pe->pmu->scope,
+							    event_cpu);
+
+		if (m && cpumask_test_cpu(cpu, m))
+			return cpu;
+	}
+#endif
 	if ((pe->group_caps & PERF_EV_CAP_READ_ACTIVE_PKG) &&
 	    topology_physical_package_id(event_cpu) ==
 	    topology_physical_package_id(cpu))
@@ -117,7 +154,8 @@ static u64 pea_ctx_time_now(const struct perf_event_context *ctx, u64 now)
  * @v: receives the count (minus the reset base) and the times
  *
  * Context: interrupts disabled, on the counter's CPU (or, for a
- * package-wide event, a CPU of its package); any context including NMI.
+ * package-wide or scoped event, a CPU of its package or scope); any
+ * context including NMI.
  */
 void pea_counter_sample(struct pea_counter *c, struct pea_event_value *v)
 {
@@ -174,15 +212,19 @@ static void pea_counter_publish(struct pea_counter *c,
  * @c: the counter
  * @v: receives the sample
  *
- * An NMI that interrupts a refresh on the same CPU samples without
- * publishing (the interrupted refresh completes).
+ * Publishes only on the owning CPU while the event is on it; elsewhere,
+ * or while the counter moves, it only samples. An NMI that interrupts a
+ * refresh on the same CPU samples without publishing (the interrupted
+ * refresh completes).
  *
- * Context: interrupts disabled, on the counter's own CPU; any context
- * including NMI.
+ * Context: interrupts disabled; any context including NMI.
  */
 void pea_counter_refresh(struct pea_counter *c, struct pea_event_value *v)
 {
-	if (local_cmpxchg(&c->publishing, 0, 1)) {
+	int cpu = smp_processor_id();
+
+	if (READ_ONCE(c->cpu) != cpu || READ_ONCE(c->pe->cpu) != cpu ||
+	    local_cmpxchg(&c->publishing, 0, 1)) {
 		pea_counter_sample(c, v);
 		return;
 	}
@@ -210,15 +252,12 @@ static long pea_read_map(struct pea_map *map, u64 flags,
 	pe = c->pe;
 	if (unlikely(pe->attr.inherit))
 		return -EOPNOTSUPP;
-	if (unlikely(pea_read_cpu(pe, pe->cpu) != cpu))
+	if (unlikely(pea_read_cpu(pe, READ_ONCE(pe->cpu)) != cpu))
 		return -EINVAL;
 	if (pe->attr.pinned &&
 	    pea_read_cpu(pe, READ_ONCE(pe->oncpu)) != cpu)
 		return -EBUSY;
-	if (pe->cpu == cpu)
-		pea_counter_refresh(c, v);
-	else
-		pea_counter_sample(c, v);
+	pea_counter_refresh(c, v);
 	return 0;
 }
 
@@ -230,7 +269,10 @@ static long pea_read_map(struct pea_map *map, u64 flags,
  * @size: sizeof(struct pea_event_value); @buf must have @size bytes
  *
  * The contract of bpf_perf_event_read_value(): the counter must be bound
- * to the calling CPU. Scale a multiplexed count as counter * enabled /
+ * to the calling CPU, the one perf put its event on (a package-wide PMU
+ * may choose another CPU than the one asked for, see pea_event_cpu()),
+ * or, as perf allows, share its package (PERF_EV_CAP_READ_ACTIVE_PKG) or
+ * PMU scope (PERF_EV_CAP_READ_SCOPE). Scale a multiplexed count as counter * enabled /
  * running. On the counter's CPU the read also refreshes its mmap page.
  *
  * Context: any, including NMI, kprobe and hardirq handlers; takes no

@@ -155,6 +155,9 @@ int pea_links_show(struct seq_file *m, void *v);
 void pea_debugfs_init(void);
 void pea_debugfs_exit(void);
 
+/* pea_counter.c */
+int pea_event_cpu(const struct pea_event *ev);
+
 /* pea_event.c */
 long pea_event_open(const struct pea_event_open __user *uarg);
 struct pea_event *pea_event_fget(int fd);

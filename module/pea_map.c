@@ -187,7 +187,7 @@ static long pea_map_lookup(struct pea_map *map, struct pea_map_elem *elem)
 	entry = rcu_dereference(map->slots[elem->key]);
 	if (entry) {
 		elem->id = entry->event->id;
-		elem->cpu = entry->event->cpu;
+		elem->cpu = pea_event_cpu(entry->event);
 	} else {
 		err = -ENOENT;
 	}
@@ -419,7 +419,8 @@ int pea_maps_show(struct seq_file *m, void *v)
 			any = true;
 			seq_printf(m, "%llu %s %u %u %d ", map->id,
 				   map->name[0] ? map->name : "-",
-				   map->max_entries, i, entry->event->cpu);
+				   map->max_entries, i,
+				   pea_event_cpu(entry->event));
 			pea_event_show(m, entry->event);
 		}
 		rcu_read_unlock();

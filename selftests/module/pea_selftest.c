@@ -13,7 +13,9 @@
  * For counters it calls pea_read_value() and pea_read() from task, hardirq
  * (hrtimer), NMI and kprobe context, and registers a test PMU, "pea_st",
  * with one counter slot per CPU, so that the selftests can force
- * multiplexing in a guest without a hardware PMU.
+ * multiplexing in a guest without a hardware PMU, and "pea_st_pkg", whose
+ * events live on one designated CPU and move on CPU hotplug, as uncore
+ * PMUs' do.
  */
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -30,6 +32,9 @@
 #include <linux/completion.h>
 #include <linux/kprobes.h>
 #include <linux/perf_event.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/device.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/task.h>
 #include <asm/apic.h>
@@ -709,6 +714,257 @@ static struct pmu st_pmu = {
 };
 
 /*
+ * ---- the package test PMU: events live on one designated CPU ----
+ *
+ * What uncore, RAPL and cstate PMUs do: event_init rewrites event->cpu to
+ * the designated CPU, and the CPU hotplug callback moves the events when
+ * that CPU goes down. The count and the prev_count stamp are updated with
+ * atomic operations, so that a read from any CPU (perf allows it for a
+ * PERF_EV_CAP_READ_ACTIVE_PKG event) neither loses nor doubles a delta.
+ */
+
+static int st_pkg_cpu = -1;
+static int st_pkg_hp_state = -1;
+static atomic64_t st_pkg_total = ATOMIC64_INIT(0);
+static atomic64_t st_pkg_reads = ATOMIC64_INIT(0);
+static atomic64_t st_pkg_wrong_reads = ATOMIC64_INIT(0);
+
+static atomic_long_t *st_local64(local64_t *l)
+{
+	return &l->a.a;		/* x86-64: local64_t is a local_t */
+}
+
+static void st_pkg_update(struct perf_event *event)
+{
+	atomic_long_t *prev_count = st_local64(&event->hw.prev_count);
+	long prev, now = (long)local_clock();
+
+	do {
+		prev = atomic_long_read(prev_count);
+		if (now - prev <= 0)
+			return;
+	} while (atomic_long_cmpxchg(prev_count, prev, now) != prev);
+	atomic_long_add(now - prev, st_local64(&event->count));
+	atomic64_add(now - prev, &st_pkg_total);
+}
+
+static void st_pkg_start(struct perf_event *event, int flags)
+{
+	atomic_long_set(st_local64(&event->hw.prev_count), (long)local_clock());
+	WRITE_ONCE(event->hw.state, 0);
+}
+
+static void st_pkg_stop(struct perf_event *event, int flags)
+{
+	if (event->hw.state & PERF_HES_STOPPED)
+		return;
+	WRITE_ONCE(event->hw.state, event->hw.state | PERF_HES_STOPPED);
+	st_pkg_update(event);
+	event->hw.state |= PERF_HES_UPTODATE;
+}
+
+static void st_pkg_read(struct perf_event *event)
+{
+	atomic64_inc(&st_pkg_reads);
+	if (smp_processor_id() != READ_ONCE(event->oncpu))
+		atomic64_inc(&st_pkg_wrong_reads);
+	if (!(READ_ONCE(event->hw.state) & PERF_HES_STOPPED))
+		st_pkg_update(event);
+}
+
+static int st_pkg_add(struct perf_event *event, int flags)
+{
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (flags & PERF_EF_START)
+		st_pkg_start(event, flags);
+	return 0;
+}
+
+static void st_pkg_del(struct perf_event *event, int flags)
+{
+	st_pkg_stop(event, PERF_EF_UPDATE);
+}
+
+static int st_pkg_event_init(struct perf_event *event)
+{
+	int cpu;
+
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	if (event->cpu < 0 || is_sampling_event(event))
+		return -EINVAL;
+	if (event->attr.config > PEA_ST_PKG_NS_PKGREAD)
+		return -EINVAL;
+	cpu = READ_ONCE(st_pkg_cpu);
+	if (cpu < 0)
+		return -EINVAL;
+	event->cpu = cpu;
+	if (event->attr.config == PEA_ST_PKG_NS_PKGREAD)
+		event->event_caps |= PERF_EV_CAP_READ_ACTIVE_PKG;
+	return 0;
+}
+
+static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	int cpu = READ_ONCE(st_pkg_cpu);
+
+	return cpu < 0 ? sysfs_emit(buf, "\n") : sysfs_emit(buf, "%d\n", cpu);
+}
+static DEVICE_ATTR_RO(cpumask);
+
+static ssize_t st_total_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&st_pkg_total));
+}
+static DEVICE_ATTR_RO(st_total);
+
+static ssize_t st_reads_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&st_pkg_reads));
+}
+static DEVICE_ATTR_RO(st_reads);
+
+static ssize_t st_wrong_reads_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&st_pkg_wrong_reads));
+}
+static DEVICE_ATTR_RO(st_wrong_reads);
+
+static struct attribute *st_pkg_attrs[] = {
+	&dev_attr_cpumask.attr,
+	&dev_attr_st_total.attr,
+	&dev_attr_st_reads.attr,
+	&dev_attr_st_wrong_reads.attr,
+	NULL,
+};
+
+static const struct attribute_group st_pkg_group = {
+	.attrs = st_pkg_attrs,
+};
+
+static const struct attribute_group *st_pkg_attr_groups[] = {
+	&st_pmu_format_group,
+	&st_pkg_group,
+	NULL,
+};
+
+static struct pmu st_pkg_pmu = {
+	.module = THIS_MODULE,
+	.task_ctx_nr = perf_invalid_context,
+	.capabilities = PERF_PMU_CAP_NO_INTERRUPT,
+	.attr_groups = st_pkg_attr_groups,
+	.event_init = st_pkg_event_init,
+	.add = st_pkg_add,
+	.del = st_pkg_del,
+	.start = st_pkg_start,
+	.stop = st_pkg_stop,
+	.read = st_pkg_read,
+};
+
+/* As uncore: on the dying CPU, hand its events to another online CPU. */
+static int st_pkg_cpu_offline(unsigned int cpu)
+{
+	unsigned int c, to = nr_cpu_ids;
+
+	if (cpu != READ_ONCE(st_pkg_cpu))
+		return 0;
+	/* The last other one: CPU 0, which may not go offline, comes last. */
+	for_each_online_cpu(c)
+		if (c != cpu)
+			to = c;
+	WRITE_ONCE(st_pkg_cpu, to < nr_cpu_ids ? (int)to : -1);
+	if (to < nr_cpu_ids)
+		perf_pmu_migrate_context(&st_pkg_pmu, cpu, to);
+	return 0;
+}
+
+static int st_pkg_cpu_online(unsigned int cpu)
+{
+	if (READ_ONCE(st_pkg_cpu) < 0)
+		WRITE_ONCE(st_pkg_cpu, cpu);
+	return 0;
+}
+
+#ifdef PEA_ST_HAVE_PMU_SCOPE
+/*
+ * "pea_st_scope": the same counter with a system-wide pmu->scope: perf
+ * keeps each event on the CPU asked for, marks it PERF_EV_CAP_READ_SCOPE
+ * (readable from any CPU of the scope) and shows the scope's CPU in sysfs.
+ */
+static int st_scope_event_init(struct perf_event *event)
+{
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	if (event->cpu < 0 || is_sampling_event(event))
+		return -EINVAL;
+	return event->attr.config == PEA_ST_PKG_NS ? 0 : -EINVAL;
+}
+
+static const struct attribute_group *st_scope_attr_groups[] = {
+	&st_pmu_format_group,
+	NULL,
+};
+
+static struct pmu st_scope_pmu = {
+	.module = THIS_MODULE,
+	.task_ctx_nr = perf_invalid_context,
+	.capabilities = PERF_PMU_CAP_NO_INTERRUPT,
+	.scope = PERF_PMU_SCOPE_SYS_WIDE,
+	.attr_groups = st_scope_attr_groups,
+	.event_init = st_scope_event_init,
+	.add = st_pkg_add,
+	.del = st_pkg_del,
+	.start = st_pkg_start,
+	.stop = st_pkg_stop,
+	.read = st_pkg_read,
+};
+#endif
+
+static int st_pkg_register(void)
+{
+	int err;
+
+	cpus_read_lock();
+	st_pkg_cpu = cpumask_last(cpu_online_mask);
+	err = perf_pmu_register(&st_pkg_pmu, PEA_ST_PKG_PMU_NAME, -1);
+	if (!err) {
+		err = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
+							   "pea_st/pkg:online",
+							   st_pkg_cpu_online,
+							   st_pkg_cpu_offline);
+		if (err < 0)
+			perf_pmu_unregister(&st_pkg_pmu);
+		else
+			st_pkg_hp_state = err;
+	}
+	cpus_read_unlock();
+	if (err < 0)
+		return err;
+#ifdef PEA_ST_HAVE_PMU_SCOPE
+	err = perf_pmu_register(&st_scope_pmu, PEA_ST_SCOPE_PMU_NAME, -1);
+	if (err) {
+		cpuhp_remove_state_nocalls(st_pkg_hp_state);
+		perf_pmu_unregister(&st_pkg_pmu);
+		return err;
+	}
+#endif
+	return 0;
+}
+
+static void st_pkg_unregister(void)
+{
+#ifdef PEA_ST_HAVE_PMU_SCOPE
+	perf_pmu_unregister(&st_scope_pmu);
+#endif
+	cpuhp_remove_state_nocalls(st_pkg_hp_state);
+	perf_pmu_unregister(&st_pkg_pmu);
+}
+
+/*
  * Anchors: one disabled kernel counter of each software event type perf
  * counts through perf_sw_event(), held while this module is loaded. The
  * first and the last event of a type flip a jump label in hot paths (the
@@ -895,12 +1151,17 @@ static int __init st_init(void)
 	err = perf_pmu_register(&st_pmu, PEA_ST_PMU_NAME, -1);
 	if (err)
 		goto out_nmi;
-	err = misc_register(&st_miscdev);
+	err = st_pkg_register();
 	if (err)
 		goto out_pmu;
+	err = misc_register(&st_miscdev);
+	if (err)
+		goto out_pkg;
 	st_anchors_create();
 	return 0;
 
+out_pkg:
+	st_pkg_unregister();
 out_pmu:
 	perf_pmu_unregister(&st_pmu);
 out_nmi:
@@ -927,7 +1188,8 @@ static void __exit st_exit(void)
 	st_exit_unmark();
 	if (st_exit_map)
 		pea_map_put(st_exit_map);
-	/* Its events hold this module: none is left. */
+	/* Their events hold this module: none is left. */
+	st_pkg_unregister();
 	perf_pmu_unregister(&st_pmu);
 	unregister_nmi_handler(NMI_LOCAL, "pea_st_read");
 }

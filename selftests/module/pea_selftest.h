@@ -184,4 +184,28 @@ struct pea_st_exit {
 #define PEA_ST_PMU_NS		0	/* config: ns while on the PMU */
 #define PEA_ST_PMU_UNSUPPORTED	1	/* config: event_init gives EOPNOTSUPP */
 
+/*
+ * The package test PMU, "pea_st_pkg", also registered while pea_selftest
+ * is loaded: like an uncore PMU, one counter serves the whole system from
+ * one designated CPU, the one in its sysfs "cpumask" (at load, the last
+ * online CPU). event_init puts every event on that CPU, whatever CPU was
+ * asked for; when that CPU goes offline the PMU designates the highest
+ * other online CPU and moves its events there with
+ * perf_pmu_migrate_context(). It counts ns while active (local_clock()).
+ * Its sysfs directory also holds "st_total", the ns it has added to the
+ * counts of all its events, "st_reads", the calls of its read method, and
+ * "st_wrong_reads", those made on a CPU other than the event's active one.
+ */
+#define PEA_ST_PKG_PMU_NAME	"pea_st_pkg"
+#define PEA_ST_PKG_NS		0	/* config: ns while active */
+#define PEA_ST_PKG_NS_PKGREAD	1	/* the same, PERF_EV_CAP_READ_ACTIVE_PKG */
+
+/*
+ * On kernels with PMU scopes (6.12), "pea_st_scope": the same counter
+ * (config PEA_ST_PKG_NS, counting into st_total) with the system-wide
+ * scope: perf keeps its events on the CPU asked for and lets any online
+ * CPU read them (PERF_EV_CAP_READ_SCOPE). Absent on older kernels.
+ */
+#define PEA_ST_SCOPE_PMU_NAME	"pea_st_scope"
+
 #endif /* _PEA_SELFTEST_H */

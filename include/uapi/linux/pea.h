@@ -110,7 +110,9 @@ struct pea_event_open {
  * @flags: UPDATE: PEA_ANY (0); anything else is EINVAL. DELETE and
  *         LOOKUP: 0. Errors come in BPF's order (flags before the key)
  * @id:    LOOKUP: the id of the event in the slot (PERF_EVENT_IOC_ID's)
- * @cpu:   LOOKUP: the CPU that event is bound to
+ * @cpu:   LOOKUP: the CPU that event is bound to; for a counter, the CPU
+ *         perf put it on, which a package-wide PMU (uncore, RAPL) chooses
+ *         and moves when that CPU goes offline
  * @pad:   zero
  */
 struct pea_map_elem {
