@@ -17,6 +17,7 @@
 #   FUZZ_THREADS   fuzz: worker threads (default 4)
 #   FUZZ_AVOID_KNOWN=1  fuzz: leave out the operations that hit defects
 #                  known and being fixed (see docs/fuzzing.md)
+#   FUZZ_SKIP=op,op  fuzz: leave out these operation families
 #   DURATION       soak: seconds (default 300)
 #   SKIP_BUILD, SMP, MEM, VERBOSE: as scripts/check-kernel.sh
 
@@ -32,6 +33,7 @@ fuzz)
 	[ -n "${FUZZ_SEED:-}" ] && EXTRA+=" pea.fuzz_seed=$FUZZ_SEED"
 	[ -n "${FUZZ_THREADS:-}" ] && EXTRA+=" pea.fuzz_threads=$FUZZ_THREADS"
 	[ "${FUZZ_AVOID_KNOWN:-0}" = 1 ] && EXTRA+=" pea.fuzz_avoid_known=1"
+	[ -n "${FUZZ_SKIP:-}" ] && EXTRA+=" pea.fuzz_skip=$FUZZ_SKIP"
 	;;
 soak)
 	SECS=${DURATION:-300}

@@ -2,12 +2,13 @@
 /*
  * test_fuzz: pea's in-guest fuzzer (docs/fuzzing.md).
  *
- *   test_fuzz [--seconds N] [--seed S] [--threads T] [--avoid-known] [-v]
+ *   test_fuzz [--seconds N] [--seed S] [--threads T] [--avoid-known]
+ *             [--skip OP,OP] [-v]
  *   test_fuzz --soak [--seconds N]
  *
  * Without arguments it reads the same settings from the kernel command
  * line (pea.fuzz_seconds=, pea.fuzz_seed=, pea.fuzz_threads=,
- * pea.fuzz_avoid_known=1, pea.fuzz_mode=soak; `make fuzz` and `make soak`
+ * pea.fuzz_avoid_known=1, pea.fuzz_skip=OP,OP, pea.fuzz_mode=soak; `make fuzz` and `make soak`
  * set them), else it fuzzes for 60 s with a random seed. The seed is
  * printed first. Each thread draws its operations from its own PRNG
  * seeded from the seed, so one thread's sequence of operations and
@@ -123,14 +124,26 @@ static __u64 fz_now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+static char fz_skip[256];	/* ",op,op," left out by --skip */
+static bool fz_skipped[FZ_MAX_OPS];
+
+static bool fz_is_skipped(const struct fz_op *op)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), ",%s,", op->name);
+	return (op->known_bug && fz_opts.avoid_known) || strstr(fz_skip, key);
+}
+
 static void fz_add_ops(const struct fz_op *ops)
 {
 	for (; ops->name; ops++) {
 		if (fz_nr_ops == FZ_MAX_OPS)
 			abort();
-		fz_ops[fz_nr_ops++] = ops;
-		if (!(ops->known_bug && fz_opts.avoid_known))
+		fz_skipped[fz_nr_ops] = fz_is_skipped(ops);
+		if (!fz_skipped[fz_nr_ops])
 			fz_total_weight += ops->weight;
+		fz_ops[fz_nr_ops++] = ops;
 	}
 }
 
@@ -139,7 +152,7 @@ static int fz_pick(struct fz_rng *r)
 	int w = (int)fz_below(r, (__u64)fz_total_weight), i;
 
 	for (i = 0; i < fz_nr_ops; i++) {
-		if (fz_ops[i]->known_bug && fz_opts.avoid_known)
+		if (fz_skipped[i])
 			continue;
 		w -= fz_ops[i]->weight;
 		if (w < 0)
@@ -210,6 +223,9 @@ static void fz_parse(int argc, char **argv)
 		fz_opts.threads = atoi(v);
 	if ((v = fz_cmdline("avoid_known")))
 		fz_opts.avoid_known = *v == '1';
+	if ((v = fz_cmdline("skip")))
+		snprintf(fz_skip, sizeof(fz_skip), ",%.*s,",
+			 (int)strcspn(v, " \n"), v);
 	if ((v = fz_cmdline("mode")))
 		fz_opts.soak = !strncmp(v, "soak", 4);
 	for (i = 1; i < argc; i++) {
@@ -222,12 +238,14 @@ static void fz_parse(int argc, char **argv)
 			fz_opts.threads = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--avoid-known")) {
 			fz_opts.avoid_known = true;
+		} else if (!strcmp(argv[i], "--skip") && i + 1 < argc) {
+			snprintf(fz_skip, sizeof(fz_skip), ",%s,", argv[++i]);
 		} else if (!strcmp(argv[i], "--soak")) {
 			fz_opts.soak = true;
 		} else if (!strcmp(argv[i], "-v")) {
 			fz_opts.verbose = true;
 		} else {
-			fprintf(stderr, "usage: %s [--seconds N] [--seed S] [--threads T] [--avoid-known] [--soak] [-v]\n",
+			fprintf(stderr, "usage: %s [--seconds N] [--seed S] [--threads T] [--avoid-known] [--skip OP,OP] [--soak] [-v]\n",
 				argv[0]);
 			exit(2);
 		}
@@ -378,7 +396,7 @@ static int fz_run(void)
 		       (unsigned long long)op_ok[j], line);
 		total += calls[j];
 		ok_ops += op_ok[j];
-		if (fz_ops[j]->known_bug && fz_opts.avoid_known)
+		if (fz_skipped[j])
 			continue;
 		if (!calls[j]) {
 			every = false;
@@ -433,9 +451,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	fz_parse(argc, argv);
 	printf("# seed %llu\n", (unsigned long long)fz_opts.seed);
-	printf("# replay: test_fuzz --seed %llu --seconds %u --threads %d%s\n",
+	printf("# replay: test_fuzz --seed %llu --seconds %u --threads %d%s%s%.*s\n",
 	       (unsigned long long)fz_opts.seed, fz_opts.seconds,
-	       fz_opts.threads, fz_opts.avoid_known ? " --avoid-known" : "");
+	       fz_opts.threads, fz_opts.avoid_known ? " --avoid-known" : "",
+	       fz_skip[0] ? " --skip " : "",
+	       fz_skip[0] ? (int)strlen(fz_skip) - 2 : 0, fz_skip + 1);
 	fflush(stdout);
 	setrlimit(RLIMIT_NOFILE, &rl);
 	fz_page = sysconf(_SC_PAGESIZE);

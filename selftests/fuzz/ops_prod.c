@@ -38,7 +38,8 @@ static pthread_mutex_t fz_storm_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool fz_storm_on;
 static char fz_scratch[1 << 16];	/* data for on-demand output */
 
-static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, bool *invalid)
+static struct pea_probe_attr fz_probe_attr(struct fz_rng *r,
+					    const char **invalid)
 {
 	struct pea_probe_attr a;
 
@@ -47,7 +48,7 @@ static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, bool *invalid)
 	strcpy(a.symbol, fz_symbols[fz_below(r, FZ_NR_SYMBOLS)]);
 	a.filter_cpu = -1;
 	a.flags = PEA_PROBE_F_CLOEXEC;
-	*invalid = false;
+	*invalid = NULL;
 	if (fz_chance(r, 3)) {
 		a.flags |= PEA_PROBE_F_RETPROBE;
 		a.maxactive = fz_chance(r, 2) ? 0 : (__u32)fz_below(r, 65);
@@ -69,41 +70,41 @@ static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, bool *invalid)
 	switch (fz_below(r, 16)) {
 	case 0:
 		a.flags |= 1U << (3 + fz_below(r, 29));
-		*invalid = true;
+		*invalid = "unknown flag";
 		break;
 	case 1:
 		a.capture_mode = 3 + (__u32)fz_below(r, 100);
 		a.capture_len = 8;
-		*invalid = true;
+		*invalid = "capture_mode";
 		break;
 	case 2:
 		a.capture_mode = PEA_CAPTURE_STR;
 		a.capture_len = fz_chance(r, 2) ? 0 : PEA_CAPTURE_MAX + 1 +
 			(fz_u32(r) & 0xffff);
-		*invalid = true;
+		*invalid = "capture_len";
 		break;
 	case 3:
 		a.capture_mode = PEA_CAPTURE_FIXED;
 		a.capture_len = 8;
 		a.capture_arg = 6 + (__u32)fz_below(r, 100);
-		*invalid = true;
+		*invalid = "capture_arg";
 		break;
 	case 4:
 		a.filter_cpu = -2 - (int)fz_below(r, 100);
-		*invalid = true;
+		*invalid = "filter_cpu";
 		break;
 	case 5:
 		a.filter_tgid = -1 - (int)fz_below(r, 100);
-		*invalid = true;
+		*invalid = "filter_tgid";
 		break;
 	case 6:
 		a.flags |= PEA_PROBE_F_RETPROBE;
 		a.offset = 1 + fz_below(r, 64);
-		*invalid = true;
+		*invalid = "kretprobe offset";
 		break;
 	case 7:
 		a.size = (__u32)fz_below(r, sizeof(a));
-		*invalid = true;
+		*invalid = "short size";
 		break;
 	case 8:
 		fz_fill(r, a.symbol, sizeof(a.symbol));
@@ -113,14 +114,15 @@ static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, bool *invalid)
 		if (fz_chance(r, 2))
 			a.flags |= PEA_PROBE_F_COUNTERS;
 		else
-			*invalid = a.counter_map != 0;
+			*invalid = a.counter_map ?
+				"counter_map without the flag" : NULL;
 		break;
 	case 10:
 		/* Known defect (3): an offset past 4 GiB was truncated. */
 		if (!fz_opts.avoid_known && !(a.flags & PEA_PROBE_F_RETPROBE)) {
 			a.offset = (1ULL << 32) + (fz_chance(r, 2) ? 0 :
 						   fz_below(r, 1ULL << 40));
-			*invalid = true;
+			*invalid = "offset past 4 GiB";
 		}
 		break;
 	}
@@ -137,7 +139,7 @@ static int fz_attach(int map_fd, struct pea_probe_attr *a)
 static int op_attach(struct fz_thread *t)
 {
 	struct fz_rng *r = &t->rng;
-	bool invalid;
+	const char *invalid;
 	struct pea_probe_attr a = fz_probe_attr(r, &invalid);
 	int s = fz_fd_lock(r, FZ_MAP), fd, err, free_slot;
 
@@ -153,7 +155,7 @@ static int op_attach(struct fz_thread *t)
 	if (invalid) {
 		if (fd >= 0)
 			close(fd);
-		return fz_expect_fail("attach", "an invalid probe attr", err);
+		return fz_expect_fail("attach", invalid, err);
 	}
 	if (fd < 0)
 		return err;
@@ -254,12 +256,12 @@ static int op_attach_close_race(struct fz_thread *t)
 }
 
 static int fz_pmu_attr(struct fz_rng *r, struct perf_event_attr *a,
-		       bool *invalid)
+		       const char **invalid)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->read_format = fz_below(r, 32) & PEA_COUNTER_READ_FORMAT;
-	*invalid = false;
+	*invalid = NULL;
 	switch (fz_below(r, 8)) {
 	case 0:
 	case 1:
@@ -298,20 +300,20 @@ static int fz_pmu_attr(struct fz_rng *r, struct perf_event_attr *a,
 	switch (fz_below(r, 10)) {
 	case 0:
 		a->sample_period = 1 + fz_below(r, 100000);
-		*invalid = true;
+		*invalid = "sample_period";
 		break;
 	case 1:
 		a->sample_type = 1ULL << fz_below(r, 24);
-		*invalid = true;
+		*invalid = "sample_type";
 		break;
 	case 2:
 		a->read_format |= 1ULL << (5 + fz_below(r, 59));
-		*invalid = true;
+		*invalid = "read_format";
 		break;
 	case 3:
 		/* Sampling and side-band bits: mmap, comm, freq, task... */
 		((__u64 *)a)[5] |= 1ULL << (8 + fz_below(r, 11));
-		*invalid = true;
+		*invalid = "a sampling or side-band bit";
 		break;
 	}
 	return 0;
@@ -321,7 +323,7 @@ static int op_counter_open(struct fz_thread *t)
 {
 	struct fz_rng *r = &t->rng;
 	struct perf_event_attr a;
-	bool invalid;
+	const char *invalid;
 	struct pea_event_open o = { .attr = (uintptr_t)&a,
 				    .flags = PEA_FLAG_FD_CLOEXEC };
 	int fd, err, s;
@@ -331,15 +333,14 @@ static int op_counter_open(struct fz_thread *t)
 	if (fz_chance(r, 10)) {
 		o.flags |= PEA_FLAG_FLUSH;	/* output events only */
 		o.flush_us = 100;
-		invalid = true;
+		invalid = "PEA_FLAG_FLUSH on a counter";
 	}
 	fd = ioctl(fz_dev, PEA_IOC_EVENT_OPEN, &o);
 	err = fd < 0 ? errno : 0;
 	if (invalid) {
 		if (fd >= 0)
 			close(fd);
-		return fz_expect_fail("counter_open", "a sampling or unknown bit",
-				      err);
+		return fz_expect_fail("counter_open", invalid, err);
 	}
 	if (fd < 0)
 		return err;

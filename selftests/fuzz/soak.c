@@ -83,6 +83,31 @@ static void sk_meminfo(long *slab, long *vmalloc)
 	fclose(f);
 }
 
+/*
+ * /proc/vmallocinfo: every vmalloc and vmap area (rings are vmap()ed, not
+ * counted in VmallocUsed), in KiB, and those of pea's own code.
+ */
+static void sk_vmallocinfo(long *total, long *pea)
+{
+	char line[512];
+	FILE *f = fopen("/proc/vmallocinfo", "r");
+	long sz;
+
+	*total = *pea = 0;
+	if (!f) {
+		*total = *pea = -1;
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %ld", &sz) != 1)
+			continue;
+		*total += sz / 1024;
+		if (strstr(line, "[pea]"))
+			*pea += sz / 1024;
+	}
+	fclose(f);
+}
+
 static void sk_settle_memory(void)
 {
 	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
@@ -279,6 +304,8 @@ static void *sk_consumer(void *arg)
 			if (ioctl(sk_map, PEA_MAP_IOC_DELETE, &e))
 				break;
 			sk_retire(c, old, ring);
+			c->fd = -1;
+			c->ring = NULL;
 			usleep(2000);
 			c->gaps++;
 			while (sk_attach(c) && !sk_done)
@@ -363,8 +390,12 @@ static void *sk_churn(void *arg)
 			struct perf_event_mmap_page *pg = ring[cpu];
 			struct pea_event_stats st;
 
-			if (ring[cpu] == MAP_FAILED)
+			if (ring[cpu] == MAP_FAILED) {
+				sk_churn_bad++;
+				if (ev[cpu] >= 0)
+					close(ev[cpu]);
 				continue;
+			}
 			/* Count the records: each is a header. */
 			{
 				__u64 head = pg->data_head, tail = pg->data_tail;
@@ -405,11 +436,11 @@ int fz_soak(void)
 		.task_burst = 64, .task_sleep_us = 100, .nmi_every = 1,
 	};
 	static struct pea_st_result res;
-	long slab0, vm0, slab1, vm1, base[4], now[4];
+	long slab0, vm0, slab1, vm1, base[4], now[4], va0, vp0, va1, vp1;
 	__u64 t0, total_ok = 0, total_att = 0, total_lost = 0, total_other = 0;
 	pthread_t churn;
 	bool exact = true, intact = true, settled = false;
-	int cpu, i, err;
+	int cpu, err;
 	double secs;
 
 	ma.max_entries = (__u32)fz_ncpu;
@@ -418,38 +449,45 @@ int fz_soak(void)
 		return 1;
 	}
 
-	/* Warm-up: the same objects once, so caches reach their size. */
-	for (i = 0; i < 2; i++) {
-		sk_map = ioctl(fz_dev, PEA_IOC_MAP_CREATE, &ma);
-		if (sk_map < 0) {
-			printf("Bail out! map create: %s\n", strerror(errno));
+	/*
+	 * Warm-up: the same objects and storm once, so that the caches the
+	 * kernel keeps (slabs, the per-CPU cache of kthread stacks) reach
+	 * their size before the baseline is taken.
+	 */
+	sk_map = ioctl(fz_dev, PEA_IOC_MAP_CREATE, &ma);
+	if (sk_map < 0) {
+		printf("Bail out! map create: %s\n", strerror(errno));
+		return 1;
+	}
+	for (cpu = 0; cpu < fz_ncpu; cpu++) {
+		sk_cpus[cpu].cpu = cpu;
+		if (sk_attach(&sk_cpus[cpu])) {
+			printf("Bail out! event: %s\n", strerror(errno));
 			return 1;
 		}
-		for (cpu = 0; cpu < fz_ncpu; cpu++) {
-			sk_cpus[cpu].cpu = cpu;
-			if (sk_attach(&sk_cpus[cpu])) {
-				printf("Bail out! event: %s\n", strerror(errno));
-				return 1;
-			}
-		}
-		if (i == 0) {
-			if (fz_ioctl(fz_st, PEA_ST_IOC_STORM_START, &cfg)) {
-				printf("Bail out! storm start: %s\n", strerror(errno));
-				return 1;
-			}
-			sleep(2);
-			fz_ioctl(fz_st, PEA_ST_IOC_STORM_STOP, &res);
-			for (cpu = 0; cpu < fz_ncpu; cpu++) {
-				munmap(sk_cpus[cpu].ring, (SK_PAGES + 1) * fz_page);
-				close(sk_cpus[cpu].fd);
-			}
-			close(sk_map);
-			sk_settle_memory();
-			fz_objects_wait(base, now, 10);
-			sk_meminfo(&slab0, &vm0);
-		}
 	}
-	printf("# soak baseline: Slab %ld KiB, VmallocUsed %ld KiB\n", slab0, vm0);
+	if (fz_ioctl(fz_st, PEA_ST_IOC_STORM_START, &cfg)) {
+		printf("Bail out! storm start: %s\n", strerror(errno));
+		return 1;
+	}
+	sleep(2);
+	fz_ioctl(fz_st, PEA_ST_IOC_STORM_STOP, &res);
+	for (cpu = 0; cpu < fz_ncpu; cpu++) {
+		munmap(sk_cpus[cpu].ring, (SK_PAGES + 1) * fz_page);
+		close(sk_cpus[cpu].fd);
+	}
+	close(sk_map);
+	sk_settle_memory();
+	fz_objects_wait(base, now, 10);
+	sk_meminfo(&slab0, &vm0);
+	sk_vmallocinfo(&va0, &vp0);
+	sk_map = ioctl(fz_dev, PEA_IOC_MAP_CREATE, &ma);
+	if (sk_map < 0) {
+		printf("Bail out! map create: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("# soak baseline: Slab %ld KiB, VmallocUsed %ld KiB, vmallocinfo %ld KiB (pea %ld)\n",
+	       slab0, vm0, va0, vp0);
 	memset(sk_cpus, 0, sizeof(sk_cpus));
 	for (cpu = 0; cpu < fz_ncpu; cpu++) {
 		sk_cpus[cpu].cpu = cpu;
@@ -484,6 +522,8 @@ int fz_soak(void)
 		struct sk_cpu *c = &sk_cpus[cpu];
 		struct pea_map_elem e = { .key = (__u32)cpu };
 
+		if (c->fd < 0)
+			continue;	/* stopped in a gap */
 		ioctl(sk_map, PEA_MAP_IOC_DELETE, &e);
 		sk_retire(c, c->fd, c->ring);
 	}
@@ -542,14 +582,22 @@ int fz_soak(void)
 	fz_tap(sk_churn_rounds > 0 && !sk_churn_bad, "soak: maps, rings, probes and counters came and went (%llu rounds)",
 	       (unsigned long long)sk_churn_rounds);
 	settled = fz_objects_wait(base, now, 20);
+	if (!settled)
+		printf("# objects: %ld maps %ld events %ld rings %ld links (baseline %ld %ld %ld %ld)\n",
+		       now[0], now[1], now[2], now[3], base[0], base[1],
+		       base[2], base[3]);
 	fz_tap(settled, "soak: debugfs objects back to the baseline");
 	sk_settle_memory();
 	sk_meminfo(&slab1, &vm1);
-	printf("# soak after: Slab %ld KiB (%+ld), VmallocUsed %ld KiB (%+ld)\n",
-	       slab1, slab1 - slab0, vm1, vm1 - vm0);
+	sk_vmallocinfo(&va1, &vp1);
+	printf("# soak after: Slab %ld KiB (%+ld), VmallocUsed %ld KiB (%+ld), vmallocinfo %ld KiB (%+ld, pea %ld)\n",
+	       slab1, slab1 - slab0, vm1, vm1 - vm0, va1, va1 - va0, vp1);
 	fz_tap(slab1 - slab0 <= SK_SLAB_TOL, "soak: Slab back to its baseline (%+ld KiB, tolerance %d)",
 	       slab1 - slab0, SK_SLAB_TOL);
-	fz_tap(vm1 - vm0 <= SK_VMALLOC_TOL, "soak: VmallocUsed back to its baseline (%+ld KiB, tolerance %d)",
-	       vm1 - vm0, SK_VMALLOC_TOL);
+	fz_tap(vm1 - vm0 <= SK_VMALLOC_TOL && va1 - va0 <= SK_VMALLOC_TOL,
+	       "soak: VmallocUsed and all vmalloc/vmap areas back to their baseline (%+ld, %+ld KiB, tolerance %d)",
+	       vm1 - vm0, va1 - va0, SK_VMALLOC_TOL);
+	fz_tap(vp1 == vp0, "soak: no vmap area of pea left (%ld KiB, baseline %ld)",
+	       vp1, vp0);
 	return 0;
 }
