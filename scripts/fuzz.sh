@@ -8,7 +8,7 @@
 # (module load, the program's cases, rmmod, kernel log clean) into
 # build/vm/MODE-KVER/.
 #
-# Usage: scripts/fuzz.sh fuzz|soak
+# Usage: fuzz.sh fuzz|soak
 #
 # Environment (all optional):
 #   KVERS          kernels, as scripts/check.sh (default: "default", 6.1)

@@ -13,6 +13,11 @@
 #include <stdint.h>
 #include <linux/types.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define fallthrough	__attribute__((__fallthrough__))
+/* User space has no __printf(); checkpatch asks for it here regardless. */
+#define FZ_PRINTF(a, b)	__attribute__((format(printf, a, b)))
+
 /* Bounds: the guest has 1 GiB and the fd limit is 1024. */
 #define FZ_MAX_THREADS	8
 #define FZ_NR_FDS	48	/* fd table slots */
@@ -58,13 +63,15 @@ struct fz_thread {
 	struct fz_rng rng;
 	pthread_t tid;
 	sigjmp_buf jb;		/* for touching rings that may fault */
-	volatile int guarded;
+	int guarded;		/* read by the signal handler */
+	unsigned long sink;	/* what reads of rings add up to */
 };
 
 /* One operation family. */
 struct fz_op {
 	const char *name;
-	int (*fn)(struct fz_thread *t);	/* returns 0 or an errno */
+	/* Returns 0 or an errno (positive, or negated: counted the same). */
+	int (*fn)(struct fz_thread *t);
 	int weight;
 	bool known_bug;		/* left out with --avoid-known */
 };
@@ -84,7 +91,6 @@ extern struct fz_map fz_maps[FZ_NR_MAPS];
 extern const char *const fz_names[FZ_NR_NAMES];
 extern int fz_dev, fz_st, fz_ncpu, fz_pmu_type;
 extern long fz_page;
-extern volatile int fz_stop;
 extern pthread_rwlock_t fz_world;	/* write-held by ops that need quiet */
 
 /* ---- PRNG: splitmix64 seeds, xorshift64* runs ---- */
@@ -144,22 +150,22 @@ extern __thread struct fz_thread *fz_self;
 
 /* ---- results (main.c) ---- */
 
-void fz_tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fz_tap(bool ok, const char *fmt, ...) FZ_PRINTF(2, 3);
 
 void fz_violation(const char *op, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	FZ_PRINTF(2, 3);
 /* Require @err to be @want; a violation otherwise. Returns @err. */
 int fz_expect(const char *op, const char *what, int err, int want);
 /* Require failure (any errno); a violation on success. Returns @err. */
 int fz_expect_fail(const char *op, const char *what, int err);
-extern volatile __u64 fz_soak_records;
+extern __u64 fz_soak_records;	/* __atomic */
 
 /* ---- operation families ---- */
 
 extern const struct fz_op fz_ops_obj[];	/* ops_obj.c: create, ioctl, close */
 extern const struct fz_op fz_ops_mm[];	/* ops_mm.c: mmap family, rings, fork */
-extern const struct fz_op fz_ops_prod[];	/* ops_prod.c: probes, counters,
-						 * storm, output, debugfs */
+/* ops_prod.c: probes, counters, storm, output, debugfs */
+extern const struct fz_op fz_ops_prod[];
 int fz_prod_start(void);		/* the storm the run starts with */
 void fz_prod_stop(void);
 

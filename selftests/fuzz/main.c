@@ -40,8 +40,7 @@
 struct fz_opts fz_opts = { .seconds = 60, .threads = 4 };
 int fz_dev = -1, fz_st = -1, fz_ncpu, fz_pmu_type = -1;
 long fz_page;
-volatile int fz_stop;
-volatile __u64 fz_soak_records;
+__u64 fz_soak_records;
 pthread_rwlock_t fz_world;
 
 static const struct fz_op *fz_ops[FZ_MAX_OPS];
@@ -110,7 +109,7 @@ static bool fz_errno_ok(int e)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ok); i++)
 		if (ok[i] == e)
 			return true;
 	return false;
@@ -167,14 +166,16 @@ static void *fz_worker(void *arg)
 	__u64 end = fz_now_ns() + (__u64)fz_opts.seconds * 1000000000ULL;
 
 	fz_self = t;
-	while (!fz_stop && fz_now_ns() < end) {
+	while (fz_now_ns() < end) {
 		int op = fz_pick(&t->rng), err;
 
 		pthread_rwlock_rdlock(&fz_world);
 		err = fz_ops[op]->fn(t);
 		pthread_rwlock_unlock(&fz_world);
 		fz_calls[t->id][op]++;
-		if (err < 0 || err >= FZ_MAX_ERRNO)
+		if (err < 0)
+			err = -err;
+		if (err >= FZ_MAX_ERRNO)
 			err = FZ_MAX_ERRNO - 1;
 		fz_errs[t->id][op][err]++;
 	}
@@ -213,20 +214,26 @@ static void fz_parse(int argc, char **argv)
 	bool seeded = false;
 	int i;
 
-	if ((v = fz_cmdline("seconds")))
+	v = fz_cmdline("seconds");
+	if (v)
 		fz_opts.seconds = (unsigned int)strtoul(v, NULL, 0);
-	if ((v = fz_cmdline("seed"))) {
+	v = fz_cmdline("seed");
+	if (v) {
 		fz_opts.seed = strtoull(v, NULL, 0);
 		seeded = true;
 	}
-	if ((v = fz_cmdline("threads")))
+	v = fz_cmdline("threads");
+	if (v)
 		fz_opts.threads = atoi(v);
-	if ((v = fz_cmdline("avoid_known")))
+	v = fz_cmdline("avoid_known");
+	if (v)
 		fz_opts.avoid_known = *v == '1';
-	if ((v = fz_cmdline("skip")))
+	v = fz_cmdline("skip");
+	if (v)
 		snprintf(fz_skip, sizeof(fz_skip), ",%.*s,",
-			 (int)strcspn(v, " \n"), v);
-	if ((v = fz_cmdline("mode")))
+			 (int)strcspn(v, " \t\n"), v);
+	v = fz_cmdline("mode");
+	if (v)
 		fz_opts.soak = !strncmp(v, "soak", 4);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
@@ -245,7 +252,8 @@ static void fz_parse(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-v")) {
 			fz_opts.verbose = true;
 		} else {
-			fprintf(stderr, "usage: %s [--seconds N] [--seed S] [--threads T] [--avoid-known] [--skip OP,OP] [--soak] [-v]\n",
+			fprintf(stderr, "usage: %s [--seconds N] [--seed S] [--threads T]\n"
+				"       [--avoid-known] [--skip OP,OP] [--soak] [-v]\n",
 				argv[0]);
 			exit(2);
 		}
@@ -419,24 +427,25 @@ static int fz_run(void)
 		};
 		unsigned int m;
 
-		for (m = 0; m < sizeof(must) / sizeof(must[0]); m++)
+		for (m = 0; m < ARRAY_SIZE(must); m++)
 			if (!strcmp(fz_ops[j]->name, must[m]) && !op_ok[j]) {
 				succ = false;
 				printf("# %s never succeeded\n", fz_ops[j]->name);
 			}
 	}
-	printf("# seed %llu: %llu operations in %.1f s (%.0f/s), %llu succeeded, %llu storm records\n",
+	printf("# seed %llu: %llu operations in %.1f s (%.0f/s), %llu succeeded, ",
 	       (unsigned long long)fz_opts.seed, (unsigned long long)total,
-	       secs, total / secs, (unsigned long long)ok_ops,
-	       (unsigned long long)fz_soak_records);
-	fz_tap(secs >= fz_opts.seconds * 0.95, "fuzz: ran %.0f s (asked %u) with %d threads",
-	    secs, fz_opts.seconds, fz_opts.threads);
+	       secs, total / secs, (unsigned long long)ok_ops);
+	printf("%llu storm records\n", (unsigned long long)fz_soak_records);
+	fz_tap(secs >= fz_opts.seconds * 0.95,
+	       "fuzz: ran %.0f s (asked %u) with %d threads",
+	       secs, fz_opts.seconds, fz_opts.threads);
 	fz_tap(total > 0, "fuzz: %llu operations", (unsigned long long)total);
 	fz_tap(every, "fuzz: every operation family ran");
 	fz_tap(succ, "fuzz: every operation family that creates or reads succeeded at least once");
 	fz_tap(sane, "fuzz: errno distribution sane (only errnos Linux gives for these calls)");
-	fz_tap(fz_nr_violations == 0, "fuzz: no invariant broken (%d violations)",
-	    fz_nr_violations);
+	fz_tap(fz_nr_violations == 0,
+	       "fuzz: no invariant broken (%d violations)", fz_nr_violations);
 	if (!settled)
 		printf("# objects now: %ld maps %ld events %ld rings %ld links\n",
 		       now[0], now[1], now[2], now[3]);

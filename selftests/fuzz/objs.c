@@ -35,7 +35,7 @@ __u64 fz_u64(struct fz_rng *r)
 {
 	switch (fz_below(r, 4)) {
 	case 0:
-		return fz_edges[fz_below(r, sizeof(fz_edges) / sizeof(fz_edges[0]))];
+		return fz_edges[fz_below(r, ARRAY_SIZE(fz_edges))];
 	case 1:
 		return fz_below(r, 64);
 	case 2:
@@ -58,7 +58,7 @@ void *fz_bad_ptr(struct fz_rng *r)
 		0x0000800000000000UL, 0xdead000000000000UL,
 	};
 
-	return (void *)bad[fz_below(r, sizeof(bad) / sizeof(bad[0]))];
+	return (void *)bad[fz_below(r, ARRAY_SIZE(bad))];
 }
 
 void fz_fill(struct fz_rng *r, void *buf, size_t len)
@@ -231,8 +231,8 @@ static void fz_fault(int sig)
 {
 	struct fz_thread *t = fz_self;
 
-	if (t && t->guarded) {
-		t->guarded = 0;
+	if (t && __atomic_load_n(&t->guarded, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&t->guarded, 0, __ATOMIC_RELAXED);
 		siglongjmp(t->jb, sig);
 	}
 	signal(sig, SIG_DFL);

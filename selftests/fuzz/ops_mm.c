@@ -38,7 +38,7 @@ static int op_mmap(struct fz_thread *t)
 	void *p;
 
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	counter = fz_fds[s].kind == FZ_COUNTER;
 	if (counter)
 		pages = 0;
@@ -59,7 +59,7 @@ static int op_mmap(struct fz_thread *t)
 		};
 
 		len = (size_t)(counter ? 2 + fz_below(r, 16) :
-			       bad[fz_below(r, sizeof(bad) / sizeof(bad[0]))]) *
+			       bad[fz_below(r, ARRAY_SIZE(bad))]) *
 			fz_page;
 		if (fz_chance(r, 2) && len)
 			len -= fz_below(r, fz_page);
@@ -89,7 +89,7 @@ static int op_mmap(struct fz_thread *t)
 			MAP_FIXED_NOREPLACE, MAP_STACK, MAP_SYNC,
 		};
 
-		flags |= extra[fz_below(r, sizeof(extra) / sizeof(extra[0]))];
+		flags |= extra[fz_below(r, ARRAY_SIZE(extra))];
 		valid = true;
 		break;
 	}
@@ -203,12 +203,12 @@ static void fz_ring_touch(struct fz_thread *t, struct fz_map *m, int what)
 		break;
 	default: {
 		/* Read every byte of the mapping. */
-		volatile unsigned char *d = m->addr;
+		unsigned char *d = m->addr;
 		unsigned long i, sum = 0;
 
 		for (i = 0; i < m->len; i += 64)
-			sum += d[i];
-		(void)sum;
+			sum += __atomic_load_n(&d[i], __ATOMIC_RELAXED);
+		__atomic_store_n(&t->sink, sum, __ATOMIC_RELAXED);
 		break;
 	}
 	}
@@ -218,23 +218,25 @@ static int op_ring(struct fz_thread *t)
 {
 	struct fz_rng *r = &t->rng;
 	int s = fz_map_lock(r, true), what = (int)fz_below(r, 6);
-	volatile int sig = 0;
+	int sig;
 	struct fz_map *m;
 
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	m = &fz_maps[s];
 	if (!m->pages || !(m->prot & PROT_READ)) {
 		fz_map_unlock(s);
-		return EINVAL;
+		return -EINVAL;
 	}
 	/* A fault (SIGBUS, SIGSEGV) comes back here through fz_fault(). */
 	sig = sigsetjmp(t->jb, 1);
 	if (!sig) {
-		t->guarded = 1;
+		__atomic_store_n(&t->guarded, 1, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		fz_ring_touch(t, m, what);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	}
-	t->guarded = 0;
+	__atomic_store_n(&t->guarded, 0, __ATOMIC_RELAXED);
 	fz_map_unlock(s);
 	return sig ? EFAULT : 0;
 }
@@ -248,7 +250,7 @@ static int op_remap(struct fz_thread *t)
 	void *p;
 
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	m = &fz_maps[s];
 	part = m->len > (size_t)fz_page ?
 		fz_page * (1 + fz_below(r, m->len / fz_page - 1)) : 0;
@@ -314,7 +316,7 @@ static int op_remap(struct fz_thread *t)
 			MADV_PAGEOUT, MADV_WIPEONFORK, MADV_KEEPONFORK,
 			MADV_DONTNEED, MADV_FREE, MADV_REMOVE,
 		};
-		int n = sizeof(advice) / sizeof(advice[0]);
+		int n = ARRAY_SIZE(advice);
 		int a = advice[fz_below(r, fz_opts.avoid_known ? n - 3 : n)];
 
 		err = madvise(m->addr, fz_chance(r, 2) ? m->len : part ? part :
@@ -333,7 +335,7 @@ static int op_poll(struct fz_thread *t)
 	struct epoll_event e = { .events = EPOLLIN | EPOLLRDNORM }, got[2];
 
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	if (fz_chance(r, 2)) {
 		struct pollfd p = { .fd = fz_fds[s].fd, .events = POLLIN };
 

@@ -30,8 +30,7 @@ static struct pea_map_attr fz_map_attr(struct fz_rng *r, int name,
 		.open_flags = O_CLOEXEC,
 	};
 
-	a.map_flags = flag_sets[fz_below(r, sizeof(flag_sets) /
-					    sizeof(flag_sets[0]))];
+	a.map_flags = flag_sets[fz_below(r, ARRAY_SIZE(flag_sets))];
 	if (fz_chance(r, 4))
 		a.open_flags |= O_NONBLOCK;
 	if (name >= 0)
@@ -328,7 +327,7 @@ static int op_map_ioctl(struct fz_thread *t)
 	__u32 max;
 
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	fd = fz_fds[s].fd;
 	memset(&info, 0, sizeof(info));
 	if (fz_ioctl(fd, PEA_MAP_IOC_INFO, &info))
@@ -424,7 +423,7 @@ static int op_event_ioctl(struct fz_thread *t)
 	int err = 0, fd;
 
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	fd = fz_fds[s].fd;
 	counter = fz_fds[s].kind == FZ_COUNTER;
 	switch (fz_below(r, 12)) {
@@ -525,7 +524,7 @@ static int op_link_ioctl(struct fz_thread *t)
 	struct pea_link_info li;
 
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	fd = fz_fds[s].fd;
 	switch (fz_below(r, 4)) {
 	case 0:
@@ -544,7 +543,8 @@ static int op_link_ioctl(struct fz_thread *t)
 		err = fz_ioctl(fd, PEA_LINK_IOC_INFO, &li);
 		if (!err && (li.written + li.errors + li.filtered > li.hits ||
 			     !memchr(li.symbol, 0, sizeof(li.symbol))))
-			fz_violation("link_info", "written %llu + errors %llu + filtered %llu > hits %llu",
+			fz_violation("link_info",
+				     "written %llu + errors %llu + filtered %llu > hits %llu",
 				     (unsigned long long)li.written,
 				     (unsigned long long)li.errors,
 				     (unsigned long long)li.filtered,
@@ -561,7 +561,7 @@ static int op_close(struct fz_thread *t)
 	int s = fz_fd_lock(&t->rng, FZ_NONE);
 
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	fz_fd_close(s);
 	fz_fd_unlock(s);
 	return 0;
@@ -574,7 +574,7 @@ static int op_map_fill(struct fz_thread *t)
 	int s = fz_fd_lock(r, FZ_MAP), cpu, err = 0, ev;
 
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	for (cpu = 0; cpu < fz_ncpu && !err; cpu++) {
 		struct pea_map_elem e = { .key = (__u32)cpu };
 

@@ -32,14 +32,14 @@ static const char *const fz_symbols[] = {
 	"vfs_read", "vfs_write", "do_sys_poll", "__x64_sys_ioctl",
 	"__x64_sys_close", "__x64_sys_madvise", "do_epoll_wait",
 };
-#define FZ_NR_SYMBOLS (sizeof(fz_symbols) / sizeof(fz_symbols[0]))
+
+#define FZ_NR_SYMBOLS ARRAY_SIZE(fz_symbols)
 
 static pthread_mutex_t fz_storm_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool fz_storm_on;
 static char fz_scratch[1 << 16];	/* data for on-demand output */
 
-static struct pea_probe_attr fz_probe_attr(struct fz_rng *r,
-					    const char **invalid)
+static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, const char **invalid)
 {
 	struct pea_probe_attr a;
 
@@ -144,10 +144,10 @@ static int op_attach(struct fz_thread *t)
 	int s = fz_fd_lock(r, FZ_MAP), fd, err, free_slot;
 
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	if (fz_count_kind(FZ_LINK) >= 16) {
 		fz_fd_unlock(s);
-		return EMLINK;
+		return -EMLINK;
 	}
 	fd = fz_attach(fz_fds[s].fd, &a);
 	err = fd < 0 ? errno : 0;
@@ -181,7 +181,7 @@ static int op_maxactive(struct fz_thread *t)
 	int s = fz_fd_lock(r, FZ_MAP), fd, err;
 
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = PEA_PROBE_F_RETPROBE | PEA_PROBE_F_CLOEXEC;
@@ -205,14 +205,14 @@ static int op_maxactive(struct fz_thread *t)
  */
 struct fz_closer {
 	int fd;
-	volatile int done;
+	int done;	/* __atomic */
 };
 
 static void *fz_closer_fn(void *arg)
 {
 	struct fz_closer *c = arg;
 
-	while (!c->done)
+	while (!__atomic_load_n(&c->done, __ATOMIC_ACQUIRE))
 		close(c->fd);
 	return NULL;
 }
@@ -229,7 +229,7 @@ static int op_attach_close_race(struct fz_thread *t)
 	pthread_rwlock_wrlock(&fz_world);
 	s = fz_fd_lock(r, FZ_MAP);
 	if (s < 0)
-		return ENOENT;
+		return -ENOENT;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.filter_cpu = -1;
@@ -243,11 +243,11 @@ static int op_attach_close_race(struct fz_thread *t)
 	close(c.fd);
 	if (pthread_create(&tid, NULL, fz_closer_fn, &c)) {
 		fz_fd_unlock(s);
-		return EAGAIN;
+		return -EAGAIN;
 	}
 	fd = fz_attach(fz_fds[s].fd, &a);
 	err = fd < 0 ? errno : 0;
-	c.done = 1;
+	__atomic_store_n(&c.done, 1, __ATOMIC_RELEASE);
 	pthread_join(tid, NULL);
 	if (fd >= 0)
 		close(fd);	/* EBADF if the closer got it */
@@ -278,7 +278,7 @@ static int fz_pmu_attr(struct fz_rng *r, struct perf_event_attr *a,
 			a->config = fz_chance(r, 4) ? fz_u64(r) : fz_below(r, 2);
 			break;
 		}
-		/* fall through */
+		fallthrough;
 	case 5:
 		a->type = (__u32)fz_below(r, 64);
 		if (a->type == PERF_TYPE_BREAKPOINT)
@@ -367,13 +367,15 @@ static void fz_storm_check(const struct pea_st_result *res)
 			const struct pea_st_counts *c = &res->c[cpu][src];
 
 			if (c->ok + c->nospc + c->other != c->attempts)
-				fz_violation("storm", "cpu %u source %u: %llu ok + %llu nospc + %llu other != %llu attempts",
+				fz_violation("storm",
+					     "cpu %u source %u: %llu ok + %llu nospc + %llu other != %llu",
 					     cpu, src,
 					     (unsigned long long)c->ok,
 					     (unsigned long long)c->nospc,
 					     (unsigned long long)c->other,
 					     (unsigned long long)c->attempts);
-			fz_soak_records += c->ok;
+			__atomic_add_fetch(&fz_soak_records, c->ok,
+					   __ATOMIC_RELAXED);
 		}
 }
 
@@ -464,10 +466,10 @@ static int op_storm(struct fz_thread *t)
 	int err;
 
 	if (pthread_mutex_trylock(&fz_storm_lock))
-		return EBUSY;
-	if (fz_storm_on)
+		return -EBUSY;
+	if (fz_storm_on) {
 		err = fz_storm_stop_locked();
-	else {
+	} else {
 		err = fz_storm_start_on(r, (int)fz_below(r, FZ_NR_NAMES));
 		fz_storm_on = !err;
 	}

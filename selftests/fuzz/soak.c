@@ -56,7 +56,7 @@ struct sk_cpu {
 
 static struct sk_cpu sk_cpus[PEA_ST_MAX_CPUS];
 static int sk_map = -1;
-static volatile int sk_done;
+static int sk_done;	/* __atomic */
 static __u64 sk_churn_rounds, sk_churn_records, sk_churn_bad;
 
 static __u64 sk_now_ns(void)
@@ -77,8 +77,10 @@ static void sk_meminfo(long *slab, long *vmalloc)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "Slab: %ld", slab);
-		sscanf(line, "VmallocUsed: %ld", vmalloc);
+		if (sscanf(line, "Slab: %ld", slab) == 1)
+			continue;
+		if (sscanf(line, "VmallocUsed: %ld", vmalloc) == 1)
+			continue;
 	}
 	fclose(f);
 }
@@ -275,7 +277,7 @@ static void *sk_consumer(void *arg)
 	CPU_ZERO(&set);
 	CPU_SET(c->cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	while (!sk_done) {
+	while (!__atomic_load_n(&sk_done, __ATOMIC_ACQUIRE)) {
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
 
 		poll(&p, 1, 10);
@@ -308,7 +310,7 @@ static void *sk_consumer(void *arg)
 			c->ring = NULL;
 			usleep(2000);
 			c->gaps++;
-			while (sk_attach(c) && !sk_done)
+			while (sk_attach(c) && !__atomic_load_n(&sk_done, __ATOMIC_ACQUIRE))
 				usleep(1000);
 			break;
 		}
@@ -325,7 +327,7 @@ static void *sk_churn(void *arg)
 	struct fz_rng r = { fz_opts.seed | 1 };
 	(void)arg;
 
-	while (!sk_done) {
+	while (!__atomic_load_n(&sk_done, __ATOMIC_ACQUIRE)) {
 		struct pea_map_attr ma = { .key_size = 4, .value_size = 4,
 					   .max_entries = (__u32)fz_ncpu,
 					   .open_flags = O_CLOEXEC };
@@ -486,8 +488,8 @@ int fz_soak(void)
 		printf("Bail out! map create: %s\n", strerror(errno));
 		return 1;
 	}
-	printf("# soak baseline: Slab %ld KiB, VmallocUsed %ld KiB, vmallocinfo %ld KiB (pea %ld)\n",
-	       slab0, vm0, va0, vp0);
+	printf("# soak baseline: Slab %ld KiB, VmallocUsed %ld KiB, ", slab0, vm0);
+	printf("vmallocinfo %ld KiB (pea %ld)\n", va0, vp0);
 	memset(sk_cpus, 0, sizeof(sk_cpus));
 	for (cpu = 0; cpu < fz_ncpu; cpu++) {
 		sk_cpus[cpu].cpu = cpu;
@@ -511,7 +513,7 @@ int fz_soak(void)
 	memset(&res, 0, sizeof(res));
 	err = fz_ioctl(fz_st, PEA_ST_IOC_STORM_STOP, &res);
 	secs = (sk_now_ns() - t0) / 1e9;
-	sk_done = 1;
+	__atomic_store_n(&sk_done, 1, __ATOMIC_RELEASE);
 	for (cpu = 0; cpu < fz_ncpu; cpu++)
 		pthread_join(sk_cpus[cpu].tid, NULL);
 	pthread_join(churn, NULL);
@@ -549,12 +551,14 @@ int fz_soak(void)
 				       (unsigned long long)k->ok);
 			}
 		}
-		printf("# cpu %d: attempted %llu = received %llu + lost %llu + other %llu; stats records %llu lost %llu; lost records %llu; events %llu pauses %llu gaps %llu bad %llu%s%s\n",
+		printf("# cpu %d: attempted %llu = received %llu + lost %llu + other %llu; ",
 		       cpu, (unsigned long long)att, (unsigned long long)got,
-		       (unsigned long long)nospc, (unsigned long long)other,
+		       (unsigned long long)nospc, (unsigned long long)other);
+		printf("stats records %llu lost %llu; lost records %llu; ",
 		       (unsigned long long)c->st_records,
 		       (unsigned long long)c->st_lost,
-		       (unsigned long long)c->lost_rec,
+		       (unsigned long long)c->lost_rec);
+		printf("events %llu pauses %llu gaps %llu bad %llu%s%s\n",
 		       (unsigned long long)c->events,
 		       (unsigned long long)c->pauses,
 		       (unsigned long long)c->gaps, (unsigned long long)c->bad,
@@ -569,30 +573,37 @@ int fz_soak(void)
 		total_lost += nospc;
 		total_other += other;
 	}
-	printf("# soak: %.0f s, %llu attempted, %llu received (%.0f records/s), %llu lost, %llu other; churn: %llu rounds, %llu probe records\n",
+	printf("# soak: %.0f s, %llu attempted, %llu received (%.0f records/s), ",
 	       secs, (unsigned long long)total_att, (unsigned long long)total_ok,
-	       total_ok / secs, (unsigned long long)total_lost,
-	       (unsigned long long)total_other,
+	       total_ok / secs);
+	printf("%llu lost, %llu other; churn: %llu rounds, %llu probe records\n",
+	       (unsigned long long)total_lost, (unsigned long long)total_other,
 	       (unsigned long long)sk_churn_rounds,
 	       (unsigned long long)sk_churn_records);
 	fz_tap(intact, "soak: every record received intact");
-	fz_tap(exact, "soak: per CPU, received + lost + other == attempted, received == written, lost == dropped (stats and PERF_RECORD_LOST)");
+	fz_tap(exact,
+	       "soak: per CPU, received + lost + other == attempted, received == written, lost == dropped");
 	fz_tap(total_ok > 0 && total_lost < total_att, "soak: records flowed (%llu)",
 	       (unsigned long long)total_ok);
-	fz_tap(sk_churn_rounds > 0 && !sk_churn_bad, "soak: maps, rings, probes and counters came and went (%llu rounds)",
+	fz_tap(sk_churn_rounds > 0 && !sk_churn_bad,
+	       "soak: maps, rings, probes and counters came and went (%llu rounds)",
 	       (unsigned long long)sk_churn_rounds);
 	settled = fz_objects_wait(base, now, 20);
-	if (!settled)
-		printf("# objects: %ld maps %ld events %ld rings %ld links (baseline %ld %ld %ld %ld)\n",
-		       now[0], now[1], now[2], now[3], base[0], base[1],
+	if (!settled) {
+		printf("# objects: %ld maps %ld events %ld rings %ld links",
+		       now[0], now[1], now[2], now[3]);
+		printf(" (baseline %ld %ld %ld %ld)\n", base[0], base[1],
 		       base[2], base[3]);
+	}
 	fz_tap(settled, "soak: debugfs objects back to the baseline");
 	sk_settle_memory();
 	sk_meminfo(&slab1, &vm1);
 	sk_vmallocinfo(&va1, &vp1);
-	printf("# soak after: Slab %ld KiB (%+ld), VmallocUsed %ld KiB (%+ld), vmallocinfo %ld KiB (%+ld, pea %ld)\n",
-	       slab1, slab1 - slab0, vm1, vm1 - vm0, va1, va1 - va0, vp1);
-	fz_tap(slab1 - slab0 <= SK_SLAB_TOL, "soak: Slab back to its baseline (%+ld KiB, tolerance %d)",
+	printf("# soak after: Slab %ld KiB (%+ld), VmallocUsed %ld KiB (%+ld), ",
+	       slab1, slab1 - slab0, vm1, vm1 - vm0);
+	printf("vmallocinfo %ld KiB (%+ld, pea %ld)\n", va1, va1 - va0, vp1);
+	fz_tap(slab1 - slab0 <= SK_SLAB_TOL,
+	       "soak: Slab back to its baseline (%+ld KiB, tolerance %d)",
 	       slab1 - slab0, SK_SLAB_TOL);
 	fz_tap(vm1 - vm0 <= SK_VMALLOC_TOL && va1 - va0 <= SK_VMALLOC_TOL,
 	       "soak: VmallocUsed and all vmalloc/vmap areas back to their baseline (%+ld, %+ld KiB, tolerance %d)",
