@@ -250,14 +250,18 @@ static int op_event_open(struct fz_thread *t)
 			what = "flush_us out of range";
 		break;
 	case 11:
-		/* A big attr with a non-zero tail: E2BIG as perf. */
+		/*
+		 * A big attr with a non-zero tail: E2BIG as perf. The tail
+		 * starts past any kernel's struct (6.12's is bigger than the
+		 * headers this is built with).
+		 */
 		{
 			static __thread char big[8192];
 
 			memset(big, 0, sizeof(big));
 			memcpy(big, &a, sizeof(a));
-			big[sizeof(a) + fz_below(r, 64)] = 1;
-			((struct perf_event_attr *)big)->size = sizeof(a) + 64;
+			big[256 + fz_below(r, 256)] = 1;
+			((struct perf_event_attr *)big)->size = 512;
 			o.attr = (uintptr_t)big;
 			what = "non-zero attr tail";
 			want = E2BIG;

@@ -86,8 +86,9 @@ static void sk_meminfo(long *slab, long *vmalloc)
 }
 
 /*
- * /proc/vmallocinfo: every vmalloc and vmap area (rings are vmap()ed, not
- * counted in VmallocUsed), in KiB, and those of pea's own code.
+ * /proc/vmallocinfo: every vmalloc and vmap area in use (rings are
+ * vmap()ed, not counted in VmallocUsed), in KiB, and those pea's code
+ * made (the caller is named).
  */
 static void sk_vmallocinfo(long *total, long *pea)
 {
@@ -101,7 +102,9 @@ static void sk_vmallocinfo(long *total, long *pea)
 		return;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %ld", &sz) != 1)
+		/* Lazily freed areas wait for a purge: not in use. */
+		if (sscanf(line, "%*s %ld", &sz) != 1 ||
+		    strstr(line, "unpurged"))
 			continue;
 		*total += sz / 1024;
 		if (strstr(line, "[pea]"))
