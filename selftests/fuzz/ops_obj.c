@@ -345,8 +345,11 @@ static int op_map_ioctl(struct fz_thread *t)
 	case 2:
 		e.fd = fz_chance(r, 6) ? fz_wrong_fd(r) :
 			fz_fd_peek(r, fz_chance(r, 5) ? FZ_COUNTER : FZ_OUTPUT);
-		if (fz_chance(r, 10))
+		if (fz_chance(r, 10)) {
+			/* One fault at a time: their order differs by kernel. */
 			e.flags = fz_u64(r);
+			e.key = (__u32)fz_below(r, max);
+		}
 		err = fz_ioctl(fd, PEA_MAP_IOC_UPDATE, &e);
 		if (fz_fds[s].map_flags & PEA_F_RDONLY)
 			fz_expect("map_update", "read-only map", err, EPERM);
