@@ -37,6 +37,7 @@ static const char *const fz_symbols[] = {
 
 static pthread_mutex_t fz_storm_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool fz_storm_on;
+static int fz_fz0 = -1;		/* fz0 lives the whole run, whatever is closed */
 static char fz_scratch[1 << 16];	/* data for on-demand output */
 
 static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, const char **invalid)
@@ -446,6 +447,7 @@ int fz_prod_start(void)
 	fz_fds[0].fd = fd;
 	fz_fds[0].kind = FZ_MAP;
 	fz_fds[0].name = 0;
+	fz_fz0 = fcntl(fd, F_DUPFD_CLOEXEC, 902);
 	err = fz_storm_start_on(&r, 0);
 	fz_storm_on = !err;
 	return err;
@@ -458,6 +460,9 @@ void fz_prod_stop(void)
 		fz_storm_stop_locked();
 	pthread_mutex_unlock(&fz_storm_lock);
 	fz_ioctl(fz_st, PEA_ST_IOC_RELEASE, NULL);
+	if (fz_fz0 >= 0)
+		close(fz_fz0);
+	fz_fz0 = -1;
 }
 
 static int op_storm(struct fz_thread *t)
