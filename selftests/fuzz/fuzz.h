@@ -178,6 +178,7 @@ unsigned long fz_unknown_cmd(struct fz_rng *r, const unsigned long *known,
 int fz_new_map(struct fz_rng *r, int name, __u32 max_entries, int *fd);
 int fz_new_output(struct fz_rng *r, int cpu, int *fd);
 int fz_debugfs_objects(long v[4]);
+void fz_drain_all(struct fz_thread *t);	/* consume every idle ring */
 /* Wait until debugfs objects equal @base; false after @secs seconds. */
 bool fz_objects_wait(const long base[4], long now[4], int secs);
 

@@ -239,6 +239,34 @@ static int op_ring(struct fz_thread *t)
 	return sig ? EFAULT : 0;
 }
 
+static void fz_guarded_consume(struct fz_thread *t, struct fz_map *m)
+{
+	if (!sigsetjmp(t->jb, 1)) {
+		__atomic_store_n(&t->guarded, 1, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		fz_consume(t, m);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+	__atomic_store_n(&t->guarded, 0, __ATOMIC_RELAXED);
+}
+
+/* Drain every ring nobody is using: on-demand output then finds room. */
+void fz_drain_all(struct fz_thread *t)
+{
+	int s;
+
+	for (s = 0; s < FZ_NR_MAPS; s++) {
+		struct fz_map *m = &fz_maps[s];
+
+		if (!m->addr || pthread_mutex_trylock(&m->lock))
+			continue;
+		if (m->addr && m->pages && (m->prot & PROT_READ) &&
+		    (m->prot & PROT_WRITE))
+			fz_guarded_consume(t, m);
+		pthread_mutex_unlock(&m->lock);
+	}
+}
+
 static int op_remap(struct fz_thread *t)
 {
 	struct fz_rng *r = &t->rng;

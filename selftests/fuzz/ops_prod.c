@@ -510,6 +510,8 @@ static int op_output(struct fz_thread *t)
 		o.size = sizeof(fz_scratch);
 	o.data = (uintptr_t)fz_scratch;
 	o.count = 1 + (__u32)fz_below(r, 64);
+	if (fz_chance(r, 2))
+		fz_drain_all(t);
 	err = fz_ioctl(fz_st, PEA_ST_IOC_OUTPUT, &o);
 	if (!err && o.size > (1U << 20) && o.n_ok)
 		fz_violation("output", "a %llu-byte record was accepted",
