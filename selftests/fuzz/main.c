@@ -420,10 +420,15 @@ static int fz_run(void)
 		}
 	/* The families that must get past validation to mean anything. */
 	for (j = 0; j < fz_nr_ops; j++) {
+		/*
+		 * Not "output": most of its calls are refused by design (bad
+		 * index, CPU, size, full ring) and the storm writes records
+		 * all along anyway.
+		 */
 		static const char *const must[] = {
 			"map_create", "event_open", "map_ioctl", "map_fill",
 			"event_ioctl", "mmap", "ring", "remap", "attach",
-			"counter_open", "output", "debugfs", "link_ioctl",
+			"counter_open", "debugfs", "link_ioctl",
 		};
 		unsigned int m;
 
