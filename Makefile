@@ -13,6 +13,13 @@
 #   make sparse       the kernel modules through sparse (C=2; warnings fail)
 #   make check        set up, build, boot the test VM, report TAP
 #                     (TESTS=test_a,test_b to run a subset)
+#   make fuzz         boot the VM and run only the fuzzer, FUZZ_SECONDS long
+#                     (default 600; FUZZ_SEED=S replays a run, KVERS as
+#                     check; docs/fuzzing.md, scripts/fuzz.sh)
+#   make soak         producers at full speed from every context while
+#                     consumers, maps and probes come and go, DURATION
+#                     seconds (default 300); exact accounting, slab and
+#                     vmalloc back to their baseline (not part of check)
 #   make demo         boot the VM and run the demo
 #   make vm-shell     boot the VM into an interactive shell
 #   make bench        pea against the perf buffer and the BPF ring buffer in
@@ -54,6 +61,11 @@ TEST_BINS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(TEST_SRCS))
 TEST32_SRCS := $(wildcard selftests/m32/test_*.c)
 TEST32_BINS := $(patsubst selftests/m32/%.c,$(BUILD)/selftests/%,$(TEST32_SRCS))
 
+# The fuzzer (and soak): every selftests/fuzz/*.c linked into one program.
+FUZZ_SRCS := $(wildcard selftests/fuzz/*.c)
+FUZZ_OBJS := $(patsubst selftests/fuzz/%.c,$(BUILD)/selftests/fuzz-objs/%.o,$(FUZZ_SRCS))
+FUZZ_BIN := $(BUILD)/selftests/test_fuzz
+
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
@@ -67,7 +79,7 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
 SPARSE_CF ?= -Wsparse-error
 
-.PHONY: all module lib selftests tools sparse check demo vm-shell clean distclean \
+.PHONY: all module lib selftests tools sparse check fuzz soak demo vm-shell clean distclean \
 	kdir-check
 
 all: module lib selftests tools
@@ -94,11 +106,19 @@ $(BUILD)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -MP -c -o $@ $<
 
-selftests: $(TEST_BINS) $(TEST32_BINS)
+selftests: $(TEST_BINS) $(TEST32_BINS) $(FUZZ_BIN)
 
 $(TEST32_BINS): $(BUILD)/selftests/%: selftests/m32/%.c
 	@mkdir -p $(@D)
 	$(CC) -m32 $(USER_CFLAGS) -MMD -MP -static -o $@ $< -lpthread
+
+$(FUZZ_BIN): $(FUZZ_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -static -o $@ $(FUZZ_OBJS) -lpthread
+
+$(BUILD)/selftests/fuzz-objs/%.o: selftests/fuzz/%.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/selftests/test_%: selftests/test_%.c $(LIBPEA)
 	@mkdir -p $(@D)
@@ -121,6 +141,12 @@ $(BUILD)/tools/%: tools/%.c $(LIBPEA)
 check:
 	@scripts/check.sh
 
+fuzz:
+	@scripts/fuzz.sh fuzz
+
+soak:
+	@scripts/fuzz.sh soak
+
 demo:
 	@scripts/demo.sh
 
@@ -135,7 +161,7 @@ distclean: clean
 	rm -rf .cache
 
 -include $(wildcard $(BUILD)/lib/*.d $(BUILD)/selftests/*.d $(BUILD)/tools/*.d \
-	$(BUILD)/tools/pea-objs/*.d)
+	$(BUILD)/tools/pea-objs/*.d $(BUILD)/selftests/fuzz-objs/*.d)
 
 # ---- make bench: pea against the kernel's perf buffer and BPF ring buffer
 # (scripts/bench.sh). The BPF programs are built with clang and the
