@@ -24,6 +24,10 @@
 #   make vm-shell     boot the VM into an interactive shell
 #   make bench        pea against the perf buffer and the BPF ring buffer in
 #                     the test guest: a table and a JSON file (scripts/bench.sh)
+#   make qemu-repro   boot the guest with only scripts/qemu-repro/cx16-flags
+#                     in it: QEMU's CMPXCHG16B flags fault, no pea involved
+#                     (it boots -cpu max, which shows it; VM_CPU=max,-cx16
+#                     cannot; docs/qemu-cmpxchg16b.md)
 #   make clean        remove build outputs (distclean: also .cache/)
 #
 # Variables: KVER (kernel release, default: what linux-headers-amd64 pulls
@@ -79,7 +83,8 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
 SPARSE_CF ?= -Wsparse-error
 
-.PHONY: all module lib selftests tools sparse check fuzz soak demo vm-shell clean distclean \
+.PHONY: all module lib selftests tools sparse check fuzz soak demo vm-shell qemu-repro \
+	clean distclean \
 	kdir-check
 
 all: module lib selftests tools
@@ -152,6 +157,9 @@ demo:
 
 vm-shell:
 	@scripts/demo.sh shell
+
+qemu-repro:
+	@scripts/qemu-repro/run.sh
 
 clean:
 	if [ -f $(KDIR)/Makefile ]; then $(KBUILD) clean; fi
