@@ -11,7 +11,12 @@
 #                     and build/tools/pea from tools/pea/*.c
 #   make sparse       the kernel modules through sparse (C=2; warnings fail)
 #   make check        set up, build, boot the test VM, report TAP
-#                     (TESTS=test_a,test_b to run a subset)
+#                     (TESTS=test_a,test_b to run a subset); the 6.1 and
+#                     6.12 kernels, then the debug kernel (docs/checking.md)
+#   make check-debug  only the debug kernel (KASAN, lockdep, UBSAN, ...):
+#                     every selftest, then the canary (docs/checking.md)
+#   make canary       selftests/canary/pea_canary.ko (debug kernel only:
+#                     needs KDIR and KVER of scripts/debug-kernel.sh)
 #   make demo         boot the VM and run the demo
 #   make vm-shell     boot the VM into an interactive shell
 #   make bench        pea against the perf buffer and the BPF ring buffer in
@@ -61,8 +66,8 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
 SPARSE_CF ?= -Wsparse-error
 
-.PHONY: all module lib selftests tools sparse check demo vm-shell clean distclean \
-	kdir-check
+.PHONY: all module lib selftests tools sparse check check-debug canary demo \
+	vm-shell clean distclean kdir-check
 
 all: module lib selftests tools
 
@@ -111,6 +116,12 @@ $(BUILD)/tools/%: tools/%.c $(LIBPEA)
 check:
 	@scripts/check.sh
 
+check-debug:
+	@KVERS=debug SPARSE=0 scripts/check.sh
+
+canary: kdir-check
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/canary modules
+
 demo:
 	@scripts/demo.sh
 
@@ -118,7 +129,8 @@ vm-shell:
 	@scripts/demo.sh shell
 
 clean:
-	if [ -f $(KDIR)/Makefile ]; then $(KBUILD) clean; fi
+	if [ -f $(KDIR)/Makefile ]; then $(KBUILD) clean; \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/canary clean; fi
 	rm -rf $(BUILD)
 
 distclean: clean
