@@ -71,7 +71,7 @@ fi
 if [ -n "${VMLINUZ:-}" ]; then
 	# A locally built kernel: only the packages.
 	[ -n "${KDIR:-}" ] && [ -f "$KDIR/Makefile" ] ||
-		{ log "VMLINUZ is set but KDIR ($KDIR) is no kbuild tree"; early_fail "setup"; }
+		{ log "VMLINUZ is set but KDIR (${KDIR:-unset}) is no kbuild tree"; early_fail "setup"; }
 	[ -n "${KVER:-}" ] || KVER=$(make -s -C "$KDIR" kernelrelease 2>/dev/null || true)
 	log "setting up packages (scripts/setup.sh --packages)"
 	if ! "$ROOT/scripts/setup.sh" --packages; then
