@@ -15,7 +15,9 @@
 #   VMLINUZ, KDIR a locally built kernel: its image and its kbuild tree
 #                 (KVER is then its release); only packages are set up
 #   TIME_SCALE    how much slower than production the kernel runs, passed
-#                 to the tests as PEA_TIME_SCALE (default 1; debug: 3)
+#                 to the tests as PEA_TIME_SCALE (default 1; debug: 3);
+#                 VM_TIMEOUT and TEST_TIMEOUT default to 900 and 300
+#                 seconds times TIME_SCALE
 #   TESTS         run only these test programs (comma or space separated,
 #                 test_ prefix optional)
 #   SMP, MEM, VM_TIMEOUT, TEST_TIMEOUT, APPEND_EXTRA, VERBOSE
@@ -89,7 +91,12 @@ else
 	KARGS=(KVER="$KVER")
 fi
 export KVER VMLINUZ
-[ -n "${TIME_SCALE:-}" ] && export TIME_SCALE
+if [ -n "${TIME_SCALE:-}" ]; then
+	# The guest's own time limits stretch with the kernel's slowness.
+	export TIME_SCALE
+	export VM_TIMEOUT=${VM_TIMEOUT:-$(( 900 * TIME_SCALE ))}
+	export TEST_TIMEOUT=${TEST_TIMEOUT:-$(( 300 * TIME_SCALE ))}
+fi
 [ -n "${APPEND_EXTRA:-}" ] && export APPEND_EXTRA
 log "kernel $KVER: $VMLINUZ"
 
