@@ -30,6 +30,10 @@
 #   NICE                    nice level of the build (default 10)
 #   KEEP_TREE=1             keep the source and build tree (for debugging
 #                           this script; printed on stderr)
+#   SRC_TREE=DIR            build in this already unpacked (possibly
+#                           partly built) linux-source-6.1 tree instead of
+#                           a fresh one: kbuild rebuilds what the config
+#                           change touches; the tree is left in place
 #
 # Progress goes to stderr.
 
@@ -117,8 +121,13 @@ fi
 T0=$(date +%s)
 log "building $KEY in $WORK (log: $WORK/build.log)"
 
-tar -xJf "$SRCTAR" -C "$WORK"
-SRC=$WORK/linux-source-6.1
+if [ -n "${SRC_TREE:-}" ]; then
+	SRC=$SRC_TREE
+	[ -f "$SRC/Makefile" ] || die "SRC_TREE=$SRC is no kernel tree"
+else
+	tar -xJf "$SRCTAR" -C "$WORK"
+	SRC=$WORK/linux-source-6.1
+fi
 cd "$SRC"
 
 KMAKE=(nice -n "${NICE:-10}" make -j"$JOBS" ARCH=x86_64)
