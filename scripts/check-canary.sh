@@ -45,6 +45,7 @@ declare -A EXPECT=(
 )
 
 report() {
+	local rc=0
 	{
 	printf 'TAP version 13\n'
 	printf '# canary on kernel %s, results in %s\n' "${KVER:-?}" "$OUT"
@@ -57,9 +58,8 @@ report() {
 		printf "# took %ss\n", took
 		printf "%d passed, %d failed\n", pass, fail
 		exit (fail > 0 ? 1 : 0)
-	}' "$RECORDS"
+	}' "$RECORDS" || rc=$?
 	} > "$TAPFILE"
-	local rc=$?
 	cat "$TAPFILE"
 	exit "$rc"
 }
