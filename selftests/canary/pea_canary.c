@@ -10,8 +10,8 @@
  *
  * Every bug is contained: out-of-bounds reads stay inside mapped memory,
  * corrupt lists are never linked to anything live, the lock cycle is
- * taken by one thread so it cannot deadlock, and the freed timer is
- * fixed up by ODEBUG. Some checkers switch themselves (or lockdep) off
+ * taken by one thread so it cannot deadlock, and ODEBUG fixes up the
+ * re-initialised timer. Some checkers switch themselves (or lockdep) off
  * after their first report, which fixes the order of the list.
  */
 
@@ -113,7 +113,10 @@ static void canary_timer_fn(struct timer_list *t)
 {
 }
 
-/* ODEBUG: kfree() of an object holding an armed timer. */
+/*
+ * ODEBUG: timer_setup() of an armed timer (re-initialising an active
+ * object). Freeing it would only be caught with DEBUG_OBJECTS_FREE.
+ */
 static void canary_odebug(void)
 {
 	struct canary_timer *c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -122,7 +125,9 @@ static void canary_odebug(void)
 		return;
 	timer_setup(&c->timer, canary_timer_fn, 0);
 	mod_timer(&c->timer, jiffies + 3600 * HZ);
-	/* ODEBUG reports "free active" and deactivates the timer. */
+	/* ODEBUG reports "init active" and deactivates the timer. */
+	timer_setup(&c->timer, canary_timer_fn, 0);
+	del_timer_sync(&c->timer);
 	kfree(c);
 }
 
