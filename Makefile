@@ -12,7 +12,12 @@
 #                     and build/tools/pea from tools/pea/*.c
 #   make sparse       the kernel modules through sparse (C=2; warnings fail)
 #   make check        set up, build, boot the test VM, report TAP
-#                     (TESTS=test_a,test_b to run a subset)
+#                     (TESTS=test_a,test_b to run a subset); the 6.1 and
+#                     6.12 kernels, then the debug kernel (docs/checking.md)
+#   make check-debug  only the debug kernel (KASAN, lockdep, UBSAN, ...):
+#                     every selftest, then the canary (docs/checking.md)
+#   make canary       selftests/canary/pea_canary.ko (debug kernel only:
+#                     needs KDIR and KVER of scripts/debug-kernel.sh)
 #   make fuzz         boot the VM and run only the fuzzer, FUZZ_SECONDS long
 #                     (default 600; FUZZ_SEED=S replays a run, KVERS as
 #                     check; docs/fuzzing.md, scripts/fuzz.sh)
@@ -83,9 +88,8 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
 SPARSE_CF ?= -Wsparse-error
 
-.PHONY: all module lib selftests tools sparse check fuzz soak demo vm-shell qemu-repro \
-	clean distclean \
-	kdir-check
+.PHONY: all module lib selftests tools sparse check check-debug canary fuzz \
+	soak demo vm-shell qemu-repro clean distclean kdir-check
 
 all: module lib selftests tools
 
@@ -152,6 +156,12 @@ fuzz:
 soak:
 	@scripts/fuzz.sh soak
 
+check-debug:
+	@KVERS=debug SPARSE=0 scripts/check.sh
+
+canary: kdir-check
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/canary modules
+
 demo:
 	@scripts/demo.sh
 
@@ -162,7 +172,8 @@ qemu-repro:
 	@scripts/qemu-repro/run.sh
 
 clean:
-	if [ -f $(KDIR)/Makefile ]; then $(KBUILD) clean; fi
+	if [ -f $(KDIR)/Makefile ]; then $(KBUILD) clean; \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/canary clean; fi
 	rm -rf $(BUILD)
 
 distclean: clean

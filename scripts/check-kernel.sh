@@ -8,7 +8,16 @@
 # status is non-zero when anything failed. Skipped cases count as failed.
 #
 # Environment (all optional):
-#   KVER          kernel to build for and boot (see scripts/setup.sh)
+#   KVER          kernel to build for and boot (see scripts/setup.sh);
+#                 "debug" is the debug kernel (scripts/debug-kernel.sh,
+#                 docs/checking.md): built once and cached, booted with
+#                 kasan_multi_shot and TIME_SCALE=3
+#   VMLINUZ, KDIR a locally built kernel: its image and its kbuild tree
+#                 (KVER is then its release); only packages are set up
+#   TIME_SCALE    how much slower than production the kernel runs, passed
+#                 to the tests as PEA_TIME_SCALE (default 1; debug: 3);
+#                 VM_TIMEOUT and TEST_TIMEOUT default to 900 and 300
+#                 seconds times TIME_SCALE
 #   TESTS         run only these test programs (comma or space separated,
 #                 test_ prefix optional)
 #   SMP, MEM, VM_TIMEOUT, TEST_TIMEOUT, APPEND_EXTRA, VERBOSE
@@ -49,19 +58,52 @@ early_fail() {
 }
 
 # --- setup ---------------------------------------------------------------
-log "setting up (scripts/setup.sh ${KVER:-})"
-if ! VMLINUZ=$("$ROOT/scripts/setup.sh" ${KVER:+"$KVER"} | tail -n1); then
-	log "setup failed"
-	early_fail "setup"
+if [ "${KVER:-}" = debug ]; then
+	log "debug kernel (scripts/debug-kernel.sh)"
+	if ! DK=$("$ROOT/scripts/debug-kernel.sh" | tail -n1) || [ ! -f "$DK/done" ]; then
+		log "debug kernel build failed"
+		early_fail "debug kernel build (scripts/debug-kernel.sh)"
+	fi
+	VMLINUZ=$DK/vmlinuz
+	KDIR=$DK/build
+	KVER=$(cat "$DK/kernelrelease")
+	TIME_SCALE=${TIME_SCALE:-3}
+	APPEND_EXTRA="kasan_multi_shot${APPEND_EXTRA:+ $APPEND_EXTRA}"
 fi
-KVER=${VMLINUZ##*/vmlinuz-}
+if [ -n "${VMLINUZ:-}" ]; then
+	# A locally built kernel: only the packages.
+	[ -n "${KDIR:-}" ] && [ -f "$KDIR/Makefile" ] ||
+		{ log "VMLINUZ is set but KDIR (${KDIR:-unset}) is no kbuild tree"; early_fail "setup"; }
+	[ -n "${KVER:-}" ] || KVER=$(make -s -C "$KDIR" kernelrelease 2>/dev/null || true)
+	log "setting up packages (scripts/setup.sh --packages)"
+	if ! "$ROOT/scripts/setup.sh" --packages; then
+		log "setup failed"
+		early_fail "setup"
+	fi
+	KARGS=(KVER="$KVER" KDIR="$KDIR")
+else
+	log "setting up (scripts/setup.sh ${KVER:-})"
+	if ! VMLINUZ=$("$ROOT/scripts/setup.sh" ${KVER:+"$KVER"} | tail -n1); then
+		log "setup failed"
+		early_fail "setup"
+	fi
+	KVER=${VMLINUZ##*/vmlinuz-}
+	KARGS=(KVER="$KVER")
+fi
 export KVER VMLINUZ
+if [ -n "${TIME_SCALE:-}" ]; then
+	# The guest's own time limits stretch with the kernel's slowness.
+	export TIME_SCALE
+	export VM_TIMEOUT=${VM_TIMEOUT:-$(( 900 * TIME_SCALE ))}
+	export TEST_TIMEOUT=${TEST_TIMEOUT:-$(( 300 * TIME_SCALE ))}
+fi
+[ -n "${APPEND_EXTRA:-}" ] && export APPEND_EXTRA
 log "kernel $KVER: $VMLINUZ"
 
 # --- build ---------------------------------------------------------------
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-	log "building ($MAKE all KVER=$KVER)"
-	if ! "$MAKE" -C "$ROOT" --no-print-directory -j"$(nproc)" all KVER="$KVER" >&2; then
+	log "building ($MAKE all ${KARGS[*]})"
+	if ! "$MAKE" -C "$ROOT" --no-print-directory -j"$(nproc)" all "${KARGS[@]}" >&2; then
 		log "build failed"
 		early_fail "build"
 	fi
@@ -283,39 +325,10 @@ grep -q DMESG_END "$RECORDS.flags" 2>/dev/null && DMESG_END=1
 rm -f "$RECORDS.flags"
 
 # --- kernel log ----------------------------------------------------------
-W='(^|[^A-Za-z0-9_])'
-E='([^A-Za-z0-9_]|$)'
-SPLAT="${W}BUG${E}|${W}WARNING${E}|"'Oops|general protection|lockdep|possible circular locking|KASAN|UBSAN|scheduling while atomic|sleeping function called from invalid context|refcount_t|Call Trace|kernel panic|Kernel panic|stack-protector|list_add corruption|list_del corruption|soft lockup|hung_task|rcu_sched self-detected|rcu: INFO'
-
-# splats FILE LABEL: print "C" records for the offending lines of FILE,
-# each tagged with the test that was running, then the first report in
-# full. Prints nothing when FILE is clean.
+# scripts/splat-scan.sh finds and classifies the reports (docs/checking.md).
 splats() {
-	local file=$1 label=$2
-	[ -s "$file" ] || return 0
-	tr -d '\r' < "$file" | awk -v re="$SPLAT" -v label="$label" '
-	/pea-guest: running test_/ {
-		t = $0
-		sub(/.*pea-guest: running /, "", t)
-		sub(/[ \t].*$/, "", t)
-		during = t
-	}
-	/pea-guest: finished / { during = "" }
-	/pea-guest: end/ { during = "unload" }
-	{ line[NR] = $0; tag[NR] = during }
-	$0 ~ re { hit[++nhit] = NR }
-	END {
-		if (nhit == 0)
-			exit
-		printf "C\t%s: %d offending line(s):\n", label, nhit
-		for (i = 1; i <= nhit && i <= 200; i++)
-			printf "C\t[%s] %s\n", (tag[hit[i]] == "" ? "boot" : tag[hit[i]]), line[hit[i]]
-		printf "C\t%s: first report in full:\n", label
-		first = hit[1]
-		for (j = first - 2; j <= NR && j < first + 60; j++)
-			if (j >= 1)
-				printf "C\t| %s\n", line[j]
-	}'
+	[ -s "$1" ] || return 0
+	"$ROOT/scripts/splat-scan.sh" --records "$2" "$1"
 }
 
 DMESG_FILE=$(mktemp)

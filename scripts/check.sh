@@ -4,14 +4,17 @@
 # `make check`: every test on every test kernel, one TAP report.
 #
 # Runs scripts/check-kernel.sh once per kernel (default: Debian's 6.1, the
-# linux-headers-amd64 kernel, then Debian's 6.12), each into its own
-# build/vm/KVER, then `make sparse`, and merges the cases into one TAP
-# stream whose descriptions start with the kernel. The last line is
+# linux-headers-amd64 kernel, then Debian's 6.12, then the debug kernel),
+# each into its own build/vm/KVER, then `make sparse`, and merges the cases
+# into one TAP stream whose descriptions start with the kernel. The debug
+# kernel ("debug", scripts/debug-kernel.sh) also runs the canary boot
+# (scripts/check-canary.sh); see docs/checking.md. The last line is
 # "N passed, M failed"; the exit status is non-zero if anything failed.
 #
 # Environment (all optional):
-#   KVERS   kernels to test, space separated ("default" = the 6.1 kernel);
-#           KVER=x alone means KVERS=x
+#   KVERS   kernels to test, space separated ("default" = the 6.1 kernel,
+#           "debug" = the debug kernel); KVER=x alone means KVERS=x
+#   SPARSE=0  skip `make sparse` (make check-debug)
 #   TESTS, SMP, MEM, VM_TIMEOUT, TEST_TIMEOUT, VERBOSE: as check-kernel.sh
 
 set -uo pipefail
@@ -19,7 +22,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 T0=$(date +%s)
-KVERS=${KVERS:-${KVER:-default 6.12}}
+KVERS=${KVERS:-${KVER:-default 6.12 debug}}
 unset KVER
 MERGED=$ROOT/build/vm/check.tap
 mkdir -p "$ROOT/build/vm"
@@ -31,11 +34,22 @@ trap 'rm -f "$CASES"' EXIT
 for k in $KVERS; do
 	kver=
 	[ "$k" = default ] || kver=$k
-	name=$("$ROOT/scripts/setup.sh" --resolve $kver 2>/dev/null || echo "$k")
-	NAMES+=("$name")
+	if [ "$k" = debug ]; then
+		name=debug
+	else
+		name=$("$ROOT/scripts/setup.sh" --resolve $kver 2>/dev/null || echo "$k")
+		NAMES+=("$name")
+	fi
 	printf 'check: === kernel %s ===\n' "$name" >&2
 	OUT=$ROOT/build/vm/$name KVER=$kver \
 		"$ROOT/scripts/check-kernel.sh" > "$ROOT/build/vm/$name.tap"
+	taps=("$ROOT/build/vm/$name.tap")
+	if [ "$k" = debug ]; then
+		printf 'check: === canary (debug kernel) ===\n' >&2
+		OUT=$ROOT/build/vm/debug-canary \
+			"$ROOT/scripts/check-canary.sh" > "$ROOT/build/vm/debug-canary.tap"
+		taps+=("$ROOT/build/vm/debug-canary.tap")
+	fi
 	# Keep cases and comments; drop each run's plan and summary lines.
 	awk -v k="$name" '
 	/^ok / || /^not ok / {
@@ -45,27 +59,33 @@ for k in $KVERS; do
 		next
 	}
 	/^# / { printf "C\t%s\n", substr($0, 3) }
-	' "$ROOT/build/vm/$name.tap" >> "$CASES"
+	' "${taps[@]}" >> "$CASES"
 done
 
-# The Kbuild feature probes, host side, against every kernel's headers.
-printf 'check: === kbuild feature probes ===\n' >&2
-"$ROOT/scripts/test-kbuild-probes.sh" "${NAMES[@]}" 2>&1 |
-	awk '/^ok / || /^not ok / {
-		st = ($1 == "ok") ? "P" : "F"
-		sub(/^(not )?ok [0-9]+ - /, "")
-		printf "%s\t%s\n", st, $0
-	}' >> "$CASES"
+# The Kbuild feature probes, host side, against every Debian kernel's
+# headers (the debug kernel's tree is the 6.1 source).
+if [ "${#NAMES[@]}" -gt 0 ]; then
+	printf 'check: === kbuild feature probes ===\n' >&2
+	"$ROOT/scripts/test-kbuild-probes.sh" "${NAMES[@]}" 2>&1 |
+		awk '/^ok / || /^not ok / {
+			st = ($1 == "ok") ? "P" : "F"
+			sub(/^(not )?ok [0-9]+ - /, "")
+			printf "%s\t%s\n", st, $0
+		}' >> "$CASES"
+fi
 
 # sparse, on the default kernel's build.
-printf 'check: === sparse ===\n' >&2
-if make -C "$ROOT" --no-print-directory sparse > "$ROOT/build/vm/sparse.log" 2>&1; then
-	printf 'P\tsparse clean (make sparse)\n' >> "$CASES"
-else
-	printf 'F\tsparse clean (make sparse)\n' >> "$CASES"
-	grep -E 'warning|error' "$ROOT/build/vm/sparse.log" | head -50 |
-		sed 's/^/C\t/' >> "$CASES"
-fi
+run_sparse() {
+	printf 'check: === sparse ===\n' >&2
+	if make -C "$ROOT" --no-print-directory sparse > "$ROOT/build/vm/sparse.log" 2>&1; then
+		printf 'P\tsparse clean (make sparse)\n' >> "$CASES"
+	else
+		printf 'F\tsparse clean (make sparse)\n' >> "$CASES"
+		grep -E 'warning|error' "$ROOT/build/vm/sparse.log" | head -50 |
+			sed 's/^/C\t/' >> "$CASES"
+	fi
+}
+[ "${SPARSE:-1}" = 0 ] || run_sparse
 
 {
 printf 'TAP version 13\n'

@@ -4,7 +4,7 @@
 # /init of the pea test guest: runs as PID 1 under busybox sh.
 #
 # Kernel command line:
-#   pea.mode=check|demo|shell   (default check)
+#   pea.mode=check|demo|shell|bench|canary   (default check)
 #   pea.tests=test_a,test_b     run only these test programs (the test_
 #                               prefix may be left out); default: all,
 #                               test_lockdown last (lockdown is one-way)
@@ -12,6 +12,14 @@
 #   pea.demo=WHAT               demo mode: argument of /bin/pea-demo
 #                               (trace, the default, or storm)
 #   pea.bench=-q,-r,3           bench mode: pea-bench's arguments
+#   pea.time_scale=N            exported to the tests as PEA_TIME_SCALE:
+#                               how many times slower than a production
+#                               kernel this one runs (the debug kernel: 3)
+#
+# canary mode (make check-debug, scripts/check-canary.sh) loads
+# pea_canary.ko instead of pea.ko and commits each of its bugs in turn
+# between "pea-canary: begin NAME" and "pea-canary: end NAME" kernel log
+# markers, reporting "# canary NAME: RC" on the results channel.
 #
 # The kernel console is ttyS0. Results go to the second serial port,
 # /dev/ttyS1, which the host writes to a file (scripts/vm-run.sh); the host
@@ -60,6 +68,7 @@ for arg in $(cat /proc/cmdline); do
 	pea.timeout=*)	TT=${arg#pea.timeout=} ;;
 	pea.demo=*)	DEMO=${arg#pea.demo=} ;;
 	pea.bench=*)	BENCH_ARGS=$(echo "${arg#pea.bench=}" | tr ',' ' ') ;;
+	pea.time_scale=*) export PEA_TIME_SCALE=${arg#pea.time_scale=} ;;
 	esac
 done
 
@@ -84,7 +93,9 @@ say "begin mode=$MODE results=$RES"
 kmsg "begin mode=$MODE"
 
 # --- load the module ----------------------------------------------------
-if [ -f "$MODDIR/pea.ko" ]; then
+if [ "$MODE" = canary ]; then
+	rc=skipped
+elif [ -f "$MODDIR/pea.ko" ]; then
 	insmod "$MODDIR/pea.ko" > /tmp/insmod.out 2>&1
 	rc=$?
 	sed 's/^/# insmod: /' /tmp/insmod.out >&3
@@ -175,6 +186,25 @@ bench)
 	kmsg "finished pea-bench rc=$rc"
 	rmmod pea_bench 2>&3
 	;;
+canary)
+	insmod "$MODDIR/pea_canary.ko" > /tmp/insmod.out 2>&1
+	rc=$?
+	sed 's/^/# insmod: /' /tmp/insmod.out >&3
+	out "# insmod pea_canary: $rc"
+	for bug in $(cat /sys/kernel/debug/pea_canary/bugs 2>/dev/null); do
+		printf 'pea-canary: begin %s\n' "$bug" > /dev/kmsg
+		echo "$bug" > /sys/kernel/debug/pea_canary/trigger 2>&3
+		rc=$?
+		# Let the report reach the log before the end marker.
+		sleep 1
+		printf 'pea-canary: end %s\n' "$bug" > /dev/kmsg
+		out "# canary $bug: $rc"
+	done
+	rmmod pea_canary > /tmp/rmmod.out 2>&1
+	rc=$?
+	sed 's/^/# rmmod: /' /tmp/rmmod.out >&3
+	out "# rmmod pea_canary: $rc"
+	;;
 shell)
 	say "interactive shell; exit it to shut down"
 	setsid cttyhack sh -l
@@ -216,7 +246,7 @@ kmsg "end"
 # Give the kernel a moment to print anything the unload triggered.
 sleep 1
 out "# --- dmesg begin ---"
-if [ "$MODE" = check ]; then
+if [ "$MODE" = check ] || [ "$MODE" = canary ]; then
 	dmesg >&3 2>&3
 else
 	# Outside check mode, only what happened since the guest started.

@@ -8,6 +8,9 @@
 # Usage:
 #   scripts/setup.sh [KVER]          install, print the path of vmlinuz
 #   scripts/setup.sh --resolve [KVER] only print the resolved kernel version
+#   scripts/setup.sh --packages      only install the packages (for a
+#                                    locally built kernel, e.g. the debug
+#                                    kernel of scripts/debug-kernel.sh)
 #
 # KVER may be:
 #   (empty)            the kernel that the linux-headers-amd64 metapackage
@@ -105,6 +108,11 @@ if [ "${1:-}" = "--resolve" ]; then
 	exit 0
 fi
 
+PACKAGES_ONLY=0
+if [ "${1:-}" = "--packages" ]; then
+	PACKAGES_ONLY=1
+	shift
+fi
 ARG=${1:-}
 
 # --- packages --------------------------------------------------------------
@@ -113,7 +121,7 @@ ARG=${1:-}
 # gcc-multilib: the 32-bit (compat ioctl) test program.
 PKGS=(build-essential gcc make libc6-dev gcc-multilib qemu-system-x86
       busybox-static cpio gzip sparse kmod coreutils)
-[ -z "$ARG" ] && PKGS+=(linux-headers-amd64)
+[ -z "$ARG" ] && [ "$PACKAGES_ONLY" -eq 0 ] && PKGS+=(linux-headers-amd64)
 [[ "$ARG" =~ ^[0-9]+\.[0-9]+$ ]] && PKGS+=("linux-headers-$ARG-amd64")
 
 install_pkgs() {
@@ -129,6 +137,7 @@ install_pkgs() {
 }
 
 install_pkgs "${PKGS[@]}"
+[ "$PACKAGES_ONLY" -eq 1 ] && exit 0
 
 KVER=$(resolve_kver "$ARG" 1)
 log "kernel version: $KVER"

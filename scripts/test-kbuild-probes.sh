@@ -33,6 +33,8 @@ REFERENCE=(
 	"PEA_HAVE_PERF_ALLOW_KERNEL linux/perf_event.h int perf_allow_kernel(void)"
 	"PEA_HAVE_PERF_TIME_CTX linux/perf_event.h struct perf_time_ctx"
 	"PEA_HAVE_HRTIMER_SETUP linux/hrtimer.h void hrtimer_setup"
+	# Added after the change, with its present pattern.
+	"PEA_HAVE_PERF_EV_CAP_READ_SCOPE linux/perf_event.h define PERF_EV_CAP_READ_SCOPE"
 )
 
 [ $# -gt 0 ] || set -- "$("$ROOT/scripts/setup.sh" --resolve 2>/dev/null)"

@@ -7,7 +7,7 @@
 # Usage: scripts/vm-run.sh [MODE [TESTS]]
 #
 # Environment (all optional):
-#   MODE          check | demo | shell | bench   (default check)
+#   MODE          check | demo | shell | bench | canary   (default check)
 #   BENCH_ARGS    bench mode: arguments of pea-bench
 #   TESTS         tests to run, comma or space separated (default: all)
 #   KVER          kernel release (default: .cache/kver, see setup.sh)
@@ -21,6 +21,7 @@
 #   VM_TIMEOUT    seconds before the guest is killed (default 900)
 #   TEST_TIMEOUT  per-test timeout inside the guest (default 300)
 #   APPEND_EXTRA  more kernel command line
+#   TIME_SCALE    passed to the tests as PEA_TIME_SCALE (pea.time_scale=)
 #   VERBOSE=1     also show the kernel console on stderr while it runs
 #   FOLLOW=results  show the results channel on stdout while it runs
 #
@@ -58,8 +59,8 @@ command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 missing: run scripts/setup.sh"
 
 case "$MODE" in
-check|demo|shell|bench) ;;
-*) die "unknown MODE '$MODE' (check, demo, shell or bench)" ;;
+check|demo|shell|bench|canary) ;;
+*) die "unknown MODE '$MODE' (check, demo, shell, bench or canary)" ;;
 esac
 
 # Kernel parameters cannot hold spaces: pass the list comma separated.
@@ -93,6 +94,7 @@ VM_CPU=${VM_CPU:-max,-cx16}
 APPEND="console=ttyS0 loglevel=7 panic=5 rcupdate.rcu_expedited=1"
 APPEND+=" pea.mode=$MODE pea.timeout=$TEST_TIMEOUT"
 [ -n "$TESTS" ] && APPEND+=" pea.tests=$TESTS"
+[ -n "${TIME_SCALE:-}" ] && APPEND+=" pea.time_scale=$TIME_SCALE"
 [ -n "${APPEND_EXTRA:-}" ] && APPEND+=" $APPEND_EXTRA"
 # bench mode: pea-bench's arguments, comma separated (scripts/bench.sh).
 if [ -n "${BENCH_ARGS:-}" ]; then

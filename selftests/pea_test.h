@@ -72,6 +72,21 @@ static inline int pt_done(void)
 	return pt_failed ? 1 : 0;
 }
 
+/*
+ * How many times slower than a production kernel the guest's kernel runs:
+ * PEA_TIME_SCALE from the harness (scripts/guest-init.sh's
+ * pea.time_scale=; 3 on the debug kernel, see docs/checking.md), else 1.
+ * Only waits and deadlines that bound how long the kernel may take scale
+ * with it; what a test asserts about the result does not.
+ */
+static inline int pt_time_scale(void)
+{
+	const char *s = getenv("PEA_TIME_SCALE");
+	int v = s ? atoi(s) : 1;
+
+	return v < 1 ? 1 : (v > 100 ? 100 : v);
+}
+
 static inline void pt_fatal(const char *what)
 {
 	printf("not ok %d - %s: %s\n", ++pt_count, what, strerror(errno));

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea_canary: one deliberate bug per kernel checker, committed on demand,
+ * so that `make check-debug` can prove that each checker of the debug
+ * kernel reports it and that scripts/splat-scan.sh classifies the report.
+ *
+ * Load it only on the debug kernel, in a boot of its own:
+ *   echo NAME > /sys/kernel/debug/pea_canary/trigger
+ *   cat /sys/kernel/debug/pea_canary/bugs    (every NAME, in a safe order)
+ *
+ * Every bug is contained: out-of-bounds reads stay inside mapped memory,
+ * corrupt lists are never linked to anything live, the lock cycle is
+ * taken by one thread so it cannot deadlock, and ODEBUG fixes up the
+ * re-initialised timer. Some checkers switch themselves (or lockdep) off
+ * after their first report, which fixes the order of the list.
+ */
+
+#include <linux/module.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+/* Indices the compiler cannot see through. */
+static int canary_slab_size = 115;	/* kmalloc-128, partial last granule */
+static int canary_vmalloc_size = 3000;
+static int canary_stack_index = 16;
+static int canary_array_index = 4;
+static int canary_shift = 40;
+
+static DEFINE_MUTEX(canary_lock_a);
+static DEFINE_MUTEX(canary_lock_b);
+
+struct canary_rcu_obj {
+	int value;
+};
+
+static struct canary_rcu_obj __rcu *canary_rcu_ptr;
+static struct canary_rcu_obj canary_rcu_obj = { .value = 1 };
+
+/* Where the bad reads go, so that the compiler must emit them. */
+static char canary_sink;
+
+/* suspicious RCU usage: rcu_dereference() outside a read-side section. */
+static void canary_rcu(void)
+{
+	struct canary_rcu_obj *p;
+
+	p = rcu_dereference(canary_rcu_ptr);
+	if (p)
+		WRITE_ONCE(canary_sink, p->value);
+}
+
+/* A lockdep cycle: A then B, later B then A, in one thread. */
+static void canary_lockdep(void)
+{
+	mutex_lock(&canary_lock_a);
+	mutex_lock(&canary_lock_b);
+	mutex_unlock(&canary_lock_b);
+	mutex_unlock(&canary_lock_a);
+
+	mutex_lock(&canary_lock_b);
+	mutex_lock(&canary_lock_a);
+	mutex_unlock(&canary_lock_a);
+	mutex_unlock(&canary_lock_b);
+}
+
+/* might_sleep() with preemption disabled. */
+static void canary_sleep(void)
+{
+	preempt_disable();
+	might_sleep();
+	preempt_enable();
+}
+
+/* UBSAN array-index-out-of-bounds; the element read is still in @s. */
+static void canary_ubsan_index(void)
+{
+	struct {
+		int a[4];
+		int b;
+	} s = { .a = { 1, 2, 3, 4 }, .b = 5 };
+	int i = canary_array_index;
+
+	OPTIMIZER_HIDE_VAR(i);
+	WRITE_ONCE(canary_sink, s.a[i]);
+}
+
+/* UBSAN shift-out-of-bounds. */
+static void canary_ubsan_shift(void)
+{
+	int v = 1, n = canary_shift;
+
+	OPTIMIZER_HIDE_VAR(n);
+	v <<= n;
+	WRITE_ONCE(canary_sink, v);
+}
+
+struct canary_timer {
+	struct timer_list timer;
+};
+
+static void canary_timer_fn(struct timer_list *t)
+{
+}
+
+/*
+ * ODEBUG: timer_setup() of an armed timer (re-initialising an active
+ * object). Freeing it would only be caught with DEBUG_OBJECTS_FREE.
+ */
+static void canary_odebug(void)
+{
+	struct canary_timer *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return;
+	timer_setup(&c->timer, canary_timer_fn, 0);
+	mod_timer(&c->timer, jiffies + 3600 * HZ);
+	/* ODEBUG reports "init active" and deactivates the timer. */
+	timer_setup(&c->timer, canary_timer_fn, 0);
+	del_timer_sync(&c->timer);
+	kfree(c);
+}
+
+/* list_add() next to an entry whose prev pointer is corrupt. */
+static void canary_list_add(void)
+{
+	struct list_head head, a, b;
+
+	INIT_LIST_HEAD(&head);
+	list_add(&a, &head);
+	a.prev = &b;	/* should be &head */
+	/* DEBUG_LIST refuses the add and reports it. */
+	list_add(&b, &head);
+}
+
+/* list_del() of an entry that was already deleted. */
+static void canary_list_del(void)
+{
+	struct list_head head, a;
+
+	INIT_LIST_HEAD(&head);
+	list_add(&a, &head);
+	list_del(&a);
+	/* a.next is LIST_POISON1 now: DEBUG_LIST refuses and reports. */
+	list_del(&a);
+}
+
+/* refcount_t underflow: a put on a count that is already 0. */
+static void canary_refcount(void)
+{
+	refcount_t r = REFCOUNT_INIT(0);
+
+	if (refcount_dec_and_test(&r))
+		WRITE_ONCE(canary_sink, 1);
+}
+
+/* KASAN: a read just past a kmalloc()ed object. */
+static void canary_kasan_slab(void)
+{
+	int size = canary_slab_size;
+	char *p;
+
+	OPTIMIZER_HIDE_VAR(size);
+	p = kmalloc(size, GFP_KERNEL);
+	if (!p)
+		return;
+	WRITE_ONCE(canary_sink, READ_ONCE(p[size]));
+	kfree(p);
+}
+
+/* KASAN: a read just past a vmalloc()ed area, inside its last page. */
+static void canary_kasan_vmalloc(void)
+{
+	int size = canary_vmalloc_size;
+	char *p;
+
+	OPTIMIZER_HIDE_VAR(size);
+	p = vmalloc(size);
+	if (!p)
+		return;
+	WRITE_ONCE(canary_sink, READ_ONCE(p[size]));
+	vfree(p);
+}
+
+/* KASAN: a read just past a stack array, through a pointer. */
+static noinline void canary_kasan_stack(void)
+{
+	char buf[16] = { 0 };
+	char *p = buf;
+	int i = canary_stack_index;
+
+	OPTIMIZER_HIDE_VAR(p);
+	OPTIMIZER_HIDE_VAR(i);
+	WRITE_ONCE(canary_sink, READ_ONCE(p[i]));
+}
+
+struct canary_bug {
+	const char *name;
+	void (*fn)(void);
+};
+
+/*
+ * The order a single boot can run them in: lockdep and RCU checks need
+ * lockdep alive, and a lockdep report or a KASAN report turns it off.
+ */
+static const struct canary_bug canary_bugs[] = {
+	{ "rcu", canary_rcu },
+	{ "lockdep", canary_lockdep },
+	{ "sleep", canary_sleep },
+	{ "ubsan-index", canary_ubsan_index },
+	{ "ubsan-shift", canary_ubsan_shift },
+	{ "odebug", canary_odebug },
+	{ "list-add", canary_list_add },
+	{ "list-del", canary_list_del },
+	{ "refcount", canary_refcount },
+	{ "kasan-slab", canary_kasan_slab },
+	{ "kasan-vmalloc", canary_kasan_vmalloc },
+	{ "kasan-stack", canary_kasan_stack },
+};
+
+static ssize_t canary_trigger_write(struct file *file, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	char name[32];
+	size_t i;
+
+	if (count == 0 || count >= sizeof(name))
+		return -EINVAL;
+	if (copy_from_user(name, ubuf, count))
+		return -EFAULT;
+	name[count] = '\0';
+	strim(name);
+
+	for (i = 0; i < ARRAY_SIZE(canary_bugs); i++) {
+		if (strcmp(name, canary_bugs[i].name) == 0) {
+			pr_info("pea_canary: committing %s\n", name);
+			canary_bugs[i].fn();
+			return count;
+		}
+	}
+	return -ENOENT;
+}
+
+static ssize_t canary_bugs_read(struct file *file, char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	char buf[256];
+	size_t len = 0, i;
+
+	for (i = 0; i < ARRAY_SIZE(canary_bugs); i++)
+		len += scnprintf(buf + len, sizeof(buf) - len, "%s\n",
+				 canary_bugs[i].name);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations canary_trigger_fops = {
+	.owner = THIS_MODULE,
+	.write = canary_trigger_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations canary_bugs_fops = {
+	.owner = THIS_MODULE,
+	.read = canary_bugs_read,
+	.llseek = default_llseek,
+};
+
+static struct dentry *canary_dir;
+
+static int __init canary_init(void)
+{
+	RCU_INIT_POINTER(canary_rcu_ptr, &canary_rcu_obj);
+	canary_dir = debugfs_create_dir("pea_canary", NULL);
+	debugfs_create_file("trigger", 0200, canary_dir, NULL,
+			    &canary_trigger_fops);
+	debugfs_create_file("bugs", 0400, canary_dir, NULL, &canary_bugs_fops);
+	return 0;
+}
+
+static void __exit canary_exit(void)
+{
+	debugfs_remove(canary_dir);
+}
+
+module_init(canary_init);
+module_exit(canary_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("pea: deliberate bugs that prove the debug kernel's checkers fire");
