@@ -145,9 +145,9 @@ static void run_ops(int fd, int pages, struct outcome *o)
 {
 	long ps = pt_page_size();
 	size_t len = (pages + 1) * ps;
-	unsigned char *p, *q, *dst;
+	unsigned char *p, *q, *dst, *other;
 	static unsigned char before[(PAGES + 2) * 65536];
-	int status;
+	int status, tries;
 	pid_t pid;
 
 	memset(o, 0, sizeof(*o));
@@ -162,13 +162,29 @@ static void run_ops(int fd, int pages, struct outcome *o)
 	o->shrink = q == MAP_FAILED ? errno : 0;
 	o->unmap_part = pages ? err_of(munmap(p + len - ps, ps)) : -1;
 
-	memcpy(before, p, len);
+	/*
+	 * A second mapping of the same fd stays where it is: the moved one
+	 * must show what it shows. A counter page is republished every
+	 * counter_refresh_ms, so a refresh may fall between the two reads
+	 * (often on a slow debug kernel): compare again, up to 100 times,
+	 * 1 ms apart; a mapping of the wrong pages never matches.
+	 */
+	other = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (other == MAP_FAILED)
+		pt_fatal("second mmap");
 	dst = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	q = mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
 	o->move = q == MAP_FAILED ? errno : 0;
 	if (q != MAP_FAILED)
 		p = q;
-	o->moved_same = !same_bytes(p, before, len);
+	for (tries = 0; tries < 100; tries++) {
+		memcpy(before, other, len);
+		o->moved_same = !same_bytes(p, before, len);
+		if (o->moved_same || took_signal())
+			break;
+		usleep(1000);
+	}
+	munmap(other, len);
 
 	pid = fork();
 	if (pid == 0) {
