@@ -193,7 +193,7 @@ static void test_exited_tid(void)
 	struct perf_event_header *h = (void *)rec;
 	const __u32 *t = (const void *)(rec + 8);
 	struct sigaction sa = { .sa_handler = SIG_IGN }, old;
-	int map, fd, found = 0;
+	int map, fd, found = 0, pfd[2], mark_err, tries, tries_after = 0;
 	struct pt_ring r;
 	size_t n;
 	pid_t child;
@@ -211,27 +211,48 @@ static void test_exited_tid(void)
 	      "exit: a live task's record has pid %u tid %u (want %d %d)",
 	      n ? t[0] : 0, n ? t[1] : 0, getpid(), gettid());
 
+	if (pipe(pfd))
+		pt_fatal("pipe");
 	sigaction(SIGCHLD, &sa, &old);
 	child = fork();
 	if (child == 0) {
+		int e;
+
 		pt_pin(0);
-		if (ioctl(pt_st(), PEA_ST_IOC_EXIT_MARK, &mark))
-			_exit(2);
+		e = ioctl(pt_st(), PEA_ST_IOC_EXIT_MARK, &mark) ? errno : 0;
+		if (write(pfd[1], &e, sizeof(e)) != sizeof(e))
+			_exit(3);
 		_exit(0);
 	}
+	close(pfd[1]);
+	if (read(pfd[0], &mark_err, sizeof(mark_err)) != sizeof(mark_err))
+		mark_err = -1;
+	close(pfd[0]);
 	/* Autoreaped: waitpid() returns once it is gone, with ECHILD. */
 	while (waitpid(child, NULL, 0) == child)
 		;
 	sigaction(SIGCHLD, &old, NULL);
+	PT_EQ(mark_err, 0, "exit: the child marked itself (PEA_ST_IOC_EXIT_MARK errno %d)",
+	      mark_err);
 
-	while ((n = pt_ring_next(&r, rec))) {
-		if (h->type != PERF_RECORD_SAMPLE || n != 32 ||
-		    memcmp(rec + 20, PEA_ST_EXIT_PAYLOAD, 8))
-			continue;
-		found++;
-		PT_OK(t[0] == 0xffffffffu && t[1] == 0xffffffffu,
-		      "exit: an exited task's record has pid 0x%x tid 0x%x (want 0xffffffff 0xffffffff)",
-		      t[0], t[1]);
+	/*
+	 * The child is reaped inside exit_notify(), before it reaches the
+	 * probed function, so waitpid() can return before the record is
+	 * written: wait for it (up to 5 s), then for anything after it.
+	 */
+	for (tries = 0; tries < 500; tries++) {
+		while ((n = pt_ring_next(&r, rec))) {
+			if (h->type != PERF_RECORD_SAMPLE || n != 32 ||
+			    memcmp(rec + 20, PEA_ST_EXIT_PAYLOAD, 8))
+				continue;
+			found++;
+			PT_OK(t[0] == 0xffffffffu && t[1] == 0xffffffffu,
+			      "exit: an exited task's record has pid 0x%x tid 0x%x (want 0xffffffff 0xffffffff)",
+			      t[0], t[1]);
+		}
+		if (found && tries_after++ >= 10)
+			break;
+		usleep(10000);
 	}
 	PT_EQ(found, 1, "exit: one record from the exiting task");
 	pt_ring_unmap(&r);
