@@ -88,7 +88,7 @@ export INITRAMFS
 
 log "booting the debug kernel in canary mode"
 VMRC=0
-APPEND_EXTRA="kasan_multi_shot${APPEND_EXTRA:+ $APPEND_EXTRA}" \
+APPEND_EXTRA="kasan_multi_shot no5lvl${APPEND_EXTRA:+ $APPEND_EXTRA}" \
 	VM_TIMEOUT=${VM_TIMEOUT:-600} "$ROOT/scripts/vm-run.sh" canary || VMRC=$?
 
 CONSOLE=$OUT/console.log
