@@ -120,6 +120,35 @@ static inline void pt_pin(int cpu)
 		pt_fatal("sched_setaffinity");
 }
 
+/* Write @s to the file at @path (a sysfs or proc knob): 0 or -errno. */
+static inline int pt_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -errno;
+}
+
+/* Read the file at @path into @buf, NUL-terminated: 0 or -errno. */
+static inline int pt_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
 static inline int pt_dev(void)
 {
 	static int fd = -1;

@@ -94,33 +94,6 @@ static inline void pt_sleep_ns(__u64 ns)
 		;
 }
 
-static inline int pt_write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -errno;
-}
-
-static inline int pt_read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* The dynamic type of a PMU from sysfs, or -errno. */
 static inline int pt_pmu_type(const char *pmu)
 {

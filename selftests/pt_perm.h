@@ -22,24 +22,12 @@
 #define CAP_PERFMON	38
 #endif
 
-static inline int pt_perm_write(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -errno;
-}
-
 static inline int pt_perm_write_int(const char *path, long v)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%ld", v);
-	return pt_perm_write(path, buf);
+	return pt_write_file(path, buf);
 }
 
 /* An integer file such as a sysctl; -1000000 if unreadable. */

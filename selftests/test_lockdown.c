@@ -67,19 +67,12 @@ static int perf_kprobe_errno(bool ret)
 
 static int level(char *buf, size_t len)
 {
-	int fd = open(LOCKDOWN, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	int err = pt_read_file(LOCKDOWN, buf, len);
+	size_t n = err ? 0 : strlen(buf);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
 	if (n && buf[n - 1] == '\n')
 		buf[n - 1] = '\0';
-	return 0;
+	return err;
 }
 
 static void check_all(const char *lvl, int want)
@@ -115,13 +108,13 @@ int main(void)
 	link = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &a);
 	PT_OK(link >= 0, "a link attached before lockdown");
 
-	PT_EQ(pt_perm_write(LOCKDOWN, "integrity"), 0, "lockdown=integrity");
+	PT_EQ(pt_write_file(LOCKDOWN, "integrity"), 0, "lockdown=integrity");
 	PT_EQ(level(buf, sizeof(buf)), 0, "read " LOCKDOWN);
 	PT_OK(!strcmp(buf, "none [integrity] confidentiality"), "now \"%s\"",
 	      buf);
 	check_all("integrity", 0);
 
-	PT_EQ(pt_perm_write(LOCKDOWN, "confidentiality"), 0,
+	PT_EQ(pt_write_file(LOCKDOWN, "confidentiality"), 0,
 	      "lockdown=confidentiality");
 	PT_EQ(level(buf, sizeof(buf)), 0, "read " LOCKDOWN);
 	PT_OK(!strcmp(buf, "none integrity [confidentiality]"), "now \"%s\"",
