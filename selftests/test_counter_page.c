@@ -134,6 +134,8 @@ struct hammer {
 	volatile int stop;
 	volatile long reads;
 	long bad;
+	long backward;		/* of them: a field went back, running > enabled */
+	struct pt_cval first[2];	/* the first bad read and the one before */
 };
 
 static void *hammer_fn(void *arg)
@@ -153,8 +155,14 @@ static void *hammer_fn(void *arg)
 		 */
 		if (p.value < prev.value || p.enabled < prev.enabled ||
 		    p.running < prev.running || p.running > p.enabled ||
-		    diff > 2000000)
-			h->bad++;
+		    diff > 2000000) {
+			if (!h->bad++) {
+				h->first[0] = prev;
+				h->first[1] = p;
+			}
+			if (diff <= 2000000)
+				h->backward++;
+		}
 		prev = p;
 		h->reads++;
 	}
@@ -184,6 +192,15 @@ static void test_no_tearing(void)
 	pthread_join(t, NULL);
 	pt_diag("%ld page reads on CPU 1 during %ld read(2)s on CPU 0",
 		h.reads, reads);
+	if (h.bad)
+		pt_diag("bad reads: %ld (%ld without a count/time gap over 2 ms); first: {%llu %llu %llu} after {%llu %llu %llu}",
+			h.bad, h.backward,
+			(unsigned long long)h.first[1].value,
+			(unsigned long long)h.first[1].enabled,
+			(unsigned long long)h.first[1].running,
+			(unsigned long long)h.first[0].value,
+			(unsigned long long)h.first[0].enabled,
+			(unsigned long long)h.first[0].running);
 	PT_OK(h.reads >= 2000 && reads >= 100 && h.bad == 0,
 	      "no torn or backward page snapshot (%ld bad of %ld)", h.bad,
 	      h.reads);
