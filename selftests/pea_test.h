@@ -149,6 +149,24 @@ static inline int pt_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The live object counts of debugfs pea/objects, in its column order
+ * (maps, events, rings, links): 0, or -1 if unreadable.
+ */
+static inline int pt_read_objects(int v[4])
+{
+	FILE *f = fopen("/sys/kernel/debug/pea/objects", "r");
+	char line[256];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f))
+		n = sscanf(line, "%d %d %d %d", &v[0], &v[1], &v[2], &v[3]);
+	fclose(f);
+	return n == 4 ? 0 : -1;
+}
+
 static inline int pt_dev(void)
 {
 	static int fd = -1;

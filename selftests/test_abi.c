@@ -436,31 +436,19 @@ static void test_mmap(void)
 	close(fd);
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
 /* An offline CPU: ENODEV, as perf_event_open(). */
 static void test_offline_cpu(void)
 {
 	const char *online = "/sys/devices/system/cpu/cpu3/online";
 
-	PT_EQ(write_file(online, "0"), 0, "CPU 3 taken offline");
+	PT_EQ(pt_write_file(online, "0"), 0, "CPU 3 taken offline");
 	PT_EQ(pt_event_open_errno(&(struct perf_event_attr){
 		.size = sizeof(struct perf_event_attr),
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_BPF_OUTPUT,
 		.sample_type = PERF_SAMPLE_RAW }, 3), ENODEV,
 	      "event open: an offline CPU gives ENODEV");
-	PT_EQ(write_file(online, "1"), 0, "CPU 3 back online");
+	PT_EQ(pt_write_file(online, "1"), 0, "CPU 3 back online");
 	PT_EQ(pt_event_open_errno(&(struct perf_event_attr){
 		.size = sizeof(struct perf_event_attr),
 		.type = PERF_TYPE_SOFTWARE,

@@ -93,20 +93,6 @@ static void *links_reader(void *arg)
 	return NULL;
 }
 
-static int read_objects(int v[4])
-{
-	FILE *f = fopen("/sys/kernel/debug/pea/objects", "r");
-	char line[256];
-	int n = 0;
-
-	if (!f)
-		return -1;
-	if (fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f))
-		n = sscanf(line, "%d %d %d %d", &v[0], &v[1], &v[2], &v[3]);
-	fclose(f);
-	return n == 4 ? 0 : -1;
-}
-
 /*
  * Run @fn in a child and wait at most @secs for it: a kernel that died
  * holding the links lock leaves it blocked for good. Returns its exit
@@ -149,7 +135,7 @@ int main(void)
 
 	ncpu = pt_setup(NCPU_MAX);
 	setrlimit(RLIMIT_NOFILE, &rl);
-	PT_EQ(read_objects(before), 0, "debugfs objects readable");
+	PT_EQ(pt_read_objects(before), 0, "debugfs objects readable");
 	map_fd = pt_map_create("link_race", 1, 0);
 	ev = pt_event_open(0, PERF_SAMPLE_RAW);
 	if (map_fd < 0 || ev < 0 || pt_map_update(map_fd, 0, ev))
@@ -198,7 +184,7 @@ int main(void)
 	close(map_fd);
 	/* Events and maps go through RCU and a workqueue: give them time. */
 	for (cpu = 0; cpu < 50; cpu++) {
-		if (!read_objects(after) && !memcmp(before, after, sizeof(after)))
+		if (!pt_read_objects(after) && !memcmp(before, after, sizeof(after)))
 			break;
 		usleep(100000);
 	}

@@ -556,16 +556,14 @@ static void test_errnos(void)
 
 static int read_objects(int *links, int *maps, int *events, int *rings)
 {
-	FILE *f = fopen("/sys/kernel/debug/pea/objects", "r");
-	char line[256];
-	int n = 0;
+	int v[4] = { -1, -1, -1, -1 };
+	int err = pt_read_objects(v);
 
-	if (!f)
-		return -1;
-	if (fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f))
-		n = sscanf(line, "%d %d %d %d", maps, events, rings, links);
-	fclose(f);
-	return n == 4 ? 0 : -1;
+	*maps = v[0];
+	*events = v[1];
+	*rings = v[2];
+	*links = v[3];
+	return err;
 }
 
 static int module_refs(const char *name)
