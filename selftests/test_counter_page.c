@@ -14,7 +14,8 @@
  *    that age (plus 50 ms: perf's clock, local_clock(), is tick-filtered
  *    against CLOCK_MONOTONIC on this guest's unstable TSC);
  *  - a reader on another CPU hammering the page while read(2)s refresh it
- *    never sees a torn or backward snapshot;
+ *    never sees a torn or backward snapshot (see test_no_tearing() for
+ *    what "torn" can be checked against exactly);
  *  - CPU hotplug: the refresh stops while the CPU is offline and resumes
  *    when it is back;
  *  - libpea reads pages of a one-counter-per-CPU set.
@@ -131,79 +132,116 @@ static void test_refresh_and_age(void)
 
 struct hammer {
 	const struct perf_event_mmap_page *pg;
+	__u64 skew;		/* time_enabled - time_running, per read(2) */
 	volatile int stop;
 	volatile long reads;
-	long bad;
-	long backward;		/* of them: a field went back, running > enabled */
+	long backward;		/* a field or the stamp went back */
+	long skewed;		/* enabled - running not that of read(2) */
+	__u64 max_gap;		/* |count - time_enabled|, reported only */
 	struct pt_cval first[2];	/* the first bad read and the one before */
 };
+
+static __u64 count_time_gap(struct pt_cval v)
+{
+	return v.value > v.enabled ? v.value - v.enabled : v.enabled - v.value;
+}
 
 static void *hammer_fn(void *arg)
 {
 	struct hammer *h = arg;
 	struct pt_cval prev = { 0, 0, 0 }, p;
-	__u64 diff;
+	__u64 stamp, prev_stamp = 0;
+	bool bad;
 
 	pt_pin(1);
 	while (!h->stop) {
-		p = page_read(h->pg, NULL);
-		diff = p.value > p.enabled ? p.value - p.enabled :
-		       p.enabled - p.value;
-		/*
-		 * cpu-clock's count and time_enabled are sampled together;
-		 * a mix of two publications would differ by their distance.
-		 */
+		p = page_read(h->pg, &stamp);
+		bad = false;
 		if (p.value < prev.value || p.enabled < prev.enabled ||
-		    p.running < prev.running || p.running > p.enabled ||
-		    diff > 2000000) {
-			if (!h->bad++) {
-				h->first[0] = prev;
-				h->first[1] = p;
-			}
-			if (diff <= 2000000)
-				h->backward++;
+		    p.running < prev.running || stamp < prev_stamp) {
+			h->backward++;
+			bad = true;
 		}
+		if (p.running > p.enabled || p.enabled - p.running != h->skew) {
+			h->skewed++;
+			bad = true;
+		}
+		if (bad && h->backward + h->skewed == 1) {
+			h->first[0] = prev;
+			h->first[1] = p;
+		}
+		if (count_time_gap(p) > h->max_gap)
+			h->max_gap = count_time_gap(p);
 		prev = p;
+		prev_stamp = stamp;
 		h->reads++;
 	}
 	return NULL;
 }
 
+/*
+ * A torn snapshot mixes fields of two publications. For this counter two
+ * fields have an exact relation within one publication: time_enabled and
+ * time_running are computed from the same clock reading, so their
+ * difference is fixed while the event stays ACTIVE (a CPU-wide software
+ * event on an otherwise idle CPU never leaves it), and read(2) reports
+ * the same difference. The count and the times have no exact relation:
+ * perf reads its clock once for the times and once in the PMU's read,
+ * and an emulated CPU can stall between the two for a whole TCG time
+ * slice. perf's own read(2) of a cpu-clock event opened with
+ * perf_event_open() shows the same gaps of tens of milliseconds on this
+ * guest, so the gap is printed, not asserted.
+ */
 static void test_no_tearing(void)
 {
 	int fd = pt_sw_counter(PERF_COUNT_SW_CPU_CLOCK, CPU);
 	struct hammer h = { .pg = map_page(fd) };
+	struct pt_cval r;
+	__u64 end, max_gap = 0;
+	long reads = 0, skewed = 0;
 	pthread_t t;
-	__u64 end;
-	long reads = 0;
 
-	pthread_create(&t, NULL, hammer_fn, &h);
 	pt_pin(0);
+	r = pt_cread_ok(fd);
+	h.skew = r.enabled - r.running;
+	pt_cread_ok(fd);	/* the page now holds that difference too */
+	pthread_create(&t, NULL, hammer_fn, &h);
 	/*
 	 * Enough of both, however the host schedules the emulated CPUs (a
 	 * reader spins while the publishing vCPU is preempted mid-update).
 	 */
 	end = pt_mono_ns() + 20000000000ULL;
 	while ((h.reads < 2000 || reads < 100) && pt_mono_ns() < end) {
-		pt_cread_ok(fd);
+		r = pt_cread_ok(fd);
+		if (r.enabled - r.running != h.skew)
+			skewed++;
+		if (count_time_gap(r) > max_gap)
+			max_gap = count_time_gap(r);
 		reads++;
 	}
 	h.stop = 1;
 	pthread_join(t, NULL);
-	pt_diag("%ld page reads on CPU 1 during %ld read(2)s on CPU 0",
-		h.reads, reads);
-	if (h.bad)
-		pt_diag("bad reads: %ld (%ld without a count/time gap over 2 ms); first: {%llu %llu %llu} after {%llu %llu %llu}",
-			h.bad, h.backward,
+	pt_diag("%ld page reads on CPU 1 during %ld read(2)s on CPU 0; enabled - running %llu ns",
+		h.reads, reads, (unsigned long long)h.skew);
+	pt_diag("largest |count - time_enabled|: %llu us in read(2), %llu us in the page",
+		(unsigned long long)max_gap / 1000,
+		(unsigned long long)h.max_gap / 1000);
+	if (h.backward || h.skewed)
+		pt_diag("first bad page read: {%llu %llu %llu} after {%llu %llu %llu}",
 			(unsigned long long)h.first[1].value,
 			(unsigned long long)h.first[1].enabled,
 			(unsigned long long)h.first[1].running,
 			(unsigned long long)h.first[0].value,
 			(unsigned long long)h.first[0].enabled,
 			(unsigned long long)h.first[0].running);
-	PT_OK(h.reads >= 2000 && reads >= 100 && h.bad == 0,
-	      "no torn or backward page snapshot (%ld bad of %ld)", h.bad,
-	      h.reads);
+	PT_OK(h.reads >= 2000 && reads >= 100,
+	      "the page read %ld times during %ld read(2)s", h.reads, reads);
+	PT_EQ(skewed, 0L, "read(2): time_enabled - time_running stays %llu ns",
+	      (unsigned long long)h.skew);
+	PT_EQ(h.backward, 0L,
+	      "no page snapshot goes back in count, times or stamp");
+	PT_EQ(h.skewed, 0L,
+	      "no torn page snapshot: time_enabled - time_running is always read(2)'s");
 	munmap((void *)h.pg, pt_page_size());
 	close(fd);
 }
