@@ -294,7 +294,10 @@ static int build_attr(const struct pea_buffer_opts *opts,
 	    ((flags & PEA_BUFFER_FLAG_AUTO_CALLBACK) &&
 	     (flags & PEA_BUFFER_FLAG_OVERWRITE)) ||
 	    ((flags & PEA_BUFFER_ADAPTIVE_WAKEUP) &&
-	     (flags & PEA_BUFFER_FLAG_OVERWRITE)))
+	     (flags & PEA_BUFFER_FLAG_OVERWRITE)) ||
+	    ((flags & PEA_BUFFER_FLAG_ORDERED) &&
+	     (flags & (PEA_BUFFER_FLAG_AUTO_CALLBACK |
+		       PEA_BUFFER_FLAG_OVERWRITE))))
 		return -EINVAL;
 	if (wakeup_events < 0 || (wakeup_events && watermark))
 		return -EINVAL;
@@ -319,6 +322,14 @@ static int build_attr(const struct pea_buffer_opts *opts,
 		attr->wakeup_watermark = watermark;
 	} else {
 		attr->wakeup_events = wakeup_events ? wakeup_events : 1;
+	}
+	/* One clock for all CPUs, and the loss records placed in time. */
+	if (flags & PEA_BUFFER_FLAG_ORDERED) {
+		st |= PERF_SAMPLE_TIME;
+		attr->sample_type = st;
+		attr->use_clockid = 1;
+		attr->clockid = CLOCK_MONOTONIC;
+		attr->sample_id_all = 1;
 	}
 	/* A flight recorder: the newest records overwrite the oldest. */
 	if (flags & PEA_BUFFER_FLAG_OVERWRITE)
@@ -462,6 +473,8 @@ struct pea_buffer *pea_buffer__new(int map_fd, size_t page_cnt,
 	pb->map_fd = map_fd;
 	pb->epoll_fd = -1;
 	pb->open_flags = OPTS_GET(opts, flags, 0) & PEA_BUFFER_ADAPTIVE_WAKEUP;
+	if (pb->flags & PEA_BUFFER_FLAG_ORDERED)
+		pb->open_flags |= PEA_FLAG_ORDERED;
 	pb->flush_us = OPTS_GET(opts, flush_us, 0);
 	pb->busy_poll_ns = (__u64)OPTS_GET(opts, busy_poll_us, 0) * 1000;
 
@@ -615,6 +628,12 @@ static int pb_busy_poll(struct pea_buffer *pb)
 		for (i = 0; i < pb->cnt; i++) {
 			if (!pea_ring_ready(&pb->bufs[i].ring))
 				continue;
+			if (pb->flags & PEA_BUFFER_FLAG_ORDERED) {
+				cnt = pea_ordered_consume(pb);
+				if (cnt)
+					return cnt;
+				break;
+			}
 			err = pea_cpu_buf_consume(pb, &pb->bufs[i]);
 			if (err)
 				return err;
@@ -642,10 +661,15 @@ int pea_buffer__poll(struct pea_buffer *pb, int timeout_ms)
 		if (cnt)
 			return pea_err(cnt);
 	}
+	/* ORDERED: records held back for a writer in flight need a look soon. */
+	if (pb->o_held && (timeout_ms < 0 || timeout_ms > 1))
+		timeout_ms = 1;
 	cnt = epoll_wait(pb->epoll_fd, pb->events, pb->events_cnt,
 			 timeout_ms);
 	if (cnt < 0)
 		return pea_err(-errno);
+	if (pb->flags & PEA_BUFFER_FLAG_ORDERED)
+		return (cnt || pb->o_held) ? pea_err(pea_ordered_consume(pb)) : 0;
 
 	for (i = 0; i < cnt; i++) {
 		__u64 idx = pb->events[i].data.u64;
@@ -666,6 +690,10 @@ int pea_buffer__consume(struct pea_buffer *pb)
 
 	if (!pb_consumable(pb))
 		return pea_err(-EINVAL);
+	if (pb->flags & PEA_BUFFER_FLAG_ORDERED) {
+		err = pea_ordered_consume(pb);
+		return pea_err(err < 0 ? err : 0);
+	}
 	for (i = 0; i < pb->cnt; i++) {
 		err = pea_cpu_buf_consume(pb, &pb->bufs[i]);
 		if (err)
@@ -676,7 +704,8 @@ int pea_buffer__consume(struct pea_buffer *pb)
 
 int pea_buffer__consume_buffer(struct pea_buffer *pb, size_t buf_idx)
 {
-	if (!pb_consumable(pb) || buf_idx >= pb->cnt)
+	if (!pb_consumable(pb) || buf_idx >= pb->cnt ||
+	    (pb->flags & PEA_BUFFER_FLAG_ORDERED))
 		return pea_err(-EINVAL);
 	return pea_err(pea_cpu_buf_consume(pb, &pb->bufs[buf_idx]));
 }

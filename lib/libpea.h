@@ -138,11 +138,31 @@ struct pea_buffer_opts {
  * is consumed; pea_buffer__snapshot() delivers the newest records of each
  * ring. pea_buffer__poll(), __consume() and __consume_buffer() are
  * refused with -EINVAL. Cannot be combined with AUTO_CALLBACK (EINVAL).
+ *
+ * PEA_BUFFER_FLAG_ORDERED: pea_buffer__poll() and __consume() deliver the
+ * records of all CPUs as one stream in non-decreasing time order
+ * (CLOCK_MONOTONIC, as clock_gettime() reads it). The events are opened
+ * with PEA_FLAG_ORDERED, PERF_SAMPLE_TIME added to the sample type
+ * (pea_sample_info() reads it), use_clockid with CLOCK_MONOTONIC and
+ * sample_id_all. A record is delivered as soon as every other ring is
+ * proven to hold nothing older (see <linux/pea.h>): no window, and an
+ * idle CPU holds nothing back. Lost records are reported at their place
+ * in the stream; drops that never made it into a ring (it stayed full)
+ * are reported when their ring has been read to the end. A paused ring
+ * and the ring of an offline CPU have no writer, so they never hold the
+ * stream; a writer in the middle of a record does, for that record, and
+ * pea_buffer__poll() then waits at most a millisecond before it looks
+ * again. A consumer that falls behind only makes the producers drop (and
+ * report) records, as without the flag. Equal times on different CPUs
+ * come in CPU order. pea_buffer__consume_buffer() is refused (-EINVAL);
+ * not with AUTO_CALLBACK or OVERWRITE (EINVAL).
  */
 #define PEA_BUFFER_FLAG_AUTO_CALLBACK	(1ULL << 0)
 #define PEA_BUFFER_FLAG_OVERWRITE	(1ULL << 1)
+#define PEA_BUFFER_FLAG_ORDERED		(1ULL << 2)
 #define PEA_BUFFER_FLAGS		(PEA_BUFFER_FLAG_AUTO_CALLBACK | \
-					 PEA_BUFFER_FLAG_OVERWRITE)
+					 PEA_BUFFER_FLAG_OVERWRITE | \
+					 PEA_BUFFER_FLAG_ORDERED)
 
 /**
  * pea_buffer__new() - create a consumer for a pea map
@@ -335,7 +355,8 @@ LIBPEA_API int pea_buffer__snapshot(struct pea_buffer *pb);
  * struct pea_sample_info - the fields of a sample other than the payload
  * @pid:  PERF_SAMPLE_TID: process id of the writer's context
  * @tid:  PERF_SAMPLE_TID: thread id
- * @time: PERF_SAMPLE_TIME: the perf clock (local_clock()) when written
+ * @time: PERF_SAMPLE_TIME: the perf clock (local_clock()) when written;
+ *        CLOCK_MONOTONIC with PEA_BUFFER_FLAG_ORDERED
  * @cpu:  PERF_SAMPLE_CPU: the CPU that wrote the record
  * @reserved: zero
  *

@@ -160,6 +160,10 @@ PEA_HIDDEN int pea_parse_cpu_list(const char *s, bool **mask, int *n);
  * @snap_offs:   OVERWRITE: offsets of the whole records in @snap_buf
  * @snap_len:    OVERWRITE: bytes of @snap_buf that may hold whole records
  * @snap_paused: OVERWRITE: this snapshot paused the ring (and resumes it)
+ * @o_pos:       ORDERED: bytes consumed (data_tail once stored)
+ * @o_head:      ORDERED: data_head as last loaded
+ * @o_quiet:     ORDERED: found quiet since the last load of data_head
+ * @o_done:      ORDERED: delivered a record in this call
  */
 struct pea_cpu_buf {
 	struct pea_ring ring;
@@ -174,6 +178,10 @@ struct pea_cpu_buf {
 	__u32 *snap_offs;
 	__u64 snap_len;
 	bool snap_paused;
+	__u64 o_pos;
+	__u64 o_head;
+	bool o_quiet;
+	bool o_done;
 };
 
 /**
@@ -197,6 +205,8 @@ struct pea_cpu_buf {
  * @stop_fd:     AUTO_CALLBACK: eventfd that tells the thread to stop
  * @thread:      AUTO_CALLBACK: the library thread
  * @thread_on:   @thread was started and not yet joined
+ * @o_held:      ORDERED: the last read left records held back or saw a
+ *               writer in flight, so the next poll must come soon
  */
 struct pea_buffer {
 	pea_buffer_sample_fn sample_cb;
@@ -221,6 +231,7 @@ struct pea_buffer {
 	int stop_fd;
 	pthread_t thread;
 	bool thread_on;
+	bool o_held;
 };
 
 /* The epoll key of @stop_fd: never a ring index. */
@@ -253,6 +264,15 @@ PEA_HIDDEN int pea_cpu_buf_consume(struct pea_buffer *pb,
  */
 PEA_HIDDEN int pea_cpu_buf_check_lost(struct pea_buffer *pb,
 				      struct pea_cpu_buf *buf);
+
+/**
+ * pea_ordered_consume() - deliver every ring's records in time order
+ * @pb: a buffer with PEA_BUFFER_FLAG_ORDERED
+ *
+ * Return: the number of rings that delivered a record, or a negative
+ * errno as pea_ring_read().
+ */
+PEA_HIDDEN int pea_ordered_consume(struct pea_buffer *pb);
 
 /**
  * pea_auto_start() - start the AUTO_CALLBACK thread

@@ -452,6 +452,10 @@ static int pea_check_output_attr(const struct perf_event_attr *attr)
 		return -EINVAL;
 	if (attr->sample_period > 1 || (attr->read_format & ~PERF_FORMAT_ID))
 		return -EINVAL;
+	/* The NMI-safe clocks; perf's others (REALTIME...) are not offered. */
+	if (attr->use_clockid && attr->clockid != CLOCK_MONOTONIC &&
+	    attr->clockid != CLOCK_MONOTONIC_RAW)
+		return -EINVAL;
 
 	rest.size = 0;
 	rest.type = 0;
@@ -463,6 +467,9 @@ static int pea_check_output_attr(const struct perf_event_attr *attr)
 	rest.watermark = 0;
 	rest.write_backward = 0;
 	rest.wakeup_events = 0;
+	rest.use_clockid = 0;
+	rest.clockid = 0;	/* ignored without use_clockid, as by perf */
+	rest.sample_id_all = 0;
 	return memchr_inv(&rest, 0, sizeof(rest)) ? -EINVAL : 0;
 }
 
@@ -519,6 +526,12 @@ static struct pea_event *pea_event_alloc(const struct perf_event_attr *attr,
 			      (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			       PERF_SAMPLE_CPU));
 	ev->max_payload = PEA_MAX_RECORD - ev->fixed_size - 4;
+	ev->lost_size = PEA_LOST_RECORD_SIZE;
+	if (attr->sample_id_all)
+		ev->lost_size += ev->fixed_size - sizeof(struct perf_event_header);
+	if (attr->use_clockid)
+		ev->clock = attr->clockid == CLOCK_MONOTONIC_RAW ?
+			    PEA_CLOCK_MONO_RAW : PEA_CLOCK_MONO;
 	ev->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	mutex_init(&ev->mmap_mutex);
 	atomic_long_set(&ev->lost_pending, 0);
@@ -574,6 +587,10 @@ long pea_event_open(const struct pea_event_open __user *uarg)
 	/* Adaptive wake-ups compare with data_tail, which backward ignores. */
 	if ((arg.flags & PEA_FLAG_ADAPTIVE_WAKEUP) && attr.write_backward)
 		return -EINVAL;
+	/* Ordered: every record carries a time on a clock all CPUs share. */
+	if ((arg.flags & PEA_FLAG_ORDERED) &&
+	    (!(attr.sample_type & PERF_SAMPLE_TIME) || !attr.use_clockid))
+		return -EINVAL;
 	if (arg.cpu < 0 || arg.cpu >= nr_cpu_ids)
 		return -EINVAL;
 	if (!cpu_online(arg.cpu))
@@ -583,6 +600,7 @@ long pea_event_open(const struct pea_event_open __user *uarg)
 	if (!ev)
 		return -ENOMEM;
 	ev->adaptive = !!(arg.flags & PEA_FLAG_ADAPTIVE_WAKEUP);
+	ev->ordered = !!(arg.flags & PEA_FLAG_ORDERED);
 	if (arg.flags & PEA_FLAG_FLUSH)
 		ev->flush_ns = (u64)arg.flush_us * NSEC_PER_USEC;
 	fd = anon_inode_getfd("[pea_event]", &pea_event_fops, ev,

@@ -25,7 +25,14 @@
 #define PEA_MAX_RECORD		65528U	/* largest 8-aligned u16 record size */
 /* What a wake-up shows poll(), as perf_output_wakeup() sets rb->poll. */
 #define PEA_POLL_WAKE		(EPOLLIN | EPOLLRDNORM)
-#define PEA_LOST_RECORD_SIZE	24U	/* header + id + lost */
+#define PEA_LOST_RECORD_SIZE	24U	/* header + id + lost, no sample_id */
+
+/* The clock of PERF_SAMPLE_TIME (attr.use_clockid, attr.clockid). */
+enum pea_clock {
+	PEA_CLOCK_LOCAL = 0,	/* local_clock(), perf's default */
+	PEA_CLOCK_MONO,		/* CLOCK_MONOTONIC: ktime_get_mono_fast_ns() */
+	PEA_CLOCK_MONO_RAW,	/* CLOCK_MONOTONIC_RAW: ktime_get_raw_fast_ns() */
+};
 
 /*
  * struct pea_ring - one event's ring, alive while user space maps it
@@ -84,6 +91,9 @@ struct pea_event {
 	bool watermark;
 	bool backward;
 	bool adaptive;		/* PEA_FLAG_ADAPTIVE_WAKEUP */
+	bool ordered;		/* PEA_FLAG_ORDERED: publish writers in flight */
+	u8 clock;		/* enum pea_clock */
+	u32 lost_size;		/* PERF_RECORD_LOST, with sample_id if asked */
 	u64 flush_ns;		/* PEA_FLAG_FLUSH: latency bound, 0 if off */
 	u32 wakeup_watermark;
 	struct pid_namespace *pid_ns;
@@ -184,6 +194,7 @@ void pea_ring_free_deferred(struct pea_ring *ring);
 long pea_ring_reserve(struct pea_event *ev, u32 size,
 		      struct pea_output_handle *h);
 long pea_ring_output(struct pea_event *ev, const void *data, u32 size);
+u64 pea_ring_clock(u8 clock);
 void pea_ring_commit(struct pea_output_handle *h);
 
 /*

@@ -25,11 +25,64 @@
  * reserved with a local_cmpxchg on the head, every writer bumps the nest
  * count, and only the outermost writer publishes data_head, re-checking
  * that no interrupting writer moved the head meanwhile.
+ *
+ * Time order (PERF_SAMPLE_TIME): the time is read inside the reservation
+ * loop, after the head is loaded and before the local_cmpxchg that moves
+ * it. A writer that interrupts another between those two points moves
+ * the head, so the interrupted writer's cmpxchg fails and it reads the
+ * clock again; one that interrupts it after the cmpxchg reads the clock
+ * later and writes after it. Either way the records of a ring are in the
+ * order of their times, on any clock that is monotonic on one CPU.
+ *
+ * PEA_FLAG_ORDERED adds a proof for readers that a ring has nothing older
+ * to come: PEA_PAGE_WRITERS() in the control page is non-zero from before
+ * a writer reads the clock until after the outermost writer published
+ * data_head. With the clock CLOCK_MONOTONIC (or _RAW) through the fast
+ * NMI-safe accessors:
+ *
+ *	writer (the event's CPU)		reader (any CPU)
+ *	STORE ->writers = 1			LOAD ->data_head of rings Y, and
+ *	smp_mb()		(E)		    their records  (C as above)
+ *	t = clock				LOAD ->writers of ring X  (F)
+ *	cmpxchg head, record (time t)		smp_rmb()	      (G)
+ *	smp_wmb()		(B)		LOAD ->data_head of ring X
+ *	STORE ->data_head
+ *	smp_store_release(->writers = 0) (H)
+ *
+ * If the reader finds writers == 0 and data_head of X equal to what it
+ * consumed, every record X ever publishes afterwards took its time after
+ * that check: its writer's STORE writers = 1 was not visible to (F), (E)
+ * orders that store before its clock read, and (F) comes after the
+ * reader's loads of every record it already holds, whose times were read
+ * before their data_head was published (B). The clock read is not a
+ * memory access; what orders it is the accessor itself: both fast
+ * accessors read the clocksource with rdtsc_ordered() (an LFENCE or
+ * RDTSCP, so the counter is read after every earlier instruction, the
+ * barrier of (E) included, and before the later stores retire) or, for
+ * HPET and ACPI PM, with an uncached MMIO or port read that is ordered
+ * by (E) and (B) like any load. (H) orders data_head before the writers
+ * store, so a reader that sees writers == 0 by a writer's (H) sees its
+ * data_head through (G). The reader therefore needs no clock of its own:
+ * times compare within the kernel's clock, CLOCK_MONOTONIC, which is
+ * also what clock_gettime() returns in user space.
+ *
+ * CLOCK_MONOTONIC's fast accessor is exact except across a timekeeping
+ * update that lowers the NTP slope: a reader still on the old slope may
+ * read a few ns ahead of one on the new (see ktime_get_mono_fast_ns()).
+ * CLOCK_MONOTONIC_RAW has no slope changes and no such window.
+ *
+ * Writers run with preemption disabled (pea_output() holds a nest slot,
+ * kprobe and kretprobe handlers run with preemption off), so writers !=
+ * 0 lasts one record's reservation, copy and commit, plus whatever
+ * interrupts and NMIs do meanwhile; pea_output_reserve() callers hold it
+ * until they commit. A paused, unmapped or disabled ring and an offline
+ * CPU have no writer in flight.
  */
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 #include <linux/slab.h>
 #include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -199,6 +252,10 @@ again:
 		local_inc(&ring->nest);
 		goto again;
 	}
+	if (ev->ordered) {
+		/* (H): data_head before the end of the writers in flight. */
+		smp_store_release(&PEA_PAGE_WRITERS(ring->user_page), 0);
+	}
 	if (ev->adaptive) {
 		woke = pea_ring_wakeup_adaptive(ev, ring, prev, head);
 	} else {
@@ -211,17 +268,26 @@ again:
 		pea_event_flush_arm(ev, ring);
 }
 
-static void *pea_put_lost(void *p, struct pea_event *ev, long lost)
+static void *pea_put_fields(void *p, struct pea_event *ev, u64 time);
+
+/*
+ * PERF_RECORD_LOST {id, lost}, followed with attr.sample_id_all by the
+ * sample_id fields perf appends (TID, TIME, CPU as selected), so that a
+ * reader can place the loss in time.
+ */
+static void *pea_put_lost(void *p, struct pea_event *ev, long lost, u64 time)
 {
 	struct perf_event_header *hdr = p;
 	u64 *body = p + sizeof(*hdr);
 
 	hdr->type = PERF_RECORD_LOST;
 	hdr->misc = 0;
-	hdr->size = PEA_LOST_RECORD_SIZE;
+	hdr->size = ev->lost_size;
 	body[0] = ev->id;
 	body[1] = lost;
-	return p + PEA_LOST_RECORD_SIZE;
+	if (ev->lost_size != PEA_LOST_RECORD_SIZE)
+		pea_put_fields(p + PEA_LOST_RECORD_SIZE, ev, time);
+	return p + ev->lost_size;
 }
 
 /*
@@ -239,13 +305,42 @@ static __always_inline u32 pea_sample_pid(struct task_struct *task,
 	return nr;
 }
 
+/* The TID, TIME and CPU fields @ev selects, in perf's order. */
+static __always_inline void *__pea_put_fields(void *p, struct pea_event *ev,
+					      u64 time)
+{
+	u32 *w;
+
+	if (ev->sample_type & PERF_SAMPLE_TID) {
+		w = p;
+		w[0] = pea_sample_pid(current, PIDTYPE_TGID, ev->pid_ns);
+		w[1] = pea_sample_pid(current, PIDTYPE_PID, ev->pid_ns);
+		p += 8;
+	}
+	if (ev->sample_type & PERF_SAMPLE_TIME) {
+		*(u64 *)p = time;
+		p += 8;
+	}
+	if (ev->sample_type & PERF_SAMPLE_CPU) {
+		w = p;
+		w[0] = smp_processor_id();
+		w[1] = 0;
+		p += 8;
+	}
+	return p;
+}
+
+static void *pea_put_fields(void *p, struct pea_event *ev, u64 time)
+{
+	return __pea_put_fields(p, ev, time);
+}
+
 /* Write the sample header and fields; return where the payload goes. */
 static __always_inline void *pea_put_sample(void *p, struct pea_event *ev,
-					    u32 rec, u32 size)
+					    u32 rec, u64 time)
 {
 	struct perf_event_header *hdr = p;
 	u32 raw_size = rec - ev->fixed_size - 4;
-	u32 *w;
 
 	/*
 	 * Padding is zeroed: no stale ring bytes reach user space. It is
@@ -257,26 +352,36 @@ static __always_inline void *pea_put_sample(void *p, struct pea_event *ev,
 	hdr->type = PERF_RECORD_SAMPLE;
 	hdr->misc = PERF_RECORD_MISC_KERNEL;
 	hdr->size = rec;
-	p += sizeof(*hdr);
-	if (ev->sample_type & PERF_SAMPLE_TID) {
-		w = p;
-		w[0] = pea_sample_pid(current, PIDTYPE_TGID, ev->pid_ns);
-		w[1] = pea_sample_pid(current, PIDTYPE_PID, ev->pid_ns);
-		p += 8;
-	}
-	if (ev->sample_type & PERF_SAMPLE_TIME) {
-		*(u64 *)p = local_clock();
-		p += 8;
-	}
-	if (ev->sample_type & PERF_SAMPLE_CPU) {
-		w = p;
-		w[0] = smp_processor_id();
-		w[1] = 0;
-		p += 8;
-	}
+	p = __pea_put_fields(p + sizeof(*hdr), ev, time);
 	*(u32 *)p = raw_size;
 	p += 4;
 	return p;
+}
+
+/**
+ * pea_ring_clock() - the time of CLOCK_MONOTONIC or CLOCK_MONOTONIC_RAW
+ * @clock: PEA_CLOCK_MONO or PEA_CLOCK_MONO_RAW
+ *
+ * The fast accessors, NMI-safe. Out of line (two tail calls) so that the
+ * selftests can put a kprobe between a writer's head load and its
+ * cmpxchg.
+ *
+ * Return: the time in ns.
+ */
+noinline u64 pea_ring_clock(u8 clock)
+{
+	if (clock == PEA_CLOCK_MONO_RAW)
+		return ktime_get_raw_fast_ns();
+	return ktime_get_mono_fast_ns();
+}
+
+static __always_inline u64 pea_ring_time(const struct pea_event *ev)
+{
+	if (!(ev->sample_type & PERF_SAMPLE_TIME))
+		return 0;
+	if (ev->clock == PEA_CLOCK_LOCAL)
+		return local_clock();
+	return pea_ring_clock(ev->clock);
 }
 
 static __always_inline long __pea_ring_reserve(struct pea_event *ev, u32 size,
@@ -286,6 +391,7 @@ static __always_inline long __pea_ring_reserve(struct pea_event *ev, u32 size,
 	u32 rec = pea_record_size(ev, size);
 	unsigned long head, offset, tail, len, fwd;
 	long lost = 0;
+	u64 time;
 	void *p;
 
 	if (unlikely(!ring || READ_ONCE(ring->paused) || rec > ring->size)) {
@@ -294,16 +400,21 @@ static __always_inline long __pea_ring_reserve(struct pea_event *ev, u32 size,
 	}
 
 	local_inc(&ring->nest);
+	if (ev->ordered) {
+		WRITE_ONCE(PEA_PAGE_WRITERS(ring->user_page), 1);
+		/* (E): writers = 1 is visible before the clock read. */
+		smp_mb();
+	}
 	h->wakeup = local_read(&ring->wakeup);
 
 	len = rec;
 	if (unlikely(atomic_long_read(&ev->lost_pending)) &&
-	    rec + PEA_LOST_RECORD_SIZE <= ring->size) {
+	    rec + ev->lost_size <= ring->size) {
 		/* Clear the hint first: a drop after this sets it again. */
 		WRITE_ONCE(PEA_PAGE_LOST_HINT(ring->user_page), 0);
 		lost = atomic_long_xchg(&ev->lost_pending, 0);
 		if (lost)
-			len += PEA_LOST_RECORD_SIZE;
+			len += ev->lost_size;
 	}
 
 	do {
@@ -318,6 +429,10 @@ static __always_inline long __pea_ring_reserve(struct pea_event *ev, u32 size,
 		    unlikely(offset - tail > ring->size - len))
 			goto fail;
 		head = ring->backward ? offset - len : offset + len;
+		/* Between the head load and the cmpxchg: see "Time order". */
+		barrier();
+		time = pea_ring_time(ev);
+		barrier();
 	} while (local_cmpxchg(&ring->head, offset, head) != offset);
 
 	if (ring->backward) {
@@ -331,8 +446,8 @@ static __always_inline long __pea_ring_reserve(struct pea_event *ev, u32 size,
 
 	p = ring->data + (offset & ring->mask);
 	if (lost)
-		p = pea_put_lost(p, ev, lost);
-	h->data = pea_put_sample(p, ev, rec, size);
+		p = pea_put_lost(p, ev, lost, time);
+	h->data = pea_put_sample(p, ev, rec, time);
 	h->size = size;
 	h->rec_size = rec;
 	h->event = ev;

@@ -88,7 +88,7 @@ static void test_help(void)
 	      strstr(out, "--pid") && strstr(out, "--cpu") &&
 	      strstr(out, "--duration") && strstr(out, "--count") &&
 	      strstr(out, "--pages") && strstr(out, "--json") &&
-	      strstr(out, "--flight-recorder") &&
+	      strstr(out, "--flight-recorder") && strstr(out, "--unordered") &&
 	      strstr(out, "\"type\":\"summary\"") &&
 	      strstr(out, "Exit status"),
 	      "pea trace --help describes every option, the JSON lines and the exit statuses");
@@ -139,6 +139,7 @@ static void test_usage(void)
 		{ ARGV("trace", "kprobe:a", "--frobnicate"), "unknown option '--frobnicate'" },
 		{ ARGV("trace", "kprobe:a", "--count"), "needs a value" },
 		{ ARGV("trace", "kprobe:a", "-F", "--count", "3"), "--count does not go with --flight-recorder" },
+		{ ARGV("trace", "kprobe:a", "-F", "--unordered"), "--unordered does not go with --flight-recorder" },
 		{ ARGV("stat", "--frobnicate"), "unknown option '--frobnicate'" },
 		{ ARGV("stat", "extra"), "unexpected argument 'extra'" },
 		{ ARGV("stat", "--map"), "needs a value" },

@@ -516,12 +516,14 @@ static void test_duration(void)
 
 /*
  * Bytes in the ring of one record of a WL_BURST with --str ARG1: the
- * probe record and the captured name, which is @prefix and 3 digits.
+ * probe record and the captured name, which is @prefix and 3 digits;
+ * @ordered: pea trace's default, ordered delivery, adds PERF_SAMPLE_TIME.
  */
-static int burst_rec_size(const char *prefix)
+static int burst_rec_size(const char *prefix, bool ordered)
 {
-	return 8 + ((4 + sizeof(struct pea_probe_record) + strlen(prefix) + 3 +
-		     7) & ~7);
+	return (ordered ? 16 : 8) +
+	       ((4 + sizeof(struct pea_probe_record) + strlen(prefix) + 3 +
+		 7) & ~7);
 }
 
 static void test_lost(void)
@@ -534,7 +536,7 @@ static void test_lost(void)
 	long long lost_lines = 0, lost_sum = -1, records = -1;
 	long page = pt_page_size();
 
-	rec = burst_rec_size(prefix);
+	rec = burst_rec_size(prefix, true);
 	fit = page / rec;
 
 	wl_start(&w);
@@ -596,7 +598,7 @@ static void test_flight(void)
 	long long records = -1, lost = -1;
 	long page = pt_page_size();
 
-	rec = burst_rec_size(prefix);
+	rec = burst_rec_size(prefix, false);
 	fit = page / rec;
 
 	wl_start(&w);

@@ -208,4 +208,64 @@ struct pea_st_exit {
  */
 #define PEA_ST_SCOPE_PMU_NAME	"pea_st_scope"
 
+/* ---- Ordered delivery (pea_st_order.c) ---- */
+
+/* Payload of the token and nesting records: 24 bytes. */
+struct pea_st_tok_rec {
+	__u32 kind;		/* PEA_ST_TOK_* */
+	__u32 cpu;		/* the CPU that wrote it */
+	__u64 k;		/* hand-off (or round) number */
+	__u32 ctx;		/* PEA_ST_CTX_* the writer ran in */
+	__u32 pad;
+};
+
+#define PEA_ST_TOK_BEFORE	1	/* written before hand-off k */
+#define PEA_ST_TOK_AFTER	2	/* written after receiving hand-off k */
+#define PEA_ST_MID_INNER	3	/* NMI writer inside the reservation */
+#define PEA_ST_MID_OUTER	4	/* the task writer it interrupted */
+
+/* Receiving contexts of the token. */
+enum pea_st_tok_ctx {
+	PEA_ST_TOK_TASK = 0,	/* a bound kthread, woken */
+	PEA_ST_TOK_HARDIRQ,	/* a function call IPI to the CPU */
+	PEA_ST_TOK_NMI,		/* an NMI IPI to the CPU */
+	PEA_ST_TOK_NR_CTX,
+};
+
+/*
+ * PEA_ST_IOC_TOKEN: pass a token @handoffs times between random online
+ * CPUs, each receiver in a random context. The holder writes BEFORE(k)
+ * and passes hand-off k; the receiver writes AFTER(k), then BEFORE(k + 1)
+ * and passes on. Records go to @map with PEA_F_CURRENT_CPU.
+ */
+struct pea_st_token {
+	char map[16];
+	__u32 handoffs;
+	__u32 seed;
+	__u32 timeout_ms;
+	__u32 done;		/* out: hand-offs completed */
+	__u64 recv[PEA_ST_TOK_NR_CTX];	/* out: receptions per context seen */
+	__u64 written;		/* out: records pea_output() accepted */
+	__u64 failed;		/* out: records it refused */
+	__s64 last_err;		/* out: its last error */
+};
+
+/*
+ * PEA_ST_IOC_MIDRES: @count times, on the calling CPU, a task writer
+ * writes OUTER(i); a kprobe on pea_ring_clock() (inside its reservation,
+ * between the head load and the cmpxchg) sends an NMI to this CPU and
+ * waits for it; the NMI writes INNER(i).
+ */
+struct pea_st_midres {
+	char map[16];
+	__u32 count;
+	__u32 nested;		/* out: NMIs that wrote inside the window */
+	__u32 outer_ok;		/* out: OUTER records accepted */
+	__s32 cpu;		/* out */
+	__s64 ret;		/* out: first error */
+};
+
+#define PEA_ST_IOC_TOKEN	_IOWR(PEA_ST_MAGIC, 0x30, struct pea_st_token)
+#define PEA_ST_IOC_MIDRES	_IOWR(PEA_ST_MAGIC, 0x31, struct pea_st_midres)
+
 #endif /* _PEA_SELFTEST_H */

@@ -5,8 +5,9 @@
  * Set-up order: a map with one slot per possible CPU, one ring per online
  * CPU through libpea, then the probe, so that no hit finds an empty slot.
  * The rings are drained every 100 ms (or sooner when one passes a quarter
- * full); each batch is sorted by time before it is printed, since rings
- * are per CPU. At the end (Ctrl-C, SIGTERM, --duration, --count, or
+ * full). They are read with PEA_BUFFER_FLAG_ORDERED, so events come in
+ * exact time order across CPUs; with --unordered each 100 ms batch is
+ * sorted by time instead, the guessed-window way. At the end (Ctrl-C, SIGTERM, --duration, --count, or
  * stdout closed) the probe is detached first, the rings drained, and a
  * per-CPU summary printed.
  *
@@ -68,6 +69,8 @@ static const char trace_help[] =
 "  -F, --flight-recorder    keep only the newest records of each CPU (the\n"
 "                           rings overwrite their oldest records instead of\n"
 "                           dropping new ones) and print them at the end\n"
+"      --unordered          read the rings without ordered delivery and\n"
+"                           sort each 100 ms batch by time\n"
 "  -h, --help               this help\n"
 "\n"
 "ARGn counts from 0 in the function's C prototype: for\n"
@@ -78,9 +81,11 @@ static const char trace_help[] =
 "CPU, COMM, PID (process), TID (thread), then RET and LAT(us) for a\n"
 "kretprobe, ARGS with --args, and the capture: a quoted string (\"...\" after\n"
 "it when truncated) or hex bytes, \"(fault)\" when it could not be read.\n"
-"Events are sorted by time within each 100 ms batch (with\n"
-"--flight-recorder: the newest records of every CPU, all sorted by time,\n"
-"when the trace ends). Once the probe is\n"
+"Events come in exact time order across CPUs (ordered delivery: TIME is\n"
+"when the record was written, just after the hit); with --unordered they\n"
+"are sorted by hit time within each 100 ms batch, and with\n"
+"--flight-recorder the newest records of every CPU are sorted by time\n"
+"when the trace ends. Once the probe is\n"
 "attached, \"pea: tracing PROBE on N CPUs\" goes to stderr. On exit a per-CPU\n"
 "summary (records, ring bytes, lost, rate) and the probe's counters go to\n"
 "stderr, as do notices of lost records, which are always reported. On a\n"
@@ -104,6 +109,7 @@ enum {
 	OPT_KERNEL,
 	OPT_PAGES,
 	OPT_MAXACTIVE,
+	OPT_UNORDERED,
 };
 
 static const struct option trace_options[] = {
@@ -121,13 +127,14 @@ static const struct option trace_options[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "flight-recorder", no_argument, NULL, 'F' },
+	{ "unordered", no_argument, NULL, OPT_UNORDERED },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct trace_opts {
 	struct probe_spec spec;
-	bool json, args, quiet, flight;
+	bool json, args, quiet, flight, unordered;
 	bool user, kernel;
 	int capture_mode;
 	unsigned int capture_arg, capture_len;
@@ -284,6 +291,9 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		case 'F':
 			o->flight = true;
 			break;
+		case OPT_UNORDERED:
+			o->unordered = true;
+			break;
 		case 'h':
 			*help = true;
 			return 0;
@@ -308,6 +318,8 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		return tool_usage("trace", "--user and --kernel go with --str or --bytes");
 	if (o->maxactive && !o->spec.retprobe)
 		return tool_usage("trace", "--maxactive is for kretprobes");
+	if (o->flight && o->unordered)
+		return tool_usage("trace", "--unordered does not go with --flight-recorder");
 	if (o->flight && o->count)
 		return tool_usage("trace", "--count does not go with --flight-recorder, which prints what the rings hold at the end");
 	return 0;
@@ -323,7 +335,8 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	t->received++;
 	if (cpu >= 0 && cpu < t->ncpus) {
 		t->cpus[cpu].records++;
-		t->cpus[cpu].bytes += size + RECORD_OVERHEAD;
+		t->cpus[cpu].bytes += size + RECORD_OVERHEAD +
+			(t->o.flight || t->o.unordered ? 0 : 8);	/* TIME */
 	}
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 256;
@@ -340,6 +353,13 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	if (decode_probe_record(data, size, ev)) {
 		t->malformed++;
 		return;
+	}
+	if (!t->o.flight && !t->o.unordered) {
+		struct pea_sample_info info;
+
+		/* The time the stream is ordered on: when it was written. */
+		if (!pea_sample_info(data, PERF_SAMPLE_TIME, &info))
+			ev->rec.time_ns = info.time;
 	}
 	ev->ring = cpu;
 	ev->seq = t->seq++;
@@ -435,7 +455,9 @@ static void flush_batch(struct tracer *t)
 	/* Lines are about to go out on the live line's terminal: make room. */
 	if ((t->n && isatty(STDOUT_FILENO)) || lost)
 		live_clear(t);
-	qsort(t->batch, t->n, sizeof(*t->batch), event_cmp);
+	/* Ordered delivery: already in time order, across batches too. */
+	if (t->o.flight || t->o.unordered)
+		qsort(t->batch, t->n, sizeof(*t->batch), event_cmp);
 	for (i = 0; i < t->n && !t->out_closed; i++) {
 		if (count_reached(t))
 			break;
@@ -585,6 +607,8 @@ static int trace_setup(struct tracer *t)
 	else
 		/* Wake the reader at a quarter full; the tick reads the rest. */
 		opts.wakeup_watermark = (__u32)(t->o.pages * page / 4);
+	if (!t->o.flight && !t->o.unordered)
+		opts.flags = PEA_BUFFER_FLAG_ORDERED;
 	t->pb = pea_buffer__new(t->map_fd, t->o.pages, on_sample, on_lost, t,
 				&opts);
 	if (!t->pb) {

@@ -75,8 +75,8 @@ struct pea_map_attr {
  * struct pea_event_open - argument of PEA_IOC_EVENT_OPEN
  * @attr:  user pointer to a struct perf_event_attr (attr.size as perf)
  * @cpu:   the CPU the event is bound to (pid is always -1: CPU-wide)
- * @flags: PEA_FLAG_FD_CLOEXEC, and the wake-up modes below
- *         (PEA_FLAG_ADAPTIVE_WAKEUP, PEA_FLAG_FLUSH)
+ * @flags: PEA_FLAG_FD_CLOEXEC, the wake-up modes below
+ *         (PEA_FLAG_ADAPTIVE_WAKEUP, PEA_FLAG_FLUSH) and PEA_FLAG_ORDERED
  * @flush_us: with PEA_FLAG_FLUSH, the latency bound in microseconds
  *         (1 .. PEA_FLUSH_US_MAX); otherwise zero
  * @reserved32: must be zero
@@ -86,7 +86,9 @@ struct pea_map_attr {
  * PERF_COUNT_SW_BPF_OUTPUT, sample_type PERF_SAMPLE_RAW optionally with
  * PERF_SAMPLE_TID, PERF_SAMPLE_TIME and PERF_SAMPLE_CPU. Honoured bits:
  * disabled, watermark with wakeup_watermark or wakeup_events,
- * write_backward; sample_period may be 0 or 1. Anything else is EINVAL.
+ * write_backward, use_clockid with clockid CLOCK_MONOTONIC or
+ * CLOCK_MONOTONIC_RAW, sample_id_all (see "Ordered delivery");
+ * sample_period may be 0 or 1. Anything else is EINVAL.
  */
 struct pea_event_open {
 	__aligned_u64 attr;
@@ -222,9 +224,73 @@ struct pea_event_stats {
 #define PEA_FLAG_FLUSH			(1U << 9)
 #define PEA_FLUSH_US_MAX		1000000U	/* one second */
 
+/* ---- Ordered delivery (struct pea_event_open.flags) ---- */
+
+/*
+ * Clocks. attr.use_clockid with attr.clockid CLOCK_MONOTONIC (1) or
+ * CLOCK_MONOTONIC_RAW (4) makes PERF_SAMPLE_TIME that clock, read with
+ * the kernel's NMI-safe fast accessor, as perf encodes it (other clockids:
+ * EINVAL); without use_clockid it is local_clock(), perf's default, which
+ * is not comparable across CPUs. attr.sample_id_all appends perf's
+ * sample_id (the TID, TIME and CPU fields selected) to PERF_RECORD_LOST,
+ * so that a loss has a time too.
+ *
+ * Whatever the clock, the time is read inside the reservation, after the
+ * writer loads the ring's head and before it claims its space: a writer
+ * that interrupts another there (an NMI inside a task's reservation)
+ * makes the interrupted one start over and read the clock again, so the
+ * records of one ring are always in the order of their times.
+ *
+ * PEA_FLAG_ORDERED (needs PERF_SAMPLE_TIME and use_clockid, else EINVAL)
+ * lets a reader prove that a ring has nothing older to come. The control
+ * page's PEA_PAGE_WRITERS() word is non-zero while a writer on the
+ * ring's CPU is between its entry (before it reads the clock) and the
+ * publication of its record in data_head. The writer:
+ *
+ *	STORE writers = 1; smp_mb();			(E)
+ *	t = clock;  reserve;  write the record with time t;
+ *	smp_wmb(); STORE data_head;			(B)
+ *	smp_store_release(writers, 0);			(H)
+ *
+ * The reader (libpea's PEA_BUFFER_FLAG_ORDERED does this):
+ *
+ *	LOAD-acquire data_head of every ring; read records up to it
+ *	for a ring X with nothing unread:
+ *		w = LOAD-acquire writers(X);		(F)
+ *		h = LOAD-acquire data_head(X);		(G)
+ *		if (w == 0 && h == what was consumed of X)
+ *			X is quiet
+ *
+ * If X is quiet, every record X publishes later has a time at or after
+ * the time of every record the reader loaded before (F), on any CPU:
+ * that writer's STORE writers = 1 came after (F), (E) orders the store
+ * before its clock read, and the records already loaded read their clock
+ * before their data_head was published. The clock read is no memory
+ * access: the fast accessors read the TSC with rdtsc_ordered() (LFENCE or
+ * RDTSCP first), HPET or ACPI PM with uncached reads, all ordered by (E)
+ * and (B). So a reader that holds records of some rings and finds every
+ * other ring quiet may deliver the oldest record it holds: nothing older
+ * can appear. A ring with writers != 0 is in the middle of one record
+ * (writers run with preemption disabled) and is looked at again shortly.
+ *
+ * The times are CLOCK_MONOTONIC as clock_gettime() reads it. That
+ * clock's fast accessor can run a few ns ahead of itself across a
+ * timekeeping update that lowers the NTP frequency (a documented property
+ * of ktime_get_mono_fast_ns()), so two records on different CPUs written
+ * within ns of such an update may carry times a few ns out of their
+ * causal order; CLOCK_MONOTONIC_RAW never does. Records of one ring are
+ * always in time order. Records with equal times on different CPUs are
+ * not ordered by anything but their CPU.
+ */
+#define PEA_FLAG_ORDERED		(1U << 10)
+
+/* Writers in flight on the ring's CPU: see PEA_FLAG_ORDERED. */
+#define PEA_PAGE_WRITERS(pg)	(((__u64 *)(pg)->__reserved)[3])
+
 /* Every flag PEA_IOC_EVENT_OPEN knows. */
 #define PEA_EVENT_OPEN_FLAGS	(PEA_FLAG_FD_CLOEXEC | \
-				 PEA_FLAG_ADAPTIVE_WAKEUP | PEA_FLAG_FLUSH)
+				 PEA_FLAG_ADAPTIVE_WAKEUP | PEA_FLAG_FLUSH | \
+				 PEA_FLAG_ORDERED)
 
 /* ---- Kprobe producers (ioctl on a map fd, returns a link fd) ---- */
 

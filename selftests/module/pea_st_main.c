@@ -42,6 +42,7 @@
 #include <asm/nmi.h>
 #include <linux/pea.h>
 #include "pea_selftest.h"
+#include "pea_st_order.h"
 
 struct st_cpu {
 	struct hrtimer hrtimer;
@@ -1118,7 +1119,7 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		err = st_exit_mark(uarg);
 		break;
 	default:
-		err = -ENOTTY;
+		err = st_order_ioctl(cmd, uarg);
 	}
 	mutex_unlock(&st_lock);
 	return err;

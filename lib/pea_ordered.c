@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libpea: PEA_BUFFER_FLAG_ORDERED, one stream in time order from the
+ * per-CPU rings, without a guessed window.
+ *
+ * Each ring is in time order (the kernel takes the time inside the
+ * reservation). The reader merges the rings on the time of their first
+ * unread record, and may deliver the oldest one it holds as soon as every
+ * ring it holds nothing of is "quiet": PEA_PAGE_WRITERS() reads 0 and its
+ * data_head has not moved, which proves that whatever that ring publishes
+ * later carries a later time than everything the reader loaded before the
+ * check (the protocol is in <linux/pea.h>, PEA_FLAG_ORDERED). A round is:
+ *
+ *   A. load-acquire every ring's data_head;
+ *   B. for each ring with nothing unread, load-acquire its writers word,
+ *      then its data_head again: quiet if 0 and unchanged;
+ *   C. merge: deliver the oldest first record among the rings, while
+ *      every ring either has an unread record from A or is quiet; stop at
+ *      the first ring that runs dry without having been found quiet;
+ *   D. store each ring's data_tail (release), and collect drops that only
+ *      the lost hint shows for rings read to the end.
+ *
+ * Rounds repeat while they deliver something. An idle CPU's ring is quiet
+ * at once, so it holds nothing back; a ring with a writer in flight (one
+ * record's reservation, copy and commit, preemption disabled) holds the
+ * stream until the next round, which pea_buffer__poll() runs within a
+ * millisecond. PERF_RECORD_LOST carries its time (attr.sample_id_all), so
+ * the lost callback runs at the loss's place in the stream.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/pea.h>
+
+#include "libpea.h"
+#include "libpea_internal.h"
+
+/*
+ * Rounds per call at most: under a constant stream a call still returns,
+ * and what is left is read by the next one.
+ */
+#define PEA_ORDERED_ROUNDS	64
+
+/* Body of PERF_RECORD_LOST before its sample_id: id, lost. */
+#define PEA_LOST_BODY	16
+
+static inline __u64 load_acquire(const __u64 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* Where the TIME field sits in a SAMPLE or (with sample_id) a LOST body. */
+static inline size_t time_off(const struct pea_ring *ring, __u32 type)
+{
+	size_t off = sizeof(struct perf_event_header);
+
+	if (type == PERF_RECORD_LOST)
+		off += PEA_LOST_BODY;
+	if (ring->sample_type & PERF_SAMPLE_TID)
+		off += 8;
+	return off;
+}
+
+/*
+ * The first unread record of @buf: header and time. Returns 0, or
+ * -EINVAL for a record that cannot be valid (the caller drops the rest
+ * of the ring, as pea_ring_read() does).
+ */
+static int peek(struct pea_cpu_buf *buf, struct perf_event_header *hdr,
+		__u64 *time)
+{
+	struct pea_ring *ring = &buf->ring;
+	__u64 avail = buf->o_head - buf->o_pos;
+
+	if (avail < sizeof(*hdr))
+		return -EINVAL;
+	pea_ring_copy(ring, buf->o_pos, hdr, sizeof(*hdr));
+	if (hdr->size < sizeof(*hdr) || hdr->size > avail ||
+	    (hdr->type != PERF_RECORD_SAMPLE && hdr->type != PERF_RECORD_LOST) ||
+	    hdr->size < time_off(ring, hdr->type) + sizeof(*time))
+		return -EINVAL;
+	pea_ring_copy(ring, buf->o_pos + time_off(ring, hdr->type), time,
+		      sizeof(*time));
+	return 0;
+}
+
+static int grow_scratch(struct pea_ring *ring, size_t size)
+{
+	void *p;
+
+	if (ring->scratch_sz >= size)
+		return 0;
+	p = realloc(ring->scratch, size);
+	if (!p)
+		return -ENOMEM;
+	ring->scratch = p;
+	ring->scratch_sz = size;
+	return 0;
+}
+
+/* Deliver the record at o_pos (header @hdr) and step over it. */
+static int deliver(struct pea_buffer *pb, struct pea_cpu_buf *buf,
+		   const struct perf_event_header *hdr)
+{
+	struct pea_ring *ring = &buf->ring;
+	__u64 off = buf->o_pos & (ring->data_size - 1);
+	size_t raw_off = sizeof(*hdr) + pea_sample_raw_offset(ring->sample_type);
+	const char *rec;
+	__u64 lost[2];
+	__u32 raw;
+	int err = 0;
+
+	if (off + hdr->size <= ring->data_size) {
+		rec = (const char *)ring->data + off;
+	} else {
+		err = grow_scratch(ring, hdr->size);
+		if (err)
+			return err;
+		pea_ring_copy(ring, buf->o_pos, ring->scratch, hdr->size);
+		rec = ring->scratch;
+	}
+	if (hdr->type == PERF_RECORD_LOST) {
+		memcpy(lost, rec + sizeof(*hdr), sizeof(lost));
+		__atomic_store_n(&ring->lost, ring->lost + lost[1],
+				 __ATOMIC_RELAXED);
+		if (pb->lost_cb)
+			pb->lost_cb(pb->ctx, ring->cpu, lost[1]);
+	} else if (hdr->size < raw_off + PEA_RAW_SIZE_LEN) {
+		err = -EINVAL;
+	} else {
+		memcpy(&raw, rec + raw_off, sizeof(raw));
+		if (raw > hdr->size - raw_off - PEA_RAW_SIZE_LEN)
+			err = -EINVAL;
+		else if (pb->sample_cb)
+			pb->sample_cb(pb->ctx, ring->cpu,
+				      (void *)(rec + raw_off + PEA_RAW_SIZE_LEN),
+				      raw);
+	}
+	buf->o_pos += hdr->size;
+	buf->o_done = true;
+	return err;
+}
+
+/*
+ * Phase B: nothing unread in @buf; is it quiet? Sets *@moved when
+ * records arrived since A (the next round reads them).
+ */
+static bool quiet(struct pea_cpu_buf *buf, bool *moved)
+{
+	const struct perf_event_mmap_page *pg = buf->ring.page;
+
+	if (load_acquire(&PEA_PAGE_WRITERS(pg)))		/* (F) */
+		return false;
+	if (load_acquire(&pg->data_head) == buf->o_pos)		/* (G) */
+		return true;
+	*moved = true;
+	return false;
+}
+
+/* Phase C; returns the records delivered or a negative errno. */
+static long merge(struct pea_buffer *pb)
+{
+	struct perf_event_header hdr, best_hdr;
+	struct pea_cpu_buf *best;
+	__u64 t, best_t = 0;
+	long n = 0;
+	size_t i;
+	int err;
+
+	for (;;) {
+		best = NULL;
+		for (i = 0; i < pb->cnt; i++) {
+			struct pea_cpu_buf *buf = &pb->bufs[i];
+
+			if (buf->o_pos == buf->o_head) {
+				if (!buf->o_quiet)
+					return n;	/* may hold older */
+				continue;
+			}
+			err = peek(buf, &hdr, &t);
+			if (err) {
+				buf->o_pos = buf->o_head;	/* resync */
+				return err;
+			}
+			/* Strictly older wins: ties go to the lower CPU. */
+			if (!best || t < best_t) {
+				best = buf;
+				best_t = t;
+				best_hdr = hdr;
+			}
+		}
+		if (!best)
+			return n;
+		err = deliver(pb, best, &best_hdr);
+		if (err)
+			return err;
+		/* Dry now, and not proven quiet since the last load. */
+		if (best->o_pos == best->o_head)
+			best->o_quiet = false;
+		n++;
+	}
+}
+
+int pea_ordered_consume(struct pea_buffer *pb)
+{
+	int err = 0, rings = 0, rounds = 0;
+	bool moved;
+	size_t i;
+	long n;
+
+	for (i = 0; i < pb->cnt; i++)
+		pb->bufs[i].o_done = false;
+	do {
+		moved = false;
+		/* A: what every ring holds now. */
+		for (i = 0; i < pb->cnt; i++) {
+			struct pea_cpu_buf *buf = &pb->bufs[i];
+
+			buf->o_head = load_acquire(&buf->ring.page->data_head);
+			if (buf->o_head - buf->o_pos > buf->ring.data_size) {
+				buf->o_pos = buf->o_head;	/* cannot be */
+				err = -EINVAL;
+			}
+		}
+		/* B: after every load of A. */
+		for (i = 0; i < pb->cnt; i++) {
+			struct pea_cpu_buf *buf = &pb->bufs[i];
+
+			buf->o_quiet = buf->o_pos == buf->o_head &&
+				       quiet(buf, &moved);
+		}
+		n = merge(pb);
+		if (n < 0 && !err)
+			err = n;
+		/* D: release what was read. */
+		for (i = 0; i < pb->cnt; i++) {
+			struct pea_cpu_buf *buf = &pb->bufs[i];
+
+			__atomic_store_n(&buf->ring.page->data_tail, buf->o_pos,
+					 __ATOMIC_RELEASE);
+			if (buf->o_pos == buf->o_head) {
+				int e = pea_cpu_buf_check_lost(pb, buf);
+
+				if (e && !err)
+					err = e;
+			}
+		}
+		/* Go on while it delivers, or records arrived during B. */
+	} while (!err && (n > 0 || moved) && ++rounds < PEA_ORDERED_ROUNDS);
+
+	/* Whether the stream is held by a ring that was not quiet. */
+	pb->o_held = false;
+	for (i = 0; i < pb->cnt; i++) {
+		if (pb->bufs[i].o_done)
+			rings++;
+		if (pb->bufs[i].o_pos != pb->bufs[i].o_head ||
+		    load_acquire(&PEA_PAGE_WRITERS(pb->bufs[i].ring.page)))
+			pb->o_held = true;
+	}
+	return err ? err : rings;
+}
