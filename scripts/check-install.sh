@@ -148,6 +148,8 @@ expect "lib/libpea.map lists exactly libpea.h's LIBPEA_API functions" "$MAPPED" 
 KO=$DEST/lib/modules/$KVER/updates/pea.ko
 MI=$(/sbin/modinfo "$KO" 2>&1 || true)
 expect "modinfo: version" "$(printf '%s\n' "$MI" | sed -n 's/^version: *//p')" "$VERSION"
+expect "modinfo: built for the test kernel" \
+	"$(printf '%s\n' "$MI" | sed -n 's/^vermagic: *\([^ ]*\) .*/\1/p')" "$KVER"
 expect "modinfo: license" "$(printf '%s\n' "$MI" | sed -n 's/^license: *//p')" GPL
 PARAMS=$(grep -rho 'module_param([a-z_]*' module/ | sed 's/.*(//' | LC_ALL=C sort)
 DESCRIBED=$(printf '%s\n' "$MI" | sed -n 's/^parm: *\([a-z_]*\):[^(]*[^ ].* ([a-z]*)$/\1/p' | LC_ALL=C sort)
