@@ -33,6 +33,16 @@
 #                     in it: QEMU's CMPXCHG16B flags fault, no pea involved
 #                     (it boots -cpu max, which shows it; VM_CPU=max,-cx16
 #                     cannot; docs/qemu-cmpxchg16b.md)
+#   make install      pea.ko into /lib/modules/KVER/updates (then depmod),
+#                     libpea (libpea.so.0, libpea.a), its headers in
+#                     PREFIX/include/pea/, pea.pc, the pea tool and the man
+#                     pages; DESTDIR, PREFIX (default /usr/local) and more:
+#                     scripts/install.mk. make uninstall removes them.
+#   make deb          the Debian packages pea-dkms, libpea0, libpea-dev and
+#                     pea-tools into build/deb/ (scripts/build-deb.sh)
+#   make check-install  install, uninstall, the packages in a clean
+#                     bookworm root, DKMS, and a smoke test in the guest
+#                     (scripts/check-install.sh)
 #   make clean        remove build outputs (distclean: also .cache/)
 #
 # Variables: KVER (kernel release, default: what linux-headers-amd64 pulls
@@ -55,7 +65,8 @@ KDIR := $(patsubst %/Makefile,%,$(KDIR))
 
 BUILD := build
 
-USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -Ilib \
+USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi \
+	-Iinclude/uapi/linux -Ilib \
 	-D_GNU_SOURCE -pthread $(EXTRA_CFLAGS)
 
 LIB_SRCS := $(wildcard lib/*.c)
@@ -178,6 +189,16 @@ clean:
 
 distclean: clean
 	rm -rf .cache
+
+include scripts/install.mk
+
+.PHONY: deb check-install
+
+deb:
+	@scripts/build-deb.sh
+
+check-install:
+	@scripts/check-install.sh
 
 -include $(wildcard $(BUILD)/lib/*.d $(BUILD)/selftests/*.d $(BUILD)/tools/*.d \
 	$(BUILD)/tools/pea-objs/*.d $(BUILD)/selftests/fuzz-objs/*.d)

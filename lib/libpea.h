@@ -5,7 +5,8 @@
  * struct pea_buffer has the shape and the semantics of libbpf's
  * struct perf_buffer, so a consumer written for a BPF perf event array
  * ports to a pea map by renaming perf_buffer__* to pea_buffer__*. The
- * helpers below wrap the /dev/pea ioctls of <linux/pea.h>.
+ * helpers below wrap the /dev/pea ioctls of pea.h (<pea/pea.h> when
+ * installed; include/uapi/linux/pea.h in the source tree).
  *
  * Conventions (those of libbpf 1.x): functions returning int return a
  * negative errno on failure and also leave that error, positive, in errno;
@@ -23,7 +24,11 @@
 #include <string.h>
 #include <linux/types.h>
 #include <linux/perf_event.h>
-#include <linux/pea.h>
+/*
+ * The ABI header: include/uapi/linux/pea.h in the source tree (found there
+ * through -Iinclude/uapi/linux), pea/pea.h beside this file when installed.
+ */
+#include "pea.h"
 
 #ifdef __cplusplus
 extern "C" {

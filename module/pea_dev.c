@@ -93,3 +93,4 @@ module_exit(pea_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("pea: per-CPU perf-protocol ring buffers without BPF");
 MODULE_AUTHOR("The pea developers");
+MODULE_VERSION(PEA_VERSION);

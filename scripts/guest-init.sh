@@ -12,6 +12,10 @@
 #   pea.demo=WHAT               demo mode: argument of /bin/pea-demo
 #                               (trace, the default, or storm)
 #   pea.bench=-q,-r,3           bench mode: pea-bench's arguments
+#   pea.load=modprobe           load pea with `modprobe pea` from
+#                               /lib/modules/$(uname -r) (the DKMS-built
+#                               module of make check-install) instead of
+#                               insmod $MODDIR/pea.ko
 #   pea.time_scale=N            exported to the tests as PEA_TIME_SCALE:
 #                               how many times slower than a production
 #                               kernel this one runs (the debug kernel: 3)
@@ -61,12 +65,14 @@ MODE=check
 TESTS=
 TT=300
 DEMO=
+LOAD=insmod
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	pea.mode=*)	MODE=${arg#pea.mode=} ;;
 	pea.tests=*)	TESTS=$(echo "${arg#pea.tests=}" | tr ',' ' ') ;;
 	pea.timeout=*)	TT=${arg#pea.timeout=} ;;
 	pea.demo=*)	DEMO=${arg#pea.demo=} ;;
+	pea.load=*)	LOAD=${arg#pea.load=} ;;
 	pea.bench=*)	BENCH_ARGS=$(echo "${arg#pea.bench=}" | tr ',' ' ') ;;
 	pea.time_scale=*) export PEA_TIME_SCALE=${arg#pea.time_scale=} ;;
 	esac
@@ -95,6 +101,11 @@ kmsg "begin mode=$MODE"
 # --- load the module ----------------------------------------------------
 if [ "$MODE" = canary ]; then
 	rc=skipped
+elif [ "$LOAD" = modprobe ]; then
+	modprobe pea > /tmp/insmod.out 2>&1
+	rc=$?
+	out "# insmod: modprobe pea: $(modinfo -n pea 2>&1)"
+	sed 's/^/# insmod: /' /tmp/insmod.out >&3
 elif [ -f "$MODDIR/pea.ko" ]; then
 	insmod "$MODDIR/pea.ko" > /tmp/insmod.out 2>&1
 	rc=$?

@@ -100,7 +100,8 @@ fi
 # copy_libs BINARY: copy the shared libraries (and loader) BINARY needs.
 copy_libs() {
 	local lib
-	ldd "$1" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
+	# A file with no libraries (the loader itself) lists none: not an error.
+	ldd "$1" 2>/dev/null | { grep -o '/[^ ]*' || true; } | while read -r lib; do
 		[ -f "$lib" ] || continue
 		mkdir -p "$TREE$(dirname "$lib")"
 		[ -e "$TREE$lib" ] || cp -L "$lib" "$TREE$lib"

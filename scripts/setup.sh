@@ -11,6 +11,9 @@
 #   scripts/setup.sh --packages      only install the packages (for a
 #                                    locally built kernel, e.g. the debug
 #                                    kernel of scripts/debug-kernel.sh)
+#   scripts/setup.sh --packaging     only the packaging tools of make deb
+#                                    and make check-install (debhelper,
+#                                    dh-dkms, dkms, lintian, debootstrap)
 #
 # KVER may be:
 #   (empty)            the kernel that the linux-headers-amd64 metapackage
@@ -109,6 +112,12 @@ if [ "${1:-}" = "--resolve" ]; then
 fi
 
 PACKAGES_ONLY=0
+if [ "${1:-}" = "--packaging" ]; then
+	PACKAGING=1
+	shift
+else
+	PACKAGING=0
+fi
 if [ "${1:-}" = "--packages" ]; then
 	PACKAGES_ONLY=1
 	shift
@@ -135,6 +144,19 @@ install_pkgs() {
 	$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 ||
 		die "apt-get install ${missing[*]} failed"
 }
+
+# Only for make deb and make check-install (scripts/build-deb.sh,
+# scripts/check-install.sh), so that make check needs none of it.
+install_packaging() {
+	install_pkgs build-essential make debhelper dh-dkms dkms dpkg-dev \
+		fakeroot lintian debootstrap pkg-config kmod busybox-static \
+		cpio gzip qemu-system-x86
+}
+
+if [ "$PACKAGING" -eq 1 ]; then
+	install_packaging
+	exit 0
+fi
 
 install_pkgs "${PKGS[@]}"
 [ "$PACKAGES_ONLY" -eq 1 ] && exit 0
