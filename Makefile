@@ -11,9 +11,12 @@
 #   make tools        build/tools/NAME from each tools/NAME.c (pea-storm)
 #                     and build/tools/pea from tools/pea/*.c
 #   make sparse       the kernel modules through sparse (C=2; warnings fail)
+#   make checkpatch   checkpatch.pl --strict (Debian's 6.1 source) over every
+#                     kernel file; exceptions in scripts/checkpatch-exceptions
 #   make check        set up, build, boot the test VM, report TAP
-#                     (TESTS=test_a,test_b to run a subset); the 6.1 and
-#                     6.12 kernels, then the debug kernel (docs/checking.md)
+#                     (TESTS=test_a,test_b to run a subset); Debian's 6.1
+#                     and 6.12 kernels, their PREEMPT_RT flavours (6.1-rt,
+#                     6.12-rt), then the debug kernel (docs/checking.md)
 #   make check-debug  only the debug kernel (KASAN, lockdep, UBSAN, ...):
 #                     every selftest, then the canary (docs/checking.md)
 #   make canary       selftests/canary/pea_canary.ko (debug kernel only:
@@ -46,7 +49,8 @@
 #   make clean        remove build outputs (distclean: also .cache/)
 #
 # Variables: KVER (kernel release, default: what linux-headers-amd64 pulls
-# in, see scripts/setup.sh), KDIR (its kbuild tree), CC, EXTRA_CFLAGS.
+# in; short forms 6.12, 6.1-rt, 6.12-rt, see scripts/setup.sh), KDIR (its
+# kbuild tree), CC, EXTRA_CFLAGS.
 
 # kbuild reads ./Kbuild; should it ever fall back to this file, hand over.
 ifneq ($(KERNELRELEASE),)
@@ -55,8 +59,9 @@ else
 
 ifeq ($(origin KVER),undefined)
 KVER := $(shell cat .cache/kver 2>/dev/null || scripts/setup.sh --resolve 2>/dev/null)
-else ifeq ($(findstring -,$(KVER)),)
-# A short form such as KVER=6.12: the release its metapackage pulls in.
+else ifeq ($(findstring -,$(patsubst %-rt,%,$(KVER))),)
+# A short form such as KVER=6.12 or KVER=6.12-rt: the release its
+# metapackage pulls in.
 override KVER := $(shell scripts/setup.sh --resolve $(KVER) 2>/dev/null)
 endif
 KDIR ?= $(firstword $(wildcard /usr/src/linux-headers-$(KVER)/Makefile \
@@ -99,7 +104,7 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
 SPARSE_CF ?= -Wsparse-error
 
-.PHONY: all module lib selftests tools sparse check check-debug canary fuzz \
+.PHONY: all module lib selftests tools sparse checkpatch check check-debug canary fuzz \
 	soak demo vm-shell qemu-repro clean distclean kdir-check
 
 all: module lib selftests tools
@@ -114,6 +119,9 @@ module: kdir-check
 sparse: kdir-check
 	@command -v sparse >/dev/null || { echo "sparse missing: run scripts/setup.sh" >&2; exit 1; }
 	$(KBUILD) C=2 CF="$(SPARSE_CF)" modules
+
+checkpatch:
+	@scripts/checkpatch.sh
 
 lib: $(LIBPEA)
 

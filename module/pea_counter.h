@@ -37,7 +37,7 @@ struct pea_counter {
 	atomic64_t base;
 	u32 seq;
 	local_t publishing;
-	struct mutex lock;
+	struct mutex lock;	/* read(2), ioctls: see @lock above */
 	struct list_head node;
 	struct list_head move;
 	int cpu;

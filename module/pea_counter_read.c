@@ -143,6 +143,11 @@ static int pea_read_cpu(const struct perf_event *pe, int event_cpu)
 /* The context's time now: perf's perf_event_time_now() for CPU events. */
 static u64 pea_ctx_time_now(const struct perf_event_context *ctx, u64 now)
 {
+	/*
+	 * Pairs with the barrier perf puts before each ->is_active store in
+	 * ctx_sched_in()/ctx_sched_out(): a reader that sees the time bit
+	 * also sees the ->time and ->timeoffset written before it changed.
+	 */
 	if (!(smp_load_acquire(&ctx->is_active) & PEA_CTX_EVENT_TIME))
 		return pea_ctx_time(ctx);
 	return now + pea_ctx_timeoffset(ctx);
@@ -197,12 +202,14 @@ static void pea_counter_publish(struct pea_counter *c,
 
 	/* The page is user-writable: the sequence lives in the kernel. */
 	WRITE_ONCE(pg->lock, ++c->seq);
+	/* Odd lock before the fields: pairs with the reader's fence. */
 	smp_wmb();
 	WRITE_ONCE(pg->index, 0);
 	WRITE_ONCE(pg->offset, (s64)v->counter);
 	WRITE_ONCE(pg->time_enabled, v->enabled);
 	WRITE_ONCE(pg->time_running, v->running);
 	WRITE_ONCE(PEA_PAGE_COUNTER_TIME(pg), ktime_get_mono_fast_ns());
+	/* Fields before the even lock: pairs with the reader's acquire. */
 	smp_wmb();
 	WRITE_ONCE(pg->lock, ++c->seq);
 }

@@ -333,6 +333,7 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 {
 	struct pea_map_attr attr;
 	struct pea_map *map, *other;
+	size_t slots_size;
 	int node, err, fd;
 
 	if (copy_from_user(&attr, uattr, sizeof(attr)))
@@ -351,9 +352,8 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 	map = kzalloc_node(sizeof(*map), GFP_KERNEL_ACCOUNT, node);
 	if (!map)
 		return -ENOMEM;
-	map->slots = kvzalloc_node(array_size(attr.max_entries,
-						 sizeof(*map->slots)),
-				   GFP_KERNEL_ACCOUNT, node);
+	slots_size = array_size(attr.max_entries, sizeof(*map->slots));
+	map->slots = kvzalloc_node(slots_size, GFP_KERNEL_ACCOUNT, node);
 	if (!map->slots) {
 		kfree(map);
 		return -ENOMEM;

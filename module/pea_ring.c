@@ -215,7 +215,7 @@ static bool pea_ring_wakeup_adaptive(struct pea_event *ev,
 {
 	if (head == prev)
 		return false;
-	smp_mb();
+	smp_mb();	/* data_head store before data_tail load: see above */
 	if (READ_ONCE(ring->user_page->data_tail) != prev)
 		return false;
 	pea_event_wakeup(ev, ring);

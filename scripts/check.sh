@@ -4,8 +4,9 @@
 # `make check`: every test on every test kernel, one TAP report.
 #
 # Runs scripts/check-kernel.sh once per kernel (default: Debian's 6.1, the
-# linux-headers-amd64 kernel, then Debian's 6.12, then the debug kernel),
-# each into its own build/vm/KVER, then `make sparse`, and merges the cases
+# linux-headers-amd64 kernel, then Debian's 6.12, the PREEMPT_RT flavours
+# of both, then the debug kernel), each into its own build/vm/KVER, then
+# `make sparse` and `make checkpatch`, and merges the cases
 # into one TAP stream whose descriptions start with the kernel. The debug
 # kernel ("debug", scripts/debug-kernel.sh) also runs the canary boot
 # (scripts/check-canary.sh); see docs/checking.md. The last line is
@@ -13,8 +14,9 @@
 #
 # Environment (all optional):
 #   KVERS   kernels to test, space separated ("default" = the 6.1 kernel,
-#           "debug" = the debug kernel); KVER=x alone means KVERS=x
-#   SPARSE=0  skip `make sparse` (make check-debug)
+#           "6.12", "6.1-rt", "6.12-rt" as scripts/setup.sh, "debug" = the
+#           debug kernel); KVER=x alone means KVERS=x
+#   SPARSE=0  skip `make sparse` and `make checkpatch` (make check-debug)
 #   TESTS, SMP, MEM, VM_TIMEOUT, TEST_TIMEOUT, VERBOSE: as check-kernel.sh
 
 set -uo pipefail
@@ -22,7 +24,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 T0=$(date +%s)
-KVERS=${KVERS:-${KVER:-default 6.12 debug}}
+KVERS=${KVERS:-${KVER:-default 6.12 6.1-rt 6.12-rt debug}}
 unset KVER
 MERGED=$ROOT/build/vm/check.tap
 mkdir -p "$ROOT/build/vm"
@@ -85,7 +87,20 @@ run_sparse() {
 			sed 's/^/C\t/' >> "$CASES"
 	fi
 }
+# checkpatch --strict over every kernel file (scripts/checkpatch.sh).
+run_checkpatch() {
+	printf 'check: === checkpatch ===\n' >&2
+	if "$ROOT/scripts/checkpatch.sh" > "$ROOT/build/vm/checkpatch.log" 2>&1; then
+		printf 'P\tcheckpatch --strict clean (make checkpatch)\n' >> "$CASES"
+	else
+		printf 'F\tcheckpatch --strict clean (make checkpatch)\n' >> "$CASES"
+		grep -v '^excused: ' "$ROOT/build/vm/checkpatch.log" | head -50 |
+			sed 's/^/C\t/' >> "$CASES"
+	fi
+	grep '^excused: ' "$ROOT/build/vm/checkpatch.log" | sed 's/^/C\t/' >> "$CASES"
+}
 [ "${SPARSE:-1}" = 0 ] || run_sparse
+[ "${SPARSE:-1}" = 0 ] || run_checkpatch
 
 {
 printf 'TAP version 13\n'

@@ -19,3 +19,20 @@ pea_feature = $(strip \
 	$(if $(call pea_grep,$(2),$(4)),, \
 	$(error pea feature probe $(1): $(srctree)/include/$(2) matches \
 		neither $(3) (present) nor $(4) (absent)))))
+
+# Configuration probes: the target kernel's own configuration, from its
+# build tree's include/generated/autoconf.h, not its version.
+#
+#   ccflags-y += $(call pea_config_feature,MACRO,OPTION,KNOWN)
+#
+# gives -DMACRO when CONFIG_OPTION is y there, nothing when it is not set
+# but CONFIG_KNOWN (an option every kernel pea runs on has) is, and stops
+# the build when CONFIG_KNOWN is missing too: that file is not a
+# configuration this probe can read.
+pea_autoconf = $(objtree)/include/generated/autoconf.h
+pea_config_y = $(shell grep -qs -- '^.define CONFIG_$(1) 1$$' $(pea_autoconf) && echo y)
+pea_config_feature = $(strip \
+	$(if $(call pea_config_y,$(2)),-D$(1), \
+	$(if $(call pea_config_y,$(3)),, \
+	$(error pea config probe $(1): $(pea_autoconf) sets neither \
+		CONFIG_$(2) nor CONFIG_$(3)))))

@@ -20,6 +20,12 @@
 #                      pulls in (e.g. 6.1.0-56-amd64); cached in .cache/kver
 #   6.12               the kernel of the linux-headers-6.12-amd64 metapackage
 #                      (e.g. 6.12.117+deb12-amd64)
+#   6.12-rt            its PREEMPT_RT flavour, linux-headers-6.12-rt-amd64
+#                      (e.g. 6.12.117+deb12-rt-amd64)
+#   6.1-rt             the PREEMPT_RT flavour of the default kernel series:
+#                      linux-headers-6.1-rt-amd64 if the archive has it,
+#                      else linux-headers-rt-amd64 when the default kernel
+#                      is a 6.1 (e.g. 6.1.0-56-rt-amd64)
 #   6.1.0-56-amd64     a full kernel release name, used as is
 #
 # The kernel image is extracted (never installed) into
@@ -79,12 +85,36 @@ meta_target() {
 		sed -n "s/^${prefix}\([0-9][^ ]*\)\$/\1/p" | head -n1
 }
 
+# rt_meta SERIES [ALLOW_UPDATE]: the headers metapackage of the PREEMPT_RT
+# flavour of SERIES (6.12 -> linux-headers-6.12-rt-amd64). The distribution's
+# default series has the unversioned linux-headers-rt-amd64 instead (bookworm:
+# 6.1), recognised by the kernel that metapackage pulls in.
+rt_meta() {
+	local series=$1 allow_update=${2:-0} kver
+	if pkg_installed "linux-headers-$series-rt-amd64" ||
+	   pkg_known "linux-headers-$series-rt-amd64"; then
+		printf '%s\n' "linux-headers-$series-rt-amd64"
+		return 0
+	fi
+	kver=$(meta_target linux-headers-rt-amd64 linux-headers-)
+	if [ -z "$kver" ] && [ "$allow_update" -eq 1 ]; then
+		apt_update
+		kver=$(meta_target linux-headers-rt-amd64 linux-headers-)
+	fi
+	case "$kver" in
+	"$series".*) printf '%s\n' linux-headers-rt-amd64 ;;
+	*) die "no PREEMPT_RT kernel of series $series (linux-headers-rt-amd64 is ${kver:-unknown})" ;;
+	esac
+}
+
 # resolve_kver [ARG] [ALLOW_UPDATE]: print the full kernel release name.
 resolve_kver() {
 	local arg=${1:-} allow_update=${2:-0} meta kver
 	case "$arg" in
 	"")
 		meta=linux-headers-amd64 ;;
+	[0-9]*.[0-9]*-rt)
+		meta=$(rt_meta "${arg%-rt}" "$allow_update") ;;
 	[0-9]*.[0-9]*-*|[0-9]*.[0-9]*.[0-9]*)
 		printf '%s\n' "$arg"; return 0 ;;
 	[0-9]*.[0-9]*)
@@ -132,6 +162,10 @@ PKGS=(build-essential gcc make libc6-dev gcc-multilib qemu-system-x86
       busybox-static cpio gzip sparse kmod coreutils)
 [ -z "$ARG" ] && [ "$PACKAGES_ONLY" -eq 0 ] && PKGS+=(linux-headers-amd64)
 [[ "$ARG" =~ ^[0-9]+\.[0-9]+$ ]] && PKGS+=("linux-headers-$ARG-amd64")
+if [[ "$ARG" =~ ^[0-9]+\.[0-9]+-rt$ ]]; then
+	meta=$(rt_meta "${ARG%-rt}" 1) || exit 1
+	PKGS+=("$meta")
+fi
 
 install_pkgs() {
 	local missing=() p

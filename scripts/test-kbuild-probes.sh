@@ -61,6 +61,15 @@ for kver in "$@"; do
 	tap "$([ "$got" = "$(echo $want)" ]; echo $?)" \
 		"[$kver] kbuild probes give '${got}', as the one-pattern probes ('$(echo $want)')"
 
+	# The configuration probe (pea_config_feature) of the test module.
+	want=
+	grep -qsx '#define CONFIG_PREEMPT_RT 1' "$kdir/include/generated/autoconf.h" &&
+		want=-DPEA_ST_HAVE_PREEMPT_RT
+	got=$(printf 'ccflags-y :=\ninclude %s/selftests/module/Kbuild\nall:\n\t@echo $(filter -DPEA_ST_HAVE_PREEMPT_RT,$(ccflags-y))\n' "$ROOT" |
+		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT/selftests/module" 2>&1)
+	tap "$([ "$got" = "$want" ]; echo $?)" \
+		"[$kver] the PREEMPT_RT config probe gives '${got}', as autoconf.h ('$want')"
+
 	out=$(make -C "$kdir" M="$ROOT" PEA_PROBE_SELFTEST=1 modules 2>&1)
 	rc=$?
 	tap "$([ $rc != 0 ] && grep -q 'pea feature probe PEA_HAVE_NOTHING: .*matches neither' <<< "$out"; echo $?)" \

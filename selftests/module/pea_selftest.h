@@ -125,6 +125,41 @@ struct pea_st_hold {
 #define PEA_ST_IOC_HOLD		_IOW(PEA_ST_MAGIC, 5, struct pea_st_hold)
 #define PEA_ST_IOC_RELEASE	_IO(PEA_ST_MAGIC, 6)
 
+/*
+ * PEA_ST_IOC_CONTEXTS: call pea_output() once from each of these execution
+ * contexts, all on the calling CPU, and report what each context was.
+ * Their nature is what PREEMPT_RT changes: there timers and non-hard
+ * hrtimers expire in a softirq thread and non-hard irq_work runs in a
+ * thread, all preemptible, where other kernels run them in interrupts.
+ */
+enum pea_st_exec {
+	PEA_ST_EXEC_TASK,		/* the ioctl itself */
+	PEA_ST_EXEC_TIMER,		/* a pinned timer_list */
+	PEA_ST_EXEC_HRTIMER,		/* a pinned hrtimer, HRTIMER_MODE_REL_PINNED */
+	PEA_ST_EXEC_HRTIMER_HARD,	/* ... HRTIMER_MODE_REL_PINNED_HARD */
+	PEA_ST_EXEC_IRQ_WORK,		/* init_irq_work() */
+	PEA_ST_EXEC_IRQ_WORK_HARD,	/* IRQ_WORK_INIT_HARD() */
+	PEA_ST_EXEC_NR,
+};
+
+struct pea_st_exec_info {
+	__u32 ctx;		/* PEA_ST_CTX_* as the storm records it */
+	__u32 preemptible;	/* preemptible() was true before pea_output() */
+	__u32 kthread;		/* current is a kernel thread */
+	__s32 cpu;		/* where it ran */
+	__s64 ret;		/* pea_output()'s return value */
+	char comm[16];		/* current->comm */
+};
+
+struct pea_st_contexts {
+	char map[16];		/* pea_output(map, PEA_F_CURRENT_CPU, ...) */
+	__u32 preempt_rt;	/* out: the module was built for PREEMPT_RT */
+	__s32 cpu;		/* out: the calling CPU */
+	struct pea_st_exec_info e[PEA_ST_EXEC_NR];
+};
+
+#define PEA_ST_IOC_CONTEXTS	_IOWR(PEA_ST_MAGIC, 0x22, struct pea_st_contexts)
+
 /* ---- Counter reads (pea_read_value(), pea_read()) ---- */
 
 /* Where PEA_ST_IOC_READ makes its calls, always on the calling CPU. */

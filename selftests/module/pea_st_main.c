@@ -16,6 +16,11 @@
  * multiplexing in a guest without a hardware PMU, and "pea_st_pkg", whose
  * events live on one designated CPU and move on CPU hotplug, as uncore
  * PMUs' do.
+ *
+ * PEA_ST_IOC_CONTEXTS writes one record from each execution context a
+ * producer may use (task, timer, hrtimer soft and hard, irq_work soft and
+ * hard) and reports what each context was: PREEMPT_RT moves the soft ones
+ * into preemptible threads.
  */
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -25,6 +30,7 @@
 #include <linux/kthread.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/timer.h>
 #include <linux/percpu.h>
 #include <linux/cpumask.h>
@@ -366,6 +372,110 @@ static long st_output(struct pea_st_output __user *uarg)
 	pea_map_put(map);
 	kvfree(buf);
 	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+}
+
+/* ---- PEA_ST_IOC_CONTEXTS: one pea_output() per execution context ---- */
+
+static struct {
+	struct pea_map *map;
+	struct pea_st_contexts arg;
+	struct timer_list timer;
+	struct hrtimer hrtimer;
+	struct hrtimer hrtimer_hard;
+	struct irq_work work;
+	struct irq_work work_hard;
+	struct completion done[PEA_ST_EXEC_NR];
+} st_exec;
+
+static void st_exec_here(enum pea_st_exec which)
+{
+	struct pea_st_exec_info *e = &st_exec.arg.e[which];
+	u32 payload = which;
+
+	e->ctx = st_ctx();
+	e->preemptible = preemptible();
+	e->kthread = !!(current->flags & PF_KTHREAD);
+	e->cpu = raw_smp_processor_id();
+	strscpy(e->comm, current->comm, sizeof(e->comm));
+	e->ret = pea_output(st_exec.map, PEA_F_CURRENT_CPU, &payload,
+			    sizeof(payload));
+	complete(&st_exec.done[which]);
+}
+
+static void st_exec_timer_fn(struct timer_list *t)
+{
+	st_exec_here(PEA_ST_EXEC_TIMER);
+}
+
+static enum hrtimer_restart st_exec_hrtimer_fn(struct hrtimer *t)
+{
+	st_exec_here(t == &st_exec.hrtimer_hard ? PEA_ST_EXEC_HRTIMER_HARD :
+			     PEA_ST_EXEC_HRTIMER);
+	return HRTIMER_NORESTART;
+}
+
+static void st_exec_work_fn(struct irq_work *w)
+{
+	st_exec_here(w == &st_exec.work_hard ? PEA_ST_EXEC_IRQ_WORK_HARD :
+			     PEA_ST_EXEC_IRQ_WORK);
+}
+
+static long st_contexts(struct pea_st_contexts __user *uarg)
+{
+	unsigned long left;
+	long err = 0;
+	int cpu, i;
+
+	if (copy_from_user(&st_exec.arg, uarg, sizeof(st_exec.arg)))
+		return -EFAULT;
+	st_exec.arg.map[sizeof(st_exec.arg.map) - 1] = 0;
+	memset(st_exec.arg.e, 0, sizeof(st_exec.arg.e));
+	st_exec.arg.preempt_rt = 0;
+#ifdef PEA_ST_HAVE_PREEMPT_RT
+	st_exec.arg.preempt_rt = 1;
+#endif
+	st_exec.map = pea_map_get_by_name(st_exec.arg.map);
+	if (IS_ERR(st_exec.map))
+		return PTR_ERR(st_exec.map);
+	for (i = 0; i < PEA_ST_EXEC_NR; i++)
+		init_completion(&st_exec.done[i]);
+	timer_setup(&st_exec.timer, st_exec_timer_fn, TIMER_PINNED);
+	hrtimer_init(&st_exec.hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+	st_exec.hrtimer.function = st_exec_hrtimer_fn;
+	hrtimer_init(&st_exec.hrtimer_hard, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	st_exec.hrtimer_hard.function = st_exec_hrtimer_fn;
+	init_irq_work(&st_exec.work, st_exec_work_fn);
+	st_exec.work_hard = IRQ_WORK_INIT_HARD(st_exec_work_fn);
+
+	st_exec_here(PEA_ST_EXEC_TASK);
+	cpu = get_cpu();
+	st_exec.arg.cpu = cpu;
+	st_exec.timer.expires = jiffies + 1;
+	add_timer_on(&st_exec.timer, cpu);
+	hrtimer_start(&st_exec.hrtimer, ns_to_ktime(NSEC_PER_MSEC),
+		      HRTIMER_MODE_REL_PINNED);
+	hrtimer_start(&st_exec.hrtimer_hard, ns_to_ktime(NSEC_PER_MSEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	irq_work_queue(&st_exec.work);
+	irq_work_queue(&st_exec.work_hard);
+	put_cpu();
+
+	for (i = 0; i < PEA_ST_EXEC_NR; i++) {
+		left = wait_for_completion_timeout(&st_exec.done[i], 30 * HZ);
+		if (!left)
+			err = -ETIMEDOUT;
+	}
+	del_timer_sync(&st_exec.timer);
+	hrtimer_cancel(&st_exec.hrtimer);
+	hrtimer_cancel(&st_exec.hrtimer_hard);
+	irq_work_sync(&st_exec.work);
+	irq_work_sync(&st_exec.work_hard);
+	pea_map_put(st_exec.map);
+	st_exec.map = NULL;
+	if (!err && copy_to_user(uarg, &st_exec.arg, sizeof(st_exec.arg)))
+		err = -EFAULT;
+	return err;
 }
 
 static long st_nest(struct pea_st_nest __user *uarg)
@@ -1117,6 +1227,9 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case PEA_ST_IOC_EXIT_MARK:
 		err = st_exit_mark(uarg);
+		break;
+	case PEA_ST_IOC_CONTEXTS:
+		err = st_contexts(uarg);
 		break;
 	default:
 		err = st_order_ioctl(cmd, uarg);
