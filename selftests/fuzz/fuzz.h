@@ -175,7 +175,8 @@ int fz_soak(void);			/* soak.c */
 int fz_ioctl(int fd, unsigned long cmd, void *arg);	/* 0 or errno */
 unsigned long fz_unknown_cmd(struct fz_rng *r, const unsigned long *known,
 			     int n);
-int fz_new_map(struct fz_rng *r, int name, __u32 max_entries, int *fd);
+int fz_new_map(struct fz_rng *r, int name, __u32 max_entries, int *fd,
+	       __u32 *map_flags);
 int fz_new_output(struct fz_rng *r, int cpu, int *fd);
 int fz_debugfs_objects(long v[4]);
 void fz_drain_all(struct fz_thread *t);	/* consume every idle ring */

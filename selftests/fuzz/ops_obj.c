@@ -38,13 +38,15 @@ static struct pea_map_attr fz_map_attr(struct fz_rng *r, int name,
 	return a;
 }
 
-/* Create a map; 0 and *fd, or the errno. */
-int fz_new_map(struct fz_rng *r, int name, __u32 max_entries, int *fd)
+/* Create a map; 0, *fd and the flags it got, or the errno. */
+int fz_new_map(struct fz_rng *r, int name, __u32 max_entries, int *fd,
+	       __u32 *map_flags)
 {
 	struct pea_map_attr a = fz_map_attr(r, name, max_entries);
 
 	if (name >= 0)
 		a.map_flags &= ~PEA_F_RDONLY;	/* producers must find slots */
+	*map_flags = a.map_flags;
 	*fd = ioctl(fz_dev, PEA_IOC_MAP_CREATE, &a);
 	return *fd < 0 ? errno : 0;
 }

@@ -412,8 +412,9 @@ int fz_prod_start(void)
 {
 	struct fz_rng r = { fz_opts.seed ^ 0x5eed };
 	int fd, err, cpu, ev;
+	__u32 map_flags;
 
-	err = fz_new_map(&r, 0, (__u32)fz_ncpu, &fd);
+	err = fz_new_map(&r, 0, (__u32)fz_ncpu, &fd, &map_flags);
 	if (err)
 		return err;
 	for (cpu = 0; cpu < fz_ncpu; cpu++) {
@@ -446,6 +447,7 @@ int fz_prod_start(void)
 	}
 	fz_fds[0].fd = fd;
 	fz_fds[0].kind = FZ_MAP;
+	fz_fds[0].map_flags = map_flags;	/* the errnos the ops expect */
 	fz_fds[0].name = 0;
 	fz_fz0 = fcntl(fd, F_DUPFD_CLOEXEC, 902);
 	err = fz_storm_start_on(&r, 0);
