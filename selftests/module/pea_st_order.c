@@ -348,7 +348,7 @@ static int mr_pre(struct kprobe *p, struct pt_regs *regs)
 	for (i = 0; i < 100000; i++) {		/* 1 s at most */
 		if (!smp_load_acquire(this_cpu_ptr(&mr_nmi_pending)))
 			break;
-		udelay(10);
+		ndelay(10 * NSEC_PER_USEC);	/* atomic: no sleeping */
 	}
 	return 0;
 }
