@@ -83,7 +83,7 @@ static void test_list(void)
 		    out, sizeof(out), err, sizeof(err), NULL, NULL);
 	PT_EQ(rc, 0, "pea list --check: exit 0");
 	snprintf(want, sizeof(want), "pea: %d formats parsed, 0 failed", n);
-	PT_OK(strstr(err, want) != NULL, "every format parses: \"%s\"", want);
+	PT_OK(strstr(err, want), "every format parses: \"%s\"", want);
 	if (!strstr(err, want))
 		pt_diag("stderr: %.2000s", err);
 	for (l = out; (l = strchr(l, '\n')); l++)

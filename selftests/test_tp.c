@@ -201,7 +201,7 @@ static void test_openat(void)
 	if (fd >= 0)
 		close(fd);
 	r = next_tp(id, getpid(), &cpu);
-	PT_OK(r != NULL, "sys_enter_openat: the call left a record");
+	PT_OK(r, "sys_enter_openat: the call left a record");
 	if (r) {
 		const unsigned char *e = (const unsigned char *)(r + 1);
 
@@ -234,7 +234,7 @@ static void test_openat(void)
 		      "raw: perf's padding is zero");
 	}
 	r = next_tp(id, getpid(), NULL);
-	PT_OK(r == NULL, "sys_enter_openat: exactly one record");
+	PT_OK(!r, "sys_enter_openat: exactly one record");
 	link_info(link, &li);
 	PT_EQ(li.id, 0x7a, "info: id");
 	PT_EQ(li.addr, id, "info: addr is the event id");
@@ -307,7 +307,7 @@ static void test_exec(void)
 	child = run_exec(self_exe);
 	wait_child(child);
 	r = next_tp(id, child, NULL);
-	PT_OK(r != NULL, "sched_process_exec: the child's exec left a record");
+	PT_OK(r, "sched_process_exec: the child's exec left a record");
 	if (r) {
 		const char *e = (const char *)(r + 1);
 		__u32 loc = field_u(r, &ffile);

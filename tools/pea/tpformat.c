@@ -56,7 +56,7 @@ static int parse_decl(char *decl, struct tp_field *fl)
 		return -EINVAL;
 	strcpy(fl->name, name);
 	strcpy(fl->type, type);
-	fl->pointer = strchr(type, '*') != NULL;
+	fl->pointer = !!strchr(type, '*');
 	if (!strncmp(type, "__data_loc ", 11) || !strncmp(type, "__rel_loc ", 10)) {
 		const char *et = strchr(type, ' ') + 1;
 		char *eb = strchr(et, '[');
@@ -308,11 +308,10 @@ void tp_print_fields(FILE *f, const struct tp_format *fmt,
 			continue;
 		if (fl->offset + fl->size > size)
 			continue;	/* not in this entry: never read past it */
-		if (json) {
+		if (json)
 			fprintf(f, "%s\"%s\":", first ? "" : ",", fl->name);
-		} else {
+		else
 			fprintf(f, "%s%s=", first ? "" : " ", fl->name);
-		}
 		print_field(f, fl, raw, size, json);
 		first = false;
 	}
