@@ -40,7 +40,8 @@
 static const char trace_help[] =
 "usage: pea trace [OPTIONS] PROBE\n"
 "\n"
-"Attach a kprobe or kretprobe to a pea map and print every hit.\n"
+"Attach a kprobe, kretprobe or tracepoint to a pea map and print every\n"
+"hit.\n"
 "\n"
 "PROBE:\n"
 "  kprobe:SYMBOL[+OFFSET]   at the entry of kernel function SYMBOL, or OFFSET\n"
