@@ -25,7 +25,7 @@
  * no allocation.
  */
 #include <linux/capability.h>
-#include <linux/cpu.h>
+#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
@@ -280,17 +280,26 @@ static int pea_tp_register(struct pea_link *l, const void *arg)
 			       GFP_KERNEL_ACCOUNT);
 	if (!l->tp.events)
 		return -ENOMEM;
-	cpus_read_lock();
+	/*
+	 * Not under cpus_read_lock(): registering the tracepoint takes it
+	 * again (static_call_update()), a recursive read lock that lockdep
+	 * rightly reports (a waiting writer would deadlock it). A CPU that
+	 * goes offline meanwhile gives -ENODEV and is skipped; one that comes
+	 * online is not traced, as one that comes online later.
+	 */
 	for_each_online_cpu(cpu) {
 		ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
 						      pea_tp_overflow, l);
 		if (IS_ERR(ev)) {
 			err = PTR_ERR(ev);
+			if (err == -ENODEV) {
+				err = 0;
+				continue;
+			}
 			break;
 		}
 		l->tp.events[cpu] = ev;
 	}
-	cpus_read_unlock();
 	if (err)
 		pea_tp_unregister(l);
 	return err;

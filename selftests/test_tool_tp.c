@@ -214,6 +214,36 @@ static void test_openat(void)
 	PT_EQ(events, 1, "openat: only the call that matches both predicates");
 }
 
+/* raw_syscalls:sys_enter: a long and an unsigned long[6], as a JSON array. */
+static void test_array(void)
+{
+	char fields[4096], args[256], pid[16];
+	struct pt_proc p;
+	int events = 0;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:raw_syscalls:sys_enter",
+					  "--json", "-c", "1", "--pid", pid, "--filter",
+					  "id == 4242", NULL }),
+	      "raw_syscalls:sys_enter with id == 4242 attaches");
+	/* No such system call: ENOSYS, but the tracepoint sees it. */
+	syscall(4241, 1L, 2L, 3L, 4L, 5L, 6L);
+	syscall(4242, 11L, 22L, 33L, -1L, 0x7fffffffffffL, 66L);
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (!pt_json_streq(line, "type", "event"))
+			continue;
+		events++;
+		PT_OK(pt_json_get(line, "fields", fields, sizeof(fields), NULL) &&
+		      pt_json_num(fields, "id", -1) == 4242 &&
+		      pt_json_get(fields, "args", args, sizeof(args), NULL) &&
+		      !strcmp(args, "[11,22,33,18446744073709551615,140737488355327,66]"),
+		      "sys_enter: id and the args array exact (%s)", fields);
+	}
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_EQ(events, 1, "sys_enter: one event, the filtered call's");
+}
+
 static void test_errors(void)
 {
 	static char out[65536], err[8192];
@@ -266,6 +296,7 @@ int main(int argc, char **argv)
 	test_list();
 	test_exec();
 	test_openat();
+	test_array();
 	test_errors();
 	return pt_done();
 }
