@@ -7,9 +7,7 @@
 #                                    a kprobe with the file name captured
 #                                    while a small workload opens files, the
 #                                    rings as `pea stat` sees them, a
-#                                    kretprobe (fd and latency), JSON lines,
-#                                    a tracepoint (sched_process_exec) with
-#                                    a filter
+#                                    kretprobe (fd and latency), JSON lines
 #        pea-demo storm [SECONDS]    the all-context storm (pea-storm)
 #
 # The guest (scripts/guest-init.sh) has loaded pea.ko and mounted debugfs.
@@ -74,18 +72,6 @@ show "pea trace kprobe:do_sys_openat2 --str ARG1 --json --count 3"
 (sleep 1; workload 3) &
 wl=$!
 "$PEA" trace kprobe:do_sys_openat2 --str ARG1 --json --count 3
-rc=$?
-wait "$wl"
-[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
-
-say "a tracepoint: the kernel's own sched_process_exec entry, filtered in the kernel"
-echo "tp:SUBSYS:NAME attaches a kernel perf tracepoint event per CPU; each hit"
-echo "writes the event's raw entry, printed by its tracefs format. The filter"
-echo "keeps the execs of cat; those of sleep are counted as filtered."
-show "pea trace tp:sched:sched_process_exec --filter 'filename ~ \"/bin/c*\"' --count 4"
-(sleep 1; workload 3) &
-wl=$!
-"$PEA" trace tp:sched:sched_process_exec --filter 'filename ~ "/bin/c*"' --count 4
 rc=$?
 wait "$wl"
 [ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
