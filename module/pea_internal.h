@@ -161,6 +161,9 @@ long pea_probe_attach(struct pea_map *map,
 		      const struct pea_probe_attr __user *ua);
 int pea_links_show(struct seq_file *m, void *v);
 
+/* pea_tp.c */
+long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua);
+
 /* pea_debugfs.c */
 void pea_debugfs_init(void);
 void pea_debugfs_exit(void);

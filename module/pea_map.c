@@ -235,6 +235,8 @@ static long pea_map_ioctl(struct file *file, unsigned int cmd,
 		return pea_map_info(map, uarg);
 	case PEA_MAP_IOC_ATTACH_PROBE:
 		return pea_probe_attach(map, uarg);
+	case PEA_MAP_IOC_ATTACH_TP:
+		return pea_tp_attach(map, uarg);
 	default:
 		return -ENOTTY;
 	}

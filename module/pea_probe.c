@@ -28,36 +28,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include "pea_internal.h"
-
-struct pea_link_stats {
-	u64 hits;
-	u64 written;
-	u64 filtered;
-	u64 errors;
-};
-
-struct pea_link {
-	union {
-		struct kprobe kp;
-		struct kretprobe rp;
-	};
-	struct pea_map *map;
-	struct pea_map *counter_map;	/* PEA_PROBE_F_COUNTERS, else NULL */
-	u64 id;			/* the link's own id */
-	u64 rec_id;		/* what records carry */
-	u64 addr;
-	u32 flags;
-	int filter_tgid;
-	int filter_cpu;
-	u32 capture_arg;
-	u32 capture_mode;
-	u32 capture_len;
-	u32 capture_flags;
-	struct pid_namespace *pid_ns;
-	struct pea_link_stats __percpu *stats;
-	struct list_head node;	/* pea_links, under pea_links_lock */
-	char symbol[PEA_SYM_LEN];
-};
+#include "pea_link.h"
 
 /* What a kretprobe keeps from entry to return. */
 struct pea_rp_entry {
@@ -92,8 +63,15 @@ static void pea_read_args(struct pt_regs *regs, u64 *args)
 		args[i] = regs_get_kernel_argument(regs, i);
 }
 
-/* Skip hits the filters reject; counts them. */
-static bool pea_link_filtered(struct pea_link *l)
+/**
+ * pea_link_filtered() - whether the tgid and CPU filters reject this hit
+ * @l: the link
+ *
+ * Counts a rejected hit in the link's filtered counter.
+ *
+ * Return: true if the hit is to be skipped.
+ */
+bool pea_link_filtered(struct pea_link *l)
 {
 	if ((l->filter_cpu >= 0 && smp_processor_id() != l->filter_cpu) ||
 	    (l->filter_tgid &&
@@ -272,7 +250,9 @@ static int pea_kretprobe_ret(struct kretprobe_instance *ri,
 
 static void pea_link_unregister(struct pea_link *l)
 {
-	if (pea_link_is_ret(l))
+	if (l->kind == PEA_LINK_TP)
+		pea_tp_unregister(l);
+	else if (pea_link_is_ret(l))
 		unregister_kretprobe(&l->rp);
 	else
 		unregister_kprobe(&l->kp);
@@ -283,7 +263,11 @@ static void pea_link_unregister(struct pea_link *l)
 	 */
 }
 
-static void pea_link_free(struct pea_link *l)
+/**
+ * pea_link_free() - free a link that is not (or no longer) registered
+ * @l: the link, from pea_link_alloc()
+ */
+void pea_link_free(struct pea_link *l)
 {
 	if (l->counter_map)
 		pea_map_put(l->counter_map);
@@ -324,6 +308,8 @@ static void pea_link_sum(struct pea_link *l, struct pea_link_stats *sum)
 
 static unsigned long pea_link_missed(struct pea_link *l)
 {
+	if (l->kind == PEA_LINK_TP)
+		return 0;
 	return pea_link_is_ret(l) ? l->rp.nmissed + l->rp.kp.nmissed :
 				    l->kp.nmissed;
 }
@@ -404,8 +390,9 @@ static int pea_copy_probe_attr(struct pea_probe_attr *a,
 	return copy_struct_from_user(a, sizeof(*a), ua, size);
 }
 
-static int pea_link_register(struct pea_link *l, const struct pea_probe_attr *a)
+static int pea_link_register(struct pea_link *l, const void *arg)
 {
+	const struct pea_probe_attr *a = arg;
 	int err;
 
 	if (pea_link_is_ret(l)) {
@@ -465,9 +452,7 @@ long pea_probe_attach(struct pea_map *map,
 {
 	struct pea_probe_attr a;
 	struct pea_link *l;
-	struct file *file;
 	long err;
-	int fd;
 
 	if (!perfmon_capable())
 		return -EPERM;
@@ -480,31 +465,14 @@ long pea_probe_attach(struct pea_map *map,
 	err = pea_probe_lockdown(&a);
 	if (err)
 		return err;
-	if (atomic_inc_return(&pea_nr_links) > PEA_MAX_LINKS) {
-		atomic_dec(&pea_nr_links);
-		return -EMLINK;
-	}
-
-	err = -ENOMEM;
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
-	if (!l)
-		goto undo_count;
-	l->stats = alloc_percpu(struct pea_link_stats);
-	if (!l->stats)
-		goto free_link;
-	atomic_inc(&pea_objects.links);
-	pea_map_get(map);
-	l->map = map;
-	l->id = pea_next_id();
-	l->rec_id = a.id ? a.id : l->id;
-	l->flags = a.flags;
-	l->filter_tgid = a.filter_tgid;
-	l->filter_cpu = a.filter_cpu;
+	l = pea_link_alloc(map, PEA_LINK_KPROBE, a.id, a.flags, a.filter_tgid,
+			   a.filter_cpu);
+	if (IS_ERR(l))
+		return PTR_ERR(l);
 	l->capture_arg = a.capture_arg;
 	l->capture_mode = a.capture_mode;
 	l->capture_len = a.capture_len;
 	l->capture_flags = a.capture_flags;
-	l->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	memcpy(l->symbol, a.symbol, sizeof(l->symbol));
 	if (a.flags & PEA_PROBE_F_COUNTERS) {
 		l->counter_map = pea_map_fget(a.counter_map);
@@ -515,19 +483,83 @@ long pea_probe_attach(struct pea_map *map,
 			return err;
 		}
 	}
+	return pea_link_install(l, a.flags & PEA_PROBE_F_CLOEXEC,
+				pea_link_register, &a);
+}
 
-	/*
-	 * The fd number is visible (another thread may close it by number)
-	 * from fd_install() on: the link is registered, listed and owned by
-	 * its file before that, and nothing after it can fail.
-	 */
-	fd = get_unused_fd_flags(O_RDWR | ((a.flags & PEA_PROBE_F_CLOEXEC) ?
-					   O_CLOEXEC : 0));
+/**
+ * pea_link_alloc() - a new link on @map, counted against PEA_MAX_LINKS
+ * @map: the map the producer writes into (a reference is taken)
+ * @kind: PEA_LINK_*
+ * @id: the producer id records carry (0: the link's own id)
+ * @flags: the attach flags
+ * @filter_tgid: only this process (0: any), in the caller's pid namespace
+ * @filter_cpu: only this CPU (-1: any)
+ *
+ * Return: the link, or ERR_PTR(-EMLINK) or ERR_PTR(-ENOMEM).
+ */
+struct pea_link *pea_link_alloc(struct pea_map *map, enum pea_link_kind kind,
+				u64 id, u32 flags, int filter_tgid,
+				int filter_cpu)
+{
+	struct pea_link *l;
+
+	if (atomic_inc_return(&pea_nr_links) > PEA_MAX_LINKS) {
+		atomic_dec(&pea_nr_links);
+		return ERR_PTR(-EMLINK);
+	}
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		goto undo_count;
+	l->stats = alloc_percpu(struct pea_link_stats);
+	if (!l->stats)
+		goto free_link;
+	atomic_inc(&pea_objects.links);
+	pea_map_get(map);
+	l->map = map;
+	l->kind = kind;
+	l->id = pea_next_id();
+	l->rec_id = id ? id : l->id;
+	l->flags = flags;
+	l->filter_tgid = filter_tgid;
+	l->filter_cpu = filter_cpu;
+	l->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	return l;
+
+free_link:
+	kfree(l);
+undo_count:
+	atomic_dec(&pea_nr_links);
+	return ERR_PTR(-ENOMEM);
+}
+
+/**
+ * pea_link_install() - register a link and give it a file and an fd
+ * @l: the link, from pea_link_alloc(); freed on failure
+ * @cloexec: O_CLOEXEC on the fd
+ * @reg: registers the producer (it may fire at once)
+ * @arg: passed to @reg
+ *
+ * The fd number is visible (another thread may close it by number) from
+ * fd_install() on: the link is registered, listed and owned by its file
+ * before that, and nothing after it can fail.
+ *
+ * Return: the link fd, or @reg's error, -EMFILE, -ENOMEM.
+ */
+long pea_link_install(struct pea_link *l, bool cloexec,
+		      int (*reg)(struct pea_link *l, const void *arg),
+		      const void *arg)
+{
+	struct file *file;
+	long err;
+	int fd;
+
+	fd = get_unused_fd_flags(O_RDWR | (cloexec ? O_CLOEXEC : 0));
 	if (fd < 0) {
 		pea_link_free(l);
 		return fd;
 	}
-	err = pea_link_register(l, &a);
+	err = reg(l, arg);
 	if (err)
 		goto put_fd;
 	file = anon_inode_getfile("[pea_link]", &pea_link_fops, l, O_RDWR);
@@ -545,12 +577,6 @@ long pea_probe_attach(struct pea_map *map,
 put_fd:
 	put_unused_fd(fd);
 	pea_link_free(l);
-	return err;
-
-free_link:
-	kfree(l);
-undo_count:
-	atomic_dec(&pea_nr_links);
 	return err;
 }
 

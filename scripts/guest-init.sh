@@ -53,6 +53,8 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mount -t debugfs debugfs /sys/kernel/debug
+# Trace event ids and formats, for the tracepoint producers.
+mount -t tracefs tracefs /sys/kernel/tracing
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs tmpfs /run
 exec </dev/console >/dev/console 2>&1

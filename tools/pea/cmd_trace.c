@@ -30,6 +30,7 @@
 #include <sys/sysinfo.h>
 #include "libpea.h"
 #include "pea_tool.h"
+#include "tpformat.h"
 
 #define DEFAULT_PAGES	64
 #define TICK_MS		100
@@ -40,7 +41,8 @@
 static const char trace_help[] =
 "usage: pea trace [OPTIONS] PROBE\n"
 "\n"
-"Attach a kprobe or kretprobe to a pea map and print every hit.\n"
+"Attach a kprobe, kretprobe or tracepoint to a pea map and print every\n"
+"hit.\n"
 "\n"
 "PROBE:\n"
 "  kprobe:SYMBOL[+OFFSET]   at the entry of kernel function SYMBOL, or OFFSET\n"
@@ -48,6 +50,9 @@ static const char trace_help[] =
 "  kretprobe:SYMBOL         at its return: adds the return value and the\n"
 "                           latency since entry (arguments and captures are\n"
 "                           taken at entry)\n"
+"  tracepoint:SUBSYS:NAME   a kernel trace event (tp:SUBSYS:NAME for short;\n"
+"                           'pea list' shows them): its fields as tracefs\n"
+"                           events/SUBSYS/NAME/format describes them\n"
 "\n"
 "Options:\n"
 "  -a, --args               show the first six arguments (ARG0..ARG5, hex)\n"
@@ -56,6 +61,11 @@ static const char trace_help[] =
 "  -b, --bytes ARGn:LEN     capture exactly LEN bytes (1..256) at ARGn\n"
 "      --user               ARGn is a user-space pointer (the default)\n"
 "      --kernel             ARGn is a kernel pointer\n"
+"      --filter 'EXPR'      tracepoints: only hits whose fields match, in the\n"
+"                           kernel: FIELD OP VALUE joined by &&; OP is ==,\n"
+"                           !=, <, >, & (bits in common) on numbers, == and\n"
+"                           != on strings, ~ (or == with * or ?) a glob;\n"
+"                           e.g. 'pid > 1 && filename ~ \"/usr/bin/*\"'\n"
 "  -p, --pid PID            only hits in process PID\n"
 "  -C, --cpu CPU            only hits on CPU\n"
 "  -d, --duration SECONDS   stop after SECONDS (fractions allowed)\n"
@@ -76,6 +86,11 @@ static const char trace_help[] =
 "ARGn counts from 0 in the function's C prototype: for\n"
 "do_sys_openat2(int dfd, const char __user *filename, struct open_how *how)\n"
 "the file name is ARG1.\n"
+"\n"
+"A tracepoint event prints its fields (not the common_ ones) as\n"
+"name=value after the columns; with --json they are the object \"fields\"\n"
+"(numbers, strings, arrays as arrays, pointers as \"0x...\" strings), and\n"
+"\"probe\" is the tracepoint, \"addr\" its event id.\n"
 "\n"
 "Output: one line per event on stdout: TIME(s) since the probe was attached,\n"
 "CPU, COMM, PID (process), TID (thread), then RET and LAT(us) for a\n"
@@ -110,6 +125,7 @@ enum {
 	OPT_PAGES,
 	OPT_MAXACTIVE,
 	OPT_UNORDERED,
+	OPT_FILTER,
 };
 
 static const struct option trace_options[] = {
@@ -124,6 +140,7 @@ static const struct option trace_options[] = {
 	{ "count", required_argument, NULL, 'c' },
 	{ "pages", required_argument, NULL, OPT_PAGES },
 	{ "maxactive", required_argument, NULL, OPT_MAXACTIVE },
+	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "flight-recorder", no_argument, NULL, 'F' },
@@ -144,6 +161,7 @@ struct trace_opts {
 	unsigned long long count;
 	unsigned int pages;
 	unsigned int maxactive;
+	const char *filter;
 };
 
 struct cpu_count {
@@ -174,7 +192,10 @@ struct tracer {
 	__u64 live_ns, live_recv;
 	double live_rate;
 	__u64 t0, t_end;
+	struct pea_tp_attr tp_attr;	/* tracepoints: predicates filled */
 };
+
+static struct tp_format tp_fmt;
 
 static volatile sig_atomic_t trace_stop;
 
@@ -282,6 +303,9 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 			    !o->maxactive)
 				return tool_usage("trace", "--maxactive '%s': 1..4096", optarg);
 			break;
+		case OPT_FILTER:
+			o->filter = optarg;
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -312,6 +336,11 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 				  argv[optind + 1]);
 	if (probe_parse(argv[optind], &o->spec))
 		return PEA_EXIT_USAGE;
+	if (o->spec.tp && (o->args || o->capture_mode || o->user ||
+			   o->kernel || o->maxactive))
+		return tool_usage("trace", "--args, --str, --bytes, --user, --kernel and --maxactive are for kprobes");
+	if (o->filter && !o->spec.tp)
+		return tool_usage("trace", "--filter is for tracepoints");
 	if (o->user && o->kernel)
 		return tool_usage("trace", "--user or --kernel, not both");
 	if ((o->user || o->kernel) && !o->capture_mode)
@@ -350,7 +379,19 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 		t->cap = cap;
 	}
 	ev = &t->batch[t->n];
-	if (decode_probe_record(data, size, ev)) {
+	ev->raw = NULL;
+	if (t->fmt.tp) {
+		int err = decode_tp_record(data, size, ev);
+
+		if (err == -ENOMEM) {
+			t->oom = true;
+			return;
+		}
+		if (err) {
+			t->malformed++;
+			return;
+		}
+	} else if (decode_probe_record(data, size, ev)) {
 		t->malformed++;
 		return;
 	}
@@ -465,6 +506,8 @@ static void flush_batch(struct tracer *t)
 		if (!t->o.quiet)
 			trace_print_event(stdout, &t->fmt, &t->batch[i]);
 	}
+	for (i = 0; i < t->n; i++)
+		free(t->batch[i].raw);
 	t->n = 0;
 	announce_lost(t);
 	if (!t->out_closed && (fflush(stdout) || ferror(stdout)))
@@ -616,9 +659,20 @@ static int trace_setup(struct tracer *t)
 		return PEA_EXIT_ERR;
 	}
 
-	fill_attr(&t->o, &attr);
 	t->t0 = tool_now_ns();
-	fd = probe_attach(t->map_fd, &attr, &t->o.spec);
+	if (t->fmt.tp) {
+		t->tp_attr.size = sizeof(t->tp_attr);
+		t->tp_attr.flags = PEA_TP_F_CLOEXEC;
+		t->tp_attr.event_id = t->fmt.tp->id;
+		t->tp_attr.filter_tgid = (__s32)t->o.pid;
+		t->tp_attr.filter_cpu = t->o.cpu;
+		snprintf(t->tp_attr.name, sizeof(t->tp_attr.name), "%s",
+			 t->o.spec.symbol);
+		fd = tp_attach(t->map_fd, &t->tp_attr, &t->o.spec);
+	} else {
+		fill_attr(&t->o, &attr);
+		fd = probe_attach(t->map_fd, &attr, &t->o.spec);
+	}
 	if (fd < 0)
 		return PEA_EXIT_ERR;
 	t->link_fd = fd;
@@ -746,6 +800,32 @@ int cmd_trace(int argc, char **argv)
 	t.fmt.retprobe = t.o.spec.retprobe;
 	t.fmt.capture_mode = t.o.capture_mode;
 	t.fmt.probe = t.o.spec.text;
+	if (t.o.spec.tp) {
+		const char *why = "";
+		char msg[256];
+		int n, err = tp_format_load(t.o.spec.tp_sys, t.o.spec.tp_name,
+					    &tp_fmt, &why);
+
+		if (err == -ENOENT) {
+			tool_err("no tracepoint %s:%s (%s; 'pea list tracepoint:%s:*' lists them)",
+				 t.o.spec.tp_sys, t.o.spec.tp_name, why,
+				 t.o.spec.tp_sys);
+			return PEA_EXIT_ERR;
+		}
+		if (err) {
+			tool_err("cannot read the format of %s: %s",
+				 t.o.spec.symbol, why);
+			return PEA_EXIT_ERR;
+		}
+		t.fmt.tp = &tp_fmt;
+		if (t.o.filter) {
+			n = tp_filter_compile(&tp_fmt, t.o.filter,
+					      t.tp_attr.preds, msg, sizeof(msg));
+			if (n < 0)
+				return tool_usage("trace", "--filter: %s", msg);
+			t.tp_attr.nr_preds = n;
+		}
+	}
 
 	t.cpus = calloc(t.ncpus, sizeof(*t.cpus));
 	if (!t.cpus) {

@@ -8,7 +8,8 @@
 #include "pea_tool.h"
 
 static const struct pea_cmd cmds[] = {
-	{ "trace", cmd_trace, "trace a kernel function through a pea map (kprobe, kretprobe)" },
+	{ "trace", cmd_trace, "trace a kernel function or tracepoint through a pea map" },
+	{ "list", cmd_list, "list kprobe-able functions and tracepoints" },
 	{ "stat", cmd_stat, "show the rings and probes the pea module holds" },
 	{ "counters", cmd_stat_counters, "count PMU events per CPU (the same as 'pea stat -e')" },
 	{ "help", cmd_help, "show this help, or 'pea help COMMAND' for one command" },
@@ -51,6 +52,8 @@ int cmd_help(int argc, char **argv)
 	printf("\nexamples:\n"
 	       "  pea trace kprobe:do_sys_openat2 --str ARG1     files being opened\n"
 	       "  pea trace kretprobe:vfs_read --pid 1234 -d 5   reads of one process\n"
+	       "  pea trace tp:sched:sched_process_exec          programs started\n"
+	       "  pea list 'sched:*'                             tracepoints of sched\n"
 	       "  pea stat                                       every ring's fill and losses\n"
 	       "\n'pea COMMAND --help' describes each command. The pea module must be\n"
 	       "loaded (insmod pea.ko); most commands need root.\n"

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "pea_tool.h"
+#include "tpformat.h"
 
 /* Length of the valid UTF-8 sequence at @s (at most @len bytes), or 0. */
 static size_t utf8_seq_len(const unsigned char *s, size_t len)
@@ -164,6 +165,8 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 		fprintf(f, " %20s %12s", "RET", "LAT(us)");
 	if (fmt->args)
 		fprintf(f, "  %s", "ARGS");
+	if (fmt->tp)
+		fprintf(f, "  %s", "FIELDS");
 	if (fmt->capture_mode == PEA_CAPTURE_STR)
 		fprintf(f, "  %s", "STRING");
 	else if (fmt->capture_mode == PEA_CAPTURE_FIXED)
@@ -211,6 +214,10 @@ static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 	}
 	if (fmt->capture_mode != PEA_CAPTURE_NONE)
 		print_capture_human(f, fmt, ev);
+	if (fmt->tp && ev->raw) {
+		fputs("  ", f);
+		tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, false);
+	}
 	fputc('\n', f);
 }
 
@@ -262,6 +269,10 @@ static void print_event_json(FILE *f, const struct trace_fmt *fmt,
 			(long long)r->ret, (unsigned long long)r->latency_ns);
 	if (fmt->capture_mode != PEA_CAPTURE_NONE)
 		print_capture_json(f, fmt, ev);
+	if (fmt->tp && ev->raw) {
+		fputs(",\"fields\":", f);
+		tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, true);
+	}
 	fputs("}\n", f);
 }
 

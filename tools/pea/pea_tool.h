@@ -27,6 +27,9 @@ struct pea_cmd {
 int cmd_help(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+struct tp_format;
 
 /*
  * `pea stat -e EVENT ...` (PMU counters) lives in cmd_counters.c;
@@ -70,15 +73,22 @@ __u64 tool_now_ns(void);
  * @symbol:   the function
  * @offset:   +OFFSET (kprobe only)
  * @text:     the argument as given, for messages and output
+ * @tp:       tracepoint:SUBSYS:NAME (or tp:), in @tp_sys and @tp_name
  */
 struct probe_spec {
 	bool retprobe;
+	bool tp;
+	char tp_sys[64];
+	char tp_name[128];
 	char symbol[PEA_SYM_LEN];
 	__u64 offset;
 	const char *text;
 };
 
-/* Parse "kprobe:SYM[+OFF]" or "kretprobe:SYM"; 0 or -EINVAL (message printed). */
+/*
+ * Parse "kprobe:SYM[+OFF]", "kretprobe:SYM" or "tracepoint:SUBSYS:NAME"
+ * ("tp:" for short); 0 or -EINVAL (message printed).
+ */
 int probe_parse(const char *text, struct probe_spec *spec);
 
 /*
@@ -88,6 +98,10 @@ int probe_parse(const char *text, struct probe_spec *spec);
 int probe_attach(int map_fd, const struct pea_probe_attr *attr,
 		 const struct probe_spec *spec);
 
+/* The same for a tracepoint (PEA_MAP_IOC_ATTACH_TP). */
+int tp_attach(int map_fd, const struct pea_tp_attr *attr,
+	      const struct probe_spec *spec);
+
 /* ---- decode.c ---- */
 
 /**
@@ -96,13 +110,24 @@ int probe_attach(int map_fd, const struct pea_probe_attr *attr,
  * @ring:    the CPU of the ring it came from
  * @seq:     arrival order, to sort stably
  * @cap:     the captured bytes (@rec.capture_len of them)
+ * @raw:     a tracepoint's raw entry (malloc'd; NULL for probes)
+ * @raw_size: its bytes
  */
 struct trace_event {
 	struct pea_probe_record rec;
 	int ring;
 	__u64 seq;
 	unsigned char cap[PEA_CAPTURE_MAX];
+	unsigned char *raw;
+	__u32 raw_size;
 };
+
+/*
+ * Decode a tracepoint record (struct pea_tp_record and the raw entry):
+ * the header goes into @ev->rec, the entry into a new @ev->raw. Returns 0,
+ * -EINVAL, or -ENOMEM.
+ */
+int decode_tp_record(const void *data, __u32 size, struct trace_event *ev);
 
 /*
  * Decode a sample payload of @size bytes into @ev. Returns 0, or -EINVAL
@@ -119,6 +144,7 @@ struct trace_fmt {
 	bool retprobe;		/* ret and latency */
 	int capture_mode;	/* PEA_CAPTURE_* */
 	const char *probe;	/* the PROBE text */
+	const struct tp_format *tp;	/* a tracepoint's format, else NULL */
 	__u64 t0_ns;		/* times print relative to this */
 };
 

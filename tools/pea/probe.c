@@ -21,6 +21,42 @@ static bool symbol_char_ok(char c)
 	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$';
 }
 
+static bool tp_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+}
+
+/* "tracepoint:SUBSYS:NAME" or "tp:SUBSYS:NAME" */
+static int tp_parse(const char *text, struct probe_spec *spec)
+{
+	const char *sys = strchr(text, ':') + 1, *name = strchr(sys, ':');
+	size_t i, ls;
+
+	spec->tp = true;
+	ls = name ? (size_t)(name - sys) : 0;
+	if (!name || !ls || !name[1] || ls >= sizeof(spec->tp_sys) ||
+	    strlen(name + 1) >= sizeof(spec->tp_name)) {
+		tool_usage("trace", "'%s': write tracepoint:SUBSYS:NAME (see 'pea list')",
+			   text);
+		return -EINVAL;
+	}
+	memcpy(spec->tp_sys, sys, ls);
+	strcpy(spec->tp_name, name + 1);
+	for (i = 0; spec->tp_sys[i]; i++)
+		if (!tp_char_ok(spec->tp_sys[i]))
+			goto bad;
+	for (i = 0; spec->tp_name[i]; i++)
+		if (!tp_char_ok(spec->tp_name[i]))
+			goto bad;
+	snprintf(spec->symbol, sizeof(spec->symbol), "%s:%s", spec->tp_sys,
+		 spec->tp_name);
+	return 0;
+bad:
+	tool_usage("trace", "'%s' is not a tracepoint name", text);
+	return -EINVAL;
+}
+
 int probe_parse(const char *text, struct probe_spec *spec)
 {
 	const char *sym, *plus;
@@ -28,6 +64,8 @@ int probe_parse(const char *text, struct probe_spec *spec)
 
 	memset(spec, 0, sizeof(*spec));
 	spec->text = text;
+	if (!strncmp(text, "tracepoint:", 11) || !strncmp(text, "tp:", 3))
+		return tp_parse(text, spec);
 	if (!strncmp(text, KPROBE_PFX, strlen(KPROBE_PFX))) {
 		sym = text + strlen(KPROBE_PFX);
 	} else if (!strncmp(text, KRETPROBE_PFX, strlen(KRETPROBE_PFX))) {
@@ -115,6 +153,39 @@ int probe_attach(int map_fd, const struct pea_probe_attr *attr,
 	case EBUSY:
 		tool_err("cannot attach %s: '%s' is already probed in a way that excludes this one",
 			 spec->text, spec->symbol);
+		break;
+	default:
+		tool_err("cannot attach %s: %s", spec->text, strerror(err));
+		break;
+	}
+	return -err;
+}
+
+int tp_attach(int map_fd, const struct pea_tp_attr *attr,
+	      const struct probe_spec *spec)
+{
+	int fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_TP, attr);
+	int err = errno;
+
+	if (fd >= 0)
+		return fd;
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		tool_err("cannot attach %s: attaching tracepoints needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+			 spec->text);
+		break;
+	case EINVAL:
+		tool_err("cannot attach %s: the kernel refuses event id %u (gone since the format was read, or not traceable through perf)",
+			 spec->text, attr->event_id);
+		break;
+	case EMLINK:
+		tool_err("cannot attach %s: too many probes attached (at most %d for all maps; end other traces)",
+			 spec->text, PEA_MAX_LINKS);
+		break;
+	case ENOTTY:
+		tool_err("cannot attach %s: the loaded pea module has no tracepoint support (older than this tool)",
+			 spec->text);
 		break;
 	default:
 		tool_err("cannot attach %s: %s", spec->text, strerror(err));

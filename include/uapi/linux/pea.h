@@ -412,6 +412,127 @@ struct pea_link_info {
 #define PEA_MAP_IOC_ATTACH_PROBE _IOW(PEA_IOC_MAGIC, 0x14, struct pea_probe_attr)
 #define PEA_LINK_IOC_INFO	_IOR(PEA_IOC_MAGIC, 0x30, struct pea_link_info)
 
+/* ---- Tracepoint producers (ioctl on a map fd, returns a link fd) ---- */
+
+/*
+ * PEA_MAP_IOC_ATTACH_TP attaches to a kernel trace event by its id (tracefs
+ * events/SUBSYS/NAME/id): a kernel perf tracepoint event per online CPU
+ * whose overflow handler writes, per hit, a struct pea_tp_record followed
+ * by the event's raw entry exactly as perf's PERF_SAMPLE_RAW carries it
+ * (the common fields, then the fields the tracefs format file describes,
+ * __data_loc data included, then perf's zero padding up to raw_size).
+ * Links share kprobe links' rules: link fd lifetime, PEA_LINK_IOC_INFO
+ * (addr is the event id, symbol the name given), the debugfs "links" file
+ * and PEA_MAX_LINKS. CPUs brought online after the attach are not traced.
+ */
+#define PEA_TP_PRED_MAX		8	/* predicates per link, ANDed */
+#define PEA_TP_STR_MAX		64	/* string operand, NUL included */
+
+/* struct pea_tp_pred.kind: how the field is stored in the entry */
+#define PEA_TP_FIELD_UINT	1	/* unsigned integer of size 1, 2, 4, 8 */
+#define PEA_TP_FIELD_SINT	2	/* signed integer of size 1, 2, 4, 8 */
+#define PEA_TP_FIELD_STR	3	/* char array of size bytes */
+#define PEA_TP_FIELD_DATA_LOC	4	/* __data_loc: u32 (len << 16 | offset) */
+#define PEA_TP_FIELD_REL_LOC	5	/* __rel_loc: offset from the field's end */
+
+/* struct pea_tp_pred.op */
+#define PEA_TP_OP_EQ		1	/* numbers and strings */
+#define PEA_TP_OP_NE		2	/* numbers and strings */
+#define PEA_TP_OP_LT		3	/* numbers */
+#define PEA_TP_OP_GT		4	/* numbers */
+#define PEA_TP_OP_AND		5	/* numbers: (field & value) != 0 */
+#define PEA_TP_OP_GLOB		6	/* strings: '*' any run, '?' one byte */
+
+/**
+ * struct pea_tp_pred - one filter predicate on a field of the raw entry
+ * @offset:   the field's offset in the entry (tracefs format "offset:")
+ * @size:     its size ("size:"); 4 for __data_loc and __rel_loc
+ * @kind:     PEA_TP_FIELD_*
+ * @op:       PEA_TP_OP_*
+ * @reserved: zero
+ * @value:    numbers: the operand (sign-extended for PEA_TP_FIELD_SINT)
+ * @str:      strings: the NUL-terminated operand or glob pattern
+ *
+ * A string field's value ends at its first NUL or at its end. A field the
+ * entry does not hold (past the entry's end, or a __data_loc pointing
+ * outside it) fails the predicate: the kernel never reads past the entry.
+ */
+struct pea_tp_pred {
+	__u16 offset;
+	__u16 size;
+	__u8 kind;
+	__u8 op;
+	__u16 reserved;
+	__u64 value;
+	char str[PEA_TP_STR_MAX];
+};
+
+/* struct pea_tp_attr.flags */
+#define PEA_TP_F_CLOEXEC	(1U << 1)	/* O_CLOEXEC on the link fd */
+#define PEA_TP_FLAGS		PEA_TP_F_CLOEXEC
+
+/**
+ * struct pea_tp_attr - argument of PEA_MAP_IOC_ATTACH_TP
+ * @size:        sizeof(struct pea_tp_attr)
+ * @flags:       PEA_TP_F_*
+ * @id:          producer id written into every record (0: the link's id)
+ * @event_id:    the trace event's id (tracefs events/SUBSYS/NAME/id)
+ * @nr_preds:    predicates used in @preds (0..PEA_TP_PRED_MAX); the rest
+ *               must be zero
+ * @filter_tgid: only record this process (0: any), attacher's pid namespace
+ * @filter_cpu:  only record on this CPU (-1: any)
+ * @name:        "SUBSYS:NAME", NUL-terminated: a label the link reports
+ *               (PEA_LINK_IOC_INFO, debugfs), not looked up
+ * @preds:       filter predicates, all of which must hold for a record to
+ *               be written; a hit they reject counts as filtered
+ */
+struct pea_tp_attr {
+	__u32 size;
+	__u32 flags;
+	__u64 id;
+	__u32 event_id;
+	__u32 nr_preds;
+	__s32 filter_tgid;
+	__s32 filter_cpu;
+	char name[PEA_SYM_LEN];
+	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
+};
+
+/* struct pea_tp_record.flags (struct pea_probe_record's bits, plus:) */
+#define PEA_REC_F_TRACEPOINT	(1U << 6)	/* a struct pea_tp_record */
+
+/**
+ * struct pea_tp_record - the payload every tracepoint hit writes
+ * @time_ns:  CLOCK_MONOTONIC, ns
+ * @id:       the producer id (struct pea_tp_attr.id or the link id)
+ * @event_id: the trace event's id
+ * @cpu:      the CPU of the hit
+ * @pid:      thread id, in the attacher's pid namespace
+ * @tgid:     process id, in the attacher's pid namespace
+ * @flags:    PEA_REC_F_TRACEPOINT
+ * @reserved: zero
+ * @comm:     the task's comm
+ * @raw_size: bytes of the raw entry following this struct
+ * @reserved2: zero
+ *
+ * The fields up to @comm sit where struct pea_probe_record has them.
+ */
+struct pea_tp_record {
+	__u64 time_ns;
+	__u64 id;
+	__u64 event_id;
+	__u32 cpu;
+	__u32 pid;
+	__u32 tgid;
+	__u16 flags;
+	__u16 reserved;
+	char comm[16];
+	__u32 raw_size;
+	__u32 reserved2;
+};
+
+#define PEA_MAP_IOC_ATTACH_TP	_IOW(PEA_IOC_MAGIC, 0x15, struct pea_tp_attr)
+
 /* ---- Counters (PEA_IOC_EVENT_OPEN with a counting attr) ---- */
 
 /*

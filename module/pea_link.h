@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pea: links, what a producer attach returns (kprobes and kretprobes in
+ * pea_probe.c, tracepoints in pea_tp.c). Nothing here is ABI.
+ */
+#ifndef _PEA_LINK_H
+#define _PEA_LINK_H
+
+#include <linux/kprobes.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/pea.h>
+
+struct pea_map;
+struct perf_event;
+struct pid_namespace;
+
+enum pea_link_kind {
+	PEA_LINK_KPROBE = 1,	/* kprobe or kretprobe (flags say which) */
+	PEA_LINK_TP = 2,	/* trace event, through perf */
+};
+
+struct pea_link_stats {
+	u64 hits;
+	u64 written;
+	u64 filtered;
+	u64 errors;
+};
+
+/* A tracepoint link: one kernel perf event per CPU online at attach. */
+struct pea_tp_link {
+	struct perf_event **events;	/* nr_cpu_ids entries, NULL if none */
+	u32 event_id;
+	u32 nr_preds;
+	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
+};
+
+struct pea_link {
+	union {
+		struct kprobe kp;
+		struct kretprobe rp;
+		struct pea_tp_link tp;
+	};
+	enum pea_link_kind kind;
+	struct pea_map *map;
+	struct pea_map *counter_map;	/* PEA_PROBE_F_COUNTERS, else NULL */
+	u64 id;			/* the link's own id */
+	u64 rec_id;		/* what records carry */
+	u64 addr;		/* kprobes: the address; tracepoints: event id */
+	u32 flags;
+	int filter_tgid;
+	int filter_cpu;
+	u32 capture_arg;
+	u32 capture_mode;
+	u32 capture_len;
+	u32 capture_flags;
+	struct pid_namespace *pid_ns;
+	struct pea_link_stats __percpu *stats;
+	struct list_head node;	/* pea_links, under pea_links_lock */
+	char symbol[PEA_SYM_LEN];
+};
+
+/* pea_probe.c: what every kind of link shares */
+struct pea_link *pea_link_alloc(struct pea_map *map, enum pea_link_kind kind,
+				u64 id, u32 flags, int filter_tgid,
+				int filter_cpu);
+void pea_link_free(struct pea_link *l);
+long pea_link_install(struct pea_link *l, bool cloexec,
+		      int (*reg)(struct pea_link *l, const void *arg),
+		      const void *arg);
+bool pea_link_filtered(struct pea_link *l);
+
+/* pea_tp.c */
+void pea_tp_unregister(struct pea_link *l);
+
+#endif /* _PEA_LINK_H */

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: tracepoint producers.
+ *
+ * PEA_MAP_IOC_ATTACH_TP on a map fd attaches to a trace event and returns
+ * a link fd (the link rules of pea_probe.c). The producer is a kernel perf
+ * event per online CPU: type PERF_TYPE_TRACEPOINT, config the event id,
+ * sample_period 1, sample_type PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD, and
+ * an overflow handler instead of a perf ring. perf builds the event's
+ * entry exactly as ftrace does (trace_event_raw_event_* and the perf_trace_*
+ * twins come from the same TRACE_EVENT definition; syscall events from
+ * perf_syscall_enter()/_exit()), so the record carries the layout tracefs
+ * describes without pea knowing any event. Why this and not
+ * tracepoint_probe_register(): docs/tracepoints.md.
+ *
+ * PERF_SAMPLE_PERIOD matters: with it perf_swevent_event() overflows once
+ * per hit whatever the hit's count (__perf_count() events such as
+ * sched_stat_runtime count nanoseconds), and the first overflow of a hit
+ * is never throttled. Without it a count of N would call the handler N
+ * times and perf would throttle the event after max_samples_per_tick.
+ *
+ * The handler runs where the tracepoint fires (any context, NMI included),
+ * with preemption and, since perf serialises it against the removal IPI,
+ * interrupts disabled. It writes through pea_output_reserve(): no lock,
+ * no allocation.
+ */
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include "pea_internal.h"
+#include "pea_link.h"
+
+/*
+ * Match @len bytes of @s against the NUL-terminated @pat: '*' matches any
+ * run of bytes, '?' one byte, anything else itself. Iterative, with one
+ * backtrack point (the last '*'): O(len * strlen(pat)) at worst, no
+ * recursion, no stack beyond a few words.
+ */
+static bool pea_glob(const char *pat, const char *s, size_t len)
+{
+	const char *star = NULL;
+	size_t i = 0, star_i = 0;
+
+	while (i < len) {
+		if (*pat == '*') {
+			star = ++pat;
+			star_i = i;
+		} else if (*pat && (*pat == '?' || *pat == s[i])) {
+			pat++;
+			i++;
+		} else if (star) {
+			pat = star;
+			i = ++star_i;
+		} else {
+			return false;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return !*pat;
+}
+
+static u64 pea_tp_load(const u8 *p, u16 size, bool is_signed)
+{
+	u8 v8;
+	u16 v16;
+	u32 v32;
+	u64 v64;
+
+	switch (size) {
+	case 1:
+		v8 = *p;
+		return is_signed ? (u64)(s64)(s8)v8 : v8;
+	case 2:
+		memcpy(&v16, p, 2);
+		return is_signed ? (u64)(s64)(s16)v16 : v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return is_signed ? (u64)(s64)(s32)v32 : v32;
+	default:
+		memcpy(&v64, p, 8);
+		return v64;
+	}
+}
+
+static bool pea_tp_num_match(const struct pea_tp_pred *p, u64 v)
+{
+	bool sgn = p->kind == PEA_TP_FIELD_SINT;
+
+	switch (p->op) {
+	case PEA_TP_OP_EQ:
+		return v == p->value;
+	case PEA_TP_OP_NE:
+		return v != p->value;
+	case PEA_TP_OP_LT:
+		return sgn ? (s64)v < (s64)p->value : v < p->value;
+	case PEA_TP_OP_GT:
+		return sgn ? (s64)v > (s64)p->value : v > p->value;
+	default:	/* PEA_TP_OP_AND */
+		return v & p->value;
+	}
+}
+
+static bool pea_tp_str_match(const struct pea_tp_pred *p, const char *s,
+			     size_t max)
+{
+	size_t n = strnlen(s, max);
+	bool eq;
+
+	if (p->op == PEA_TP_OP_GLOB)
+		return pea_glob(p->str, s, n);
+	eq = n == strnlen(p->str, PEA_TP_STR_MAX) && !memcmp(s, p->str, n);
+	return p->op == PEA_TP_OP_EQ ? eq : !eq;
+}
+
+/* One predicate on the @len bytes of entry @e; never reads past them. */
+static bool pea_tp_pred_match(const struct pea_tp_pred *p, const u8 *e,
+			      u32 len)
+{
+	u32 loc, off, n;
+
+	if ((u32)p->offset + p->size > len)
+		return false;
+	switch (p->kind) {
+	case PEA_TP_FIELD_UINT:
+	case PEA_TP_FIELD_SINT:
+		return pea_tp_num_match(p, pea_tp_load(e + p->offset, p->size,
+						       p->kind == PEA_TP_FIELD_SINT));
+	case PEA_TP_FIELD_STR:
+		return pea_tp_str_match(p, (const char *)e + p->offset,
+					p->size);
+	default:	/* __data_loc, __rel_loc: u32 (length << 16 | offset) */
+		memcpy(&loc, e + p->offset, 4);
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if (p->kind == PEA_TP_FIELD_REL_LOC)
+			off += p->offset + 4;
+		if (off + n > len)
+			return false;
+		return pea_tp_str_match(p, (const char *)e + off, n);
+	}
+}
+
+static bool pea_tp_preds_match(const struct pea_tp_link *tp, const u8 *e,
+			       u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < tp->nr_preds; i++)
+		if (!pea_tp_pred_match(&tp->preds[i], e, len))
+			return false;
+	return true;
+}
+
+/* Bytes of the raw record, all fragments together. */
+static u32 pea_tp_raw_size(const struct perf_raw_record *raw)
+{
+	const struct perf_raw_frag *frag = &raw->frag;
+	u32 size = 0;
+
+	for (;;) {
+		size += frag->size;
+		if (perf_raw_frag_last(frag))
+			return size;
+		frag = frag->next;
+	}
+}
+
+static void pea_tp_raw_copy(u8 *dst, const struct perf_raw_record *raw)
+{
+	const struct perf_raw_frag *frag = &raw->frag;
+
+	for (;;) {
+		if (frag->copy)
+			frag->copy(dst, frag->data, 0, frag->size);
+		else
+			memcpy(dst, frag->data, frag->size);
+		dst += frag->size;
+		if (perf_raw_frag_last(frag))
+			return;
+		frag = frag->next;
+	}
+}
+
+static void pea_tp_overflow(struct perf_event *event,
+			    struct perf_sample_data *data,
+			    struct pt_regs *regs)
+{
+	struct pea_link *l = event->overflow_handler_context;
+	struct pea_link_stats *st = this_cpu_ptr(l->stats);
+	const struct perf_raw_record *raw;
+	struct task_struct *task = current;
+	struct pea_output_handle h;
+	struct pea_tp_record *r;
+	u32 size;
+
+	if (pea_link_filtered(l))
+		return;
+	if (!(data->sample_flags & PERF_SAMPLE_RAW) || !data->raw) {
+		st->hits++;
+		st->errors++;
+		return;
+	}
+	raw = data->raw;
+	/*
+	 * Trace events come in one fragment; predicates see the first one
+	 * only, bounded by its size.
+	 */
+	if (!pea_tp_preds_match(&l->tp, raw->frag.data, raw->frag.size)) {
+		st->filtered++;
+		return;
+	}
+	st->hits++;
+	size = pea_tp_raw_size(raw);
+	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU, sizeof(*r) + size,
+			       &h)) {
+		st->errors++;
+		return;
+	}
+	r = h.data;
+	r->time_ns = ktime_get_mono_fast_ns();
+	r->id = l->rec_id;
+	r->event_id = l->tp.event_id;
+	r->cpu = smp_processor_id();
+	r->pid = task_pid_nr_ns(task, l->pid_ns);
+	r->tgid = task_tgid_nr_ns(task, l->pid_ns);
+	r->flags = PEA_REC_F_TRACEPOINT;
+	r->reserved = 0;
+	strscpy_pad(r->comm, task->comm, sizeof(r->comm));
+	r->raw_size = size;
+	r->reserved2 = 0;
+	pea_tp_raw_copy((u8 *)(r + 1), raw);
+	pea_output_commit(&h);
+	st->written++;
+}
+
+/**
+ * pea_tp_unregister() - release a tracepoint link's perf events
+ * @l: the link
+ *
+ * perf_event_release_kernel() removes each event from its CPU with an IPI
+ * that cannot run while the handler runs there (perf disables interrupts
+ * around it); the grace period then covers any reader of the event list
+ * still walking it. After this no handler of @l runs.
+ */
+void pea_tp_unregister(struct pea_link *l)
+{
+	unsigned int cpu;
+
+	if (!l->tp.events)
+		return;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (l->tp.events[cpu])
+			perf_event_release_kernel(l->tp.events[cpu]);
+	synchronize_rcu();
+	kfree(l->tp.events);
+	l->tp.events = NULL;
+}
+
+static int pea_tp_register(struct pea_link *l, const void *arg)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = l->tp.event_id,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD,
+	};
+	struct perf_event *ev;
+	unsigned int cpu;
+	int err = 0;
+
+	l->tp.events = kcalloc(nr_cpu_ids, sizeof(*l->tp.events),
+			       GFP_KERNEL_ACCOUNT);
+	if (!l->tp.events)
+		return -ENOMEM;
+	/*
+	 * Not under cpus_read_lock(): registering the tracepoint takes it
+	 * again (static_call_update()), a recursive read lock that lockdep
+	 * rightly reports (a waiting writer would deadlock it). A CPU that
+	 * goes offline meanwhile gives -ENODEV and is skipped; one that comes
+	 * online is not traced, as one that comes online later.
+	 */
+	for_each_online_cpu(cpu) {
+		ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+						      pea_tp_overflow, l);
+		if (IS_ERR(ev)) {
+			err = PTR_ERR(ev);
+			if (err == -ENODEV) {
+				err = 0;
+				continue;
+			}
+			break;
+		}
+		l->tp.events[cpu] = ev;
+	}
+	if (err)
+		pea_tp_unregister(l);
+	return err;
+}
+
+static int pea_tp_check_pred(const struct pea_tp_pred *p)
+{
+	bool num = p->kind == PEA_TP_FIELD_UINT || p->kind == PEA_TP_FIELD_SINT;
+
+	if (p->reserved)
+		return -EINVAL;
+	switch (p->kind) {
+	case PEA_TP_FIELD_UINT:
+	case PEA_TP_FIELD_SINT:
+		if (p->size != 1 && p->size != 2 && p->size != 4 &&
+		    p->size != 8)
+			return -EINVAL;
+		break;
+	case PEA_TP_FIELD_STR:
+		if (!p->size)
+			return -EINVAL;
+		break;
+	case PEA_TP_FIELD_DATA_LOC:
+	case PEA_TP_FIELD_REL_LOC:
+		if (p->size != 4)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (num) {
+		if (p->op < PEA_TP_OP_EQ || p->op > PEA_TP_OP_AND ||
+		    memchr_inv(p->str, 0, sizeof(p->str)))
+			return -EINVAL;
+		return 0;
+	}
+	if (p->op != PEA_TP_OP_EQ && p->op != PEA_TP_OP_NE &&
+	    p->op != PEA_TP_OP_GLOB)
+		return -EINVAL;
+	if (p->value || !memchr(p->str, 0, sizeof(p->str)))
+		return -EINVAL;
+	return 0;
+}
+
+static int pea_tp_check_attr(const struct pea_tp_attr *a)
+{
+	const char *end = memchr(a->name, 0, sizeof(a->name));
+	u32 i;
+	int err;
+
+	if (a->flags & ~PEA_TP_FLAGS)
+		return -EINVAL;
+	if (!end || end == a->name || !a->event_id)
+		return -EINVAL;
+	if (a->filter_tgid < 0 || a->filter_cpu < -1 ||
+	    a->filter_cpu >= (int)nr_cpu_ids)
+		return -EINVAL;
+	if (a->nr_preds > PEA_TP_PRED_MAX)
+		return -EINVAL;
+	for (i = 0; i < a->nr_preds; i++) {
+		err = pea_tp_check_pred(&a->preds[i]);
+		if (err)
+			return err;
+	}
+	if (memchr_inv(&a->preds[a->nr_preds], 0,
+		       (PEA_TP_PRED_MAX - a->nr_preds) * sizeof(a->preds[0])))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * pea_tp_attach() - PEA_MAP_IOC_ATTACH_TP: attach a tracepoint producer
+ * @map: the map the producer writes into (the ioctl's map fd)
+ * @ua: struct pea_tp_attr in user memory
+ *
+ * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN), -EFAULT,
+ * -EINVAL (attr, a predicate; no trace event has this id, as
+ * perf_event_open() says), -E2BIG (attr tail), -EMLINK (PEA_MAX_LINKS live),
+ * perf's other errors, -ENOMEM, -EMFILE.
+ */
+long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
+{
+	struct pea_tp_attr a;
+	struct pea_link *l;
+	u32 size;
+	long err;
+
+	/*
+	 * perf_event_open() lets raw tracepoint data out only to
+	 * perf_allow_tracepoint()'s callers; pea asks what it asks for
+	 * kprobes.
+	 */
+	if (!perfmon_capable())
+		return -EPERM;
+	if (get_user(size, &ua->size))
+		return -EFAULT;
+	if (size < sizeof(a) || size > PAGE_SIZE)
+		return -EINVAL;
+	err = copy_struct_from_user(&a, sizeof(a), ua, size);
+	if (err)
+		return err;
+	err = pea_tp_check_attr(&a);
+	if (err)
+		return err;
+	l = pea_link_alloc(map, PEA_LINK_TP, a.id, a.flags, a.filter_tgid,
+			   a.filter_cpu);
+	if (IS_ERR(l))
+		return PTR_ERR(l);
+	l->addr = a.event_id;
+	l->tp.event_id = a.event_id;
+	l->tp.nr_preds = a.nr_preds;
+	memcpy(l->tp.preds, a.preds, sizeof(l->tp.preds));
+	memcpy(l->symbol, a.name, sizeof(l->symbol));
+	return pea_link_install(l, a.flags & PEA_TP_F_CLOEXEC, pea_tp_register,
+				NULL);
+}

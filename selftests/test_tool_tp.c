@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea trace tracepoint:/tp: and pea list, through /bin/pea in the guest:
+ * every tracepoint format in tracefs parses, exact fields (filename, pid,
+ * comm) of execs and openat calls this test makes, --filter evaluated in
+ * the kernel with exact written and filtered counts, usage and lookup
+ * errors.
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include "pea_test.h"
+#include "pt_tool.h"
+
+#define EVENTS	"/sys/kernel/tracing/events"
+
+static char line[65536];
+static char self_exe[256];
+
+static bool trace_start(struct pt_proc *p, char *const argv[])
+{
+	pt_spawn(p, argv, NULL, NULL);
+	while (pt_proc_line(p, true, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (strstr(line, "pea: tracing "))
+			return true;
+		pt_diag("pea trace: %s", line);
+	}
+	return false;
+}
+
+static pid_t run_exec(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		execl(path, path, "--exit", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	return pid;
+}
+
+/* Format files in tracefs, counted here independently of the tool. */
+static int count_formats(void)
+{
+	DIR *d = opendir(EVENTS), *sd;
+	struct dirent *s, *e;
+	char path[1024], f[1400];
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((s = readdir(d))) {
+		if (s->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), EVENTS "/%s", s->d_name);
+		sd = opendir(path);
+		if (!sd)
+			continue;
+		while ((e = readdir(sd))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(f, sizeof(f), "%s/%s/format", path, e->d_name);
+			if (!access(f, R_OK))
+				n++;
+		}
+		closedir(sd);
+	}
+	closedir(d);
+	return n;
+}
+
+static void test_list(void)
+{
+	static char out[1 << 20], err[65536];
+	char want[128];
+	int rc, n = count_formats(), lines = 0;
+	char *l;
+
+	PT_OK(n > 500, "tracefs has %d tracepoint formats", n);
+	rc = pt_run((char *[]){ PT_PEA, "list", "--tracepoints", "--check", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 0, "pea list --check: exit 0");
+	snprintf(want, sizeof(want), "pea: %d formats parsed, 0 failed", n);
+	PT_OK(strstr(err, want), "every format parses: \"%s\"", want);
+	if (!strstr(err, want))
+		pt_diag("stderr: %.2000s", err);
+	for (l = out; (l = strchr(l, '\n')); l++)
+		lines++;
+	PT_EQ(lines, n, "one line per tracepoint");
+
+	rc = pt_run((char *[]){ PT_PEA, "list", "sched:sched_process_e*", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 0 && !strcmp(out, "tracepoint:sched:sched_process_exec\n"
+					"tracepoint:sched:sched_process_exit\n"),
+	      "pea list 'sched:sched_process_e*': exec and exit");
+	rc = pt_run((char *[]){ PT_PEA, "list", "-k", "do_sys_openat2", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 0 && !strcmp(out, "kprobe:do_sys_openat2\n"),
+	      "pea list -k do_sys_openat2: the function (%s)", out);
+	rc = pt_run((char *[]){ PT_PEA, "list", "kprobe:vfs_rea*", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 0 && strstr(out, "kprobe:vfs_read\n") &&
+	      !strstr(out, "tracepoint:"),
+	      "pea list 'kprobe:vfs_rea*' has kprobe:vfs_read only");
+}
+
+static void test_exec(void)
+{
+	static const char *const names[] = { "/tmp/pea_tp_tool_a",
+					      "/tmp/pea_tp_tool_b" };
+	char fields[4096], buf[1024];
+	pid_t pids[2];
+	struct pt_proc p;
+	int i, events = 0, rc;
+	bool ok = true;
+
+	for (i = 0; i < 2; i++) {
+		unlink(names[i]);
+		if (symlink(self_exe, names[i]))
+			pt_fatal("symlink");
+	}
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+					  "--json", "-c", "2", "--filter",
+					  "filename ~ \"/tmp/pea_tp_tool_*\"",
+					  NULL }),
+	      "pea trace tp:sched:sched_process_exec --filter attaches");
+	pids[0] = run_exec(names[0]);
+	run_exec(self_exe);
+	pids[1] = run_exec(names[1]);
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (!pt_json_valid(line)) {
+			ok = false;
+			pt_diag("bad JSON: %s", line);
+			continue;
+		}
+		if (pt_json_streq(line, "type", "summary")) {
+			PT_EQ(pt_json_num(line, "events", -1), 2,
+			      "summary: 2 events");
+			PT_OK(pt_json_get(line, "link", buf, sizeof(buf), NULL) &&
+			      pt_json_num(buf, "written", -1) == 2 &&
+			      pt_json_num(buf, "filtered", -1) == 1,
+			      "summary: the link wrote 2, filtered 1 (%s)", buf);
+			continue;
+		}
+		if (!pt_json_streq(line, "type", "event") || events >= 2)
+			continue;
+		i = events++;
+		PT_OK(pt_json_streq(line, "probe", "tp:sched:sched_process_exec"),
+		      "exec %d: probe", i);
+		PT_EQ(pt_json_num(line, "pid", -1), pids[i], "exec %d: pid", i);
+		PT_OK(pt_json_streq(line, "comm", names[i] + 5),
+		      "exec %d: comm %s", i, names[i] + 5);
+		PT_OK(pt_json_get(line, "fields", fields, sizeof(fields), NULL) &&
+		      pt_json_streq(fields, "filename", names[i]) &&
+		      pt_json_num(fields, "pid", -1) == pids[i] &&
+		      pt_json_num(fields, "old_pid", -1) == pids[i],
+		      "exec %d: fields filename, pid, old_pid (%s)", i, fields);
+	}
+	rc = pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_EQ(rc, 0, "-c 2: pea trace exits 0");
+	PT_EQ(events, 2, "two exec events");
+	PT_OK(ok, "every line is valid JSON");
+
+	/* The human format: name=value. */
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "tracepoint:sched:sched_process_exec",
+					  "-c", "1", "--filter",
+					  "filename == \"/tmp/pea_tp_tool_a\"", NULL }),
+	      "pea trace tracepoint:sched:sched_process_exec attaches");
+	pids[0] = run_exec(names[0]);
+	snprintf(buf, sizeof(buf), "filename=\"%s\" pid=%d old_pid=%d",
+		 names[0], pids[0], pids[0]);
+	for (i = 0; pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS);)
+		if (strstr(line, buf))
+			i++;
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_EQ(i, 1, "the line has %s", buf);
+	unlink(names[0]);
+	unlink(names[1]);
+}
+
+static void test_openat(void)
+{
+	char fields[4096], want[64], pid[16];
+	struct pt_proc p;
+	int events = 0;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_openat",
+					  "--json", "-c", "1", "--pid", pid, "--filter",
+					  "dfd == 4242 && flags & 0x10000", NULL }),
+	      "sys_enter_openat with a numeric filter attaches");
+	syscall(SYS_openat, 4241L, "pea-x", (long)O_DIRECTORY);
+	syscall(SYS_openat, 4242L, "pea-x", (long)O_RDONLY);
+	syscall(SYS_openat, 4242L, "pea-x", (long)O_DIRECTORY);
+	snprintf(want, sizeof(want), "0x%lx", (unsigned long)"pea-x");
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (!pt_json_streq(line, "type", "event"))
+			continue;
+		events++;
+		PT_OK(pt_json_get(line, "fields", fields, sizeof(fields), NULL) &&
+		      pt_json_num(fields, "dfd", -1) == 4242 &&
+		      pt_json_num(fields, "flags", -1) == O_DIRECTORY &&
+		      pt_json_streq(fields, "filename", want) &&
+		      pt_json_num(fields, "__syscall_nr", -1) == SYS_openat,
+		      "openat: fields exact (%s)", fields);
+		PT_EQ(pt_json_num(line, "tid", -1), gettid(), "openat: tid");
+	}
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_EQ(events, 1, "openat: only the call that matches both predicates");
+}
+
+/* raw_syscalls:sys_enter: a long and an unsigned long[6], as a JSON array. */
+static void test_array(void)
+{
+	char fields[4096], args[256], pid[16];
+	struct pt_proc p;
+	int events = 0;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:raw_syscalls:sys_enter",
+					  "--json", "-c", "1", "--pid", pid, "--filter",
+					  "id == 4242", NULL }),
+	      "raw_syscalls:sys_enter with id == 4242 attaches");
+	/* No such system call: ENOSYS, but the tracepoint sees it. */
+	syscall(4241, 1L, 2L, 3L, 4L, 5L, 6L);
+	syscall(4242, 11L, 22L, 33L, -1L, 0x7fffffffffffL, 66L);
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (!pt_json_streq(line, "type", "event"))
+			continue;
+		events++;
+		PT_OK(pt_json_get(line, "fields", fields, sizeof(fields), NULL) &&
+		      pt_json_num(fields, "id", -1) == 4242 &&
+		      pt_json_get(fields, "args", args, sizeof(args), NULL) &&
+		      !strcmp(args, "[11,22,33,18446744073709551615,140737488355327,66]"),
+		      "sys_enter: id and the args array exact (%s)", fields);
+	}
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_EQ(events, 1, "sys_enter: one event, the filtered call's");
+}
+
+static void test_errors(void)
+{
+	static char out[65536], err[8192];
+	int rc;
+
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:nosuch:event", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 1 && strstr(err, "no tracepoint nosuch:event"),
+	      "an unknown tracepoint: exit 1, 'no tracepoint' (%s)", err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:sched", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 2, "tp:sched without a name: usage error");
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+				"--filter", "nosuch == 1", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "no field 'nosuch'"),
+	      "--filter on an unknown field: usage error (%s)", err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+				"--filter", "filename < 3", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 2, "--filter: < on a string is a usage error");
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+				"--filter", "pid == abc", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 2, "--filter: a number field with a word is a usage error");
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+				"--filter", "pid == 1 pid", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 2, "--filter: trailing garbage is a usage error");
+	rc = pt_run((char *[]){ PT_PEA, "trace", "kprobe:vfs_read",
+				"--filter", "pid == 1", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 2, "--filter with a kprobe is a usage error");
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+				"--str", "ARG1", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 2, "--str with a tracepoint is a usage error");
+}
+
+int main(int argc, char **argv)
+{
+	ssize_t n;
+
+	if (argc > 1 && !strcmp(argv[1], "--exit"))
+		return 0;
+	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+	if (n <= 0)
+		pt_fatal("readlink");
+	self_exe[n] = 0;
+	test_list();
+	test_exec();
+	test_openat();
+	test_array();
+	test_errors();
+	return pt_done();
+}

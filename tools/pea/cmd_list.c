@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea list: what pea trace can attach to. Kprobe-able functions come from
+ * tracefs available_filter_functions (functions ftrace can trace, which
+ * is what kprobes accept at entry; lines "NAME [MODULE]"), tracepoints
+ * from the events directory (SUBSYS/NAME/format). --check parses every
+ * format file as pea trace would.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pea_tool.h"
+#include "tpformat.h"
+
+static const char list_help[] =
+"usage: pea list [OPTIONS] [PATTERN]\n"
+"\n"
+"List what 'pea trace' attaches to, one per line: kprobe:FUNCTION for\n"
+"every function kprobes can probe (tracefs available_filter_functions) and\n"
+"tracepoint:SUBSYS:NAME for every trace event (tracefs events/). PATTERN is\n"
+"a shell glob on the whole line or on the name alone ('sched:*',\n"
+"'tracepoint:syscalls:sys_enter_open*', 'vfs_*').\n"
+"\n"
+"Options:\n"
+"  -k, --kprobes       only functions\n"
+"  -t, --tracepoints   only tracepoints\n"
+"      --check         parse the format of every listed tracepoint and print\n"
+"                      \"N formats parsed, M failed\" on stderr (and each\n"
+"                      failure); exit status 1 if any failed\n"
+"  -h, --help          this help\n"
+"\n"
+"Needs tracefs mounted (/sys/kernel/tracing), readable by root.\n";
+
+enum { OPT_CHECK = 0x100 };
+
+static const struct option list_options[] = {
+	{ "kprobes", no_argument, NULL, 'k' },
+	{ "tracepoints", no_argument, NULL, 't' },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static bool match(const char *pat, const char *full, const char *bare)
+{
+	return !pat || !fnmatch(pat, full, 0) || !fnmatch(pat, bare, 0);
+}
+
+static int list_kprobes(const char *dir, const char *pat)
+{
+	char path[512], line[512], full[600];
+	FILE *f;
+
+	/* dir is .../events: the file sits one level up. */
+	snprintf(path, sizeof(path), "%s/../available_filter_functions", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		tool_err("cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, " \t\n")] = 0;
+		if (!*line)
+			continue;
+		snprintf(full, sizeof(full), "kprobe:%s", line);
+		if (match(pat, full, line))
+			printf("%s\n", full);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted "SUBSYS:NAME" of every event with a format file. */
+static char **read_events(const char *dir, size_t *n)
+{
+	char **v = NULL, path[1024];
+	size_t cap = 0;
+	struct dirent *s, *e;
+	DIR *d = opendir(dir), *sd;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((s = readdir(d))) {
+		if (s->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, s->d_name);
+		sd = opendir(path);
+		if (!sd)
+			continue;
+		while ((e = readdir(sd))) {
+			char fpath[1300];
+			FILE *f;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(fpath, sizeof(fpath), "%s/%s/format", path,
+				 e->d_name);
+			f = fopen(fpath, "r");
+			if (!f)
+				continue;
+			fclose(f);
+			if (*n == cap) {
+				char **nv;
+
+				cap = cap ? 2 * cap : 1024;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv)
+					break;
+				v = nv;
+			}
+			if (asprintf(&v[*n], "%s:%s", s->d_name, e->d_name) > 0)
+				(*n)++;
+		}
+		closedir(sd);
+	}
+	closedir(d);
+	if (v)
+		qsort(v, *n, sizeof(*v), name_cmp);
+	return v;
+}
+
+static int list_tracepoints(const char *dir, const char *pat, bool check)
+{
+	static struct tp_format fmt;
+	size_t n, i, parsed = 0, failed = 0;
+	char **ev = read_events(dir, &n);
+	char full[600];
+
+	for (i = 0; i < n; i++) {
+		snprintf(full, sizeof(full), "tracepoint:%s", ev[i]);
+		if (!match(pat, full, ev[i])) {
+			free(ev[i]);
+			continue;
+		}
+		printf("%s\n", full);
+		if (check) {
+			char *colon = strchr(ev[i], ':');
+			const char *why = "";
+
+			*colon = 0;
+			if (tp_format_load(ev[i], colon + 1, &fmt, &why)) {
+				failed++;
+				tool_err("%s:%s: %s", ev[i], colon + 1, why);
+			} else {
+				parsed++;
+			}
+		}
+		free(ev[i]);
+	}
+	free(ev);
+	if (check)
+		fprintf(stderr, "pea: %zu formats parsed, %zu failed\n", parsed,
+			failed);
+	return failed ? -1 : 0;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	bool kp = true, tp = true, check = false;
+	const char *dir, *pat = NULL;
+	int c, rc = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":kth", list_options, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			tp = false;
+			break;
+		case 't':
+			kp = false;
+			break;
+		case OPT_CHECK:
+			check = true;
+			break;
+		case 'h':
+			fputs(list_help, stdout);
+			return PEA_EXIT_OK;
+		default:
+			return tool_usage("list", "unknown option '%s'",
+					  argv[optind - 1]);
+		}
+	}
+	if (!kp && !tp)
+		return tool_usage("list", "--kprobes or --tracepoints, not both");
+	if (optind < argc)
+		pat = argv[optind++];
+	if (optind < argc)
+		return tool_usage("list", "one PATTERN at most ('%s' is extra)",
+				  argv[optind]);
+	dir = tp_events_dir();
+	if (!dir) {
+		tool_err("tracefs is not mounted (mount -t tracefs tracefs /sys/kernel/tracing) or not readable (run as root)");
+		return PEA_EXIT_ERR;
+	}
+	if (kp && list_kprobes(dir, pat))
+		rc = PEA_EXIT_ERR;
+	if (tp && list_tracepoints(dir, pat, check))
+		rc = PEA_EXIT_ERR;
+	if (fflush(stdout))
+		rc = PEA_EXIT_ERR;
+	return rc;
+}
