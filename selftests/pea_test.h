@@ -167,6 +167,28 @@ static inline int pt_read_objects(int v[4])
 	return n == 4 ? 0 : -1;
 }
 
+/*
+ * pt_read_objects() once the counts have settled: the objects of the
+ * program that ran before are freed after an RCU grace period and a work
+ * item (longer on PREEMPT_RT), so a baseline taken at once can count
+ * them. Waits until three reads 100 ms apart agree, 10 s at most.
+ */
+static inline int pt_read_objects_settled(int v[4])
+{
+	int prev[4], i, same = 0;
+
+	if (pt_read_objects(prev))
+		return -1;
+	for (i = 0; i < 100 && same < 3; i++) {
+		usleep(100000);
+		if (pt_read_objects(v))
+			return -1;
+		same = memcmp(prev, v, sizeof(prev)) ? 0 : same + 1;
+		memcpy(prev, v, sizeof(prev));
+	}
+	return 0;
+}
+
 static inline int pt_dev(void)
 {
 	static int fd = -1;

@@ -135,7 +135,7 @@ int main(void)
 
 	ncpu = pt_setup(NCPU_MAX);
 	setrlimit(RLIMIT_NOFILE, &rl);
-	PT_EQ(pt_read_objects(before), 0, "debugfs objects readable");
+	PT_EQ(pt_read_objects_settled(before), 0, "debugfs objects readable");
 	map_fd = pt_map_create("link_race", 1, 0);
 	ev = pt_event_open(0, PERF_SAMPLE_RAW);
 	if (map_fd < 0 || ev < 0 || pt_map_update(map_fd, 0, ev))

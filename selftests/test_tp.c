@@ -705,7 +705,7 @@ static void test_load(void)
 	PT_OK(id > 0, "syscalls:sys_enter_getppid has an id (%d)", id);
 	if (id <= 0)
 		return;
-	pt_read_objects(objs0);
+	pt_read_objects_settled(objs0);
 	/* Attach and detach while every CPU hits the tracepoint. */
 	load_start(th);
 	for (i = 0; i < 30; i++) {
