@@ -277,6 +277,33 @@ static void test_accounting(void)
 	fx_close(&f);
 }
 
+/* The same writes from an NMI on the calling CPU. */
+static void test_nmi(void)
+{
+	struct pea_st_ctx_output a = { .headlen = 40, .frag_size = 700,
+				       .nmi = 1, .count = 3 };
+	struct fixture f;
+	unsigned int i, good = 0;
+
+	fx_open(&f, 4);
+	PT_EQ(ctx_out(&a, PEA_ST_SKB_PAGED, ctxlen(2501), 13, 2501), 0,
+	      "NMI: pea_skb_output() of a whole paged skb, 3 times");
+	PT_OK(a.in_nmi && a.n_ok == 3 && a.cpu == 0,
+	      "NMI: the calls ran in an NMI on CPU 0, all succeeded");
+	for (i = 0; i < 3; i++)
+		good += rec_ok(&f.r, 13, 2501, ~0U);
+	PT_EQ(good, 3, "NMI: the 3 records are exact");
+	a.count = 1;
+	PT_EQ(ctx_out(&a, PEA_ST_CTX_COPY, ctxlen(77), 5, 100), 0,
+	      "NMI: pea_output_ctx() with a copy callback");
+	PT_OK(a.in_nmi && a.copies == 1 && rec_ok(&f.r, 5, 77, ~0U),
+	      "NMI: one callback, the record is exact");
+	PT_EQ(ctx_out(&a, PEA_ST_SKB_PAGED, ctxlen(2502), 13, 2501), -EFAULT,
+	      "NMI: ctx_len past the skb gives EFAULT");
+	PT_EQ(pt_head(&f.r), f.r.pg->data_tail, "NMI: nothing else was written");
+	fx_close(&f);
+}
+
 int main(void)
 {
 	unsigned int i;
@@ -291,5 +318,6 @@ int main(void)
 	test_errnos();
 	test_generic();
 	test_accounting();
+	test_nmi();
 	return pt_done();
 }

@@ -333,7 +333,7 @@ static inline __u32 pea_st_frag_off(__u32 i)
  * PEA_ST_IOC_CTX_OUTPUT: build a context of @len bytes (byte i is
  * pea_st_ctx_byte(i)) and write @meta_size bytes of @meta plus the context
  * length in @flags from it, @count times, from task context on the calling
- * CPU. A paged skb has @headlen linear bytes and fragments of at most
+ * CPU, or from an NMI on it with @nmi. A paged skb has @headlen linear bytes and fragments of at most
  * @frag_size bytes, fragment i at pea_st_frag_off(i) in its page.
  * Metadata sizes past 1 MiB are passed on with a 1-byte buffer.
  */
@@ -356,6 +356,8 @@ struct pea_st_ctx_output {
 	__u64 copy_len;		/* out: the last call's length */
 	__s64 ret;		/* out: the last call's return value */
 	__s32 cpu;		/* out: the CPU the calls ran on */
+	__u32 nmi;		/* make the calls in an NMI on the calling CPU */
+	__u32 in_nmi;		/* out: in_nmi() was true during the calls */
 	__u32 pad;
 };
 

@@ -5,13 +5,17 @@
  * PEA_ST_IOC_CTX_OUTPUT builds a context with known bytes, a socket
  * buffer (all linear, or a linear head and page fragments) or a plain
  * buffer, and writes it with pea_skb_output() or pea_output_ctx() after
- * the caller's metadata, so that user space can check every byte.
+ * the caller's metadata, so that user space can check every byte, from
+ * task context or from an NMI (a self-IPI) on the calling CPU.
  */
 #include <linux/module.h>
 #include <linux/skbuff.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/delay.h>
+#include <asm/apic.h>
+#include <asm/nmi.h>
 #include <linux/pea.h>
 #include "pea_selftest.h"
 #include "pea_st_ctx.h"
@@ -115,6 +119,65 @@ static long st_ctx_call(struct pea_map *map, struct pea_st_ctx_output *a,
 	}
 }
 
+/* The calls of one ioctl, made where the caller asked. */
+static struct {
+	struct pea_map *map;
+	struct pea_st_ctx_output *a;
+	const void *meta;
+	struct sk_buff *skb;
+	const void *ctx;
+	int done;
+} cr;
+
+static DEFINE_PER_CPU(int, cr_nmi_armed);
+
+static void st_ctx_calls(void)
+{
+	struct pea_st_ctx_output *a = cr.a;
+	u32 i;
+
+	a->n_ok = 0;
+	a->ret = 0;
+	for (i = 0; i < a->count; i++) {
+		a->ret = st_ctx_call(cr.map, a, cr.meta, cr.skb, cr.ctx);
+		if (!a->ret)
+			a->n_ok++;
+	}
+	a->cpu = raw_smp_processor_id();
+	a->in_nmi = !!in_nmi();
+	WRITE_ONCE(cr.done, 1);
+}
+
+static int st_ctx_nmi(unsigned int type, struct pt_regs *regs)
+{
+	if (!this_cpu_read(cr_nmi_armed))
+		return NMI_DONE;
+	this_cpu_write(cr_nmi_armed, 0);
+	st_ctx_calls();
+	return NMI_HANDLED;
+}
+
+/* Make the calls in an NMI sent to this CPU; waits at most a second. */
+static long st_ctx_calls_in_nmi(void)
+{
+	long err;
+	u64 start;
+
+	err = register_nmi_handler(NMI_LOCAL, st_ctx_nmi, 0, "pea_st_ctx");
+	if (err)
+		return err;
+	preempt_disable();
+	this_cpu_write(cr_nmi_armed, 1);
+	apic->send_IPI_self(NMI_VECTOR);
+	start = local_clock();
+	while (!READ_ONCE(cr.done) && local_clock() - start < NSEC_PER_SEC)
+		cpu_relax();
+	this_cpu_write(cr_nmi_armed, 0);
+	preempt_enable();
+	unregister_nmi_handler(NMI_LOCAL, "pea_st_ctx");
+	return READ_ONCE(cr.done) ? 0 : -ETIMEDOUT;
+}
+
 /**
  * st_ctx_output() - PEA_ST_IOC_CTX_OUTPUT
  * @uarg: a struct pea_st_ctx_output
@@ -129,7 +192,6 @@ long st_ctx_output(void __user *uarg)
 	void *meta, *ctx = NULL;
 	u64 copy;
 	long err = 0;
-	u32 i;
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
@@ -167,19 +229,21 @@ long st_ctx_output(void __user *uarg)
 	}
 	memset(&cx, 0, sizeof(cx));
 	cx.short_at = a.short_at;
-	a.n_ok = 0;
-	a.ret = 0;
-	for (i = 0; i < a.count; i++) {
-		a.ret = st_ctx_call(map, &a, meta, skb, ctx);
-		if (!a.ret)
-			a.n_ok++;
-	}
-	a.cpu = raw_smp_processor_id();
+	cr.map = map;
+	cr.a = &a;
+	cr.meta = meta;
+	cr.skb = skb;
+	cr.ctx = ctx;
+	cr.done = 0;
+	if (a.nmi)
+		err = st_ctx_calls_in_nmi();
+	else
+		st_ctx_calls();
 	a.copies = cx.copies;
 	a.copy_off = cx.off;
 	a.copy_len = cx.len;
 	pea_map_put(map);
-	if (copy_to_user(uarg, &a, sizeof(a)))
+	if (!err && copy_to_user(uarg, &a, sizeof(a)))
 		err = -EFAULT;
 out_ctx:
 	consume_skb(skb);
