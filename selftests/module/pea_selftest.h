@@ -333,8 +333,9 @@ static inline __u32 pea_st_frag_off(__u32 i)
  * PEA_ST_IOC_CTX_OUTPUT: build a context of @len bytes (byte i is
  * pea_st_ctx_byte(i)) and write @meta_size bytes of @meta plus the context
  * length in @flags from it, @count times, from task context on the calling
- * CPU, or from an NMI on it with @nmi. A paged skb has @headlen linear bytes and fragments of at most
- * @frag_size bytes, fragment i at pea_st_frag_off(i) in its page.
+ * CPU, or from an NMI on it with @nmi. A paged skb has @headlen linear
+ * bytes and fragments of at most @frag_size bytes, fragment i at
+ * pea_st_frag_off(i) in its page.
  * Metadata sizes past 1 MiB are passed on with a 1-byte buffer.
  */
 struct pea_st_ctx_output {
