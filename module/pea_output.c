@@ -16,6 +16,7 @@
  * bits other than the index and the context length), EFAULT (no socket
  * buffer, or a context length past it), then pea_output()'s, the
  * payload limit applying to the data and the context bytes together.
+ * pea_skb_output() exists on kernels with networking (CONFIG_NET).
  *
  * It takes no lock, allocates nothing and never sleeps: callable from
  * task, softirq, hardirq and NMI context.
@@ -216,6 +217,7 @@ long pea_output_ctx(struct pea_map *map, u64 flags, const void *data,
 }
 EXPORT_SYMBOL_GPL(pea_output_ctx);
 
+#ifdef CONFIG_NET
 /* pea_ctx_copy_t of a socket buffer, linear or paged. */
 static unsigned long pea_skb_copy(void *dst, const void *src,
 				  unsigned long off, unsigned long len)
@@ -255,3 +257,4 @@ long pea_skb_output(struct pea_map *map, u64 flags, const struct sk_buff *skb,
 				pea_skb_copy);
 }
 EXPORT_SYMBOL_GPL(pea_skb_output);
+#endif /* CONFIG_NET */

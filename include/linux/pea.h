@@ -72,8 +72,10 @@ long pea_output_reserve(struct pea_map *map, u64 flags, u64 size,
 void pea_output_commit(struct pea_output_handle *handle);
 long pea_output_ctx(struct pea_map *map, u64 flags, const void *data,
 		    u64 size, const void *ctx, pea_ctx_copy_t copy);
+#ifdef CONFIG_NET
 long pea_skb_output(struct pea_map *map, u64 flags, const struct sk_buff *skb,
 		    const void *meta, u64 meta_size);
+#endif
 
 /* Counter reads: bpf_perf_event_read_value() and bpf_perf_event_read(). */
 long pea_read_value(struct pea_map *map, u64 flags,

@@ -59,6 +59,7 @@ static void st_ctx_fill(u8 *p, u32 from, u32 n)
 		p[i] = pea_st_ctx_byte(from + i);
 }
 
+#ifdef CONFIG_NET
 /* A socket buffer of @a->len bytes: @a->headlen linear, then frags. */
 static struct sk_buff *st_ctx_skb(const struct pea_st_ctx_output *a)
 {
@@ -96,14 +97,33 @@ static struct sk_buff *st_ctx_skb(const struct pea_st_ctx_output *a)
 	return skb;
 }
 
+static void st_ctx_skb_free(struct sk_buff *skb)
+{
+	consume_skb(skb);
+}
+
+#else
+/* Without networking there are no socket buffers: the ioctl refuses. */
+static struct sk_buff *st_ctx_skb(const struct pea_st_ctx_output *a)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static void st_ctx_skb_free(struct sk_buff *skb)
+{
+}
+#endif /* CONFIG_NET */
+
 static long st_ctx_call(struct pea_map *map, struct pea_st_ctx_output *a,
 			const void *meta, struct sk_buff *skb, const void *ctx)
 {
 	switch (a->kind) {
+#ifdef CONFIG_NET
 	case PEA_ST_SKB_LINEAR:
 	case PEA_ST_SKB_PAGED:
 	case PEA_ST_SKB_NULL:
 		return pea_skb_output(map, a->flags, skb, meta, a->meta_size);
+#endif
 	case PEA_ST_CTX_COPY:
 		return pea_output_ctx(map, a->flags, meta, a->meta_size, ctx,
 				      st_ctx_copy);
@@ -206,7 +226,8 @@ long st_ctx_output(void __user *uarg)
 		err = -EFAULT;
 		goto out_meta;
 	}
-	if (a.kind == PEA_ST_SKB_LINEAR || a.kind == PEA_ST_SKB_PAGED) {
+	if (a.kind == PEA_ST_SKB_LINEAR || a.kind == PEA_ST_SKB_PAGED ||
+	    (!IS_ENABLED(CONFIG_NET) && a.kind == PEA_ST_SKB_NULL)) {
 		skb = st_ctx_skb(&a);
 		if (IS_ERR(skb)) {
 			err = PTR_ERR(skb);
@@ -246,7 +267,7 @@ long st_ctx_output(void __user *uarg)
 	if (!err && copy_to_user(uarg, &a, sizeof(a)))
 		err = -EFAULT;
 out_ctx:
-	consume_skb(skb);
+	st_ctx_skb_free(skb);
 	kvfree(ctx);
 out_meta:
 	kvfree(meta);
