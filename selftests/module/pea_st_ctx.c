@@ -13,7 +13,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/delay.h>
+#include <linux/sched/clock.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
 #include <linux/pea.h>
