@@ -303,4 +303,65 @@ struct pea_st_midres {
 #define PEA_ST_IOC_TOKEN	_IOWR(PEA_ST_MAGIC, 0x30, struct pea_st_token)
 #define PEA_ST_IOC_MIDRES	_IOWR(PEA_ST_MAGIC, 0x31, struct pea_st_midres)
 
+/* ---- Context payload append (pea_st_ctx.c) ---- */
+
+/* What PEA_ST_IOC_CTX_OUTPUT appends after the metadata. */
+enum pea_st_ctx_kind {
+	PEA_ST_SKB_LINEAR = 0,	/* pea_skb_output(), all bytes linear */
+	PEA_ST_SKB_PAGED,	/* ... @headlen linear, the rest in page frags */
+	PEA_ST_SKB_NULL,	/* ... with a NULL skb */
+	PEA_ST_CTX_COPY,	/* pea_output_ctx() with a copy callback */
+	PEA_ST_CTX_SHORT,	/* ... whose callback stops after @short_at bytes */
+	PEA_ST_CTX_MEMCPY,	/* ... with no callback (plain memory) */
+	PEA_ST_CTX_NULL,	/* ... with a NULL context */
+	PEA_ST_CTX_NR_KINDS,
+};
+
+/* Byte i of every test context (skb or not). */
+static inline __u8 pea_st_ctx_byte(__u32 i)
+{
+	return (__u8)(i * 13 + 5);
+}
+
+/* Byte offset in its page of paged fragment i. */
+static inline __u32 pea_st_frag_off(__u32 i)
+{
+	return 8 * i + 3;
+}
+
+/*
+ * PEA_ST_IOC_CTX_OUTPUT: build a context of @len bytes (byte i is
+ * pea_st_ctx_byte(i)) and write @meta_size bytes of @meta plus the context
+ * length in @flags from it, @count times, from task context on the calling
+ * CPU, or from an NMI on it with @nmi. A paged skb has @headlen linear
+ * bytes and fragments of at most @frag_size bytes, fragment i at
+ * pea_st_frag_off(i) in its page.
+ * Metadata sizes past 1 MiB are passed on with a 1-byte buffer.
+ */
+struct pea_st_ctx_output {
+	char map[16];
+	__u64 flags;
+	__aligned_u64 meta;	/* user pointer to @meta_size bytes */
+	__u64 meta_size;
+	__u32 kind;		/* enum pea_st_ctx_kind */
+	__u32 len;		/* context bytes (skb->len) */
+	__u32 headlen;		/* paged skb: linear bytes */
+	__u32 frag_size;	/* paged skb: bytes per fragment */
+	__u32 short_at;		/* PEA_ST_CTX_SHORT: bytes the callback copies */
+	__u32 count;
+	__u32 n_ok;		/* out: calls that returned 0 */
+	__u32 nr_frags;		/* out: the skb's paged fragments */
+	__u32 data_len;		/* out: skb->data_len */
+	__u32 copies;		/* out: calls of the copy callback */
+	__u64 copy_off;		/* out: the last call's offset */
+	__u64 copy_len;		/* out: the last call's length */
+	__s64 ret;		/* out: the last call's return value */
+	__s32 cpu;		/* out: the CPU the calls ran on */
+	__u32 nmi;		/* make the calls in an NMI on the calling CPU */
+	__u32 in_nmi;		/* out: in_nmi() was true during the calls */
+	__u32 pad;
+};
+
+#define PEA_ST_IOC_CTX_OUTPUT	_IOWR(PEA_ST_MAGIC, 0x40, struct pea_st_ctx_output)
+
 #endif /* _PEA_SELFTEST_H */

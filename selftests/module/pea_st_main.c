@@ -49,6 +49,7 @@
 #include <linux/pea.h>
 #include "pea_selftest.h"
 #include "pea_st_order.h"
+#include "pea_st_ctx.h"
 
 struct st_cpu {
 	struct hrtimer hrtimer;
@@ -1230,6 +1231,9 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case PEA_ST_IOC_CONTEXTS:
 		err = st_contexts(uarg);
+		break;
+	case PEA_ST_IOC_CTX_OUTPUT:
+		err = st_ctx_output(uarg);
 		break;
 	default:
 		err = st_order_ioctl(cmd, uarg);
