@@ -127,6 +127,60 @@ PEA_HIDDEN bool pea_ring_ready(const struct pea_ring *ring);
 PEA_HIDDEN void pea_ring_release(struct pea_ring *ring);
 
 /**
+ * pea_ring_grow_scratch() - make the ring's scratch buffer hold @size bytes
+ * @ring: the ring (its scratch holds records that wrap at the ring's end)
+ * @size: bytes needed
+ *
+ * Return: 0 or -ENOMEM.
+ */
+PEA_HIDDEN int pea_ring_grow_scratch(struct pea_ring *ring, size_t size);
+
+/**
+ * pea_ring_deliver_lost() - count a PERF_RECORD_LOST and report it
+ * @ring:     the ring it came from
+ * @cbs:      the callbacks (@cbs->lost_cb may be NULL)
+ * @body:     the record after its header
+ * @body_len: bytes of @body
+ *
+ * Return: 0, or -EINVAL if @body is too short.
+ */
+PEA_HIDDEN int pea_ring_deliver_lost(struct pea_ring *ring,
+				     const struct pea_ring_cbs *cbs,
+				     const char *body, size_t body_len);
+
+/**
+ * pea_ring_deliver_sample() - hand a sample's raw payload to @sample_cb
+ * @rec:       the whole record, contiguous
+ * @rec_size:  its header's size
+ * @raw_off:   where the raw size sits: header plus pea_sample_raw_offset()
+ * @sample_cb: may be NULL
+ * @ctx:       passed to @sample_cb
+ * @cpu:       passed to @sample_cb
+ *
+ * Inline: the per-record loop of pea_ring_read() passes what it loaded
+ * once, outside the loop.
+ *
+ * Return: 0, or -EINVAL if the raw size does not fit the record.
+ */
+static inline int pea_ring_deliver_sample(const char *rec, __u32 rec_size,
+					  size_t raw_off,
+					  pea_buffer_sample_fn sample_cb,
+					  void *ctx, int cpu)
+{
+	__u32 raw_size;
+
+	if (rec_size < raw_off + PEA_RAW_SIZE_LEN)
+		return -EINVAL;
+	__builtin_memcpy(&raw_size, rec + raw_off, sizeof(raw_size));
+	if (raw_size > rec_size - raw_off - PEA_RAW_SIZE_LEN)
+		return -EINVAL;
+	if (sample_cb)
+		sample_cb(ctx, cpu, (void *)(rec + raw_off + PEA_RAW_SIZE_LEN),
+			  raw_size);
+	return 0;
+}
+
+/**
  * pea_sample_raw_offset() - where the raw size field sits in a sample body
  * @sample_type: the sample_type of the event
  *

@@ -84,58 +84,36 @@ static int peek(struct pea_cpu_buf *buf, struct perf_event_header *hdr,
 	return 0;
 }
 
-static int grow_scratch(struct pea_ring *ring, size_t size)
-{
-	void *p;
-
-	if (ring->scratch_sz >= size)
-		return 0;
-	p = realloc(ring->scratch, size);
-	if (!p)
-		return -ENOMEM;
-	ring->scratch = p;
-	ring->scratch_sz = size;
-	return 0;
-}
-
 /* Deliver the record at o_pos (header @hdr) and step over it. */
 static int deliver(struct pea_buffer *pb, struct pea_cpu_buf *buf,
 		   const struct perf_event_header *hdr)
 {
+	const struct pea_ring_cbs cbs = {
+		.sample_cb = pb->sample_cb,
+		.lost_cb = pb->lost_cb,
+		.ctx = pb->ctx,
+	};
 	struct pea_ring *ring = &buf->ring;
 	__u64 off = buf->o_pos & (ring->data_size - 1);
 	size_t raw_off = sizeof(*hdr) + pea_sample_raw_offset(ring->sample_type);
 	const char *rec;
-	__u64 lost[2];
-	__u32 raw;
-	int err = 0;
+	int err;
 
 	if (off + hdr->size <= ring->data_size) {
 		rec = (const char *)ring->data + off;
 	} else {
-		err = grow_scratch(ring, hdr->size);
+		err = pea_ring_grow_scratch(ring, hdr->size);
 		if (err)
 			return err;
 		pea_ring_copy(ring, buf->o_pos, ring->scratch, hdr->size);
 		rec = ring->scratch;
 	}
-	if (hdr->type == PERF_RECORD_LOST) {
-		memcpy(lost, rec + sizeof(*hdr), sizeof(lost));
-		__atomic_store_n(&ring->lost, ring->lost + lost[1],
-				 __ATOMIC_RELAXED);
-		if (pb->lost_cb)
-			pb->lost_cb(pb->ctx, ring->cpu, lost[1]);
-	} else if (hdr->size < raw_off + PEA_RAW_SIZE_LEN) {
-		err = -EINVAL;
-	} else {
-		memcpy(&raw, rec + raw_off, sizeof(raw));
-		if (raw > hdr->size - raw_off - PEA_RAW_SIZE_LEN)
-			err = -EINVAL;
-		else if (pb->sample_cb)
-			pb->sample_cb(pb->ctx, ring->cpu,
-				      (void *)(rec + raw_off + PEA_RAW_SIZE_LEN),
-				      raw);
-	}
+	if (hdr->type == PERF_RECORD_LOST)
+		err = pea_ring_deliver_lost(ring, &cbs, rec + sizeof(*hdr),
+					    hdr->size - sizeof(*hdr));
+	else
+		err = pea_ring_deliver_sample(rec, hdr->size, raw_off,
+					      pb->sample_cb, pb->ctx, ring->cpu);
 	buf->o_pos += hdr->size;
 	buf->o_done = true;
 	return err;

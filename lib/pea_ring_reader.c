@@ -58,7 +58,7 @@ static inline void ring_add_lost(struct pea_ring *ring, __u64 cnt)
 	__atomic_store_n(&ring->lost, ring->lost + cnt, __ATOMIC_RELAXED);
 }
 
-static int ring_grow_scratch(struct pea_ring *ring, size_t size)
+int pea_ring_grow_scratch(struct pea_ring *ring, size_t size)
 {
 	void *p;
 
@@ -86,9 +86,8 @@ size_t pea_sample_raw_offset(__u64 sample_type)
 	return off;
 }
 
-static int ring_deliver_lost(struct pea_ring *ring,
-			     const struct pea_ring_cbs *cbs,
-			     const char *body, size_t body_len)
+int pea_ring_deliver_lost(struct pea_ring *ring, const struct pea_ring_cbs *cbs,
+			  const char *body, size_t body_len)
 {
 	struct pea_lost_body lost;
 
@@ -107,7 +106,7 @@ static int ring_deliver_lost(struct pea_ring *ring,
  * size sits for this sample_type, the callback) is loaded once, out of
  * the loop: an indirect call per record would otherwise make the
  * compiler load all of it again each time. Samples take the straight
- * path; anything else goes to ring_deliver_lost() or is an error.
+ * path; anything else goes to pea_ring_deliver_lost() or is an error.
  */
 int pea_ring_read(struct pea_ring *ring, const struct pea_ring_cbs *cbs)
 {
@@ -140,7 +139,6 @@ again:
 		__u64 avail = head - tail;
 		__u64 off = tail & mask;
 		const char *rec;
-		__u32 raw_size;
 
 		/*
 		 * Records are 8-byte multiples, so a header only wraps if
@@ -165,7 +163,7 @@ again:
 		if (off + hdr.size <= size) {
 			rec = data + off;
 		} else {
-			err = ring_grow_scratch(ring, hdr.size);
+			err = pea_ring_grow_scratch(ring, hdr.size);
 			if (err)
 				break;
 			pea_ring_copy(ring, tail, ring->scratch, hdr.size);
@@ -173,23 +171,11 @@ again:
 		}
 
 		if (hdr.type == PERF_RECORD_SAMPLE) {
-			if (hdr.size < raw_off + PEA_RAW_SIZE_LEN) {
-				err = -EINVAL;
-			} else {
-				memcpy(&raw_size, rec + raw_off,
-				       sizeof(raw_size));
-				if (raw_size > hdr.size - raw_off -
-					       PEA_RAW_SIZE_LEN)
-					err = -EINVAL;
-				else if (sample_cb)
-					sample_cb(ctx, cpu,
-						  (void *)(rec + raw_off +
-							   PEA_RAW_SIZE_LEN),
-						  raw_size);
-			}
+			err = pea_ring_deliver_sample(rec, hdr.size, raw_off,
+						      sample_cb, ctx, cpu);
 		} else if (hdr.type == PERF_RECORD_LOST) {
-			err = ring_deliver_lost(ring, cbs, rec + sizeof(hdr),
-						hdr.size - sizeof(hdr));
+			err = pea_ring_deliver_lost(ring, cbs, rec + sizeof(hdr),
+						    hdr.size - sizeof(hdr));
 		} else {
 			err = -EINVAL;
 		}
