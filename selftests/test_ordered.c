@@ -23,6 +23,7 @@
 #include "pea_test.h"
 #include "pt_storm.h"
 #include "libpea.h"
+#include "pt_consumer.h"
 
 #define MAX_CPUS	PEA_ST_MAX_CPUS
 #define NSRC		PEA_ST_NR_SOURCES
@@ -253,31 +254,6 @@ static void tok_lost(void *ctx, int cpu, __u64 cnt)
 	((struct tok *)ctx)->lost += cnt;
 }
 
-struct reader {
-	pthread_t thr;
-	struct pea_buffer *pb;
-	int pause_us;
-	volatile int stop;
-	long errors, last_err;
-};
-
-static void *reader_fn(void *arg)
-{
-	struct reader *c = arg;
-
-	while (!c->stop) {
-		int ret = pea_buffer__poll(c->pb, 100);
-
-		if (ret < 0) {
-			c->errors++;
-			c->last_err = ret;
-		}
-		if (c->pause_us)
-			usleep(c->pause_us);
-	}
-	return NULL;
-}
-
 static void test_token(void)
 {
 	struct pea_st_token a = {
@@ -285,7 +261,7 @@ static void test_token(void)
 		.timeout_ms = 120000 * pt_time_scale(),
 	};
 	int map = pt_map_create("ordtok", ncpu, 0), k, inv = 0, missing = 0;
-	struct reader c = { 0 };
+	struct pt_consumer c = { 0 };
 	struct tok s = { 0 };
 	__u64 t0;
 
@@ -294,7 +270,7 @@ static void test_token(void)
 	if (!s.before_pos || !s.after_pos)
 		pt_fatal("calloc");
 	c.pb = ordered_buffer(map, 64, tok_sample, tok_lost, &s);
-	if (pthread_create(&c.thr, NULL, reader_fn, &c))
+	if (pthread_create(&c.thr, NULL, pt_consumer_fn, &c))
 		pt_fatal("pthread_create");
 	strcpy(a.map, "ordtok");
 	t0 = now_ns();
@@ -379,14 +355,14 @@ static void os_lost(void *ctx, int cpu, __u64 cnt)
 static void test_storm(void)
 {
 	int map = pt_map_create("ordstorm", ncpu, 0), cpu, src, bad = 0;
-	struct reader c = { .pause_us = 2000 };
+	struct pt_consumer c = { .pause_us = 2000 };
 	struct ostorm *s = calloc(1, sizeof(*s));
 	__u64 att = 0, recv = 0, lost = 0;
 
 	if (!s)
 		pt_fatal("calloc");
 	c.pb = ordered_buffer(map, 2, os_sample, os_lost, s);
-	if (pthread_create(&c.thr, NULL, reader_fn, &c))
+	if (pthread_create(&c.thr, NULL, pt_consumer_fn, &c))
 		pt_fatal("pthread_create");
 	PT_EQ(pt_storm_start("ordstorm", PT_ALL_SOURCES), 0,
 	      "storm: started, every context, 2-page rings, slow reader");
@@ -456,12 +432,12 @@ static void test_idle(void)
 {
 	int map = pt_map_create("ordidle", ncpu, 0), i, bad_bound = 0;
 	int bad_clock = 0;
-	struct reader c = { 0 };
+	struct pt_consumer c = { 0 };
 	struct idle s = { 0 };
 	__u64 worst = 0;
 
 	c.pb = ordered_buffer(map, 8, idle_sample, NULL, &s);
-	if (pthread_create(&c.thr, NULL, reader_fn, &c))
+	if (pthread_create(&c.thr, NULL, pt_consumer_fn, &c))
 		pt_fatal("pthread_create");
 	for (i = 0; i < IDLE_ROUNDS; i++) {
 		int cpu = i % ncpu, want = i + 1;

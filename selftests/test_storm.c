@@ -23,6 +23,7 @@
 #include "pea_test.h"
 #include "pt_storm.h"
 #include "libpea.h"
+#include "pt_consumer.h"
 
 #define MAX_CPUS	PEA_ST_MAX_CPUS
 #define NSRC		PEA_ST_NR_SOURCES
@@ -153,34 +154,6 @@ static void on_lost(void *ctx, int cpu, __u64 cnt)
 
 /* ---- the storm ---- */
 
-
-/* ---- a consumer thread ---- */
-
-struct consumer {
-	pthread_t thr;
-	struct pea_buffer *pb;
-	int pause_us;		/* between polls: a slow reader */
-	volatile int stop;
-	long polls, errors, last_err;
-};
-
-static void *consumer_fn(void *arg)
-{
-	struct consumer *c = arg;
-
-	while (!c->stop) {
-		int ret = pea_buffer__poll(c->pb, 100);
-
-		c->polls++;
-		if (ret < 0) {
-			c->errors++;
-			c->last_err = ret;
-		}
-		if (c->pause_us)
-			usleep(c->pause_us);
-	}
-	return NULL;
-}
 
 /*
  * The exact accounting shared by phases A and B: for every CPU and
@@ -317,7 +290,7 @@ static void storm_with_consumer(const char *phase, const char *name,
 				const struct pea_buffer_opts *opts)
 {
 	int map = pea_map_create(name, ncpu, 0), cpu, src, bad = 0;
-	struct consumer c = { .pause_us = pause_us };
+	struct pt_consumer c = { .pause_us = pause_us };
 	struct pea_buffer *pb;
 	__u64 lost = 0;
 
@@ -329,7 +302,7 @@ static void storm_with_consumer(const char *phase, const char *name,
 	PT_EQ(pea_buffer__buffer_cnt(pb), ncpu, "%s: %zu-page rings on %d CPUs",
 	      phase, pages, ncpu);
 	c.pb = pb;
-	if (pthread_create(&c.thr, NULL, consumer_fn, &c))
+	if (pthread_create(&c.thr, NULL, pt_consumer_fn, &c))
 		pt_fatal("pthread_create");
 	PT_EQ(pt_storm_start(name, sources), 0, "%s: storm started (sources %#x)",
 	      phase, sources);
