@@ -350,6 +350,38 @@ static inline void pt_ring_drain(struct pt_ring *r)
 }
 
 /*
+ * The producer tests' fixture: a map @name whose slot N holds an output
+ * event (PERF_SAMPLE_RAW) on CPU N, each ring of @pages pages mapped
+ * writable. Returns the number of CPUs.
+ */
+static inline int pt_cpu_map(const char *name, int pages, int *map_fd,
+			     int ev_fd[], struct pt_ring rings[])
+{
+	int cpu, ncpu = pt_nr_cpus();
+
+	*map_fd = pt_map_create(name, ncpu, 0);
+	if (*map_fd < 0)
+		pt_fatal("map create");
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		ev_fd[cpu] = pt_event_open(cpu, PERF_SAMPLE_RAW);
+		pt_map_update(*map_fd, cpu, ev_fd[cpu]);
+		if (pt_ring_map(&rings[cpu], ev_fd[cpu], pages,
+				PROT_READ | PROT_WRITE))
+			pt_fatal("mmap");
+	}
+	return ncpu;
+}
+
+/* Skip everything pending in @n rings. */
+static inline void pt_rings_drain(struct pt_ring rings[], int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		pt_ring_drain(&rings[i]);
+}
+
+/*
  * The wake-up tests' fixture: an output event in slot 0 of a one-slot
  * map, its ring mapped writable, an epoll fd watching it for EPOLLIN.
  */

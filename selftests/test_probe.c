@@ -30,27 +30,12 @@ static __u64 now_ns(void)
 
 static void setup_map(void)
 {
-	int cpu;
-
-	ncpu = pt_nr_cpus();
-	map_fd = pt_map_create("probe", ncpu, 0);
-	if (map_fd < 0)
-		pt_fatal("map create");
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		ev_fd[cpu] = pt_event_open(cpu, PERF_SAMPLE_RAW);
-		pt_map_update(map_fd, cpu, ev_fd[cpu]);
-		if (pt_ring_map(&rings[cpu], ev_fd[cpu], 16,
-				PROT_READ | PROT_WRITE))
-			pt_fatal("mmap");
-	}
+	ncpu = pt_cpu_map("probe", 16, &map_fd, ev_fd, rings);
 }
 
 static void drain_all(void)
 {
-	int cpu;
-
-	for (cpu = 0; cpu < ncpu; cpu++)
-		pt_ring_drain(&rings[cpu]);
+	pt_rings_drain(rings, ncpu);
 }
 
 static struct pea_probe_attr probe_attr(const char *sym, __u32 flags)

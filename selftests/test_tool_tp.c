@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "pt_tool.h"
+#include "pt_exec.h"
 
 #define EVENTS	"/sys/kernel/tracing/events"
 
@@ -26,19 +27,6 @@ static bool trace_start(struct pt_proc *p, char *const argv[])
 		pt_diag("pea trace: %s", line);
 	}
 	return false;
-}
-
-static pid_t run_exec(const char *path)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid == 0) {
-		execl(path, path, "--exit", (char *)NULL);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
-	return pid;
 }
 
 /* Format files in tracefs, counted here independently of the tool. */
@@ -126,9 +114,9 @@ static void test_exec(void)
 					  "filename ~ \"/tmp/pea_tp_tool_*\"",
 					  NULL }),
 	      "pea trace tp:sched:sched_process_exec --filter attaches");
-	pids[0] = run_exec(names[0]);
-	run_exec(self_exe);
-	pids[1] = run_exec(names[1]);
+	pids[0] = pt_exec_exit(names[0]);
+	pt_exec_exit(self_exe);
+	pids[1] = pt_exec_exit(names[1]);
 	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
 		if (!pt_json_valid(line)) {
 			ok = false;
@@ -169,7 +157,7 @@ static void test_exec(void)
 					  "-c", "1", "--filter",
 					  "filename == \"/tmp/pea_tp_tool_a\"", NULL }),
 	      "pea trace tracepoint:sched:sched_process_exec attaches");
-	pids[0] = run_exec(names[0]);
+	pids[0] = pt_exec_exit(names[0]);
 	snprintf(buf, sizeof(buf), "filename=\"%s\" pid=%d old_pid=%d",
 		 names[0], pids[0], pids[0]);
 	for (i = 0; pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS);)
@@ -285,14 +273,7 @@ static void test_errors(void)
 
 int main(int argc, char **argv)
 {
-	ssize_t n;
-
-	if (argc > 1 && !strcmp(argv[1], "--exit"))
-		return 0;
-	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
-	if (n <= 0)
-		pt_fatal("readlink");
-	self_exe[n] = 0;
+	pt_exec_init(argc, argv, self_exe, sizeof(self_exe));
 	test_list();
 	test_exec();
 	test_openat();

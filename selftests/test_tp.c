@@ -12,8 +12,8 @@
 #include <sched.h>
 #include <time.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include "pea_test.h"
+#include "pt_exec.h"
 
 #define NCPU_MAX	64
 #define TRACEFS		"/sys/kernel/tracing/events/"
@@ -31,27 +31,12 @@ struct field {
 
 static void setup_map(void)
 {
-	int cpu;
-
-	ncpu = pt_nr_cpus();
-	map_fd = pt_map_create("tp", ncpu, 0);
-	if (map_fd < 0)
-		pt_fatal("map create");
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		ev_fd[cpu] = pt_event_open(cpu, PERF_SAMPLE_RAW);
-		pt_map_update(map_fd, cpu, ev_fd[cpu]);
-		if (pt_ring_map(&rings[cpu], ev_fd[cpu], 64,
-				PROT_READ | PROT_WRITE))
-			pt_fatal("mmap");
-	}
+	ncpu = pt_cpu_map("tp", 64, &map_fd, ev_fd, rings);
 }
 
 static void drain_all(void)
 {
-	int cpu;
-
-	for (cpu = 0; cpu < ncpu; cpu++)
-		pt_ring_drain(&rings[cpu]);
+	pt_rings_drain(rings, ncpu);
 }
 
 /* The id of trace event SYS/NAME from tracefs, or -1. */
@@ -260,24 +245,6 @@ static void test_openat(void)
 static char self_exe[256];
 
 /* Fork a child that execs @path (this program) and exits at once. */
-static pid_t run_exec(const char *path)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		execl(path, path, "--exit", (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
-static void wait_child(pid_t pid)
-{
-	int status;
-
-	waitpid(pid, &status, 0);
-}
-
 static void test_exec(void)
 {
 	static const char other[] = "/tmp/pea_tp_other";
@@ -304,8 +271,7 @@ static void test_exec(void)
 	if (link < 0)
 		return;
 	drain_all();
-	child = run_exec(self_exe);
-	wait_child(child);
+	child = pt_exec_exit(self_exe);
 	r = next_tp(id, child, NULL);
 	PT_OK(r, "sched_process_exec: the child's exec left a record");
 	if (r) {
@@ -347,9 +313,8 @@ static void test_exec(void)
 		return;
 	drain_all();
 	for (n = 0; n < 3; n++) {
-		wait_child(run_exec(self_exe));
-		child = run_exec(other);
-		wait_child(child);
+		pt_exec_exit(self_exe);
+		child = pt_exec_exit(other);
 	}
 	link_info(link, &li);
 	PT_EQ(li.written, 3, "glob: the 3 execs of %s written", other);
@@ -367,8 +332,8 @@ static void test_exec(void)
 	PT_OK(link >= 0, "exec with a != filter attaches (%d)", link);
 	if (link < 0)
 		return;
-	wait_child(run_exec(self_exe));
-	wait_child(run_exec(other));
+	pt_exec_exit(self_exe);
+	pt_exec_exit(other);
 	link_info(link, &li);
 	PT_OK(li.written == 1 && li.filtered == 1,
 	      "!= on a __data_loc string: 1 written, 1 filtered (%llu, %llu)",
@@ -511,7 +476,7 @@ static void test_str_filters(void)
 		return;
 	for (i = 0; i < 4; i++) {
 		prctl(PR_SET_NAME, i & 1 ? "pea_tp_fork_b" : "pea_tp_fork_a");
-		wait_child(run_exec(self_exe));
+		pt_exec_exit(self_exe);
 	}
 	prctl(PR_SET_NAME, "test_tp");
 	link_info(link, &li);
@@ -525,7 +490,7 @@ static void test_str_filters(void)
 	link = attach(&a);
 	for (i = 0; i < 3; i++) {
 		prctl(PR_SET_NAME, i ? "pea_tp_fork_b" : "pea_tp_fork_a");
-		wait_child(run_exec(self_exe));
+		pt_exec_exit(self_exe);
 	}
 	prctl(PR_SET_NAME, "test_tp");
 	link_info(link, &li);
@@ -794,14 +759,7 @@ static void test_load(void)
 
 int main(int argc, char **argv)
 {
-	ssize_t n;
-
-	if (argc > 1 && !strcmp(argv[1], "--exit"))
-		return 0;
-	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
-	if (n <= 0)
-		pt_fatal("readlink /proc/self/exe");
-	self_exe[n] = 0;
+	pt_exec_init(argc, argv, self_exe, sizeof(self_exe));
 	pt_dev();
 	setup_map();
 	test_openat();
