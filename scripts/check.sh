@@ -105,12 +105,25 @@ run_checkpatch() {
 {
 printf 'TAP version 13\n'
 awk -F '\t' -v took="$(( $(date +%s) - T0 ))" '
-$1 == "P" { n++; pass++; printf "ok %d - %s\n", n, $2; next }
-$1 == "F" { n++; fail++; printf "not ok %d - %s\n", n, $2; next }
-$1 == "C" { s = $0; sub(/^C\t/, "", s); printf "# %s\n", s; next }
+$1 == "P" { n++; pass++; ctx = 0; printf "ok %d - %s\n", n, $2; next }
+$1 == "F" {
+	n++; fail++; ctx = 8
+	printf "not ok %d - %s\n", n, $2
+	recap = recap sprintf("# not ok %d - %s\n", n, $2)
+	next
+}
+$1 == "C" {
+	s = $0; sub(/^C\t/, "", s); printf "# %s\n", s
+	if (ctx > 0) { ctx--; recap = recap sprintf("#     %s\n", s) }
+	next
+}
 END {
 	if (n == 0) { n = 1; fail = 1; printf "not ok 1 - no test ran\n" }
 	printf "1..%d\n", n
+	# Repeat the failures and their first comments at the end, where a
+	# truncated log (CI keeps its tail) still shows them.
+	if (fail > 0)
+		printf "# failures:\n%s", recap
 	printf "# make check took %ss\n", took
 	printf "%d passed, %d failed\n", pass, fail
 	exit (fail > 0 ? 1 : 0)
