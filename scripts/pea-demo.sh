@@ -7,7 +7,8 @@
 #                                    a kprobe with the file name captured
 #                                    while a small workload opens files, the
 #                                    rings as `pea stat` sees them, a
-#                                    kretprobe (fd and latency), JSON lines
+#                                    kretprobe (fd and latency), a
+#                                    tracepoint with a filter, JSON lines
 #        pea-demo storm [SECONDS]    the all-context storm (pea-storm)
 #
 # The guest (scripts/guest-init.sh) has loaded pea.ko and mounted debugfs.
@@ -30,6 +31,16 @@ workload() {
 	while [ "$i" -lt "$1" ]; do
 		cat /etc/hostname "$DIR/greeting.txt" /proc/version > /dev/null
 		cat "$DIR/no-such-file" 2> /dev/null
+		i=$((i + 1))
+		sleep 0.3
+	done
+}
+
+# Real execs: run the pea tool's help now and then.
+exec_workload() {
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		"$PEA" help > /dev/null
 		i=$((i + 1))
 		sleep 0.3
 	done
@@ -63,6 +74,18 @@ show "pea trace kretprobe:do_sys_openat2 --str ARG1 --count 8"
 (sleep 1; workload 4) &
 wl=$!
 "$PEA" trace kretprobe:do_sys_openat2 --str ARG1 --count 8
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
+say "a kernel tracepoint: each exec, with the fields of its tracefs format"
+echo "The in-kernel filter drops the execs of other programs before anything"
+echo "is written. Busybox runs its applets without exec, so the workload runs"
+echo "the pea tool itself."
+show "pea trace tp:sched:sched_process_exec --filter 'filename ~ \"*/pea\"' --count 3"
+(sleep 1; exec_workload 4) &
+wl=$!
+"$PEA" trace tp:sched:sched_process_exec --filter 'filename ~ "*/pea"' --count 3
 rc=$?
 wait "$wl"
 [ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
