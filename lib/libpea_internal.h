@@ -222,6 +222,9 @@ PEA_HIDDEN int pea_parse_cpu_list(const char *s, bool **mask, int *n);
  * @o_head:      ORDERED: data_head as last loaded
  * @o_quiet:     ORDERED: found quiet since the last load of data_head
  * @o_done:      ORDERED: delivered a record in this call
+ * @o_peeked:    ORDERED: @o_hdr and @o_time hold the record at @o_pos
+ * @o_hdr:       ORDERED: the header of the first unread record
+ * @o_time:      ORDERED: its time
  */
 struct pea_cpu_buf {
 	struct pea_ring ring;
@@ -243,6 +246,9 @@ struct pea_cpu_buf {
 	__u64 o_head;
 	bool o_quiet;
 	bool o_done;
+	bool o_peeked;
+	struct perf_event_header o_hdr;
+	__u64 o_time;
 };
 
 /**

@@ -264,8 +264,9 @@ struct pea_event_stats {
  * If X is quiet, every record X publishes later has a time at or after
  * the time of every record the reader loaded before (F), on any CPU:
  * that writer's STORE writers = 1 came after (F), (E) (the store, then a
- * full barrier: one XCHG on x86) orders the store before its clock read, and the records already loaded read their clock
- * before their data_head was published. The clock read is no memory
+ * full barrier: one XCHG on x86) orders the store before its clock read,
+ * and the records already loaded read their clock before their data_head
+ * was published. The clock read is no memory
  * access: the fast accessors read the TSC with rdtsc_ordered() (LFENCE or
  * RDTSCP first), HPET or ACPI PM with uncached reads, all ordered by (E)
  * and (B). So a reader that holds records of some rings and finds every
