@@ -16,7 +16,8 @@
  *    by pea_bench's loop on the 4 CPUs in turns of 32 records, drained
  *    with pea_buffer__consume(): ordered (the k-way merge with its
  *    quiet checks) and unordered (ring after ring), the records of both
- *    the same size (unordered selects TIME on local_clock()).
+ *    the same size (unordered selects TIME on local_clock()); the best
+ *    of 3 drains after one that faults the mapping in.
  *  - ord-retained: producers on CPUs 1 and 2 call getppid() as fast as
  *    they can, pea_bench's kprobe writes a 64-byte record per call, one
  *    consumer on CPU 3 reads (64 KiB watermark); the syscall rate with
@@ -375,18 +376,32 @@ static void or_consume(void)
 	     total, g_ncpus, OR_TURN, g_runs);
 	for (run = 0; run < g_runs && run < 32; run++) {
 		for (k = 0; k < 2; k++) {
+			double best = 1e18;
+			uint64_t all = 0;
+			int rep;
+
 			or_open(&r, k ? OR_ORDERED : OR_TIME_LOCAL,
 				(size_t)OR_PAGES * getpagesize());
-			for (done = 0, cpu = 0; done < total;
-			     done += OR_TURN, cpu = (cpu + 1) % g_ncpus) {
-				pin_cpu(cpu);
-				or_loop(PEA_BENCH_OUTPUT, OR_TURN);
+			/*
+			 * The first drain also faults the reader's mapping in:
+			 * a warm-up. Then the best of 3 (host preemption).
+			 */
+			for (rep = 0; rep < 4; rep++) {
+				for (done = 0, cpu = 0; done < total;
+				     done += OR_TURN,
+				     cpu = (cpu + 1) % g_ncpus) {
+					pin_cpu(cpu);
+					or_loop(PEA_BENCH_OUTPUT, OR_TURN);
+				}
+				all += done;
+				pin_cpu(OR_CONS_CPU);
+				t0 = now_ns();
+				or_drain(&r, all);
+				t1 = now_ns();
+				if (rep && (double)(t1 - t0) / done < best)
+					best = (double)(t1 - t0) / done;
 			}
-			pin_cpu(OR_CONS_CPU);
-			t0 = now_ns();
-			or_drain(&r, done);
-			t1 = now_ns();
-			cost[k][run] = (double)(t1 - t0) / done;
+			cost[k][run] = best;
 			or_close(&r);
 		}
 	}
