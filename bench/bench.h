@@ -111,4 +111,7 @@ void bench_lossfree(void);
 /* latency.c: wake-up latency */
 void bench_latency(void);
 
+/* ordered.c: ordered delivery against unordered reading (issue 10) */
+void bench_ordered(void);
+
 #endif /* _PEA_BENCH_USER_H */

@@ -6,8 +6,8 @@
  *   -q          quick: fewer records and shorter phases
  *   -r RUNS     repetitions of each figure (default 5, at least 3)
  *   -o JSON     where to write the JSON (default /tmp/pea-bench.json)
- *   -f FIGURES  comma separated subset of kcost,e2e,lossfree,latency
- *               (default all)
+ *   -f FIGURES  comma separated subset of kcost,e2e,lossfree,latency,
+ *               ordered (default all)
  *
  * Needs pea.ko and pea_bench.ko loaded, root, 4 CPUs. Prints notes to
  * stderr, the table and the JSON to stdout (see report.c).
@@ -186,6 +186,8 @@ int main(int argc, char **argv)
 		bench_lossfree();
 	if (wanted(figs, "latency"))
 		bench_latency();
+	if (wanted(figs, "ordered"))
+		bench_ordered();
 
 	uname(&u);
 	snprintf(title, sizeof(title),

@@ -6,7 +6,9 @@
  * channel at one payload size, reported as median, min and max. The table
  * puts pea, perf and ring side by side with pea's ratio to each (a ratio
  * below 1 is better for costs, above 1 for rates); other channels (the
- * memcpy floor, the baselines) follow in the last column.
+ * memcpy floor, the baselines) follow in the last column. Figures with
+ * an "ordered" channel (ordered.c) go to a table of their own: ordered
+ * beside each of its baselines, with the ratio ordered/baseline.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,7 +158,7 @@ static void print_table(void)
 			if (!strcmp(figs[j].name, f->name) &&
 			    figs[j].size == f->size)
 				break;
-		if (j < i)
+		if (j < i || fig_find(f->name, f->size, "ordered"))
 			continue;
 		p = fig_find(f->name, f->size, "pea");
 		q = fig_find(f->name, f->size, "perf");
@@ -176,6 +178,41 @@ static void print_table(void)
 			fmt_val(m, sizeof(m), figs[j].med);
 			printf("%s%s=%s", first ? " " : ", ", figs[j].channel, m);
 			first = false;
+		}
+		printf("\n");
+	}
+}
+
+/* Ordered delivery: "ordered" against each other channel of its row. */
+static void print_ordered_table(void)
+{
+	bool header = false;
+	int i, j;
+
+	for (i = 0; i < nfigs; i++) {
+		const struct fig *f = &figs[i], *o;
+
+		if (strcmp(f->channel, "ordered"))
+			continue;
+		if (!header) {
+			printf("\n%-40s %5s %-7s| %-24s| %s\n", "figure (ordered)",
+			       "size", "unit", "ordered med [min-max]",
+			       "baseline med [min-max] (ordered/baseline)");
+			header = true;
+		}
+		o = f;
+		printf("%-40s %5u %-7s|", f->name, f->size, f->unit);
+		print_cell(o);
+		for (j = 0; j < nfigs; j++) {
+			const struct fig *b = &figs[j];
+
+			if (strcmp(b->name, f->name) || b->size != f->size ||
+			    !strcmp(b->channel, "ordered"))
+				continue;
+			printf(" %s", b->channel);
+			print_cell(b);
+			if (b->med != 0)
+				printf(" (%.2f)", o->med / b->med);
 		}
 		printf("\n");
 	}
@@ -214,6 +251,7 @@ void report_print(const char *json_path, const char *title)
 	printf("# --- bench table begin ---\n");
 	printf("%s\n", title);
 	print_table();
+	print_ordered_table();
 	printf("# --- bench table end ---\n");
 	printf("# --- bench json begin ---\n");
 	write_json(stdout);

@@ -296,8 +296,7 @@ static int build_attr(const struct pea_buffer_opts *opts,
 	    ((flags & PEA_BUFFER_ADAPTIVE_WAKEUP) &&
 	     (flags & PEA_BUFFER_FLAG_OVERWRITE)) ||
 	    ((flags & PEA_BUFFER_FLAG_ORDERED) &&
-	     (flags & (PEA_BUFFER_FLAG_AUTO_CALLBACK |
-		       PEA_BUFFER_FLAG_OVERWRITE))))
+	     (flags & PEA_BUFFER_FLAG_AUTO_CALLBACK)))
 		return -EINVAL;
 	if (wakeup_events < 0 || (wakeup_events && watermark))
 		return -EINVAL;
@@ -473,7 +472,12 @@ struct pea_buffer *pea_buffer__new(int map_fd, size_t page_cnt,
 	pb->map_fd = map_fd;
 	pb->epoll_fd = -1;
 	pb->open_flags = OPTS_GET(opts, flags, 0) & PEA_BUFFER_ADAPTIVE_WAKEUP;
-	if (pb->flags & PEA_BUFFER_FLAG_ORDERED)
+	/*
+	 * A snapshot pauses the rings and waits for the writers, so a flight
+	 * recorder needs only the times, not the writers in flight.
+	 */
+	if ((pb->flags & PEA_BUFFER_FLAG_ORDERED) &&
+	    !(pb->flags & PEA_BUFFER_FLAG_OVERWRITE))
 		pb->open_flags |= PEA_FLAG_ORDERED;
 	pb->flush_us = OPTS_GET(opts, flush_us, 0);
 	pb->busy_poll_ns = (__u64)OPTS_GET(opts, busy_poll_us, 0) * 1000;

@@ -159,8 +159,12 @@ struct pea_buffer_opts {
  * pea_buffer__poll() then waits at most a millisecond before it looks
  * again. A consumer that falls behind only makes the producers drop (and
  * report) records, as without the flag. Equal times on different CPUs
- * come in CPU order. pea_buffer__consume_buffer() is refused (-EINVAL);
- * not with AUTO_CALLBACK or OVERWRITE (EINVAL).
+ * come in CPU order. pea_buffer__consume_buffer() is refused (-EINVAL).
+ * Not with AUTO_CALLBACK (EINVAL): its thread drains each ring as it
+ * wakes and could not hold a record back for the others. With OVERWRITE
+ * the snapshot is ordered across CPUs after a horizon (see
+ * pea_buffer__snapshot()); the events then carry the time but not
+ * PEA_FLAG_ORDERED, since a snapshot pauses the rings anyway.
  */
 #define PEA_BUFFER_FLAG_AUTO_CALLBACK	(1ULL << 0)
 #define PEA_BUFFER_FLAG_OVERWRITE	(1ULL << 1)
@@ -350,11 +354,34 @@ LIBPEA_API int pea_buffer__pause(struct pea_buffer *pb, size_t buf_idx,
  * event's lost counter (PEA_EVENT_IOC_STATS) since the previous snapshot,
  * which counts every drop exactly once (pea_buffer__lost() sums them).
  *
+ * With PEA_BUFFER_FLAG_ORDERED too, the records of all rings come as one
+ * stream in non-decreasing time order (equal times in ring order), from a
+ * horizon on: a ring that wrapped (its whole records no longer cover every
+ * byte written to it) has lost its history before its oldest record, so
+ * the horizon is the latest time of the oldest sample still present in
+ * each ring that wrapped, 0 if none did (the latest possible time if a
+ * ring that wrapped holds no whole sample). Only samples at or after the
+ * horizon are delivered, those of every ring: the stream misses no CPU's
+ * record newer than the horizon that was in a ring. Equal times at the
+ * horizon itself are the one ambiguity (a record overwritten at the very
+ * same nanosecond). pea_buffer__snapshot_horizon() returns it.
+ *
  * Return: the number of samples delivered, or a negative errno: -EINVAL
  * without PEA_BUFFER_FLAG_OVERWRITE, -ENOMEM, or the first ioctl error
  * (the rings are still all read).
  */
 LIBPEA_API int pea_buffer__snapshot(struct pea_buffer *pb);
+
+/**
+ * pea_buffer__snapshot_horizon() - the horizon of the last ordered snapshot
+ * @pb: a buffer created with PEA_BUFFER_FLAG_OVERWRITE and _ORDERED
+ *
+ * Return: the CLOCK_MONOTONIC time (ns) from which the last
+ * pea_buffer__snapshot() delivered every ring's records, 0 if no ring had
+ * wrapped (everything was delivered), or before any snapshot, for other
+ * buffers or NULL.
+ */
+LIBPEA_API __u64 pea_buffer__snapshot_horizon(const struct pea_buffer *pb);
 
 /**
  * struct pea_sample_info - the fields of a sample other than the payload

@@ -214,10 +214,17 @@ PEA_HIDDEN int pea_parse_cpu_list(const char *s, bool **mask, int *n);
  * @snap_offs:   OVERWRITE: offsets of the whole records in @snap_buf
  * @snap_len:    OVERWRITE: bytes of @snap_buf that may hold whole records
  * @snap_paused: OVERWRITE: this snapshot paused the ring (and resumes it)
+ * @snap_written: OVERWRITE: bytes ever written when the copy was taken
+ * @snap_n:      OVERWRITE + ORDERED: whole records found in @snap_buf
+ * @snap_next:   OVERWRITE + ORDERED: the merge's next record (an index
+ *               into @snap_offs, counting down to the newest), or 0
  * @o_pos:       ORDERED: bytes consumed (data_tail once stored)
  * @o_head:      ORDERED: data_head as last loaded
  * @o_quiet:     ORDERED: found quiet since the last load of data_head
  * @o_done:      ORDERED: delivered a record in this call
+ * @o_peeked:    ORDERED: @o_hdr and @o_time hold the record at @o_pos
+ * @o_hdr:       ORDERED: the header of the first unread record
+ * @o_time:      ORDERED: its time
  */
 struct pea_cpu_buf {
 	struct pea_ring ring;
@@ -232,10 +239,16 @@ struct pea_cpu_buf {
 	__u32 *snap_offs;
 	__u64 snap_len;
 	bool snap_paused;
+	__u64 snap_written;
+	size_t snap_n;
+	size_t snap_next;
 	__u64 o_pos;
 	__u64 o_head;
 	bool o_quiet;
 	bool o_done;
+	bool o_peeked;
+	struct perf_event_header o_hdr;
+	__u64 o_time;
 };
 
 /**
@@ -261,6 +274,7 @@ struct pea_cpu_buf {
  * @thread_on:   @thread was started and not yet joined
  * @o_held:      ORDERED: the last read left records held back or saw a
  *               writer in flight, so the next poll must come soon
+ * @snap_horizon: OVERWRITE + ORDERED: the horizon of the last snapshot
  */
 struct pea_buffer {
 	pea_buffer_sample_fn sample_cb;
@@ -286,6 +300,7 @@ struct pea_buffer {
 	pthread_t thread;
 	bool thread_on;
 	bool o_held;
+	__u64 snap_horizon;
 };
 
 /* The epoll key of @stop_fd: never a ring index. */

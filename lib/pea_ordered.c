@@ -71,10 +71,23 @@ static int peek(struct pea_cpu_buf *buf, struct perf_event_header *hdr,
 {
 	struct pea_ring *ring = &buf->ring;
 	__u64 avail = buf->o_head - buf->o_pos;
+	__u64 off = buf->o_pos & (ring->data_size - 1);
+	const char *p = (const char *)ring->data + off;
 
 	if (avail < sizeof(*hdr))
 		return -EINVAL;
-	pea_ring_copy(ring, buf->o_pos, hdr, sizeof(*hdr));
+	if (off + sizeof(*hdr) <= ring->data_size)
+		memcpy(hdr, p, sizeof(*hdr));
+	else	/* only if a bad size misaligned the stream */
+		pea_ring_copy(ring, buf->o_pos, hdr, sizeof(*hdr));
+	if (off + hdr->size <= ring->data_size &&
+	    hdr->size >= time_off(ring, hdr->type) + sizeof(*time) &&
+	    hdr->size <= avail &&
+	    (hdr->type == PERF_RECORD_SAMPLE || hdr->type == PERF_RECORD_LOST)) {
+		/* The common case: the record does not wrap. */
+		memcpy(time, p + time_off(ring, hdr->type), sizeof(*time));
+		return 0;
+	}
 	if (hdr->size < sizeof(*hdr) || hdr->size > avail ||
 	    (hdr->type != PERF_RECORD_SAMPLE && hdr->type != PERF_RECORD_LOST) ||
 	    hdr->size < time_off(ring, hdr->type) + sizeof(*time))
@@ -135,18 +148,27 @@ static bool quiet(struct pea_cpu_buf *buf, bool *moved)
 	return false;
 }
 
-/* Phase C; returns the records delivered or a negative errno. */
+/*
+ * Phase C; returns the records delivered or a negative errno. Each ring's
+ * first unread record is peeked once (o_hdr, o_time) and again only after
+ * it was delivered, and the oldest ring delivers a run of records up to
+ * the next oldest ring's first, so a record mostly costs one peek and one
+ * comparison.
+ */
 static long merge(struct pea_buffer *pb)
 {
-	struct perf_event_header hdr, best_hdr;
+	size_t i, best_i, next_i;
 	struct pea_cpu_buf *best;
-	__u64 t, best_t = 0;
+	__u64 best_t, next_t;
 	long n = 0;
-	size_t i;
 	int err;
 
+	for (i = 0; i < pb->cnt; i++)
+		pb->bufs[i].o_peeked = false;
 	for (;;) {
-		best = NULL;
+		/* The oldest first record, and the next oldest of the others. */
+		best_i = next_i = pb->cnt;
+		best_t = next_t = 0;
 		for (i = 0; i < pb->cnt; i++) {
 			struct pea_cpu_buf *buf = &pb->bufs[i];
 
@@ -155,27 +177,55 @@ static long merge(struct pea_buffer *pb)
 					return n;	/* may hold older */
 				continue;
 			}
-			err = peek(buf, &hdr, &t);
-			if (err) {
-				buf->o_pos = buf->o_head;	/* resync */
-				return err;
+			if (!buf->o_peeked) {
+				err = peek(buf, &buf->o_hdr, &buf->o_time);
+				if (err) {
+					buf->o_pos = buf->o_head; /* resync */
+					return err;
+				}
+				buf->o_peeked = true;
 			}
 			/* Strictly older wins: ties go to the lower CPU. */
-			if (!best || t < best_t) {
-				best = buf;
-				best_t = t;
-				best_hdr = hdr;
+			if (best_i == pb->cnt || buf->o_time < best_t) {
+				next_i = best_i;
+				next_t = best_t;
+				best_i = i;
+				best_t = buf->o_time;
+			} else if (next_i == pb->cnt || buf->o_time < next_t) {
+				next_i = i;
+				next_t = buf->o_time;
 			}
 		}
-		if (!best)
+		if (best_i == pb->cnt)
 			return n;
-		err = deliver(pb, best, &best_hdr);
-		if (err)
-			return err;
-		/* Dry now, and not proven quiet since the last load. */
-		if (best->o_pos == best->o_head)
-			best->o_quiet = false;
-		n++;
+		best = &pb->bufs[best_i];
+		/*
+		 * A run: the other rings do not change meanwhile, so the best
+		 * ring goes on while its records come before the next oldest
+		 * (on a tie, while its CPU is the lower).
+		 */
+		for (;;) {
+			best->o_peeked = false;
+			err = deliver(pb, best, &best->o_hdr);
+			if (err)
+				return err;
+			n++;
+			if (best->o_pos == best->o_head) {
+				/* Dry, and not proven quiet since the load. */
+				best->o_quiet = false;
+				break;
+			}
+			err = peek(best, &best->o_hdr, &best->o_time);
+			if (err) {
+				best->o_pos = best->o_head;	/* resync */
+				return err;
+			}
+			best->o_peeked = true;
+			if (next_i < pb->cnt &&
+			    (best->o_time > next_t ||
+			     (best->o_time == next_t && best_i > next_i)))
+				break;
+		}
 	}
 }
 

@@ -15,6 +15,16 @@
  * writers that were already past the pause check, copies each window,
  * resumes, and only then walks and delivers the copies, so the producers
  * are held up for one RCU grace period and one memcpy per ring.
+ *
+ * With PEA_BUFFER_FLAG_ORDERED the copies are merged on their records'
+ * times into one stream, after a horizon: a ring that wrapped lost its
+ * records older than the oldest one it still holds, so a record of
+ * another ring older than that would come without the history of the
+ * wrapped ring's CPU beside it. The horizon is the latest of the oldest
+ * sample times of the rings that wrapped (0 when none did); only samples
+ * at or after it are delivered, so from the horizon on the stream has
+ * every record of every CPU. A ring "wrapped" when the records found do
+ * not cover every byte ever written to it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -76,10 +86,19 @@ static bool sample_consistent(const struct pea_ring *ring, const char *rec,
  * record) and note the offset of every whole record in buf->snap_offs,
  * stopping at the first header that cannot be valid.
  */
-static struct snap_walk snap_walk(const struct pea_cpu_buf *buf, __u64 avail)
+static struct snap_walk snap_walk(const struct pea_buffer *pb,
+				  const struct pea_cpu_buf *buf, __u64 avail)
 {
+	__u64 st = buf->ring.sample_type;
 	const char *copy = buf->snap_buf;
 	struct snap_walk w = { 0, 0 };
+	size_t lost_size = sizeof(struct perf_event_header) + 2 * sizeof(__u64);
+
+	/* ORDERED sets sample_id_all: LOST records end with TID, TIME, CPU. */
+	if (pb->flags & PEA_BUFFER_FLAG_ORDERED)
+		lost_size += 8 * (!!(st & PERF_SAMPLE_TID) +
+				  !!(st & PERF_SAMPLE_TIME) +
+				  !!(st & PERF_SAMPLE_CPU));
 
 	while (avail - w.end >= sizeof(struct perf_event_header)) {
 		struct perf_event_header hdr;
@@ -93,7 +112,7 @@ static struct snap_walk snap_walk(const struct pea_cpu_buf *buf, __u64 avail)
 			if (!sample_consistent(&buf->ring, rec, hdr.size))
 				break;
 		} else if (hdr.type != PERF_RECORD_LOST ||
-			   hdr.size != sizeof(hdr) + 2 * sizeof(__u64)) {
+			   hdr.size != lost_size) {
 			break;
 		}
 		buf->snap_offs[w.n++] = w.end;
@@ -152,6 +171,7 @@ static void snap_copy(struct pea_buffer *pb, struct pea_cpu_buf *buf)
 	head = __atomic_load_n(&ring->page->data_head, __ATOMIC_ACQUIRE);
 	/* Bytes ever written, as the head went down from 0; one ring at most. */
 	avail = -head;
+	buf->snap_written = avail;
 	if (avail > size)
 		avail = size;
 	pea_ring_copy(ring, head, buf->snap_buf, avail);
@@ -173,7 +193,7 @@ static int snap_deliver(struct pea_buffer *pb, struct pea_cpu_buf *buf)
 	size_t raw_off = sizeof(struct perf_event_header) +
 			 pea_sample_raw_offset(buf->ring.sample_type) +
 			 PEA_RAW_SIZE_LEN;
-	struct snap_walk w = snap_walk(buf, buf->snap_len);
+	struct snap_walk w = snap_walk(pb, buf, buf->snap_len);
 	int delivered = 0;
 	size_t i;
 
@@ -192,6 +212,108 @@ static int snap_deliver(struct pea_buffer *pb, struct pea_cpu_buf *buf)
 		delivered++;
 	}
 	return delivered;
+}
+
+/* Hand the SAMPLE at @off in the copy of @buf to the sample callback. */
+static void snap_emit(struct pea_buffer *pb, struct pea_cpu_buf *buf,
+		      size_t off)
+{
+	size_t raw_off = sizeof(struct perf_event_header) +
+			 pea_sample_raw_offset(buf->ring.sample_type) +
+			 PEA_RAW_SIZE_LEN;
+	char *rec = (char *)buf->snap_buf + off;
+	__u32 raw;
+
+	memcpy(&raw, rec + raw_off - PEA_RAW_SIZE_LEN, sizeof(raw));
+	if (pb->sample_cb)
+		pb->sample_cb(pb->ctx, buf->cpu, rec + raw_off, raw);
+}
+
+/* The time of the SAMPLE at @off in the copy (TIME follows TID). */
+static __u64 snap_time(const struct pea_cpu_buf *buf, size_t off)
+{
+	size_t t = sizeof(struct perf_event_header) +
+		   (buf->ring.sample_type & PERF_SAMPLE_TID ? 8 : 0);
+	__u64 time;
+
+	memcpy(&time, (const char *)buf->snap_buf + off + t, sizeof(time));
+	return time;
+}
+
+/*
+ * The next SAMPLE of @buf at or after @horizon, going from the oldest:
+ * its index + 1 in snap_offs (the walk went from the newest), or 0.
+ */
+static size_t snap_next(const struct pea_cpu_buf *buf, size_t i,
+			__u64 horizon)
+{
+	for (; i > 0; i--) {
+		const char *rec = (const char *)buf->snap_buf +
+				  buf->snap_offs[i - 1];
+		struct perf_event_header hdr;
+
+		memcpy(&hdr, rec, sizeof(hdr));
+		if (hdr.type == PERF_RECORD_SAMPLE &&
+		    snap_time(buf, buf->snap_offs[i - 1]) >= horizon)
+			return i;
+	}
+	return 0;
+}
+
+/*
+ * ORDERED: the horizon (see the top of the file), then the records of
+ * every ring at or after it, merged on their times; equal times come in
+ * ring order. Returns how many samples were delivered.
+ */
+static int snap_deliver_ordered(struct pea_buffer *pb)
+{
+	__u64 horizon = 0, t, best_t;
+	size_t i, best_i;
+	struct pea_cpu_buf *buf;
+	int delivered = 0;
+
+	for (i = 0; i < pb->cnt; i++) {
+		struct snap_walk w;
+		size_t oldest;
+
+		buf = &pb->bufs[i];
+		w = snap_walk(pb, buf, buf->snap_len);
+		buf->snap_n = w.n;
+		if (buf->snap_written <= w.end)
+			continue;	/* every byte written is in the copy */
+		oldest = snap_next(buf, w.n, 0);
+		/* Wrapped with no whole sample left: nothing is proven. */
+		t = oldest ? snap_time(buf, buf->snap_offs[oldest - 1]) :
+			     ~0ULL;
+		if (t > horizon)
+			horizon = t;
+	}
+	pb->snap_horizon = horizon;
+	for (i = 0; i < pb->cnt; i++) {
+		buf = &pb->bufs[i];
+		buf->snap_next = snap_next(buf, buf->snap_n, horizon);
+	}
+	for (;;) {
+		best_i = pb->cnt;
+		best_t = 0;
+		for (i = 0; i < pb->cnt; i++) {
+			buf = &pb->bufs[i];
+			if (!buf->snap_next)
+				continue;
+			t = snap_time(buf, buf->snap_offs[buf->snap_next - 1]);
+			if (best_i == pb->cnt || t < best_t) {
+				best_i = i;
+				best_t = t;
+			}
+		}
+		if (best_i == pb->cnt)
+			return delivered;
+		buf = &pb->bufs[best_i];
+		snap_emit(pb, buf, buf->snap_offs[buf->snap_next - 1]);
+		delivered++;
+		/* Newer records of the ring are all past the horizon. */
+		buf->snap_next = snap_next(buf, buf->snap_next - 1, 0);
+	}
 }
 
 int pea_buffer__snapshot(struct pea_buffer *pb)
@@ -232,12 +354,20 @@ int pea_buffer__snapshot(struct pea_buffer *pb)
 		buf->snap_paused = false;
 	}
 
+	if (pb->flags & PEA_BUFFER_FLAG_ORDERED)
+		total = snap_deliver_ordered(pb);
 	for (i = 0; i < pb->cnt; i++) {
 		buf = &pb->bufs[i];
-		total += snap_deliver(pb, buf);
+		if (!(pb->flags & PEA_BUFFER_FLAG_ORDERED))
+			total += snap_deliver(pb, buf);
 		ret = snap_report_lost(pb, buf);
 		if (ret && !err)
 			err = ret;
 	}
 	return err ? pea_err(err) : total;
+}
+
+__u64 pea_buffer__snapshot_horizon(const struct pea_buffer *pb)
+{
+	return pb ? pb->snap_horizon : 0;
 }

@@ -41,8 +41,8 @@
  * NMI-safe accessors:
  *
  *	writer (the event's CPU)		reader (any CPU)
- *	STORE ->writers = 1			LOAD ->data_head of rings Y, and
- *	smp_mb()		(E)		    their records  (C as above)
+ *	smp_store_mb(->writers, 1)		LOAD ->data_head of rings Y, and
+ *				(E)		    their records  (C as above)
  *	t = clock				LOAD ->writers of ring X  (F)
  *	cmpxchg head, record (time t)		smp_rmb()	      (G)
  *	smp_wmb()		(B)		LOAD ->data_head of ring X
@@ -401,9 +401,11 @@ static __always_inline long __pea_ring_reserve(struct pea_event *ev, u32 size,
 
 	local_inc(&ring->nest);
 	if (ev->ordered) {
-		WRITE_ONCE(PEA_PAGE_WRITERS(ring->user_page), 1);
-		/* (E): writers = 1 is visible before the clock read. */
-		smp_mb();
+		/*
+		 * (E): writers = 1 is visible before the clock read. The
+		 * store and the full barrier in one (an xchg on x86).
+		 */
+		smp_store_mb(PEA_PAGE_WRITERS(ring->user_page), 1);
 	}
 	h->wakeup = local_read(&ring->wakeup);
 

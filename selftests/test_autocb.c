@@ -2,7 +2,8 @@
 /*
  * libpea's PEA_BUFFER_FLAG_AUTO_CALLBACK mode against the real module:
  * records reach the callbacks on a library thread without any poll;
- * __poll, __consume and __consume_buffer are refused with -EINVAL; drops
+ * __poll, __consume and __consume_buffer are refused with -EINVAL, and so
+ * is the ORDERED flag with it (EINVAL at __new); drops
  * announced only by the lost hint are reported by the thread on its own;
  * __free delivers what was published before it, then joins the thread; a
  * storm from every context on every CPU is accounted for exactly.
@@ -206,6 +207,24 @@ static void test_flags(void)
 	PT_OK(!pb && errno == EINVAL,
 	      "AUTO_CALLBACK with OVERWRITE gives NULL, EINVAL (errno %d)",
 	      errno);
+
+	/*
+	 * The thread drains each ring as it wakes, so it cannot hold a
+	 * record back until every other ring is proven to have nothing
+	 * older: ORDERED with AUTO_CALLBACK is refused.
+	 */
+	opts.flags = PEA_BUFFER_FLAG_AUTO_CALLBACK | PEA_BUFFER_FLAG_ORDERED;
+	errno = 0;
+	pb = pea_buffer__new(map, 2, on_sample, on_lost, NULL, &opts);
+	PT_OK(!pb && errno == EINVAL,
+	      "AUTO_CALLBACK with ORDERED gives NULL, EINVAL (errno %d)",
+	      errno);
+	/* And the map is still usable: ORDERED alone is accepted. */
+	opts.flags = PEA_BUFFER_FLAG_ORDERED;
+	pb = pea_buffer__new(map, 2, on_sample, on_lost, NULL, &opts);
+	PT_OK(pb != NULL, "ORDERED alone is accepted (errno %d)",
+	      pb ? 0 : errno);
+	pea_buffer__free(pb);
 	close(map);
 }
 

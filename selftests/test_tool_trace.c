@@ -19,6 +19,9 @@
  *     ring is printed and every other one is reported lost;
  *   - --flight-recorder: after a burst, exactly the newest records that fit
  *     in a one-page ring, oldest first, nothing lost;
+ *   - order: opens alternating between CPU 0 and CPU 1 while the tool is
+ *     stopped come out alternating by default (ordered delivery) and one
+ *     ring after the other, each in ring order, with --unordered;
  *   - errors: an unknown function (exit 1, message naming it), an offset
  *     inside an instruction, a function kprobes refuse.
  */
@@ -637,6 +640,107 @@ static void test_flight(void)
 	wl_stop(&w);
 }
 
+/* ---- the order of delivery: ordered by default, raw with --unordered ---- */
+
+#define ORDER_N		8
+
+/*
+ * With pea trace stopped, the workload opens a0 on CPU 0, b0 on CPU 1,
+ * a1 on CPU 0, ... (sched_setaffinity() moves it before it returns), so
+ * the rings hold a0..a7 and b0..b7 when the tool reads them again, in
+ * one drain: no wake-up, the records fill far less than the quarter
+ * ring. Ordered delivery prints them as they happened, a0 b0 a1 b1 ...;
+ * --unordered prints the raw per-CPU order, one ring after the other,
+ * each in ring order: a0..a7 then b0..b7, or b0..b7 then a0..a7.
+ */
+static void test_order(bool unordered)
+{
+	const char *what = unordered ? "--unordered" : "ordered";
+	char pid[16], name[64], got[256], seen[2 * ORDER_N][64];
+	int cpus[2 * ORDER_N], events = 0, i, rc, status, exact = 1, pinned = 1;
+	bool a_first;
+	struct workload w;
+	struct pt_proc p;
+	long long records = -1, lost = -1;
+
+	PT_OK(ncpu >= 2, "%s: the guest has 2 CPUs or more (%d)", what, ncpu);
+	if (ncpu < 2)
+		return;
+	wl_start(&w);
+	wl_do(&w, WL_PIN, 0, NULL);
+	snprintf(pid, sizeof(pid), "%d", w.pid);
+	/* The default has no option: the list ends one entry earlier. */
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
+					  "ARG1", "--pid", pid, "--json",
+					  unordered ? "--unordered" : NULL,
+					  NULL }),
+	      "%s: attached", what);
+	kill(p.pid, SIGSTOP);
+	PT_OK(waitpid(p.pid, &status, WUNTRACED) == p.pid && WIFSTOPPED(status),
+	      "%s: pea trace stopped", what);
+	for (i = 0; i < 2 * ORDER_N; i++) {
+		if (wl_do(&w, WL_PIN, i % 2, NULL).ret)
+			pinned = 0;
+		snprintf(name, sizeof(name), "/tmp/pea-order-%c%d",
+			 i % 2 ? 'b' : 'a', i / 2);
+		wl_do(&w, WL_OPEN, 0, name);
+	}
+	PT_OK(pinned, "%s: the workload moved between CPU 0 and 1", what);
+	kill(p.pid, SIGCONT);
+	while (events < 2 * ORDER_N &&
+	       pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (!pt_json_streq(line, "type", "event"))
+			continue;
+		if (!pt_json_get(line, "str", got, sizeof(got), NULL))
+			got[0] = '\0';
+		snprintf(seen[events], sizeof(seen[events]), "%s", got);
+		cpus[events] = (int)pt_json_num(line, "cpu", -1);
+		events++;
+	}
+	kill(p.pid, SIGINT);
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (pt_json_streq(line, "type", "event")) {
+			events++;
+		} else if (pt_json_streq(line, "type", "summary")) {
+			records = pt_json_num(line, "records", -1);
+			lost = pt_json_num(line, "lost", -1);
+		}
+	}
+	rc = pt_proc_wait(&p);
+	PT_EQ(rc, 0, "%s: SIGINT ends it with exit 0", what);
+	PT_EQ(events, 2 * ORDER_N, "%s: %d events", what, 2 * ORDER_N);
+	PT_EQ(records, 2 * ORDER_N, "%s: summary records %d", what,
+	      2 * ORDER_N);
+	PT_EQ(lost, 0, "%s: nothing lost", what);
+	a_first = events && !strcmp(seen[0], "/tmp/pea-order-a0");
+	for (i = 0; i < 2 * ORDER_N && i < events; i++) {
+		int cpu, k;
+
+		if (unordered) {
+			/* Ring after ring: either CPU's ring may come first. */
+			cpu = (i < ORDER_N) == a_first ? 0 : 1;
+			k = i % ORDER_N;
+		} else {
+			/* a0 b0 a1 b1 ...: the order of the opens. */
+			cpu = i % 2;
+			k = i / 2;
+		}
+		snprintf(name, sizeof(name), "/tmp/pea-order-%c%d",
+			 cpu ? 'b' : 'a', k);
+		if (strcmp(seen[i], name) || cpus[i] != cpu) {
+			exact = 0;
+			pt_diag("%s: event %d: %s on CPU %d, want %s on CPU %d",
+				what, i, seen[i], cpus[i], name, cpu);
+		}
+	}
+	PT_OK(exact, unordered ?
+	      "--unordered: the raw per-CPU order, one ring after the other (%s first), each in ring order" :
+	      "ordered: a0 b0 a1 b1 ... exactly as the opens alternated CPUs (%s)",
+	      a_first ? "CPU 0" : "CPU 1");
+	pt_proc_close(&p);
+	wl_stop(&w);
+}
+
 /* ---- attach errors ---- */
 
 /* A function the kprobes blacklist holds, from debugfs. */
@@ -703,5 +807,7 @@ int main(void)
 	test_duration();
 	test_lost();
 	test_flight();
+	test_order(false);
+	test_order(true);
 	return pt_done();
 }

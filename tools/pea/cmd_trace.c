@@ -6,10 +6,11 @@
  * CPU through libpea, then the probe, so that no hit finds an empty slot.
  * The rings are drained every 100 ms (or sooner when one passes a quarter
  * full). They are read with PEA_BUFFER_FLAG_ORDERED, so events come in
- * exact time order across CPUs; with --unordered each 100 ms batch is
- * sorted by time instead, the guessed-window way. At the end (Ctrl-C, SIGTERM, --duration, --count, or
- * stdout closed) the probe is detached first, the rings drained, and a
- * per-CPU summary printed.
+ * exact time order across CPUs; with --unordered they come in the raw
+ * per-CPU order: each drain reads the rings one after the other, each
+ * ring in the order it was written. At the end (Ctrl-C, SIGTERM,
+ * --duration, --count, or stdout closed) the probe is detached first, the
+ * rings drained, and a per-CPU summary printed.
  *
  * Streams: events go to stdout. Without --json, the summary, lost-record
  * notices and the live rate line go to stderr. With --json, stdout carries
@@ -79,8 +80,8 @@ static const char trace_help[] =
 "  -F, --flight-recorder    keep only the newest records of each CPU (the\n"
 "                           rings overwrite their oldest records instead of\n"
 "                           dropping new ones) and print them at the end\n"
-"      --unordered          read the rings without ordered delivery and\n"
-"                           sort each 100 ms batch by time\n"
+"      --unordered          the raw per-CPU order: no ordered delivery,\n"
+"                           each drain prints ring after ring\n"
 "  -h, --help               this help\n"
 "\n"
 "ARGn counts from 0 in the function's C prototype: for\n"
@@ -98,7 +99,8 @@ static const char trace_help[] =
 "it when truncated) or hex bytes, \"(fault)\" when it could not be read.\n"
 "Events come in exact time order across CPUs (ordered delivery: TIME is\n"
 "when the record was written, just after the hit); with --unordered they\n"
-"are sorted by hit time within each 100 ms batch, and with\n"
+"come in the raw per-CPU order (each drain, every 100 ms or sooner,\n"
+"prints one ring after the other, each in the order it was written), and with\n"
 "--flight-recorder the newest records of every CPU are sorted by time\n"
 "when the trace ends. Once the probe is\n"
 "attached, \"pea: tracing PROBE on N CPUs\" goes to stderr. On exit a per-CPU\n"
@@ -496,8 +498,11 @@ static void flush_batch(struct tracer *t)
 	/* Lines are about to go out on the live line's terminal: make room. */
 	if ((t->n && isatty(STDOUT_FILENO)) || lost)
 		live_clear(t);
-	/* Ordered delivery: already in time order, across batches too. */
-	if (t->o.flight || t->o.unordered)
+	/*
+	 * Ordered delivery: already in time order, across batches too;
+	 * --unordered keeps the raw per-CPU order of the drain.
+	 */
+	if (t->o.flight)
 		qsort(t->batch, t->n, sizeof(*t->batch), event_cmp);
 	for (i = 0; i < t->n && !t->out_closed; i++) {
 		if (count_reached(t))

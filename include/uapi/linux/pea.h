@@ -247,7 +247,7 @@ struct pea_event_stats {
  * ring's CPU is between its entry (before it reads the clock) and the
  * publication of its record in data_head. The writer:
  *
- *	STORE writers = 1; smp_mb();			(E)
+ *	smp_store_mb(writers, 1);			(E)
  *	t = clock;  reserve;  write the record with time t;
  *	smp_wmb(); STORE data_head;			(B)
  *	smp_store_release(writers, 0);			(H)
@@ -263,9 +263,10 @@ struct pea_event_stats {
  *
  * If X is quiet, every record X publishes later has a time at or after
  * the time of every record the reader loaded before (F), on any CPU:
- * that writer's STORE writers = 1 came after (F), (E) orders the store
- * before its clock read, and the records already loaded read their clock
- * before their data_head was published. The clock read is no memory
+ * that writer's STORE writers = 1 came after (F), (E) (the store, then a
+ * full barrier: one XCHG on x86) orders the store before its clock read,
+ * and the records already loaded read their clock before their data_head
+ * was published. The clock read is no memory
  * access: the fast accessors read the TSC with rdtsc_ordered() (LFENCE or
  * RDTSCP first), HPET or ACPI PM with uncached reads, all ordered by (E)
  * and (B). So a reader that holds records of some rings and finds every
