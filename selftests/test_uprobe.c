@@ -701,16 +701,25 @@ static void test_accounting(void)
 	struct pea_event_stats s0, s1;
 	struct perf_event_header *h = (void *)rec;
 	struct pea_link_info info;
-	__u64 received = 0, lost;
+	__u64 received = 0, lost, t0, t1, t2;
 	int link, i;
 
 	pt_pin(0);
 	drain_all();
 	ioctl(ev_fd[0], PEA_EVENT_IOC_STATS, &s0);
 	a.filter_tgid = getpid();
-	link = attach(&a);
+	t0 = now_ns();
 	for (i = 0; i < 3000; i++)
 		pt_target(i, 0, 0, 0, 0, 0);
+	t0 = now_ns() - t0;
+	link = attach(&a);
+	t1 = now_ns();
+	for (i = 0; i < 3000; i++)
+		pt_target(i, 0, 0, 0, 0, 0);
+	t2 = now_ns();
+	pt_diag("3000 calls: %llu ns each unprobed, %llu ns each probed",
+		(unsigned long long)t0 / 3000,
+		(unsigned long long)(t2 - t1) / 3000);
 	while (pt_ring_next(&rings[0], rec))
 		if (h->type == PERF_RECORD_SAMPLE)
 			received++;
