@@ -15,7 +15,9 @@
  * flight, each a stack of PEA_UPROBE_DEPTH frames (entry time, user stack
  * pointer, arguments, capture). A task claims a free slot with cmpxchg()
  * and is then the only one to touch it until it gives it back when its
- * last frame returns: no locks, no allocation after the attach. Returns
+ * last frame returns: no locks, no allocation after the attach. The slot
+ * of a task that exited inside the function is taken over when no slot
+ * is free. Returns
  * are matched by the stack pointer: a frame whose entry stack pointer is
  * below the return's belongs to a call that has returned (the frame
  * matched, or deeper frames whose returns pea never saw: longjmp, the
@@ -28,7 +30,9 @@
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/namei.h>
+#include <linux/pid.h>
 #include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -53,9 +57,15 @@ struct pea_uprobe_frame {
 	u16 capture_len;
 };
 
+/*
+ * A task's frames. @tid (the global thread id, 0: free) is claimed with
+ * cmpxchg(); only the claimer writes the rest. @start (the task's
+ * start_time) tells a task reusing a dead owner's tid from that owner.
+ */
 struct pea_uprobe_slot {
-	struct task_struct *owner;	/* NULL: free */
+	pid_t tid;
 	u32 depth;
+	u64 start;
 	struct pea_uprobe_frame f[PEA_UPROBE_DEPTH];
 };
 
@@ -95,27 +105,59 @@ static u8 *pea_uprobe_cap(struct pea_link *l, struct pea_uprobe_slot *s,
 	return l->up.caps + i * (l->capture_len + 1);
 }
 
+/* Whether a task with global thread id @tid exists (not yet reaped). */
+static bool pea_tid_alive(pid_t tid)
+{
+	bool alive;
+
+	rcu_read_lock();
+	alive = pid_task(find_pid_ns(tid, &init_pid_ns), PIDTYPE_PID);
+	rcu_read_unlock();
+	return alive;
+}
+
+/* Take slot @s from @old (0: free); the acquire pairs with put's release. */
+static bool pea_uprobe_take(struct pea_uprobe_slot *s, pid_t old)
+{
+	if (cmpxchg_acquire(&s->tid, old, current->pid) != old)
+		return false;
+	s->depth = 0;
+	s->start = current->start_time;
+	return true;
+}
+
+/*
+ * The current task's slot, or with @claim a free one, or else one whose
+ * owner has exited inside the function (its frames can never return).
+ */
 static struct pea_uprobe_slot *pea_uprobe_slot(struct pea_link *l,
 					       bool claim)
 {
-	u32 h = hash_ptr(current, PEA_UPROBE_SLOTS_BITS), i;
+	u32 h = hash_32(current->pid, PEA_UPROBE_SLOTS_BITS), i;
 	struct pea_uprobe_slot *s;
+	pid_t tid;
 
 	for (i = 0; i < PEA_UPROBE_SLOTS; i++) {
 		s = &l->up.slots[(h + i) % PEA_UPROBE_SLOTS];
-		if (READ_ONCE(s->owner) == current)
+		if (READ_ONCE(s->tid) != current->pid)
+			continue;
+		if (s->start == current->start_time)
 			return s;
+		/* A dead task's, with our tid: give it back, as a reclaim. */
+		cmpxchg(&s->tid, current->pid, 0);
 	}
 	if (!claim)
 		return NULL;
 	for (i = 0; i < PEA_UPROBE_SLOTS; i++) {
 		s = &l->up.slots[(h + i) % PEA_UPROBE_SLOTS];
-		/* Pairs with pea_uprobe_put_slot()'s release. */
-		if (!READ_ONCE(s->owner) &&
-		    !cmpxchg_acquire(&s->owner, NULL, current)) {
-			s->depth = 0;
+		if (!READ_ONCE(s->tid) && pea_uprobe_take(s, 0))
 			return s;
-		}
+	}
+	for (i = 0; i < PEA_UPROBE_SLOTS; i++) {
+		s = &l->up.slots[(h + i) % PEA_UPROBE_SLOTS];
+		tid = READ_ONCE(s->tid);
+		if (tid && !pea_tid_alive(tid) && pea_uprobe_take(s, tid))
+			return s;
 	}
 	return NULL;
 }
@@ -123,7 +165,7 @@ static struct pea_uprobe_slot *pea_uprobe_slot(struct pea_link *l,
 static void pea_uprobe_put_slot(struct pea_uprobe_slot *s)
 {
 	if (!s->depth)	/* release: done with the frames, then free */
-		smp_store_release(&s->owner, NULL);
+		smp_store_release(&s->tid, 0);
 }
 
 /* A uretprobe's entry: keep a frame for the return. */

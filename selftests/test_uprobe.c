@@ -59,6 +59,13 @@ __attribute__((noipa, used)) long pt_str(const char *s, long n)
 	return n;
 }
 
+__attribute__((noipa, used)) long pt_maybe_exit(long code)
+{
+	if (code)
+		_exit((int)code);
+	return 7;
+}
+
 __attribute__((noipa, used)) long pt_rec(long n)
 {
 	long r;
@@ -314,6 +321,39 @@ static void test_recursion(void)
 	      "recursion 6 deep: the 4 innermost returns are written (%d)", n);
 	PT_EQ(info.missed, 2, "recursion 6 deep: the 2 outermost count as missed");
 	PT_EQ(info.hits, 8, "recursion: hits count written returns");
+	close(link);
+}
+
+/*
+ * Tasks that exit inside a uretprobed function leave their frames behind:
+ * more of them than the table has slots must not starve later callers.
+ */
+static void test_exit_inside(void)
+{
+	struct pea_uprobe_attr a = up_attr(self, pt_maybe_exit,
+					   PEA_UPROBE_F_RETPROBE);
+	struct pea_link_info info;
+	int link, i, status, exited = 0, n;
+
+	link = attach(&a);
+	PT_OK(link >= 0, "uretprobe on pt_maybe_exit attaches (%d)", link);
+	for (i = 0; i < 80; i++) {
+		pid_t child = fork();
+
+		if (child == 0)
+			pt_maybe_exit(3);
+		waitpid(child, &status, 0);
+		exited += WIFEXITED(status) && WEXITSTATUS(status) == 3;
+	}
+	PT_EQ(exited, 80, "80 children exited inside pt_maybe_exit");
+	drain_all();
+	PT_EQ(pt_maybe_exit(0), 7, "pt_maybe_exit(0) returns 7");
+	n = collect();
+	info = link_info(link);
+	PT_OK(n == 1 && recs[0].r.ret == 7 && info.written == 1 &&
+	      info.missed == 0,
+	      "after 80 exits inside the function a call still pairs (%d records, %llu missed)",
+	      n, (unsigned long long)info.missed);
 	close(link);
 }
 
@@ -803,6 +843,7 @@ int main(int argc, char **argv)
 	test_path_fd();
 	test_uretprobe();
 	test_recursion();
+	test_exit_inside();
 	test_captures();
 	test_shared_object();
 	test_filter();
