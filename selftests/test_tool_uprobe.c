@@ -129,6 +129,8 @@ static void test_uprobe_human(void)
 	      out);
 	snprintf(want, sizeof(want), "pea: %s: 1 events in", probe);
 	PT_OK(strstr(err, want) != NULL, "uprobe human: the summary line");
+	PT_OK(strstr(err, "probe: 1 hits, 1 written, 0 filtered out, 0 errors, 0 missed by pairing returns"),
+	      "uprobe human: the link's counters");
 }
 
 /* By a file offset, and a shared object by its path. */

@@ -587,12 +587,13 @@ static void print_summary(struct tracer *t, const struct pea_link_info *li,
 		(unsigned long long)rec, (unsigned long long)bytes,
 		(unsigned long long)lost, rec / secs);
 	if (have_li)
-		fprintf(f, "probe: %llu hits, %llu written, %llu filtered out, %llu errors, %llu missed by kprobes\n",
+		fprintf(f, "probe: %llu hits, %llu written, %llu filtered out, %llu errors, %llu missed by %s\n",
 			(unsigned long long)li->hits,
 			(unsigned long long)li->written,
 			(unsigned long long)li->filtered,
 			(unsigned long long)li->errors,
-			(unsigned long long)li->missed);
+			(unsigned long long)li->missed,
+			t->o.spec.uprobe ? "pairing returns" : "kprobes");
 	if (lost)
 		fprintf(f, "pea: %llu records were lost in all: the rings filled faster than they were read (try a larger --pages)\n",
 			(unsigned long long)lost);
