@@ -164,6 +164,10 @@ int pea_links_show(struct seq_file *m, void *v);
 /* pea_tp.c */
 long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua);
 
+/* pea_uprobe.c */
+long pea_uprobe_attach(struct pea_map *map,
+		       const struct pea_uprobe_attr __user *ua);
+
 /* pea_debugfs.c */
 void pea_debugfs_init(void);
 void pea_debugfs_exit(void);

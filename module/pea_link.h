@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pea: links, what a producer attach returns (kprobes and kretprobes in
- * pea_probe.c, tracepoints in pea_tp.c). Nothing here is ABI.
+ * pea_probe.c, tracepoints in pea_tp.c, uprobes in pea_uprobe.c). Nothing here is ABI.
  */
 #ifndef _PEA_LINK_H
 #define _PEA_LINK_H
 
 #include <linux/kprobes.h>
 #include <linux/list.h>
+#include <linux/path.h>
+#include <linux/uprobes.h>
 #include <linux/types.h>
 #include <linux/pea.h>
 
@@ -18,6 +20,7 @@ struct pid_namespace;
 enum pea_link_kind {
 	PEA_LINK_KPROBE = 1,	/* kprobe or kretprobe (flags say which) */
 	PEA_LINK_TP = 2,	/* trace event, through perf */
+	PEA_LINK_UPROBE = 3,	/* uprobe or uretprobe (flags say which) */
 };
 
 struct pea_link_stats {
@@ -25,6 +28,7 @@ struct pea_link_stats {
 	u64 written;
 	u64 filtered;
 	u64 errors;
+	u64 missed;	/* uretprobes: returns whose entry was not kept */
 };
 
 /* A tracepoint link: one kernel perf event per CPU online at attach. */
@@ -35,11 +39,24 @@ struct pea_tp_link {
 	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
 };
 
+struct pea_uprobe_slot;
+
+/* A uprobe link: one consumer on (inode, offset). */
+struct pea_uprobe_link {
+	struct uprobe_consumer uc;
+	struct path path;		/* holds the inode */
+	loff_t offset;
+	struct uprobe *uprobe;		/* what uprobe_register() gave, if any */
+	struct pea_uprobe_slot *slots;	/* uretprobes: entries per task */
+	u8 *caps;			/* their captures */
+};
+
 struct pea_link {
 	union {
 		struct kprobe kp;
 		struct kretprobe rp;
 		struct pea_tp_link tp;
+		struct pea_uprobe_link up;
 	};
 	enum pea_link_kind kind;
 	struct pea_map *map;
@@ -69,8 +86,17 @@ long pea_link_install(struct pea_link *l, bool cloexec,
 		      int (*reg)(struct pea_link *l, const void *arg),
 		      const void *arg);
 bool pea_link_filtered(struct pea_link *l);
+void pea_read_args(struct pt_regs *regs, u64 *args);
+u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags);
+void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
+		    u64 latency, u16 flags, const void *cap, u32 caplen);
+void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags);
 
 /* pea_tp.c */
 void pea_tp_unregister(struct pea_link *l);
+
+/* pea_uprobe.c */
+void pea_uprobe_unregister(struct pea_link *l);
+void pea_uprobe_free(struct pea_link *l);
 
 #endif /* _PEA_LINK_H */

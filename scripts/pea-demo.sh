@@ -8,6 +8,7 @@
 #                                    while a small workload opens files, the
 #                                    rings as `pea stat` sees them, a
 #                                    kretprobe (fd and latency), a
+#                                    uretprobe on user code, a
 #                                    tracepoint with a filter, JSON lines
 #        pea-demo storm [SECONDS]    the all-context storm (pea-storm)
 #
@@ -74,6 +75,25 @@ show "pea trace kretprobe:do_sys_openat2 --str ARG1 --count 8"
 (sleep 1; workload 4) &
 wl=$!
 "$PEA" trace kretprobe:do_sys_openat2 --str ARG1 --count 8
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
+say "user space: a uretprobe beside the kretprobe, on the pea tool itself"
+echo "uretprobe:PATH:SYMBOL finds the function in the file's .symtab or"
+echo ".dynsym (libraries such as libc too) and probes it in every process that"
+echo "runs it: here probe_parse() of /bin/pea, which the workload runs with a"
+echo "good and a bad PROBE argument: the string at entry, the return value"
+echo "and the latency. RET is the whole return register: probe_parse()"
+echo "returns an int, so its -EINVAL (-22) shows in the low 32 bits, as"
+echo "4294967274."
+show "pea trace uretprobe:/bin/pea:probe_parse --str ARG0 --count 4"
+(sleep 1; i=0; while [ "$i" -lt 3 ]; do
+	"$PEA" trace kprobe:no_such_function_here > /dev/null 2>&1
+	"$PEA" trace not-a-probe > /dev/null 2>&1
+	i=$((i + 1)); sleep 0.3; done) &
+wl=$!
+"$PEA" trace uretprobe:/bin/pea:probe_parse --str ARG0 --count 4
 rc=$?
 wait "$wl"
 [ "$rc" -eq 0 ] || echo "pea trace exited with $rc"

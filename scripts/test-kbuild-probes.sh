@@ -35,6 +35,8 @@ REFERENCE=(
 	"PEA_HAVE_HRTIMER_SETUP linux/hrtimer.h void hrtimer_setup"
 	# Added after the change, with its present pattern.
 	"PEA_HAVE_PERF_EV_CAP_READ_SCOPE linux/perf_event.h define PERF_EV_CAP_READ_SCOPE"
+	"PEA_HAVE_UPROBE_NOSYNC linux/uprobes.h void uprobe_unregister_nosync"
+	"PEA_HAVE_UPROBE_HANDLER_DATA linux/uprobes.h struct pt_regs *regs, __u64 *data);"
 )
 
 [ $# -gt 0 ] || set -- "$("$ROOT/scripts/setup.sh" --resolve 2>/dev/null)"

@@ -383,10 +383,11 @@ static int op_map_ioctl(struct fz_thread *t)
 		static const unsigned long cmds[] = {
 			PEA_MAP_IOC_UPDATE, PEA_MAP_IOC_DELETE,
 			PEA_MAP_IOC_LOOKUP, PEA_MAP_IOC_INFO,
-			PEA_MAP_IOC_ATTACH_PROBE,
+			PEA_MAP_IOC_ATTACH_PROBE, PEA_MAP_IOC_ATTACH_UPROBE,
 		};
 
-		err = fz_ioctl(fd, cmds[fz_below(r, 5)], fz_bad_ptr(r));
+		err = fz_ioctl(fd, cmds[fz_below(r, ARRAY_SIZE(cmds))],
+			       fz_bad_ptr(r));
 		fz_expect("map_ioctl", "bad pointer", err, EFAULT);
 		break;
 	}
@@ -394,9 +395,9 @@ static int op_map_ioctl(struct fz_thread *t)
 		static const unsigned long known[] = {
 			PEA_MAP_IOC_UPDATE, PEA_MAP_IOC_DELETE,
 			PEA_MAP_IOC_LOOKUP, PEA_MAP_IOC_INFO,
-			PEA_MAP_IOC_ATTACH_PROBE,
+			PEA_MAP_IOC_ATTACH_PROBE, PEA_MAP_IOC_ATTACH_UPROBE,
 		};
-		unsigned long cmd = fz_unknown_cmd(r, known, 5);
+		unsigned long cmd = fz_unknown_cmd(r, known, ARRAY_SIZE(known));
 
 		err = fz_ioctl(fd, cmd, &e);
 		fz_expect("map_ioctl", "unknown command", err, ENOTTY);

@@ -51,6 +51,13 @@ static const char trace_help[] =
 "  kretprobe:SYMBOL         at its return: adds the return value and the\n"
 "                           latency since entry (arguments and captures are\n"
 "                           taken at entry)\n"
+"  uprobe:PATH:SYMBOL[+OFFSET]\n"
+"                           at the entry of function SYMBOL of the executable\n"
+"                           or shared library PATH (from its .symtab or\n"
+"                           .dynsym; a number is a file offset), in every\n"
+"                           process that runs it: ARGn are its arguments,\n"
+"                           --str and --bytes read the process's memory\n"
+"  uretprobe:PATH:SYMBOL    at its return, as kretprobe: for user code\n"
 "  tracepoint:SUBSYS:NAME   a kernel trace event (tp:SUBSYS:NAME for short;\n"
 "                           'pea list' shows them): its fields as tracefs\n"
 "                           events/SUBSYS/NAME/format describes them\n"
@@ -341,6 +348,8 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	if (o->spec.tp && (o->args || o->capture_mode || o->user ||
 			   o->kernel || o->maxactive))
 		return tool_usage("trace", "--args, --str, --bytes, --user, --kernel and --maxactive are for kprobes");
+	if (o->spec.uprobe && (o->kernel || o->maxactive || o->cpu >= 0))
+		return tool_usage("trace", "--kernel, --maxactive and --cpu are not for uprobes");
 	if (o->filter && !o->spec.tp)
 		return tool_usage("trace", "--filter is for tracepoints");
 	if (o->user && o->kernel)
@@ -583,12 +592,13 @@ static void print_summary(struct tracer *t, const struct pea_link_info *li,
 		(unsigned long long)rec, (unsigned long long)bytes,
 		(unsigned long long)lost, rec / secs);
 	if (have_li)
-		fprintf(f, "probe: %llu hits, %llu written, %llu filtered out, %llu errors, %llu missed by kprobes\n",
+		fprintf(f, "probe: %llu hits, %llu written, %llu filtered out, %llu errors, %llu missed by %s\n",
 			(unsigned long long)li->hits,
 			(unsigned long long)li->written,
 			(unsigned long long)li->filtered,
 			(unsigned long long)li->errors,
-			(unsigned long long)li->missed);
+			(unsigned long long)li->missed,
+			t->o.spec.uprobe ? "pairing returns" : "kprobes");
 	if (lost)
 		fprintf(f, "pea: %llu records were lost in all: the rings filled faster than they were read (try a larger --pages)\n",
 			(unsigned long long)lost);
@@ -674,6 +684,10 @@ static int trace_setup(struct tracer *t)
 		snprintf(t->tp_attr.name, sizeof(t->tp_attr.name), "%s",
 			 t->o.spec.symbol);
 		fd = tp_attach(t->map_fd, &t->tp_attr, &t->o.spec);
+	} else if (t->o.spec.uprobe) {
+		fd = uprobe_attach(t->map_fd, &t->o.spec, (int)t->o.pid,
+				   t->o.capture_mode, t->o.capture_arg,
+				   t->o.capture_len);
 	} else {
 		fill_attr(&t->o, &attr);
 		fd = probe_attach(t->map_fd, &attr, &t->o.spec);

@@ -74,10 +74,17 @@ __u64 tool_now_ns(void);
  * @offset:   +OFFSET (kprobe only)
  * @text:     the argument as given, for messages and output
  * @tp:       tracepoint:SUBSYS:NAME (or tp:), in @tp_sys and @tp_name
+ * @uprobe:   uprobe:PATH:SYMBOL[+OFFSET] or uretprobe:PATH:SYMBOL (with
+ *            @retprobe), in @path and @symbol; @numeric when SYMBOL was a
+ *            file offset; @file_offset what is attached (uprobe.c)
  */
 struct probe_spec {
 	bool retprobe;
 	bool tp;
+	bool uprobe;
+	bool numeric;
+	__u64 file_offset;
+	char path[4096];
 	char tp_sys[64];
 	char tp_name[128];
 	char symbol[PEA_SYM_LEN];
@@ -101,6 +108,15 @@ int probe_attach(int map_fd, const struct pea_probe_attr *attr,
 /* The same for a tracepoint (PEA_MAP_IOC_ATTACH_TP). */
 int tp_attach(int map_fd, const struct pea_tp_attr *attr,
 	      const struct probe_spec *spec);
+
+/* ---- uprobe.c, elfsym.c ---- */
+
+bool uprobe_is_spec(const char *text);
+int uprobe_parse(const char *text, struct probe_spec *spec);
+int uprobe_attach(int map_fd, struct probe_spec *spec, int pid,
+		  int capture_mode, unsigned int capture_arg,
+		  unsigned int capture_len);
+int elf_sym_offset(const char *path, const char *name, __u64 *off);
 
 /* ---- decode.c ---- */
 

@@ -534,6 +534,67 @@ struct pea_tp_record {
 
 #define PEA_MAP_IOC_ATTACH_TP	_IOW(PEA_IOC_MAGIC, 0x15, struct pea_tp_attr)
 
+/* ---- Uprobe producers (ioctl on a map fd, returns a link fd) ---- */
+
+/*
+ * PEA_MAP_IOC_ATTACH_UPROBE attaches to an instruction of an executable
+ * file (a file offset, as the uprobe PMU's): every process that maps the
+ * file, now or later, hits it. Records are struct pea_probe_record with
+ * PEA_REC_F_UPROBE (plus PEA_REC_F_RETPROBE for a uretprobe); @addr is
+ * the probed file offset, @args the user registers of the calling
+ * convention at entry, @ret and @latency_ns as kretprobes'. A capture
+ * reads the probed process's memory without faulting pages in: a
+ * pointer that cannot be read gives an empty capture and
+ * PEA_REC_F_FAULT. Links share kprobe links' rules (link fd lifetime,
+ * PEA_LINK_IOC_INFO with addr the file offset, the debugfs "links" file,
+ * PEA_MAX_LINKS).
+ */
+
+/* struct pea_uprobe_attr.flags: the same bits as struct pea_probe_attr's */
+#define PEA_UPROBE_F_RETPROBE	(1U << 0)	/* uretprobe, not uprobe */
+#define PEA_UPROBE_F_CLOEXEC	(1U << 1)	/* O_CLOEXEC on the link fd */
+#define PEA_UPROBE_FLAGS	(PEA_UPROBE_F_RETPROBE | PEA_UPROBE_F_CLOEXEC)
+
+/**
+ * struct pea_uprobe_attr - argument of PEA_MAP_IOC_ATTACH_UPROBE
+ * @size:         sizeof(struct pea_uprobe_attr)
+ * @flags:        PEA_UPROBE_F_*
+ * @path:         user pointer to the file's NUL-terminated path (relative
+ *                paths from the caller's working directory), or 0 to use
+ *                @path_fd
+ * @path_fd:      with @path 0, an fd open on the file; else -1
+ * @filter_tgid:  only record this process (0: any), in the attacher's
+ *                pid namespace
+ * @offset:       the probed instruction's file offset (a uretprobe: the
+ *                function's first instruction), within the file
+ * @id:           producer id written into every record (0: the link's id)
+ * @capture_arg:  argument (0..5) pointing at the memory to capture
+ * @capture_mode: PEA_CAPTURE_NONE, _STR or _FIXED (user memory always)
+ * @capture_len:  at most this many bytes (1..PEA_CAPTURE_MAX)
+ * @reserved:     zero
+ * @name:         a label the link reports (PEA_LINK_IOC_INFO, debugfs),
+ *                NUL-terminated; empty: "FILENAME+0xOFFSET"
+ */
+struct pea_uprobe_attr {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 path;
+	__s32 path_fd;
+	__s32 filter_tgid;
+	__u64 offset;
+	__u64 id;
+	__u32 capture_arg;
+	__u32 capture_mode;
+	__u32 capture_len;
+	__u32 reserved;
+	char name[PEA_SYM_LEN];
+};
+
+/* struct pea_probe_record.flags of a uprobe hit */
+#define PEA_REC_F_UPROBE	(1U << 7)	/* a uprobe or uretprobe */
+
+#define PEA_MAP_IOC_ATTACH_UPROBE _IOW(PEA_IOC_MAGIC, 0x16, struct pea_uprobe_attr)
+
 /* ---- Counters (PEA_IOC_EVENT_OPEN with a counting attr) ---- */
 
 /*
