@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pea: links, what a producer attach returns (kprobes and kretprobes in
- * pea_probe.c, tracepoints in pea_tp.c). Nothing here is ABI.
+ * pea_probe.c, tracepoints in pea_tp.c, netfilter hooks in pea_nf.c).
+ * Nothing here is ABI.
  */
 #ifndef _PEA_LINK_H
 #define _PEA_LINK_H
 
 #include <linux/kprobes.h>
 #include <linux/list.h>
+#ifdef PEA_HAVE_NETFILTER
+#include <linux/netfilter.h>
+#endif
 #include <linux/types.h>
 #include <linux/pea.h>
 
@@ -18,6 +22,7 @@ struct pid_namespace;
 enum pea_link_kind {
 	PEA_LINK_KPROBE = 1,	/* kprobe or kretprobe (flags say which) */
 	PEA_LINK_TP = 2,	/* trace event, through perf */
+	PEA_LINK_NF = 3,	/* netfilter hook */
 };
 
 struct pea_link_stats {
@@ -35,11 +40,23 @@ struct pea_tp_link {
 	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
 };
 
+#ifdef PEA_HAVE_NETFILTER
+/* A netfilter link: one hook in one network namespace. */
+struct pea_nf_link {
+	struct nf_hook_ops ops;
+	struct net *net;	/* referenced while the hook is registered */
+	u32 packet_len;		/* packet bytes per record, at most */
+};
+#endif
+
 struct pea_link {
 	union {
 		struct kprobe kp;
 		struct kretprobe rp;
 		struct pea_tp_link tp;
+#ifdef PEA_HAVE_NETFILTER
+		struct pea_nf_link nf;
+#endif
 	};
 	enum pea_link_kind kind;
 	struct pea_map *map;
@@ -72,5 +89,14 @@ bool pea_link_filtered(struct pea_link *l);
 
 /* pea_tp.c */
 void pea_tp_unregister(struct pea_link *l);
+
+/* pea_nf.c */
+#ifdef PEA_HAVE_NETFILTER
+void pea_nf_unregister(struct pea_link *l);
+#else
+static inline void pea_nf_unregister(struct pea_link *l)
+{
+}
+#endif
 
 #endif /* _PEA_LINK_H */
