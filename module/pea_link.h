@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pea: links, what a producer attach returns (kprobes and kretprobes in
- * pea_probe.c, tracepoints in pea_tp.c, uprobes in pea_uprobe.c). Nothing here is ABI.
+ * pea_probe.c, tracepoints in pea_tp.c, uprobes in pea_uprobe.c, netfilter
+ * hooks in pea_nf.c). Nothing here is ABI.
  */
 #ifndef _PEA_LINK_H
 #define _PEA_LINK_H
@@ -10,6 +11,9 @@
 #include <linux/list.h>
 #include <linux/path.h>
 #include <linux/uprobes.h>
+#ifdef PEA_HAVE_NETFILTER
+#include <linux/netfilter.h>
+#endif
 #include <linux/types.h>
 #include <linux/pea.h>
 
@@ -21,6 +25,7 @@ enum pea_link_kind {
 	PEA_LINK_KPROBE = 1,	/* kprobe or kretprobe (flags say which) */
 	PEA_LINK_TP = 2,	/* trace event, through perf */
 	PEA_LINK_UPROBE = 3,	/* uprobe or uretprobe (flags say which) */
+	PEA_LINK_NF = 4,	/* netfilter hook */
 };
 
 struct pea_link_stats {
@@ -50,6 +55,14 @@ struct pea_uprobe_link {
 	struct pea_uprobe_slot *slots;	/* uretprobes: entries per task */
 	u8 *caps;			/* their captures */
 };
+#ifdef PEA_HAVE_NETFILTER
+/* A netfilter link: one hook in one network namespace. */
+struct pea_nf_link {
+	struct nf_hook_ops ops;
+	struct net *net;	/* referenced while the hook is registered */
+	u32 packet_len;		/* packet bytes per record, at most */
+};
+#endif
 
 struct pea_link {
 	union {
@@ -57,6 +70,9 @@ struct pea_link {
 		struct kretprobe rp;
 		struct pea_tp_link tp;
 		struct pea_uprobe_link up;
+#ifdef PEA_HAVE_NETFILTER
+		struct pea_nf_link nf;
+#endif
 	};
 	enum pea_link_kind kind;
 	struct pea_map *map;
@@ -98,5 +114,13 @@ void pea_tp_unregister(struct pea_link *l);
 /* pea_uprobe.c */
 void pea_uprobe_unregister(struct pea_link *l);
 void pea_uprobe_free(struct pea_link *l);
+/* pea_nf.c */
+#ifdef PEA_HAVE_NETFILTER
+void pea_nf_unregister(struct pea_link *l);
+#else
+static inline void pea_nf_unregister(struct pea_link *l)
+{
+}
+#endif
 
 #endif /* _PEA_LINK_H */

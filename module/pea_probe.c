@@ -288,6 +288,8 @@ static void pea_link_unregister(struct pea_link *l)
 		pea_tp_unregister(l);
 	else if (l->kind == PEA_LINK_UPROBE)
 		pea_uprobe_unregister(l);
+	else if (l->kind == PEA_LINK_NF)
+		pea_nf_unregister(l);
 	else if (pea_link_is_ret(l))
 		unregister_kretprobe(&l->rp);
 	else
@@ -348,7 +350,7 @@ static void pea_link_sum(struct pea_link *l, struct pea_link_stats *sum)
 static unsigned long pea_link_missed(struct pea_link *l,
 				     const struct pea_link_stats *sum)
 {
-	if (l->kind == PEA_LINK_TP)
+	if (l->kind == PEA_LINK_TP || l->kind == PEA_LINK_NF)
 		return 0;
 	if (l->kind == PEA_LINK_UPROBE)
 		return sum->missed;

@@ -9,7 +9,8 @@
 #                                    rings as `pea stat` sees them, a
 #                                    kretprobe (fd and latency), a
 #                                    uretprobe on user code, a
-#                                    tracepoint with a filter, JSON lines
+#                                    tracepoint with a filter, packets at
+#                                    a netfilter hook, JSON lines
 #        pea-demo storm [SECONDS]    the all-context storm (pea-storm)
 #
 # The guest (scripts/guest-init.sh) has loaded pea.ko and mounted debugfs.
@@ -106,6 +107,19 @@ show "pea trace tp:sched:sched_process_exec --filter 'filename ~ \"*/pea\"' --co
 (sleep 1; exec_workload 4) &
 wl=$!
 "$PEA" trace tp:sched:sched_process_exec --filter 'filename ~ "*/pea"' --count 3
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
+say "packets: a netfilter hook, each packet decoded on one line"
+echo "The hook (LOCAL_IN, IPv4) accepts every packet unchanged and writes its"
+echo "first bytes, from the IP header, into the ring of its CPU. Two pings"
+echo "of 127.0.0.1 give two echo requests and two replies."
+ip link set lo up 2> /dev/null || ifconfig lo up
+show "pea trace netfilter:ipv4:LOCAL_IN --packet 64 --count 4"
+(sleep 1; ping -c 2 -i 0.3 127.0.0.1 > /dev/null) &
+wl=$!
+"$PEA" trace netfilter:ipv4:LOCAL_IN --packet 64 --count 4
 rc=$?
 wait "$wl"
 [ "$rc" -eq 0 ] || echo "pea trace exited with $rc"

@@ -58,10 +58,19 @@ for kver in "$@"; do
 		grep -qsF -- "$pattern" "$srctree/include/$header" &&
 			want+="-D$macro "
 	done
-	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter -DPEA_HAVE_%%,$(ccflags-y))\n' "$ROOT" |
-		make -s --no-print-directory -f - srctree="$srctree" src="$ROOT" 2>&1)
+	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter-out -DPEA_HAVE_NETFILTER,$(filter -DPEA_HAVE_%%,$(ccflags-y)))\n' "$ROOT" |
+		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" 2>&1)
 	tap "$([ "$got" = "$(echo $want)" ]; echo $?)" \
 		"[$kver] kbuild probes give '${got}', as the one-pattern probes ('$(echo $want)')"
+
+	# The configuration probe of pea.ko: pea_nf.c where netfilter is.
+	want=
+	grep -qsx '#define CONFIG_NETFILTER 1' "$kdir/include/generated/autoconf.h" &&
+		want=-DPEA_HAVE_NETFILTER
+	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter -DPEA_HAVE_NETFILTER,$(ccflags-y)) $(filter %%pea_nf.o,$(pea-y))\n' "$ROOT" |
+		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" 2>&1)
+	tap "$([ "$got" = "$(echo $want ${want:+module/pea_nf.o})" ]; echo $?)" \
+		"[$kver] the NETFILTER config probe gives '${got}', as autoconf.h ('$want')"
 
 	# The configuration probe (pea_config_feature) of the test module.
 	want=

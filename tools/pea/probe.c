@@ -68,6 +68,8 @@ int probe_parse(const char *text, struct probe_spec *spec)
 		return tp_parse(text, spec);
 	if (uprobe_is_spec(text))
 		return uprobe_parse(text, spec);
+	if (!strncmp(text, "netfilter:", 10))
+		return nf_parse(text, spec);
 	if (!strncmp(text, KPROBE_PFX, strlen(KPROBE_PFX))) {
 		sym = text + strlen(KPROBE_PFX);
 	} else if (!strncmp(text, KRETPROBE_PFX, strlen(KRETPROBE_PFX))) {
