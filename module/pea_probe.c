@@ -87,12 +87,38 @@ bool pea_link_filtered(struct pea_link *l)
 	return false;
 }
 
+/*
+ * copy_from_kernel_nofault() refuses non-canonical addresses by the CPU's
+ * virtual address width (x86_virt_bits, from CPUID), not by the width the
+ * page tables use. With 4-level paging on a CPU that has LA57 (booted
+ * no5lvl) an address canonical for 57 bits but not for 48 passes that
+ * check, and the load takes a #GP, which the exception fixup survives but
+ * reports with a WARNING ("General protection fault in user access"):
+ * panic_on_warn would turn a capture into a crash. Check the whole range
+ * against the paging mode in use first.
+ */
+static bool pea_kernel_range_ok(const void *src, size_t len)
+{
+#ifdef CONFIG_X86_64
+	unsigned long start = (unsigned long)src, last = start + len - 1;
+
+	return last >= start &&
+	       __is_canonical_address(start, __VIRTUAL_MASK_SHIFT + 1) &&
+	       __is_canonical_address(last, __VIRTUAL_MASK_SHIFT + 1);
+#else
+	return true;
+#endif
+}
+
 static long pea_copy_nofault(void *dst, const void *src, size_t len,
 			     bool user)
 {
-	return user ? copy_from_user_nofault(dst, (const void __user *)src,
-					     len) :
-		      copy_from_kernel_nofault(dst, src, len);
+	if (user)
+		return copy_from_user_nofault(dst, (const void __user *)src,
+					      len);
+	if (!pea_kernel_range_ok(src, len))
+		return -EFAULT;
+	return copy_from_kernel_nofault(dst, src, len);
 }
 
 /*
