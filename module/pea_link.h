@@ -55,6 +55,7 @@ struct pea_uprobe_link {
 	struct pea_uprobe_slot *slots;	/* uretprobes: entries per task */
 	u8 *caps;			/* their captures */
 };
+
 #ifdef PEA_HAVE_NETFILTER
 /* A netfilter link: one hook in one network namespace. */
 struct pea_nf_link {
