@@ -32,6 +32,7 @@
 #include "libpea.h"
 #include "pea_tool.h"
 #include "tpformat.h"
+#include "trace_writer.h"
 
 #define DEFAULT_PAGES	64
 #define TICK_MS		100
@@ -82,6 +83,13 @@ static const char trace_help[] =
 "                           dropping new ones) and print them at the end\n"
 "      --unordered          the raw per-CPU order: no ordered delivery,\n"
 "                           each drain prints ring after ring\n"
+"  -o, --output PATH        also write the events shown to a trace file\n"
+"                           for viewers, in the --format given\n"
+"      --format ctf|perfetto  ctf: PATH is a directory that gets a CTF 1.8\n"
+"                           trace (babeltrace2, Trace Compass); perfetto:\n"
+"                           PATH is a Chrome Trace Event JSON file\n"
+"                           (ui.perfetto.dev, chrome://tracing);\n"
+"                           docs/trace-formats.md has the layouts\n"
 "  -h, --help               this help\n"
 "\n"
 "ARGn counts from 0 in the function's C prototype: for\n"
@@ -128,6 +136,7 @@ enum {
 	OPT_MAXACTIVE,
 	OPT_UNORDERED,
 	OPT_FILTER,
+	OPT_FORMAT,
 };
 
 static const struct option trace_options[] = {
@@ -147,6 +156,8 @@ static const struct option trace_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "flight-recorder", no_argument, NULL, 'F' },
 	{ "unordered", no_argument, NULL, OPT_UNORDERED },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -164,6 +175,8 @@ struct trace_opts {
 	unsigned int pages;
 	unsigned int maxactive;
 	const char *filter;
+	const char *output;		/* --output */
+	enum trace_out_format format;	/* --format */
 };
 
 struct cpu_count {
@@ -195,6 +208,9 @@ struct tracer {
 	double live_rate;
 	__u64 t0, t_end;
 	struct pea_tp_attr tp_attr;	/* tracepoints: predicates filled */
+	struct trace_writer *out;	/* --output, or NULL */
+	const struct trace_fmt *out_probes[1];
+	bool out_failed;
 };
 
 static struct tp_format tp_fmt;
@@ -256,7 +272,7 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	o->pages = DEFAULT_PAGES;
 	*help = false;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":as:b:p:C:d:c:jqFh", trace_options,
+	while ((c = getopt_long(argc, argv, ":as:b:p:C:d:c:jqFho:", trace_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -308,6 +324,15 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		case OPT_FILTER:
 			o->filter = optarg;
 			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_FORMAT:
+			o->format = trace_writer_format(optarg);
+			if (!o->format)
+				return tool_usage("trace", "--format '%s': ctf or perfetto",
+						  optarg);
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -341,6 +366,8 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	if (o->spec.tp && (o->args || o->capture_mode || o->user ||
 			   o->kernel || o->maxactive))
 		return tool_usage("trace", "--args, --str, --bytes, --user, --kernel and --maxactive are for kprobes");
+	if (!o->output != !o->format)
+		return tool_usage("trace", "--output PATH and --format ctf|perfetto go together");
 	if (o->filter && !o->spec.tp)
 		return tool_usage("trace", "--filter is for tracepoints");
 	if (o->user && o->kernel)
@@ -465,6 +492,22 @@ static void live_update(struct tracer *t)
 	t->live_shown = true;
 }
 
+/* Hand an event (or, @ev NULL, a loss) to the --output writer. */
+static void out_write(struct tracer *t, const struct trace_event *ev,
+		      int cpu, __u64 lost)
+{
+	int err;
+
+	if (!t->out || t->out_failed)
+		return;
+	err = ev ? trace_writer_event(t->out, 0, ev) :
+		   trace_writer_lost(t->out, cpu, lost);
+	if (err) {
+		tool_err("writing %s: %s", t->o.output, strerror(-err));
+		t->out_failed = true;
+	}
+}
+
 static void announce_lost(struct tracer *t)
 {
 	int cpu;
@@ -475,6 +518,7 @@ static void announce_lost(struct tracer *t)
 		if (!n)
 			continue;
 		t->cpus[cpu].lost_new = 0;
+		out_write(t, NULL, cpu, n);
 		if (t->o.json && !t->out_closed)
 			printf("{\"type\":\"lost\",\"cpu\":%d,\"lost\":%llu}\n",
 			       cpu, (unsigned long long)n);
@@ -510,6 +554,7 @@ static void flush_batch(struct tracer *t)
 		t->shown++;
 		if (!t->o.quiet)
 			trace_print_event(stdout, &t->fmt, &t->batch[i]);
+		out_write(t, &t->batch[i], 0, 0);
 	}
 	for (i = 0; i < t->n; i++)
 		free(t->batch[i].raw);
@@ -774,6 +819,15 @@ static int trace_teardown(struct tracer *t, int rc)
 			print_summary(t, &li, have_li);
 		pea_buffer__free(t->pb);
 	}
+	if (t->out) {
+		int err = trace_writer_close(t->out);
+
+		if (err && !t->out_failed)
+			tool_err("writing %s: %s", t->o.output, strerror(-err));
+		if ((err || t->out_failed) && rc == PEA_EXIT_OK)
+			rc = PEA_EXIT_ERR;
+		t->out = NULL;
+	}
 	if (t->map_fd >= 0)
 		close(t->map_fd);
 	free(t->batch);
@@ -841,6 +895,18 @@ int cmd_trace(int argc, char **argv)
 		tool_err("cannot set up signal handlers: %s", strerror(errno));
 		free(t.cpus);
 		return PEA_EXIT_ERR;
+	}
+	if (t.o.output) {
+		char msg[512];
+
+		t.out_probes[0] = &t.fmt;
+		t.out = trace_writer_open(t.o.format, t.o.output, t.out_probes,
+					  1, t.ncpus, msg, sizeof(msg));
+		if (!t.out) {
+			tool_err("--output: %s", msg);
+			free(t.cpus);
+			return PEA_EXIT_ERR;
+		}
 	}
 	rc = trace_setup(&t);
 	if (rc == PEA_EXIT_OK) {
