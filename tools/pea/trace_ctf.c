@@ -289,7 +289,7 @@ static int write_metadata(struct ctf_writer *c)
 	fputs(metadata_head, f);
 	fputs("env {\n\thostname = ", f);
 	tsdl_str(f, host);
-	fputs(";\n\ttracer_name = \"pea\";\n\tdomain = \"kernel\";\n};\n\n", f);
+	fputs(";\n\ttracer_name = \"pea\";\n};\n\n", f);
 	fputs(metadata_stream, f);
 	for (i = 0; i < c->w.nprobes; i++)
 		tsdl_event(f, i, c->w.probes[i]);
