@@ -7,7 +7,8 @@
  *     event of the JSON output, with the same fields and values (the
  *     header timestamp equal to time_ns), for a kretprobe with --args and
  *     --str, and for the tracepoint sched:sched_process_exec (a
- *     __data_loc string and integers typed from its tracefs format);
+ *     __data_loc string and integers typed from its tracefs format), and
+ *     for raw_syscalls:sys_enter (an array of unsigned longs);
  *   - lost records: the tool is stopped (SIGSTOP) while its workload
  *     overflows a one-page ring; babeltrace2's "discarded N events"
  *     add up to the lost count of the summary, and events + lost equal
@@ -490,6 +491,33 @@ static void test_ctf_tracepoint(void)
 		unlink(names[i]);
 }
 
+/* raw_syscalls:sys_enter: a signed long and an unsigned long[6] array. */
+static void test_ctf_array(void)
+{
+	const char *dir = "/tmp/pea-ctf-array";
+	struct pt_proc p;
+	char pid[16], fields[4096], args[256];
+	int rc;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:raw_syscalls:sys_enter",
+					  "--json", "-c", "1", "--pid", pid,
+					  "--filter", "id == 4242", "--output",
+					  (char *)dir, "--format", "ctf", NULL }),
+	      "raw_syscalls:sys_enter with --output DIR --format ctf attaches");
+	syscall(4242, 11L, 22L, 33L, -1L, 0x7fffffffffffL, 66L);
+	rc = trace_collect(&p);
+	PT_EQ(rc, 0, "array: pea trace exits 0");
+	PT_EQ(njson, 1, "array: 1 JSON event");
+	PT_OK(njson == 1 &&
+	      pt_json_get(json_ev[0], "fields", fields, sizeof(fields), NULL) &&
+	      pt_json_num(fields, "id", -1) == 4242 &&
+	      pt_json_get(fields, "args", args, sizeof(args), NULL) &&
+	      !strcmp(args, "[11,22,33,18446744073709551615,140737488355327,66]"),
+	      "array: id and args exact in JSON");
+	compare_ctf(dir, "tp:raw_syscalls:sys_enter", "array");
+}
+
 /* ---- lost records ---- */
 
 /*
@@ -828,6 +856,7 @@ int main(int argc, char **argv)
 	test_usage();
 	test_ctf_kretprobe();
 	test_ctf_tracepoint();
+	test_ctf_array();
 	test_ctf_lost();
 	test_perfetto();
 	return pt_done();
