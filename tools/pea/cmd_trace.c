@@ -126,6 +126,14 @@ static const char trace_help[] =
 "time_ns is CLOCK_MONOTONIC. Strings are valid UTF-8: bytes that are not\n"
 "become U+FFFD, and then \"str_hex\" holds the exact bytes.\n"
 "\n"
+"With --output, every event shown and every loss also go to PATH: CTF has\n"
+"one event class per probe with the fields above (tracepoint fields typed\n"
+"from tracefs), a CLOCK_MONOTONIC clock, one stream per CPU, and lost\n"
+"records as discarded events ('babeltrace2 PATH' prints it); Perfetto has\n"
+"kretprobe hits as slices from entry for the latency on per-thread\n"
+"tracks, other hits as instants, losses as \"lost records\" markers, and\n"
+"the --json object of each hit in its args.\n"
+"\n"
 "Needs root (or CAP_PERFMON) and the pea module (insmod pea.ko).\n"
 "Exit status: 0 on success, 1 on a runtime error, 2 on a usage error.\n";
 
