@@ -152,6 +152,18 @@ $(BUILD)/selftests/test_%: selftests/test_%.c $(LIBPEA)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -MP -static -o $@ $< $(LIBPEA) -lpthread
 
+# test_uprobe and test_tool_uprobe embed a small shared object (the guest
+# has no dynamic libc: the tests write it out, map its text and call it).
+PT_UPROBE_SO := $(BUILD)/selftests/pt_uprobe_so.so
+$(PT_UPROBE_SO): selftests/pt_uprobe_so.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -fPIC -shared -nostdlib -Wl,-e,pt_so_fn -o $@ $<
+
+PT_UPROBE_TESTS := $(BUILD)/selftests/test_uprobe \
+	$(BUILD)/selftests/test_tool_uprobe
+$(PT_UPROBE_TESTS): $(PT_UPROBE_SO)
+$(PT_UPROBE_TESTS): USER_CFLAGS += -DPT_UPROBE_SO='"$(PT_UPROBE_SO)"'
+
 tools: $(TOOL_BINS) $(PEA_TOOL)
 
 $(PEA_TOOL): $(PEA_OBJS) $(LIBPEA)

@@ -11,6 +11,10 @@
  * kp_*_rec: the same kprobes writing what a pea kprobe producer writes
  *       (struct pea_probe_record: time, id, address, CPU, pid, tgid,
  *       comm, six arguments), to compare with pea's own producers.
+ * tp_*_rec: programs on the syscalls:sys_enter_getppid tracepoint writing
+ *       what pea's tracepoint producer writes there: a struct
+ *       pea_tp_record and the event's raw entry (BENCH_TP_RAW_SIZE
+ *       bytes: perf's 16-byte entry and its 4 bytes of zero padding).
  */
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
@@ -19,6 +23,8 @@
 
 #define KC_MAX_PAYLOAD	4096
 #define KP_PAYLOAD	64
+/* What perf's raw sample of a syscall entry without arguments holds. */
+#define BENCH_TP_RAW_SIZE	20
 
 /* Ring buffer wake-up modes of kp_ring (bench_rb_mode). */
 #define RB_MODE_ADAPTIVE	0
@@ -45,6 +51,7 @@ __u64 kc_ns;
 __u64 kc_ok;
 __s64 kc_err;
 
+__u32 tp_event_id;	/* syscalls:sys_enter_getppid, set by pea-bench */
 __u32 bench_rb_mode;
 __u64 bench_rb_batch;	/* RB_MODE_BATCH: wake once this many bytes wait */
 __u64 kp_fail;
@@ -223,6 +230,64 @@ int kp_ring_rec(struct pt_regs *ctx)
 
 	kp_rec_fill(&r, ctx);
 	if (bpf_ringbuf_output(&ring_map, &r, sizeof(r), flags))
+		__sync_fetch_and_add(&kp_fail, 1);
+	return 0;
+}
+
+/* struct pea_tp_record, then the raw entry: 84 bytes are written. */
+struct tp_rec {
+	struct pea_tp_record hdr;
+	__u64 raw[3];
+};
+
+#define TP_REC_SIZE	(sizeof(struct pea_tp_record) + BENCH_TP_RAW_SIZE)
+
+static __always_inline void tp_rec_fill(struct tp_rec *r, void *ctx)
+{
+	const __u32 *e = ctx;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	r->hdr.time_ns = bpf_ktime_get_ns();
+	r->hdr.id = 1;
+	r->hdr.event_id = tp_event_id;
+	r->hdr.cpu = bpf_get_smp_processor_id();
+	r->hdr.pid = (__u32)pid_tgid;
+	r->hdr.tgid = pid_tgid >> 32;
+	r->hdr.flags = PEA_REC_F_TRACEPOINT;
+	bpf_get_current_comm(r->hdr.comm, sizeof(r->hdr.comm));
+	r->hdr.raw_size = BENCH_TP_RAW_SIZE;
+	/*
+	 * The entry: the common fields (type, flags and preempt count 0,
+	 * pid; a BPF program's context holds the registers' address in
+	 * their place, and the verifier refuses reading it), __syscall_nr
+	 * from the context (the last field the event has: a program reading
+	 * past it cannot attach), then perf's zero padding.
+	 */
+	r->raw[0] = (__u16)tp_event_id | (pid_tgid & 0xffffffffULL) << 32;
+	r->raw[1] = e[2];
+	r->raw[2] = 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_getppid")
+int tp_perf_rec(void *ctx)
+{
+	struct tp_rec r = {};
+
+	tp_rec_fill(&r, ctx);
+	if (bpf_perf_event_output(ctx, &perf_map, BPF_F_CURRENT_CPU, &r,
+				  TP_REC_SIZE))
+		__sync_fetch_and_add(&kp_fail, 1);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_getppid")
+int tp_ring_rec(void *ctx)
+{
+	struct tp_rec r = {};
+	__u64 flags = kp_ring_flags();
+
+	tp_rec_fill(&r, ctx);
+	if (bpf_ringbuf_output(&ring_map, &r, TP_REC_SIZE, flags))
 		__sync_fetch_and_add(&kp_fail, 1);
 	return 0;
 }

@@ -19,6 +19,10 @@
 #define BENCH_MAP_NAME	"pea_bench"
 #define BENCH_KP_SYMBOL	"__x64_sys_getppid"
 #define BENCH_KP_SIZE	64		/* end-to-end payload bytes */
+/* The tracepoint end to end: the same syscall's entry event. */
+#define BENCH_TP_SYS	"syscalls"
+#define BENCH_TP_NAME	"sys_enter_getppid"
+#define BENCH_TP_RAW	20		/* its raw entry in a perf sample */
 #define BENCH_BATCH	65536		/* batched wake-up: watermark bytes */
 #define BENCH_FLUSH_US	1000		/* pea's flush bound with BENCH_BATCH */
 #define BENCH_POLL_MS	50		/* batch latency: the consumer's timeout */

@@ -9,7 +9,10 @@
  * BPF kprobe program for perf and ring; the baseline is pea_bench's kprobe
  * returning at once. A second set runs pea's own kprobe producer
  * (PEA_MAP_IOC_ATTACH_PROBE: a struct pea_probe_record per hit) against
- * BPF programs writing the same 120-byte record. Phases alternate
+ * BPF programs writing the same 120-byte record, and a third pea's
+ * tracepoint producer (PEA_MAP_IOC_ATTACH_TP on syscalls:sys_enter_getppid:
+ * a struct pea_tp_record and the 20-byte raw entry per call) against BPF
+ * tracepoint programs writing the same 84 bytes. Phases alternate
  * baseline, channel, baseline, ...
  * within one run, and each channel phase's syscall rate divided by the
  * mean of the baselines around it is its retained rate: under TCG the
@@ -145,6 +148,9 @@ struct e2e_chan {
 	enum chan_kind kind;
 	struct bpf_program *prog;	/* NULL: pea_bench's or pea's kprobe */
 	bool pea_probe;			/* pea's PEA_MAP_IOC_ATTACH_PROBE */
+	bool tp;			/* on BENCH_TP_SYS:BENCH_TP_NAME: pea's
+					 * PEA_MAP_IOC_ATTACH_TP (no @prog) or
+					 * a BPF tracepoint program */
 };
 
 /* What phase_on() attached. */
@@ -170,6 +176,42 @@ static int pea_probe_attach(int map_fd)
 	return fd;
 }
 
+/* The trace event id of BENCH_TP_SYS:BENCH_TP_NAME, from tracefs. */
+static unsigned int bench_tp_id(void)
+{
+	static unsigned int id;
+	char buf[32];
+	FILE *f;
+
+	if (id)
+		return id;
+	f = fopen("/sys/kernel/tracing/events/" BENCH_TP_SYS "/" BENCH_TP_NAME
+		  "/id", "r");
+	if (!f || !fgets(buf, sizeof(buf), f))
+		die("tracefs id of %s:%s: %m", BENCH_TP_SYS, BENCH_TP_NAME);
+	fclose(f);
+	id = (unsigned int)strtoul(buf, NULL, 10);
+	return id;
+}
+
+static int pea_tp_attach(int map_fd)
+{
+	struct pea_tp_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_TP_F_CLOEXEC;
+	a.id = 1;
+	a.event_id = bench_tp_id();
+	a.filter_cpu = -1;
+	snprintf(a.name, sizeof(a.name), "%s:%s", BENCH_TP_SYS, BENCH_TP_NAME);
+	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_TP, &a);
+	if (fd < 0)
+		die("PEA_MAP_IOC_ATTACH_TP %s: %m", a.name);
+	return fd;
+}
+
 static void pause_producers(struct producer *p, int n, bool pause)
 {
 	int i;
@@ -187,7 +229,17 @@ static struct e2e_attach phase_on(const struct e2e_chan *ec,
 	struct e2e_attach at = { NULL, -1 };
 
 	pause_producers(p, n, true);
-	if (ec->pea_probe) {
+	if (ec->tp && !ec->prog) {
+		module_kprobe(PEA_BENCH_KP_OFF);
+		at.pea_link = pea_tp_attach(c->pea_map_fd);
+	} else if (ec->tp) {
+		module_kprobe(PEA_BENCH_KP_OFF);
+		g_skel->bss->tp_event_id = bench_tp_id();
+		at.link = bpf_program__attach_tracepoint(ec->prog, BENCH_TP_SYS,
+							 BENCH_TP_NAME);
+		if (!at.link)
+			die("attach %s: %m", bpf_program__name(ec->prog));
+	} else if (ec->pea_probe) {
 		module_kprobe(PEA_BENCH_KP_OFF);
 		at.pea_link = pea_probe_attach(c->pea_map_fd);
 	} else if (!ec->prog) {
@@ -278,7 +330,7 @@ static uint64_t pea_events_lost(const struct chan *c)
 /* Producer-side drops of a channel so far (and cleared for pea). */
 static uint64_t producer_lost(const struct e2e_chan *ec, const struct chan *c)
 {
-	if (ec->pea_probe)
+	if (ec->pea_probe || (ec->tp && !ec->prog))
 		return pea_events_lost(c);
 	if (!ec->prog) {
 		struct pea_bench_kstats s = module_kstats();
@@ -398,17 +450,22 @@ static void e2e_record(const char *chan, const char *tag, unsigned int size,
 void bench_e2e(void)
 {
 	const struct e2e_chan chans[] = {
-		{ "pea", CH_PEA, NULL, false },
-		{ "perf", CH_PERF, g_skel->progs.kp_perf, false },
-		{ "ring", CH_RING, g_skel->progs.kp_ring, false },
+		{ "pea", CH_PEA, NULL, false, false },
+		{ "perf", CH_PERF, g_skel->progs.kp_perf, false, false },
+		{ "ring", CH_RING, g_skel->progs.kp_ring, false, false },
 	};
 	const struct e2e_chan probe[] = {
-		{ "pea", CH_PEA, NULL, true },
-		{ "perf", CH_PERF, g_skel->progs.kp_perf_rec, false },
-		{ "ring", CH_RING, g_skel->progs.kp_ring_rec, false },
+		{ "pea", CH_PEA, NULL, true, false },
+		{ "perf", CH_PERF, g_skel->progs.kp_perf_rec, false, false },
+		{ "ring", CH_RING, g_skel->progs.kp_ring_rec, false, false },
+	};
+	const struct e2e_chan tp[] = {
+		{ "pea", CH_PEA, NULL, false, true },
+		{ "perf", CH_PERF, g_skel->progs.tp_perf_rec, false, true },
+		{ "ring", CH_RING, g_skel->progs.tp_ring_rec, false, true },
 	};
 	const struct e2e_chan empty = {
-		"bpf-empty", CH_RING, g_skel->progs.kp_empty, false,
+		"bpf-empty", CH_RING, g_skel->progs.kp_empty, false, false,
 	};
 	int ms = g_quick ? 150 : 300;
 	struct e2e_result r;
@@ -445,6 +502,22 @@ void bench_e2e(void)
 				   i == 0);
 		}
 		note("probe 1p %s done", wake_name(w));
+	}
+
+	/*
+	 * pea's tracepoint producer against BPF tracepoint programs writing
+	 * the same bytes (a struct pea_tp_record and the raw entry).
+	 */
+	for (w = 0; w < WAKE_NR; w++) {
+		for (i = 0; i < 3; i++) {
+			if (!chan_supports(tp[i].kind, w))
+				continue;
+			e2e_config(&tp[i], w, 1, ms, &r);
+			e2e_record(tp[i].name, "tp",
+				   sizeof(struct pea_tp_record) + BENCH_TP_RAW,
+				   w, 1, &r, i == 0);
+		}
+		note("tracepoint 1p %s done", wake_name(w));
 	}
 }
 
@@ -551,8 +624,8 @@ static double lf_sweep(const struct e2e_chan *ec, int ms)
 void bench_lossfree(void)
 {
 	const struct e2e_chan chans[] = {
-		{ "pea", CH_PEA, NULL, false },
-		{ "perf", CH_PERF, g_skel->progs.kp_perf, false },
+		{ "pea", CH_PEA, NULL, false, false },
+		{ "perf", CH_PERF, g_skel->progs.kp_perf, false, false },
 	};
 	double max[2][16], lost_at[2][16], perf_max;
 	int ms = g_quick ? 150 : 300, run, k, runs = g_runs < 16 ? g_runs : 16;

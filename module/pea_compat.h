@@ -12,6 +12,8 @@
 #include <linux/perf_event.h>
 #include <linux/hrtimer.h>
 #include <linux/capability.h>
+#include <linux/err.h>
+#include <linux/uprobes.h>
 #include "pea_limits.h"
 
 /* vm_flags became read-only behind vm_flags_set() in 6.3. */
@@ -79,5 +81,58 @@ static inline void pea_hrtimer_setup(struct hrtimer *t,
 	t->function = fn;
 #endif
 }
+
+/*
+ * uprobe_register() returns the struct uprobe (or an ERR_PTR) in 6.12,
+ * and uprobe_unregister() became uprobe_unregister_nosync(), which no
+ * longer waits for handlers in flight, plus uprobe_unregister_sync(),
+ * which does. pea_uprobe_unregister() returns when no handler of @uc
+ * runs any more, on both.
+ */
+static inline int pea_uprobe_register_compat(struct inode *inode,
+					     loff_t offset,
+					     struct uprobe_consumer *uc,
+					     struct uprobe **uprobe)
+{
+#ifdef PEA_HAVE_UPROBE_NOSYNC
+	struct uprobe *u = uprobe_register(inode, offset, 0, uc);
+
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	*uprobe = u;
+	return 0;
+#else
+	*uprobe = NULL;
+	return uprobe_register(inode, offset, uc);
+#endif
+}
+
+static inline void pea_uprobe_unregister_wait(struct inode *inode,
+					      loff_t offset,
+					      struct uprobe *uprobe,
+					      struct uprobe_consumer *uc)
+{
+#ifdef PEA_HAVE_UPROBE_NOSYNC
+	uprobe_unregister_nosync(uprobe, uc);
+	uprobe_unregister_sync();
+#else
+	uprobe_unregister(inode, offset, uc);
+#endif
+}
+
+/* The consumer's handlers gained a session cookie (6.13): unused. */
+#ifdef PEA_HAVE_UPROBE_HANDLER_DATA
+#define PEA_UPROBE_HANDLER_ARGS(uc, regs) \
+	struct uprobe_consumer *(uc), struct pt_regs *(regs), __u64 *pea_data
+#define PEA_URETPROBE_HANDLER_ARGS(uc, func, regs) \
+	struct uprobe_consumer *(uc), unsigned long (func), \
+	struct pt_regs *(regs), __u64 *pea_data
+#else
+#define PEA_UPROBE_HANDLER_ARGS(uc, regs) \
+	struct uprobe_consumer *(uc), struct pt_regs *(regs)
+#define PEA_URETPROBE_HANDLER_ARGS(uc, func, regs) \
+	struct uprobe_consumer *(uc), unsigned long (func), \
+	struct pt_regs *(regs)
+#endif
 
 #endif /* _PEA_COMPAT_H */

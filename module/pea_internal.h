@@ -163,6 +163,20 @@ int pea_links_show(struct seq_file *m, void *v);
 
 /* pea_tp.c */
 long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua);
+/* pea_nf.c, built on kernels with netfilter (PEA_HAVE_NETFILTER) */
+#ifdef PEA_HAVE_NETFILTER
+long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua);
+#else
+static inline long pea_nf_attach(struct pea_map *map,
+				 const struct pea_nf_attr __user *ua)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+/* pea_uprobe.c */
+long pea_uprobe_attach(struct pea_map *map,
+		       const struct pea_uprobe_attr __user *ua);
 
 /* pea_debugfs.c */
 void pea_debugfs_init(void);

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pea: links, what a producer attach returns (kprobes and kretprobes in
- * pea_probe.c, tracepoints in pea_tp.c). Nothing here is ABI.
+ * pea_probe.c, tracepoints in pea_tp.c, uprobes in pea_uprobe.c, netfilter
+ * hooks in pea_nf.c). Nothing here is ABI.
  */
 #ifndef _PEA_LINK_H
 #define _PEA_LINK_H
 
 #include <linux/kprobes.h>
 #include <linux/list.h>
+#include <linux/path.h>
+#include <linux/uprobes.h>
+#ifdef PEA_HAVE_NETFILTER
+#include <linux/netfilter.h>
+#endif
 #include <linux/types.h>
 #include <linux/pea.h>
 
@@ -18,6 +24,8 @@ struct pid_namespace;
 enum pea_link_kind {
 	PEA_LINK_KPROBE = 1,	/* kprobe or kretprobe (flags say which) */
 	PEA_LINK_TP = 2,	/* trace event, through perf */
+	PEA_LINK_UPROBE = 3,	/* uprobe or uretprobe (flags say which) */
+	PEA_LINK_NF = 4,	/* netfilter hook */
 };
 
 struct pea_link_stats {
@@ -25,6 +33,7 @@ struct pea_link_stats {
 	u64 written;
 	u64 filtered;
 	u64 errors;
+	u64 missed;	/* uretprobes: returns whose entry was not kept */
 };
 
 /* A tracepoint link: one kernel perf event per CPU online at attach. */
@@ -35,11 +44,35 @@ struct pea_tp_link {
 	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
 };
 
+struct pea_uprobe_slot;
+
+/* A uprobe link: one consumer on (inode, offset). */
+struct pea_uprobe_link {
+	struct uprobe_consumer uc;
+	struct path path;		/* holds the inode */
+	loff_t offset;
+	struct uprobe *uprobe;		/* what uprobe_register() gave, if any */
+	struct pea_uprobe_slot *slots;	/* uretprobes: entries per task */
+	u8 *caps;			/* their captures */
+};
+#ifdef PEA_HAVE_NETFILTER
+/* A netfilter link: one hook in one network namespace. */
+struct pea_nf_link {
+	struct nf_hook_ops ops;
+	struct net *net;	/* referenced while the hook is registered */
+	u32 packet_len;		/* packet bytes per record, at most */
+};
+#endif
+
 struct pea_link {
 	union {
 		struct kprobe kp;
 		struct kretprobe rp;
 		struct pea_tp_link tp;
+		struct pea_uprobe_link up;
+#ifdef PEA_HAVE_NETFILTER
+		struct pea_nf_link nf;
+#endif
 	};
 	enum pea_link_kind kind;
 	struct pea_map *map;
@@ -69,8 +102,25 @@ long pea_link_install(struct pea_link *l, bool cloexec,
 		      int (*reg)(struct pea_link *l, const void *arg),
 		      const void *arg);
 bool pea_link_filtered(struct pea_link *l);
+void pea_read_args(struct pt_regs *regs, u64 *args);
+u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags);
+void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
+		    u64 latency, u16 flags, const void *cap, u32 caplen);
+void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags);
 
 /* pea_tp.c */
 void pea_tp_unregister(struct pea_link *l);
+
+/* pea_uprobe.c */
+void pea_uprobe_unregister(struct pea_link *l);
+void pea_uprobe_free(struct pea_link *l);
+/* pea_nf.c */
+#ifdef PEA_HAVE_NETFILTER
+void pea_nf_unregister(struct pea_link *l);
+#else
+static inline void pea_nf_unregister(struct pea_link *l)
+{
+}
+#endif
 
 #endif /* _PEA_LINK_H */

@@ -237,6 +237,10 @@ static long pea_map_ioctl(struct file *file, unsigned int cmd,
 		return pea_probe_attach(map, uarg);
 	case PEA_MAP_IOC_ATTACH_TP:
 		return pea_tp_attach(map, uarg);
+	case PEA_MAP_IOC_ATTACH_UPROBE:
+		return pea_uprobe_attach(map, uarg);
+	case PEA_MAP_IOC_ATTACH_NF:
+		return pea_nf_attach(map, uarg);
 	default:
 		return -ENOTTY;
 	}

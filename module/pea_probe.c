@@ -55,7 +55,12 @@ static bool pea_link_is_ret(const struct pea_link *l)
 	return l->flags & PEA_PROBE_F_RETPROBE;
 }
 
-static void pea_read_args(struct pt_regs *regs, u64 *args)
+/**
+ * pea_read_args() - the six arguments of the calling convention
+ * @regs: the registers at function entry (kernel or user)
+ * @args: six slots to fill
+ */
+void pea_read_args(struct pt_regs *regs, u64 *args)
 {
 	unsigned int i;
 
@@ -82,12 +87,38 @@ bool pea_link_filtered(struct pea_link *l)
 	return false;
 }
 
+/*
+ * copy_from_kernel_nofault() refuses non-canonical addresses by the CPU's
+ * virtual address width (x86_virt_bits, from CPUID), not by the width the
+ * page tables use. With 4-level paging on a CPU that has LA57 (booted
+ * no5lvl) an address canonical for 57 bits but not for 48 passes that
+ * check, and the load takes a #GP, which the exception fixup survives but
+ * reports with a WARNING ("General protection fault in user access"):
+ * panic_on_warn would turn a capture into a crash. Check the whole range
+ * against the paging mode in use first.
+ */
+static bool pea_kernel_range_ok(const void *src, size_t len)
+{
+#ifdef CONFIG_X86_64
+	unsigned long start = (unsigned long)src, last = start + len - 1;
+
+	return last >= start &&
+	       __is_canonical_address(start, __VIRTUAL_MASK_SHIFT + 1) &&
+	       __is_canonical_address(last, __VIRTUAL_MASK_SHIFT + 1);
+#else
+	return true;
+#endif
+}
+
 static long pea_copy_nofault(void *dst, const void *src, size_t len,
 			     bool user)
 {
-	return user ? copy_from_user_nofault(dst, (const void __user *)src,
-					     len) :
-		      copy_from_kernel_nofault(dst, src, len);
+	if (user)
+		return copy_from_user_nofault(dst, (const void __user *)src,
+					      len);
+	if (!pea_kernel_range_ok(src, len))
+		return -EFAULT;
+	return copy_from_kernel_nofault(dst, src, len);
 }
 
 /*
@@ -115,12 +146,16 @@ static long pea_strncpy_nofault(u8 *dst, const u8 *src, size_t count,
 	return count;
 }
 
-/*
- * Copy what argument capture_arg points to into @buf (capture_len + 1
- * bytes); return the bytes kept and set PEA_REC_F_* in @flags.
+/**
+ * pea_capture() - copy what argument capture_arg points to
+ * @l: the link
+ * @args: the six arguments
+ * @buf: capture_len + 1 bytes
+ * @flags: gets PEA_REC_F_CAPTURE and maybe _FAULT or _TRUNCATED
+ *
+ * Return: the bytes kept in @buf.
  */
-static u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf,
-		       u16 *flags)
+u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags)
 {
 	const void *ptr = (const void *)(unsigned long)args[l->capture_arg];
 	bool user = l->capture_flags & PEA_CAPTURE_USER;
@@ -149,8 +184,20 @@ static u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf,
 	return n - 1;	/* the NUL is not kept */
 }
 
-static void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
-			   u64 latency, u16 flags, const void *cap, u32 caplen)
+/**
+ * pea_link_write() - write one struct pea_probe_record into the link's map
+ * @l: the link
+ * @args: the six arguments
+ * @ret: the return value (returns), else 0
+ * @latency: entry to return in ns (returns), else 0
+ * @flags: PEA_REC_F_*
+ * @cap: the capture, @caplen bytes
+ * @caplen: bytes of @cap
+ *
+ * Preemption must be off: the record goes to this CPU's event.
+ */
+void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
+		    u64 latency, u16 flags, const void *cap, u32 caplen)
 {
 	struct pea_link_stats *st = this_cpu_ptr(l->stats);
 	struct pea_output_handle h;
@@ -188,21 +235,23 @@ static void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
 	st->written++;
 }
 
-static int pea_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+/**
+ * pea_probe_hit() - write the record of an entry hit, with its capture
+ * @l: the link
+ * @args: the six arguments
+ * @flags: PEA_REC_F_* the record carries beyond the capture's
+ *
+ * Preemption must be off: the capture goes through this CPU's buffers.
+ */
+void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags)
 {
-	struct pea_link *l = container_of(kp, struct pea_link, kp);
 	struct pea_capture_buf *cb;
 	u32 caplen = 0;
-	u16 flags = 0;
-	u64 args[6];
 	int level;
 
-	if (pea_link_filtered(l))
-		return 0;
-	pea_read_args(regs, args);
 	if (l->capture_mode == PEA_CAPTURE_NONE) {
-		pea_link_write(l, args, 0, 0, 0, NULL, 0);
-		return 0;
+		pea_link_write(l, args, 0, 0, flags, NULL, 0);
+		return;
 	}
 	/* Handlers run with preemption off; a nested one takes the next buffer. */
 	cb = this_cpu_ptr(&pea_capture_bufs);
@@ -214,6 +263,17 @@ static int pea_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 		this_cpu_inc(l->stats->errors);
 	}
 	this_cpu_dec(pea_capture_bufs.level);
+}
+
+static int pea_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct pea_link *l = container_of(kp, struct pea_link, kp);
+	u64 args[6];
+
+	if (pea_link_filtered(l))
+		return 0;
+	pea_read_args(regs, args);
+	pea_probe_hit(l, args, 0);
 	return 0;
 }
 
@@ -252,6 +312,10 @@ static void pea_link_unregister(struct pea_link *l)
 {
 	if (l->kind == PEA_LINK_TP)
 		pea_tp_unregister(l);
+	else if (l->kind == PEA_LINK_UPROBE)
+		pea_uprobe_unregister(l);
+	else if (l->kind == PEA_LINK_NF)
+		pea_nf_unregister(l);
 	else if (pea_link_is_ret(l))
 		unregister_kretprobe(&l->rp);
 	else
@@ -269,6 +333,8 @@ static void pea_link_unregister(struct pea_link *l)
  */
 void pea_link_free(struct pea_link *l)
 {
+	if (l->kind == PEA_LINK_UPROBE)
+		pea_uprobe_free(l);
 	if (l->counter_map)
 		pea_map_put(l->counter_map);
 	pea_map_put(l->map);
@@ -303,13 +369,17 @@ static void pea_link_sum(struct pea_link *l, struct pea_link_stats *sum)
 		sum->written += READ_ONCE(st->written);
 		sum->filtered += READ_ONCE(st->filtered);
 		sum->errors += READ_ONCE(st->errors);
+		sum->missed += READ_ONCE(st->missed);
 	}
 }
 
-static unsigned long pea_link_missed(struct pea_link *l)
+static unsigned long pea_link_missed(struct pea_link *l,
+				     const struct pea_link_stats *sum)
 {
-	if (l->kind == PEA_LINK_TP)
+	if (l->kind == PEA_LINK_TP || l->kind == PEA_LINK_NF)
 		return 0;
+	if (l->kind == PEA_LINK_UPROBE)
+		return sum->missed;
 	return pea_link_is_ret(l) ? l->rp.nmissed + l->rp.kp.nmissed :
 				    l->kp.nmissed;
 }
@@ -333,7 +403,7 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 	info.written = sum.written;
 	info.filtered = sum.filtered;
 	info.errors = sum.errors;
-	info.missed = pea_link_missed(l);
+	info.missed = pea_link_missed(l, &sum);
 	memcpy(info.symbol, l->symbol, sizeof(info.symbol));
 	return copy_to_user((void __user *)arg, &info, sizeof(info)) ?
 		-EFAULT : 0;
@@ -599,7 +669,7 @@ int pea_links_show(struct seq_file *m, void *v)
 		seq_printf(m, "%llu %llu %s 0x%x %llu %llu %llu %llu %lu\n",
 			   l->id, l->map->id, l->symbol, l->flags,
 			   sum.hits + sum.filtered, sum.written, sum.filtered,
-			   sum.errors, pea_link_missed(l));
+			   sum.errors, pea_link_missed(l, &sum));
 	}
 	mutex_unlock(&pea_links_lock);
 	return 0;

@@ -46,7 +46,7 @@ export INITRAMFS=$OUT/initramfs.cpio.gz
 
 log "booting the guest (bench mode)"
 export BENCH_ARGS=${BENCH_ARGS:-}
-VM_TIMEOUT=${VM_TIMEOUT:-900} TEST_TIMEOUT=${TEST_TIMEOUT:-870} \
+VM_TIMEOUT=${VM_TIMEOUT:-1200} TEST_TIMEOUT=${TEST_TIMEOUT:-1170} \
 	"$ROOT/scripts/vm-run.sh" bench || log "the guest did not finish cleanly"
 
 RESULTS=$OUT/results.txt

@@ -8,7 +8,9 @@
 #                                    while a small workload opens files, the
 #                                    rings as `pea stat` sees them, a
 #                                    kretprobe (fd and latency), a
-#                                    tracepoint with a filter, JSON lines
+#                                    uretprobe on user code, a
+#                                    tracepoint with a filter, packets at
+#                                    a netfilter hook, JSON lines
 #        pea-demo storm [SECONDS]    the all-context storm (pea-storm)
 #
 # The guest (scripts/guest-init.sh) has loaded pea.ko and mounted debugfs.
@@ -78,6 +80,25 @@ rc=$?
 wait "$wl"
 [ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
 
+say "user space: a uretprobe beside the kretprobe, on the pea tool itself"
+echo "uretprobe:PATH:SYMBOL finds the function in the file's .symtab or"
+echo ".dynsym (libraries such as libc too) and probes it in every process that"
+echo "runs it: here probe_parse() of /bin/pea, which the workload runs with a"
+echo "good and a bad PROBE argument: the string at entry, the return value"
+echo "and the latency. RET is the whole return register: probe_parse()"
+echo "returns an int, so its -EINVAL (-22) shows in the low 32 bits, as"
+echo "4294967274."
+show "pea trace uretprobe:/bin/pea:probe_parse --str ARG0 --count 4"
+(sleep 1; i=0; while [ "$i" -lt 3 ]; do
+	"$PEA" trace kprobe:no_such_function_here > /dev/null 2>&1
+	"$PEA" trace not-a-probe > /dev/null 2>&1
+	i=$((i + 1)); sleep 0.3; done) &
+wl=$!
+"$PEA" trace uretprobe:/bin/pea:probe_parse --str ARG0 --count 4
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
 say "a kernel tracepoint: each exec, with the fields of its tracefs format"
 echo "The in-kernel filter drops the execs of other programs before anything"
 echo "is written. Busybox runs its applets without exec, so the workload runs"
@@ -86,6 +107,19 @@ show "pea trace tp:sched:sched_process_exec --filter 'filename ~ \"*/pea\"' --co
 (sleep 1; exec_workload 4) &
 wl=$!
 "$PEA" trace tp:sched:sched_process_exec --filter 'filename ~ "*/pea"' --count 3
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
+say "packets: a netfilter hook, each packet decoded on one line"
+echo "The hook (LOCAL_IN, IPv4) accepts every packet unchanged and writes its"
+echo "first bytes, from the IP header, into the ring of its CPU. Two pings"
+echo "of 127.0.0.1 give two echo requests and two replies."
+ip link set lo up 2> /dev/null || ifconfig lo up
+show "pea trace netfilter:ipv4:LOCAL_IN --packet 64 --count 4"
+(sleep 1; ping -c 2 -i 0.3 127.0.0.1 > /dev/null) &
+wl=$!
+"$PEA" trace netfilter:ipv4:LOCAL_IN --packet 64 --count 4
 rc=$?
 wait "$wl"
 [ "$rc" -eq 0 ] || echo "pea trace exited with $rc"

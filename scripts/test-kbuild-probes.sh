@@ -35,6 +35,8 @@ REFERENCE=(
 	"PEA_HAVE_HRTIMER_SETUP linux/hrtimer.h void hrtimer_setup"
 	# Added after the change, with its present pattern.
 	"PEA_HAVE_PERF_EV_CAP_READ_SCOPE linux/perf_event.h define PERF_EV_CAP_READ_SCOPE"
+	"PEA_HAVE_UPROBE_NOSYNC linux/uprobes.h void uprobe_unregister_nosync"
+	"PEA_HAVE_UPROBE_HANDLER_DATA linux/uprobes.h struct pt_regs *regs, __u64 *data);"
 )
 
 [ $# -gt 0 ] || set -- "$("$ROOT/scripts/setup.sh" --resolve 2>/dev/null)"
@@ -56,10 +58,19 @@ for kver in "$@"; do
 		grep -qsF -- "$pattern" "$srctree/include/$header" &&
 			want+="-D$macro "
 	done
-	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter -DPEA_HAVE_%%,$(ccflags-y))\n' "$ROOT" |
-		make -s --no-print-directory -f - srctree="$srctree" src="$ROOT" 2>&1)
+	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter-out -DPEA_HAVE_NETFILTER,$(filter -DPEA_HAVE_%%,$(ccflags-y)))\n' "$ROOT" |
+		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" 2>&1)
 	tap "$([ "$got" = "$(echo $want)" ]; echo $?)" \
 		"[$kver] kbuild probes give '${got}', as the one-pattern probes ('$(echo $want)')"
+
+	# The configuration probe of pea.ko: pea_nf.c where netfilter is.
+	want=
+	grep -qsx '#define CONFIG_NETFILTER 1' "$kdir/include/generated/autoconf.h" &&
+		want=-DPEA_HAVE_NETFILTER
+	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter -DPEA_HAVE_NETFILTER,$(ccflags-y)) $(filter %%pea_nf.o,$(pea-y))\n' "$ROOT" |
+		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" 2>&1)
+	tap "$([ "$got" = "$(echo $want ${want:+module/pea_nf.o})" ]; echo $?)" \
+		"[$kver] the NETFILTER config probe gives '${got}', as autoconf.h ('$want')"
 
 	# The configuration probe (pea_config_feature) of the test module.
 	want=

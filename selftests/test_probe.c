@@ -268,6 +268,46 @@ static void test_captures(void)
 	close(link);
 	close(link2);
 
+	/*
+	 * Kernel captures of addresses that are canonical for 57-bit but not
+	 * for 48-bit addresses: with 4-level paging on a CPU with LA57 (the
+	 * debug kernel boots no5lvl) the kernel's own check passes them and
+	 * the load took a #GP, which the fixup reports with a WARNING. Each
+	 * must give FAULT and an empty capture, and the kernel log stays clean.
+	 */
+	{
+		static const __u64 addrs[] = {
+			0x0003dfa3ad35754fULL, 0x0080000000000000ULL,
+			0xff00000000000000ULL, 0xff7ffffffffffff8ULL,
+		};
+		unsigned int i, mode;
+
+		for (mode = 0; mode < 2; mode++) {
+			a = probe_attr("do_sys_openat2", 0);
+			a.filter_tgid = getpid();
+			a.capture_arg = 1;
+			a.capture_mode = mode ? PEA_CAPTURE_STR : PEA_CAPTURE_FIXED;
+			a.capture_len = 16;
+			link = attach(&a);
+			PT_OK(link >= 0, "%s kernel capture attaches",
+			      mode ? "string" : "fixed");
+			for (i = 0; link >= 0 && i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+				drain_all();
+				do_openat2((const char *)(unsigned long)addrs[i],
+					   O_RDONLY, 0, 0);
+				r = next_rec(0, &caplen);
+				PT_OK(r && caplen == 0 &&
+				      r->flags == (PEA_REC_F_CAPTURE |
+						   PEA_REC_F_FAULT),
+				      "%s kernel capture at %#llx: FAULT, empty",
+				      mode ? "string" : "fixed",
+				      (unsigned long long)addrs[i]);
+			}
+			if (link >= 0)
+				close(link);
+		}
+	}
+
 	/* kretprobe: captured at entry, written at return with the fd. */
 	a = probe_attr("do_sys_openat2", PEA_PROBE_F_RETPROBE);
 	a.filter_tgid = getpid();

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <linux/perf_event.h>
 #include <linux/pea.h>
 #include "fuzz.h"
@@ -19,6 +20,17 @@
 const char *const fz_names[FZ_NR_NAMES] = { "fz0", "fz1", "fz2", "fz3" };
 
 /* A valid map attr, maybe named fz_names[name]. */
+/* Whether the kernel has netfilter (PEA_MAP_IOC_ATTACH_NF works). */
+static int fz_have_netfilter(void)
+{
+	static int have = -1;
+	struct stat st;
+
+	if (have < 0)
+		have = stat("/proc/net/netfilter", &st) == 0;
+	return have;
+}
+
 static struct pea_map_attr fz_map_attr(struct fz_rng *r, int name,
 				       __u32 max_entries)
 {
@@ -383,20 +395,26 @@ static int op_map_ioctl(struct fz_thread *t)
 		static const unsigned long cmds[] = {
 			PEA_MAP_IOC_UPDATE, PEA_MAP_IOC_DELETE,
 			PEA_MAP_IOC_LOOKUP, PEA_MAP_IOC_INFO,
-			PEA_MAP_IOC_ATTACH_PROBE,
+			PEA_MAP_IOC_ATTACH_PROBE, PEA_MAP_IOC_ATTACH_UPROBE,
+			PEA_MAP_IOC_ATTACH_NF,
 		};
+		unsigned long cmd = cmds[fz_below(r, ARRAY_SIZE(cmds))];
 
-		err = fz_ioctl(fd, cmds[fz_below(r, 5)], fz_bad_ptr(r));
-		fz_expect("map_ioctl", "bad pointer", err, EFAULT);
+		err = fz_ioctl(fd, cmd, fz_bad_ptr(r));
+		/* A kernel without netfilter refuses before reading. */
+		fz_expect("map_ioctl", "bad pointer", err,
+			  cmd == PEA_MAP_IOC_ATTACH_NF && !fz_have_netfilter() ?
+			  EOPNOTSUPP : EFAULT);
 		break;
 	}
 	case 7: {
 		static const unsigned long known[] = {
 			PEA_MAP_IOC_UPDATE, PEA_MAP_IOC_DELETE,
 			PEA_MAP_IOC_LOOKUP, PEA_MAP_IOC_INFO,
-			PEA_MAP_IOC_ATTACH_PROBE,
+			PEA_MAP_IOC_ATTACH_PROBE, PEA_MAP_IOC_ATTACH_TP,
+			PEA_MAP_IOC_ATTACH_UPROBE, PEA_MAP_IOC_ATTACH_NF,
 		};
-		unsigned long cmd = fz_unknown_cmd(r, known, 5);
+		unsigned long cmd = fz_unknown_cmd(r, known, ARRAY_SIZE(known));
 
 		err = fz_ioctl(fd, cmd, &e);
 		fz_expect("map_ioctl", "unknown command", err, ENOTTY);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pea trace: attach a kprobe or kretprobe to a pea map and print its hits.
+ * pea trace: attach a kprobe, kretprobe, tracepoint or netfilter hook
+ * (netfilter.c) to a pea map and print its hits.
  *
  * Set-up order: a map with one slot per possible CPU, one ring per online
  * CPU through libpea, then the probe, so that no hit finds an empty slot.
@@ -43,8 +44,8 @@
 static const char trace_help[] =
 "usage: pea trace [OPTIONS] PROBE\n"
 "\n"
-"Attach a kprobe, kretprobe or tracepoint to a pea map and print every\n"
-"hit.\n"
+"Attach a kprobe, kretprobe, uprobe, uretprobe, tracepoint or netfilter\n"
+"hook to a pea map and print every hit.\n"
 "\n"
 "PROBE:\n"
 "  kprobe:SYMBOL[+OFFSET]   at the entry of kernel function SYMBOL, or OFFSET\n"
@@ -52,9 +53,20 @@ static const char trace_help[] =
 "  kretprobe:SYMBOL         at its return: adds the return value and the\n"
 "                           latency since entry (arguments and captures are\n"
 "                           taken at entry)\n"
+"  uprobe:PATH:SYMBOL[+OFFSET]\n"
+"                           at the entry of function SYMBOL of the executable\n"
+"                           or shared library PATH (from its .symtab or\n"
+"                           .dynsym; a number is a file offset), in every\n"
+"                           process that runs it: ARGn are its arguments,\n"
+"                           --str and --bytes read the process's memory\n"
+"  uretprobe:PATH:SYMBOL    at its return, as kretprobe: for user code\n"
 "  tracepoint:SUBSYS:NAME   a kernel trace event (tp:SUBSYS:NAME for short;\n"
 "                           'pea list' shows them): its fields as tracefs\n"
 "                           events/SUBSYS/NAME/format describes them\n"
+"  netfilter:FAMILY:HOOK    every packet through a netfilter hook of this\n"
+"                           network namespace: FAMILY ipv4 or ipv6, HOOK\n"
+"                           PRE_ROUTING, LOCAL_IN, FORWARD, LOCAL_OUT or\n"
+"                           POST_ROUTING (any case); packets pass unchanged\n"
 "\n"
 "Options:\n"
 "  -a, --args               show the first six arguments (ARG0..ARG5, hex)\n"
@@ -68,6 +80,8 @@ static const char trace_help[] =
 "                           !=, <, >, & (bits in common) on numbers, == and\n"
 "                           != on strings, ~ (or == with * or ?) a glob;\n"
 "                           e.g. 'pid > 1 && filename ~ \"/usr/bin/*\"'\n"
+"      --packet N           netfilter: keep the first N bytes of each packet\n"
+"                           from its IP header (1..4096, default 128)\n"
 "  -p, --pid PID            only hits in process PID\n"
 "  -C, --cpu CPU            only hits on CPU\n"
 "  -d, --duration SECONDS   stop after SECONDS (fractions allowed)\n"
@@ -134,7 +148,19 @@ static const char trace_help[] =
 "tracks, other hits as instants, losses as \"lost records\" markers, and\n"
 "the --json object of each hit in its args.\n"
 "\n"
-"Needs root (or CAP_PERFMON) and the pea module (insmod pea.ko).\n"
+"A netfilter event prints TIME(s), CPU, the hook, the input and output\n"
+"ifindex (0: none), then the packet: protocol (TCP, UDP, ICMP, ICMPv6 or\n"
+"proto=N), source > destination address (with :port for TCP and UDP,\n"
+"[addr]:port for IPv6), type= and code= for ICMP, and len= the packet's\n"
+"length from its IP header. With --json: \"family\", \"hook\",\n"
+"\"ifindex_in\", \"ifindex_out\", \"protocol\" (number), \"proto\", \"src\",\n"
+"\"dst\", \"sport\", \"dport\", \"icmp_type\", \"icmp_code\" (those the\n"
+"captured bytes hold), \"len\", \"captured\" (bytes kept) and \"packet\"\n"
+"(those bytes in hex), besides time_ns, cpu, pid, tid and comm (the task\n"
+"the hook ran in; 0 and \"\" in softirq context).\n"
+"\n"
+"Needs root (or CAP_PERFMON) and the pea module (insmod pea.ko);\n"
+"netfilter also needs CAP_NET_ADMIN.\n"
 "Exit status: 0 on success, 1 on a runtime error, 2 on a usage error.\n";
 
 enum {
@@ -145,6 +171,7 @@ enum {
 	OPT_UNORDERED,
 	OPT_FILTER,
 	OPT_FORMAT,
+	OPT_PACKET,
 };
 
 static const struct option trace_options[] = {
@@ -160,6 +187,7 @@ static const struct option trace_options[] = {
 	{ "pages", required_argument, NULL, OPT_PAGES },
 	{ "maxactive", required_argument, NULL, OPT_MAXACTIVE },
 	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "packet", required_argument, NULL, OPT_PACKET },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "flight-recorder", no_argument, NULL, 'F' },
@@ -182,6 +210,7 @@ struct trace_opts {
 	unsigned long long count;
 	unsigned int pages;
 	unsigned int maxactive;
+	unsigned int packet;	/* netfilter: bytes per packet (0: unset) */
 	const char *filter;
 	const char *output;		/* --output */
 	enum trace_out_format format;	/* --format */
@@ -341,6 +370,12 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 				return tool_usage("trace", "--format '%s': ctf or perfetto",
 						  optarg);
 			break;
+		case OPT_PACKET:
+			if (tool_parse_uint(optarg, PEA_NF_PACKET_MAX,
+					    &o->packet) || !o->packet)
+				return tool_usage("trace", "--packet '%s': 1..%d bytes",
+						  optarg, PEA_NF_PACKET_MAX);
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -376,8 +411,16 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		return tool_usage("trace", "--args, --str, --bytes, --user, --kernel and --maxactive are for kprobes");
 	if (!o->output != !o->format)
 		return tool_usage("trace", "--output PATH and --format ctf|perfetto go together");
+	if (o->spec.uprobe && (o->kernel || o->maxactive || o->cpu >= 0))
+		return tool_usage("trace", "--kernel, --maxactive and --cpu are not for uprobes");
 	if (o->filter && !o->spec.tp)
 		return tool_usage("trace", "--filter is for tracepoints");
+	if (o->spec.nf && (o->args || o->capture_mode || o->user ||
+			   o->kernel || o->maxactive || o->pid ||
+			   o->cpu >= 0))
+		return tool_usage("trace", "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter");
+	if (o->packet && !o->spec.nf)
+		return tool_usage("trace", "--packet is for netfilter");
 	if (o->user && o->kernel)
 		return tool_usage("trace", "--user or --kernel, not both");
 	if ((o->user || o->kernel) && !o->capture_mode)
@@ -417,8 +460,9 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	}
 	ev = &t->batch[t->n];
 	ev->raw = NULL;
-	if (t->fmt.tp) {
-		int err = decode_tp_record(data, size, ev);
+	if (t->fmt.tp || t->fmt.nf) {
+		int err = t->fmt.nf ? decode_nf_record(data, size, ev) :
+				      decode_tp_record(data, size, ev);
 
 		if (err == -ENOMEM) {
 			t->oom = true;
@@ -636,12 +680,13 @@ static void print_summary(struct tracer *t, const struct pea_link_info *li,
 		(unsigned long long)rec, (unsigned long long)bytes,
 		(unsigned long long)lost, rec / secs);
 	if (have_li)
-		fprintf(f, "probe: %llu hits, %llu written, %llu filtered out, %llu errors, %llu missed by kprobes\n",
+		fprintf(f, "probe: %llu hits, %llu written, %llu filtered out, %llu errors, %llu missed by %s\n",
 			(unsigned long long)li->hits,
 			(unsigned long long)li->written,
 			(unsigned long long)li->filtered,
 			(unsigned long long)li->errors,
-			(unsigned long long)li->missed);
+			(unsigned long long)li->missed,
+			t->o.spec.uprobe ? "pairing returns" : "kprobes");
 	if (lost)
 		fprintf(f, "pea: %llu records were lost in all: the rings filled faster than they were read (try a larger --pages)\n",
 			(unsigned long long)lost);
@@ -727,6 +772,13 @@ static int trace_setup(struct tracer *t)
 		snprintf(t->tp_attr.name, sizeof(t->tp_attr.name), "%s",
 			 t->o.spec.symbol);
 		fd = tp_attach(t->map_fd, &t->tp_attr, &t->o.spec);
+	} else if (t->o.spec.uprobe) {
+		fd = uprobe_attach(t->map_fd, &t->o.spec, (int)t->o.pid,
+				   t->o.capture_mode, t->o.capture_arg,
+				   t->o.capture_len);
+	} else if (t->o.spec.nf) {
+		fd = nf_attach(t->map_fd, &t->o.spec,
+			       t->o.packet ? t->o.packet : 128);
 	} else {
 		fill_attr(&t->o, &attr);
 		fd = probe_attach(t->map_fd, &attr, &t->o.spec);
@@ -867,6 +919,7 @@ int cmd_trace(int argc, char **argv)
 	t.fmt.retprobe = t.o.spec.retprobe;
 	t.fmt.capture_mode = t.o.capture_mode;
 	t.fmt.probe = t.o.spec.text;
+	t.fmt.nf = t.o.spec.nf;
 	if (t.o.spec.tp) {
 		const char *why = "";
 		char msg[256];

@@ -159,6 +159,10 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 {
 	if (fmt->json)
 		return;
+	if (fmt->nf) {
+		nf_print_header(f);
+		return;
+	}
 	fprintf(f, "%-12s %3s %-16s %7s %7s", "TIME(s)", "CPU", "COMM", "PID",
 		"TID");
 	if (fmt->retprobe)
@@ -279,7 +283,9 @@ static void print_event_json(FILE *f, const struct trace_fmt *fmt,
 void trace_print_event(FILE *f, const struct trace_fmt *fmt,
 		       const struct trace_event *ev)
 {
-	if (fmt->json)
+	if (fmt->nf)
+		nf_print_event(f, fmt, ev);
+	else if (fmt->json)
 		print_event_json(f, fmt, ev);
 	else
 		print_event_human(f, fmt, ev);

@@ -74,10 +74,20 @@ __u64 tool_now_ns(void);
  * @offset:   +OFFSET (kprobe only)
  * @text:     the argument as given, for messages and output
  * @tp:       tracepoint:SUBSYS:NAME (or tp:), in @tp_sys and @tp_name
+ * @uprobe:   uprobe:PATH:SYMBOL[+OFFSET] or uretprobe:PATH:SYMBOL (with
+ *            @retprobe), in @path and @symbol; @numeric when SYMBOL was a
+ *            file offset; @file_offset what is attached (uprobe.c)
+ * @nf:       netfilter:FAMILY:HOOK, in @nf_family and @nf_hook (PEA_NF_*)
  */
 struct probe_spec {
 	bool retprobe;
 	bool tp;
+	bool uprobe;
+	bool numeric;
+	__u64 file_offset;
+	char path[4096];
+	bool nf;
+	__u32 nf_family, nf_hook;
 	char tp_sys[64];
 	char tp_name[128];
 	char symbol[PEA_SYM_LEN];
@@ -101,6 +111,26 @@ int probe_attach(int map_fd, const struct pea_probe_attr *attr,
 /* The same for a tracepoint (PEA_MAP_IOC_ATTACH_TP). */
 int tp_attach(int map_fd, const struct pea_tp_attr *attr,
 	      const struct probe_spec *spec);
+
+/* ---- uprobe.c, elfsym.c ---- */
+
+bool uprobe_is_spec(const char *text);
+int uprobe_parse(const char *text, struct probe_spec *spec);
+int uprobe_attach(int map_fd, struct probe_spec *spec, int pid,
+		  int capture_mode, unsigned int capture_arg,
+		  unsigned int capture_len);
+int elf_sym_offset(const char *path, const char *name, __u64 *off);
+/* ---- netfilter.c ---- */
+
+/* Parse "netfilter:ipv4|ipv6:HOOK" (any case); 0 or -EINVAL (printed). */
+int nf_parse(const char *text, struct probe_spec *spec);
+
+/*
+ * Attach a netfilter hook capturing @packet_len bytes per packet. Returns
+ * the link fd, or -errno after printing what went wrong.
+ */
+int nf_attach(int map_fd, const struct probe_spec *spec,
+	      unsigned int packet_len);
 
 /* ---- decode.c ---- */
 
@@ -135,6 +165,13 @@ int decode_tp_record(const void *data, __u32 size, struct trace_event *ev);
  */
 int decode_probe_record(const void *data, __u32 size, struct trace_event *ev);
 
+/*
+ * Decode a netfilter record (netfilter.c): the task fields go into
+ * @ev->rec, the whole record (struct pea_nf_record and the packet bytes)
+ * into a new @ev->raw. Returns 0, -EINVAL, or -ENOMEM.
+ */
+int decode_nf_record(const void *data, __u32 size, struct trace_event *ev);
+
 /* ---- output.c ---- */
 
 /* What a trace prints besides the fixed columns. */
@@ -145,6 +182,7 @@ struct trace_fmt {
 	int capture_mode;	/* PEA_CAPTURE_* */
 	const char *probe;	/* the PROBE text */
 	const struct tp_format *tp;	/* a tracepoint's format, else NULL */
+	bool nf;		/* netfilter records (netfilter.c prints) */
 	__u64 t0_ns;		/* times print relative to this */
 };
 
@@ -156,5 +194,10 @@ void c_put_str(FILE *f, const void *s, size_t len);
 void trace_print_header(FILE *f, const struct trace_fmt *fmt);
 void trace_print_event(FILE *f, const struct trace_fmt *fmt,
 		       const struct trace_event *ev);
+
+/* netfilter.c: the columns and lines of netfilter records. */
+void nf_print_header(FILE *f);
+void nf_print_event(FILE *f, const struct trace_fmt *fmt,
+		    const struct trace_event *ev);
 
 #endif /* _PEA_TOOL_H */

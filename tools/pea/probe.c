@@ -66,13 +66,17 @@ int probe_parse(const char *text, struct probe_spec *spec)
 	spec->text = text;
 	if (!strncmp(text, "tracepoint:", 11) || !strncmp(text, "tp:", 3))
 		return tp_parse(text, spec);
+	if (uprobe_is_spec(text))
+		return uprobe_parse(text, spec);
+	if (!strncmp(text, "netfilter:", 10))
+		return nf_parse(text, spec);
 	if (!strncmp(text, KPROBE_PFX, strlen(KPROBE_PFX))) {
 		sym = text + strlen(KPROBE_PFX);
 	} else if (!strncmp(text, KRETPROBE_PFX, strlen(KRETPROBE_PFX))) {
 		sym = text + strlen(KRETPROBE_PFX);
 		spec->retprobe = true;
 	} else {
-		tool_usage("trace", "'%s' is not a probe: write kprobe:SYMBOL[+OFFSET] or kretprobe:SYMBOL",
+		tool_usage("trace", "'%s' is not a probe: write kprobe:SYMBOL[+OFFSET], kretprobe:SYMBOL, uprobe:PATH:SYMBOL or tracepoint:SUBSYS:NAME",
 			   text);
 		return -EINVAL;
 	}

@@ -534,6 +534,179 @@ struct pea_tp_record {
 
 #define PEA_MAP_IOC_ATTACH_TP	_IOW(PEA_IOC_MAGIC, 0x15, struct pea_tp_attr)
 
+/* ---- Uprobe producers (ioctl on a map fd, returns a link fd) ---- */
+
+/*
+ * PEA_MAP_IOC_ATTACH_UPROBE attaches to an instruction of an executable
+ * file (a file offset, as the uprobe PMU's): every process that maps the
+ * file, now or later, hits it. Records are struct pea_probe_record with
+ * PEA_REC_F_UPROBE (plus PEA_REC_F_RETPROBE for a uretprobe); @addr is
+ * the probed file offset, @args the user registers of the calling
+ * convention at entry, @ret and @latency_ns as kretprobes'. A capture
+ * reads the probed process's memory without faulting pages in: a
+ * pointer that cannot be read gives an empty capture and
+ * PEA_REC_F_FAULT. Links share kprobe links' rules (link fd lifetime,
+ * PEA_LINK_IOC_INFO with addr the file offset, the debugfs "links" file,
+ * PEA_MAX_LINKS).
+ */
+
+/* struct pea_uprobe_attr.flags: the same bits as struct pea_probe_attr's */
+#define PEA_UPROBE_F_RETPROBE	(1U << 0)	/* uretprobe, not uprobe */
+#define PEA_UPROBE_F_CLOEXEC	(1U << 1)	/* O_CLOEXEC on the link fd */
+#define PEA_UPROBE_FLAGS	(PEA_UPROBE_F_RETPROBE | PEA_UPROBE_F_CLOEXEC)
+
+/**
+ * struct pea_uprobe_attr - argument of PEA_MAP_IOC_ATTACH_UPROBE
+ * @size:         sizeof(struct pea_uprobe_attr)
+ * @flags:        PEA_UPROBE_F_*
+ * @path:         user pointer to the file's NUL-terminated path (relative
+ *                paths from the caller's working directory), or 0 to use
+ *                @path_fd
+ * @path_fd:      with @path 0, an fd open on the file; else -1
+ * @filter_tgid:  only record this process (0: any), in the attacher's
+ *                pid namespace
+ * @offset:       the probed instruction's file offset (a uretprobe: the
+ *                function's first instruction), within the file
+ * @id:           producer id written into every record (0: the link's id)
+ * @capture_arg:  argument (0..5) pointing at the memory to capture
+ * @capture_mode: PEA_CAPTURE_NONE, _STR or _FIXED (user memory always)
+ * @capture_len:  at most this many bytes (1..PEA_CAPTURE_MAX)
+ * @reserved:     zero
+ * @name:         a label the link reports (PEA_LINK_IOC_INFO, debugfs),
+ *                NUL-terminated; empty: "FILENAME+0xOFFSET"
+ */
+struct pea_uprobe_attr {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 path;
+	__s32 path_fd;
+	__s32 filter_tgid;
+	__u64 offset;
+	__u64 id;
+	__u32 capture_arg;
+	__u32 capture_mode;
+	__u32 capture_len;
+	__u32 reserved;
+	char name[PEA_SYM_LEN];
+};
+
+/* struct pea_probe_record.flags of a uprobe hit */
+#define PEA_REC_F_UPROBE	(1U << 7)	/* a uprobe or uretprobe */
+
+#define PEA_MAP_IOC_ATTACH_UPROBE _IOW(PEA_IOC_MAGIC, 0x16, struct pea_uprobe_attr)
+/* ---- Netfilter producers (ioctl on a map fd, returns a link fd) ---- */
+
+/*
+ * PEA_MAP_IOC_ATTACH_NF registers a netfilter hook (nf_register_net_hook())
+ * in the caller's network namespace, for IPv4 or IPv6 and one of the five
+ * inet hooks. It always accepts the packet; for each packet it writes one
+ * record, in one reservation on the current CPU: a struct pea_nf_record,
+ * then the first packet_len bytes of the packet from its network header
+ * (skb->data: the IP header), fewer when the packet is shorter. The link
+ * holds a reference on the namespace. Links share kprobe links' rules:
+ * link fd lifetime, PEA_LINK_IOC_INFO (addr is the priority, sign-extended;
+ * symbol "netfilter:ipv4:PRE_ROUTING" and the like), the debugfs "links"
+ * file and PEA_MAX_LINKS. Needs CAP_NET_ADMIN in the user namespace that
+ * owns the network namespace and CAP_PERFMON (or CAP_SYS_ADMIN); kernels
+ * without CONFIG_NETFILTER answer EOPNOTSUPP.
+ */
+#define PEA_NF_PACKET_MAX	4096	/* packet bytes a record may carry */
+
+/* struct pea_nf_attr.family: NFPROTO_IPV4 and NFPROTO_IPV6 */
+#define PEA_NF_IPV4		2
+#define PEA_NF_IPV6		10
+
+/* struct pea_nf_attr.hook: enum nf_inet_hooks */
+#define PEA_NF_PRE_ROUTING	0
+#define PEA_NF_LOCAL_IN		1
+#define PEA_NF_FORWARD		2
+#define PEA_NF_LOCAL_OUT	3
+#define PEA_NF_POST_ROUTING	4
+
+/*
+ * The priority without PEA_NF_F_PRIORITY: NF_IP_PRI_FIRST + 1, before
+ * every hook Linux registers itself (defragmentation, conntrack, raw,
+ * mangle, nat, filter, security), so the packet is seen as it arrived or
+ * as the socket layer built it. NF_IP_PRI_FIRST and NF_IP_PRI_LAST
+ * themselves are refused (ERANGE), as for BPF netfilter links.
+ */
+#define PEA_NF_PRI_DEFAULT	(-2147483647)
+
+/* struct pea_nf_attr.flags */
+#define PEA_NF_F_CLOEXEC	(1U << 1)	/* O_CLOEXEC on the link fd */
+#define PEA_NF_F_PRIORITY	(1U << 2)	/* use attr.priority */
+#define PEA_NF_FLAGS		(PEA_NF_F_CLOEXEC | PEA_NF_F_PRIORITY)
+
+/**
+ * struct pea_nf_attr - argument of PEA_MAP_IOC_ATTACH_NF
+ * @size:       sizeof(struct pea_nf_attr)
+ * @flags:      PEA_NF_F_*
+ * @id:         producer id written into every record (0: the link's id)
+ * @family:     PEA_NF_IPV4 or PEA_NF_IPV6 (else EAFNOSUPPORT)
+ * @hook:       PEA_NF_PRE_ROUTING .. PEA_NF_POST_ROUTING (else EPROTO)
+ * @priority:   with PEA_NF_F_PRIORITY, the hook priority (NF_IP_PRI_*
+ *              scale, INT_MIN and INT_MAX excluded: ERANGE); else 0, and
+ *              the link uses PEA_NF_PRI_DEFAULT
+ * @packet_len: packet bytes per record, 1..PEA_NF_PACKET_MAX (0: EINVAL,
+ *              more: E2BIG), clamped to the packet's length
+ * @reserved:   zero
+ */
+struct pea_nf_attr {
+	__u32 size;
+	__u32 flags;
+	__u64 id;
+	__u32 family;
+	__u32 hook;
+	__s32 priority;
+	__u32 packet_len;
+	__u64 reserved;
+};
+
+/* struct pea_nf_record.flags (struct pea_probe_record's bits, plus:) */
+#define PEA_REC_F_NETFILTER	(1U << 9)	/* a struct pea_nf_record */
+
+/**
+ * struct pea_nf_record - the payload every packet writes
+ * @time_ns:     CLOCK_MONOTONIC, ns
+ * @id:          the producer id (struct pea_nf_attr.id or the link id)
+ * @family:      PEA_NF_IPV4 or PEA_NF_IPV6
+ * @hook:        PEA_NF_PRE_ROUTING .. PEA_NF_POST_ROUTING
+ * @cpu:         the CPU
+ * @pid:         thread id of the task the hook runs in, in the attacher's
+ *               pid namespace; 0 in interrupt context (softirq receive)
+ * @tgid:        its process id; 0 in interrupt context
+ * @flags:       PEA_REC_F_NETFILTER
+ * @protocol:    IPv4: the header's protocol; IPv6: the header's next
+ *               header (IPPROTO_*)
+ * @comm:        the task's comm; zeroes in interrupt context
+ * @ifindex_in:  the input device's ifindex (0: none, as at LOCAL_OUT)
+ * @ifindex_out: the output device's ifindex (0: none, as at LOCAL_IN)
+ * @skb_len:     the packet's length from the network header (skb->len)
+ * @packet_len:  packet bytes following this struct: min(packet_len asked,
+ *               skb_len)
+ *
+ * The fields from @time_ns to @comm sit where struct pea_probe_record
+ * has them (@family and @hook in its @addr).
+ */
+struct pea_nf_record {
+	__u64 time_ns;
+	__u64 id;
+	__u32 family;
+	__u32 hook;
+	__u32 cpu;
+	__u32 pid;
+	__u32 tgid;
+	__u16 flags;
+	__u16 protocol;
+	char comm[16];
+	__s32 ifindex_in;
+	__s32 ifindex_out;
+	__u32 skb_len;
+	__u32 packet_len;
+};
+
+#define PEA_MAP_IOC_ATTACH_NF	_IOW(PEA_IOC_MAGIC, 0x17, struct pea_nf_attr)
+
 /* ---- Counters (PEA_IOC_EVENT_OPEN with a counting attr) ---- */
 
 /*

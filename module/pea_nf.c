@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: netfilter packet producers (built when the kernel has
+ * CONFIG_NETFILTER; the ioctl answers EOPNOTSUPP otherwise).
+ *
+ * PEA_MAP_IOC_ATTACH_NF on a map fd registers a netfilter hook in the
+ * caller's network namespace and returns a link fd (the link rules of
+ * pea_probe.c). The hook always accepts the packet. Per packet it writes
+ * one record through pea_skb_output(), one reservation: a struct
+ * pea_nf_record, then the packet's first bytes from skb->data (the network
+ * header at every inet hook), linear part and fragments alike.
+ *
+ * Hooks run in softirq context (receive) or in the sending task with
+ * bottom halves possibly disabled, always inside rcu_read_lock(): the
+ * writer takes no lock, allocates nothing and never sleeps. Detaching
+ * unregisters the hook and waits for an RCU grace period, after which no
+ * hook of the link runs.
+ */
+#include <linux/capability.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/nsproxy.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/skbuff.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <net/net_namespace.h>
+#include "pea_internal.h"
+#include "pea_link.h"
+
+static const char * const pea_nf_hook_names[] = {
+	[PEA_NF_PRE_ROUTING] = "PRE_ROUTING",
+	[PEA_NF_LOCAL_IN] = "LOCAL_IN",
+	[PEA_NF_FORWARD] = "FORWARD",
+	[PEA_NF_LOCAL_OUT] = "LOCAL_OUT",
+	[PEA_NF_POST_ROUTING] = "POST_ROUTING",
+};
+
+/* The L4 protocol from the network header at skb->data, 0 if not there. */
+static u16 pea_nf_protocol(const struct sk_buff *skb, u8 family)
+{
+	u8 proto;
+	int off;
+
+	off = family == NFPROTO_IPV4 ? offsetof(struct iphdr, protocol) :
+				       offsetof(struct ipv6hdr, nexthdr);
+	if (skb_copy_bits(skb, off, &proto, 1))
+		return 0;
+	return proto;
+}
+
+static unsigned int pea_nf_hook(void *priv, struct sk_buff *skb,
+				const struct nf_hook_state *state)
+{
+	struct pea_link *l = priv;
+	struct task_struct *task = current;
+	struct pea_nf_record r;
+	u32 n = min(l->nf.packet_len, skb->len);
+
+	/* LOCAL_OUT may run preemptible: stay on one CPU from here. */
+	preempt_disable();
+	r.time_ns = ktime_get_mono_fast_ns();
+	r.id = l->rec_id;
+	r.family = state->pf;
+	r.hook = state->hook;
+	r.cpu = smp_processor_id();
+	r.flags = PEA_REC_F_NETFILTER;
+	r.protocol = pea_nf_protocol(skb, state->pf);
+	if (in_task()) {
+		r.pid = task_pid_nr_ns(task, l->pid_ns);
+		r.tgid = task_tgid_nr_ns(task, l->pid_ns);
+		strscpy_pad(r.comm, task->comm, sizeof(r.comm));
+	} else {
+		r.pid = 0;
+		r.tgid = 0;
+		memset(r.comm, 0, sizeof(r.comm));
+	}
+	r.ifindex_in = state->in ? state->in->ifindex : 0;
+	r.ifindex_out = state->out ? state->out->ifindex : 0;
+	r.skb_len = skb->len;
+	r.packet_len = n;
+
+	/* this_cpu_inc(): a softirq hook may interrupt a LOCAL_OUT one. */
+	this_cpu_inc(l->stats->hits);
+	if (pea_skb_output(l->map, PEA_F_CURRENT_CPU | ((u64)n << 32), skb,
+			   &r, sizeof(r)))
+		this_cpu_inc(l->stats->errors);
+	else
+		this_cpu_inc(l->stats->written);
+	preempt_enable();
+	return NF_ACCEPT;
+}
+
+/**
+ * pea_nf_unregister() - remove a netfilter link's hook
+ * @l: the link
+ *
+ * Hooks run under rcu_read_lock(): after the grace period no hook of @l
+ * runs any more. Drops the link's namespace reference.
+ */
+void pea_nf_unregister(struct pea_link *l)
+{
+	if (!l->nf.net)
+		return;
+	nf_unregister_net_hook(l->nf.net, &l->nf.ops);
+	synchronize_net();
+	put_net(l->nf.net);
+	l->nf.net = NULL;
+}
+
+static int pea_nf_register(struct pea_link *l, const void *arg)
+{
+	/* The attaching task's namespace, pea_nf_attach() checked. */
+	struct net *net = current->nsproxy->net_ns;
+	int err;
+
+	l->nf.ops.hook = pea_nf_hook;
+	l->nf.ops.priv = l;
+	err = nf_register_net_hook(net, &l->nf.ops);
+	if (err)
+		return err;
+	l->nf.net = get_net(net);
+	return 0;
+}
+
+static int pea_nf_check_attr(const struct pea_nf_attr *a)
+{
+	if (a->flags & ~PEA_NF_FLAGS || a->reserved)
+		return -EINVAL;
+	if (!(a->flags & PEA_NF_F_PRIORITY) && a->priority)
+		return -EINVAL;
+	if (a->family != PEA_NF_IPV4 && a->family != PEA_NF_IPV6)
+		return -EAFNOSUPPORT;
+	if (a->hook > PEA_NF_POST_ROUTING)
+		return -EPROTO;
+	if ((a->flags & PEA_NF_F_PRIORITY) &&
+	    (a->priority == NF_IP_PRI_FIRST || a->priority == NF_IP_PRI_LAST))
+		return -ERANGE;
+	if (!a->packet_len)
+		return -EINVAL;
+	if (a->packet_len > PEA_NF_PACKET_MAX)
+		return -E2BIG;
+	return 0;
+}
+
+/**
+ * pea_nf_attach() - PEA_MAP_IOC_ATTACH_NF: attach a netfilter producer
+ * @map: the map the producer writes into (the ioctl's map fd)
+ * @ua: struct pea_nf_attr in user memory
+ *
+ * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN, and
+ * CAP_NET_ADMIN over the caller's network namespace), -EFAULT, -EINVAL
+ * (attr, packet_len 0), -E2BIG (attr tail, packet_len past
+ * PEA_NF_PACKET_MAX), -EAFNOSUPPORT (family), -EPROTO (hook), -ERANGE
+ * (priority INT_MIN or INT_MAX), -EMLINK (PEA_MAX_LINKS live),
+ * nf_register_net_hook()'s errors, -ENOMEM, -EMFILE.
+ */
+long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua)
+{
+	struct net *net = current->nsproxy->net_ns;
+	struct pea_nf_attr a;
+	struct pea_link *l;
+	u32 size;
+	long err;
+
+	if (!perfmon_capable() || !ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if (get_user(size, &ua->size))
+		return -EFAULT;
+	if (size < sizeof(a) || size > PAGE_SIZE)
+		return -EINVAL;
+	err = copy_struct_from_user(&a, sizeof(a), ua, size);
+	if (err)
+		return err;
+	err = pea_nf_check_attr(&a);
+	if (err)
+		return err;
+	l = pea_link_alloc(map, PEA_LINK_NF, a.id, a.flags, 0, -1);
+	if (IS_ERR(l))
+		return PTR_ERR(l);
+	l->nf.packet_len = a.packet_len;
+	l->nf.ops.pf = a.family;
+	l->nf.ops.hooknum = a.hook;
+	l->nf.ops.priority = a.flags & PEA_NF_F_PRIORITY ? a.priority :
+			     PEA_NF_PRI_DEFAULT;
+	l->addr = (u64)(s64)l->nf.ops.priority;
+	snprintf(l->symbol, sizeof(l->symbol), "netfilter:%s:%s",
+		 a.family == PEA_NF_IPV4 ? "ipv4" : "ipv6",
+		 pea_nf_hook_names[a.hook]);
+	return pea_link_install(l, a.flags & PEA_NF_F_CLOEXEC, pea_nf_register,
+				NULL);
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea trace uprobe:/uretprobe: through /bin/pea in the guest: functions of
+ * this program (symbols from its .symtab) and of a shared object (by its
+ * path) called with known arguments, exact JSON and human output, --pid,
+ * a numeric file offset, usage and lookup errors.
+ */
+#include <elf.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include "pea_test.h"
+#include "pt_tool.h"
+
+/* The shared object the Makefile builds (selftests/pt_uprobe_so.c). */
+__asm__(".pushsection .rodata\n"
+	".balign 64\n"
+	".globl pt_so_start\npt_so_start:\n"
+	".incbin \"" PT_UPROBE_SO "\"\n"
+	".globl pt_so_end\npt_so_end:\n"
+	".popsection\n");
+extern const unsigned char pt_so_start[], pt_so_end[];
+
+static char line[65536];
+static char self[256];
+static char pid[16];
+
+__attribute__((noipa, used)) long pt_tool_fn(const char *s, long n)
+{
+	__asm__ volatile("" : : "r"(s) : "memory");
+	return n * 10;
+}
+
+static bool trace_start(struct pt_proc *p, char *const argv[])
+{
+	pt_spawn(p, argv, NULL, NULL);
+	while (pt_proc_line(p, true, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (strstr(line, "pea: tracing "))
+			return true;
+		pt_diag("pea trace: %s", line);
+	}
+	return false;
+}
+
+/* Read the events (up to @max) and the summary until the tool exits. */
+static int read_json(struct pt_proc *p, char ev[][4096], int max,
+		     char *sum)
+{
+	int n = 0;
+
+	sum[0] = 0;
+	while (pt_proc_line(p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (!pt_json_valid(line)) {
+			pt_diag("bad JSON: %s", line);
+			continue;
+		}
+		if (pt_json_streq(line, "type", "event") && n < max)
+			snprintf(ev[n++], 4096, "%.4000s", line);
+		else if (pt_json_streq(line, "type", "summary"))
+			snprintf(sum, 4096, "%.4000s", line);
+	}
+	return n;
+}
+
+static void test_uretprobe_json(void)
+{
+	static char ev[4][4096], sum[4096];
+	char probe[512], buf[64];
+	struct pt_proc p;
+	int n, rc;
+
+	snprintf(probe, sizeof(probe), "uretprobe:%s:pt_tool_fn", self);
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--str",
+					  "ARG0", "--json", "--count", "2",
+					  "--pid", pid, NULL }),
+	      "pea trace %s attached", probe);
+	PT_EQ(pt_tool_fn("alpha", 7), 70, "pt_tool_fn(\"alpha\", 7) is 70");
+	PT_EQ(pt_tool_fn("beta", -8), -80, "pt_tool_fn(\"beta\", -8) is -80");
+	n = read_json(&p, ev, 4, sum);
+	pt_proc_drain_err(&p);
+	rc = pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_EQ(rc, 0, "--count 2: pea trace exits 0");
+	PT_EQ(n, 2, "uretprobe --json: 2 events");
+	if (n != 2)
+		return;
+	PT_OK(pt_json_streq(ev[0], "probe", probe) &&
+	      pt_json_streq(ev[0], "str", "alpha") &&
+	      pt_json_num(ev[0], "ret", 0) == 70 &&
+	      pt_json_num(ev[0], "latency_ns", 0) > 0,
+	      "uretprobe: probe, the string at entry, ret 70, latency");
+	PT_OK(pt_json_streq(ev[1], "str", "beta") &&
+	      pt_json_num(ev[1], "ret", 0) == -80,
+	      "uretprobe: the second call: \"beta\", ret -80");
+	PT_OK(pt_json_num(ev[0], "pid", 0) == getpid() &&
+	      pt_json_num(ev[0], "tid", 0) == gettid() &&
+	      pt_json_streq(ev[0], "comm", "test_tool_uprob"),
+	      "uretprobe: pid, tid and comm of this test");
+	PT_OK(pt_json_get(sum, "link", buf, sizeof(buf), NULL),
+	      "uretprobe: the summary has the link's counters");
+}
+
+static void test_uprobe_human(void)
+{
+	char probe[512], want[600];
+	static char out[65536], err[8192];
+	struct pt_proc p;
+	size_t olen = 0;
+	int rc;
+
+	snprintf(probe, sizeof(probe), "uprobe:%s:pt_tool_fn", self);
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--args",
+					  "--str", "ARG0:4", "--count", "1",
+					  "--pid", pid, NULL }),
+	      "pea trace %s --args attached", probe);
+	pt_tool_fn("gamma-ray", 0x1234);
+	out[0] = 0;
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS))
+		olen += snprintf(out + olen, sizeof(out) - olen, "%s\n", line);
+	pt_proc_drain_err(&p);
+	snprintf(err, sizeof(err), "%s", p.err_all ? p.err_all : "");
+	rc = pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_EQ(rc, 0, "uprobe --count 1: exits 0");
+	snprintf(want, sizeof(want), "%-16s %7d %7d", "test_tool_uprob", getpid(),
+		 gettid());
+	PT_OK(strstr(out, want) && strstr(out, " 0x1234 0x") &&
+	      strstr(out, "\"gamm\"..."),
+	      "uprobe human: comm, pid, tid, ARG1 0x1234 and the cut string (%s)",
+	      out);
+	snprintf(want, sizeof(want), "pea: %s: 1 events in", probe);
+	PT_OK(strstr(err, want) != NULL, "uprobe human: the summary line");
+	PT_OK(strstr(err, "probe: 1 hits, 1 written, 0 filtered out, 0 errors, 0 missed by pairing returns"),
+	      "uprobe human: the link's counters");
+}
+
+/* By a file offset, and a shared object by its path. */
+static void test_offset_and_library(void)
+{
+	static char ev[4][4096], sum[4096];
+	const char *so = "/tmp/pt_tool_uprobe.so";
+	const Elf64_Ehdr *eh = (const void *)pt_so_start;
+	const Elf64_Phdr *ph = (const void *)(pt_so_start + eh->e_phoff);
+	char probe[512], addr[32];
+	long (*fn)(long, long);
+	struct pt_proc p;
+	__u64 off = 0, moff = 0;
+	size_t len = 0;
+	char *base;
+	int fd, i, n;
+
+	fd = open(so, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	PT_OK(fd >= 0 && write(fd, pt_so_start, pt_so_end - pt_so_start) ==
+	      pt_so_end - pt_so_start, "shared object written");
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+			off = eh->e_entry - ph[i].p_vaddr + ph[i].p_offset;
+			moff = ph[i].p_offset & ~(__u64)4095;
+			len = ph[i].p_offset + ph[i].p_filesz - moff;
+		}
+	base = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, moff);
+	close(fd);
+	if (base == MAP_FAILED)
+		return;
+	fn = (long (*)(long, long))(base + (off - moff));
+
+	snprintf(probe, sizeof(probe), "uretprobe:%s:pt_so_fn", so);
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--args",
+					  "--json", "--count", "1", "--pid",
+					  pid, NULL }),
+	      "pea trace %s attached", probe);
+	PT_EQ(fn(4, 2), 14, "pt_so_fn(4, 2) is 14");
+	n = read_json(&p, ev, 4, sum);
+	pt_proc_drain_err(&p);
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)off);
+	PT_OK(n == 1 && pt_json_num(ev[0], "ret", 0) == 14 &&
+	      pt_json_streq(ev[0], "addr", addr) &&
+	      strstr(ev[0], "\"args\":[\"0x4\",\"0x2\","),
+	      "shared object by path: ret 14, args 4 and 2, addr %s", addr);
+
+	snprintf(probe, sizeof(probe), "uprobe:%s:0x%llx", so,
+		 (unsigned long long)off);
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--args",
+					  "--json", "--count", "1", "--pid",
+					  pid, NULL }),
+	      "pea trace %s (a file offset) attached", probe);
+	fn(5, 6);
+	n = read_json(&p, ev, 4, sum);
+	pt_proc_drain_err(&p);
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_OK(n == 1 && pt_json_streq(ev[0], "addr", addr) &&
+	      strstr(ev[0], "\"args\":[\"0x5\",\"0x6\",") &&
+	      !strstr(ev[0], "\"ret\""),
+	      "uprobe by file offset: args 5 and 6, no ret");
+	munmap(base, len);
+	unlink(so);
+}
+
+static void test_errors(void)
+{
+	static char out[4096], err[4096];
+	char probe[512];
+	int rc;
+
+	snprintf(probe, sizeof(probe), "uprobe:%s:pt_no_such_fn", self);
+	rc = pt_run((char *[]){ PT_PEA, "trace", probe, NULL }, out,
+		    sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 1 && strstr(err, "no function 'pt_no_such_fn'"),
+	      "an unknown function: exit 1 and why (%d: %s)", rc, err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "uprobe:/tmp/no/such:main",
+				NULL }, out, sizeof(out), err, sizeof(err),
+		    NULL, NULL);
+	PT_OK(rc == 1 && strstr(err, "no file '/tmp/no/such'"),
+	      "a missing file: exit 1 and why (%d: %s)", rc, err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "uprobe:/proc/version:main",
+				NULL }, out, sizeof(out), err, sizeof(err),
+		    NULL, NULL);
+	PT_OK(rc == 1 && strstr(err, "not a 64-bit ELF"),
+	      "not an ELF file: exit 1 and why (%d: %s)", rc, err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "uprobe:/bin/x", NULL }, out,
+		    sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "write uprobe:PATH:SYMBOL"),
+	      "uprobe without a symbol: usage error 2 (%d)", rc);
+	snprintf(probe, sizeof(probe), "uretprobe:%s:pt_tool_fn+4", self);
+	rc = pt_run((char *[]){ PT_PEA, "trace", probe, NULL }, out,
+		    sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "a uretprobe takes no +OFFSET"),
+	      "uretprobe with +OFFSET: usage error 2 (%d)", rc);
+	snprintf(probe, sizeof(probe), "uprobe:%s:pt_tool_fn", self);
+	rc = pt_run((char *[]){ PT_PEA, "trace", probe, "--cpu", "0", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "not for uprobes"),
+	      "uprobe with --cpu: usage error 2 (%d)", rc);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "--help", NULL }, out,
+		    sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 0 && strstr(out, "uprobe:PATH:SYMBOL[+OFFSET]") &&
+	      strstr(out, "uretprobe:PATH:SYMBOL"),
+	      "pea trace --help documents uprobe: and uretprobe:");
+}
+
+int main(void)
+{
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		pt_fatal("readlink /proc/self/exe");
+	self[n] = 0;
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	pt_pin(0);
+	test_uretprobe_json();
+	test_uprobe_human();
+	test_offset_and_library();
+	test_errors();
+	return pt_done();
+}

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: `pea trace netfilter:FAMILY:HOOK`: parsing the PROBE argument,
+ * attaching with PEA_MAP_IOC_ATTACH_NF, and decoding the records (struct
+ * pea_nf_record, then the packet's first bytes from its IP header) into
+ * one short line or one JSON object per packet.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <arpa/inet.h>
+#include <sys/ioctl.h>
+#include "pea_tool.h"
+
+#define NF_PFX		"netfilter:"
+
+static const char * const nf_hooks[] = {
+	[PEA_NF_PRE_ROUTING] = "PRE_ROUTING",
+	[PEA_NF_LOCAL_IN] = "LOCAL_IN",
+	[PEA_NF_FORWARD] = "FORWARD",
+	[PEA_NF_LOCAL_OUT] = "LOCAL_OUT",
+	[PEA_NF_POST_ROUTING] = "POST_ROUTING",
+};
+
+#define NR_HOOKS	(sizeof(nf_hooks) / sizeof(nf_hooks[0]))
+
+static const char *hook_name(__u32 hook)
+{
+	return hook < NR_HOOKS ? nf_hooks[hook] : "?";
+}
+
+int nf_parse(const char *text, struct probe_spec *spec)
+{
+	const char *fam = text + strlen(NF_PFX), *hook = strchr(fam, ':');
+	size_t lf = hook ? (size_t)(hook - fam) : 0;
+	unsigned int i;
+
+	spec->nf = true;
+	if (!hook)
+		goto bad;
+	if (lf == 4 && !strncasecmp(fam, "ipv4", 4))
+		spec->nf_family = PEA_NF_IPV4;
+	else if (lf == 4 && !strncasecmp(fam, "ipv6", 4))
+		spec->nf_family = PEA_NF_IPV6;
+	else
+		goto bad;
+	for (i = 0; i < NR_HOOKS; i++)
+		if (!strcasecmp(hook + 1, nf_hooks[i]))
+			break;
+	if (i == NR_HOOKS)
+		goto bad;
+	spec->nf_hook = i;
+	snprintf(spec->symbol, sizeof(spec->symbol), "netfilter:%s:%s",
+		 spec->nf_family == PEA_NF_IPV4 ? "ipv4" : "ipv6", nf_hooks[i]);
+	return 0;
+bad:
+	tool_usage("trace", "'%s': write netfilter:ipv4|ipv6:HOOK, HOOK one of PRE_ROUTING, LOCAL_IN, FORWARD, LOCAL_OUT, POST_ROUTING",
+		   text);
+	return -EINVAL;
+}
+
+int nf_attach(int map_fd, const struct probe_spec *spec,
+	      unsigned int packet_len)
+{
+	struct pea_nf_attr a;
+	int fd, err;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_NF_F_CLOEXEC;
+	a.family = spec->nf_family;
+	a.hook = spec->nf_hook;
+	a.packet_len = packet_len;
+	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_NF, &a);
+	err = errno;
+	if (fd >= 0)
+		return fd;
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		tool_err("cannot attach %s: netfilter hooks need CAP_NET_ADMIN and CAP_PERFMON (or CAP_SYS_ADMIN) (run as root)",
+			 spec->text);
+		break;
+	case EOPNOTSUPP:
+		tool_err("cannot attach %s: this kernel has no netfilter (CONFIG_NETFILTER)",
+			 spec->text);
+		break;
+	case EMLINK:
+		tool_err("cannot attach %s: too many probes attached (at most %d for all maps; end other traces)",
+			 spec->text, PEA_MAX_LINKS);
+		break;
+	case ENOTTY:
+		tool_err("cannot attach %s: the loaded pea module has no netfilter support (older than this tool)",
+			 spec->text);
+		break;
+	default:
+		tool_err("cannot attach %s: %s", spec->text, strerror(err));
+		break;
+	}
+	return -err;
+}
+
+int decode_nf_record(const void *data, __u32 size, struct trace_event *ev)
+{
+	const unsigned char *p = data;
+	struct pea_nf_record nr;
+
+	if (size < sizeof(nr))
+		return -EINVAL;
+	memcpy(&nr, p, sizeof(nr));
+	if (!(nr.flags & PEA_REC_F_NETFILTER) ||
+	    nr.packet_len > size - sizeof(nr) ||
+	    nr.packet_len > PEA_NF_PACKET_MAX)
+		return -EINVAL;
+	memset(&ev->rec, 0, sizeof(ev->rec));
+	ev->rec.time_ns = nr.time_ns;
+	ev->rec.id = nr.id;
+	ev->rec.cpu = nr.cpu;
+	ev->rec.pid = nr.pid;
+	ev->rec.tgid = nr.tgid;
+	ev->rec.flags = nr.flags;
+	memcpy(ev->rec.comm, nr.comm, sizeof(nr.comm));
+	ev->rec.comm[sizeof(ev->rec.comm) - 1] = '\0';
+	/* The whole record, header and packet, for the printers. */
+	ev->raw_size = sizeof(nr) + nr.packet_len;
+	ev->raw = malloc(ev->raw_size);
+	if (!ev->raw)
+		return -ENOMEM;
+	memcpy(ev->raw, p, ev->raw_size);
+	return 0;
+}
+
+/* What the captured bytes say about the packet. */
+struct nf_pkt {
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	bool addrs;		/* src and dst known */
+	bool ports;		/* TCP or UDP ports known */
+	bool icmp;		/* ICMP type and code known */
+	const char *proto;	/* "TCP", "UDP", "ICMP", "ICMPv6", or NULL */
+	unsigned int sport, dport, type, code;
+};
+
+static unsigned int be16(const unsigned char *p)
+{
+	return p[0] << 8 | p[1];
+}
+
+static void nf_decode(const struct pea_nf_record *r, const unsigned char *pk,
+		      struct nf_pkt *d)
+{
+	unsigned int n = r->packet_len, l4 = 0;
+	bool first = true;	/* not a later IPv4 fragment */
+
+	memset(d, 0, sizeof(*d));
+	switch (r->protocol) {
+	case 6:
+		d->proto = "TCP";
+		break;
+	case 17:
+		d->proto = "UDP";
+		break;
+	case 1:
+		d->proto = "ICMP";
+		break;
+	case 58:
+		d->proto = "ICMPv6";
+		break;
+	}
+	if (r->family == PEA_NF_IPV4 && n >= 20) {
+		inet_ntop(AF_INET, pk + 12, d->src, sizeof(d->src));
+		inet_ntop(AF_INET, pk + 16, d->dst, sizeof(d->dst));
+		d->addrs = true;
+		l4 = (pk[0] & 0xf) * 4;
+		first = !(be16(pk + 6) & 0x1fff);
+	} else if (r->family == PEA_NF_IPV6 && n >= 40) {
+		inet_ntop(AF_INET6, pk + 8, d->src, sizeof(d->src));
+		inet_ntop(AF_INET6, pk + 24, d->dst, sizeof(d->dst));
+		d->addrs = true;
+		l4 = 40;
+	}
+	if (!d->addrs || !first || l4 < 20)
+		return;
+	if ((r->protocol == 6 || r->protocol == 17) && n >= l4 + 4) {
+		d->sport = be16(pk + l4);
+		d->dport = be16(pk + l4 + 2);
+		d->ports = true;
+	} else if ((r->protocol == 1 || r->protocol == 58) && n >= l4 + 2) {
+		d->type = pk[l4];
+		d->code = pk[l4 + 1];
+		d->icmp = true;
+	}
+}
+
+static void put_addr(FILE *f, const struct pea_nf_record *r, const char *a,
+		     bool port, unsigned int p)
+{
+	if (!port)
+		fputs(a, f);
+	else if (r->family == PEA_NF_IPV6)
+		fprintf(f, "[%s]:%u", a, p);
+	else
+		fprintf(f, "%s:%u", a, p);
+}
+
+void nf_print_header(FILE *f)
+{
+	fprintf(f, "%-12s %3s %-12s %-12s %s\n", "TIME(s)", "CPU", "HOOK",
+		"IFINDEX", "PACKET");
+}
+
+static void nf_print_human(FILE *f, const struct trace_fmt *fmt,
+			   const struct trace_event *ev)
+{
+	const struct pea_nf_record *r = (const void *)ev->raw;
+	double t = ((double)(__s64)(r->time_ns - fmt->t0_ns)) / 1e9;
+	struct nf_pkt d;
+	char ifs[32];
+
+	nf_decode(r, ev->raw + sizeof(*r), &d);
+	snprintf(ifs, sizeof(ifs), "in=%d out=%d", r->ifindex_in,
+		 r->ifindex_out);
+	fprintf(f, "%12.6f %3u %-12s %-12s ", t, r->cpu, hook_name(r->hook),
+		ifs);
+	if (d.proto)
+		fprintf(f, "%s", d.proto);
+	else
+		fprintf(f, "proto=%u", r->protocol);
+	if (d.addrs) {
+		fputc(' ', f);
+		put_addr(f, r, d.src, d.ports, d.sport);
+		fputs(" > ", f);
+		put_addr(f, r, d.dst, d.ports, d.dport);
+	}
+	if (d.icmp)
+		fprintf(f, " type=%u code=%u", d.type, d.code);
+	fprintf(f, " len=%u\n", r->skb_len);
+}
+
+static void nf_print_json(FILE *f, const struct trace_fmt *fmt,
+			  const struct trace_event *ev)
+{
+	const struct pea_nf_record *r = (const void *)ev->raw;
+	const unsigned char *pk = ev->raw + sizeof(*r);
+	struct nf_pkt d;
+	__u32 i;
+
+	nf_decode(r, pk, &d);
+	fprintf(f, "{\"type\":\"event\",\"time_ns\":%llu,\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":",
+		(unsigned long long)r->time_ns, r->cpu, r->tgid, r->pid);
+	json_put_str(f, ev->rec.comm, strnlen(ev->rec.comm,
+					      sizeof(ev->rec.comm)));
+	fputs(",\"probe\":", f);
+	json_put_str(f, fmt->probe, strlen(fmt->probe));
+	fprintf(f, ",\"family\":\"%s\",\"hook\":\"%s\",\"ifindex_in\":%d,\"ifindex_out\":%d,\"protocol\":%u",
+		r->family == PEA_NF_IPV4 ? "ipv4" : "ipv6",
+		hook_name(r->hook), r->ifindex_in, r->ifindex_out,
+		r->protocol);
+	if (d.proto)
+		fprintf(f, ",\"proto\":\"%s\"", d.proto);
+	if (d.addrs)
+		fprintf(f, ",\"src\":\"%s\",\"dst\":\"%s\"", d.src, d.dst);
+	if (d.ports)
+		fprintf(f, ",\"sport\":%u,\"dport\":%u", d.sport, d.dport);
+	if (d.icmp)
+		fprintf(f, ",\"icmp_type\":%u,\"icmp_code\":%u", d.type, d.code);
+	fprintf(f, ",\"len\":%u,\"captured\":%u,\"packet\":\"", r->skb_len,
+		r->packet_len);
+	for (i = 0; i < r->packet_len; i++)
+		fprintf(f, "%02x", pk[i]);
+	fputs("\"}\n", f);
+}
+
+void nf_print_event(FILE *f, const struct trace_fmt *fmt,
+		    const struct trace_event *ev)
+{
+	if (!ev->raw)
+		return;
+	if (fmt->json)
+		nf_print_json(f, fmt, ev);
+	else
+		nf_print_human(f, fmt, ev);
+}

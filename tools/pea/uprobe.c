@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: the uprobe PROBE arguments (uprobe:PATH:SYMBOL[+OFFSET],
+ * uretprobe:PATH:SYMBOL) and attaching them with
+ * PEA_MAP_IOC_ATTACH_UPROBE. SYMBOL is looked up in the file's .symtab or
+ * .dynsym (elfsym.c); a number instead of SYMBOL is a file offset.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include "pea_tool.h"
+
+#define UPROBE_PFX	"uprobe:"
+#define URETPROBE_PFX	"uretprobe:"
+
+/**
+ * uprobe_is_spec() - whether @text names a uprobe or uretprobe
+ * @text: the PROBE argument
+ *
+ * Return: true for "uprobe:..." and "uretprobe:...".
+ */
+bool uprobe_is_spec(const char *text)
+{
+	return !strncmp(text, UPROBE_PFX, strlen(UPROBE_PFX)) ||
+	       !strncmp(text, URETPROBE_PFX, strlen(URETPROBE_PFX));
+}
+
+/**
+ * uprobe_parse() - parse "uprobe:PATH:SYMBOL[+OFF]" or "uretprobe:PATH:SYMBOL"
+ * @text: the PROBE argument (uprobe_is_spec() is true)
+ * @spec: filled; @spec->text is set by the caller
+ *
+ * Return: 0 or -EINVAL (usage message printed).
+ */
+int uprobe_parse(const char *text, struct probe_spec *spec)
+{
+	const char *rest, *colon, *sym, *plus;
+	unsigned long long v;
+	size_t lp, ls;
+
+	spec->uprobe = true;
+	spec->retprobe = !strncmp(text, URETPROBE_PFX, strlen(URETPROBE_PFX));
+	rest = text + strlen(spec->retprobe ? URETPROBE_PFX : UPROBE_PFX);
+	colon = strrchr(rest, ':');
+	if (!colon || colon == rest || !colon[1]) {
+		tool_usage("trace", "'%s': write %s:PATH:SYMBOL%s", text,
+			   spec->retprobe ? "uretprobe" : "uprobe",
+			   spec->retprobe ? "" : "[+OFFSET]");
+		return -EINVAL;
+	}
+	lp = colon - rest;
+	if (lp >= sizeof(spec->path)) {
+		tool_usage("trace", "path longer than %zu characters",
+			   sizeof(spec->path) - 1);
+		return -EINVAL;
+	}
+	memcpy(spec->path, rest, lp);
+	sym = colon + 1;
+	plus = strchr(sym, '+');
+	ls = plus ? (size_t)(plus - sym) : strlen(sym);
+	if (!ls || ls >= sizeof(spec->symbol)) {
+		tool_usage("trace", "'%s': the function name must be 1..%d characters",
+			   text, PEA_SYM_LEN - 1);
+		return -EINVAL;
+	}
+	memcpy(spec->symbol, sym, ls);
+	if (plus) {
+		if (spec->retprobe) {
+			tool_usage("trace", "a uretprobe takes no +OFFSET ('%s')",
+				   text);
+			return -EINVAL;
+		}
+		if (tool_parse_u64(plus + 1, &v)) {
+			tool_usage("trace", "bad offset '%s' (a number, e.g. +0x10)",
+				   plus + 1);
+			return -EINVAL;
+		}
+		spec->offset = v;
+	}
+	/* A number instead of a name: the file offset itself. */
+	if (spec->symbol[0] >= '0' && spec->symbol[0] <= '9') {
+		if (tool_parse_u64(spec->symbol, &v)) {
+			tool_usage("trace", "'%s' is neither a function name nor a file offset",
+				   spec->symbol);
+			return -EINVAL;
+		}
+		spec->file_offset = v;
+		spec->numeric = true;
+	}
+	return 0;
+}
+
+static int explain(const struct probe_spec *spec, int err)
+{
+	switch (err) {
+	case ENOENT:
+		tool_err("cannot attach %s: no file '%s'", spec->text,
+			 spec->path);
+		break;
+	case EPERM:
+	case EACCES:
+		tool_err("cannot attach %s: attaching probes needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+			 spec->text);
+		break;
+	case EINVAL:
+		tool_err("cannot attach %s: the kernel refuses offset 0x%llx of '%s' (not a regular file, past its end, or not an instruction uprobes can step over)",
+			 spec->text, (unsigned long long)spec->file_offset,
+			 spec->path);
+		break;
+	case EMLINK:
+		tool_err("cannot attach %s: too many probes attached (at most %d for all maps; end other traces)",
+			 spec->text, PEA_MAX_LINKS);
+		break;
+	case ENOTTY:
+		tool_err("cannot attach %s: the loaded pea module has no uprobe support (older than this tool)",
+			 spec->text);
+		break;
+	default:
+		tool_err("cannot attach %s: %s", spec->text, strerror(err));
+		break;
+	}
+	return -err;
+}
+
+/**
+ * uprobe_attach() - resolve a uprobe spec and attach it to @map_fd
+ * @map_fd: the map
+ * @spec: from uprobe_parse(); gets file_offset
+ * @pid: only this process (0: any)
+ * @capture_mode: PEA_CAPTURE_*
+ * @capture_arg: the argument pointing at the capture
+ * @capture_len: its length
+ *
+ * Return: the link fd, or -errno after printing what went wrong.
+ */
+int uprobe_attach(int map_fd, struct probe_spec *spec, int pid,
+		  int capture_mode, unsigned int capture_arg,
+		  unsigned int capture_len)
+{
+	struct pea_uprobe_attr a;
+	const char *base;
+	__u64 off;
+	int fd, err;
+
+	if (!spec->numeric) {
+		err = elf_sym_offset(spec->path, spec->symbol, &off);
+		if (err == -ENOENT && access(spec->path, F_OK) == 0) {
+			tool_err("cannot attach %s: no function '%s' in %s (its .symtab and .dynsym)",
+				 spec->text, spec->symbol, spec->path);
+			return err;
+		}
+		if (err == -ENOEXEC) {
+			tool_err("cannot attach %s: %s is not a 64-bit ELF executable or library, or '%s' is not in its code",
+				 spec->text, spec->path, spec->symbol);
+			return err;
+		}
+		if (err)
+			return explain(spec, -err);
+		spec->file_offset = off;
+	}
+	spec->file_offset += spec->offset;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_UPROBE_F_CLOEXEC |
+		  (spec->retprobe ? PEA_UPROBE_F_RETPROBE : 0);
+	a.path = (uintptr_t)spec->path;
+	a.path_fd = -1;
+	a.offset = spec->file_offset;
+	a.filter_tgid = pid;
+	a.capture_mode = capture_mode;
+	if (capture_mode) {
+		a.capture_arg = capture_arg;
+		a.capture_len = capture_len;
+	}
+	base = strrchr(spec->path, '/');
+	base = base ? base + 1 : spec->path;
+	if (spec->offset)
+		snprintf(a.name, sizeof(a.name), "%.40s:%.60s+0x%llx", base,
+			 spec->symbol, (unsigned long long)spec->offset);
+	else
+		snprintf(a.name, sizeof(a.name), "%.40s:%.80s", base, spec->symbol);
+	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_UPROBE, &a);
+	if (fd < 0)
+		return explain(spec, errno);
+	return fd;
+}
