@@ -8,7 +8,8 @@
  *     header timestamp equal to time_ns), for a kretprobe with --args and
  *     --str, and for the tracepoint sched:sched_process_exec (a
  *     __data_loc string and integers typed from its tracefs format), and
- *     for raw_syscalls:sys_enter (an array of unsigned longs);
+ *     for raw_syscalls:sys_enter (an array of unsigned longs); a
+ *     netfilter record's fields and packet bytes;
  *   - lost records: the tool is stopped (SIGSTOP) while its workload
  *     overflows a one-page ring; babeltrace2's "discarded N events"
  *     add up to the lost count of the summary, and events + lost equal
@@ -25,6 +26,7 @@
 #include "pea_test.h"
 #include "pt_tool.h"
 #include "pt_exec.h"
+#include "pt_net.h"
 
 #define PT_BT		"/usr/bin/babeltrace2"
 #define RETPROBE	"kretprobe:do_sys_openat2"
@@ -518,6 +520,73 @@ static void test_ctf_array(void)
 	compare_ctf(dir, "tp:raw_syscalls:sys_enter", "array");
 }
 
+/*
+ * netfilter:ipv4:LOCAL_OUT: a UDP datagram on lo; the CTF event's record
+ * fields and packet bytes against the JSON line's.
+ */
+static void test_ctf_netfilter(void)
+{
+	static const char msg[] = "pea ctf udp4";
+	const char *dir = "/tmp/pea-ctf-nf";
+	char want[4096], hex[1024], got[4096], *pk, *l;
+	unsigned long long ts = 0;
+	struct pt_proc p;
+	int tx, rx, rc, n = 0, lo = pt_lo_up();
+	size_t i;
+
+	PT_OK(lo > 0, "netfilter: lo up (%d)", lo);
+	tx = pt_udp_bound(AF_INET, 41101);
+	rx = pt_udp_bound(AF_INET, 41102);
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "netfilter:ipv4:LOCAL_OUT",
+					  "--json", "-c", "1", "--packet", "64",
+					  "--output", (char *)dir, "--format",
+					  "ctf", NULL }),
+	      "netfilter with --output DIR --format ctf attaches");
+	pt_udp_send(tx, AF_INET, 41102, msg, sizeof(msg));
+	rc = trace_collect(&p);
+	close(tx);
+	close(rx);
+	PT_EQ(rc, 0, "netfilter: pea trace exits 0");
+	PT_EQ(njson, 1, "netfilter: 1 JSON event");
+	if (njson != 1 || !pt_json_get(json_ev[0], "packet", hex, sizeof(hex), NULL))
+		return;
+	/* babeltrace2's packet = [ [0] = 0x45, ... ] as "45..." */
+	rc = babeltrace(dir);
+	PT_EQ(rc, 0, "netfilter: babeltrace2 reads the CTF trace");
+	for (l = bt_out; (l = strchr(l, '\n')); l++)
+		n++;
+	PT_EQ(n, 1, "netfilter: one CTF event");
+	pk = strstr(bt_out, "packet = [");
+	got[0] = 0;
+	/* [0] = 0x45, [1] = 0x0, ...: hex without leading zeroes */
+	for (i = 0; pk && (pk = strstr(pk, "] = 0x")) && i + 3 < sizeof(got); i += 2) {
+		snprintf(got + i, 3, "%02lx", strtoul(pk + 4, &pk, 16));
+		if (*pk != ',' && *pk != ' ')
+			break;
+	}
+	PT_OK(!strcmp(got, hex), "netfilter: the packet bytes equal JSON's (%s)", hex);
+	if (strcmp(got, hex))
+		pt_diag("ctf: %s", got);
+	/*
+	 * The event's time is the one the stream is ordered on (the sample
+	 * time, as kprobe and tracepoint JSON print); netfilter's JSON
+	 * prints the record's own time_ns, taken just before.
+	 */
+	sscanf(bt_out, "[%llu]", &ts);
+	snprintf(want, sizeof(want), "{ time_ns = %llu, ", ts);
+	PT_OK(strstr(bt_out, want), "netfilter: the timestamp is the time_ns field (%llu)", ts);
+	PT_OK(ts >= (unsigned long long)pt_json_num(json_ev[0], "time_ns", -1),
+	      "netfilter: not before the record's own time_ns");
+	snprintf(want, sizeof(want), "ifindex_in = 0, ifindex_out = %lld, skb_len = %lld, packet_len = %zu",
+		 pt_json_num(json_ev[0], "ifindex_out", -1),
+		 pt_json_num(json_ev[0], "len", -1), strlen(hex) / 2);
+	PT_OK(strstr(bt_out, want), "netfilter: %s", want);
+	snprintf(want, sizeof(want), "protocol = %lld, ", pt_json_num(json_ev[0], "protocol", -1));
+	PT_OK(strstr(bt_out, want), "netfilter: %s", want);
+	if (!strstr(bt_out, want))
+		pt_diag("babeltrace2: %.1500s", bt_out);
+}
+
 /* ---- lost records ---- */
 
 /*
@@ -857,6 +926,10 @@ int main(int argc, char **argv)
 	test_ctf_kretprobe();
 	test_ctf_tracepoint();
 	test_ctf_array();
+	if (pt_have_netfilter())
+		test_ctf_netfilter();
+	else
+		PT_OK(false, "the kernel has netfilter (/proc/net/netfilter)");
 	test_ctf_lost();
 	test_perfetto();
 	return pt_done();

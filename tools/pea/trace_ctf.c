@@ -10,8 +10,9 @@
  * events_discarded counter, cpu_id), then the events, each an event
  * header (event class id, the timestamp in ns) and the payload. Event
  * class N is probe index N; its payload is pea's record fields, then a
- * kprobe's args, ret/latency and capture, or a tracepoint's fields in a
- * struct typed from its tracefs format.
+ * kprobe's (or uprobe's) args, ret/latency and capture, a tracepoint's
+ * fields in a struct typed from its tracefs format, or a netfilter
+ * record's fields and packet bytes.
  *
  * Lost records become CTF discarded events: every stream starts with an
  * empty packet whose events_discarded is 0; a lost notice ends the packet
@@ -270,6 +271,15 @@ static void tsdl_event(FILE *f, unsigned int id, const struct trace_fmt *fmt)
 		fputs("\t\tuint8_t _fault;\n", f);
 	if (fmt->tp)
 		tsdl_tp_fields(f, fmt->tp);
+	if (fmt->nf)
+		fputs("\t\tuint32_t _family;\n"
+		      "\t\tuint32_t _hook;\n"
+		      "\t\tuint16_t _protocol;\n"
+		      "\t\tinteger { size = 32; align = 8; signed = true; } _ifindex_in;\n"
+		      "\t\tinteger { size = 32; align = 8; signed = true; } _ifindex_out;\n"
+		      "\t\tuint32_t _skb_len;\n"
+		      "\t\tuint32_t _packet_len;\n"
+		      "\t\txint8_t _packet[_packet_len];\n", f);
 	fputs("\t};\n};\n\n", f);
 }
 
@@ -468,6 +478,29 @@ static void put_tp_fields(struct bytes *b, const struct tp_format *tp,
 	}
 }
 
+/* A netfilter record's own fields and packet bytes (decode_nf_record()). */
+static void put_nf_fields(struct bytes *b, const unsigned char *raw,
+			  __u32 size)
+{
+	struct pea_nf_record nr;
+
+	memset(&nr, 0, sizeof(nr));
+	if (raw && size >= sizeof(nr)) {
+		memcpy(&nr, raw, sizeof(nr));
+		if (nr.packet_len > size - sizeof(nr))
+			nr.packet_len = 0;
+	}
+	put_u32(b, nr.family);
+	put_u32(b, nr.hook);
+	put_u16(b, nr.protocol);
+	put_u32(b, (__u32)nr.ifindex_in);
+	put_u32(b, (__u32)nr.ifindex_out);
+	put_u32(b, nr.skb_len);
+	put_u32(b, nr.packet_len);
+	if (nr.packet_len)
+		put(b, raw + sizeof(nr), nr.packet_len);
+}
+
 static int ctf_event(struct trace_writer *w, unsigned int probe,
 		     const struct trace_event *ev)
 {
@@ -519,6 +552,8 @@ static int ctf_event(struct trace_writer *w, unsigned int probe,
 		put_u8(b, !!(r->flags & PEA_REC_F_FAULT));
 	if (fmt->tp)
 		put_tp_fields(b, fmt->tp, ev->raw, ev->raw_size);
+	if (fmt->nf)
+		put_nf_fields(b, ev->raw, ev->raw_size);
 	if (b->oom)
 		return ctf_fail(c, -ENOMEM);
 	if (b->len >= PACKET_MAX) {
