@@ -587,6 +587,21 @@ static void test_ctf_netfilter(void)
 		pt_diag("babeltrace2: %.1500s", bt_out);
 }
 
+/* A kernel without netfilter (the debug one): the attach fails as usual. */
+static void test_ctf_no_netfilter(void)
+{
+	static char out[65536], err[65536];
+	int rc;
+
+	rc = pt_run((char *[]){ PT_PEA, "trace", "netfilter:ipv4:LOCAL_OUT",
+				"-c", "1", "--output", "/tmp/pea-ctf-nf",
+				"--format", "ctf", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 1, "no netfilter: --format ctf, exit 1");
+	PT_OK(strstr(err, "this kernel has no netfilter (CONFIG_NETFILTER)"),
+	      "no netfilter: the explanation: %.300s", err);
+}
+
 /* ---- lost records ---- */
 
 /*
@@ -929,7 +944,7 @@ int main(int argc, char **argv)
 	if (pt_have_netfilter())
 		test_ctf_netfilter();
 	else
-		PT_OK(false, "the kernel has netfilter (/proc/net/netfilter)");
+		test_ctf_no_netfilter();
 	test_ctf_lost();
 	test_perfetto();
 	return pt_done();
