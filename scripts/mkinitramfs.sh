@@ -12,7 +12,8 @@
 # With no FILE the repo layout is used: pea.ko,
 # selftests/module/pea_selftest.ko, build/selftests/test_*,
 # scripts/pea-demo.sh (or $PEA_DEMO) as /bin/pea-demo and, if they exist,
-# build/tools/pea as /bin/pea and build/tools/pea-storm as /bin/pea-storm.
+# build/tools/pea as /bin/pea and build/tools/pea-storm as /bin/pea-storm,
+# and the host's babeltrace2 with its ctf, text and utils plugins.
 #
 # Environment:
 #   BUSYBOX     busybox binary to use (default: /bin/busybox from
@@ -55,6 +56,16 @@ if [ "${#FILES[@]}" -eq 0 ]; then
 	[ -x "$ROOT/build/tools/pea-storm" ] &&
 		FILES+=("$ROOT/build/tools/pea-storm:/bin/pea-storm")
 	[ -x "$ROOT/build/tools/pea" ] && FILES+=("$ROOT/build/tools/pea:/bin/pea")
+	# babeltrace2 (test_tool_ctf reads pea's CTF traces back with it):
+	# the binary, its libraries and the plugins it needs (ctf: the
+	# source, text: the pretty sink, utils: the muxer), where it looks.
+	if [ -x /usr/bin/babeltrace2 ]; then
+		FILES+=("/usr/bin/babeltrace2:/usr/bin/babeltrace2")
+		for p in ctf text utils; do
+			p=/usr/lib/x86_64-linux-gnu/babeltrace2/plugins/babeltrace-plugin-$p.so
+			[ -f "$p" ] && FILES+=("$p:$p")
+		done
+	fi
 fi
 
 TREE=$(mktemp -d "${TMPDIR:-/tmp}/pea-initramfs.XXXXXX")

@@ -133,6 +133,27 @@ rc=$?
 wait "$wl"
 [ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
 
+# --- trace files for viewers (docs/trace-formats.md) ---
+say "a CTF trace for babeltrace2 and Trace Compass (--output DIR --format ctf)"
+echo "The same events also go to a CTF 1.8 trace directory: TSDL metadata and"
+echo "one stream per CPU; babeltrace2 reads it back."
+show "pea trace kretprobe:do_sys_openat2 --str ARG1 --count 4 -q --output $DIR/ctf --format ctf"
+(sleep 1; workload 3) &
+wl=$!
+"$PEA" trace kretprobe:do_sys_openat2 --str ARG1 --count 4 -q \
+	--output "$DIR/ctf" --format ctf 2>/dev/null
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+show "ls $DIR/ctf"
+ls "$DIR/ctf"
+if command -v babeltrace2 >/dev/null; then
+	show "babeltrace2 $DIR/ctf"
+	babeltrace2 "$DIR/ctf"
+else
+	echo "(babeltrace2 is not in this guest: scripts/setup.sh installs it)"
+fi
+
 say "errors say what to do"
 show "pea trace kprobe:no_such_function_here"
 "$PEA" trace kprobe:no_such_function_here

@@ -157,9 +157,10 @@ ARG=${1:-}
 # --- packages --------------------------------------------------------------
 # busybox-static: the guest userland; cpio/gzip: initramfs; kmod: modinfo;
 # sparse: `make sparse`; build-essential + libc6-dev: static test programs;
-# gcc-multilib: the 32-bit (compat ioctl) test program.
+# gcc-multilib: the 32-bit (compat ioctl) test program; babeltrace2:
+# test_tool_ctf reads CTF traces back with it in the guest.
 PKGS=(build-essential gcc make libc6-dev gcc-multilib qemu-system-x86
-      busybox-static cpio gzip sparse kmod coreutils)
+      busybox-static cpio gzip sparse kmod coreutils babeltrace2)
 [ -z "$ARG" ] && [ "$PACKAGES_ONLY" -eq 0 ] && PKGS+=(linux-headers-amd64)
 [[ "$ARG" =~ ^[0-9]+\.[0-9]+$ ]] && PKGS+=("linux-headers-$ARG-amd64")
 if [[ "$ARG" =~ ^[0-9]+\.[0-9]+-rt$ ]]; then

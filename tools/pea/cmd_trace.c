@@ -33,6 +33,7 @@
 #include "libpea.h"
 #include "pea_tool.h"
 #include "tpformat.h"
+#include "trace_writer.h"
 
 #define DEFAULT_PAGES	64
 #define TICK_MS		100
@@ -96,6 +97,13 @@ static const char trace_help[] =
 "                           dropping new ones) and print them at the end\n"
 "      --unordered          the raw per-CPU order: no ordered delivery,\n"
 "                           each drain prints ring after ring\n"
+"  -o, --output PATH        also write the events shown to a trace file\n"
+"                           for viewers, in the --format given\n"
+"      --format ctf|perfetto  ctf: PATH is a directory that gets a CTF 1.8\n"
+"                           trace (babeltrace2, Trace Compass); perfetto:\n"
+"                           PATH is a Chrome Trace Event JSON file\n"
+"                           (ui.perfetto.dev, chrome://tracing);\n"
+"                           docs/trace-formats.md has the layouts\n"
 "  -h, --help               this help\n"
 "\n"
 "ARGn counts from 0 in the function's C prototype: for\n"
@@ -132,6 +140,14 @@ static const char trace_help[] =
 "time_ns is CLOCK_MONOTONIC. Strings are valid UTF-8: bytes that are not\n"
 "become U+FFFD, and then \"str_hex\" holds the exact bytes.\n"
 "\n"
+"With --output, every event shown and every loss also go to PATH: CTF has\n"
+"one event class per probe with the fields above (tracepoint fields typed\n"
+"from tracefs), a CLOCK_MONOTONIC clock, one stream per CPU, and lost\n"
+"records as discarded events ('babeltrace2 PATH' prints it); Perfetto has\n"
+"kretprobe hits as slices from entry for the latency on per-thread\n"
+"tracks, other hits as instants, losses as \"lost records\" markers, and\n"
+"the --json object of each hit in its args.\n"
+"\n"
 "A netfilter event prints TIME(s), CPU, the hook, the input and output\n"
 "ifindex (0: none), then the packet: protocol (TCP, UDP, ICMP, ICMPv6 or\n"
 "proto=N), source > destination address (with :port for TCP and UDP,\n"
@@ -154,6 +170,7 @@ enum {
 	OPT_MAXACTIVE,
 	OPT_UNORDERED,
 	OPT_FILTER,
+	OPT_FORMAT,
 	OPT_PACKET,
 };
 
@@ -175,6 +192,8 @@ static const struct option trace_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "flight-recorder", no_argument, NULL, 'F' },
 	{ "unordered", no_argument, NULL, OPT_UNORDERED },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -193,6 +212,8 @@ struct trace_opts {
 	unsigned int maxactive;
 	unsigned int packet;	/* netfilter: bytes per packet (0: unset) */
 	const char *filter;
+	const char *output;		/* --output */
+	enum trace_out_format format;	/* --format */
 };
 
 struct cpu_count {
@@ -224,6 +245,9 @@ struct tracer {
 	double live_rate;
 	__u64 t0, t_end;
 	struct pea_tp_attr tp_attr;	/* tracepoints: predicates filled */
+	struct trace_writer *out;	/* --output, or NULL */
+	const struct trace_fmt *out_probes[1];
+	bool out_failed;
 };
 
 static struct tp_format tp_fmt;
@@ -285,7 +309,7 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	o->pages = DEFAULT_PAGES;
 	*help = false;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":as:b:p:C:d:c:jqFh", trace_options,
+	while ((c = getopt_long(argc, argv, ":as:b:p:C:d:c:jqFho:", trace_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -337,6 +361,15 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		case OPT_FILTER:
 			o->filter = optarg;
 			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_FORMAT:
+			o->format = trace_writer_format(optarg);
+			if (!o->format)
+				return tool_usage("trace", "--format '%s': ctf or perfetto",
+						  optarg);
+			break;
 		case OPT_PACKET:
 			if (tool_parse_uint(optarg, PEA_NF_PACKET_MAX,
 					    &o->packet) || !o->packet)
@@ -376,6 +409,8 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	if (o->spec.tp && (o->args || o->capture_mode || o->user ||
 			   o->kernel || o->maxactive))
 		return tool_usage("trace", "--args, --str, --bytes, --user, --kernel and --maxactive are for kprobes");
+	if (!o->output != !o->format)
+		return tool_usage("trace", "--output PATH and --format ctf|perfetto go together");
 	if (o->spec.uprobe && (o->kernel || o->maxactive || o->cpu >= 0))
 		return tool_usage("trace", "--kernel, --maxactive and --cpu are not for uprobes");
 	if (o->filter && !o->spec.tp)
@@ -509,6 +544,22 @@ static void live_update(struct tracer *t)
 	t->live_shown = true;
 }
 
+/* Hand an event (or, @ev NULL, a loss) to the --output writer. */
+static void out_write(struct tracer *t, const struct trace_event *ev,
+		      int cpu, __u64 lost)
+{
+	int err;
+
+	if (!t->out || t->out_failed)
+		return;
+	err = ev ? trace_writer_event(t->out, 0, ev) :
+		   trace_writer_lost(t->out, cpu, lost);
+	if (err) {
+		tool_err("writing %s: %s", t->o.output, strerror(-err));
+		t->out_failed = true;
+	}
+}
+
 static void announce_lost(struct tracer *t)
 {
 	int cpu;
@@ -519,6 +570,7 @@ static void announce_lost(struct tracer *t)
 		if (!n)
 			continue;
 		t->cpus[cpu].lost_new = 0;
+		out_write(t, NULL, cpu, n);
 		if (t->o.json && !t->out_closed)
 			printf("{\"type\":\"lost\",\"cpu\":%d,\"lost\":%llu}\n",
 			       cpu, (unsigned long long)n);
@@ -554,6 +606,7 @@ static void flush_batch(struct tracer *t)
 		t->shown++;
 		if (!t->o.quiet)
 			trace_print_event(stdout, &t->fmt, &t->batch[i]);
+		out_write(t, &t->batch[i], 0, 0);
 	}
 	for (i = 0; i < t->n; i++)
 		free(t->batch[i].raw);
@@ -826,6 +879,15 @@ static int trace_teardown(struct tracer *t, int rc)
 			print_summary(t, &li, have_li);
 		pea_buffer__free(t->pb);
 	}
+	if (t->out) {
+		int err = trace_writer_close(t->out);
+
+		if (err && !t->out_failed)
+			tool_err("writing %s: %s", t->o.output, strerror(-err));
+		if ((err || t->out_failed) && rc == PEA_EXIT_OK)
+			rc = PEA_EXIT_ERR;
+		t->out = NULL;
+	}
 	if (t->map_fd >= 0)
 		close(t->map_fd);
 	free(t->batch);
@@ -894,6 +956,18 @@ int cmd_trace(int argc, char **argv)
 		tool_err("cannot set up signal handlers: %s", strerror(errno));
 		free(t.cpus);
 		return PEA_EXIT_ERR;
+	}
+	if (t.o.output) {
+		char msg[512];
+
+		t.out_probes[0] = &t.fmt;
+		t.out = trace_writer_open(t.o.format, t.o.output, t.out_probes,
+					  1, t.ncpus, msg, sizeof(msg));
+		if (!t.out) {
+			tool_err("--output: %s", msg);
+			free(t.cpus);
+			return PEA_EXIT_ERR;
+		}
 	}
 	rc = trace_setup(&t);
 	if (rc == PEA_EXIT_OK) {
