@@ -103,6 +103,7 @@ long pea_link_install(struct pea_link *l, bool cloexec,
 		      int (*reg)(struct pea_link *l, const void *arg),
 		      const void *arg);
 bool pea_link_filtered(struct pea_link *l);
+int pea_link_copy_attr(void *a, size_t ksize, const void __user *ua);
 void pea_read_args(struct pt_regs *regs, u64 *args);
 u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags);
 void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,

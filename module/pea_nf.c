@@ -166,16 +166,11 @@ long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua)
 	struct net *net = current->nsproxy->net_ns;
 	struct pea_nf_attr a;
 	struct pea_link *l;
-	u32 size;
 	long err;
 
 	if (!perfmon_capable() || !ns_capable(net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
-	if (get_user(size, &ua->size))
-		return -EFAULT;
-	if (size < sizeof(a) || size > PAGE_SIZE)
-		return -EINVAL;
-	err = copy_struct_from_user(&a, sizeof(a), ua, size);
+	err = pea_link_copy_attr(&a, sizeof(a), ua);
 	if (err)
 		return err;
 	err = pea_nf_check_attr(&a);

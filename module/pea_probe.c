@@ -448,16 +448,27 @@ static int pea_check_probe_attr(const struct pea_probe_attr *a)
 	return 0;
 }
 
-static int pea_copy_probe_attr(struct pea_probe_attr *a,
-			       const struct pea_probe_attr __user *ua)
+/**
+ * pea_link_copy_attr() - copy an attach ioctl's attr from user space
+ * @a: the kernel's struct, @ksize bytes
+ * @ksize: its size
+ * @ua: the user's struct, which starts with its __u32 size
+ *
+ * Every attach attr starts with its size. One smaller than this kernel's
+ * struct, or larger than a page, is EINVAL; a larger one must have zeroes
+ * past @ksize (E2BIG otherwise), as copy_struct_from_user() checks.
+ *
+ * Return: 0, or -EFAULT, -EINVAL or -E2BIG.
+ */
+int pea_link_copy_attr(void *a, size_t ksize, const void __user *ua)
 {
 	u32 size;
 
-	if (get_user(size, &ua->size))
+	if (get_user(size, (const u32 __user *)ua))
 		return -EFAULT;
-	if (size < sizeof(*a) || size > PAGE_SIZE)
+	if (size < ksize || size > PAGE_SIZE)
 		return -EINVAL;
-	return copy_struct_from_user(a, sizeof(*a), ua, size);
+	return copy_struct_from_user(a, ksize, ua, size);
 }
 
 static int pea_link_register(struct pea_link *l, const void *arg)
@@ -526,7 +537,7 @@ long pea_probe_attach(struct pea_map *map,
 
 	if (!perfmon_capable())
 		return -EPERM;
-	err = pea_copy_probe_attr(&a, ua);
+	err = pea_link_copy_attr(&a, sizeof(a), ua);
 	if (err)
 		return err;
 	err = pea_check_probe_attr(&a);

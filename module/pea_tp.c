@@ -384,7 +384,6 @@ long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
 {
 	struct pea_tp_attr a;
 	struct pea_link *l;
-	u32 size;
 	long err;
 
 	/*
@@ -394,11 +393,7 @@ long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
 	 */
 	if (!perfmon_capable())
 		return -EPERM;
-	if (get_user(size, &ua->size))
-		return -EFAULT;
-	if (size < sizeof(a) || size > PAGE_SIZE)
-		return -EINVAL;
-	err = copy_struct_from_user(&a, sizeof(a), ua, size);
+	err = pea_link_copy_attr(&a, sizeof(a), ua);
 	if (err)
 		return err;
 	err = pea_tp_check_attr(&a);

@@ -369,16 +369,11 @@ long pea_uprobe_attach(struct pea_map *map,
 	struct pea_uprobe_attr a;
 	struct pea_link *l;
 	struct path path;
-	u32 size;
 	long err;
 
 	if (!perfmon_capable())
 		return -EPERM;
-	if (get_user(size, &ua->size))
-		return -EFAULT;
-	if (size < sizeof(a) || size > PAGE_SIZE)
-		return -EINVAL;
-	err = copy_struct_from_user(&a, sizeof(a), ua, size);
+	err = pea_link_copy_attr(&a, sizeof(a), ua);
 	if (err)
 		return err;
 	err = pea_uprobe_check_attr(&a);
