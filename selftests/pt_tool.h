@@ -153,6 +153,24 @@ static inline bool pt_proc_line(struct pt_proc *p, bool err, char *line,
 	}
 }
 
+/*
+ * Start `pea trace` with @argv and wait until it has attached (its
+ * "pea: tracing ..." line on stderr); what it printed before that goes to
+ * the diagnostics. False if it ended or was silent for PT_TOOL_WAIT_MS.
+ */
+static inline bool pt_trace_start(struct pt_proc *p, char *const argv[])
+{
+	char line[4096];
+
+	pt_spawn(p, argv, NULL, NULL);
+	while (pt_proc_line(p, true, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (strstr(line, "pea: tracing "))
+			return true;
+		pt_diag("pea trace: %s", line);
+	}
+	return false;
+}
+
 /* Read stderr to EOF (after the tool ended or closed it). */
 static inline void pt_proc_drain_err(struct pt_proc *p)
 {

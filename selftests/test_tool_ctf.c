@@ -42,17 +42,6 @@ static int njson;
 static char summary[EVLEN];
 static unsigned long long json_lost;	/* sum of the "lost" lines */
 
-static bool trace_start(struct pt_proc *p, char *const argv[])
-{
-	pt_spawn(p, argv, NULL, NULL);
-	while (pt_proc_line(p, true, line, sizeof(line), PT_TOOL_WAIT_MS)) {
-		if (strstr(line, "pea: tracing "))
-			return true;
-		pt_diag("pea trace: %s", line);
-	}
-	return false;
-}
-
 /* Read the tool's --json stdout to EOF; its exit status. */
 static int trace_collect(struct pt_proc *p)
 {
@@ -427,7 +416,7 @@ static void test_ctf_kretprobe(void)
 	int i, rc, fds[4];
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", RETPROBE, "--args",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", RETPROBE, "--args",
 					  "--str", "ARG1", "--json", "-c", "4",
 					  "--pid", pid, "--output", (char *)dir,
 					  "--format", "ctf", NULL }),
@@ -467,7 +456,7 @@ static void test_ctf_tracepoint(void)
 		if (symlink(self_exe, names[i]))
 			pt_fatal("symlink");
 	}
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", EXEC_TP, "--json",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", EXEC_TP, "--json",
 					  "-c", "2", "--filter",
 					  "filename ~ \"/tmp/pea_ctf_exe_*\"",
 					  "--output", (char *)dir, "--format",
@@ -502,7 +491,7 @@ static void test_ctf_array(void)
 	int rc;
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:raw_syscalls:sys_enter",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:raw_syscalls:sys_enter",
 					  "--json", "-c", "1", "--pid", pid,
 					  "--filter", "id == 4242", "--output",
 					  (char *)dir, "--format", "ctf", NULL }),
@@ -537,7 +526,7 @@ static void test_ctf_netfilter(void)
 	PT_OK(lo > 0, "netfilter: lo up (%d)", lo);
 	tx = pt_udp_bound(AF_INET, 41101);
 	rx = pt_udp_bound(AF_INET, 41102);
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "netfilter:ipv4:LOCAL_OUT",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "netfilter:ipv4:LOCAL_OUT",
 					  "--json", "-c", "1", "--packet", "64",
 					  "--output", (char *)dir, "--format",
 					  "ctf", NULL }),
@@ -622,7 +611,7 @@ static int overflow_run(const char *out, const char *format,
 	pt_pin(c);
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	snprintf(cpu, sizeof(cpu), "%d", c);
-	if (!trace_start(&p, (char *[]){ PT_PEA, "trace", RETPROBE, "--str",
+	if (!pt_trace_start(&p, (char *[]){ PT_PEA, "trace", RETPROBE, "--str",
 					 "ARG1", "--json", "--pages", "1",
 					 "--pid", pid, "--cpu", cpu,
 					 "--output", (char *)out, "--format",
@@ -879,7 +868,7 @@ static void test_perfetto(void)
 	int i, rc, nx, fd;
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", RETPROBE, "--str",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", RETPROBE, "--str",
 					  "ARG1", "--json", "-c", "3", "--pid",
 					  pid, "--output", (char *)path,
 					  "--format", "perfetto", NULL }),

@@ -16,17 +16,6 @@
 static char line[65536];
 static int lo_idx;
 
-static bool trace_start(struct pt_proc *p, char *const argv[])
-{
-	pt_spawn(p, argv, NULL, NULL);
-	while (pt_proc_line(p, true, line, sizeof(line), PT_TOOL_WAIT_MS)) {
-		if (strstr(line, "pea: tracing "))
-			return true;
-		pt_diag("pea trace: %s", line);
-	}
-	return false;
-}
-
 static void hex(char *out, const unsigned char *p, size_t n)
 {
 	size_t i;
@@ -86,7 +75,7 @@ static void test_human(void)
 		  "ICMP 127.0.0.1 > 127.0.0.1 type=8 code=0 len=36");
 	want_line(want[2], sizeof(want[2]), "LOCAL_IN", lo_idx, 0,
 		  "ICMP 127.0.0.1 > 127.0.0.1 type=0 code=0 len=36");
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace",
 					  "netfilter:ipv4:local_in", "-c", "3",
 					  NULL }),
 	      "pea trace netfilter:ipv4:local_in attaches");
@@ -142,7 +131,7 @@ static void test_json_tcp4(void)
 	sa.sin_port = htons(41011);
 	PT_EQ(bind(cs, (struct sockaddr *)&sa, sizeof(sa)), 0,
 	      "client bound to 127.0.0.1:41011");
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace",
 					  "netfilter:IPV4:LOCAL_OUT", "--json",
 					  "-c", "1", "--packet", "4096", NULL }),
 	      "pea trace netfilter:IPV4:LOCAL_OUT --json attaches");
@@ -223,7 +212,7 @@ static void test_json_udp6(void)
 	mid[41] = 24;		/* UDP length */
 	for (pass = 0; pass < 2; pass++) {
 		events = 0;
-		PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace",
+		PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace",
 						  "netfilter:ipv6:PRE_ROUTING",
 						  "-j", "-c", "1", "--packet",
 						  (char *)plen[pass], NULL }),

@@ -18,17 +18,6 @@
 static char line[65536];
 static char self_exe[256];
 
-static bool trace_start(struct pt_proc *p, char *const argv[])
-{
-	pt_spawn(p, argv, NULL, NULL);
-	while (pt_proc_line(p, true, line, sizeof(line), PT_TOOL_WAIT_MS)) {
-		if (strstr(line, "pea: tracing "))
-			return true;
-		pt_diag("pea trace: %s", line);
-	}
-	return false;
-}
-
 /* Format files in tracefs, counted here independently of the tool. */
 static int count_formats(void)
 {
@@ -109,7 +98,7 @@ static void test_exec(void)
 		if (symlink(self_exe, names[i]))
 			pt_fatal("symlink");
 	}
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
 					  "--json", "-c", "2", "--filter",
 					  "filename ~ \"/tmp/pea_tp_tool_*\"",
 					  NULL }),
@@ -153,7 +142,7 @@ static void test_exec(void)
 	PT_OK(ok, "every line is valid JSON");
 
 	/* The human format: name=value. */
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "tracepoint:sched:sched_process_exec",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "tracepoint:sched:sched_process_exec",
 					  "-c", "1", "--filter",
 					  "filename == \"/tmp/pea_tp_tool_a\"", NULL }),
 	      "pea trace tracepoint:sched:sched_process_exec attaches");
@@ -177,7 +166,7 @@ static void test_openat(void)
 	int events = 0;
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_openat",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_openat",
 					  "--json", "-c", "1", "--pid", pid, "--filter",
 					  "dfd == 4242 && flags & 0x10000", NULL }),
 	      "sys_enter_openat with a numeric filter attaches");
@@ -210,7 +199,7 @@ static void test_array(void)
 	int events = 0;
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:raw_syscalls:sys_enter",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:raw_syscalls:sys_enter",
 					  "--json", "-c", "1", "--pid", pid, "--filter",
 					  "id == 4242", NULL }),
 	      "raw_syscalls:sys_enter with id == 4242 attaches");

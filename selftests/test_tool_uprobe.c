@@ -30,17 +30,6 @@ __attribute__((noipa, used)) long pt_tool_fn(const char *s, long n)
 	return n * 10;
 }
 
-static bool trace_start(struct pt_proc *p, char *const argv[])
-{
-	pt_spawn(p, argv, NULL, NULL);
-	while (pt_proc_line(p, true, line, sizeof(line), PT_TOOL_WAIT_MS)) {
-		if (strstr(line, "pea: tracing "))
-			return true;
-		pt_diag("pea trace: %s", line);
-	}
-	return false;
-}
-
 /* Read the events (up to @max) and the summary until the tool exits. */
 static int read_json(struct pt_proc *p, char ev[][4096], int max,
 		     char *sum)
@@ -69,7 +58,7 @@ static void test_uretprobe_json(void)
 	int n, rc;
 
 	snprintf(probe, sizeof(probe), "uretprobe:%s:pt_tool_fn", self);
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--str",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--str",
 					  "ARG0", "--json", "--count", "2",
 					  "--pid", pid, NULL }),
 	      "pea trace %s attached", probe);
@@ -108,7 +97,7 @@ static void test_uprobe_human(void)
 	int rc;
 
 	snprintf(probe, sizeof(probe), "uprobe:%s:pt_tool_fn", self);
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--args",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--args",
 					  "--str", "ARG0:4", "--count", "1",
 					  "--pid", pid, NULL }),
 	      "pea trace %s --args attached", probe);
@@ -164,7 +153,7 @@ static void test_offset_and_library(void)
 	fn = (long (*)(long, long))(base + (off - moff));
 
 	snprintf(probe, sizeof(probe), "uretprobe:%s:pt_so_fn", so);
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--args",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--args",
 					  "--json", "--count", "1", "--pid",
 					  pid, NULL }),
 	      "pea trace %s attached", probe);
@@ -181,7 +170,7 @@ static void test_offset_and_library(void)
 
 	snprintf(probe, sizeof(probe), "uprobe:%s:0x%llx", so,
 		 (unsigned long long)off);
-	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--args",
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--args",
 					  "--json", "--count", "1", "--pid",
 					  pid, NULL }),
 	      "pea trace %s (a file offset) attached", probe);
