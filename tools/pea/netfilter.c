@@ -87,16 +87,8 @@ int nf_attach(int map_fd, const struct probe_spec *spec,
 		tool_err("cannot attach %s: this kernel has no netfilter (CONFIG_NETFILTER)",
 			 spec->text);
 		break;
-	case EMLINK:
-		tool_err("cannot attach %s: too many probes attached (at most %d for all maps; end other traces)",
-			 spec->text, PEA_MAX_LINKS);
-		break;
-	case ENOTTY:
-		tool_err("cannot attach %s: the loaded pea module has no netfilter support (older than this tool)",
-			 spec->text);
-		break;
 	default:
-		tool_err("cannot attach %s: %s", spec->text, strerror(err));
+		probe_explain_common(spec, err, "netfilter");
 		break;
 	}
 	return -err;

@@ -105,6 +105,8 @@ int probe_parse(const char *text, struct probe_spec *spec);
  * Attach @attr to @map_fd. Returns the link fd, or -errno after printing
  * what went wrong and what to do.
  */
+void probe_explain_common(const struct probe_spec *spec, int err,
+			  const char *what);
 int probe_attach(int map_fd, const struct pea_probe_attr *attr,
 		 const struct probe_spec *spec);
 

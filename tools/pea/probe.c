@@ -118,6 +118,24 @@ int probe_parse(const char *text, struct probe_spec *spec)
 	return 0;
 }
 
+/*
+ * What every attach ioctl answers alike: too many links, a module without
+ * this kind of producer (@what: "probe", "tracepoint", ...), and any other
+ * errno, by its name.
+ */
+void probe_explain_common(const struct probe_spec *spec, int err,
+			  const char *what)
+{
+	if (err == EMLINK)
+		tool_err("cannot attach %s: too many probes attached (at most %d for all maps; end other traces)",
+			 spec->text, PEA_MAX_LINKS);
+	else if (err == ENOTTY)
+		tool_err("cannot attach %s: the loaded pea module has no %s support (older than this tool)",
+			 spec->text, what);
+	else
+		tool_err("cannot attach %s: %s", spec->text, strerror(err));
+}
+
 int probe_attach(int map_fd, const struct pea_probe_attr *attr,
 		 const struct probe_spec *spec)
 {
@@ -141,25 +159,17 @@ int probe_attach(int map_fd, const struct pea_probe_attr *attr,
 			 spec->text, (unsigned long long)spec->offset,
 			 spec->symbol);
 		break;
-	case EMLINK:
-		tool_err("cannot attach %s: too many probes attached (at most %d for all maps; end other traces)",
-			 spec->text, PEA_MAX_LINKS);
-		break;
 	case EINVAL:
 		tool_err("cannot attach %s: the kernel refuses to probe '%s'%s (kprobes blacklist, notrace or __kprobes code, or an offset past its end)",
 			 spec->text, spec->symbol,
 			 spec->retprobe ? " with a kretprobe" : "");
-		break;
-	case ENOTTY:
-		tool_err("cannot attach %s: the loaded pea module has no probe support (older than this tool)",
-			 spec->text);
 		break;
 	case EBUSY:
 		tool_err("cannot attach %s: '%s' is already probed in a way that excludes this one",
 			 spec->text, spec->symbol);
 		break;
 	default:
-		tool_err("cannot attach %s: %s", spec->text, strerror(err));
+		probe_explain_common(spec, err, "probe");
 		break;
 	}
 	return -err;
@@ -183,16 +193,8 @@ int tp_attach(int map_fd, const struct pea_tp_attr *attr,
 		tool_err("cannot attach %s: the kernel refuses event id %u (gone since the format was read, or not traceable through perf)",
 			 spec->text, attr->event_id);
 		break;
-	case EMLINK:
-		tool_err("cannot attach %s: too many probes attached (at most %d for all maps; end other traces)",
-			 spec->text, PEA_MAX_LINKS);
-		break;
-	case ENOTTY:
-		tool_err("cannot attach %s: the loaded pea module has no tracepoint support (older than this tool)",
-			 spec->text);
-		break;
 	default:
-		tool_err("cannot attach %s: %s", spec->text, strerror(err));
+		probe_explain_common(spec, err, "tracepoint");
 		break;
 	}
 	return -err;

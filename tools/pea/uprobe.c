@@ -111,16 +111,8 @@ static int explain(const struct probe_spec *spec, int err)
 			 spec->text, (unsigned long long)spec->file_offset,
 			 spec->path);
 		break;
-	case EMLINK:
-		tool_err("cannot attach %s: too many probes attached (at most %d for all maps; end other traces)",
-			 spec->text, PEA_MAX_LINKS);
-		break;
-	case ENOTTY:
-		tool_err("cannot attach %s: the loaded pea module has no uprobe support (older than this tool)",
-			 spec->text);
-		break;
 	default:
-		tool_err("cannot attach %s: %s", spec->text, strerror(err));
+		probe_explain_common(spec, err, "uprobe");
 		break;
 	}
 	return -err;
