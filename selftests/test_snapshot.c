@@ -18,6 +18,7 @@
  */
 #include <time.h>
 #include "pea_test.h"
+#include "pt_tagged.h"
 #include "pt_storm.h"
 #include "libpea.h"
 
@@ -105,26 +106,13 @@ static void on_lost(void *ctx, int cpu, __u64 cnt)
 
 static void make_payload(unsigned char *p, int cpu, __u32 tag)
 {
-	__u32 hdr[2] = { cpu, tag };
-	size_t i;
-
-	memcpy(p, hdr, sizeof(hdr));
-	for (i = sizeof(hdr); i < PAYLOAD; i++)
-		p[i] = (unsigned char)(i * 7 + tag * 3 + cpu);
+	pt_tagged_payload(p, PAYLOAD, cpu, tag);
 }
 
 /* Tags @from .. @to - 1 on @cpu. Returns how many gave 0. */
 static __u32 produce(int cpu, __u32 from, __u32 to)
 {
-	unsigned char p[PAYLOAD];
-	__u32 tag, ok = 0;
-
-	pt_pin(cpu);
-	for (tag = from; tag < to; tag++) {
-		make_payload(p, cpu, tag);
-		ok += pt_output(MAP, PEA_F_CURRENT_CPU, p, PAYLOAD) == 0;
-	}
-	return ok;
+	return pt_tagged_produce(MAP, PAYLOAD, cpu, from, to);
 }
 
 /* Whether the sink holds, for each CPU in order, tags @from .. @to - 1. */

@@ -18,6 +18,7 @@
  */
 #include <time.h>
 #include "pea_test.h"
+#include "pt_tagged.h"
 #include "pt_storm.h"
 #include "libpea.h"
 
@@ -62,7 +63,6 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	unsigned char want[PAYLOAD];
 	const char *why;
 	struct got *g;
-	size_t i;
 
 	(void)ctx;
 	if (sink.n == MAX_RECS) {
@@ -92,8 +92,7 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	}
 	memcpy(&g->tag_cpu, data, 4);
 	memcpy(&g->tag, (char *)data + 4, 4);
-	for (i = 8; i < PAYLOAD; i++)
-		want[i] = (unsigned char)(i * 7 + g->tag * 3 + g->tag_cpu);
+	pt_tagged_payload(want, PAYLOAD, (int)g->tag_cpu, g->tag);
 	if (memcmp((char *)data + 8, want + 8, PAYLOAD - 8))
 		sink.bad++;
 }
@@ -109,28 +108,10 @@ static void on_lost(void *ctx, int cpu, __u64 cnt)
 
 /* ---- records ---- */
 
-static void make_payload(unsigned char *p, int cpu, __u32 tag)
-{
-	__u32 hdr[2] = { cpu, tag };
-	size_t i;
-
-	memcpy(p, hdr, sizeof(hdr));
-	for (i = sizeof(hdr); i < PAYLOAD; i++)
-		p[i] = (unsigned char)(i * 7 + tag * 3 + cpu);
-}
-
 /* Tags @from .. @to - 1 on @cpu. Returns how many gave 0. */
 static __u32 produce(int cpu, __u32 from, __u32 to)
 {
-	unsigned char p[PAYLOAD];
-	__u32 tag, ok = 0;
-
-	pt_pin(cpu);
-	for (tag = from; tag < to; tag++) {
-		make_payload(p, cpu, tag);
-		ok += pt_output(MAP, PEA_F_CURRENT_CPU, p, PAYLOAD) == 0;
-	}
-	return ok;
+	return pt_tagged_produce(MAP, PAYLOAD, cpu, from, to);
 }
 
 /* The expected stream: (cpu, tag) pairs. */
