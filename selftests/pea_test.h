@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -118,6 +119,24 @@ static inline void pt_pin(int cpu)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		pt_fatal("sched_setaffinity");
+}
+
+/*
+ * One thread per CPU 0 .. @ncpu - 1 running @fn, whose argument is the
+ * CPU: started when @start, else joined (the caller has told them to
+ * stop).
+ */
+static inline void pt_cpu_threads(pthread_t *th, int ncpu,
+				  void *(*fn)(void *), bool start)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		if (start)
+			pthread_create(&th[cpu], NULL, fn, (void *)(long)cpu);
+		else
+			pthread_join(th[cpu], NULL);
+	}
 }
 
 /* Write @s to the file at @path (a sysfs or proc knob): 0 or -errno. */

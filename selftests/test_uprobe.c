@@ -633,15 +633,9 @@ static void *sleeper(void *arg)
 static void run_load(void *(*fn)(void *), int start)
 {
 	static pthread_t th[NCPU_MAX];
-	int cpu;
 
 	spin_stop = !start;
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		if (start)
-			pthread_create(&th[cpu], NULL, fn, (void *)(long)cpu);
-		else
-			pthread_join(th[cpu], NULL);
-	}
+	pt_cpu_threads(th, ncpu, fn, start);
 }
 
 static void detach_cycles(struct pea_uprobe_attr *a, int n, int us,
