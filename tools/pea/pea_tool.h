@@ -144,6 +144,10 @@ int nf_attach(int map_fd, const struct probe_spec *spec,
  * @cap:     the captured bytes (@rec.capture_len of them)
  * @raw:     a tracepoint's raw entry (malloc'd; NULL for probes)
  * @raw_size: its bytes
+ * @probe:   which of the session's probes wrote it (index, from rec.id)
+ * @kstack:  with PEA_REC_F_KSTACK, the kernel stack's addresses (malloc'd,
+ *           innermost first; NULL without)
+ * @kstack_nr: entries of @kstack
  */
 struct trace_event {
 	struct pea_probe_record rec;
@@ -152,6 +156,9 @@ struct trace_event {
 	unsigned char cap[PEA_CAPTURE_MAX];
 	unsigned char *raw;
 	__u32 raw_size;
+	int probe;
+	__u64 *kstack;
+	__u32 kstack_nr;
 };
 
 /*

@@ -336,6 +336,10 @@ struct pea_event_stats {
  *                 counter events (one per CPU): every record then carries
  *                 this CPU's reading (struct pea_event_value) right after
  *                 struct pea_probe_record, before the capture; else 0
+ * @kstack_depth:  record the kernel call stack of every hit, at most this
+ *                 many frames (1..PEA_KSTACK_MAX; 0: no stack): a
+ *                 kretprobe records the stack at entry
+ * @reserved:      zero
  *
  * A kretprobe captures at function entry and writes its record at
  * return, with the entry arguments, the return value and the latency.
@@ -354,7 +358,12 @@ struct pea_probe_attr {
 	__u32 capture_flags;
 	__u32 maxactive;
 	__s32 counter_map;
+	__u32 kstack_depth;
+	__u32 reserved;
 };
+
+/* The size of struct pea_probe_attr before @kstack_depth (still taken). */
+#define PEA_PROBE_ATTR_SIZE_VER0	184
 
 /* struct pea_probe_record.flags */
 #define PEA_REC_F_RETPROBE	(1U << 0)	/* written at function return */
@@ -363,6 +372,27 @@ struct pea_probe_attr {
 #define PEA_REC_F_TRUNCATED	(1U << 3)	/* string longer than capture_len */
 #define PEA_REC_F_COUNTERS	(1U << 4)	/* a struct pea_event_value follows */
 #define PEA_REC_F_COUNTER_ERR	(1U << 5)	/* pea_read_value() failed: zeroes */
+#define PEA_REC_F_KSTACK	(1U << 8)	/* a struct pea_kstack ends it */
+
+#define PEA_KSTACK_MAX		127	/* frames, as perf's PERF_MAX_STACK_DEPTH */
+
+/**
+ * struct pea_kstack - the kernel call stack of a hit (PEA_REC_F_KSTACK)
+ * @nr:       entries in @ips (1..the kstack_depth asked for)
+ * @reserved: zero
+ * @ips:      the hit's address (the probed instruction; a tracepoint's
+ *            call site), then the return addresses of its callers,
+ *            innermost first
+ *
+ * It follows everything else the record holds (counters, capture, a
+ * tracepoint's raw entry), at the next 8-byte boundary from the record's
+ * start, and ends the record.
+ */
+struct pea_kstack {
+	__u32 nr;
+	__u32 reserved;
+	__u64 ips[];
+};
 
 /**
  * struct pea_probe_record - the payload every probe hit writes
@@ -486,6 +516,9 @@ struct pea_tp_pred {
  *               (PEA_LINK_IOC_INFO, debugfs), not looked up
  * @preds:       filter predicates, all of which must hold for a record to
  *               be written; a hit they reject counts as filtered
+ * @kstack_depth: record the kernel call stack of every hit, at most this
+ *               many frames (1..PEA_KSTACK_MAX; 0: no stack)
+ * @reserved:    zero
  */
 struct pea_tp_attr {
 	__u32 size;
@@ -497,7 +530,12 @@ struct pea_tp_attr {
 	__s32 filter_cpu;
 	char name[PEA_SYM_LEN];
 	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
+	__u32 kstack_depth;
+	__u32 reserved;
 };
+
+/* The size of struct pea_tp_attr before @kstack_depth (still taken). */
+#define PEA_TP_ATTR_SIZE_VER0	(160 + PEA_TP_PRED_MAX * 80)
 
 /* struct pea_tp_record.flags (struct pea_probe_record's bits, plus:) */
 #define PEA_REC_F_TRACEPOINT	(1U << 6)	/* a struct pea_tp_record */
