@@ -181,6 +181,22 @@ int decode_probe_record(const void *data, __u32 size, struct trace_event *ev);
  */
 int decode_nf_record(const void *data, __u32 size, struct trace_event *ev);
 
+/* ---- ksym.c ---- */
+
+/* The kernel's symbols from /proc/kallsyms, module symbols included. */
+struct ksyms;
+
+/* Load them; NULL with errno set on failure. */
+struct ksyms *ksyms_load(void);
+void ksyms_free(struct ksyms *ks);
+
+/*
+ * @addr as "symbol+0xOFF" ("symbol+0xOFF [module]" for module code), or
+ * "0x..." when no symbol covers it, into @buf (@len bytes). Returns @buf.
+ */
+const char *ksyms_format(const struct ksyms *ks, __u64 addr, char *buf,
+			 size_t len);
+
 /* ---- output.c ---- */
 
 /* What a trace prints besides the fixed columns. */
