@@ -68,6 +68,12 @@ fail_early() {
 	report
 }
 
+# Set-up, build and packing take turns with check-kernel.sh runs of other
+# kernels (scripts/check.sh runs several at once): see build/.prepare.lock.
+mkdir -p "$ROOT/build"
+exec 8>> "$ROOT/build/.prepare.lock"
+flock 8
+
 log "debug kernel (scripts/debug-kernel.sh)"
 DK=$("$ROOT/scripts/debug-kernel.sh" | tail -n1) || fail_early "canary: debug kernel build"
 [ -f "$DK/done" ] || fail_early "canary: debug kernel build"
@@ -85,6 +91,8 @@ export INITRAMFS
 "$ROOT/scripts/mkinitramfs.sh" "$INITRAMFS" \
 	"$ROOT/selftests/canary/pea_canary.ko" >/dev/null ||
 	fail_early "canary: initramfs"
+flock -u 8
+exec 8>&-
 
 log "booting the debug kernel in canary mode"
 VMRC=0

@@ -40,7 +40,7 @@ MAKE=${MAKE:-make}
 log() { printf 'check: %s\n' "$*" >&2; }
 
 # The report also goes to $OUT/check.tap (.ci/run repeats its last line).
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$ROOT/build"
 TAPFILE=$OUT/check.tap
 rm -f "$TAPFILE"
 
@@ -58,6 +58,12 @@ early_fail() {
 }
 
 # --- setup ---------------------------------------------------------------
+# scripts/check.sh may test several kernels at once: the set-up, the build
+# and the packing share the tree (module objects, apt) and take turns; the
+# guests run side by side. Released once the initramfs is packed.
+exec 8>> "$ROOT/build/.prepare.lock"
+flock 8
+
 if [ "${KVER:-}" = debug ]; then
 	log "debug kernel (scripts/debug-kernel.sh)"
 	if ! DK=$("$ROOT/scripts/debug-kernel.sh" | tail -n1) || [ ! -f "$DK/done" ]; then
@@ -119,6 +125,8 @@ if ! "$ROOT/scripts/mkinitramfs.sh" "$INITRAMFS" "${FILES[@]}" >/dev/null; then
 	log "mkinitramfs failed"
 	early_fail "initramfs"
 fi
+flock -u 8
+exec 8>&-
 
 # The test programs the guest should run, in its order.
 EXPECTED=()

@@ -5,7 +5,8 @@
 #
 # Runs scripts/check-kernel.sh once per kernel (default: Debian's 6.1, the
 # linux-headers-amd64 kernel, then Debian's 6.12, the PREEMPT_RT flavours
-# of both, then the debug kernel), each into its own build/vm/KVER, then
+# of both, then the debug kernel), each into its own build/vm/KVER, up to
+# CHECK_JOBS guests at once (default: the number of CPUs), then
 # `make sparse` and `make checkpatch`, and merges the cases
 # into one TAP stream whose descriptions start with the kernel. The debug
 # kernel ("debug", scripts/debug-kernel.sh) also runs the canary boot
@@ -17,6 +18,7 @@
 #           "6.12", "6.1-rt", "6.12-rt" as scripts/setup.sh, "debug" = the
 #           debug kernel); KVER=x alone means KVERS=x
 #   SPARSE=0  skip `make sparse` and `make checkpatch` (make check-debug)
+#   CHECK_JOBS  kernels tested at once (default: nproc; 1: one by one)
 #   TESTS, SMP, MEM, VM_TIMEOUT, TEST_TIMEOUT, VERBOSE: as check-kernel.sh
 
 set -uo pipefail
@@ -30,9 +32,12 @@ MERGED=$ROOT/build/vm/check.tap
 mkdir -p "$ROOT/build/vm"
 
 CASES=$(mktemp)
+PARTS=$(mktemp -d)
 NAMES=()
-trap 'rm -f "$CASES"' EXIT
+trap 'rm -rf "$CASES" "$PARTS"' EXIT
 
+# The kernels' names (build/vm/NAME), resolved one at a time up front.
+declare -A NAME_OF
 for k in $KVERS; do
 	kver=
 	[ "$k" = default ] || kver=$k
@@ -42,6 +47,14 @@ for k in $KVERS; do
 		name=$("$ROOT/scripts/setup.sh" --resolve $kver 2>/dev/null || echo "$k")
 		NAMES+=("$name")
 	fi
+	NAME_OF[$k]=$name
+done
+
+# One kernel: its check-kernel.sh run (and the canary after the debug
+# kernel), its cases into $PARTS/K.
+run_kernel() {
+	local k=$1 kver= name=${NAME_OF[$1]} taps
+	[ "$k" = default ] || kver=$k
 	printf 'check: === kernel %s ===\n' "$name" >&2
 	OUT=$ROOT/build/vm/$name KVER=$kver \
 		"$ROOT/scripts/check-kernel.sh" > "$ROOT/build/vm/$name.tap"
@@ -52,7 +65,6 @@ for k in $KVERS; do
 			"$ROOT/scripts/check-canary.sh" > "$ROOT/build/vm/debug-canary.tap"
 		taps+=("$ROOT/build/vm/debug-canary.tap")
 	fi
-	# Keep cases and comments; drop each run's plan and summary lines.
 	awk -v k="$name" '
 	/^ok / || /^not ok / {
 		st = ($1 == "ok") ? "P" : "F"
@@ -61,11 +73,42 @@ for k in $KVERS; do
 		next
 	}
 	/^# / { printf "C\t%s\n", substr($0, 3) }
-	' "${taps[@]}" >> "$CASES"
+	' "${taps[@]}" > "$PARTS/$k"
+}
+
+# Each guest is one TCG thread (-accel tcg,thread=single): run up to
+# CHECK_JOBS kernels at once (default: the number of CPUs), longest first.
+# The set-up, builds and packing of check-kernel.sh and check-canary.sh
+# share the tree and take turns (build/.prepare.lock); only the guests run
+# side by side. The report keeps the order of KVERS.
+JOBS=${CHECK_JOBS:-$(nproc)}
+[ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1
+kernel_weight() {
+	case "$1" in
+	6.12-rt) echo 5 ;; debug) echo 4 ;; 6.1-rt) echo 3 ;;
+	6.12) echo 2 ;; *) echo 1 ;;
+	esac
+}
+ORDER=$(for k in $KVERS; do printf '%s %s\n' "$(kernel_weight "$k")" "$k"; done |
+	sort -s -k1,1nr | cut -d' ' -f2)
+running=0
+for k in $ORDER; do
+	if [ "$running" -ge "$JOBS" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	run_kernel "$k" &
+	running=$((running + 1))
+done
+wait
+for k in $KVERS; do
+	if [ -f "$PARTS/$k" ]; then
+		cat "$PARTS/$k" >> "$CASES"
+	else
+		printf 'F\t[%s] the kernel run left no report\n' "${NAME_OF[$k]}" >> "$CASES"
+	fi
 done
 
-# The Kbuild feature probes, host side, against every Debian kernel's
-# headers (the debug kernel's tree is the 6.1 source).
 if [ "${#NAMES[@]}" -gt 0 ]; then
 	printf 'check: === kbuild feature probes ===\n' >&2
 	"$ROOT/scripts/test-kbuild-probes.sh" "${NAMES[@]}" 2>&1 |
