@@ -167,6 +167,8 @@ extern const struct fz_op fz_ops_mm[];	/* ops_mm.c: mmap family, rings, fork */
 /* ops_prod.c: probes, counters, storm, output, debugfs */
 extern const struct fz_op fz_ops_prod[];
 int fz_prod_start(void);		/* the storm the run starts with */
+/* ops_attach.c: tracepoint, uprobe and netfilter links */
+extern const struct fz_op fz_ops_attach[];
 void fz_prod_stop(void);
 
 int fz_soak(void);			/* soak.c */
@@ -179,6 +181,7 @@ int fz_new_map(struct fz_rng *r, int name, __u32 max_entries, int *fd,
 	       __u32 *map_flags);
 int fz_new_output(struct fz_rng *r, int cpu, int *fd);
 int fz_debugfs_objects(long v[4]);
+int fz_have_netfilter(void);	/* PEA_MAP_IOC_ATTACH_NF can work */
 void fz_drain_all(struct fz_thread *t);	/* consume every idle ring */
 /* Wait until debugfs objects equal @base; false after @secs seconds. */
 bool fz_objects_wait(const long base[4], long now[4], int secs);

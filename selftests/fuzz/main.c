@@ -106,6 +106,7 @@ static bool fz_errno_ok(int e)
 		EACCES, EFAULT, EBUSY, EEXIST, ENODEV, EINVAL, EMFILE,
 		ENOTTY, ENOSPC, EMLINK, ERANGE, EOPNOTSUPP, EOVERFLOW,
 		EILSEQ, ESRCH,
+		EPROTO, EAFNOSUPPORT,	/* netfilter: hook, family */
 	};
 	unsigned int i;
 
@@ -343,6 +344,7 @@ static int fz_run(void)
 	fz_add_ops(fz_ops_obj);
 	fz_add_ops(fz_ops_mm);
 	fz_add_ops(fz_ops_prod);
+	fz_add_ops(fz_ops_attach);
 	pthread_rwlockattr_init(&ra);
 	pthread_rwlockattr_setkind_np(&ra,
 				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
@@ -441,7 +443,8 @@ static int fz_run(void)
 		static const char *const must[] = {
 			"map_create", "event_open", "map_ioctl", "map_fill",
 			"event_ioctl", "mmap", "ring", "remap", "attach",
-			"counter_open", "debugfs", "link_ioctl",
+			"counter_open", "debugfs", "link_ioctl", "attach_tp",
+			"attach_uprobe",
 		};
 		unsigned int m;
 

@@ -21,7 +21,7 @@ const char *const fz_names[FZ_NR_NAMES] = { "fz0", "fz1", "fz2", "fz3" };
 
 /* A valid map attr, maybe named fz_names[name]. */
 /* Whether the kernel has netfilter (PEA_MAP_IOC_ATTACH_NF works). */
-static int fz_have_netfilter(void)
+int fz_have_netfilter(void)
 {
 	static int have = -1;
 	struct stat st;

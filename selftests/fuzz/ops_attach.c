@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_fuzz: the producers beyond kprobes. Tracepoint, uprobe and
+ * netfilter links attached with random attrs (filters, predicates on
+ * random offsets, captures, ids, priorities, packet lengths), one attr in
+ * four broken in a way the ioctl must refuse with a known errno whatever
+ * else is random. Each link that attaches goes into the fd table, where
+ * the other families read, ioctl and close it at random; the op then
+ * makes its producer fire.
+ *
+ * Uprobes go only on the first instruction of fz_uprobe_target() in this
+ * very program (a random offset could land inside an instruction, which
+ * is the prober's own crash, not the kernel's).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/pea.h>
+#include "fuzz.h"
+
+#define FZ_MAX_LINKS	16	/* links of every kind in the fd table */
+#define FZ_NO_MAP	INT_MIN	/* fz_attach_cmd(): no map to attach to */
+
+/* Trace events to attach to: frequent, rare, with strings and without. */
+static const char *const fz_events[] = {
+	"syscalls/sys_enter_getppid", "syscalls/sys_exit_read",
+	"raw_syscalls/sys_enter", "sched/sched_process_fork",
+	"signal/signal_generate", "sched/sched_switch",
+};
+
+#define FZ_NR_EVENTS ARRAY_SIZE(fz_events)
+
+static pthread_mutex_t fz_attach_init_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool fz_attach_inited;
+static int fz_event_ids[FZ_NR_EVENTS];	/* 0: not in this kernel */
+static __u64 fz_target_offset;		/* file offset of fz_uprobe_target */
+
+/* Where a uprobe may go; the op calls it after attaching. */
+__attribute__((noinline)) long fz_uprobe_target(long a, const char *s)
+{
+	__asm__ volatile("" : : "r"(s) : "memory");
+	return a + (s ? s[0] : 0);
+}
+
+static int fz_read_event_id(const char *event)
+{
+	static const char *const roots[] = {
+		"/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events",
+	};
+	char path[256], buf[32];
+	unsigned int i;
+	ssize_t n;
+	int fd;
+
+	for (i = 0; i < ARRAY_SIZE(roots); i++) {
+		snprintf(path, sizeof(path), "%s/%s/id", roots[i], event);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			return atoi(buf);
+		}
+	}
+	return 0;
+}
+
+/* fz_uprobe_target's file offset, from the mapping that holds it. */
+static __u64 fz_find_target_offset(void)
+{
+	unsigned long addr = (unsigned long)fz_uprobe_target;
+	unsigned long start, end, pgoff;
+	char line[512], perms[8];
+	__u64 off = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s %lx", &start, &end, perms,
+			   &pgoff) != 4)
+			continue;
+		if (addr >= start && addr < end && perms[2] == 'x') {
+			off = addr - start + pgoff;
+			break;
+		}
+	}
+	fclose(f);
+	return off;
+}
+
+static void fz_attach_init(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&fz_attach_init_lock);
+	if (!fz_attach_inited) {
+		for (i = 0; i < FZ_NR_EVENTS; i++)
+			fz_event_ids[i] = fz_read_event_id(fz_events[i]);
+		fz_target_offset = fz_find_target_offset();
+		fz_attach_inited = true;
+	}
+	pthread_mutex_unlock(&fz_attach_init_lock);
+}
+
+/*
+ * Put a new link fd into the table (or close it when the table is full),
+ * then make it fire with @fire.
+ */
+static void fz_keep_link(struct fz_rng *r, int fd, void (*fire)(void))
+{
+	int slot = fz_fd_lock_free(r);
+
+	if (slot < 0) {
+		close(fd);
+		return;
+	}
+	fz_fds[slot].fd = fd;
+	fz_fds[slot].kind = FZ_LINK;
+	fz_fd_unlock(slot);
+	if (fire && fz_chance(r, 2))
+		fire();
+}
+
+/*
+ * Attach @cmd with @attr on a random map: the link fd, -errno, or
+ * FZ_NO_MAP when the table holds no map.
+ */
+static int fz_attach_cmd(struct fz_rng *r, unsigned long cmd, void *attr)
+{
+	int s = fz_fd_lock(r, FZ_MAP), fd;
+
+	if (s < 0)
+		return FZ_NO_MAP;
+	fd = ioctl(fz_fds[s].fd, cmd, attr);
+	if (fd < 0)
+		fd = -errno;
+	fz_fd_unlock(s);
+	return fd;
+}
+
+/* ---- tracepoints ---- */
+
+static void fz_fire_tp(void)
+{
+	pid_t pid;
+
+	syscall(SYS_getppid);
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+static void fz_random_pred(struct fz_rng *r, struct pea_tp_pred *p)
+{
+	static const __u16 num_sizes[] = { 1, 2, 4, 8 };
+
+	memset(p, 0, sizeof(*p));
+	p->offset = (__u16)fz_below(r, 96);
+	p->kind = 1 + (__u8)fz_below(r, 5);
+	switch (p->kind) {
+	case PEA_TP_FIELD_UINT:
+	case PEA_TP_FIELD_SINT:
+		p->size = num_sizes[fz_below(r, 4)];
+		p->op = PEA_TP_OP_EQ + (__u8)fz_below(r, 5);
+		p->value = fz_u64(r);
+		return;
+	case PEA_TP_FIELD_STR:
+		p->size = 1 + (__u16)fz_below(r, 64);
+		break;
+	default:
+		p->size = 4;	/* __data_loc, __rel_loc */
+		break;
+	}
+	p->op = fz_chance(r, 3) ? PEA_TP_OP_GLOB :
+		PEA_TP_OP_EQ + (__u8)fz_below(r, 2);
+	fz_fill(r, p->str, 1 + fz_below(r, PEA_TP_STR_MAX - 1));
+	p->str[PEA_TP_STR_MAX - 1] = 0;
+}
+
+static int op_attach_tp(struct fz_thread *t)
+{
+	struct fz_rng *r = &t->rng;
+	struct pea_tp_attr a;
+	const char *invalid = NULL;
+	unsigned int ev = (unsigned int)fz_below(r, FZ_NR_EVENTS), i;
+	int fd;
+
+	fz_attach_init();
+	if (!fz_event_ids[ev])
+		return -ENOENT;
+	if (fz_count_kind(FZ_LINK) >= FZ_MAX_LINKS)
+		return -EMLINK;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_TP_F_CLOEXEC;
+	a.event_id = fz_event_ids[ev];
+	a.filter_cpu = -1;
+	snprintf(a.name, sizeof(a.name), "%s", fz_events[ev]);
+	if (fz_chance(r, 4))
+		a.id = fz_u64(r);
+	if (fz_chance(r, 3))
+		a.filter_tgid = fz_chance(r, 2) ? getpid() :
+			(__s32)fz_below(r, 100);
+	if (fz_chance(r, 4))
+		a.filter_cpu = (int)fz_below(r, fz_ncpu + 1) - 1;
+	if (fz_chance(r, 2)) {
+		a.nr_preds = 1 + (__u32)fz_below(r, PEA_TP_PRED_MAX);
+		for (i = 0; i < a.nr_preds; i++)
+			fz_random_pred(r, &a.preds[i]);
+	}
+	switch (fz_below(r, 40)) {	/* 10 broken cases of 40 */
+	case 0:
+		a.flags |= 1U << (2 + fz_below(r, 30));
+		invalid = "unknown flag";
+		break;
+	case 1:
+		a.nr_preds = PEA_TP_PRED_MAX + 1 + (__u32)fz_below(r, 1000);
+		invalid = "nr_preds";
+		break;
+	case 2:
+		a.filter_cpu = -2 - (int)fz_below(r, 100);
+		invalid = "filter_cpu";
+		break;
+	case 3:
+		a.filter_tgid = -1 - (int)fz_below(r, 100);
+		invalid = "filter_tgid";
+		break;
+	case 4:
+		a.size = (__u32)fz_below(r, PEA_TP_ATTR_SIZE_VER0);
+		invalid = "short size";
+		break;
+	case 5:
+		memset(a.name, 'n', sizeof(a.name));
+		invalid = "unterminated name";
+		break;
+	case 6:
+		a.event_id = 0;
+		invalid = "event_id 0";
+		break;
+	case 7:
+		a.nr_preds = 1;
+		fz_random_pred(r, &a.preds[0]);
+		a.preds[0].reserved = 1 + (__u16)fz_below(r, 0xffff);
+		invalid = "pred reserved";
+		break;
+	case 8:
+		/* A predicate past nr_preds must be zero. */
+		a.nr_preds = (__u32)fz_below(r, PEA_TP_PRED_MAX);
+		a.preds[PEA_TP_PRED_MAX - 1].op = PEA_TP_OP_EQ;
+		invalid = "a used slot past nr_preds";
+		break;
+	case 9:
+		/* Far above any id a kernel hands out. */
+		a.event_id = 0x7fff0000U | (fz_u32(r) & 0xffff);
+		invalid = "no such event";
+		break;
+	}
+	fd = fz_attach_cmd(r, PEA_MAP_IOC_ATTACH_TP, &a);
+	if (fd == FZ_NO_MAP)
+		return ENOENT;
+	if (invalid) {
+		if (fd >= 0)
+			close(fd);
+		return fz_expect_fail("attach_tp", invalid, fd < 0 ? -fd : 0);
+	}
+	if (fd < 0)
+		return -fd;
+	fz_keep_link(r, fd, fz_fire_tp);
+	return 0;
+}
+
+/* ---- uprobes ---- */
+
+static void fz_fire_uprobe(void)
+{
+	static const char s[] = "fz_uprobe_target";
+
+	fz_uprobe_target(getpid(), s);
+}
+
+static int op_attach_uprobe(struct fz_thread *t)
+{
+	static const char self[] = "/proc/self/exe";
+	struct fz_rng *r = &t->rng;
+	struct pea_uprobe_attr a;
+	const char *invalid = NULL;
+	int fd, want = 0, path_fd = -1;
+
+	fz_attach_init();
+	if (!fz_target_offset)
+		return -ENOENT;
+	if (fz_count_kind(FZ_LINK) >= FZ_MAX_LINKS)
+		return -EMLINK;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_UPROBE_F_CLOEXEC;
+	a.path = (__u64)(unsigned long)self;
+	a.path_fd = -1;
+	a.offset = fz_target_offset;
+	if (fz_chance(r, 3))
+		a.flags |= PEA_UPROBE_F_RETPROBE;
+	if (fz_chance(r, 4))
+		a.id = fz_u64(r);
+	if (fz_chance(r, 3))
+		a.filter_tgid = fz_chance(r, 2) ? getpid() :
+			(__s32)fz_below(r, 100);
+	if (fz_chance(r, 3)) {
+		a.capture_mode = 1 + (__u32)fz_below(r, 2);
+		a.capture_arg = (__u32)fz_below(r, 6);
+		a.capture_len = 1 + (__u32)fz_below(r, PEA_CAPTURE_MAX);
+	}
+	if (fz_chance(r, 4)) {
+		path_fd = open(self, O_RDONLY | O_CLOEXEC);
+		a.path = 0;
+		a.path_fd = path_fd;
+	}
+	switch (fz_below(r, 32)) {	/* 8 broken cases of 32 */
+	case 0:
+		a.flags |= 1U << (2 + fz_below(r, 30));
+		invalid = "unknown flag";
+		want = EINVAL;
+		break;
+	case 1:
+		a.reserved = 1 + fz_u32(r) % 0xfffffffe;
+		invalid = "reserved";
+		want = EINVAL;
+		break;
+	case 2:
+		a.path = (__u64)(unsigned long)fz_bad_ptr(r);
+		a.path_fd = -1;
+		invalid = "bad path pointer";
+		want = a.path ? EFAULT : EBADF;	/* NULL: use path_fd */
+		break;
+	case 3:
+		a.path = (__u64)(unsigned long)(fz_chance(r, 2) ? "/" :
+						   "/dev/null");
+		a.path_fd = -1;
+		invalid = "not a regular file";
+		want = EINVAL;
+		break;
+	case 4:
+		a.offset = (1ULL << 40) + fz_below(r, 1ULL << 20);
+		invalid = "offset past the file";
+		want = EINVAL;
+		break;
+	case 5:
+		a.capture_mode = PEA_CAPTURE_STR;
+		a.capture_arg = 6 + (__u32)fz_below(r, 100);
+		a.capture_len = 8;
+		invalid = "capture_arg";
+		want = EINVAL;
+		break;
+	case 6:
+		a.filter_tgid = -1 - (int)fz_below(r, 100);
+		invalid = "filter_tgid";
+		want = EINVAL;
+		break;
+	case 7:
+		a.size = (__u32)fz_below(r, sizeof(a));
+		invalid = "short size";
+		want = EINVAL;
+		break;
+	}
+	fd = fz_attach_cmd(r, PEA_MAP_IOC_ATTACH_UPROBE, &a);
+	if (path_fd >= 0)
+		close(path_fd);
+	if (fd == FZ_NO_MAP)
+		return ENOENT;
+	if (invalid) {
+		if (fd >= 0)
+			close(fd);
+		return fz_expect("attach_uprobe", invalid, fd < 0 ? -fd : 0,
+				 want);
+	}
+	if (fd < 0)
+		return -fd;
+	fz_keep_link(r, fd, fz_fire_uprobe);
+	return 0;
+}
+
+/* ---- netfilter ---- */
+
+/* One UDP datagram over loopback (dropped quietly if lo is down). */
+static void fz_fire_nf(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(9) };
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sendto(s, "fz", 2, MSG_DONTWAIT, (struct sockaddr *)&sin,
+	       sizeof(sin));
+	close(s);
+}
+
+static int op_attach_nf(struct fz_thread *t)
+{
+	struct fz_rng *r = &t->rng;
+	struct pea_nf_attr a;
+	const char *invalid = NULL;
+	int fd, want = 0;
+
+	if (fz_count_kind(FZ_LINK) >= FZ_MAX_LINKS)
+		return -EMLINK;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_NF_F_CLOEXEC;
+	a.family = fz_chance(r, 2) ? PEA_NF_IPV4 : PEA_NF_IPV6;
+	a.hook = (__u32)fz_below(r, PEA_NF_POST_ROUTING + 1);
+	a.packet_len = 1 + (__u32)fz_below(r, PEA_NF_PACKET_MAX);
+	if (fz_chance(r, 4))
+		a.id = fz_u64(r);
+	if (fz_chance(r, 3)) {
+		a.flags |= PEA_NF_F_PRIORITY;
+		a.priority = (__s32)fz_u32(r);
+		if (a.priority == INT_MIN || a.priority == INT_MAX)
+			a.priority = 0;
+	}
+	switch (fz_below(r, 28)) {	/* 7 broken cases of 28 */
+	case 0:
+		a.flags |= 1U << (3 + fz_below(r, 29));
+		invalid = "unknown flag";
+		want = EINVAL;
+		break;
+	case 1:
+		a.family = (__u32)fz_below(r, 256);
+		if (a.family == PEA_NF_IPV4 || a.family == PEA_NF_IPV6)
+			a.family = 0;
+		invalid = "family";
+		want = EAFNOSUPPORT;
+		break;
+	case 2:
+		a.hook = PEA_NF_POST_ROUTING + 1 + fz_u32(r) % 1000;
+		invalid = "hook";
+		want = EPROTO;
+		break;
+	case 3:
+		a.flags |= PEA_NF_F_PRIORITY;
+		a.priority = fz_chance(r, 2) ? INT_MIN : INT_MAX;
+		invalid = "priority FIRST or LAST";
+		want = ERANGE;
+		break;
+	case 4:
+		a.packet_len = 0;
+		invalid = "packet_len 0";
+		want = EINVAL;
+		break;
+	case 5:
+		a.packet_len = PEA_NF_PACKET_MAX + 1 + fz_u32(r) % 100000;
+		invalid = "packet_len past the maximum";
+		want = E2BIG;
+		break;
+	case 6:
+		a.reserved = fz_u64(r) | 1;
+		invalid = "reserved";
+		want = EINVAL;
+		break;
+	}
+	fd = fz_attach_cmd(r, PEA_MAP_IOC_ATTACH_NF, &a);
+	if (fd == FZ_NO_MAP)
+		return ENOENT;
+	if (!fz_have_netfilter()) {
+		if (fd >= 0)
+			close(fd);
+		return fz_expect("attach_nf", "a kernel without netfilter",
+				 fd < 0 ? -fd : 0, EOPNOTSUPP);
+	}
+	if (invalid) {
+		if (fd >= 0)
+			close(fd);
+		return fz_expect("attach_nf", invalid, fd < 0 ? -fd : 0, want);
+	}
+	if (fd < 0)
+		return -fd;
+	fz_keep_link(r, fd, fz_fire_nf);
+	return 0;
+}
+
+const struct fz_op fz_ops_attach[] = {
+	{ "attach_tp", op_attach_tp, 2, false },
+	{ "attach_uprobe", op_attach_uprobe, 2, false },
+	{ "attach_nf", op_attach_nf, 2, false },
+	{ NULL, NULL, 0, false },
+};
