@@ -17,6 +17,9 @@
  *   - --count-by comm, tid, pid and cpu of four named, pinned threads;
  *     --max-keys and --top: the keys past the cap are "other", the rows
  *     past the top are "rest";
+ *   - 5000 distinct keys through --max-keys 100 with a stopped reader
+ *     (one drain of more records than the tool batches): exact "other",
+ *     rest and histogram;
  *   - --interval: numbered tables whose counts add up to the events;
  *   - usage errors exit 2 and name what is allowed.
  */
@@ -40,6 +43,7 @@ enum {
 	WL_OPENAT,
 	WL_LSEEK,
 	WL_THREADS,
+	WL_OPENAT_RANGE,
 };
 
 struct wl_cmd {
@@ -99,6 +103,10 @@ static void wl_main(int cmd, int reply)
 				break;
 			case WL_OPENAT:
 				r.ret = syscall(SYS_openat, (int)c.a,
+						"pea-agg-none", O_RDONLY);
+				break;
+			case WL_OPENAT_RANGE:	/* dfd a, a + 1, ... */
+				r.ret = syscall(SYS_openat, (int)c.a + i,
 						"pea-agg-none", O_RDONLY);
 				break;
 			case WL_LSEEK:
@@ -606,6 +614,53 @@ static void test_threads(void)
 	run_free(&r);
 }
 
+/* ---- bounded state: 5000 distinct keys, a cap of 100 ---- */
+
+static void test_bounded(void)
+{
+	char got[4096], want[256];
+	struct workload w;
+	struct pt_proc p;
+	struct run r;
+	const char *c, *s;
+
+	wl_start(&w);
+	/*
+	 * The reader is stopped while the workload runs, so that one drain
+	 * finds all 5000 records: more than the tool's batch holds.
+	 */
+	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
+		"--pid", w.pid_s, "--count-by", "arg0", "--max-keys", "100",
+		"--top", "3", "--hist", "arg0", "--pages", "512", "--json",
+		NULL })) {
+		kill(p.pid, SIGSTOP);
+		wl_do(&w, WL_OPENAT_RANGE, 1000, 0, 5000);
+		kill(p.pid, SIGCONT);
+	}
+	run_finish(&p, &r);
+	wl_stop(&w);
+	check_json_run(&r, "--max-keys 100 with 5000 keys");
+	s = r.n ? r.lines[r.n - 1] : "{}";
+	PT_OK(pt_json_num(s, "events", 0) == 5000 &&
+	      pt_json_num(s, "lost", -1) == 0,
+	      "5000 events, none lost");
+	c = run_find(&r, "count", 0);
+	count_rows(c, got, sizeof(got));
+	PT_OK(!strcmp(got, "\"0x3e8\"=1,\"0x3e9\"=1,\"0x3ea\"=1") &&
+	      pt_json_num(c, "count", 0) == 5000 &&
+	      pt_json_num(c, "keys", 0) == 100 &&
+	      pt_json_num(c, "other", 0) == 4900 &&
+	      strstr(c, "\"rest\":{\"keys\":97,\"count\":97}"),
+	      "--count-by arg0: the first 100 keys kept, 4900 events \"other\", the top 3 then the rest (%s)",
+	      c ? c : "none");
+	hist_buckets(run_find(&r, "hist", 0), got, sizeof(got));
+	snprintf(want, sizeof(want),
+		 "512:1024:24,1024:2048:1024,2048:4096:2048,4096:8192:1904");
+	PT_OK(!strcmp(got, want), "--hist arg0 of dfd 1000..5999: exact (%s)",
+	      got);
+	run_free(&r);
+}
+
 /* ---- --interval ---- */
 
 static void test_interval(void)
@@ -704,6 +759,7 @@ int main(int argc, char **argv)
 	test_arg0();
 	test_fields();
 	test_threads();
+	test_bounded();
 	test_interval();
 	return pt_done();
 }

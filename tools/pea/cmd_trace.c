@@ -39,6 +39,13 @@
 #define DEFAULT_PAGES	64
 #define TICK_MS		100
 #define LIVE_EVERY_NS	1000000000ULL
+/*
+ * Events decoded but not yet delivered: past this many, a drain delivers
+ * them at once, so the batch stays below about 2 MiB however fast records
+ * come (a flight recorder's snapshot is bounded by its rings, and sorted
+ * whole).
+ */
+#define BATCH_MAX	4096
 /* Record bytes in a ring beyond the raw payload: header and raw size. */
 #define RECORD_OVERHEAD	12
 
@@ -548,6 +555,8 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	return check_agg_args(o, top_set, keys_set);
 }
 
+static void flush_batch(struct tracer *t);
+
 /* ---- callbacks ---- */
 
 static void on_sample(void *ctx, int cpu, void *data, __u32 size)
@@ -555,6 +564,8 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	struct tracer *t = ctx;
 	struct trace_event *ev;
 
+	if (t->n >= BATCH_MAX && !t->o.flight)
+		flush_batch(t);
 	t->received++;
 	if (cpu >= 0 && cpu < t->ncpus) {
 		t->cpus[cpu].records++;
