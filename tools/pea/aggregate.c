@@ -520,7 +520,6 @@ static void hist_print_human(FILE *f, const struct agg *a,
 		bucket_label(label, sizeof(label), i);
 		print_bar_line(f, label, t->b[i], max);
 	}
-	fputc('\n', f);
 }
 
 /* 2^@k as decimal digits, k = 0..64. */
@@ -740,7 +739,6 @@ static void count_print(FILE *f, struct agg *a, const struct agg_table *t,
 	if (t->other)
 		fprintf(f, "%10llu  (other keys: past the cap of %u distinct keys)\n",
 			(unsigned long long)t->other, a->o.max_keys);
-	fputc('\n', f);
 	free(rows);
 }
 
@@ -774,14 +772,14 @@ void agg_print(struct agg *a, FILE *f, unsigned int interval)
 		localtime_r(&now, &tm);
 		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
 		fprintf(f, "\n[%s] interval %u\n", ts, interval);
-	} else if (!a->o.json) {
-		fputc('\n', f);
 	}
 	for (i = 0; i < a->ntabs; i++) {
 		struct agg_table *t = &a->tabs[i];
 
 		if (t->probe < 0 && i % a->nprobes)
 			continue;	/* --count-by probe: the first only */
+		if (!a->o.json)
+			fputc('\n', f);	/* a blank line before each table */
 		if (t->hist && a->o.json)
 			hist_print_json(f, a, t, interval);
 		else if (t->hist)
