@@ -548,11 +548,12 @@ static void test_threads(void)
 	wl_start(&w);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
 		"--pid", w.pid_s, "--count-by", "comm", "--count-by", "tid",
-		"--count-by", "pid", "--count-by", "cpu", "--json", NULL }))
+		"--count-by", "pid", "--count-by", "cpu", "--count-by", "probe",
+		"--json", NULL }))
 		wr = wl_do(&w, WL_THREADS, 0, 0, 0);
 	run_finish(&p, &r);
-	check_json_run(&r, "--count-by comm/tid/pid/cpu");
-	PT_EQ(run_count(&r, "count"), 4, "four count tables");
+	check_json_run(&r, "--count-by comm/tid/pid/cpu/probe");
+	PT_EQ(run_count(&r, "count"), 5, "five count tables");
 
 	c = run_find(&r, "count", 0);
 	count_rows(c, got, sizeof(got));
@@ -590,6 +591,11 @@ static void test_threads(void)
 	count_rows(run_find(&r, "count", 3), got, sizeof(got));
 	PT_OK(!strcmp(got, cpus) && total == 16,
 	      "--count-by cpu: exact (%s, want %s)", got, cpus);
+	c = run_find(&r, "count", 4);
+	count_rows(c, got, sizeof(got));
+	PT_OK(c && !strcmp(got, "\"kprobe:do_sys_openat2\"=16") &&
+	      pt_json_streq(c, "probe", "all probes"),
+	      "--count-by probe: one table for all probes (%s)", got);
 	run_free(&r);
 
 	/* A cap of 2 keys and a top of 1: threads 0 and 1 get the keys. */
@@ -697,6 +703,38 @@ static void test_interval(void)
 	      nonempty);
 	PT_EQ(sum, 30, "the intervals' counts add up to the 30 calls");
 	PT_EQ(run_count(&r, "event"), 30, "and to the event lines");
+	run_free(&r);
+
+	/* Human: a time header per interval, numbered. */
+	wl_start(&w);
+	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
+		"--pid", w.pid_s, "--count-by", "comm", "--interval", "0.5",
+		NULL })) {
+		wl_do(&w, WL_OPENAT, 7, 0, 4);
+		usleep(800000);
+	}
+	run_finish(&p, &r);
+	wl_stop(&w);
+	nh = 0;
+	sum = 0;
+	for (i = 0; i < r.n; i++) {
+		char want[64];
+		int hh, mm, ss;
+		unsigned int k;
+
+		snprintf(want, sizeof(want), "] interval %d", nh + 1);
+		if (sscanf(r.lines[i], "[%d:%d:%d] interval %u", &hh, &mm, &ss,
+			   &k) == 4 && strstr(r.lines[i], want))
+			nh++;
+		else if (!strncmp(r.lines[i], "         4  " WL_COMM, 12 + strlen(WL_COMM)))
+			sum += 4;
+	}
+	PT_OK(r.ok && r.rc == 0 && nh >= 2 && sum == 4,
+	      "--interval without --json: %d \"[HH:MM:SS] interval N\" headers, the 4 calls in one row",
+	      nh);
+	if (!(nh >= 2 && sum == 4))
+		for (i = 0; i < r.n; i++)
+			pt_diag("%s", r.lines[i]);
 	run_free(&r);
 }
 
