@@ -20,6 +20,8 @@
  *   - 5000 distinct keys through --max-keys 100 with a stopped reader
  *     (one drain of more records than the tool batches): exact "other",
  *     rest and histogram;
+ *   - memory: with --max-keys 1000 the tool's RssAnon does not grow from
+ *     10000 to 30000 distinct keys, while without a cap it grows by MBs;
  *   - --interval: numbered tables whose counts add up to the events;
  *   - usage errors exit 2 and name what is allowed.
  */
@@ -667,6 +669,92 @@ static void test_bounded(void)
 	run_free(&r);
 }
 
+/* ---- memory: flat once the cap is reached ---- */
+
+/*
+ * RssAnon of @pid in kB (the heap; VmRSS would count the ring pages read
+ * too), or -1.
+ */
+static long rss_kb(pid_t pid)
+{
+	char path[64], buf[4096], *v;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (pt_read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	v = strstr(buf, "RssAnon:");
+	return v ? strtol(v + 8, NULL, 10) : -1;
+}
+
+/*
+ * 10000 distinct keys with the tool stopped, so that one drain reads them
+ * all and its batch reaches its most (4096 events); leave it six ticks.
+ */
+static void key_burst(struct pt_proc *p, struct workload *w, long first)
+{
+	kill(p->pid, SIGSTOP);
+	wl_do(w, WL_OPENAT_RANGE, first, 0, 10000);
+	kill(p->pid, SIGCONT);
+	usleep(600000);
+}
+
+/*
+ * Three bursts of 10000 distinct keys: the tool's resident memory after
+ * the third, against after the first. @cap 1000: the table is full after
+ * the first, so nothing grows; @cap 1048576: it takes every key.
+ */
+static long mem_growth(unsigned int cap, long long *other, long long *keys)
+{
+	char caps[16];
+	struct workload w;
+	struct pt_proc p;
+	struct run r;
+	const char *c;
+	long r1 = -1, r2 = -1;
+
+	snprintf(caps, sizeof(caps), "%u", cap);
+	wl_start(&w);
+	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
+		"--pid", w.pid_s, "--count-by", "arg0", "--max-keys", caps,
+		"--pages", "512", "--json", NULL })) {
+		key_burst(&p, &w, 1000);
+		r1 = rss_kb(p.pid);
+		key_burst(&p, &w, 11000);
+		key_burst(&p, &w, 21000);
+		r2 = rss_kb(p.pid);
+	}
+	run_finish(&p, &r);
+	wl_stop(&w);
+	check_json_run(&r, "30000 distinct keys");
+	c = run_find(&r, "count", 0);
+	*other = c ? pt_json_num(c, "other", -1) : -1;
+	*keys = c ? pt_json_num(c, "keys", -1) : -1;
+	PT_OK(c && pt_json_num(c, "count", 0) == 30000,
+	      "--max-keys %u: the table counted all 30000 events", cap);
+	pt_diag("--max-keys %u: RssAnon %ld kB after 10000 keys, %ld kB after 30000",
+		cap, r1, r2);
+	run_free(&r);
+	return r1 < 0 || r2 < 0 ? -1000000 : r2 - r1;
+}
+
+static void test_memory(void)
+{
+	long long other, keys;
+	long g;
+
+	g = mem_growth(1000, &other, &keys);
+	PT_OK(g >= 0 && g <= 64,
+	      "capped at 1000 keys: no growth from 10000 to 30000 keys (%ld kB)",
+	      g);
+	PT_OK(keys == 1000 && other == 29000,
+	      "1000 keys kept, the 29000 other events counted as \"other\"");
+	g = mem_growth(1048576, &other, &keys);
+	PT_OK(g >= 1024,
+	      "uncapped, the same 20000 more keys grow the tool by %ld kB (>= 1 MB)",
+	      g);
+	PT_OK(keys == 30000 && other == 0, "every key kept (%lld)", keys);
+}
+
 /* ---- --interval ---- */
 
 static void test_interval(void)
@@ -798,6 +886,7 @@ int main(int argc, char **argv)
 	test_fields();
 	test_threads();
 	test_bounded();
+	test_memory();
 	test_interval();
 	return pt_done();
 }
