@@ -10,7 +10,9 @@
 #                                    kretprobe (fd and latency), a
 #                                    uretprobe on user code, a
 #                                    tracepoint with a filter, packets at
-#                                    a netfilter hook, JSON lines
+#                                    a netfilter hook, a latency
+#                                    histogram and a count per process
+#                                    (--hist, --count-by), JSON lines
 #        pea-demo storm [SECONDS]    the all-context storm (pea-storm)
 #
 # The guest (scripts/guest-init.sh) has loaded pea.ko and mounted debugfs.
@@ -120,6 +122,19 @@ show "pea trace netfilter:ipv4:LOCAL_IN --packet 64 --count 4"
 (sleep 1; ping -c 2 -i 0.3 127.0.0.1 > /dev/null) &
 wl=$!
 "$PEA" trace netfilter:ipv4:LOCAL_IN --packet 64 --count 4
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
+say "aggregations in the tool: a latency histogram and a count per process"
+echo "--hist latency sorts every return's latency into log2 buckets and"
+echo "--count-by comm counts the hits per process name; they print at the end"
+echo "(every SECONDS with --interval) instead of one line per event."
+show "pea trace kretprobe:do_sys_openat2 --hist latency --count-by comm --duration 3"
+(sleep 1; workload 5) &
+wl=$!
+"$PEA" trace kretprobe:do_sys_openat2 --hist latency --count-by comm \
+	--duration 3
 rc=$?
 wait "$wl"
 [ "$rc" -eq 0 ] || echo "pea trace exited with $rc"

@@ -31,6 +31,7 @@
 #include <sys/ioctl.h>
 #include <sys/sysinfo.h>
 #include "libpea.h"
+#include "aggregate.h"
 #include "pea_tool.h"
 #include "tpformat.h"
 #include "trace_writer.h"
@@ -38,6 +39,13 @@
 #define DEFAULT_PAGES	64
 #define TICK_MS		100
 #define LIVE_EVERY_NS	1000000000ULL
+/*
+ * Events decoded but not yet delivered: past this many, a drain delivers
+ * them at once, so the batch stays below about 2 MiB however fast records
+ * come (a flight recorder's snapshot is bounded by its rings, and sorted
+ * whole).
+ */
+#define BATCH_MAX	4096
 /* Record bytes in a ring beyond the raw payload: header and raw size. */
 #define RECORD_OVERHEAD	12
 
@@ -106,6 +114,36 @@ static const char trace_help[] =
 "                           docs/trace-formats.md has the layouts\n"
 "  -h, --help               this help\n"
 "\n"
+"Aggregations (in the tool; per probe; docs/aggregations.md):\n"
+"      --hist KEY           a log2 histogram of KEY: latency (ns) or ret\n"
+"                           (kretprobe, uretprobe), arg0..arg5 (kprobe,\n"
+"                           uprobe), or a numeric tracepoint FIELD; buckets\n"
+"                           [0], [1], [2, 4), ..., and (..., 0) for negative\n"
+"                           values of signed keys (ret, signed fields)\n"
+"      --count-by KEY       events per distinct KEY, most first: comm, pid,\n"
+"                           tid, cpu, probe, kstack (with --kstack), ret,\n"
+"                           arg0..arg5, or a tracepoint FIELD (number or\n"
+"                           string); both options may be given up to 8 times\n"
+"      --top N              rows per --count-by table (default 10); the\n"
+"                           other keys are summed on one line\n"
+"      --max-keys N         distinct keys kept per --count-by table (default\n"
+"                           10240, at most 1048576): events of keys past it\n"
+"                           are counted as \"other keys\", so memory stays\n"
+"                           bounded however long the trace runs\n"
+"  -i, --interval SECONDS   print the tables every SECONDS (with a time\n"
+"                           header) and start them afresh; the last partial\n"
+"                           interval prints at the end. Without it, the\n"
+"                           tables print once, at the end\n"
+"      --events             also print every event (an aggregation turns\n"
+"                           the event lines off)\n"
+"With --json, a histogram is {\"type\":\"hist\",\"probe\":...,\"key\":...,\n"
+"\"count\":N,\"buckets\":[{\"lo\":LO,\"hi\":HI,\"count\":N},...]} (LO <= value <\n"
+"HI; non-empty buckets only; negative values: LO -2^63, HI 0) and a count\n"
+"table {\"type\":\"count\",\"probe\":...,\"by\":...,\"count\":N,\"keys\":K,\n"
+"\"rows\":[{\"key\":...,\"count\":N},...],\"rest\":{\"keys\":K,\"count\":N},\n"
+"\"other\":N,\"max_keys\":M}, with \"interval\":I under --interval; they\n"
+"come before the summary.\n"
+"\n"
 "ARGn counts from 0 in the function's C prototype: for\n"
 "do_sys_openat2(int dfd, const char __user *filename, struct open_how *how)\n"
 "the file name is ARG1.\n"
@@ -172,6 +210,11 @@ enum {
 	OPT_FILTER,
 	OPT_FORMAT,
 	OPT_PACKET,
+	OPT_HIST,
+	OPT_COUNT_BY,
+	OPT_TOP,
+	OPT_MAX_KEYS,
+	OPT_EVENTS,
 };
 
 static const struct option trace_options[] = {
@@ -194,6 +237,12 @@ static const struct option trace_options[] = {
 	{ "unordered", no_argument, NULL, OPT_UNORDERED },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "hist", required_argument, NULL, OPT_HIST },
+	{ "count-by", required_argument, NULL, OPT_COUNT_BY },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "events", no_argument, NULL, OPT_EVENTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -214,6 +263,9 @@ struct trace_opts {
 	const char *filter;
 	const char *output;		/* --output */
 	enum trace_out_format format;	/* --format */
+	struct agg_opts agg;		/* --hist, --count-by, ... */
+	double interval;		/* --interval (0: at the end only) */
+	bool events;			/* --events */
 };
 
 struct cpu_count {
@@ -248,6 +300,10 @@ struct tracer {
 	struct trace_writer *out;	/* --output, or NULL */
 	const struct trace_fmt *out_probes[1];
 	bool out_failed;
+	struct agg *agg;	/* --hist, --count-by; NULL without */
+	const struct trace_fmt *agg_probes[1];
+	__u64 next_interval;	/* when the tables print next */
+	unsigned int interval_no;
 };
 
 static struct tp_format tp_fmt;
@@ -298,18 +354,54 @@ static int parse_capture(struct trace_opts *o, int mode, const char *arg)
 	return 0;
 }
 
+/* One --hist or --count-by KEY (checked against the probe later). */
+static int parse_agg_opt(struct agg_opts *a, bool hist, const char *key)
+{
+	int *n = hist ? &a->nhist : &a->ncount;
+
+	if (*n == AGG_MAX_SPECS)
+		return tool_usage("trace", "at most %d %s options", AGG_MAX_SPECS,
+				  hist ? "--hist" : "--count-by");
+	if (!*key)
+		return tool_usage("trace", "%s needs a key", hist ? "--hist" : "--count-by");
+	if (hist)
+		a->hist[(*n)++] = key;
+	else
+		a->count[(*n)++] = key;
+	return 0;
+}
+
+/* What goes with the aggregation options; 0 or PEA_EXIT_USAGE. */
+static int check_agg_args(const struct trace_opts *o, bool top, bool max_keys)
+{
+	bool agg = o->agg.nhist || o->agg.ncount;
+
+	if (!agg && (o->interval || o->events))
+		return tool_usage("trace", "--interval and --events go with --hist or --count-by");
+	if (!o->agg.ncount && (top || max_keys))
+		return tool_usage("trace", "--top and --max-keys go with --count-by");
+	if (o->interval && o->flight)
+		return tool_usage("trace", "--interval does not go with --flight-recorder, which reads the rings only at the end");
+	if (o->events && o->quiet)
+		return tool_usage("trace", "--events and --quiet contradict each other");
+	return 0;
+}
+
 static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 			    int ncpus, bool *help)
 {
+	bool top_set = false, keys_set = false;
 	unsigned long long v;
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->cpu = -1;
 	o->pages = DEFAULT_PAGES;
+	o->agg.top = AGG_DEFAULT_TOP;
+	o->agg.max_keys = AGG_DEFAULT_MAX_KEYS;
 	*help = false;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":as:b:p:C:d:c:jqFho:", trace_options,
+	while ((c = getopt_long(argc, argv, ":as:b:p:C:d:c:jqFho:i:", trace_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -376,6 +468,35 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 				return tool_usage("trace", "--packet '%s': 1..%d bytes",
 						  optarg, PEA_NF_PACKET_MAX);
 			break;
+		case OPT_HIST:
+		case OPT_COUNT_BY:
+			ret = parse_agg_opt(&o->agg, c == OPT_HIST, optarg);
+			if (ret)
+				return ret;
+			break;
+		case OPT_TOP:
+			if (tool_parse_uint(optarg, UINT_MAX, &o->agg.top) ||
+			    !o->agg.top)
+				return tool_usage("trace", "--top '%s': a positive number",
+						  optarg);
+			top_set = true;
+			break;
+		case OPT_MAX_KEYS:
+			if (tool_parse_uint(optarg, AGG_MAX_KEYS_LIMIT,
+					    &o->agg.max_keys) || !o->agg.max_keys)
+				return tool_usage("trace", "--max-keys '%s': 1..%d",
+						  optarg, AGG_MAX_KEYS_LIMIT);
+			keys_set = true;
+			break;
+		case 'i':
+			if (tool_parse_seconds(optarg, &o->interval) ||
+			    o->interval < 0.1)
+				return tool_usage("trace", "--interval '%s': seconds, at least 0.1",
+						  optarg);
+			break;
+		case OPT_EVENTS:
+			o->events = true;
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -431,8 +552,10 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		return tool_usage("trace", "--unordered does not go with --flight-recorder");
 	if (o->flight && o->count)
 		return tool_usage("trace", "--count does not go with --flight-recorder, which prints what the rings hold at the end");
-	return 0;
+	return check_agg_args(o, top_set, keys_set);
 }
+
+static void flush_batch(struct tracer *t);
 
 /* ---- callbacks ---- */
 
@@ -441,6 +564,8 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	struct tracer *t = ctx;
 	struct trace_event *ev;
 
+	if (t->n >= BATCH_MAX && !t->o.flight)
+		flush_batch(t);
 	t->received++;
 	if (cpu >= 0 && cpu < t->ncpus) {
 		t->cpus[cpu].records++;
@@ -460,6 +585,9 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	}
 	ev = &t->batch[t->n];
 	ev->raw = NULL;
+	ev->probe = 0;
+	ev->kstack = NULL;
+	ev->kstack_nr = 0;
 	if (t->fmt.tp || t->fmt.nf) {
 		int err = t->fmt.nf ? decode_nf_record(data, size, ev) :
 				      decode_tp_record(data, size, ev);
@@ -582,6 +710,32 @@ static void announce_lost(struct tracer *t)
 	}
 }
 
+/* Event lines: off with --quiet, and with an aggregation unless --events. */
+static bool show_events(const struct tracer *t)
+{
+	return !t->o.quiet && (!t->agg || t->o.events);
+}
+
+/* Print the aggregation tables: @last at the end, else when it is time. */
+static void print_tables(struct tracer *t, bool last)
+{
+	__u64 now;
+
+	if (!t->agg || t->out_closed)
+		return;
+	if (!last) {
+		now = tool_now_ns();
+		if (!t->o.interval || now < t->next_interval)
+			return;
+		while (t->next_interval <= now)
+			t->next_interval += (__u64)(t->o.interval * 1e9);
+	}
+	live_clear(t);
+	agg_print(t->agg, stdout, t->o.interval ? ++t->interval_no : 0);
+	if (fflush(stdout) || ferror(stdout))
+		t->out_closed = true;
+}
+
 /* Print the batch in time order; stop at --count. */
 static void flush_batch(struct tracer *t)
 {
@@ -604,7 +758,9 @@ static void flush_batch(struct tracer *t)
 		if (count_reached(t))
 			break;
 		t->shown++;
-		if (!t->o.quiet)
+		if (t->agg)
+			agg_add(t->agg, &t->batch[i]);
+		if (show_events(t))
 			trace_print_event(stdout, &t->fmt, &t->batch[i]);
 		out_write(t, &t->batch[i], 0, 0);
 	}
@@ -844,6 +1000,7 @@ static int trace_loop(struct tracer *t)
 			return PEA_EXIT_ERR;
 		}
 		flush_batch(t);
+		print_tables(t, false);
 		live_update(t);
 	}
 	return PEA_EXIT_OK;
@@ -875,8 +1032,10 @@ static int trace_teardown(struct tracer *t, int rc)
 			flush_batch(t);
 		}
 		live_clear(t);
-		if (rc == PEA_EXIT_OK)
+		if (rc == PEA_EXIT_OK) {
+			print_tables(t, true);
 			print_summary(t, &li, have_li);
+		}
 		pea_buffer__free(t->pb);
 	}
 	if (t->out) {
@@ -892,6 +1051,7 @@ static int trace_teardown(struct tracer *t, int rc)
 		close(t->map_fd);
 	free(t->batch);
 	free(t->cpus);
+	agg_free(t->agg);
 	return rc;
 }
 
@@ -947,14 +1107,21 @@ int cmd_trace(int argc, char **argv)
 		}
 	}
 
+	t.agg_probes[0] = &t.fmt;
+	t.o.agg.json = t.o.json;
+	rc = agg_new(&t.agg, &t.o.agg, t.agg_probes, 1);
+	if (rc)
+		return rc;
 	t.cpus = calloc(t.ncpus, sizeof(*t.cpus));
 	if (!t.cpus) {
 		tool_err("out of memory");
+		agg_free(t.agg);
 		return PEA_EXIT_ERR;
 	}
 	if (setup_signals()) {
 		tool_err("cannot set up signal handlers: %s", strerror(errno));
 		free(t.cpus);
+		agg_free(t.agg);
 		return PEA_EXIT_ERR;
 	}
 	if (t.o.output) {
@@ -966,19 +1133,21 @@ int cmd_trace(int argc, char **argv)
 		if (!t.out) {
 			tool_err("--output: %s", msg);
 			free(t.cpus);
+			agg_free(t.agg);
 			return PEA_EXIT_ERR;
 		}
 	}
 	rc = trace_setup(&t);
 	if (rc == PEA_EXIT_OK) {
 		t.fmt.t0_ns = t.t0;
+		t.next_interval = t.t0 + (__u64)(t.o.interval * 1e9);
 		/* A flight recorder reads nothing until the end. */
 		t.live = isatty(STDERR_FILENO) && !t.o.flight;
 		t.live_ns = t.t0;
 		/* Also with --json: it is on stderr, and says we are attached. */
 		fprintf(stderr, "pea: tracing %s on %zu CPUs; Ctrl-C to end\n",
 			t.o.spec.text, pea_buffer__buffer_cnt(t.pb));
-		if (!t.o.quiet) {
+		if (show_events(&t)) {
 			trace_print_header(stdout, &t.fmt);
 			fflush(stdout);
 		}

@@ -1,0 +1,792 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea trace: --hist and --count-by, aggregated in the tool from the
+ * events it delivers.
+ *
+ * Each option makes one table per probe of the session (--count-by probe:
+ * one table for all of them). A histogram has fixed buckets: one for
+ * negative values (signed keys only), one for 0, then [2^k, 2^(k+1)) for
+ * k = 0..63. A count table is an open-addressing hash table of at most
+ * --max-keys distinct keys (AGG_DEFAULT_MAX_KEYS): the events of a key
+ * that does not fit are added to the table's "other" total, which is
+ * printed. So a session's memory is bounded whatever it traces and for
+ * however long: keys are at most AGG_STR_KEY_MAX bytes (a kernel stack,
+ * at most PEA_KSTACK_MAX addresses).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "pea_tool.h"
+#include "tpformat.h"
+#include "aggregate.h"
+
+/* The symboliser (ksym.c) is optional at link time. */
+#pragma weak ksyms_load
+#pragma weak ksyms_free
+#pragma weak ksyms_format
+
+#define HIST_BUCKETS	65	/* 0, then [2^k, 2^(k+1)) for k = 0..63 */
+#define HIST_BAR	40
+#define KEY_BYTES_MAX	(PEA_KSTACK_MAX * 8)
+
+enum agg_kind {
+	K_LATENCY,
+	K_RET,
+	K_ARG,
+	K_FIELD,
+	K_COMM,
+	K_PID,
+	K_TID,
+	K_CPU,
+	K_PROBE,
+	K_KSTACK,
+};
+
+struct count_ent {
+	__u64 hash;
+	__u64 count;
+	unsigned char *key;	/* NULL: a free slot */
+	__u32 len;
+};
+
+/**
+ * struct agg_table - one --hist or --count-by table of one probe
+ * @text:   the KEY as given
+ * @kind:   what it reads
+ * @arg:    K_ARG: which argument
+ * @field:  K_FIELD: the probe's tracepoint field
+ * @sgn:    numbers are signed (a negative bucket; printed signed)
+ * @hex:    numbers print as 0x... (arguments, pointers)
+ * @hist:   a histogram, else a count table
+ * @probe:  the probe's index (-1: every probe, --count-by probe)
+ */
+struct agg_table {
+	const char *text;
+	enum agg_kind kind;
+	unsigned int arg;
+	const struct tp_field *field;
+	bool sgn, hex, hist;
+	int probe;
+	__u64 total;
+	/* histogram */
+	__u64 neg, b[HIST_BUCKETS];
+	/* count table */
+	struct count_ent *slots;
+	size_t nslots, nkeys;
+	__u64 other;
+};
+
+struct agg {
+	struct agg_opts o;
+	int nprobes;
+	const struct trace_fmt *const *probes;
+	struct agg_table *tabs;	/* [spec][probe], hist specs first */
+	int ntabs;
+	struct ksyms *ks;
+	bool ks_tried;
+};
+
+/* ---- parsing the keys ---- */
+
+static const char hist_keys[] =
+	"latency or ret (kretprobe, uretprobe), arg0..arg5 (kprobe, uprobe), or a numeric field of the tracepoint";
+static const char count_keys[] =
+	"comm, pid, tid, cpu, probe, kstack (with --kstack), ret, arg0..arg5, or a field of the tracepoint";
+
+static bool is_argn(const char *s, unsigned int *n)
+{
+	if (strncasecmp(s, "arg", 3) || s[3] < '0' || s[3] > '5' || s[4])
+		return false;
+	*n = s[3] - '0';
+	return true;
+}
+
+/* Set @t's key from @text for probe @fmt; 0 or PEA_EXIT_USAGE. */
+static int parse_key(struct agg_table *t, const char *text,
+		     const struct trace_fmt *fmt, bool hist,
+		     const struct agg_opts *o)
+{
+	const char *opt = hist ? "--hist" : "--count-by";
+	const char *allowed = hist ? hist_keys : count_keys;
+	bool probe_rec = !fmt->tp && !fmt->nf;	/* kprobe, uprobe */
+	const struct tp_field *fl;
+
+	t->text = text;
+	t->hist = hist;
+	if (!strcmp(text, "latency") || !strcmp(text, "ret")) {
+		if (!fmt->retprobe)
+			return tool_usage("trace", "%s %s: only a kretprobe or uretprobe has a %s; %s is not one (%s allows %s)",
+					  opt, text,
+					  text[0] == 'l' ? "latency" : "return value",
+					  fmt->probe, opt, allowed);
+		t->kind = text[0] == 'l' ? K_LATENCY : K_RET;
+		t->sgn = t->kind == K_RET;
+		return 0;
+	}
+	if (is_argn(text, &t->arg)) {
+		if (!probe_rec)
+			return tool_usage("trace", "%s %s: %s has no arguments; name one of its fields (%s allows %s)",
+					  opt, text, fmt->probe, opt, allowed);
+		t->kind = K_ARG;
+		t->hex = !hist;
+		return 0;
+	}
+	if (!hist) {
+		static const struct {
+			const char *name;
+			enum agg_kind kind;
+		} fixed[] = {
+			{ "comm", K_COMM }, { "pid", K_PID }, { "tid", K_TID },
+			{ "cpu", K_CPU }, { "probe", K_PROBE },
+			{ "kstack", K_KSTACK },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+			if (strcmp(text, fixed[i].name))
+				continue;
+			t->kind = fixed[i].kind;
+			if (t->kind == K_KSTACK && !o->kstack)
+				return tool_usage("trace", "--count-by kstack needs records with a kernel stack: add --kstack");
+			return 0;
+		}
+	}
+	fl = fmt->tp ? tp_field_find(fmt->tp, text) : NULL;
+	if (!fl) {
+		if (fmt->tp)
+			return tool_usage("trace", "%s '%s': %s has no field '%s' (%s allows %s)",
+					  opt, text, fmt->probe, text, opt, allowed);
+		return tool_usage("trace", "%s '%s': not a key of %s (%s allows %s)",
+				  opt, text, fmt->probe, opt, allowed);
+	}
+	t->kind = K_FIELD;
+	t->field = fl;
+	if (fl->kind == TPF_INT) {
+		t->sgn = fl->is_signed && !fl->pointer;
+		t->hex = fl->pointer;
+		return 0;
+	}
+	if (!hist && (fl->kind == TPF_STR || fl->kind == TPF_LOC_STR))
+		return 0;
+	return tool_usage("trace", "%s '%s': the field is %s; %s takes %s",
+			  opt, text,
+			  fl->kind == TPF_STR || fl->kind == TPF_LOC_STR ?
+			  "a string" : "an array or a struct",
+			  opt, hist ? "a number" : "a number or a string");
+}
+
+int agg_new(struct agg **out, const struct agg_opts *o,
+	    const struct trace_fmt *const *probes, int nprobes)
+{
+	struct agg *a;
+	int s, p, n, rc;
+
+	*out = NULL;
+	if (!o->nhist && !o->ncount)
+		return 0;
+	n = (o->nhist + o->ncount) * nprobes;
+	a = calloc(1, sizeof(*a));
+	if (a)
+		a->tabs = calloc(n, sizeof(*a->tabs));
+	if (!a || !a->tabs) {
+		free(a);
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
+	}
+	a->o = *o;
+	a->nprobes = nprobes;
+	a->probes = probes;
+	a->ntabs = n;
+	for (s = 0; s < o->nhist + o->ncount; s++) {
+		bool hist = s < o->nhist;
+		const char *text = hist ? o->hist[s] : o->count[s - o->nhist];
+
+		for (p = 0; p < nprobes; p++) {
+			struct agg_table *t = &a->tabs[s * nprobes + p];
+
+			rc = parse_key(t, text, probes[p], hist, o);
+			if (rc) {
+				agg_free(a);
+				return rc;
+			}
+			t->probe = t->kind == K_PROBE ? -1 : p;
+		}
+	}
+	*out = a;
+	return 0;
+}
+
+void agg_free(struct agg *a)
+{
+	int i;
+	size_t j;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->ntabs; i++) {
+		for (j = 0; j < a->tabs[i].nslots; j++)
+			free(a->tabs[i].slots[j].key);
+		free(a->tabs[i].slots);
+	}
+	if (a->ks && ksyms_free)
+		ksyms_free(a->ks);
+	free(a->tabs);
+	free(a);
+}
+
+/* ---- adding an event ---- */
+
+static __u64 load_int(const unsigned char *p, unsigned int size, bool sgn)
+{
+	__u64 v = 0;
+
+	memcpy(&v, p, size);	/* little endian */
+	if (sgn && size < 8 && (v >> (size * 8 - 1)) & 1)
+		v |= ~0ULL << (size * 8);
+	return v;
+}
+
+/* The number @t keys on; false if @ev has none (a short raw entry). */
+static bool key_num(const struct agg_table *t, const struct trace_event *ev,
+		    __u64 *v)
+{
+	const struct tp_field *fl = t->field;
+
+	switch (t->kind) {
+	case K_LATENCY:
+		*v = ev->rec.latency_ns;
+		return true;
+	case K_RET:
+		*v = (__u64)ev->rec.ret;
+		return true;
+	case K_ARG:
+		*v = ev->rec.args[t->arg];
+		return true;
+	case K_PID:
+		*v = ev->rec.tgid;
+		return true;
+	case K_TID:
+		*v = ev->rec.pid;
+		return true;
+	case K_CPU:
+		*v = ev->rec.cpu;
+		return true;
+	case K_PROBE:
+		*v = (__u64)ev->probe;
+		return true;
+	case K_FIELD:
+		if (!ev->raw || fl->offset + fl->size > ev->raw_size)
+			return false;
+		*v = load_int(ev->raw + fl->offset, fl->size, fl->is_signed);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A string field's bytes (up to its NUL) in the raw entry. */
+static bool key_field_str(const struct agg_table *t,
+			  const struct trace_event *ev,
+			  const unsigned char **s, __u32 *len)
+{
+	const struct tp_field *fl = t->field;
+	__u32 loc, off, n;
+
+	if (!ev->raw || fl->offset + fl->size > ev->raw_size)
+		return false;
+	if (fl->kind == TPF_STR) {
+		off = fl->offset;
+		n = fl->size;
+	} else {
+		memcpy(&loc, ev->raw + fl->offset, 4);
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if (fl->rel)
+			off += fl->offset + 4;
+		if (off + n > ev->raw_size)
+			return false;
+	}
+	*s = ev->raw + off;
+	*len = strnlen((const char *)*s, n);
+	return true;
+}
+
+static unsigned int hist_bucket(__u64 v)
+{
+	return v ? 64 - __builtin_clzll(v) : 0;
+}
+
+static __u64 fnv1a(const unsigned char *p, __u32 len)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+	__u32 i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Double the slots (rehashing); false when out of memory. */
+static bool count_grow(struct agg_table *t, size_t nslots)
+{
+	struct count_ent *s = calloc(nslots, sizeof(*s));
+	size_t i, j;
+
+	if (!s)
+		return false;
+	for (i = 0; i < t->nslots; i++) {
+		if (!t->slots[i].key)
+			continue;
+		for (j = t->slots[i].hash & (nslots - 1); s[j].key;
+		     j = (j + 1) & (nslots - 1))
+			;
+		s[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = s;
+	t->nslots = nslots;
+	return true;
+}
+
+static void count_add(struct agg *a, struct agg_table *t,
+		      const unsigned char *key, __u32 len)
+{
+	__u64 h = fnv1a(key, len);
+	struct count_ent *e;
+	size_t i;
+
+	t->total++;
+	if (t->nslots) {
+		for (i = h & (t->nslots - 1); t->slots[i].key;
+		     i = (i + 1) & (t->nslots - 1)) {
+			e = &t->slots[i];
+			if (e->hash == h && e->len == len &&
+			    !memcmp(e->key, key, len)) {
+				e->count++;
+				return;
+			}
+		}
+	}
+	if (t->nkeys >= a->o.max_keys) {
+		t->other++;
+		return;
+	}
+	/* At most half full: the slots stay below 4 * max_keys. */
+	if ((t->nkeys + 1) * 2 > t->nslots &&
+	    !count_grow(t, t->nslots ? t->nslots * 2 : 64)) {
+		t->other++;
+		return;
+	}
+	for (i = h & (t->nslots - 1); t->slots[i].key;
+	     i = (i + 1) & (t->nslots - 1))
+		;
+	e = &t->slots[i];
+	e->key = malloc(len ? len : 1);
+	if (!e->key) {
+		t->other++;
+		return;
+	}
+	memcpy(e->key, key, len);
+	e->len = len;
+	e->hash = h;
+	e->count = 1;
+	t->nkeys++;
+}
+
+void agg_add(struct agg *a, const struct trace_event *ev)
+{
+	int probe = ev->probe >= 0 && ev->probe < a->nprobes ? ev->probe : 0;
+	int s, nspecs = a->o.nhist + a->o.ncount;
+
+	for (s = 0; s < nspecs; s++) {
+		struct agg_table *t = &a->tabs[s * a->nprobes + probe];
+		const unsigned char *key;
+		__u32 len;
+		__u64 v;
+
+		if (t->probe < 0)	/* one table for all probes */
+			t = &a->tabs[s * a->nprobes];
+		if (t->hist) {
+			if (!key_num(t, ev, &v))
+				continue;
+			t->total++;
+			if (t->sgn && (__s64)v < 0)
+				t->neg++;
+			else
+				t->b[hist_bucket(v)]++;
+			continue;
+		}
+		if (t->kind == K_COMM) {
+			key = (const unsigned char *)ev->rec.comm;
+			len = strnlen(ev->rec.comm, sizeof(ev->rec.comm));
+		} else if (t->kind == K_KSTACK) {
+			key = (const unsigned char *)ev->kstack;
+			len = ev->kstack ? ev->kstack_nr * 8 : 0;
+			if (len > KEY_BYTES_MAX)
+				len = KEY_BYTES_MAX;
+		} else if (t->kind == K_FIELD && t->field->kind != TPF_INT) {
+			if (!key_field_str(t, ev, &key, &len))
+				continue;
+			if (len > AGG_STR_KEY_MAX)
+				len = AGG_STR_KEY_MAX;
+		} else {
+			if (!key_num(t, ev, &v))
+				continue;
+			key = (const unsigned char *)&v;
+			len = sizeof(v);
+		}
+		count_add(a, t, key, len);
+	}
+}
+
+/* ---- printing ---- */
+
+static const char *probe_name(const struct agg *a, const struct agg_table *t)
+{
+	return t->probe < 0 ? "all probes" : a->probes[t->probe]->probe;
+}
+
+/* A bucket bound 2^k as bpftrace writes it: 512, 1K, 2K, ..., 8E. */
+static void pow2_label(char *buf, size_t len, unsigned int k)
+{
+	static const char units[] = " KMGTPE";
+	unsigned int u = k / 10;
+
+	if (u >= sizeof(units) - 1)
+		u = sizeof(units) - 2;
+	if (u)
+		snprintf(buf, len, "%llu%c", 1ULL << (k - 10 * u), units[u]);
+	else
+		snprintf(buf, len, "%llu", 1ULL << k);
+}
+
+static void bucket_label(char *buf, size_t len, int i)
+{
+	char lo[24], hi[24];
+
+	if (i < 0) {
+		snprintf(buf, len, "(..., 0)");
+	} else if (i == 0) {
+		snprintf(buf, len, "[0]");
+	} else if (i == 1) {
+		snprintf(buf, len, "[1]");
+	} else {
+		pow2_label(lo, sizeof(lo), i - 1);
+		pow2_label(hi, sizeof(hi), i);
+		snprintf(buf, len, "[%s, %s)", lo, hi);
+	}
+}
+
+static void print_bar_line(FILE *f, const char *label, __u64 n, __u64 max)
+{
+	int w = max ? (int)((n * HIST_BAR + max - 1) / max) : 0;
+
+	fprintf(f, "%-16s %10llu |", label, (unsigned long long)n);
+	fprintf(f, "%.*s%*s|\n", w,
+		"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@", HIST_BAR - w, "");
+}
+
+static const char *hist_unit(const struct agg_table *t)
+{
+	return t->kind == K_LATENCY ? "ns" : NULL;
+}
+
+static void hist_print_human(FILE *f, const struct agg *a,
+			     const struct agg_table *t)
+{
+	const char *unit = hist_unit(t);
+	__u64 max = t->neg;
+	char label[64];
+	int i, lo = -1, hi = -1;
+
+	fprintf(f, "%s: histogram of %s%s%s%s, %llu values\n",
+		probe_name(a, t), t->text, unit ? " (" : "", unit ? unit : "",
+		unit ? ")" : "", (unsigned long long)t->total);
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!t->b[i])
+			continue;
+		if (lo < 0)
+			lo = i;
+		hi = i;
+		if (t->b[i] > max)
+			max = t->b[i];
+	}
+	if (t->neg)
+		print_bar_line(f, "(..., 0)", t->neg, max);
+	for (i = lo; lo >= 0 && i <= hi; i++) {
+		bucket_label(label, sizeof(label), i);
+		print_bar_line(f, label, t->b[i], max);
+	}
+}
+
+/* 2^@k as decimal digits, k = 0..64. */
+static void pow2_str(char *buf, size_t len, int k)
+{
+	if (k == 64)
+		snprintf(buf, len, "18446744073709551616");
+	else
+		snprintf(buf, len, "%llu", 1ULL << k);
+}
+
+static void hist_print_json(FILE *f, const struct agg *a,
+			    const struct agg_table *t, unsigned int interval)
+{
+	const char *unit = hist_unit(t);
+	char lo[32], hi[32];
+	bool first = true;
+	int i;
+
+	fputs("{\"type\":\"hist\",\"probe\":", f);
+	json_put_str(f, probe_name(a, t), strlen(probe_name(a, t)));
+	fputs(",\"key\":", f);
+	json_put_str(f, t->text, strlen(t->text));
+	if (unit)
+		fprintf(f, ",\"unit\":\"%s\"", unit);
+	if (interval)
+		fprintf(f, ",\"interval\":%u", interval);
+	fprintf(f, ",\"count\":%llu,\"buckets\":[",
+		(unsigned long long)t->total);
+	if (t->neg) {
+		fprintf(f, "{\"lo\":-9223372036854775808,\"hi\":0,\"count\":%llu}",
+			(unsigned long long)t->neg);
+		first = false;
+	}
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!t->b[i])
+			continue;
+		/* Bucket 0 is [0, 1), bucket i is [2^(i-1), 2^i). */
+		if (i)
+			pow2_str(lo, sizeof(lo), i - 1);
+		else
+			snprintf(lo, sizeof(lo), "0");
+		pow2_str(hi, sizeof(hi), i);
+		fprintf(f, "%s{\"lo\":%s,\"hi\":%s,\"count\":%llu}",
+			first ? "" : ",", lo, hi,
+			(unsigned long long)t->b[i]);
+		first = false;
+	}
+	fputs("]}\n", f);
+}
+
+static __u64 ent_num(const struct count_ent *e)
+{
+	__u64 v;
+
+	memcpy(&v, e->key, sizeof(v));
+	return v;
+}
+
+static bool key_is_num(const struct agg_table *t)
+{
+	return t->kind != K_COMM && t->kind != K_KSTACK &&
+	       !(t->kind == K_FIELD && t->field->kind != TPF_INT);
+}
+
+static const struct agg_table *sort_tab;
+
+/* Count descending, then key ascending (numbers by value). */
+static int ent_cmp(const void *x, const void *y)
+{
+	const struct count_ent *a = *(const struct count_ent *const *)x;
+	const struct count_ent *b = *(const struct count_ent *const *)y;
+	__u32 n;
+	int c;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	if (key_is_num(sort_tab)) {
+		__u64 u = ent_num(a), v = ent_num(b);
+
+		if (sort_tab->sgn)
+			return (__s64)u < (__s64)v ? -1 : (__s64)u > (__s64)v;
+		return u < v ? -1 : u > v;
+	}
+	n = a->len < b->len ? a->len : b->len;
+	c = memcmp(a->key, b->key, n);
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* A string key for the columns: printable ASCII as is, the rest \xNN. */
+static void put_text(FILE *f, const unsigned char *s, __u32 len)
+{
+	__u32 i;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\')
+			fputc(s[i], f);
+		else
+			fprintf(f, "\\x%02x", s[i]);
+	}
+}
+
+/* A key as text: JSON (a value) or for the columns. */
+static void put_key(FILE *f, struct agg *a, const struct agg_table *t,
+		    const struct count_ent *e, bool json)
+{
+	char sym[256];
+	__u32 i;
+	__u64 v;
+
+	if (t->kind == K_KSTACK) {
+		if (!a->ks_tried) {
+			a->ks_tried = true;
+			a->ks = ksyms_load ? ksyms_load() : NULL;
+		}
+		fputs(json ? "[" : "", f);
+		for (i = 0; i + 8 <= e->len; i += 8) {
+			memcpy(&v, e->key + i, 8);
+			if (a->ks && ksyms_format)
+				ksyms_format(a->ks, v, sym, sizeof(sym));
+			else
+				snprintf(sym, sizeof(sym), "0x%llx",
+					 (unsigned long long)v);
+			if (json)
+				json_put_str(f, sym, strlen(sym));
+			else
+				fprintf(f, "\n    %s", sym);
+			if (json && i + 8 < e->len)
+				fputc(',', f);
+		}
+		fputs(json ? "]" : "", f);
+		return;
+	}
+	if (!key_is_num(t)) {
+		if (json)
+			json_put_str(f, e->key, e->len);
+		else
+			put_text(f, e->key, e->len);
+		return;
+	}
+	v = ent_num(e);
+	if (t->kind == K_PROBE) {
+		const char *p = v < (__u64)a->nprobes ?
+				a->probes[v]->probe : "?";
+
+		if (json)
+			json_put_str(f, p, strlen(p));
+		else
+			fputs(p, f);
+	} else if (t->hex) {
+		fprintf(f, json ? "\"0x%llx\"" : "0x%llx",
+			(unsigned long long)v);
+	} else if (t->sgn) {
+		fprintf(f, "%lld", (long long)v);
+	} else {
+		fprintf(f, "%llu", (unsigned long long)v);
+	}
+}
+
+static void count_print(FILE *f, struct agg *a, const struct agg_table *t,
+			unsigned int interval)
+{
+	struct count_ent **rows = NULL;
+	__u64 rest = 0;
+	size_t i, n = 0, top = a->o.top;
+	bool json = a->o.json;
+
+	if (t->nkeys)
+		rows = malloc(t->nkeys * sizeof(*rows));
+	if (t->nkeys && !rows) {
+		tool_err("out of memory printing the --count-by %s table",
+			 t->text);
+		return;
+	}
+	for (i = 0; i < t->nslots; i++)
+		if (t->slots[i].key)
+			rows[n++] = &t->slots[i];
+	sort_tab = t;
+	if (n)
+		qsort(rows, n, sizeof(*rows), ent_cmp);
+	if (top > n)
+		top = n;
+	for (i = top; i < n; i++)
+		rest += rows[i]->count;
+	if (json) {
+		fputs("{\"type\":\"count\",\"probe\":", f);
+		json_put_str(f, probe_name(a, t), strlen(probe_name(a, t)));
+		fputs(",\"by\":", f);
+		json_put_str(f, t->text, strlen(t->text));
+		if (interval)
+			fprintf(f, ",\"interval\":%u", interval);
+		fprintf(f, ",\"count\":%llu,\"keys\":%zu,\"rows\":[",
+			(unsigned long long)t->total, n);
+		for (i = 0; i < top; i++) {
+			fputs(i ? ",{\"key\":" : "{\"key\":", f);
+			put_key(f, a, t, rows[i], true);
+			fprintf(f, ",\"count\":%llu}",
+				(unsigned long long)rows[i]->count);
+		}
+		fprintf(f, "],\"rest\":{\"keys\":%zu,\"count\":%llu},\"other\":%llu,\"max_keys\":%u}\n",
+			n - top, (unsigned long long)rest,
+			(unsigned long long)t->other, a->o.max_keys);
+		free(rows);
+		return;
+	}
+	fprintf(f, "%s: count by %s, %llu events, %zu keys\n",
+		probe_name(a, t), t->text, (unsigned long long)t->total, n);
+	fprintf(f, "%10s  %s\n", "COUNT", "KEY");
+	for (i = 0; i < top; i++) {
+		fprintf(f, "%10llu  ", (unsigned long long)rows[i]->count);
+		put_key(f, a, t, rows[i], false);
+		fputc('\n', f);
+	}
+	if (n > top)
+		fprintf(f, "%10llu  (%zu more key%s)\n", (unsigned long long)rest,
+			n - top, n - top > 1 ? "s" : "");
+	if (t->other)
+		fprintf(f, "%10llu  (other keys: past the cap of %u distinct keys)\n",
+			(unsigned long long)t->other, a->o.max_keys);
+	free(rows);
+}
+
+static void table_reset(struct agg_table *t)
+{
+	size_t i;
+
+	t->total = 0;
+	t->neg = 0;
+	memset(t->b, 0, sizeof(t->b));
+	for (i = 0; i < t->nslots; i++)
+		free(t->slots[i].key);
+	free(t->slots);
+	t->slots = NULL;
+	t->nslots = 0;
+	t->nkeys = 0;
+	t->other = 0;
+}
+
+void agg_print(struct agg *a, FILE *f, unsigned int interval)
+{
+	int i;
+
+	if (!a)
+		return;
+	if (interval && !a->o.json) {
+		time_t now = time(NULL);
+		struct tm tm;
+		char ts[16];
+
+		localtime_r(&now, &tm);
+		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+		fprintf(f, "\n[%s] interval %u\n", ts, interval);
+	}
+	for (i = 0; i < a->ntabs; i++) {
+		struct agg_table *t = &a->tabs[i];
+
+		if (t->probe < 0 && i % a->nprobes)
+			continue;	/* --count-by probe: the first only */
+		if (!a->o.json)
+			fputc('\n', f);	/* a blank line before each table */
+		if (t->hist && a->o.json)
+			hist_print_json(f, a, t, interval);
+		else if (t->hist)
+			hist_print_human(f, a, t);
+		else
+			count_print(f, a, t, interval);
+		table_reset(t);
+	}
+	fflush(f);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pea trace: aggregations of the events a session delivers, kept in the
+ * tool: --hist KEY (log2 histograms) and --count-by KEY (counts per
+ * distinct key, a sorted top-N), per probe, printed every --interval and
+ * at the end. docs/aggregations.md describes the output.
+ */
+#ifndef _PEA_AGGREGATE_H
+#define _PEA_AGGREGATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+struct trace_event;
+struct trace_fmt;
+
+#define AGG_MAX_SPECS		8	/* --hist and --count-by options, each */
+#define AGG_DEFAULT_TOP		10
+#define AGG_DEFAULT_MAX_KEYS	10240
+#define AGG_MAX_KEYS_LIMIT	1048576
+#define AGG_STR_KEY_MAX		256	/* string keys: bytes kept */
+
+/**
+ * struct agg_opts - what the command line asked for
+ * @hist:     the --hist KEY texts, @nhist of them
+ * @count:    the --count-by KEY texts, @ncount of them
+ * @top:      rows printed per count table (the rest is one line)
+ * @max_keys: distinct keys kept per count table; events of further keys
+ *            are counted as "other"
+ * @json:     print JSON objects
+ * @kstack:   the records carry kernel stacks (--kstack)
+ */
+struct agg_opts {
+	const char *hist[AGG_MAX_SPECS];
+	int nhist;
+	const char *count[AGG_MAX_SPECS];
+	int ncount;
+	unsigned int top;
+	unsigned int max_keys;
+	bool json;
+	bool kstack;
+};
+
+struct agg;
+
+/*
+ * Parse the keys against the session's @nprobes probes (@probes[i] the
+ * format of probe i; a key must fit each). Returns 0 with *@out set, or
+ * PEA_EXIT_USAGE after printing what is allowed, or PEA_EXIT_ERR (out of
+ * memory). *@out is NULL when no aggregation was asked for.
+ */
+int agg_new(struct agg **out, const struct agg_opts *o,
+	    const struct trace_fmt *const *probes, int nprobes);
+
+/* Count one delivered event (of probe @ev->probe). */
+void agg_add(struct agg *a, const struct trace_event *ev);
+
+/*
+ * Print every table to @f, then empty them. @interval is the interval's
+ * number from 1 with --interval, 0 for the one print at the end.
+ */
+void agg_print(struct agg *a, FILE *f, unsigned int interval);
+
+void agg_free(struct agg *a);
+
+#endif /* _PEA_AGGREGATE_H */
