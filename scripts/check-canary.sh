@@ -68,15 +68,15 @@ fail_early() {
 	report
 }
 
+log "debug kernel (scripts/debug-kernel.sh)"
+DK=$("$ROOT/scripts/debug-kernel.sh" | tail -n1) || fail_early "canary: debug kernel build"
+[ -f "$DK/done" ] || fail_early "canary: debug kernel build"
+
 # Set-up, build and packing take turns with check-kernel.sh runs of other
 # kernels (scripts/check.sh runs several at once): see build/.prepare.lock.
 mkdir -p "$ROOT/build"
 exec 8>> "$ROOT/build/.prepare.lock"
 flock 8
-
-log "debug kernel (scripts/debug-kernel.sh)"
-DK=$("$ROOT/scripts/debug-kernel.sh" | tail -n1) || fail_early "canary: debug kernel build"
-[ -f "$DK/done" ] || fail_early "canary: debug kernel build"
 KVER=$(cat "$DK/kernelrelease")
 KDIR=$DK/build
 VMLINUZ=$DK/vmlinuz

@@ -58,12 +58,6 @@ early_fail() {
 }
 
 # --- setup ---------------------------------------------------------------
-# scripts/check.sh may test several kernels at once: the set-up, the build
-# and the packing share the tree (module objects, apt) and take turns; the
-# guests run side by side. Released once the initramfs is packed.
-exec 8>> "$ROOT/build/.prepare.lock"
-flock 8
-
 if [ "${KVER:-}" = debug ]; then
 	log "debug kernel (scripts/debug-kernel.sh)"
 	if ! DK=$("$ROOT/scripts/debug-kernel.sh" | tail -n1) || [ ! -f "$DK/done" ]; then
@@ -77,6 +71,13 @@ if [ "${KVER:-}" = debug ]; then
 	# no5lvl: see docs/checking.md (a false KASAN report at boot).
 	APPEND_EXTRA="kasan_multi_shot no5lvl${APPEND_EXTRA:+ $APPEND_EXTRA}"
 fi
+
+# scripts/check.sh may test several kernels at once: the set-up, the build
+# and the packing share the tree (module objects, apt) and take turns; the
+# guests run side by side, and so does the debug kernel's own build above
+# (its apt-get takes the same lock). Released once the initramfs is packed.
+exec 8>> "$ROOT/build/.prepare.lock"
+flock 8
 if [ -n "${VMLINUZ:-}" ]; then
 	# A locally built kernel: only the packages.
 	[ -n "${KDIR:-}" ] && [ -f "$KDIR/Makefile" ] ||

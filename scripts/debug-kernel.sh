@@ -70,11 +70,18 @@ install_deps() {
 		pkg_installed "$p" || missing+=("$p")
 	done
 	[ "${#missing[@]}" -eq 0 ] && return 0
+	# apt takes turns with the set-up of the kernels scripts/check.sh
+	# tests beside this build (see scripts/check-kernel.sh).
+	mkdir -p "$ROOT/build"
+	exec 7>> "$ROOT/build/.prepare.lock"
+	flock 7
 	log "apt-get install ${missing[*]}"
 	$SUDO apt-get update -qq >&2 || die "apt-get update failed"
 	$SUDO apt-get install -y -qq --no-install-recommends \
 		-o DPkg::Lock::Timeout=600 "${missing[@]}" >&2 ||
 		die "apt-get install ${missing[*]} failed"
+	flock -u 7
+	exec 7>&-
 }
 
 cache_key() {
