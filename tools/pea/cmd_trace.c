@@ -24,6 +24,8 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@
 #include "trace_writer.h"
 
 #define DEFAULT_PAGES	64
+#define TRACE_MAX_PROBES 64	/* PROBE arguments of one session */
 #define TICK_MS		100
 #define LIVE_EVERY_NS	1000000000ULL
 /* Record bytes in a ring beyond the raw payload: header and raw size. */
@@ -198,22 +201,60 @@ static const struct option trace_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-struct trace_opts {
-	struct probe_spec spec;
-	bool json, args, quiet, flight, unordered;
+/* struct probe_opts.set: which options a segment of the command line gave */
+#define PO_ARGS		(1U << 0)
+#define PO_CAPTURE	(1U << 1)	/* --str or --bytes */
+#define PO_SPACE	(1U << 2)	/* --user or --kernel */
+#define PO_PID		(1U << 3)
+#define PO_CPU		(1U << 4)
+#define PO_MAXACTIVE	(1U << 5)
+#define PO_PACKET	(1U << 6)
+#define PO_FILTER	(1U << 7)
+
+/*
+ * The options that bind to one probe. Those given before the first PROBE
+ * are every probe's defaults; those given after a PROBE (before the next
+ * one) replace them for that probe only. Per-probe output options
+ * (kernel stacks, histograms, counting) belong here too.
+ */
+struct probe_opts {
+	unsigned int set;	/* PO_*: given in this segment */
+	bool args;
 	bool user, kernel;
 	int capture_mode;
 	unsigned int capture_arg, capture_len;
 	unsigned int pid;
-	int cpu;
-	double duration;
-	unsigned long long count;
-	unsigned int pages;
+	int cpu;		/* -1: any */
 	unsigned int maxactive;
 	unsigned int packet;	/* netfilter: bytes per packet (0: unset) */
 	const char *filter;
+};
+
+/* One PROBE of the session: what was asked, how it prints, its link. */
+struct trace_probe {
+	struct probe_spec spec;
+	struct probe_opts own;		/* the options given after it */
+	struct probe_opts o;		/* in effect: defaults, then own */
+	struct trace_fmt fmt;
+	struct tp_format *tpf;		/* tracepoints: the format */
+	struct pea_tp_attr tp_attr;	/* tracepoints: predicates filled */
+	int link_fd;
+	__u64 shown, records;		/* events shown, records decoded */
+	struct pea_link_info li;	/* at detach */
+	bool have_li;
+};
+
+/* The session: options for all probes, and the probes. */
+struct trace_opts {
+	bool json, quiet, flight, unordered;
+	double duration;
+	unsigned long long count;
+	unsigned int pages;
 	const char *output;		/* --output */
 	enum trace_out_format format;	/* --format */
+	struct probe_opts defaults;	/* given before the first PROBE */
+	struct trace_probe *probes;
+	unsigned int nprobes;
 };
 
 struct cpu_count {
@@ -224,9 +265,8 @@ struct cpu_count {
 
 struct tracer {
 	struct trace_opts o;
-	struct trace_fmt fmt;
 	struct pea_buffer *pb;
-	int map_fd, link_fd;
+	int map_fd;
 
 	struct trace_event *batch;
 	size_t n, cap;
@@ -244,13 +284,10 @@ struct tracer {
 	__u64 live_ns, live_recv;
 	double live_rate;
 	__u64 t0, t_end;
-	struct pea_tp_attr tp_attr;	/* tracepoints: predicates filled */
 	struct trace_writer *out;	/* --output, or NULL */
-	const struct trace_fmt *out_probes[1];
+	const struct trace_fmt *out_probes[TRACE_MAX_PROBES];
 	bool out_failed;
 };
-
-static struct tp_format tp_fmt;
 
 static volatile sig_atomic_t trace_stop;
 
@@ -261,6 +298,26 @@ static void on_signal(int sig)
 }
 
 /* ---- option parsing ---- */
+
+/*
+ * A usage error about the options of @probe (NULL: before any probe):
+ * the message is prefixed with the probe's text.
+ */
+static int probe_usage(const char *probe, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int probe_usage(const char *probe, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!probe)
+		return tool_usage("trace", "%s", msg);
+	return tool_usage("trace", "%s: %s", probe, msg);
+}
 
 /* "ARG1", "arg1" or "1": the argument index 0..5. */
 static int parse_argn(const char *s, const char **rest, unsigned int *n)
@@ -274,159 +331,283 @@ static int parse_argn(const char *s, const char **rest, unsigned int *n)
 	return 0;
 }
 
-static int parse_capture(struct trace_opts *o, int mode, const char *arg)
+static int parse_capture(struct probe_opts *o, const char *probe, int mode,
+			 const char *arg)
 {
 	const char *rest, *what = mode == PEA_CAPTURE_STR ? "--str" : "--bytes";
 
-	if (o->capture_mode)
-		return tool_usage("trace", "only one of --str and --bytes, once");
+	if (o->set & PO_CAPTURE)
+		return probe_usage(probe, "only one of --str and --bytes, once");
+	o->set |= PO_CAPTURE;
 	if (parse_argn(arg, &rest, &o->capture_arg))
-		return tool_usage("trace", "%s '%s': name an argument ARG0..ARG5",
-				  what, arg);
+		return probe_usage(probe, "%s '%s': name an argument ARG0..ARG5",
+				   what, arg);
 	o->capture_mode = mode;
 	if (!*rest) {
 		if (mode == PEA_CAPTURE_FIXED)
-			return tool_usage("trace", "--bytes needs a length: ARGn:LEN");
+			return probe_usage(probe, "--bytes needs a length: ARGn:LEN");
 		o->capture_len = PEA_CAPTURE_MAX;
 		return 0;
 	}
 	if (*rest != ':' ||
 	    tool_parse_uint(rest + 1, PEA_CAPTURE_MAX, &o->capture_len) ||
 	    !o->capture_len)
-		return tool_usage("trace", "%s '%s': the length after ':' must be 1..%d",
-				  what, arg, PEA_CAPTURE_MAX);
+		return probe_usage(probe, "%s '%s': the length after ':' must be 1..%d",
+				   what, arg, PEA_CAPTURE_MAX);
 	return 0;
 }
 
+/* A probe option of the segment (@probe NULL: before any probe). */
+static int parse_probe_opt(int c, const char *arg, struct probe_opts *po,
+			   const char *probe, int ncpus)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case 'a':
+		po->args = true;
+		po->set |= PO_ARGS;
+		return 0;
+	case 's':
+	case 'b':
+		return parse_capture(po, probe, c == 's' ? PEA_CAPTURE_STR :
+						    PEA_CAPTURE_FIXED, arg);
+	case OPT_USER:
+	case OPT_KERNEL:
+		if (!(po->set & PO_SPACE))
+			po->user = po->kernel = false;
+		if (c == OPT_USER)
+			po->user = true;
+		else
+			po->kernel = true;
+		po->set |= PO_SPACE;
+		return 0;
+	case 'p':
+		if (tool_parse_uint(arg, INT_MAX, &po->pid) || !po->pid)
+			return probe_usage(probe, "--pid '%s': a process id", arg);
+		po->set |= PO_PID;
+		return 0;
+	case 'C':
+		if (tool_parse_u64(arg, &v) || v >= (unsigned int)ncpus)
+			return probe_usage(probe, "--cpu '%s': this machine has CPUs 0..%d",
+					   arg, ncpus - 1);
+		po->cpu = (int)v;
+		po->set |= PO_CPU;
+		return 0;
+	case OPT_MAXACTIVE:
+		if (tool_parse_uint(arg, 4096, &po->maxactive) || !po->maxactive)
+			return probe_usage(probe, "--maxactive '%s': 1..4096", arg);
+		po->set |= PO_MAXACTIVE;
+		return 0;
+	case OPT_FILTER:
+		po->filter = arg;
+		po->set |= PO_FILTER;
+		return 0;
+	case OPT_PACKET:
+		if (tool_parse_uint(arg, PEA_NF_PACKET_MAX, &po->packet) ||
+		    !po->packet)
+			return probe_usage(probe, "--packet '%s': 1..%d bytes",
+					   arg, PEA_NF_PACKET_MAX);
+		po->set |= PO_PACKET;
+		return 0;
+	}
+	return 1;	/* not a probe option */
+}
+
+/* A session option, wherever it was given. */
+static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
+{
+	switch (c) {
+	case 'd':
+		if (tool_parse_seconds(arg, &o->duration))
+			return tool_usage("trace", "--duration '%s': a positive number of seconds",
+					  arg);
+		return 0;
+	case 'c':
+		if (tool_parse_u64(arg, &o->count) || !o->count)
+			return tool_usage("trace", "--count '%s': a positive number", arg);
+		return 0;
+	case OPT_PAGES:
+		if (tool_parse_uint(arg, PEA_MAX_RING_PAGES, &o->pages) ||
+		    !o->pages || (o->pages & (o->pages - 1)))
+			return tool_usage("trace", "--pages '%s': a power of two, 1..%d",
+					  arg, PEA_MAX_RING_PAGES);
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case OPT_FORMAT:
+		o->format = trace_writer_format(arg);
+		if (!o->format)
+			return tool_usage("trace", "--format '%s': ctf or perfetto",
+					  arg);
+		return 0;
+	case 'j':
+		o->json = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'F':
+		o->flight = true;
+		return 0;
+	case OPT_UNORDERED:
+		o->unordered = true;
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Parse the options of one segment: argv[1..] up to the next PROBE (or
+ * the end). Returns 0 with *@next the index in @argv of that PROBE
+ * (@argc: none), or a usage error's exit status.
+ */
+static int parse_segment(int argc, char **argv, struct trace_opts *o,
+			 struct probe_opts *po, const char *probe, int ncpus,
+			 bool *help, int *next)
+{
+	int c, ret;
+
+	opterr = 0;
+	optind = 0;	/* start over, at argv[1] */
+	while ((c = getopt_long(argc, argv, "+:as:b:p:C:d:c:jqFho:",
+				trace_options, NULL)) != -1) {
+		if (c == 'h') {
+			*help = true;
+			return 0;
+		}
+		if (c == ':')
+			return tool_usage("trace", "option '%s' needs a value",
+					  argv[optind - 1]);
+		if (c == '?')
+			return tool_usage("trace", "unknown option '%s'",
+					  argv[optind - 1]);
+		ret = parse_probe_opt(c, optarg, po, probe, ncpus);
+		if (ret == 1)
+			ret = parse_session_opt(c, optarg, o);
+		if (ret == 1)
+			return tool_usage("trace", "unknown option '%s'",
+					  argv[optind - 1]);
+		if (ret)
+			return ret;
+	}
+	*next = optind;
+	return 0;
+}
+
+/* @eff = @def with what @own gave replaced. */
+static void probe_opts_merge(struct probe_opts *eff,
+			     const struct probe_opts *def,
+			     const struct probe_opts *own)
+{
+	*eff = *def;
+	eff->set = own->set;
+	if (own->set & PO_ARGS)
+		eff->args = own->args;
+	if (own->set & PO_CAPTURE) {
+		eff->capture_mode = own->capture_mode;
+		eff->capture_arg = own->capture_arg;
+		eff->capture_len = own->capture_len;
+	}
+	if (own->set & PO_SPACE) {
+		eff->user = own->user;
+		eff->kernel = own->kernel;
+	}
+	if (own->set & PO_PID)
+		eff->pid = own->pid;
+	if (own->set & PO_CPU)
+		eff->cpu = own->cpu;
+	if (own->set & PO_MAXACTIVE)
+		eff->maxactive = own->maxactive;
+	if (own->set & PO_PACKET)
+		eff->packet = own->packet;
+	if (own->set & PO_FILTER)
+		eff->filter = own->filter;
+}
+
+/* Whether the options in effect for @p suit its kind. */
+static int probe_validate(const struct trace_probe *p)
+{
+	const struct probe_opts *o = &p->o;
+	const struct probe_spec *s = &p->spec;
+	const char *n = s->text;
+
+	if (s->tp && (o->args || o->capture_mode || o->user || o->kernel ||
+		      o->maxactive))
+		return probe_usage(n, "--args, --str, --bytes, --user, --kernel and --maxactive are for kprobes");
+	if (s->uprobe && (o->kernel || o->maxactive || o->cpu >= 0))
+		return probe_usage(n, "--kernel, --maxactive and --cpu are not for uprobes");
+	if (o->filter && !s->tp)
+		return probe_usage(n, "--filter is for tracepoints");
+	if (s->nf && (o->args || o->capture_mode || o->user || o->kernel ||
+		      o->maxactive || o->pid || o->cpu >= 0))
+		return probe_usage(n, "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter");
+	if (o->packet && !s->nf)
+		return probe_usage(n, "--packet is for netfilter");
+	if (o->user && o->kernel)
+		return probe_usage(n, "--user or --kernel, not both");
+	if ((o->user || o->kernel) && !o->capture_mode)
+		return probe_usage(n, "--user and --kernel go with --str or --bytes");
+	if (o->maxactive && !s->retprobe)
+		return probe_usage(n, "--maxactive is for kretprobes");
+	return 0;
+}
+
+/*
+ * The command line: session options and probe defaults, then each PROBE
+ * with its own options. Session options are taken anywhere.
+ */
 static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 			    int ncpus, bool *help)
 {
-	unsigned long long v;
-	int c, ret;
+	struct probe_opts *po = &o->defaults;
+	const char *probe = NULL;
+	int pos = 1, next = 1, ret;
+	unsigned int i;
 
 	memset(o, 0, sizeof(*o));
-	o->cpu = -1;
+	o->defaults.cpu = -1;
 	o->pages = DEFAULT_PAGES;
 	*help = false;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":as:b:p:C:d:c:jqFho:", trace_options,
-				NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			o->args = true;
-			break;
-		case 's':
-		case 'b':
-			ret = parse_capture(o, c == 's' ? PEA_CAPTURE_STR :
-						       PEA_CAPTURE_FIXED, optarg);
-			if (ret)
-				return ret;
-			break;
-		case OPT_USER:
-			o->user = true;
-			break;
-		case OPT_KERNEL:
-			o->kernel = true;
-			break;
-		case 'p':
-			if (tool_parse_uint(optarg, INT_MAX, &o->pid) || !o->pid)
-				return tool_usage("trace", "--pid '%s': a process id", optarg);
-			break;
-		case 'C':
-			if (tool_parse_u64(optarg, &v) || v >= (unsigned int)ncpus)
-				return tool_usage("trace", "--cpu '%s': this machine has CPUs 0..%d",
-						  optarg, ncpus - 1);
-			o->cpu = (int)v;
-			break;
-		case 'd':
-			if (tool_parse_seconds(optarg, &o->duration))
-				return tool_usage("trace", "--duration '%s': a positive number of seconds",
-						  optarg);
-			break;
-		case 'c':
-			if (tool_parse_u64(optarg, &o->count) || !o->count)
-				return tool_usage("trace", "--count '%s': a positive number", optarg);
-			break;
-		case OPT_PAGES:
-			if (tool_parse_uint(optarg, PEA_MAX_RING_PAGES, &o->pages) ||
-			    !o->pages || (o->pages & (o->pages - 1)))
-				return tool_usage("trace", "--pages '%s': a power of two, 1..%d",
-						  optarg, PEA_MAX_RING_PAGES);
-			break;
-		case OPT_MAXACTIVE:
-			if (tool_parse_uint(optarg, 4096, &o->maxactive) ||
-			    !o->maxactive)
-				return tool_usage("trace", "--maxactive '%s': 1..4096", optarg);
-			break;
-		case OPT_FILTER:
-			o->filter = optarg;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_FORMAT:
-			o->format = trace_writer_format(optarg);
-			if (!o->format)
-				return tool_usage("trace", "--format '%s': ctf or perfetto",
-						  optarg);
-			break;
-		case OPT_PACKET:
-			if (tool_parse_uint(optarg, PEA_NF_PACKET_MAX,
-					    &o->packet) || !o->packet)
-				return tool_usage("trace", "--packet '%s': 1..%d bytes",
-						  optarg, PEA_NF_PACKET_MAX);
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'F':
-			o->flight = true;
-			break;
-		case OPT_UNORDERED:
-			o->unordered = true;
-			break;
-		case 'h':
-			*help = true;
-			return 0;
-		case ':':
-			return tool_usage("trace", "option '%s' needs a value",
-					  argv[optind - 1]);
-		default:
-			return tool_usage("trace", "unknown option '%s'",
-					  argv[optind - 1]);
-		}
+	o->probes = calloc(TRACE_MAX_PROBES, sizeof(*o->probes));
+	if (!o->probes) {
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
 	}
-	if (optind >= argc)
+	for (;;) {
+		/* argv[pos - 1] stands in for the program name. */
+		ret = parse_segment(argc - pos + 1, argv + pos - 1, o, po,
+				    probe, ncpus, help, &next);
+		if (ret || *help)
+			return ret;
+		pos += next - 1;
+		if (pos >= argc)
+			break;
+		if (o->nprobes == TRACE_MAX_PROBES)
+			return tool_usage("trace", "at most %d probes in one session ('%s' is one more)",
+					  TRACE_MAX_PROBES, argv[pos]);
+		if (probe_parse(argv[pos], &o->probes[o->nprobes].spec))
+			return PEA_EXIT_USAGE;
+		probe = argv[pos];
+		po = &o->probes[o->nprobes].own;
+		po->cpu = -1;
+		o->nprobes++;
+		pos++;
+	}
+	if (!o->nprobes)
 		return tool_usage("trace", "which probe? e.g. pea trace kprobe:do_sys_openat2 --str ARG1");
-	if (optind + 1 < argc)
-		return tool_usage("trace", "one probe at a time ('%s' is extra)",
-				  argv[optind + 1]);
-	if (probe_parse(argv[optind], &o->spec))
-		return PEA_EXIT_USAGE;
-	if (o->spec.tp && (o->args || o->capture_mode || o->user ||
-			   o->kernel || o->maxactive))
-		return tool_usage("trace", "--args, --str, --bytes, --user, --kernel and --maxactive are for kprobes");
+	for (i = 0; i < o->nprobes; i++) {
+		struct trace_probe *p = &o->probes[i];
+
+		probe_opts_merge(&p->o, &o->defaults, &p->own);
+		p->link_fd = -1;
+		ret = probe_validate(p);
+		if (ret)
+			return ret;
+	}
 	if (!o->output != !o->format)
 		return tool_usage("trace", "--output PATH and --format ctf|perfetto go together");
-	if (o->spec.uprobe && (o->kernel || o->maxactive || o->cpu >= 0))
-		return tool_usage("trace", "--kernel, --maxactive and --cpu are not for uprobes");
-	if (o->filter && !o->spec.tp)
-		return tool_usage("trace", "--filter is for tracepoints");
-	if (o->spec.nf && (o->args || o->capture_mode || o->user ||
-			   o->kernel || o->maxactive || o->pid ||
-			   o->cpu >= 0))
-		return tool_usage("trace", "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter");
-	if (o->packet && !o->spec.nf)
-		return tool_usage("trace", "--packet is for netfilter");
-	if (o->user && o->kernel)
-		return tool_usage("trace", "--user or --kernel, not both");
-	if ((o->user || o->kernel) && !o->capture_mode)
-		return tool_usage("trace", "--user and --kernel go with --str or --bytes");
-	if (o->maxactive && !o->spec.retprobe)
-		return tool_usage("trace", "--maxactive is for kretprobes");
 	if (o->flight && o->unordered)
 		return tool_usage("trace", "--unordered does not go with --flight-recorder");
 	if (o->flight && o->count)
@@ -436,10 +617,39 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 
 /* ---- callbacks ---- */
 
+/*
+ * Which probe wrote the record at @data: its id is the probe's index + 1,
+ * and its flags must say the record has the layout of that probe's kind.
+ * NULL if not.
+ */
+static struct trace_probe *record_probe(struct tracer *t, const void *data,
+					__u32 size)
+{
+	const unsigned char *p = data;
+	struct trace_probe *tp;
+	__u16 flags;
+	__u64 id;
+
+	if (size < offsetof(struct pea_probe_record, flags) + sizeof(flags))
+		return NULL;
+	memcpy(&id, p + offsetof(struct pea_probe_record, id), sizeof(id));
+	memcpy(&flags, p + offsetof(struct pea_probe_record, flags),
+	       sizeof(flags));
+	if (!id || id > t->o.nprobes)
+		return NULL;
+	tp = &t->o.probes[id - 1];
+	if (!(flags & PEA_REC_F_TRACEPOINT) != !tp->spec.tp ||
+	    !(flags & PEA_REC_F_NETFILTER) != !tp->spec.nf)
+		return NULL;
+	return tp;
+}
+
 static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 {
 	struct tracer *t = ctx;
 	struct trace_event *ev;
+	struct trace_probe *p;
+	int err;
 
 	t->received++;
 	if (cpu >= 0 && cpu < t->ncpus) {
@@ -460,19 +670,24 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	}
 	ev = &t->batch[t->n];
 	ev->raw = NULL;
-	if (t->fmt.tp || t->fmt.nf) {
-		int err = t->fmt.nf ? decode_nf_record(data, size, ev) :
-				      decode_tp_record(data, size, ev);
-
-		if (err == -ENOMEM) {
-			t->oom = true;
-			return;
-		}
-		if (err) {
-			t->malformed++;
-			return;
-		}
-	} else if (decode_probe_record(data, size, ev)) {
+	ev->kstack = NULL;
+	ev->kstack_nr = 0;
+	p = record_probe(t, data, size);
+	if (!p) {
+		t->malformed++;
+		return;
+	}
+	if (p->spec.nf)
+		err = decode_nf_record(data, size, ev);
+	else if (p->spec.tp)
+		err = decode_tp_record(data, size, ev);
+	else
+		err = decode_probe_record(data, size, ev);
+	if (err == -ENOMEM) {
+		t->oom = true;
+		return;
+	}
+	if (err) {
 		t->malformed++;
 		return;
 	}
@@ -483,6 +698,8 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 		if (!pea_sample_info(data, PERF_SAMPLE_TIME, &info))
 			ev->rec.time_ns = info.time;
 	}
+	ev->probe = (int)(p - t->o.probes);
+	p->records++;
 	ev->ring = cpu;
 	ev->seq = t->seq++;
 	t->n++;
@@ -552,7 +769,7 @@ static void out_write(struct tracer *t, const struct trace_event *ev,
 
 	if (!t->out || t->out_failed)
 		return;
-	err = ev ? trace_writer_event(t->out, 0, ev) :
+	err = ev ? trace_writer_event(t->out, ev->probe, ev) :
 		   trace_writer_lost(t->out, cpu, lost);
 	if (err) {
 		tool_err("writing %s: %s", t->o.output, strerror(-err));
@@ -601,12 +818,16 @@ static void flush_batch(struct tracer *t)
 	if (t->o.flight)
 		qsort(t->batch, t->n, sizeof(*t->batch), event_cmp);
 	for (i = 0; i < t->n && !t->out_closed; i++) {
+		const struct trace_event *ev = &t->batch[i];
+		struct trace_probe *p = &t->o.probes[ev->probe];
+
 		if (count_reached(t))
 			break;
 		t->shown++;
+		p->shown++;
 		if (!t->o.quiet)
-			trace_print_event(stdout, &t->fmt, &t->batch[i]);
-		out_write(t, &t->batch[i], 0, 0);
+			trace_print_event(stdout, &p->fmt, ev);
+		out_write(t, ev, 0, 0);
 	}
 	for (i = 0; i < t->n; i++)
 		free(t->batch[i].raw);
@@ -616,26 +837,142 @@ static void flush_batch(struct tracer *t)
 		t->out_closed = true;	/* EPIPE: whoever read it is gone */
 }
 
-static void print_summary(struct tracer *t, const struct pea_link_info *li,
-			  bool have_li)
+static void json_link(FILE *f, const struct pea_link_info *li)
+{
+	fprintf(f, "\"link\":{\"hits\":%llu,\"written\":%llu,\"filtered\":%llu,\"errors\":%llu,\"missed\":%llu}",
+		(unsigned long long)li->hits,
+		(unsigned long long)li->written,
+		(unsigned long long)li->filtered,
+		(unsigned long long)li->errors,
+		(unsigned long long)li->missed);
+}
+
+/* The probes' texts, separated by @sep, as one JSON string. */
+static void json_probe_list(FILE *f, const struct tracer *t, const char *sep)
+{
+	size_t len = 0, n;
+	unsigned int i;
+	char *buf;
+
+	for (i = 0; i < t->o.nprobes; i++)
+		len += strlen(t->o.probes[i].spec.text) + strlen(sep);
+	buf = malloc(len + 1);
+	if (!buf) {
+		json_put_str(f, "", 0);
+		return;
+	}
+	for (i = 0, len = 0; i < t->o.nprobes; i++) {
+		n = strlen(t->o.probes[i].spec.text);
+		if (i) {
+			memcpy(buf + len, sep, strlen(sep));
+			len += strlen(sep);
+		}
+		memcpy(buf + len, t->o.probes[i].spec.text, n);
+		len += n;
+	}
+	json_put_str(f, buf, len);
+	free(buf);
+}
+
+/* JSON: "probes":[{"probe":...,"events":...,"records":...,"link":...}] */
+static void json_probes(FILE *f, const struct tracer *t)
+{
+	unsigned int i;
+
+	fputs(",\"probes\":[", f);
+	for (i = 0; i < t->o.nprobes; i++) {
+		const struct trace_probe *p = &t->o.probes[i];
+
+		fputs(i ? ",{\"probe\":" : "{\"probe\":", f);
+		json_put_str(f, p->spec.text, strlen(p->spec.text));
+		fprintf(f, ",\"events\":%llu,\"records\":%llu",
+			(unsigned long long)p->shown,
+			(unsigned long long)p->records);
+		if (p->have_li) {
+			fputc(',', f);
+			json_link(f, &p->li);
+		}
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+/* Text: one line per probe, its events, records and link counters. */
+static void text_probes(FILE *f, const struct tracer *t)
+{
+	int w = 5;
+	unsigned int i;
+
+	for (i = 0; i < t->o.nprobes; i++)
+		if ((int)strlen(t->o.probes[i].spec.text) > w)
+			w = strlen(t->o.probes[i].spec.text);
+	fprintf(f, "%-*s %10s %10s %10s %10s %10s %8s %8s\n", w, "PROBE",
+		"EVENTS", "RECORDS", "HITS", "WRITTEN", "FILTERED", "ERRORS",
+		"MISSED");
+	for (i = 0; i < t->o.nprobes; i++) {
+		const struct trace_probe *p = &t->o.probes[i];
+
+		fprintf(f, "%-*s %10llu %10llu", w, p->spec.text,
+			(unsigned long long)p->shown,
+			(unsigned long long)p->records);
+		if (p->have_li)
+			fprintf(f, " %10llu %10llu %10llu %8llu %8llu\n",
+				(unsigned long long)p->li.hits,
+				(unsigned long long)p->li.written,
+				(unsigned long long)p->li.filtered,
+				(unsigned long long)p->li.errors,
+				(unsigned long long)p->li.missed);
+		else
+			fprintf(f, " %10s %10s %10s %8s %8s\n", "-", "-", "-",
+				"-", "-");
+	}
+}
+
+/*
+ * The summary. With one probe it is what it always was; with several,
+ * the session's counters add up the probes', and the per-probe ones
+ * follow (text: a table; JSON: "probes", there with one probe too).
+ */
+static void print_summary(struct tracer *t)
 {
 	double secs = (t->t_end - t->t0) / 1e9;
 	__u64 rec = 0, bytes = 0, lost = 0;
 	size_t i, cnt = pea_buffer__buffer_cnt(t->pb);
 	FILE *f = t->o.json ? stdout : stderr;
+	bool multi = t->o.nprobes > 1, have_li = false;
+	struct pea_link_info li;
+	unsigned int k;
 
+	memset(&li, 0, sizeof(li));
+	for (k = 0; k < t->o.nprobes; k++) {
+		const struct trace_probe *p = &t->o.probes[k];
+
+		if (!p->have_li)
+			continue;
+		have_li = true;
+		li.hits += p->li.hits;
+		li.written += p->li.written;
+		li.filtered += p->li.filtered;
+		li.errors += p->li.errors;
+		li.missed += p->li.missed;
+	}
 	if (secs <= 0)
 		secs = 1e-9;
 	if (t->o.json) {
 		if (t->out_closed)
 			return;
 		fputs("{\"type\":\"summary\",\"probe\":", f);
-		json_put_str(f, t->o.spec.text, strlen(t->o.spec.text));
+		json_probe_list(f, t, " ");
 		fprintf(f, ",\"duration_s\":%.6f,\"events\":%llu,\"cpus\":[",
 			secs, (unsigned long long)t->shown);
 	} else {
-		fprintf(f, "\npea: %s: %llu events in %.2f s\n", t->o.spec.text,
-			(unsigned long long)t->shown, secs);
+		if (multi)
+			fprintf(f, "\npea: %u probes: %llu events in %.2f s\n",
+				t->o.nprobes, (unsigned long long)t->shown, secs);
+		else
+			fprintf(f, "\npea: %s: %llu events in %.2f s\n",
+				t->o.probes[0].spec.text,
+				(unsigned long long)t->shown, secs);
 		fprintf(f, "%6s %12s %14s %10s %12s\n", "CPU", "RECORDS",
 			"BYTES", "LOST", "RATE/s");
 	}
@@ -665,13 +1002,11 @@ static void print_summary(struct tracer *t, const struct pea_link_info *li,
 			(unsigned long long)rec, (unsigned long long)bytes,
 			(unsigned long long)lost,
 			(unsigned long long)t->malformed);
-		if (have_li)
-			fprintf(f, ",\"link\":{\"hits\":%llu,\"written\":%llu,\"filtered\":%llu,\"errors\":%llu,\"missed\":%llu}",
-				(unsigned long long)li->hits,
-				(unsigned long long)li->written,
-				(unsigned long long)li->filtered,
-				(unsigned long long)li->errors,
-				(unsigned long long)li->missed);
+		if (have_li) {
+			fputc(',', f);
+			json_link(f, &li);
+		}
+		json_probes(f, t);
 		fputs("}\n", f);
 		fflush(f);
 		return;
@@ -679,14 +1014,16 @@ static void print_summary(struct tracer *t, const struct pea_link_info *li,
 	fprintf(f, "%6s %12llu %14llu %10llu %12.1f\n", "all",
 		(unsigned long long)rec, (unsigned long long)bytes,
 		(unsigned long long)lost, rec / secs);
-	if (have_li)
+	if (multi)
+		text_probes(f, t);
+	else if (have_li)
 		fprintf(f, "probe: %llu hits, %llu written, %llu filtered out, %llu errors, %llu missed by %s\n",
-			(unsigned long long)li->hits,
-			(unsigned long long)li->written,
-			(unsigned long long)li->filtered,
-			(unsigned long long)li->errors,
-			(unsigned long long)li->missed,
-			t->o.spec.uprobe ? "pairing returns" : "kprobes");
+			(unsigned long long)li.hits,
+			(unsigned long long)li.written,
+			(unsigned long long)li.filtered,
+			(unsigned long long)li.errors,
+			(unsigned long long)li.missed,
+			t->o.probes[0].spec.uprobe ? "pairing returns" : "kprobes");
 	if (lost)
 		fprintf(f, "pea: %llu records were lost in all: the rings filled faster than they were read (try a larger --pages)\n",
 			(unsigned long long)lost);
@@ -711,15 +1048,19 @@ static int setup_signals(void)
 	return 0;
 }
 
-static void fill_attr(const struct trace_opts *o, struct pea_probe_attr *a)
+static void fill_attr(const struct trace_probe *p, __u64 id,
+		      struct pea_probe_attr *a)
 {
+	const struct probe_opts *o = &p->o;
+
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->flags = PEA_PROBE_F_CLOEXEC;
-	if (o->spec.retprobe)
+	if (p->spec.retprobe)
 		a->flags |= PEA_PROBE_F_RETPROBE;
-	memcpy(a->symbol, o->spec.symbol, sizeof(a->symbol));
-	a->offset = o->spec.offset;
+	memcpy(a->symbol, p->spec.symbol, sizeof(a->symbol));
+	a->offset = p->spec.offset;
+	a->id = id;
 	a->filter_tgid = (__s32)o->pid;
 	a->filter_cpu = o->cpu;
 	a->capture_mode = o->capture_mode;
@@ -731,12 +1072,39 @@ static void fill_attr(const struct trace_opts *o, struct pea_probe_attr *a)
 	a->maxactive = o->maxactive;
 }
 
+/* Attach probe @p, whose records carry @id; the link fd or -errno. */
+static int probe_setup(struct tracer *t, struct trace_probe *p, __u64 id)
+{
+	struct pea_probe_attr attr;
+
+	if (p->spec.tp) {
+		p->tp_attr.size = sizeof(p->tp_attr);
+		p->tp_attr.flags = PEA_TP_F_CLOEXEC;
+		p->tp_attr.id = id;
+		p->tp_attr.event_id = p->tpf->id;
+		p->tp_attr.filter_tgid = (__s32)p->o.pid;
+		p->tp_attr.filter_cpu = p->o.cpu;
+		snprintf(p->tp_attr.name, sizeof(p->tp_attr.name), "%s",
+			 p->spec.symbol);
+		return tp_attach(t->map_fd, &p->tp_attr, &p->spec);
+	}
+	if (p->spec.uprobe)
+		return uprobe_attach(t->map_fd, &p->spec, id, (int)p->o.pid,
+				     p->o.capture_mode, p->o.capture_arg,
+				     p->o.capture_len);
+	if (p->spec.nf)
+		return nf_attach(t->map_fd, &p->spec, id,
+				 p->o.packet ? p->o.packet : 128);
+	fill_attr(p, id, &attr);
+	return probe_attach(t->map_fd, &attr, &p->spec);
+}
+
 static int trace_setup(struct tracer *t)
 {
 	LIBPEA_OPTS(pea_buffer_opts, opts);
-	struct pea_probe_attr attr;
 	char name[PEA_OBJ_NAME_LEN];
 	long page = sysconf(_SC_PAGESIZE);
+	unsigned int i;
 	int fd;
 
 	snprintf(name, sizeof(name), "trace_%d", (int)getpid());
@@ -763,29 +1131,13 @@ static int trace_setup(struct tracer *t)
 	}
 
 	t->t0 = tool_now_ns();
-	if (t->fmt.tp) {
-		t->tp_attr.size = sizeof(t->tp_attr);
-		t->tp_attr.flags = PEA_TP_F_CLOEXEC;
-		t->tp_attr.event_id = t->fmt.tp->id;
-		t->tp_attr.filter_tgid = (__s32)t->o.pid;
-		t->tp_attr.filter_cpu = t->o.cpu;
-		snprintf(t->tp_attr.name, sizeof(t->tp_attr.name), "%s",
-			 t->o.spec.symbol);
-		fd = tp_attach(t->map_fd, &t->tp_attr, &t->o.spec);
-	} else if (t->o.spec.uprobe) {
-		fd = uprobe_attach(t->map_fd, &t->o.spec, (int)t->o.pid,
-				   t->o.capture_mode, t->o.capture_arg,
-				   t->o.capture_len);
-	} else if (t->o.spec.nf) {
-		fd = nf_attach(t->map_fd, &t->o.spec,
-			       t->o.packet ? t->o.packet : 128);
-	} else {
-		fill_attr(&t->o, &attr);
-		fd = probe_attach(t->map_fd, &attr, &t->o.spec);
+	/* Records carry the probe's index + 1: id 0 would be the link's id. */
+	for (i = 0; i < t->o.nprobes; i++) {
+		fd = probe_setup(t, &t->o.probes[i], i + 1);
+		if (fd < 0)
+			return PEA_EXIT_ERR;
+		t->o.probes[i].link_fd = fd;
 	}
-	if (fd < 0)
-		return PEA_EXIT_ERR;
-	t->link_fd = fd;
 	return PEA_EXIT_OK;
 }
 
@@ -849,21 +1201,42 @@ static int trace_loop(struct tracer *t)
 	return PEA_EXIT_OK;
 }
 
+/* Detach every probe, keeping its counters. */
+static void trace_detach(struct tracer *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->o.nprobes; i++) {
+		struct trace_probe *p = &t->o.probes[i];
+
+		if (p->link_fd < 0)
+			continue;
+		memset(&p->li, 0, sizeof(p->li));
+		p->have_li = !ioctl(p->link_fd, PEA_LINK_IOC_INFO, &p->li);
+		close(p->link_fd);	/* detaches the probe */
+		p->link_fd = -1;
+	}
+}
+
+static void trace_free_probes(struct trace_opts *o)
+{
+	unsigned int i;
+
+	if (!o->probes)
+		return;
+	for (i = 0; i < o->nprobes; i++)
+		free(o->probes[i].tpf);
+	free(o->probes);
+	o->probes = NULL;
+}
+
 /* Detach, read what is left, print the summary; returns the exit status. */
 static int trace_teardown(struct tracer *t, int rc)
 {
-	struct pea_link_info li;
-	bool have_li = false;
-
-	if (t->link_fd >= 0) {
-		memset(&li, 0, sizeof(li));
-		have_li = !ioctl(t->link_fd, PEA_LINK_IOC_INFO, &li);
-		close(t->link_fd);	/* detaches the probe */
-		t->link_fd = -1;
-	}
+	trace_detach(t);
 	t->t_end = tool_now_ns();
 	if (t->pb) {
-		/* Whatever the probe wrote before it went away. */
+		/* Whatever the probes wrote before they went away. */
 		if (rc == PEA_EXIT_OK && !t->oom) {
 			int ret = t->o.flight ? pea_buffer__snapshot(t->pb) :
 						pea_buffer__consume(t->pb);
@@ -876,7 +1249,7 @@ static int trace_teardown(struct tracer *t, int rc)
 		}
 		live_clear(t);
 		if (rc == PEA_EXIT_OK)
-			print_summary(t, &li, have_li);
+			print_summary(t);
 		pea_buffer__free(t->pb);
 	}
 	if (t->out) {
@@ -892,94 +1265,146 @@ static int trace_teardown(struct tracer *t, int rc)
 		close(t->map_fd);
 	free(t->batch);
 	free(t->cpus);
+	trace_free_probes(&t->o);
 	return rc;
+}
+
+/*
+ * A tracepoint probe's format from tracefs, and its --filter compiled;
+ * 0 or an exit status.
+ */
+static int probe_load_tp(struct trace_probe *p)
+{
+	struct probe_spec *s = &p->spec;
+	const char *why = "";
+	char msg[256];
+	int n, err;
+
+	p->tpf = malloc(sizeof(*p->tpf));
+	if (!p->tpf) {
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
+	}
+	err = tp_format_load(s->tp_sys, s->tp_name, p->tpf, &why);
+	if (err == -ENOENT) {
+		tool_err("no tracepoint %s:%s (%s; 'pea list tracepoint:%s:*' lists them)",
+			 s->tp_sys, s->tp_name, why, s->tp_sys);
+		return PEA_EXIT_ERR;
+	}
+	if (err) {
+		tool_err("cannot read the format of %s: %s", s->symbol, why);
+		return PEA_EXIT_ERR;
+	}
+	p->fmt.tp = p->tpf;
+	if (p->o.filter) {
+		n = tp_filter_compile(p->tpf, p->o.filter, p->tp_attr.preds,
+				      msg, sizeof(msg));
+		if (n < 0)
+			return probe_usage(p->spec.text, "--filter: %s", msg);
+		p->tp_attr.nr_preds = n;
+	}
+	return 0;
+}
+
+/* How probe @p prints; @probe_col: the PROBE column's width (0: none). */
+static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
+{
+	p->fmt.json = t->o.json;
+	p->fmt.args = p->o.args;
+	p->fmt.retprobe = p->spec.retprobe;
+	p->fmt.capture_mode = p->o.capture_mode;
+	p->fmt.probe = p->spec.text;
+	p->fmt.nf = p->spec.nf;
+	p->fmt.probe_col = probe_col;
+}
+
+/* "kprobe:a, kretprobe:b" for the banner, on stderr. */
+static void print_banner(const struct tracer *t)
+{
+	unsigned int i;
+
+	fputs("pea: tracing ", stderr);
+	for (i = 0; i < t->o.nprobes; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "",
+			t->o.probes[i].spec.text);
+	fprintf(stderr, " on %zu CPUs; Ctrl-C to end\n",
+		pea_buffer__buffer_cnt(t->pb));
 }
 
 int cmd_trace(int argc, char **argv)
 {
 	struct tracer t;
+	unsigned int i;
+	int probe_col = 0;
 	bool help;
 	int rc;
 
 	memset(&t, 0, sizeof(t));
 	t.map_fd = -1;
-	t.link_fd = -1;
 	t.ncpus = get_nprocs_conf();
 	if (t.ncpus < 1)
 		t.ncpus = 1;
 	rc = parse_trace_args(argc, argv, &t.o, t.ncpus, &help);
-	if (rc)
+	if (rc || help) {
+		trace_free_probes(&t.o);
+		if (help)
+			fputs(trace_help, stdout);
 		return rc;
-	if (help) {
-		fputs(trace_help, stdout);
-		return PEA_EXIT_OK;
 	}
-	t.fmt.json = t.o.json;
-	t.fmt.args = t.o.args;
-	t.fmt.retprobe = t.o.spec.retprobe;
-	t.fmt.capture_mode = t.o.capture_mode;
-	t.fmt.probe = t.o.spec.text;
-	t.fmt.nf = t.o.spec.nf;
-	if (t.o.spec.tp) {
-		const char *why = "";
-		char msg[256];
-		int n, err = tp_format_load(t.o.spec.tp_sys, t.o.spec.tp_name,
-					    &tp_fmt, &why);
+	/* Several probes: every line names its probe, in a column. */
+	for (i = 0; t.o.nprobes > 1 && i < t.o.nprobes; i++)
+		if ((int)strlen(t.o.probes[i].spec.text) > probe_col)
+			probe_col = strlen(t.o.probes[i].spec.text);
+	for (i = 0; i < t.o.nprobes; i++) {
+		struct trace_probe *p = &t.o.probes[i];
 
-		if (err == -ENOENT) {
-			tool_err("no tracepoint %s:%s (%s; 'pea list tracepoint:%s:*' lists them)",
-				 t.o.spec.tp_sys, t.o.spec.tp_name, why,
-				 t.o.spec.tp_sys);
-			return PEA_EXIT_ERR;
+		probe_fmt(&t, p, probe_col);
+		if (p->spec.tp) {
+			rc = probe_load_tp(p);
+			if (rc) {
+				trace_free_probes(&t.o);
+				return rc;
+			}
 		}
-		if (err) {
-			tool_err("cannot read the format of %s: %s",
-				 t.o.spec.symbol, why);
-			return PEA_EXIT_ERR;
-		}
-		t.fmt.tp = &tp_fmt;
-		if (t.o.filter) {
-			n = tp_filter_compile(&tp_fmt, t.o.filter,
-					      t.tp_attr.preds, msg, sizeof(msg));
-			if (n < 0)
-				return tool_usage("trace", "--filter: %s", msg);
-			t.tp_attr.nr_preds = n;
-		}
+		t.out_probes[i] = &p->fmt;
 	}
 
 	t.cpus = calloc(t.ncpus, sizeof(*t.cpus));
 	if (!t.cpus) {
 		tool_err("out of memory");
+		trace_free_probes(&t.o);
 		return PEA_EXIT_ERR;
 	}
 	if (setup_signals()) {
 		tool_err("cannot set up signal handlers: %s", strerror(errno));
 		free(t.cpus);
+		trace_free_probes(&t.o);
 		return PEA_EXIT_ERR;
 	}
 	if (t.o.output) {
 		char msg[512];
 
-		t.out_probes[0] = &t.fmt;
 		t.out = trace_writer_open(t.o.format, t.o.output, t.out_probes,
-					  1, t.ncpus, msg, sizeof(msg));
+					  t.o.nprobes, t.ncpus, msg,
+					  sizeof(msg));
 		if (!t.out) {
 			tool_err("--output: %s", msg);
 			free(t.cpus);
+			trace_free_probes(&t.o);
 			return PEA_EXIT_ERR;
 		}
 	}
 	rc = trace_setup(&t);
 	if (rc == PEA_EXIT_OK) {
-		t.fmt.t0_ns = t.t0;
+		for (i = 0; i < t.o.nprobes; i++)
+			t.o.probes[i].fmt.t0_ns = t.t0;
 		/* A flight recorder reads nothing until the end. */
 		t.live = isatty(STDERR_FILENO) && !t.o.flight;
 		t.live_ns = t.t0;
 		/* Also with --json: it is on stderr, and says we are attached. */
-		fprintf(stderr, "pea: tracing %s on %zu CPUs; Ctrl-C to end\n",
-			t.o.spec.text, pea_buffer__buffer_cnt(t.pb));
+		print_banner(&t);
 		if (!t.o.quiet) {
-			trace_print_header(stdout, &t.fmt);
+			trace_print_header(stdout, &t.o.probes[0].fmt);
 			fflush(stdout);
 		}
 		rc = trace_loop(&t);
