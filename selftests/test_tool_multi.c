@@ -328,6 +328,13 @@ static void test_usage(void)
 			pt_diag("exit %d, stderr: %s", rc, err);
 	}
 
+	rc = pt_run((char *[]){ PT_PEA, "trace", "--help", NULL }, out,
+		    sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 0 && strstr(out, "PROBE [PROBE-OPTIONS] [PROBE [PROBE-OPTIONS]]...") &&
+	      strstr(out, "at most 64") && strstr(out, "PROBE column") &&
+	      strstr(out, "\"probes\":[{"),
+	      "--help describes several probes, their options, lines and summary");
+
 	/* 64 probes parse (the device is what fails as nobody); 65 do not. */
 	many[0] = PT_PEA;
 	many[1] = "trace";
