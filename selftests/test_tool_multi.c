@@ -14,12 +14,18 @@
  *   - usage errors name the probe whose options are wrong; at most 64
  *     probes;
  *   - --output ctf with two probes: one event class per probe, read back
- *     by babeltrace2 with exact per-class counts.
+ *     by babeltrace2 with exact per-class counts; --output perfetto: each
+ *     probe's events under its name;
+ *   - every kind in one session: a uprobe on this program, a netfilter
+ *     hook on lo and a kprobe, each record decoded by its probe's kind
+ *     (without netfilter, as in the debug kernel: the session fails to
+ *     attach, exit 1, with the reason).
  */
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include "pea_test.h"
 #include "pt_tool.h"
+#include "pt_net.h"
 
 #define KP	"kprobe:__x64_sys_getppid"
 #define KRP	"kretprobe:__x64_sys_getpgid"
@@ -32,6 +38,18 @@
 static char line[65536];
 static char pid_s[16];
 static pid_t pgid;	/* read once: getpgid() while tracing would count */
+static char self[256];
+
+#define MIX_PORT	41101
+static int lo_idx;
+#define N_UP		4
+#define N_PKT		3
+
+__attribute__((noipa, used)) long pt_multi_fn(const char *s, long n)
+{
+	__asm__ volatile("" : : "r"(s) : "memory");
+	return n + 1;
+}
 
 /* N_KP getppid, N_KRP getpgid(0), N_TP getsid(self) calls, interleaved. */
 static void workload(void)
@@ -409,14 +427,208 @@ static void test_ctf(void)
 	PT_EQ(other, 0, "ctf: no other events");
 }
 
+/* Each probe's events in a Perfetto file, by name. */
+static void test_perfetto(void)
+{
+	static char buf[1 << 20];
+	const char *path = "/tmp/pea-multi.json";
+	struct per_probe pp[2] = { { .name = KP }, { .name = TP } };
+	const long long want[2] = { N_KP, N_TP };
+	int n_kp = 0, n_tp = 0, fd;
+	struct pt_proc p;
+	ssize_t len;
+	char *c;
+
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "--json",
+					  KP, "--pid", pid_s, TP, "--pid", pid_s,
+					  "--output", (char *)path, "--format",
+					  "perfetto", NULL }),
+	      "perfetto: a kprobe and a tracepoint with --output attach");
+	json_session(&p, pp, 2, want, "perfetto");
+	fd = open(path, O_RDONLY);
+	len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[len > 0 ? len : 0] = 0;
+	for (c = buf; (c = strstr(c, "{\"name\":\"" KP "\",\"cat\":\"pea\",\"ph\":\"i\"")); c++)
+		n_kp++;
+	for (c = buf; (c = strstr(c, "{\"name\":\"" TP "\",\"cat\":\"pea\",\"ph\":\"i\"")); c++)
+		n_tp++;
+	PT_EQ(n_kp, N_KP, "perfetto: %d instants named %s", N_KP, KP);
+	PT_EQ(n_tp, N_TP, "perfetto: %d instants named %s", N_TP, TP);
+}
+
+/* Which of the mixed session's probes an event line is of (-1: none). */
+static int mixed_kind(const char *l, const char *up, bool text, char *cell,
+		      size_t len)
+{
+	const char *names[3] = { up, "netfilter:ipv4:LOCAL_IN", KP };
+	char fmt[32];
+	int i;
+
+	if (text) {
+		snprintf(fmt, sizeof(fmt), "%%*f %%*u %%%zus", len - 1);
+		if (sscanf(l, fmt, cell) != 1)
+			return -1;
+	} else if (!pt_json_streq(l, "type", "event") ||
+		   !pt_json_get(l, "probe", cell, len, NULL)) {
+		return -1;
+	}
+	for (i = 0; i < 3; i++)
+		if (!strcmp(cell, names[i]))
+			return i;
+	return -1;
+}
+
+/* Whether event line @l of probe @kind is the @n-th the test caused. */
+static bool mixed_ok(const char *l, int kind, int n, bool text)
+{
+	char want[128];
+
+	switch (kind) {
+	case 0:		/* the uprobe: pt_multi_fn("mN", N) */
+		if (text) {
+			snprintf(want, sizeof(want), " %d %7d  str=\"m%d\"",
+				 getpid(), gettid(), n);
+			return strstr(l, want) && !strcmp(strstr(l, want) + strlen(want), "");
+		}
+		snprintf(want, sizeof(want), "m%d", n);
+		return pt_json_streq(l, "str", want) &&
+		       pt_json_num(l, "tid", -1) == gettid();
+	case 1:		/* netfilter: a UDP packet to MIX_PORT, 3 bytes */
+		if (text) {
+			snprintf(want, sizeof(want), "  in=%d out=0 UDP 127.0.0.1:",
+				 lo_idx);
+			if (!strstr(l, want))
+				return false;
+			snprintf(want, sizeof(want), " > 127.0.0.1:%d len=31",
+				 MIX_PORT);
+			return strstr(l, want) && !strcmp(strstr(l, want) + strlen(want), "");
+		}
+		return pt_json_streq(l, "proto", "UDP") &&
+		       pt_json_num(l, "dport", -1) == MIX_PORT &&
+		       pt_json_num(l, "len", -1) == 20 + 8 + 3;
+	default:	/* the kprobe: getppid */
+		if (text) {
+			snprintf(want, sizeof(want), " %d %7d", getpid(), gettid());
+			return strstr(l, want) && !strcmp(strstr(l, want) + strlen(want), "");
+		}
+		return pt_json_num(l, "tid", -1) == gettid();
+	}
+}
+
+/*
+ * A uprobe, a netfilter hook and a kprobe in one session: N_UP calls of
+ * pt_multi_fn, N_PKT UDP packets to 127.0.0.1:MIX_PORT, N_KP getppid;
+ * each event checked as its kind prints, in text (@text) or JSON.
+ */
+static void mixed_run(const char *up, int tx, bool text)
+{
+	const char *what = text ? "mixed (text)" : "mixed (json)";
+	const int want[3] = { N_UP, N_PKT, N_KP };
+	int n[3] = { 0, 0, 0 }, bad = 0, rows = 0, i, k, rc;
+	char cell[600], name[16];
+	char *argv[16] = { PT_PEA, "trace", (char *)up, "--str", "ARG0",
+			   "--pid", pid_s, "netfilter:ipv4:LOCAL_IN", "--packet",
+			   "64", KP, "--pid", pid_s, NULL };
+	struct pt_proc p;
+	char *l;
+
+	if (!text)
+		argv[13] = "--json";	/* a session option after the probes */
+	PT_OK(pt_trace_start(&p, argv),
+	      "%s: a uprobe, a netfilter hook and a kprobe attach", what);
+	for (i = 0; i < N_UP; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		pt_multi_fn(name, i);
+	}
+	for (i = 0; i < N_PKT; i++)
+		pt_udp_send(tx, AF_INET, MIX_PORT, "pea", 3);
+	for (i = 0; i < N_KP; i++)
+		syscall(SYS_getppid);
+	kill(p.pid, SIGINT);
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (text && !strncmp(line, "TIME(s)", 7))
+			continue;
+		if (!text && !pt_json_streq(line, "type", "event"))
+			continue;
+		k = mixed_kind(line, up, text, cell, sizeof(cell));
+		if (k < 0 || n[k] >= want[k] || !mixed_ok(line, k, n[k], text)) {
+			bad++;
+			pt_diag("%s: %s", what, line);
+			continue;
+		}
+		if (!n[k])
+			pt_diag("e.g. %s", line);
+		n[k]++;
+	}
+	pt_proc_drain_err(&p);
+	rc = pt_proc_wait(&p);
+	PT_EQ(rc, 0, "%s: exit 0", what);
+	PT_EQ(n[0], N_UP, "%s: %d uprobe events, the strings in order", what, N_UP);
+	PT_EQ(n[1], N_PKT, "%s: %d netfilter events, the test's UDP packets", what,
+	      N_PKT);
+	PT_EQ(n[2], N_KP, "%s: %d kprobe events", what, N_KP);
+	PT_EQ(bad, 0, "%s: no other events, each as its kind prints", what);
+	for (l = text ? p.err_all : NULL; l && (l = strchr(l, '\n')); l++) {
+		unsigned long long ev, rec;
+
+		if (sscanf(l + 1, "%599s %llu %llu", cell, &ev, &rec) != 3)
+			continue;
+		if ((!strcmp(cell, up) && ev == N_UP && rec == N_UP) ||
+		    (!strcmp(cell, "netfilter:ipv4:LOCAL_IN") &&
+		     ev == N_PKT && rec == N_PKT) ||
+		    (!strcmp(cell, KP) && ev == N_KP && rec == N_KP))
+			rows++;
+	}
+	if (text)
+		PT_EQ(rows, 3, "%s: the summary rows: %d, %d and %d events",
+		      what, N_UP, N_PKT, N_KP);
+	pt_proc_close(&p);
+}
+
+static void test_mixed(void)
+{
+	static char out[65536], err[65536];
+	char up[512];
+	int rx, tx, rc;
+
+	snprintf(up, sizeof(up), "uprobe:%s:pt_multi_fn", self);
+	if (!pt_have_netfilter()) {
+		rc = pt_run((char *[]){ PT_PEA, "trace", up, "--pid", pid_s,
+					"netfilter:ipv4:LOCAL_IN", KP, NULL },
+			    out, sizeof(out), err, sizeof(err), NULL, NULL);
+		PT_OK(rc == 1 && strstr(err, "cannot attach netfilter:ipv4:LOCAL_IN: this kernel has no netfilter"),
+		      "mixed, no netfilter in this kernel: exit 1, the reason (%.300s)",
+		      err);
+		return;
+	}
+	lo_idx = pt_lo_up();
+	PT_OK(lo_idx > 0, "mixed: lo is up (ifindex %d)", lo_idx);
+	rx = pt_udp_bound(AF_INET, MIX_PORT);
+	tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	PT_OK(rx >= 0 && tx >= 0, "mixed: UDP sockets");
+	mixed_run(up, tx, false);
+	mixed_run(up, tx, true);
+	close(rx);
+	close(tx);
+}
+
 int main(void)
 {
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		pt_fatal("readlink /proc/self/exe");
+	self[n] = 0;
 	snprintf(pid_s, sizeof(pid_s), "%d", getpid());
 	pgid = getpgid(0);
 	test_usage();
 	test_counts();
 	test_text();
 	test_ctf();
+	test_perfetto();
+	test_mixed();
 	test_bind();
 	return pt_done();
 }
