@@ -1,17 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pea trace: attach a kprobe, kretprobe, tracepoint or netfilter hook
- * (netfilter.c) to a pea map and print its hits.
+ * pea trace: attach kprobes, kretprobes, uprobes, tracepoints or netfilter
+ * hooks (netfilter.c) to a pea map and print their hits.
+ *
+ * The command line is read segment by segment (getopt_long with '+'
+ * stops at each PROBE): the options before the first PROBE are the
+ * session's and every probe's defaults (struct probe_opts); those after a
+ * PROBE are its own. One session has at most TRACE_MAX_PROBES probes.
  *
  * Set-up order: a map with one slot per possible CPU, one ring per online
- * CPU through libpea, then the probe, so that no hit finds an empty slot.
+ * CPU through libpea, then the probes, so that no hit finds an empty slot.
+ * Probe i is attached with producer id i + 1, which every record it writes
+ * carries: on_sample() finds the probe by it and decodes the record as
+ * that probe's kind (tracepoint and netfilter records say so in their
+ * flags, which must agree).
  * The rings are drained every 100 ms (or sooner when one passes a quarter
  * full). They are read with PEA_BUFFER_FLAG_ORDERED, so events come in
  * exact time order across CPUs; with --unordered they come in the raw
  * per-CPU order: each drain reads the rings one after the other, each
  * ring in the order it was written. At the end (Ctrl-C, SIGTERM,
- * --duration, --count, or stdout closed) the probe is detached first, the
- * rings drained, and a per-CPU summary printed.
+ * --duration, --count, or stdout closed) the probes are detached first,
+ * the rings drained, and a per-CPU and per-probe summary printed.
  *
  * Streams: events go to stdout. Without --json, the summary, lost-record
  * notices and the live rate line go to stderr. With --json, stdout carries
@@ -140,8 +149,8 @@ static const char trace_help[] =
 "come in the raw per-CPU order (each drain, every 100 ms or sooner,\n"
 "prints one ring after the other, each in the order it was written), and with\n"
 "--flight-recorder the newest records of every CPU are sorted by time\n"
-"when the trace ends. Once the probe is\n"
-"attached, \"pea: tracing PROBE on N CPUs\" goes to stderr. On exit a per-CPU\n"
+"when the trace ends. Once the probes are attached, \"pea: tracing\n"
+"PROBE[, PROBE]... on N CPUs\" goes to stderr. On exit a per-CPU\n"
 "summary (records, ring bytes, lost, rate) and the probe's counters go to\n"
 "stderr, as do notices of lost records, which are always reported. On a\n"
 "terminal, stderr also shows a live rate line.\n"
