@@ -69,7 +69,7 @@ struct per_probe {
 	const char *name;
 	long long events;		/* event lines */
 	long long s_events, s_records;	/* the summary's "probes" entry */
-	long long written, hits;
+	long long written, hits, filtered;
 	bool in_summary;
 };
 
@@ -103,6 +103,7 @@ static bool read_probes(const char *arr, struct per_probe *pp, int n)
 		if (pt_json_get(obj, "link", link, sizeof(link), NULL)) {
 			pp[i].written = pt_json_num(link, "written", -1);
 			pp[i].hits = pt_json_num(link, "hits", -1);
+			pp[i].filtered = pt_json_num(link, "filtered", -1);
 		}
 		if (*p == ',')
 			p++;
@@ -236,6 +237,10 @@ static void test_bind(void)
 					  TP, "--cpu", "0", "--json", NULL }),
 	      "defaults --pid and --cpu 1, two probes with --cpu 0 after them");
 	json_session(&p, pp, 3, want, "per-probe --cpu");
+	PT_OK(pp[0].filtered == 0 && pp[1].filtered == N_KRP &&
+	      pp[2].filtered == 0,
+	      "per-probe --cpu: only the kretprobe on CPU 1 filtered its %d hits out (%lld, %lld, %lld)",
+	      N_KRP, pp[0].filtered, pp[1].filtered, pp[2].filtered);
 }
 
 /* Text: a PROBE column; the summary's per-probe table on stderr. */
