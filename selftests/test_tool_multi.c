@@ -9,6 +9,7 @@
  *   - options bind per probe: --pid and --cpu given before the probes are
  *     defaults, given after one they replace them for it alone (the test
  *     thread pinned to CPU 0, one probe left on --cpu 1 sees nothing);
+ *   - the same with the flight recorder (rings read once, at the end);
  *   - the text output: a PROBE column on every line, the per-probe table
  *     in the summary;
  *   - usage errors name the probe whose options are wrong; at most 64
@@ -214,6 +215,19 @@ static void test_counts(void)
 					  TP, "--pid", pid_s, NULL }),
 	      "a kprobe, a kretprobe and a tracepoint attach in one session");
 	json_session(&p, pp, 3, want, "three probes");
+}
+
+/* The flight recorder: the rings read once at the end, all three probes. */
+static void test_flight(void)
+{
+	struct per_probe pp[3] = { { .name = KP }, { .name = KRP }, { .name = TP } };
+	const long long want[3] = { N_KP, N_KRP, N_TP };
+	struct pt_proc p;
+
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "-F", "--json",
+					  "--pid", pid_s, KP, KRP, TP, NULL }),
+	      "flight recorder: three probes attach");
+	json_session(&p, pp, 3, want, "flight recorder");
 }
 
 /*
@@ -633,6 +647,7 @@ int main(void)
 	test_text();
 	test_ctf();
 	test_perfetto();
+	test_flight();
 	test_mixed();
 	test_bind();
 	return pt_done();
