@@ -169,6 +169,20 @@ else
 	echo "(babeltrace2 is not in this guest: scripts/setup.sh installs it)"
 fi
 
+say "several probes in one session, each line tagged with its probe"
+echo "One map and one set of rings for all: the return of every open with its"
+echo "file name, and the execs of the pea tool, in one time order. Options"
+echo "after a probe are its own (the string, the filter); the summary has a"
+echo "row per probe."
+show "pea trace kretprobe:do_sys_openat2 --str ARG1 tp:sched:sched_process_exec --filter 'filename ~ \"*/pea\"' --duration 3"
+(sleep 1; workload 2; exec_workload 2) &
+wl=$!
+"$PEA" trace kretprobe:do_sys_openat2 --str ARG1 \
+	tp:sched:sched_process_exec --filter 'filename ~ "*/pea"' --duration 3
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
 say "errors say what to do"
 show "pea trace kprobe:no_such_function_here"
 "$PEA" trace kprobe:no_such_function_here

@@ -121,7 +121,7 @@ static void test_usage(void)
 		{ ARGV("trace", "kprobe:a-b"), "is not a function name" },
 		{ ARGV("trace", "kprobe:do_sys_openat2+x1"), "bad offset" },
 		{ ARGV("trace", "kretprobe:do_sys_openat2+8"), "a kretprobe takes no +OFFSET" },
-		{ ARGV("trace", "kprobe:a", "kprobe:b"), "one probe at a time" },
+		{ ARGV("trace", "kprobe:a", "--maxactive", "4", "kretprobe:b"), "kprobe:a: --maxactive is for kretprobes" },
 		{ ARGV("trace", "kprobe:a", "--str", "ARG6"), "name an argument ARG0..ARG5" },
 		{ ARGV("trace", "kprobe:a", "--str", "ARG1:0"), "must be 1..256" },
 		{ ARGV("trace", "kprobe:a", "--str", "ARG1:257"), "must be 1..256" },

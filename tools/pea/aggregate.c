@@ -60,6 +60,7 @@ struct count_ent {
  * @hex:    numbers print as 0x... (arguments, pointers)
  * @hist:   a histogram, else a count table
  * @probe:  the probe's index (-1: every probe, --count-by probe)
+ * @unused: the option is for another probe: no table here
  */
 struct agg_table {
 	const char *text;
@@ -68,6 +69,7 @@ struct agg_table {
 	const struct tp_field *field;
 	bool sgn, hex, hist;
 	int probe;
+	bool unused;
 	__u64 total;
 	/* histogram */
 	__u64 neg, b[HIST_BUCKETS];
@@ -201,10 +203,15 @@ int agg_new(struct agg **out, const struct agg_opts *o,
 	for (s = 0; s < o->nhist + o->ncount; s++) {
 		bool hist = s < o->nhist;
 		const char *text = hist ? o->hist[s] : o->count[s - o->nhist];
+		int only = hist ? o->hist_probe[s] : o->count_probe[s - o->nhist];
 
 		for (p = 0; p < nprobes; p++) {
 			struct agg_table *t = &a->tabs[s * nprobes + p];
 
+			if (only >= 0 && only != p) {
+				t->unused = true;
+				continue;
+			}
 			rc = parse_key(t, text, probes[p], hist, o);
 			if (rc) {
 				agg_free(a);
@@ -409,6 +416,8 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 
 		if (t->probe < 0)	/* one table for all probes */
 			t = &a->tabs[s * a->nprobes];
+		if (t->unused)
+			continue;
 		if (t->hist) {
 			if (!key_num(t, ev, &v))
 				continue;
@@ -776,7 +785,7 @@ void agg_print(struct agg *a, FILE *f, unsigned int interval)
 	for (i = 0; i < a->ntabs; i++) {
 		struct agg_table *t = &a->tabs[i];
 
-		if (t->probe < 0 && i % a->nprobes)
+		if ((t->probe < 0 && i % a->nprobes) || t->unused)
 			continue;	/* --count-by probe: the first only */
 		if (!a->o.json)
 			fputc('\n', f);	/* a blank line before each table */

@@ -24,7 +24,9 @@ struct trace_fmt;
 /**
  * struct agg_opts - what the command line asked for
  * @hist:     the --hist KEY texts, @nhist of them
+ * @hist_probe: the probe each is for (-1: every probe)
  * @count:    the --count-by KEY texts, @ncount of them
+ * @count_probe: the probe each is for (-1: every probe)
  * @top:      rows printed per count table (the rest is one line)
  * @max_keys: distinct keys kept per count table; events of further keys
  *            are counted as "other"
@@ -33,8 +35,10 @@ struct trace_fmt;
  */
 struct agg_opts {
 	const char *hist[AGG_MAX_SPECS];
+	int hist_probe[AGG_MAX_SPECS];
 	int nhist;
 	const char *count[AGG_MAX_SPECS];
+	int count_probe[AGG_MAX_SPECS];
 	int ncount;
 	unsigned int top;
 	unsigned int max_keys;
@@ -46,7 +50,7 @@ struct agg;
 
 /*
  * Parse the keys against the session's @nprobes probes (@probes[i] the
- * format of probe i; a key must fit each). Returns 0 with *@out set, or
+ * format of probe i; a key must fit each probe it is for). Returns 0 with *@out set, or
  * PEA_EXIT_USAGE after printing what is allowed, or PEA_EXIT_ERR (out of
  * memory). *@out is NULL when no aggregation was asked for.
  */

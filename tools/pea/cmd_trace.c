@@ -1,17 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pea trace: attach a kprobe, kretprobe, tracepoint or netfilter hook
- * (netfilter.c) to a pea map and print its hits.
+ * pea trace: attach kprobes, kretprobes, uprobes, tracepoints or netfilter
+ * hooks (netfilter.c) to a pea map and print their hits.
+ *
+ * The command line is read segment by segment (getopt_long with '+'
+ * stops at each PROBE): the options before the first PROBE are the
+ * session's and every probe's defaults (struct probe_opts); those after a
+ * PROBE are its own. One session has at most TRACE_MAX_PROBES probes.
  *
  * Set-up order: a map with one slot per possible CPU, one ring per online
- * CPU through libpea, then the probe, so that no hit finds an empty slot.
+ * CPU through libpea, then the probes, so that no hit finds an empty slot.
+ * Probe i is attached with producer id i + 1, which every record it writes
+ * carries: on_sample() finds the probe by it and decodes the record as
+ * that probe's kind (tracepoint and netfilter records say so in their
+ * flags, which must agree).
  * The rings are drained every 100 ms (or sooner when one passes a quarter
  * full). They are read with PEA_BUFFER_FLAG_ORDERED, so events come in
  * exact time order across CPUs; with --unordered they come in the raw
  * per-CPU order: each drain reads the rings one after the other, each
  * ring in the order it was written. At the end (Ctrl-C, SIGTERM,
- * --duration, --count, or stdout closed) the probe is detached first, the
- * rings drained, and a per-CPU summary printed.
+ * --duration, --count, or stdout closed) the probes are detached first,
+ * the rings drained, and a per-CPU and per-probe summary printed.
  *
  * Streams: events go to stdout. Without --json, the summary, lost-record
  * notices and the live rate line go to stderr. With --json, stdout carries
@@ -24,6 +33,8 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +48,7 @@
 #include "trace_writer.h"
 
 #define DEFAULT_PAGES	64
+#define TRACE_MAX_PROBES 64	/* PROBE arguments of one session */
 #define TICK_MS		100
 #define LIVE_EVERY_NS	1000000000ULL
 /*
@@ -50,10 +62,25 @@
 #define RECORD_OVERHEAD	12
 
 static const char trace_help[] =
-"usage: pea trace [OPTIONS] PROBE\n"
+"usage: pea trace [OPTIONS] PROBE [PROBE-OPTIONS] [PROBE [PROBE-OPTIONS]]...\n"
 "\n"
-"Attach a kprobe, kretprobe, uprobe, uretprobe, tracepoint or netfilter\n"
-"hook to a pea map and print every hit.\n"
+"Attach kprobes, kretprobes, uprobes, uretprobes, tracepoints or netfilter\n"
+"hooks to a pea map and print every hit.\n"
+"\n"
+"Several probes (at most 64) share one session: one map and its rings,\n"
+"every event tagged with the probe that wrote it, one time order for all.\n"
+"Probe options (--args, --str, --bytes, --user, --kernel, --pid, --cpu,\n"
+"--filter, --maxactive, --packet, --hist, --count-by) given after a PROBE\n"
+"apply to it alone;\n"
+"given before the first PROBE they are the defaults of every probe (and\n"
+"must then suit every probe's kind: an option that does not, e.g. --args\n"
+"for a tracepoint, is a usage error naming the probe). An option given\n"
+"after a probe replaces the default (--str and --bytes replace each\n"
+"other, as do --user and --kernel; --hist and --count-by add to the\n"
+"defaults' tables). The other options are the session's\n"
+"and may stand anywhere. E.g.\n"
+"  pea trace --pid 42 kprobe:vfs_read kretprobe:vfs_write --cpu 0 \\\n"
+"      tp:sched:sched_switch --filter 'prev_pid == 42'\n"
 "\n"
 "PROBE:\n"
 "  kprobe:SYMBOL[+OFFSET]   at the entry of kernel function SYMBOL, or OFFSET\n"
@@ -114,7 +141,7 @@ static const char trace_help[] =
 "                           docs/trace-formats.md has the layouts\n"
 "  -h, --help               this help\n"
 "\n"
-"Aggregations (in the tool; per probe; docs/aggregations.md):\n"
+"Aggregations (in the tool; a table per probe; docs/aggregations.md):\n"
 "      --hist KEY           a log2 histogram of KEY: latency (ns) or ret\n"
 "                           (kretprobe, uretprobe), arg0..arg5 (kprobe,\n"
 "                           uprobe), or a numeric tracepoint FIELD; buckets\n"
@@ -162,8 +189,8 @@ static const char trace_help[] =
 "come in the raw per-CPU order (each drain, every 100 ms or sooner,\n"
 "prints one ring after the other, each in the order it was written), and with\n"
 "--flight-recorder the newest records of every CPU are sorted by time\n"
-"when the trace ends. Once the probe is\n"
-"attached, \"pea: tracing PROBE on N CPUs\" goes to stderr. On exit a per-CPU\n"
+"when the trace ends. Once the probes are attached, \"pea: tracing\n"
+"PROBE[, PROBE]... on N CPUs\" goes to stderr. On exit a per-CPU\n"
 "summary (records, ring bytes, lost, rate) and the probe's counters go to\n"
 "stderr, as do notices of lost records, which are always reported. On a\n"
 "terminal, stderr also shows a live rate line.\n"
@@ -196,6 +223,17 @@ static const char trace_help[] =
 "captured bytes hold), \"len\", \"captured\" (bytes kept) and \"packet\"\n"
 "(those bytes in hex), besides time_ns, cpu, pid, tid and comm (the task\n"
 "the hook ran in; 0 and \"\" in softirq context).\n"
+"\n"
+"With several probes, each line has a PROBE column after CPU, then COMM,\n"
+"PID and TID, then what its probe records, each part named: ret= and\n"
+"lat_us= (kretprobes), args=0x..,... (--args), str=\"...\" or bytes=hex\n"
+"or (fault) (captures), a tracepoint's fields, a packet's in= out= and\n"
+"decoded line. The summary gives the session's totals (\"probe\" in JSON\n"
+"is then the PROBEs separated by spaces, \"link\" their counters added)\n"
+"and a table with a row per probe: the events shown, the records read\n"
+"and its hits, written, filtered, errors and missed; in JSON that is\n"
+"\"probes\":[{\"probe\":...,\"events\":...,\"records\":...,\"link\":{...}}]\n"
+"(there with one probe too). --output gives each probe its event class.\n"
 "\n"
 "Needs root (or CAP_PERFMON) and the pea module (insmod pea.ko);\n"
 "netfilter also needs CAP_NET_ADMIN.\n"
@@ -247,25 +285,64 @@ static const struct option trace_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-struct trace_opts {
-	struct probe_spec spec;
-	bool json, args, quiet, flight, unordered;
+/* struct probe_opts.set: which options a segment of the command line gave */
+#define PO_ARGS		(1U << 0)
+#define PO_CAPTURE	(1U << 1)	/* --str or --bytes */
+#define PO_SPACE	(1U << 2)	/* --user or --kernel */
+#define PO_PID		(1U << 3)
+#define PO_CPU		(1U << 4)
+#define PO_MAXACTIVE	(1U << 5)
+#define PO_PACKET	(1U << 6)
+#define PO_FILTER	(1U << 7)
+
+/*
+ * The options that bind to one probe. Those given before the first PROBE
+ * are every probe's defaults; those given after a PROBE (before the next
+ * one) replace them for that probe only. Per-probe output options
+ * (kernel stacks, histograms, counting) belong here too.
+ */
+struct probe_opts {
+	unsigned int set;	/* PO_*: given in this segment */
+	bool args;
 	bool user, kernel;
 	int capture_mode;
 	unsigned int capture_arg, capture_len;
 	unsigned int pid;
-	int cpu;
-	double duration;
-	unsigned long long count;
-	unsigned int pages;
+	int cpu;		/* -1: any */
 	unsigned int maxactive;
 	unsigned int packet;	/* netfilter: bytes per packet (0: unset) */
 	const char *filter;
+};
+
+/* One PROBE of the session: what was asked, how it prints, its link. */
+struct trace_probe {
+	struct probe_spec spec;
+	struct probe_opts own;		/* the options given after it */
+	struct probe_opts o;		/* in effect: defaults, then own */
+	struct trace_fmt fmt;
+	struct tp_format *tpf;		/* tracepoints: the format */
+	struct pea_tp_attr tp_attr;	/* tracepoints: predicates filled */
+	int link_fd;
+	__u64 shown, records;		/* events shown, records decoded */
+	struct pea_link_info li;	/* at detach */
+	bool have_li;
+};
+
+/* The session: options for all probes, and the probes. */
+struct trace_opts {
+	bool json, quiet, flight, unordered;
+	double duration;
+	unsigned long long count;
+	unsigned int pages;
 	const char *output;		/* --output */
 	enum trace_out_format format;	/* --format */
 	struct agg_opts agg;		/* --hist, --count-by, ... */
+	bool top_set, max_keys_set;	/* --top, --max-keys given */
 	double interval;		/* --interval (0: at the end only) */
 	bool events;			/* --events */
+	struct probe_opts defaults;	/* given before the first PROBE */
+	struct trace_probe *probes;
+	unsigned int nprobes;
 };
 
 struct cpu_count {
@@ -276,9 +353,8 @@ struct cpu_count {
 
 struct tracer {
 	struct trace_opts o;
-	struct trace_fmt fmt;
 	struct pea_buffer *pb;
-	int map_fd, link_fd;
+	int map_fd;
 
 	struct trace_event *batch;
 	size_t n, cap;
@@ -296,17 +372,13 @@ struct tracer {
 	__u64 live_ns, live_recv;
 	double live_rate;
 	__u64 t0, t_end;
-	struct pea_tp_attr tp_attr;	/* tracepoints: predicates filled */
 	struct trace_writer *out;	/* --output, or NULL */
-	const struct trace_fmt *out_probes[1];
+	const struct trace_fmt *out_probes[TRACE_MAX_PROBES];
 	bool out_failed;
 	struct agg *agg;	/* --hist, --count-by; NULL without */
-	const struct trace_fmt *agg_probes[1];
 	__u64 next_interval;	/* when the tables print next */
 	unsigned int interval_no;
 };
-
-static struct tp_format tp_fmt;
 
 static volatile sig_atomic_t trace_stop;
 
@@ -317,6 +389,26 @@ static void on_signal(int sig)
 }
 
 /* ---- option parsing ---- */
+
+/*
+ * A usage error about the options of @probe (NULL: before any probe):
+ * the message is prefixed with the probe's text.
+ */
+static int probe_usage(const char *probe, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int probe_usage(const char *probe, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!probe)
+		return tool_usage("trace", "%s", msg);
+	return tool_usage("trace", "%s: %s", probe, msg);
+}
 
 /* "ARG1", "arg1" or "1": the argument index 0..5. */
 static int parse_argn(const char *s, const char **rest, unsigned int *n)
@@ -330,55 +422,189 @@ static int parse_argn(const char *s, const char **rest, unsigned int *n)
 	return 0;
 }
 
-static int parse_capture(struct trace_opts *o, int mode, const char *arg)
+static int parse_capture(struct probe_opts *o, const char *probe, int mode,
+			 const char *arg)
 {
 	const char *rest, *what = mode == PEA_CAPTURE_STR ? "--str" : "--bytes";
 
-	if (o->capture_mode)
-		return tool_usage("trace", "only one of --str and --bytes, once");
+	if (o->set & PO_CAPTURE)
+		return probe_usage(probe, "only one of --str and --bytes, once");
+	o->set |= PO_CAPTURE;
 	if (parse_argn(arg, &rest, &o->capture_arg))
-		return tool_usage("trace", "%s '%s': name an argument ARG0..ARG5",
-				  what, arg);
+		return probe_usage(probe, "%s '%s': name an argument ARG0..ARG5",
+				   what, arg);
 	o->capture_mode = mode;
 	if (!*rest) {
 		if (mode == PEA_CAPTURE_FIXED)
-			return tool_usage("trace", "--bytes needs a length: ARGn:LEN");
+			return probe_usage(probe, "--bytes needs a length: ARGn:LEN");
 		o->capture_len = PEA_CAPTURE_MAX;
 		return 0;
 	}
 	if (*rest != ':' ||
 	    tool_parse_uint(rest + 1, PEA_CAPTURE_MAX, &o->capture_len) ||
 	    !o->capture_len)
-		return tool_usage("trace", "%s '%s': the length after ':' must be 1..%d",
-				  what, arg, PEA_CAPTURE_MAX);
+		return probe_usage(probe, "%s '%s': the length after ':' must be 1..%d",
+				   what, arg, PEA_CAPTURE_MAX);
 	return 0;
 }
 
-/* One --hist or --count-by KEY (checked against the probe later). */
-static int parse_agg_opt(struct agg_opts *a, bool hist, const char *key)
+/* A probe option of the segment (@probe NULL: before any probe). */
+static int parse_probe_opt(int c, const char *arg, struct probe_opts *po,
+			   const char *probe, int ncpus)
 {
+	unsigned long long v;
+
+	switch (c) {
+	case 'a':
+		po->args = true;
+		po->set |= PO_ARGS;
+		return 0;
+	case 's':
+	case 'b':
+		return parse_capture(po, probe, c == 's' ? PEA_CAPTURE_STR :
+						    PEA_CAPTURE_FIXED, arg);
+	case OPT_USER:
+	case OPT_KERNEL:
+		if (!(po->set & PO_SPACE))
+			po->user = po->kernel = false;
+		if (c == OPT_USER)
+			po->user = true;
+		else
+			po->kernel = true;
+		po->set |= PO_SPACE;
+		return 0;
+	case 'p':
+		if (tool_parse_uint(arg, INT_MAX, &po->pid) || !po->pid)
+			return probe_usage(probe, "--pid '%s': a process id", arg);
+		po->set |= PO_PID;
+		return 0;
+	case 'C':
+		if (tool_parse_u64(arg, &v) || v >= (unsigned int)ncpus)
+			return probe_usage(probe, "--cpu '%s': this machine has CPUs 0..%d",
+					   arg, ncpus - 1);
+		po->cpu = (int)v;
+		po->set |= PO_CPU;
+		return 0;
+	case OPT_MAXACTIVE:
+		if (tool_parse_uint(arg, 4096, &po->maxactive) || !po->maxactive)
+			return probe_usage(probe, "--maxactive '%s': 1..4096", arg);
+		po->set |= PO_MAXACTIVE;
+		return 0;
+	case OPT_FILTER:
+		po->filter = arg;
+		po->set |= PO_FILTER;
+		return 0;
+	case OPT_PACKET:
+		if (tool_parse_uint(arg, PEA_NF_PACKET_MAX, &po->packet) ||
+		    !po->packet)
+			return probe_usage(probe, "--packet '%s': 1..%d bytes",
+					   arg, PEA_NF_PACKET_MAX);
+		po->set |= PO_PACKET;
+		return 0;
+	}
+	return 1;	/* not a probe option */
+}
+
+/* A session option, wherever it was given. */
+static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
+{
+	switch (c) {
+	case 'd':
+		if (tool_parse_seconds(arg, &o->duration))
+			return tool_usage("trace", "--duration '%s': a positive number of seconds",
+					  arg);
+		return 0;
+	case 'c':
+		if (tool_parse_u64(arg, &o->count) || !o->count)
+			return tool_usage("trace", "--count '%s': a positive number", arg);
+		return 0;
+	case OPT_PAGES:
+		if (tool_parse_uint(arg, PEA_MAX_RING_PAGES, &o->pages) ||
+		    !o->pages || (o->pages & (o->pages - 1)))
+			return tool_usage("trace", "--pages '%s': a power of two, 1..%d",
+					  arg, PEA_MAX_RING_PAGES);
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case OPT_FORMAT:
+		o->format = trace_writer_format(arg);
+		if (!o->format)
+			return tool_usage("trace", "--format '%s': ctf or perfetto",
+					  arg);
+		return 0;
+	case 'j':
+		o->json = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'F':
+		o->flight = true;
+		return 0;
+	case OPT_UNORDERED:
+		o->unordered = true;
+		return 0;
+	case OPT_TOP:
+		if (tool_parse_uint(arg, UINT_MAX, &o->agg.top) || !o->agg.top)
+			return tool_usage("trace", "--top '%s': a positive number",
+					  arg);
+		o->top_set = true;
+		return 0;
+	case OPT_MAX_KEYS:
+		if (tool_parse_uint(arg, AGG_MAX_KEYS_LIMIT, &o->agg.max_keys) ||
+		    !o->agg.max_keys)
+			return tool_usage("trace", "--max-keys '%s': 1..%d",
+					  arg, AGG_MAX_KEYS_LIMIT);
+		o->max_keys_set = true;
+		return 0;
+	case 'i':
+		if (tool_parse_seconds(arg, &o->interval) || o->interval < 0.1)
+			return tool_usage("trace", "--interval '%s': seconds, at least 0.1",
+					  arg);
+		return 0;
+	case OPT_EVENTS:
+		o->events = true;
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * One --hist or --count-by KEY, for probe @probe (-1: given before the
+ * first PROBE, for every probe). Checked against the probes later.
+ */
+static int parse_agg_opt(struct agg_opts *a, bool hist, const char *key,
+			 int probe)
+{
+	const char *opt = hist ? "--hist" : "--count-by";
 	int *n = hist ? &a->nhist : &a->ncount;
 
 	if (*n == AGG_MAX_SPECS)
 		return tool_usage("trace", "at most %d %s options", AGG_MAX_SPECS,
-				  hist ? "--hist" : "--count-by");
+				  opt);
 	if (!*key)
-		return tool_usage("trace", "%s needs a key", hist ? "--hist" : "--count-by");
-	if (hist)
+		return tool_usage("trace", "%s needs a key", opt);
+	if (!hist && probe >= 0 && !strcmp(key, "probe"))
+		return tool_usage("trace", "--count-by probe counts the events of every probe: give it before the first PROBE");
+	if (hist) {
+		a->hist_probe[*n] = probe;
 		a->hist[(*n)++] = key;
-	else
+	} else {
+		a->count_probe[*n] = probe;
 		a->count[(*n)++] = key;
+	}
 	return 0;
 }
 
 /* What goes with the aggregation options; 0 or PEA_EXIT_USAGE. */
-static int check_agg_args(const struct trace_opts *o, bool top, bool max_keys)
+static int check_agg_args(const struct trace_opts *o)
 {
 	bool agg = o->agg.nhist || o->agg.ncount;
 
 	if (!agg && (o->interval || o->events))
 		return tool_usage("trace", "--interval and --events go with --hist or --count-by");
-	if (!o->agg.ncount && (top || max_keys))
+	if (!o->agg.ncount && (o->top_set || o->max_keys_set))
 		return tool_usage("trace", "--top and --max-keys go with --count-by");
 	if (o->interval && o->flight)
 		return tool_usage("trace", "--interval does not go with --flight-recorder, which reads the rings only at the end");
@@ -387,182 +613,207 @@ static int check_agg_args(const struct trace_opts *o, bool top, bool max_keys)
 	return 0;
 }
 
+/*
+ * Parse the options of one segment: argv[1..] up to the next PROBE (or
+ * the end). Returns 0 with *@next the index in @argv of that PROBE
+ * (@argc: none), or a usage error's exit status.
+ */
+static int parse_segment(int argc, char **argv, struct trace_opts *o,
+			 struct probe_opts *po, const char *probe, int ncpus,
+			 bool *help, int *next)
+{
+	int index = probe ? (int)o->nprobes - 1 : -1;
+	int c, ret;
+
+	opterr = 0;
+	optind = 0;	/* start over, at argv[1] */
+	while ((c = getopt_long(argc, argv, "+:as:b:p:C:d:c:jqFho:i:",
+				trace_options, NULL)) != -1) {
+		if (c == 'h') {
+			*help = true;
+			return 0;
+		}
+		if (c == ':')
+			return tool_usage("trace", "option '%s' needs a value",
+					  argv[optind - 1]);
+		if (c == '?')
+			return tool_usage("trace", "unknown option '%s'",
+					  argv[optind - 1]);
+		if (c == OPT_HIST || c == OPT_COUNT_BY)
+			ret = parse_agg_opt(&o->agg, c == OPT_HIST, optarg,
+					    index);
+		else
+			ret = parse_probe_opt(c, optarg, po, probe, ncpus);
+		if (ret == 1)
+			ret = parse_session_opt(c, optarg, o);
+		if (ret == 1)
+			return tool_usage("trace", "unknown option '%s'",
+					  argv[optind - 1]);
+		if (ret)
+			return ret;
+	}
+	*next = optind;
+	return 0;
+}
+
+/* @eff = @def with what @own gave replaced. */
+static void probe_opts_merge(struct probe_opts *eff,
+			     const struct probe_opts *def,
+			     const struct probe_opts *own)
+{
+	*eff = *def;
+	eff->set = own->set;
+	if (own->set & PO_ARGS)
+		eff->args = own->args;
+	if (own->set & PO_CAPTURE) {
+		eff->capture_mode = own->capture_mode;
+		eff->capture_arg = own->capture_arg;
+		eff->capture_len = own->capture_len;
+	}
+	if (own->set & PO_SPACE) {
+		eff->user = own->user;
+		eff->kernel = own->kernel;
+	}
+	if (own->set & PO_PID)
+		eff->pid = own->pid;
+	if (own->set & PO_CPU)
+		eff->cpu = own->cpu;
+	if (own->set & PO_MAXACTIVE)
+		eff->maxactive = own->maxactive;
+	if (own->set & PO_PACKET)
+		eff->packet = own->packet;
+	if (own->set & PO_FILTER)
+		eff->filter = own->filter;
+}
+
+/* Whether the options in effect for @p suit its kind. */
+static int probe_validate(const struct trace_probe *p)
+{
+	const struct probe_opts *o = &p->o;
+	const struct probe_spec *s = &p->spec;
+	const char *n = s->text;
+
+	if (s->tp && (o->args || o->capture_mode || o->user || o->kernel ||
+		      o->maxactive))
+		return probe_usage(n, "--args, --str, --bytes, --user, --kernel and --maxactive are for kprobes");
+	if (s->uprobe && (o->kernel || o->maxactive || o->cpu >= 0))
+		return probe_usage(n, "--kernel, --maxactive and --cpu are not for uprobes");
+	if (o->filter && !s->tp)
+		return probe_usage(n, "--filter is for tracepoints");
+	if (s->nf && (o->args || o->capture_mode || o->user || o->kernel ||
+		      o->maxactive || o->pid || o->cpu >= 0))
+		return probe_usage(n, "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter");
+	if (o->packet && !s->nf)
+		return probe_usage(n, "--packet is for netfilter");
+	if (o->user && o->kernel)
+		return probe_usage(n, "--user or --kernel, not both");
+	if ((o->user || o->kernel) && !o->capture_mode)
+		return probe_usage(n, "--user and --kernel go with --str or --bytes");
+	if (o->maxactive && !s->retprobe)
+		return probe_usage(n, "--maxactive is for kretprobes");
+	return 0;
+}
+
+/*
+ * The command line: session options and probe defaults, then each PROBE
+ * with its own options. Session options are taken anywhere.
+ */
 static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 			    int ncpus, bool *help)
 {
-	bool top_set = false, keys_set = false;
-	unsigned long long v;
-	int c, ret;
+	struct probe_opts *po = &o->defaults;
+	const char *probe = NULL;
+	int pos = 1, next = 1, ret;
+	unsigned int i;
 
 	memset(o, 0, sizeof(*o));
-	o->cpu = -1;
+	o->defaults.cpu = -1;
 	o->pages = DEFAULT_PAGES;
 	o->agg.top = AGG_DEFAULT_TOP;
 	o->agg.max_keys = AGG_DEFAULT_MAX_KEYS;
 	*help = false;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":as:b:p:C:d:c:jqFho:i:", trace_options,
-				NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			o->args = true;
-			break;
-		case 's':
-		case 'b':
-			ret = parse_capture(o, c == 's' ? PEA_CAPTURE_STR :
-						       PEA_CAPTURE_FIXED, optarg);
-			if (ret)
-				return ret;
-			break;
-		case OPT_USER:
-			o->user = true;
-			break;
-		case OPT_KERNEL:
-			o->kernel = true;
-			break;
-		case 'p':
-			if (tool_parse_uint(optarg, INT_MAX, &o->pid) || !o->pid)
-				return tool_usage("trace", "--pid '%s': a process id", optarg);
-			break;
-		case 'C':
-			if (tool_parse_u64(optarg, &v) || v >= (unsigned int)ncpus)
-				return tool_usage("trace", "--cpu '%s': this machine has CPUs 0..%d",
-						  optarg, ncpus - 1);
-			o->cpu = (int)v;
-			break;
-		case 'd':
-			if (tool_parse_seconds(optarg, &o->duration))
-				return tool_usage("trace", "--duration '%s': a positive number of seconds",
-						  optarg);
-			break;
-		case 'c':
-			if (tool_parse_u64(optarg, &o->count) || !o->count)
-				return tool_usage("trace", "--count '%s': a positive number", optarg);
-			break;
-		case OPT_PAGES:
-			if (tool_parse_uint(optarg, PEA_MAX_RING_PAGES, &o->pages) ||
-			    !o->pages || (o->pages & (o->pages - 1)))
-				return tool_usage("trace", "--pages '%s': a power of two, 1..%d",
-						  optarg, PEA_MAX_RING_PAGES);
-			break;
-		case OPT_MAXACTIVE:
-			if (tool_parse_uint(optarg, 4096, &o->maxactive) ||
-			    !o->maxactive)
-				return tool_usage("trace", "--maxactive '%s': 1..4096", optarg);
-			break;
-		case OPT_FILTER:
-			o->filter = optarg;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_FORMAT:
-			o->format = trace_writer_format(optarg);
-			if (!o->format)
-				return tool_usage("trace", "--format '%s': ctf or perfetto",
-						  optarg);
-			break;
-		case OPT_PACKET:
-			if (tool_parse_uint(optarg, PEA_NF_PACKET_MAX,
-					    &o->packet) || !o->packet)
-				return tool_usage("trace", "--packet '%s': 1..%d bytes",
-						  optarg, PEA_NF_PACKET_MAX);
-			break;
-		case OPT_HIST:
-		case OPT_COUNT_BY:
-			ret = parse_agg_opt(&o->agg, c == OPT_HIST, optarg);
-			if (ret)
-				return ret;
-			break;
-		case OPT_TOP:
-			if (tool_parse_uint(optarg, UINT_MAX, &o->agg.top) ||
-			    !o->agg.top)
-				return tool_usage("trace", "--top '%s': a positive number",
-						  optarg);
-			top_set = true;
-			break;
-		case OPT_MAX_KEYS:
-			if (tool_parse_uint(optarg, AGG_MAX_KEYS_LIMIT,
-					    &o->agg.max_keys) || !o->agg.max_keys)
-				return tool_usage("trace", "--max-keys '%s': 1..%d",
-						  optarg, AGG_MAX_KEYS_LIMIT);
-			keys_set = true;
-			break;
-		case 'i':
-			if (tool_parse_seconds(optarg, &o->interval) ||
-			    o->interval < 0.1)
-				return tool_usage("trace", "--interval '%s': seconds, at least 0.1",
-						  optarg);
-			break;
-		case OPT_EVENTS:
-			o->events = true;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'F':
-			o->flight = true;
-			break;
-		case OPT_UNORDERED:
-			o->unordered = true;
-			break;
-		case 'h':
-			*help = true;
-			return 0;
-		case ':':
-			return tool_usage("trace", "option '%s' needs a value",
-					  argv[optind - 1]);
-		default:
-			return tool_usage("trace", "unknown option '%s'",
-					  argv[optind - 1]);
-		}
+	o->probes = calloc(TRACE_MAX_PROBES, sizeof(*o->probes));
+	if (!o->probes) {
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
 	}
-	if (optind >= argc)
+	for (;;) {
+		/* argv[pos - 1] stands in for the program name. */
+		ret = parse_segment(argc - pos + 1, argv + pos - 1, o, po,
+				    probe, ncpus, help, &next);
+		if (ret || *help)
+			return ret;
+		pos += next - 1;
+		if (pos >= argc)
+			break;
+		if (o->nprobes == TRACE_MAX_PROBES)
+			return tool_usage("trace", "at most %d probes in one session ('%s' is one more)",
+					  TRACE_MAX_PROBES, argv[pos]);
+		if (probe_parse(argv[pos], &o->probes[o->nprobes].spec))
+			return PEA_EXIT_USAGE;
+		probe = argv[pos];
+		po = &o->probes[o->nprobes].own;
+		po->cpu = -1;
+		o->nprobes++;
+		pos++;
+	}
+	if (!o->nprobes)
 		return tool_usage("trace", "which probe? e.g. pea trace kprobe:do_sys_openat2 --str ARG1");
-	if (optind + 1 < argc)
-		return tool_usage("trace", "one probe at a time ('%s' is extra)",
-				  argv[optind + 1]);
-	if (probe_parse(argv[optind], &o->spec))
-		return PEA_EXIT_USAGE;
-	if (o->spec.tp && (o->args || o->capture_mode || o->user ||
-			   o->kernel || o->maxactive))
-		return tool_usage("trace", "--args, --str, --bytes, --user, --kernel and --maxactive are for kprobes");
+	for (i = 0; i < o->nprobes; i++) {
+		struct trace_probe *p = &o->probes[i];
+
+		probe_opts_merge(&p->o, &o->defaults, &p->own);
+		p->link_fd = -1;
+		ret = probe_validate(p);
+		if (ret)
+			return ret;
+	}
 	if (!o->output != !o->format)
 		return tool_usage("trace", "--output PATH and --format ctf|perfetto go together");
-	if (o->spec.uprobe && (o->kernel || o->maxactive || o->cpu >= 0))
-		return tool_usage("trace", "--kernel, --maxactive and --cpu are not for uprobes");
-	if (o->filter && !o->spec.tp)
-		return tool_usage("trace", "--filter is for tracepoints");
-	if (o->spec.nf && (o->args || o->capture_mode || o->user ||
-			   o->kernel || o->maxactive || o->pid ||
-			   o->cpu >= 0))
-		return tool_usage("trace", "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter");
-	if (o->packet && !o->spec.nf)
-		return tool_usage("trace", "--packet is for netfilter");
-	if (o->user && o->kernel)
-		return tool_usage("trace", "--user or --kernel, not both");
-	if ((o->user || o->kernel) && !o->capture_mode)
-		return tool_usage("trace", "--user and --kernel go with --str or --bytes");
-	if (o->maxactive && !o->spec.retprobe)
-		return tool_usage("trace", "--maxactive is for kretprobes");
 	if (o->flight && o->unordered)
 		return tool_usage("trace", "--unordered does not go with --flight-recorder");
 	if (o->flight && o->count)
 		return tool_usage("trace", "--count does not go with --flight-recorder, which prints what the rings hold at the end");
-	return check_agg_args(o, top_set, keys_set);
+	return check_agg_args(o);
 }
 
 static void flush_batch(struct tracer *t);
 
 /* ---- callbacks ---- */
 
+/*
+ * Which probe wrote the record at @data: its id is the probe's index + 1,
+ * and its flags must say the record has the layout of that probe's kind.
+ * NULL if not.
+ */
+static struct trace_probe *record_probe(struct tracer *t, const void *data,
+					__u32 size)
+{
+	const unsigned char *p = data;
+	struct trace_probe *tp;
+	__u16 flags;
+	__u64 id;
+
+	if (size < offsetof(struct pea_probe_record, flags) + sizeof(flags))
+		return NULL;
+	memcpy(&id, p + offsetof(struct pea_probe_record, id), sizeof(id));
+	memcpy(&flags, p + offsetof(struct pea_probe_record, flags),
+	       sizeof(flags));
+	if (!id || id > t->o.nprobes)
+		return NULL;
+	tp = &t->o.probes[id - 1];
+	if (!(flags & PEA_REC_F_TRACEPOINT) != !tp->spec.tp ||
+	    !(flags & PEA_REC_F_NETFILTER) != !tp->spec.nf)
+		return NULL;
+	return tp;
+}
+
 static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 {
 	struct tracer *t = ctx;
 	struct trace_event *ev;
+	struct trace_probe *p;
+	int err;
 
 	if (t->n >= BATCH_MAX && !t->o.flight)
 		flush_batch(t);
@@ -585,22 +836,24 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	}
 	ev = &t->batch[t->n];
 	ev->raw = NULL;
-	ev->probe = 0;
 	ev->kstack = NULL;
 	ev->kstack_nr = 0;
-	if (t->fmt.tp || t->fmt.nf) {
-		int err = t->fmt.nf ? decode_nf_record(data, size, ev) :
-				      decode_tp_record(data, size, ev);
-
-		if (err == -ENOMEM) {
-			t->oom = true;
-			return;
-		}
-		if (err) {
-			t->malformed++;
-			return;
-		}
-	} else if (decode_probe_record(data, size, ev)) {
+	p = record_probe(t, data, size);
+	if (!p) {
+		t->malformed++;
+		return;
+	}
+	if (p->spec.nf)
+		err = decode_nf_record(data, size, ev);
+	else if (p->spec.tp)
+		err = decode_tp_record(data, size, ev);
+	else
+		err = decode_probe_record(data, size, ev);
+	if (err == -ENOMEM) {
+		t->oom = true;
+		return;
+	}
+	if (err) {
 		t->malformed++;
 		return;
 	}
@@ -611,6 +864,8 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 		if (!pea_sample_info(data, PERF_SAMPLE_TIME, &info))
 			ev->rec.time_ns = info.time;
 	}
+	ev->probe = (int)(p - t->o.probes);
+	p->records++;
 	ev->ring = cpu;
 	ev->seq = t->seq++;
 	t->n++;
@@ -680,7 +935,7 @@ static void out_write(struct tracer *t, const struct trace_event *ev,
 
 	if (!t->out || t->out_failed)
 		return;
-	err = ev ? trace_writer_event(t->out, 0, ev) :
+	err = ev ? trace_writer_event(t->out, ev->probe, ev) :
 		   trace_writer_lost(t->out, cpu, lost);
 	if (err) {
 		tool_err("writing %s: %s", t->o.output, strerror(-err));
@@ -755,14 +1010,18 @@ static void flush_batch(struct tracer *t)
 	if (t->o.flight)
 		qsort(t->batch, t->n, sizeof(*t->batch), event_cmp);
 	for (i = 0; i < t->n && !t->out_closed; i++) {
+		const struct trace_event *ev = &t->batch[i];
+		struct trace_probe *p = &t->o.probes[ev->probe];
+
 		if (count_reached(t))
 			break;
 		t->shown++;
+		p->shown++;
 		if (t->agg)
-			agg_add(t->agg, &t->batch[i]);
+			agg_add(t->agg, ev);
 		if (show_events(t))
-			trace_print_event(stdout, &t->fmt, &t->batch[i]);
-		out_write(t, &t->batch[i], 0, 0);
+			trace_print_event(stdout, &p->fmt, ev);
+		out_write(t, ev, 0, 0);
 	}
 	for (i = 0; i < t->n; i++)
 		free(t->batch[i].raw);
@@ -772,26 +1031,142 @@ static void flush_batch(struct tracer *t)
 		t->out_closed = true;	/* EPIPE: whoever read it is gone */
 }
 
-static void print_summary(struct tracer *t, const struct pea_link_info *li,
-			  bool have_li)
+static void json_link(FILE *f, const struct pea_link_info *li)
+{
+	fprintf(f, "\"link\":{\"hits\":%llu,\"written\":%llu,\"filtered\":%llu,\"errors\":%llu,\"missed\":%llu}",
+		(unsigned long long)li->hits,
+		(unsigned long long)li->written,
+		(unsigned long long)li->filtered,
+		(unsigned long long)li->errors,
+		(unsigned long long)li->missed);
+}
+
+/* The probes' texts, separated by @sep, as one JSON string. */
+static void json_probe_list(FILE *f, const struct tracer *t, const char *sep)
+{
+	size_t len = 0, n;
+	unsigned int i;
+	char *buf;
+
+	for (i = 0; i < t->o.nprobes; i++)
+		len += strlen(t->o.probes[i].spec.text) + strlen(sep);
+	buf = malloc(len + 1);
+	if (!buf) {
+		json_put_str(f, "", 0);
+		return;
+	}
+	for (i = 0, len = 0; i < t->o.nprobes; i++) {
+		n = strlen(t->o.probes[i].spec.text);
+		if (i) {
+			memcpy(buf + len, sep, strlen(sep));
+			len += strlen(sep);
+		}
+		memcpy(buf + len, t->o.probes[i].spec.text, n);
+		len += n;
+	}
+	json_put_str(f, buf, len);
+	free(buf);
+}
+
+/* JSON: "probes":[{"probe":...,"events":...,"records":...,"link":...}] */
+static void json_probes(FILE *f, const struct tracer *t)
+{
+	unsigned int i;
+
+	fputs(",\"probes\":[", f);
+	for (i = 0; i < t->o.nprobes; i++) {
+		const struct trace_probe *p = &t->o.probes[i];
+
+		fputs(i ? ",{\"probe\":" : "{\"probe\":", f);
+		json_put_str(f, p->spec.text, strlen(p->spec.text));
+		fprintf(f, ",\"events\":%llu,\"records\":%llu",
+			(unsigned long long)p->shown,
+			(unsigned long long)p->records);
+		if (p->have_li) {
+			fputc(',', f);
+			json_link(f, &p->li);
+		}
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+/* Text: one line per probe, its events, records and link counters. */
+static void text_probes(FILE *f, const struct tracer *t)
+{
+	int w = 5;
+	unsigned int i;
+
+	for (i = 0; i < t->o.nprobes; i++)
+		if ((int)strlen(t->o.probes[i].spec.text) > w)
+			w = strlen(t->o.probes[i].spec.text);
+	fprintf(f, "%-*s %10s %10s %10s %10s %10s %8s %8s\n", w, "PROBE",
+		"EVENTS", "RECORDS", "HITS", "WRITTEN", "FILTERED", "ERRORS",
+		"MISSED");
+	for (i = 0; i < t->o.nprobes; i++) {
+		const struct trace_probe *p = &t->o.probes[i];
+
+		fprintf(f, "%-*s %10llu %10llu", w, p->spec.text,
+			(unsigned long long)p->shown,
+			(unsigned long long)p->records);
+		if (p->have_li)
+			fprintf(f, " %10llu %10llu %10llu %8llu %8llu\n",
+				(unsigned long long)p->li.hits,
+				(unsigned long long)p->li.written,
+				(unsigned long long)p->li.filtered,
+				(unsigned long long)p->li.errors,
+				(unsigned long long)p->li.missed);
+		else
+			fprintf(f, " %10s %10s %10s %8s %8s\n", "-", "-", "-",
+				"-", "-");
+	}
+}
+
+/*
+ * The summary. With one probe it is what it always was; with several,
+ * the session's counters add up the probes', and the per-probe ones
+ * follow (text: a table; JSON: "probes", there with one probe too).
+ */
+static void print_summary(struct tracer *t)
 {
 	double secs = (t->t_end - t->t0) / 1e9;
 	__u64 rec = 0, bytes = 0, lost = 0;
 	size_t i, cnt = pea_buffer__buffer_cnt(t->pb);
 	FILE *f = t->o.json ? stdout : stderr;
+	bool multi = t->o.nprobes > 1, have_li = false;
+	struct pea_link_info li;
+	unsigned int k;
 
+	memset(&li, 0, sizeof(li));
+	for (k = 0; k < t->o.nprobes; k++) {
+		const struct trace_probe *p = &t->o.probes[k];
+
+		if (!p->have_li)
+			continue;
+		have_li = true;
+		li.hits += p->li.hits;
+		li.written += p->li.written;
+		li.filtered += p->li.filtered;
+		li.errors += p->li.errors;
+		li.missed += p->li.missed;
+	}
 	if (secs <= 0)
 		secs = 1e-9;
 	if (t->o.json) {
 		if (t->out_closed)
 			return;
 		fputs("{\"type\":\"summary\",\"probe\":", f);
-		json_put_str(f, t->o.spec.text, strlen(t->o.spec.text));
+		json_probe_list(f, t, " ");
 		fprintf(f, ",\"duration_s\":%.6f,\"events\":%llu,\"cpus\":[",
 			secs, (unsigned long long)t->shown);
 	} else {
-		fprintf(f, "\npea: %s: %llu events in %.2f s\n", t->o.spec.text,
-			(unsigned long long)t->shown, secs);
+		if (multi)
+			fprintf(f, "\npea: %u probes: %llu events in %.2f s\n",
+				t->o.nprobes, (unsigned long long)t->shown, secs);
+		else
+			fprintf(f, "\npea: %s: %llu events in %.2f s\n",
+				t->o.probes[0].spec.text,
+				(unsigned long long)t->shown, secs);
 		fprintf(f, "%6s %12s %14s %10s %12s\n", "CPU", "RECORDS",
 			"BYTES", "LOST", "RATE/s");
 	}
@@ -821,13 +1196,11 @@ static void print_summary(struct tracer *t, const struct pea_link_info *li,
 			(unsigned long long)rec, (unsigned long long)bytes,
 			(unsigned long long)lost,
 			(unsigned long long)t->malformed);
-		if (have_li)
-			fprintf(f, ",\"link\":{\"hits\":%llu,\"written\":%llu,\"filtered\":%llu,\"errors\":%llu,\"missed\":%llu}",
-				(unsigned long long)li->hits,
-				(unsigned long long)li->written,
-				(unsigned long long)li->filtered,
-				(unsigned long long)li->errors,
-				(unsigned long long)li->missed);
+		if (have_li) {
+			fputc(',', f);
+			json_link(f, &li);
+		}
+		json_probes(f, t);
 		fputs("}\n", f);
 		fflush(f);
 		return;
@@ -835,14 +1208,16 @@ static void print_summary(struct tracer *t, const struct pea_link_info *li,
 	fprintf(f, "%6s %12llu %14llu %10llu %12.1f\n", "all",
 		(unsigned long long)rec, (unsigned long long)bytes,
 		(unsigned long long)lost, rec / secs);
-	if (have_li)
+	if (multi)
+		text_probes(f, t);
+	else if (have_li)
 		fprintf(f, "probe: %llu hits, %llu written, %llu filtered out, %llu errors, %llu missed by %s\n",
-			(unsigned long long)li->hits,
-			(unsigned long long)li->written,
-			(unsigned long long)li->filtered,
-			(unsigned long long)li->errors,
-			(unsigned long long)li->missed,
-			t->o.spec.uprobe ? "pairing returns" : "kprobes");
+			(unsigned long long)li.hits,
+			(unsigned long long)li.written,
+			(unsigned long long)li.filtered,
+			(unsigned long long)li.errors,
+			(unsigned long long)li.missed,
+			t->o.probes[0].spec.uprobe ? "pairing returns" : "kprobes");
 	if (lost)
 		fprintf(f, "pea: %llu records were lost in all: the rings filled faster than they were read (try a larger --pages)\n",
 			(unsigned long long)lost);
@@ -867,15 +1242,19 @@ static int setup_signals(void)
 	return 0;
 }
 
-static void fill_attr(const struct trace_opts *o, struct pea_probe_attr *a)
+static void fill_attr(const struct trace_probe *p, __u64 id,
+		      struct pea_probe_attr *a)
 {
+	const struct probe_opts *o = &p->o;
+
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->flags = PEA_PROBE_F_CLOEXEC;
-	if (o->spec.retprobe)
+	if (p->spec.retprobe)
 		a->flags |= PEA_PROBE_F_RETPROBE;
-	memcpy(a->symbol, o->spec.symbol, sizeof(a->symbol));
-	a->offset = o->spec.offset;
+	memcpy(a->symbol, p->spec.symbol, sizeof(a->symbol));
+	a->offset = p->spec.offset;
+	a->id = id;
 	a->filter_tgid = (__s32)o->pid;
 	a->filter_cpu = o->cpu;
 	a->capture_mode = o->capture_mode;
@@ -887,12 +1266,39 @@ static void fill_attr(const struct trace_opts *o, struct pea_probe_attr *a)
 	a->maxactive = o->maxactive;
 }
 
+/* Attach probe @p, whose records carry @id; the link fd or -errno. */
+static int probe_setup(struct tracer *t, struct trace_probe *p, __u64 id)
+{
+	struct pea_probe_attr attr;
+
+	if (p->spec.tp) {
+		p->tp_attr.size = sizeof(p->tp_attr);
+		p->tp_attr.flags = PEA_TP_F_CLOEXEC;
+		p->tp_attr.id = id;
+		p->tp_attr.event_id = p->tpf->id;
+		p->tp_attr.filter_tgid = (__s32)p->o.pid;
+		p->tp_attr.filter_cpu = p->o.cpu;
+		snprintf(p->tp_attr.name, sizeof(p->tp_attr.name), "%s",
+			 p->spec.symbol);
+		return tp_attach(t->map_fd, &p->tp_attr, &p->spec);
+	}
+	if (p->spec.uprobe)
+		return uprobe_attach(t->map_fd, &p->spec, id, (int)p->o.pid,
+				     p->o.capture_mode, p->o.capture_arg,
+				     p->o.capture_len);
+	if (p->spec.nf)
+		return nf_attach(t->map_fd, &p->spec, id,
+				 p->o.packet ? p->o.packet : 128);
+	fill_attr(p, id, &attr);
+	return probe_attach(t->map_fd, &attr, &p->spec);
+}
+
 static int trace_setup(struct tracer *t)
 {
 	LIBPEA_OPTS(pea_buffer_opts, opts);
-	struct pea_probe_attr attr;
 	char name[PEA_OBJ_NAME_LEN];
 	long page = sysconf(_SC_PAGESIZE);
+	unsigned int i;
 	int fd;
 
 	snprintf(name, sizeof(name), "trace_%d", (int)getpid());
@@ -919,29 +1325,13 @@ static int trace_setup(struct tracer *t)
 	}
 
 	t->t0 = tool_now_ns();
-	if (t->fmt.tp) {
-		t->tp_attr.size = sizeof(t->tp_attr);
-		t->tp_attr.flags = PEA_TP_F_CLOEXEC;
-		t->tp_attr.event_id = t->fmt.tp->id;
-		t->tp_attr.filter_tgid = (__s32)t->o.pid;
-		t->tp_attr.filter_cpu = t->o.cpu;
-		snprintf(t->tp_attr.name, sizeof(t->tp_attr.name), "%s",
-			 t->o.spec.symbol);
-		fd = tp_attach(t->map_fd, &t->tp_attr, &t->o.spec);
-	} else if (t->o.spec.uprobe) {
-		fd = uprobe_attach(t->map_fd, &t->o.spec, (int)t->o.pid,
-				   t->o.capture_mode, t->o.capture_arg,
-				   t->o.capture_len);
-	} else if (t->o.spec.nf) {
-		fd = nf_attach(t->map_fd, &t->o.spec,
-			       t->o.packet ? t->o.packet : 128);
-	} else {
-		fill_attr(&t->o, &attr);
-		fd = probe_attach(t->map_fd, &attr, &t->o.spec);
+	/* Records carry the probe's index + 1: id 0 would be the link's id. */
+	for (i = 0; i < t->o.nprobes; i++) {
+		fd = probe_setup(t, &t->o.probes[i], i + 1);
+		if (fd < 0)
+			return PEA_EXIT_ERR;
+		t->o.probes[i].link_fd = fd;
 	}
-	if (fd < 0)
-		return PEA_EXIT_ERR;
-	t->link_fd = fd;
 	return PEA_EXIT_OK;
 }
 
@@ -1006,21 +1396,42 @@ static int trace_loop(struct tracer *t)
 	return PEA_EXIT_OK;
 }
 
+/* Detach every probe, keeping its counters. */
+static void trace_detach(struct tracer *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->o.nprobes; i++) {
+		struct trace_probe *p = &t->o.probes[i];
+
+		if (p->link_fd < 0)
+			continue;
+		memset(&p->li, 0, sizeof(p->li));
+		p->have_li = !ioctl(p->link_fd, PEA_LINK_IOC_INFO, &p->li);
+		close(p->link_fd);	/* detaches the probe */
+		p->link_fd = -1;
+	}
+}
+
+static void trace_free_probes(struct trace_opts *o)
+{
+	unsigned int i;
+
+	if (!o->probes)
+		return;
+	for (i = 0; i < o->nprobes; i++)
+		free(o->probes[i].tpf);
+	free(o->probes);
+	o->probes = NULL;
+}
+
 /* Detach, read what is left, print the summary; returns the exit status. */
 static int trace_teardown(struct tracer *t, int rc)
 {
-	struct pea_link_info li;
-	bool have_li = false;
-
-	if (t->link_fd >= 0) {
-		memset(&li, 0, sizeof(li));
-		have_li = !ioctl(t->link_fd, PEA_LINK_IOC_INFO, &li);
-		close(t->link_fd);	/* detaches the probe */
-		t->link_fd = -1;
-	}
+	trace_detach(t);
 	t->t_end = tool_now_ns();
 	if (t->pb) {
-		/* Whatever the probe wrote before it went away. */
+		/* Whatever the probes wrote before they went away. */
 		if (rc == PEA_EXIT_OK && !t->oom) {
 			int ret = t->o.flight ? pea_buffer__snapshot(t->pb) :
 						pea_buffer__consume(t->pb);
@@ -1034,7 +1445,7 @@ static int trace_teardown(struct tracer *t, int rc)
 		live_clear(t);
 		if (rc == PEA_EXIT_OK) {
 			print_tables(t, true);
-			print_summary(t, &li, have_li);
+			print_summary(t);
 		}
 		pea_buffer__free(t->pb);
 	}
@@ -1052,103 +1463,156 @@ static int trace_teardown(struct tracer *t, int rc)
 	free(t->batch);
 	free(t->cpus);
 	agg_free(t->agg);
+	trace_free_probes(&t->o);
 	return rc;
+}
+
+/*
+ * A tracepoint probe's format from tracefs, and its --filter compiled;
+ * 0 or an exit status.
+ */
+static int probe_load_tp(struct trace_probe *p)
+{
+	struct probe_spec *s = &p->spec;
+	const char *why = "";
+	char msg[256];
+	int n, err;
+
+	p->tpf = malloc(sizeof(*p->tpf));
+	if (!p->tpf) {
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
+	}
+	err = tp_format_load(s->tp_sys, s->tp_name, p->tpf, &why);
+	if (err == -ENOENT) {
+		tool_err("no tracepoint %s:%s (%s; 'pea list tracepoint:%s:*' lists them)",
+			 s->tp_sys, s->tp_name, why, s->tp_sys);
+		return PEA_EXIT_ERR;
+	}
+	if (err) {
+		tool_err("cannot read the format of %s: %s", s->symbol, why);
+		return PEA_EXIT_ERR;
+	}
+	p->fmt.tp = p->tpf;
+	if (p->o.filter) {
+		n = tp_filter_compile(p->tpf, p->o.filter, p->tp_attr.preds,
+				      msg, sizeof(msg));
+		if (n < 0)
+			return probe_usage(p->spec.text, "--filter: %s", msg);
+		p->tp_attr.nr_preds = n;
+	}
+	return 0;
+}
+
+/* How probe @p prints; @probe_col: the PROBE column's width (0: none). */
+static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
+{
+	p->fmt.json = t->o.json;
+	p->fmt.args = p->o.args;
+	p->fmt.retprobe = p->spec.retprobe;
+	p->fmt.capture_mode = p->o.capture_mode;
+	p->fmt.probe = p->spec.text;
+	p->fmt.nf = p->spec.nf;
+	p->fmt.probe_col = probe_col;
+}
+
+/* "kprobe:a, kretprobe:b" for the banner, on stderr. */
+static void print_banner(const struct tracer *t)
+{
+	unsigned int i;
+
+	fputs("pea: tracing ", stderr);
+	for (i = 0; i < t->o.nprobes; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "",
+			t->o.probes[i].spec.text);
+	fprintf(stderr, " on %zu CPUs; Ctrl-C to end\n",
+		pea_buffer__buffer_cnt(t->pb));
 }
 
 int cmd_trace(int argc, char **argv)
 {
 	struct tracer t;
+	unsigned int i;
+	int probe_col = 0;
 	bool help;
 	int rc;
 
 	memset(&t, 0, sizeof(t));
 	t.map_fd = -1;
-	t.link_fd = -1;
 	t.ncpus = get_nprocs_conf();
 	if (t.ncpus < 1)
 		t.ncpus = 1;
 	rc = parse_trace_args(argc, argv, &t.o, t.ncpus, &help);
-	if (rc)
+	if (rc || help) {
+		trace_free_probes(&t.o);
+		if (help)
+			fputs(trace_help, stdout);
 		return rc;
-	if (help) {
-		fputs(trace_help, stdout);
-		return PEA_EXIT_OK;
 	}
-	t.fmt.json = t.o.json;
-	t.fmt.args = t.o.args;
-	t.fmt.retprobe = t.o.spec.retprobe;
-	t.fmt.capture_mode = t.o.capture_mode;
-	t.fmt.probe = t.o.spec.text;
-	t.fmt.nf = t.o.spec.nf;
-	if (t.o.spec.tp) {
-		const char *why = "";
-		char msg[256];
-		int n, err = tp_format_load(t.o.spec.tp_sys, t.o.spec.tp_name,
-					    &tp_fmt, &why);
+	/* Several probes: every line names its probe, in a column. */
+	for (i = 0; t.o.nprobes > 1 && i < t.o.nprobes; i++)
+		if ((int)strlen(t.o.probes[i].spec.text) > probe_col)
+			probe_col = strlen(t.o.probes[i].spec.text);
+	for (i = 0; i < t.o.nprobes; i++) {
+		struct trace_probe *p = &t.o.probes[i];
 
-		if (err == -ENOENT) {
-			tool_err("no tracepoint %s:%s (%s; 'pea list tracepoint:%s:*' lists them)",
-				 t.o.spec.tp_sys, t.o.spec.tp_name, why,
-				 t.o.spec.tp_sys);
-			return PEA_EXIT_ERR;
+		probe_fmt(&t, p, probe_col);
+		if (p->spec.tp) {
+			rc = probe_load_tp(p);
+			if (rc) {
+				trace_free_probes(&t.o);
+				return rc;
+			}
 		}
-		if (err) {
-			tool_err("cannot read the format of %s: %s",
-				 t.o.spec.symbol, why);
-			return PEA_EXIT_ERR;
-		}
-		t.fmt.tp = &tp_fmt;
-		if (t.o.filter) {
-			n = tp_filter_compile(&tp_fmt, t.o.filter,
-					      t.tp_attr.preds, msg, sizeof(msg));
-			if (n < 0)
-				return tool_usage("trace", "--filter: %s", msg);
-			t.tp_attr.nr_preds = n;
-		}
+		t.out_probes[i] = &p->fmt;
 	}
-
-	t.agg_probes[0] = &t.fmt;
 	t.o.agg.json = t.o.json;
-	rc = agg_new(&t.agg, &t.o.agg, t.agg_probes, 1);
-	if (rc)
+	rc = agg_new(&t.agg, &t.o.agg, t.out_probes, (int)t.o.nprobes);
+	if (rc) {
+		trace_free_probes(&t.o);
 		return rc;
+	}
+
 	t.cpus = calloc(t.ncpus, sizeof(*t.cpus));
 	if (!t.cpus) {
 		tool_err("out of memory");
 		agg_free(t.agg);
+		trace_free_probes(&t.o);
 		return PEA_EXIT_ERR;
 	}
 	if (setup_signals()) {
 		tool_err("cannot set up signal handlers: %s", strerror(errno));
 		free(t.cpus);
 		agg_free(t.agg);
+		trace_free_probes(&t.o);
 		return PEA_EXIT_ERR;
 	}
 	if (t.o.output) {
 		char msg[512];
 
-		t.out_probes[0] = &t.fmt;
 		t.out = trace_writer_open(t.o.format, t.o.output, t.out_probes,
-					  1, t.ncpus, msg, sizeof(msg));
+					  t.o.nprobes, t.ncpus, msg,
+					  sizeof(msg));
 		if (!t.out) {
 			tool_err("--output: %s", msg);
 			free(t.cpus);
 			agg_free(t.agg);
+			trace_free_probes(&t.o);
 			return PEA_EXIT_ERR;
 		}
 	}
 	rc = trace_setup(&t);
 	if (rc == PEA_EXIT_OK) {
-		t.fmt.t0_ns = t.t0;
+		for (i = 0; i < t.o.nprobes; i++)
+			t.o.probes[i].fmt.t0_ns = t.t0;
 		t.next_interval = t.t0 + (__u64)(t.o.interval * 1e9);
 		/* A flight recorder reads nothing until the end. */
 		t.live = isatty(STDERR_FILENO) && !t.o.flight;
 		t.live_ns = t.t0;
 		/* Also with --json: it is on stderr, and says we are attached. */
-		fprintf(stderr, "pea: tracing %s on %zu CPUs; Ctrl-C to end\n",
-			t.o.spec.text, pea_buffer__buffer_cnt(t.pb));
+		print_banner(&t);
 		if (show_events(&t)) {
-			trace_print_header(stdout, &t.fmt);
+			trace_print_header(stdout, &t.o.probes[0].fmt);
 			fflush(stdout);
 		}
 		rc = trace_loop(&t);

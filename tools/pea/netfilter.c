@@ -61,7 +61,7 @@ bad:
 	return -EINVAL;
 }
 
-int nf_attach(int map_fd, const struct probe_spec *spec,
+int nf_attach(int map_fd, const struct probe_spec *spec, __u64 id,
 	      unsigned int packet_len)
 {
 	struct pea_nf_attr a;
@@ -73,6 +73,7 @@ int nf_attach(int map_fd, const struct probe_spec *spec,
 	a.family = spec->nf_family;
 	a.hook = spec->nf_hook;
 	a.packet_len = packet_len;
+	a.id = id;
 	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_NF, &a);
 	err = errno;
 	if (fd >= 0)
@@ -202,6 +203,25 @@ void nf_print_header(FILE *f)
 		"IFINDEX", "PACKET");
 }
 
+/* "PROTO src > dst [type= code=] len=N" */
+static void nf_put_packet(FILE *f, const struct pea_nf_record *r,
+			  const struct nf_pkt *d)
+{
+	if (d->proto)
+		fprintf(f, "%s", d->proto);
+	else
+		fprintf(f, "proto=%u", r->protocol);
+	if (d->addrs) {
+		fputc(' ', f);
+		put_addr(f, r, d->src, d->ports, d->sport);
+		fputs(" > ", f);
+		put_addr(f, r, d->dst, d->ports, d->dport);
+	}
+	if (d->icmp)
+		fprintf(f, " type=%u code=%u", d->type, d->code);
+	fprintf(f, " len=%u", r->skb_len);
+}
+
 static void nf_print_human(FILE *f, const struct trace_fmt *fmt,
 			   const struct trace_event *ev)
 {
@@ -215,19 +235,20 @@ static void nf_print_human(FILE *f, const struct trace_fmt *fmt,
 		 r->ifindex_out);
 	fprintf(f, "%12.6f %3u %-12s %-12s ", t, r->cpu, hook_name(r->hook),
 		ifs);
-	if (d.proto)
-		fprintf(f, "%s", d.proto);
-	else
-		fprintf(f, "proto=%u", r->protocol);
-	if (d.addrs) {
-		fputc(' ', f);
-		put_addr(f, r, d.src, d.ports, d.sport);
-		fputs(" > ", f);
-		put_addr(f, r, d.dst, d.ports, d.dport);
-	}
-	if (d.icmp)
-		fprintf(f, " type=%u code=%u", d.type, d.code);
-	fprintf(f, " len=%u\n", r->skb_len);
+	nf_put_packet(f, r, &d);
+	fputc('\n', f);
+}
+
+void nf_print_details(FILE *f, const struct trace_event *ev)
+{
+	const struct pea_nf_record *r = (const void *)ev->raw;
+	struct nf_pkt d;
+
+	if (!ev->raw)
+		return;
+	nf_decode(r, ev->raw + sizeof(*r), &d);
+	fprintf(f, "in=%d out=%d ", r->ifindex_in, r->ifindex_out);
+	nf_put_packet(f, r, &d);
 }
 
 static void nf_print_json(FILE *f, const struct trace_fmt *fmt,

@@ -159,6 +159,13 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 {
 	if (fmt->json)
 		return;
+	if (fmt->probe_col) {
+		/* Several probes: the common columns; the rest is name=value. */
+		fprintf(f, "%-12s %3s %-*s %-16s %7s %7s  %s\n", "TIME(s)",
+			"CPU", fmt->probe_col, "PROBE", "COMM", "PID", "TID",
+			"DETAILS");
+		return;
+	}
 	if (fmt->nf) {
 		nf_print_header(f);
 		return;
@@ -225,6 +232,67 @@ static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 	fputc('\n', f);
 }
 
+/* Between the columns and the details two spaces, then one. */
+static void detail_sep(FILE *f, bool *first)
+{
+	fputs(*first ? "  " : " ", f);
+	*first = false;
+}
+
+/*
+ * Several probes: TIME, CPU, PROBE, COMM, PID, TID, then what this probe
+ * has, each part named: ret= lat_us= args= str= bytes= (fault), a
+ * tracepoint's fields, a packet.
+ */
+static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
+			      const struct trace_event *ev)
+{
+	const struct pea_probe_record *r = &ev->rec;
+	double t = ((double)(__s64)(r->time_ns - fmt->t0_ns)) / 1e9;
+	bool first = true;
+	char comm[16];
+	int i;
+
+	comm_column(comm, r->comm);
+	fprintf(f, "%12.6f %3u %-*s %-16s %7u %7u", t, r->cpu,
+		fmt->probe_col, fmt->probe, comm, r->tgid, r->pid);
+	if (fmt->nf) {
+		detail_sep(f, &first);
+		nf_print_details(f, ev);
+	}
+	if (fmt->retprobe) {
+		detail_sep(f, &first);
+		fprintf(f, "ret=%lld lat_us=%.3f", (long long)r->ret,
+			r->latency_ns / 1e3);
+	}
+	if (fmt->args) {
+		detail_sep(f, &first);
+		fputs("args=", f);
+		for (i = 0; i < 6; i++)
+			fprintf(f, "%s0x%llx", i ? "," : "",
+				(unsigned long long)r->args[i]);
+	}
+	if (fmt->capture_mode != PEA_CAPTURE_NONE) {
+		detail_sep(f, &first);
+		if (r->flags & PEA_REC_F_FAULT) {
+			fputs("(fault)", f);
+		} else if (fmt->capture_mode == PEA_CAPTURE_STR) {
+			fputs("str=", f);
+			c_put_str(f, ev->cap, r->capture_len);
+			if (r->flags & PEA_REC_F_TRUNCATED)
+				fputs("...", f);
+		} else {
+			fputs("bytes=", f);
+			put_hex(f, ev->cap, r->capture_len);
+		}
+	}
+	if (fmt->tp && ev->raw) {
+		detail_sep(f, &first);
+		tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, false);
+	}
+	fputc('\n', f);
+}
+
 static void print_capture_json(FILE *f, const struct trace_fmt *fmt,
 			       const struct trace_event *ev)
 {
@@ -283,7 +351,9 @@ static void print_event_json(FILE *f, const struct trace_fmt *fmt,
 void trace_print_event(FILE *f, const struct trace_fmt *fmt,
 		       const struct trace_event *ev)
 {
-	if (fmt->nf)
+	if (fmt->probe_col && !fmt->json)
+		print_event_multi(f, fmt, ev);
+	else if (fmt->nf)
 		nf_print_event(f, fmt, ev);
 	else if (fmt->json)
 		print_event_json(f, fmt, ev);

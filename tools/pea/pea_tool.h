@@ -118,7 +118,7 @@ int tp_attach(int map_fd, const struct pea_tp_attr *attr,
 
 bool uprobe_is_spec(const char *text);
 int uprobe_parse(const char *text, struct probe_spec *spec);
-int uprobe_attach(int map_fd, struct probe_spec *spec, int pid,
+int uprobe_attach(int map_fd, struct probe_spec *spec, __u64 id, int pid,
 		  int capture_mode, unsigned int capture_arg,
 		  unsigned int capture_len);
 int elf_sym_offset(const char *path, const char *name, __u64 *off);
@@ -128,10 +128,11 @@ int elf_sym_offset(const char *path, const char *name, __u64 *off);
 int nf_parse(const char *text, struct probe_spec *spec);
 
 /*
- * Attach a netfilter hook capturing @packet_len bytes per packet. Returns
- * the link fd, or -errno after printing what went wrong.
+ * Attach a netfilter hook capturing @packet_len bytes per packet, its
+ * records carrying @id (0: the link's). Returns the link fd, or -errno
+ * after printing what went wrong.
  */
-int nf_attach(int map_fd, const struct probe_spec *spec,
+int nf_attach(int map_fd, const struct probe_spec *spec, __u64 id,
 	      unsigned int packet_len);
 
 /* ---- decode.c ---- */
@@ -209,6 +210,7 @@ struct trace_fmt {
 	const struct tp_format *tp;	/* a tracepoint's format, else NULL */
 	bool nf;		/* netfilter records (netfilter.c prints) */
 	__u64 t0_ns;		/* times print relative to this */
+	int probe_col;		/* several probes: PROBE column width, else 0 */
 };
 
 /* JSON string literal of @len bytes (quotes included). */
@@ -224,5 +226,7 @@ void trace_print_event(FILE *f, const struct trace_fmt *fmt,
 void nf_print_header(FILE *f);
 void nf_print_event(FILE *f, const struct trace_fmt *fmt,
 		    const struct trace_event *ev);
+/* The part of a netfilter line after the hook: "in=N out=N PACKET". */
+void nf_print_details(FILE *f, const struct trace_event *ev);
 
 #endif /* _PEA_TOOL_H */

@@ -3,10 +3,10 @@
  * pea: trace files for viewers (pea trace --output PATH --format FMT).
  *
  * A writer is opened once per session with the probes it will see (their
- * struct trace_fmt, indexed by a probe index: 0 while pea trace follows
- * one probe), then fed every event the session shows, in the order it
- * shows them, with the index of the probe that wrote it, and every lost
- * notice, then closed. Formats:
+ * struct trace_fmt, indexed by a probe index: the PROBE's place on the
+ * pea trace command line, from 0), then fed every event the session
+ * shows, in the order it shows them, with the index of the probe that
+ * wrote it, and every lost notice, then closed. Formats:
  *
  *   ctf       a CTF 1.8 trace directory: TSDL "metadata" and one binary
  *             stream file per CPU ring (trace_ctf.c)

@@ -122,6 +122,7 @@ static int explain(const struct probe_spec *spec, int err)
  * uprobe_attach() - resolve a uprobe spec and attach it to @map_fd
  * @map_fd: the map
  * @spec: from uprobe_parse(); gets file_offset
+ * @id: the producer id its records carry (0: the link's)
  * @pid: only this process (0: any)
  * @capture_mode: PEA_CAPTURE_*
  * @capture_arg: the argument pointing at the capture
@@ -129,7 +130,7 @@ static int explain(const struct probe_spec *spec, int err)
  *
  * Return: the link fd, or -errno after printing what went wrong.
  */
-int uprobe_attach(int map_fd, struct probe_spec *spec, int pid,
+int uprobe_attach(int map_fd, struct probe_spec *spec, __u64 id, int pid,
 		  int capture_mode, unsigned int capture_arg,
 		  unsigned int capture_len)
 {
@@ -163,6 +164,7 @@ int uprobe_attach(int map_fd, struct probe_spec *spec, int pid,
 	a.path_fd = -1;
 	a.offset = spec->file_offset;
 	a.filter_tgid = pid;
+	a.id = id;
 	a.capture_mode = capture_mode;
 	if (capture_mode) {
 		a.capture_arg = capture_arg;
