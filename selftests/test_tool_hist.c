@@ -23,6 +23,8 @@
  *   - memory: with --max-keys 1000 the tool's RssAnon does not grow from
  *     10000 to 30000 distinct keys, while without a cap it grows by MBs;
  *   - --interval: numbered tables whose counts add up to the events;
+ *   - per probe: after a PROBE an option makes a table for it alone,
+ *     before the first PROBE for every probe;
  *   - usage errors exit 2 and name what is allowed.
  */
 #include <sys/prctl.h>
@@ -405,6 +407,51 @@ static void test_ret(void)
 	PT_OK(!strcmp(got, "-9=5,0=3") && pt_json_num(c, "count", 0) == 8 &&
 	      pt_json_num(c, "keys", 0) == 2 && pt_json_num(c, "other", -1) == 0,
 	      "--count-by ret: -9 x5, 0 x3 (%s)", got);
+	run_free(&r);
+}
+
+/* ---- tables bound to one probe, or to every probe ---- */
+
+static void test_per_probe(void)
+{
+	const char *h, *c0, *c1;
+	char got[4096];
+	struct workload w;
+	struct pt_proc p;
+	struct run r;
+
+	/*
+	 * --count-by comm before the first PROBE: a table for each probe;
+	 * --hist latency after the kretprobe: its table alone (the kprobe
+	 * has no latency, so as a default it would be a usage error).
+	 */
+	wl_start(&w);
+	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "--pid", w.pid_s,
+		"--count-by", "comm", "kretprobe:__x64_sys_getppid", "--hist",
+		"latency", "kprobe:__x64_sys_close", "--json", NULL })) {
+		wl_do(&w, WL_GETPPID, 0, 0, 6);
+		wl_do(&w, WL_CLOSE_BAD, 0, 0, 4);
+	}
+	run_finish(&p, &r);
+	wl_stop(&w);
+	check_json_run(&r, "per-probe --hist, default --count-by");
+	h = run_find(&r, "hist", 0);
+	PT_OK(h && run_count(&r, "hist") == 1 &&
+	      pt_json_streq(h, "probe", "kretprobe:__x64_sys_getppid") &&
+	      pt_json_num(h, "count", -1) == 6,
+	      "--hist latency after the kretprobe: one histogram, of its 6 calls");
+	c0 = run_find(&r, "count", 0);
+	c1 = run_find(&r, "count", 1);
+	PT_EQ(run_count(&r, "count"), 2,
+	      "--count-by comm before the probes: a table per probe");
+	count_rows(c0, got, sizeof(got));
+	PT_OK(c0 && pt_json_streq(c0, "probe", "kretprobe:__x64_sys_getppid") &&
+	      !strcmp(got, "\"" WL_COMM "\"=6"),
+	      "the kretprobe's count by comm: " WL_COMM " x6 (%s)", got);
+	count_rows(c1, got, sizeof(got));
+	PT_OK(c1 && pt_json_streq(c1, "probe", "kprobe:__x64_sys_close") &&
+	      !strcmp(got, "\"" WL_COMM "\"=4"),
+	      "the kprobe's count by comm: " WL_COMM " x4 (%s)", got);
 	run_free(&r);
 }
 
@@ -873,6 +920,13 @@ static void test_usage(void)
 		"--interval does not go with --flight-recorder");
 	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2", "--hist",
 		"arg0", "--events", "-q", NULL }, "contradict");
+	/* A default must suit every probe; after a PROBE only that one. */
+	usage((char *[]){ PT_PEA, "trace", "--hist", "latency",
+		"kretprobe:__x64_sys_getppid", "kprobe:do_sys_openat2", NULL },
+		"kprobe:do_sys_openat2 is not one");
+	usage((char *[]){ PT_PEA, "trace", "kretprobe:__x64_sys_getppid",
+		"kprobe:do_sys_openat2", "--hist", "ret", NULL },
+		"only a kretprobe or uretprobe has a return value");
 }
 
 int main(int argc, char **argv)
@@ -888,5 +942,6 @@ int main(int argc, char **argv)
 	test_bounded();
 	test_memory();
 	test_interval();
+	test_per_probe();
 	return pt_done();
 }

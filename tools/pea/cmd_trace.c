@@ -585,8 +585,8 @@ static int parse_agg_opt(struct agg_opts *a, bool hist, const char *key,
 				  opt);
 	if (!*key)
 		return tool_usage("trace", "%s needs a key", opt);
-	if (!hist && probe >= 0 && !strcmp(key, "probe"))
-		return tool_usage("trace", "--count-by probe counts the events of every probe: give it before the first PROBE");
+	if (!hist && !strcmp(key, "probe"))
+		probe = -1;	/* one table for the session, wherever given */
 	if (hist) {
 		a->hist_probe[*n] = probe;
 		a->hist[(*n)++] = key;
