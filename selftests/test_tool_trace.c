@@ -18,7 +18,8 @@
  *   - a stopped reader: the exact number of records that fit in a one-page
  *     ring is printed and every other one is reported lost;
  *   - --flight-recorder: after a burst, exactly the newest records that fit
- *     in a one-page ring, oldest first, nothing lost;
+ *     in a one-page ring, oldest first, nothing lost, and the summary's
+ *     horizon is the oldest one's time;
  *   - order: opens alternating between CPU 0 and CPU 1 while the tool is
  *     stopped come out alternating by default (ordered delivery) and one
  *     ring after the other, each in ring order, with --unordered;
@@ -598,10 +599,11 @@ static void test_flight(void)
 	struct workload w;
 	struct pt_proc p;
 	int total = 100, rec, fit, events = 0, rc, order = 1;
-	long long records = -1, lost = -1;
+	long long records = -1, lost = -1, horizon = -1, first = -2;
 	long page = pt_page_size();
 
-	rec = burst_rec_size(prefix, false);
+	/* An ordered snapshot: the records carry their time. */
+	rec = burst_rec_size(prefix, true);
 	fit = page / rec;
 
 	wl_start(&w);
@@ -622,10 +624,13 @@ static void test_flight(void)
 				order = 0;
 				pt_diag("event %d: %s, want %s", events, line, want);
 			}
+			if (!events)
+				first = pt_json_num(line, "time_ns", -2);
 			events++;
 		} else if (pt_json_streq(line, "type", "summary")) {
 			records = pt_json_num(line, "records", -1);
 			lost = pt_json_num(line, "lost", -1);
+			horizon = pt_json_num(line, "horizon_ns", -1);
 		}
 	}
 	rc = pt_proc_wait(&p);
@@ -636,6 +641,9 @@ static void test_flight(void)
 	      total - fit, total - 1);
 	PT_EQ(records, fit, "flight: summary records %d", fit);
 	PT_EQ(lost, 0, "flight: nothing lost: old records were overwritten, not dropped");
+	PT_OK(horizon > 0 && horizon == first,
+	      "flight: the ring wrapped: the horizon is its oldest record's time (%lld, %lld)",
+	      horizon, first);
 	pt_proc_close(&p);
 	wl_stop(&w);
 }

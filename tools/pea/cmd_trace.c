@@ -54,8 +54,8 @@
 /*
  * Events decoded but not yet delivered: past this many, a drain delivers
  * them at once, so the batch stays below about 2 MiB however fast records
- * come (a flight recorder's snapshot is bounded by its rings, and sorted
- * whole).
+ * come (a flight recorder's snapshot is bounded by its rings, and comes
+ * ordered).
  */
 #define BATCH_MAX	4096
 /* Record bytes in a ring beyond the raw payload: header and raw size. */
@@ -129,7 +129,8 @@ static const char trace_help[] =
 "  -q, --quiet              print no events, only the summary\n"
 "  -F, --flight-recorder    keep only the newest records of each CPU (the\n"
 "                           rings overwrite their oldest records instead of\n"
-"                           dropping new ones) and print them at the end\n"
+"                           dropping new ones) and print them at the end,\n"
+"                           in time order from the horizon on (below)\n"
 "      --unordered          the raw per-CPU order: no ordered delivery,\n"
 "                           each drain prints ring after ring\n"
 "  -o, --output PATH        also write the events shown to a trace file\n"
@@ -188,8 +189,12 @@ static const char trace_help[] =
 "when the record was written, just after the hit); with --unordered they\n"
 "come in the raw per-CPU order (each drain, every 100 ms or sooner,\n"
 "prints one ring after the other, each in the order it was written), and with\n"
-"--flight-recorder the newest records of every CPU are sorted by time\n"
-"when the trace ends. Once the probes are attached, \"pea: tracing\n"
+"--flight-recorder the rings are read once, when the trace ends, as one\n"
+"time-ordered stream from the horizon on: if a CPU's ring wrapped, its\n"
+"history before its oldest record is gone, so records of other CPUs older\n"
+"than that are left out too (no CPU is missing from what is shown); the\n"
+"summary gives the horizon (\"horizon_ns\" with --json, 0: no ring\n"
+"wrapped, all shown). Once the probes are attached, \"pea: tracing\n"
 "PROBE[, PROBE]... on N CPUs\" goes to stderr. On exit a per-CPU\n"
 "summary (records, ring bytes, lost, rate) and the probe's counters go to\n"
 "stderr, as do notices of lost records, which are always reported. On a\n"
@@ -821,7 +826,7 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	if (cpu >= 0 && cpu < t->ncpus) {
 		t->cpus[cpu].records++;
 		t->cpus[cpu].bytes += size + RECORD_OVERHEAD +
-			(t->o.flight || t->o.unordered ? 0 : 8);	/* TIME */
+			(t->o.unordered ? 0 : 8);	/* TIME */
 	}
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 256;
@@ -857,7 +862,7 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 		t->malformed++;
 		return;
 	}
-	if (!t->o.flight && !t->o.unordered) {
+	if (!t->o.unordered) {
 		struct pea_sample_info info;
 
 		/* The time the stream is ordered on: when it was written. */
@@ -881,15 +886,6 @@ static void on_lost(void *ctx, int cpu, __u64 cnt)
 }
 
 /* ---- output ---- */
-
-static int event_cmp(const void *a, const void *b)
-{
-	const struct trace_event *x = a, *y = b;
-
-	if (x->rec.time_ns != y->rec.time_ns)
-		return x->rec.time_ns < y->rec.time_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
 
 static bool count_reached(const struct tracer *t)
 {
@@ -1004,11 +1000,10 @@ static void flush_batch(struct tracer *t)
 	if ((t->n && isatty(STDOUT_FILENO)) || lost)
 		live_clear(t);
 	/*
-	 * Ordered delivery: already in time order, across batches too;
-	 * --unordered keeps the raw per-CPU order of the drain.
+	 * Ordered delivery (and an ordered snapshot): already in time
+	 * order, across batches too; --unordered keeps the raw per-CPU
+	 * order of the drain.
 	 */
-	if (t->o.flight)
-		qsort(t->batch, t->n, sizeof(*t->batch), event_cmp);
 	for (i = 0; i < t->n && !t->out_closed; i++) {
 		const struct trace_event *ev = &t->batch[i];
 		struct trace_probe *p = &t->o.probes[ev->probe];
@@ -1201,6 +1196,9 @@ static void print_summary(struct tracer *t)
 			json_link(f, &li);
 		}
 		json_probes(f, t);
+		if (t->o.flight)
+			fprintf(f, ",\"horizon_ns\":%llu", (unsigned long long)
+				pea_buffer__snapshot_horizon(t->pb));
 		fputs("}\n", f);
 		fflush(f);
 		return;
@@ -1218,6 +1216,16 @@ static void print_summary(struct tracer *t)
 			(unsigned long long)li.errors,
 			(unsigned long long)li.missed,
 			t->o.probes[0].spec.uprobe ? "pairing returns" : "kprobes");
+	if (t->o.flight) {
+		__u64 h = pea_buffer__snapshot_horizon(t->pb);
+
+		if (!h)
+			fputs("pea: flight recorder: no ring wrapped; every record is shown\n",
+			      f);
+		else
+			fprintf(f, "pea: flight recorder: every CPU's records from %.6f s on (the horizon; a ring that wrapped lost what came before)\n",
+				h > t->t0 ? (h - t->t0) / 1e9 : 0.0);
+	}
 	if (lost)
 		fprintf(f, "pea: %llu records were lost in all: the rings filled faster than they were read (try a larger --pages)\n",
 			(unsigned long long)lost);
@@ -1310,8 +1318,11 @@ static int trace_setup(struct tracer *t)
 	t->map_fd = fd;
 
 	if (t->o.flight)
-		/* write_backward rings, read only by a snapshot at the end. */
-		opts.flags = PEA_BUFFER_FLAG_OVERWRITE;
+		/*
+		 * write_backward rings, read only by a snapshot at the end,
+		 * ordered across CPUs from its horizon on.
+		 */
+		opts.flags = PEA_BUFFER_FLAG_OVERWRITE | PEA_BUFFER_FLAG_ORDERED;
 	else
 		/* Wake the reader at a quarter full; the tick reads the rest. */
 		opts.wakeup_watermark = (__u32)(t->o.pages * page / 4);
@@ -1335,21 +1346,36 @@ static int trace_setup(struct tracer *t)
 	return PEA_EXIT_OK;
 }
 
-/* A flight recorder only waits: the rings are read once, at the end. */
+/*
+ * A flight recorder only waits: the rings are read once, at the end. The
+ * stop signals are blocked but inside ppoll(): one that came between the
+ * check of trace_stop and the wait would otherwise be lost, and poll()
+ * without a timeout would never return.
+ */
 static int flight_wait(struct tracer *t, __u64 deadline)
 {
+	sigset_t stop, old;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, &old);
 	while (!trace_stop) {
-		int timeout = -1;
+		struct timespec ts, *tsp = NULL;
 
 		if (deadline) {
 			__u64 now = tool_now_ns();
 
 			if (now >= deadline)
 				break;
-			timeout = (deadline - now + 999999) / 1000000;
+			ts.tv_sec = (deadline - now) / 1000000000ULL;
+			ts.tv_nsec = (deadline - now) % 1000000000ULL;
+			tsp = &ts;
 		}
-		poll(NULL, 0, timeout);	/* a signal ends it early */
+		ppoll(NULL, 0, tsp, &old);	/* a signal ends it early */
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	(void)t;
 	return PEA_EXIT_OK;
 }
