@@ -82,6 +82,12 @@ static const char trace_help[] =
 "                           e.g. 'pid > 1 && filename ~ \"/usr/bin/*\"'\n"
 "      --packet N           netfilter: keep the first N bytes of each packet\n"
 "                           from its IP header (1..4096, default 128)\n"
+"      --kstack[=DEPTH]     kprobes, kretprobes and tracepoints: record the\n"
+"                           kernel call stack of each hit, at most DEPTH\n"
+"                           frames (1..127, default 127; a kretprobe's is\n"
+"                           the one at entry), printed under the event line,\n"
+"                           one frame per line, symbolised from\n"
+"                           /proc/kallsyms (module code as sym+0xOFF [mod])\n"
 "  -p, --pid PID            only hits in process PID\n"
 "  -C, --cpu CPU            only hits on CPU\n"
 "  -d, --duration SECONDS   stop after SECONDS (fractions allowed)\n"
@@ -134,7 +140,8 @@ static const char trace_help[] =
 "  {\"type\":\"event\",\"time_ns\":...,\"cpu\":...,\"pid\":...,\"tid\":...,\n"
 "   \"comm\":\"...\",\"probe\":\"...\",\"addr\":\"0x...\"[,\"args\":[\"0x...\",...]]\n"
 "   [,\"ret\":...,\"latency_ns\":...][,\"str\":\"...\"[,\"truncated\":true]\n"
-"   |,\"bytes\":\"hex\"][,\"fault\":true]}\n"
+"   |,\"bytes\":\"hex\"][,\"fault\":true]\n"
+"   [,\"kstack\":[\"sym+0xOFF\",...],\"kstack_addr\":[\"0x...\",...]]}\n"
 "  {\"type\":\"lost\",\"cpu\":...,\"lost\":...}\n"
 "  {\"type\":\"summary\",...}   always the last line\n"
 "time_ns is CLOCK_MONOTONIC. Strings are valid UTF-8: bytes that are not\n"
@@ -172,6 +179,7 @@ enum {
 	OPT_FILTER,
 	OPT_FORMAT,
 	OPT_PACKET,
+	OPT_KSTACK,
 };
 
 static const struct option trace_options[] = {
@@ -188,6 +196,7 @@ static const struct option trace_options[] = {
 	{ "maxactive", required_argument, NULL, OPT_MAXACTIVE },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "packet", required_argument, NULL, OPT_PACKET },
+	{ "kstack", optional_argument, NULL, OPT_KSTACK },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "flight-recorder", no_argument, NULL, 'F' },
@@ -211,6 +220,7 @@ struct trace_opts {
 	unsigned int pages;
 	unsigned int maxactive;
 	unsigned int packet;	/* netfilter: bytes per packet (0: unset) */
+	unsigned int kstack;	/* --kstack: frames per stack (0: none) */
 	const char *filter;
 	const char *output;		/* --output */
 	enum trace_out_format format;	/* --format */
@@ -370,6 +380,14 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 				return tool_usage("trace", "--format '%s': ctf or perfetto",
 						  optarg);
 			break;
+		case OPT_KSTACK:
+			o->kstack = PEA_KSTACK_MAX;
+			if (optarg &&
+			    (tool_parse_uint(optarg, PEA_KSTACK_MAX, &o->kstack) ||
+			     !o->kstack))
+				return tool_usage("trace", "--kstack=%s: a depth of 1..%d frames",
+						  optarg, PEA_KSTACK_MAX);
+			break;
 		case OPT_PACKET:
 			if (tool_parse_uint(optarg, PEA_NF_PACKET_MAX,
 					    &o->packet) || !o->packet)
@@ -419,6 +437,8 @@ static int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 			   o->kernel || o->maxactive || o->pid ||
 			   o->cpu >= 0))
 		return tool_usage("trace", "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter");
+	if (o->kstack && (o->spec.uprobe || o->spec.nf))
+		return tool_usage("trace", "--kstack is for kprobes, kretprobes and tracepoints");
 	if (o->packet && !o->spec.nf)
 		return tool_usage("trace", "--packet is for netfilter");
 	if (o->user && o->kernel)
@@ -460,6 +480,8 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	}
 	ev = &t->batch[t->n];
 	ev->raw = NULL;
+	ev->kstack = NULL;
+	ev->kstack_nr = 0;
 	if (t->fmt.tp || t->fmt.nf) {
 		int err = t->fmt.nf ? decode_nf_record(data, size, ev) :
 				      decode_tp_record(data, size, ev);
@@ -472,9 +494,17 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 			t->malformed++;
 			return;
 		}
-	} else if (decode_probe_record(data, size, ev)) {
-		t->malformed++;
-		return;
+	} else {
+		int err = decode_probe_record(data, size, ev);
+
+		if (err == -ENOMEM) {
+			t->oom = true;
+			return;
+		}
+		if (err) {
+			t->malformed++;
+			return;
+		}
 	}
 	if (!t->o.flight && !t->o.unordered) {
 		struct pea_sample_info info;
@@ -608,8 +638,10 @@ static void flush_batch(struct tracer *t)
 			trace_print_event(stdout, &t->fmt, &t->batch[i]);
 		out_write(t, &t->batch[i], 0, 0);
 	}
-	for (i = 0; i < t->n; i++)
+	for (i = 0; i < t->n; i++) {
 		free(t->batch[i].raw);
+		free(t->batch[i].kstack);
+	}
 	t->n = 0;
 	announce_lost(t);
 	if (!t->out_closed && (fflush(stdout) || ferror(stdout)))
@@ -729,6 +761,7 @@ static void fill_attr(const struct trace_opts *o, struct pea_probe_attr *a)
 		a->capture_flags = o->kernel ? 0 : PEA_CAPTURE_USER;
 	}
 	a->maxactive = o->maxactive;
+	a->kstack_depth = o->kstack;
 }
 
 static int trace_setup(struct tracer *t)
@@ -769,6 +802,7 @@ static int trace_setup(struct tracer *t)
 		t->tp_attr.event_id = t->fmt.tp->id;
 		t->tp_attr.filter_tgid = (__s32)t->o.pid;
 		t->tp_attr.filter_cpu = t->o.cpu;
+		t->tp_attr.kstack_depth = t->o.kstack;
 		snprintf(t->tp_attr.name, sizeof(t->tp_attr.name), "%s",
 			 t->o.spec.symbol);
 		fd = tp_attach(t->map_fd, &t->tp_attr, &t->o.spec);
@@ -892,6 +926,7 @@ static int trace_teardown(struct tracer *t, int rc)
 		close(t->map_fd);
 	free(t->batch);
 	free(t->cpus);
+	ksyms_free((struct ksyms *)t->fmt.ksyms);
 	return rc;
 }
 
@@ -920,6 +955,7 @@ int cmd_trace(int argc, char **argv)
 	t.fmt.capture_mode = t.o.capture_mode;
 	t.fmt.probe = t.o.spec.text;
 	t.fmt.nf = t.o.spec.nf;
+	t.fmt.kstack = t.o.kstack;
 	if (t.o.spec.tp) {
 		const char *why = "";
 		char msg[256];
@@ -968,6 +1004,13 @@ int cmd_trace(int argc, char **argv)
 			free(t.cpus);
 			return PEA_EXIT_ERR;
 		}
+	}
+	/* Read once: code of a module loaded later prints as an address. */
+	if (t.o.kstack) {
+		t.fmt.ksyms = ksyms_load();
+		if (!t.fmt.ksyms)
+			tool_err("warning: cannot read /proc/kallsyms (%s): stack frames print as addresses",
+				 strerror(errno));
 	}
 	rc = trace_setup(&t);
 	if (rc == PEA_EXIT_OK) {

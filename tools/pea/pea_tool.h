@@ -209,6 +209,8 @@ struct trace_fmt {
 	const struct tp_format *tp;	/* a tracepoint's format, else NULL */
 	bool nf;		/* netfilter records (netfilter.c prints) */
 	__u64 t0_ns;		/* times print relative to this */
+	bool kstack;		/* --kstack: records carry kernel stacks */
+	const struct ksyms *ksyms;	/* and these name their frames (or NULL) */
 };
 
 /* JSON string literal of @len bytes (quotes included). */
