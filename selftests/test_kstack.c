@@ -3,7 +3,8 @@
  * Kernel stacks in records (kstack_depth, PEA_REC_F_KSTACK, struct
  * pea_kstack): kprobe, kretprobe and tracepoint records of getppid()
  * calls the test makes itself, whose stacks, symbolised with
- * /proc/kallsyms, start at the probed address and reach do_syscall_64;
+ * /proc/kallsyms, start at the probed address and reach do_syscall_64
+ * (a syscalls:* tracepoint, whose registers are the user's, too);
  * depth limits; a kprobe in NMI (the test module's target) with exact
  * accounting; the attr's size versions and errnos; records without a
  * stack unchanged.
@@ -452,6 +453,61 @@ static void test_tracepoint(void)
 	close(link);
 }
 
+/*
+ * syscalls:sys_enter_getppid: perf hands the handler the user's
+ * registers, which hold no kernel stack; the unwinder starts in pea's
+ * handler and still reaches do_syscall_64.
+ */
+static void test_tracepoint_user_regs(void)
+{
+	int id = event_id("syscalls", "sys_enter_getppid");
+	struct pea_tp_attr a;
+	struct pea_tp_record *r;
+	int link, i, n = 0, good = 0;
+	__u32 size;
+
+	PT_OK(id > 0, "syscalls:sys_enter_getppid id");
+	if (id <= 0)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_TP_F_CLOEXEC;
+	a.event_id = id;
+	a.filter_cpu = -1;
+	a.filter_tgid = getpid();
+	strcpy(a.name, "syscalls:sys_enter_getppid");
+	a.kstack_depth = 127;
+	link = attach_tp(&a);
+	PT_OK(link >= 0, "tracepoint syscalls:sys_enter_getppid with kstack_depth 127 attaches (%d)",
+	      link);
+	if (link < 0)
+		return;
+	pt_pin(0);
+	pt_rings_drain(rings, ncpu);
+	for (i = 0; i < K; i++)
+		syscall(SYS_getppid);
+	while ((r = next_rec(0, &size))) {
+		const struct pea_kstack *ks;
+
+		n++;
+		if (r->flags != (PEA_REC_F_TRACEPOINT | PEA_REC_F_KSTACK))
+			continue;
+		ks = check_stack(r, sizeof(*r) + r->raw_size, size, 127,
+				 "syscalls tracepoint");
+		if (n == 1 && ks) {
+			pt_diag("syscalls:sys_enter_getppid stack (nr %u):",
+				ks->nr);
+			stack_diag(ks);
+		}
+		if (ks && stack_has(ks, "do_syscall_64"))
+			good++;
+	}
+	PT_EQ(n, K, "syscalls tracepoint: %d records", K);
+	PT_EQ(good, K,
+	      "syscalls tracepoint (user registers): every stack reaches do_syscall_64");
+	close(link);
+}
+
 /* ---- NMI ---- */
 
 static void test_nmi(void)
@@ -674,6 +730,7 @@ int main(void)
 	test_depth(3);
 	test_kretprobe();
 	test_tracepoint();
+	test_tracepoint_user_regs();
 	test_errors();
 	test_nmi();
 	test_cost();
