@@ -5,8 +5,8 @@
  * calls the test makes itself, whose stacks, symbolised with
  * /proc/kallsyms, start at the probed address and reach do_syscall_64
  * (a syscalls:* tracepoint, whose registers are the user's, too);
- * depth limits; a kprobe in NMI (the test module's target) with exact
- * accounting; the attr's size versions and errnos; records without a
+ * depth limits; a kprobe in NMI and in hardirq context (the test
+ * module's target) with exact accounting; the attr's size versions and errnos; records without a
  * stack unchanged.
  */
 #include <stddef.h>
@@ -510,10 +510,18 @@ static void test_tracepoint_user_regs(void)
 
 /* ---- NMI ---- */
 
-static void test_nmi(void)
+/*
+ * A kprobe hit in NMI (@hardirq false) or in a hard irq_work: the stack
+ * has the target, the handler that called it, and crosses to the task
+ * stack of the ioctl; every hit is a record or a counted error.
+ */
+static void test_ctx(bool hardirq)
 {
 	struct pea_probe_attr a = probe_attr("pea_st_kstack_target", 0, 127);
-	struct pea_st_kstack_nmi c = { .count = 20 };
+	struct pea_st_kstack_nmi c = { .count = 20, .hardirq = hardirq };
+	const char *what = hardirq ? "hardirq" : "NMI";
+	const char *caller = hardirq ? "pea_st_kstack_irq_work" :
+				       "pea_st_kstack_nmi";
 	struct pea_link_info info;
 	struct pea_probe_record *r;
 	int link, err, n = 0, good = 0, first = 1;
@@ -521,41 +529,43 @@ static void test_nmi(void)
 
 	pt_st();
 	link = attach(&a);
-	PT_OK(link >= 0, "kprobe:pea_st_kstack_target (test module) attaches (%d)",
-	      link);
+	PT_OK(link >= 0, "%s: kprobe:pea_st_kstack_target (test module) attaches (%d)",
+	      what, link);
 	if (link < 0)
 		return;
 	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, &info), 0, "link info");
 	pt_pin(1 % ncpu);
 	pt_rings_drain(rings, ncpu);
 	err = pt_ioctl_errno(pt_st(), PEA_ST_IOC_KSTACK_NMI, &c);
-	PT_EQ(err, 0, "PEA_ST_IOC_KSTACK_NMI");
-	PT_OK(c.in_nmi && c.calls == 20 && c.cpu == 1 % ncpu,
-	      "the 20 calls ran in NMI on CPU %d", 1 % ncpu);
+	PT_EQ(err, 0, "PEA_ST_IOC_KSTACK_NMI (%s)", what);
+	PT_OK((hardirq ? c.in_hardirq && !c.in_nmi : c.in_nmi) &&
+	      c.calls == 20 && c.cpu == 1 % ncpu,
+	      "the 20 calls ran in %s on CPU %d", what, 1 % ncpu);
 	while ((r = next_rec(1 % ncpu, &size))) {
 		const struct pea_kstack *ks;
 
 		n++;
-		ks = check_stack(r, sizeof(*r), size, 127, "nmi");
+		ks = check_stack(r, sizeof(*r), size, 127, what);
 		if (!ks || r->flags != PEA_REC_F_KSTACK)
 			continue;
 		if (first) {
-			pt_diag("NMI stack (nr %u):", ks->nr);
+			pt_diag("%s stack (nr %u):", what, ks->nr);
 			stack_diag(ks);
 			first = 0;
 		}
 		if (ks->ips[0] == info.addr && ks->nr >= 2 &&
-		    !strcmp(ksym_name(ks->ips[1]), "pea_st_kstack_nmi") &&
+		    !strcmp(ksym_name(ks->ips[1]), caller) &&
 		    stack_has(ks, "do_syscall_64"))
 			good++;
 	}
 	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, &info), 0, "link info");
-	PT_OK(n > 0, "NMI: records received (%d)", n);
-	PT_EQ(n + info.errors, 20, "NMI: received + lost == 20 attempted");
-	PT_EQ(info.hits, 20, "NMI: 20 hits");
-	PT_EQ(n, info.written, "NMI: received == written");
+	PT_OK(n > 0, "%s: records received (%d)", what, n);
+	PT_EQ(n + info.errors, 20, "%s: received + lost == 20 attempted", what);
+	PT_EQ(info.hits, 20, "%s: 20 hits", what);
+	PT_EQ(n, info.written, "%s: received == written", what);
 	PT_EQ(good, n,
-	      "NMI: every stack has the target, then pea_st_kstack_nmi, and crosses to the task stack (do_syscall_64)");
+	      "%s: every stack has the target, then %s, and crosses to the task stack (do_syscall_64)",
+	      what, caller);
 	close(link);
 }
 
@@ -732,7 +742,8 @@ int main(void)
 	test_tracepoint();
 	test_tracepoint_user_regs();
 	test_errors();
-	test_nmi();
+	test_ctx(false);
+	test_ctx(true);
 	test_cost();
 	return pt_done();
 }

@@ -10,6 +10,8 @@
 
 u32 pea_st_kstack_target(u32 i);
 int pea_st_kstack_nmi(unsigned int type, struct pt_regs *regs);
+struct irq_work;
+void pea_st_kstack_irq_work(struct irq_work *work);
 long st_kstack_nmi(void __user *uarg);
 
 #endif /* _PEA_ST_KSTACK_H */
