@@ -157,6 +157,15 @@ struct pea_map *pea_map_fget(int fd);
 int pea_maps_show(struct seq_file *m, void *v);
 
 /* pea_probe.c */
+/*
+ * The old sizes of the attach ioctls' numbers (the attr's size is part of
+ * them): binaries built before kstack_depth send these.
+ */
+#define PEA_MAP_IOC_ATTACH_PROBE_VER0 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x14, PEA_PROBE_ATTR_SIZE_VER0)
+#define PEA_MAP_IOC_ATTACH_TP_VER0 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x15, PEA_TP_ATTR_SIZE_VER0)
+
 long pea_probe_attach(struct pea_map *map,
 		      const struct pea_probe_attr __user *ua);
 int pea_links_show(struct seq_file *m, void *v);

@@ -7,6 +7,7 @@
 #ifndef _PEA_LINK_H
 #define _PEA_LINK_H
 
+#include <linux/align.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/path.h>
@@ -88,6 +89,8 @@ struct pea_link {
 	u32 capture_mode;
 	u32 capture_len;
 	u32 capture_flags;
+	u32 kstack_depth;	/* frames per record at most (0: no stack) */
+	u32 kstack_off;		/* kretprobes: where the stack sits in ri->data */
 	struct pid_namespace *pid_ns;
 	struct pea_link_stats __percpu *stats;
 	struct list_head node;	/* pea_links, under pea_links_lock */
@@ -103,12 +106,42 @@ long pea_link_install(struct pea_link *l, bool cloexec,
 		      int (*reg)(struct pea_link *l, const void *arg),
 		      const void *arg);
 bool pea_link_filtered(struct pea_link *l);
-int pea_link_copy_attr(void *a, size_t ksize, const void __user *ua);
+int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
+		       const void __user *ua);
 void pea_read_args(struct pt_regs *regs, u64 *args);
 u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags);
 void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
 		    u64 latency, u16 flags, const void *cap, u32 caplen);
 void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags);
+
+/*
+ * A handler's per-CPU scratch space, one slot per nesting level: the
+ * capture and the kernel stack, before the record is reserved.
+ */
+struct pea_scratch {
+	u8 cap[PEA_CAPTURE_MAX + 1];
+	u64 ips[PEA_KSTACK_MAX];
+};
+
+struct pea_scratch *pea_scratch_get(void);
+void pea_scratch_put(void);
+
+/* pea_kstack.c */
+int pea_kstack_check(u32 depth, u32 reserved);
+u32 pea_kstack_save(struct pt_regs *regs, u64 ip0, u64 *ips, u32 max);
+void pea_kstack_put(void *rec, u32 used, const u64 *ips, u32 nr);
+
+/* Where struct pea_kstack starts in a record whose other bytes are @used. */
+static inline u32 pea_kstack_offset(u32 used)
+{
+	return ALIGN(used, 8);
+}
+
+/* The bytes a struct pea_kstack of @nr entries takes (none for 0). */
+static inline u32 pea_kstack_size(u32 nr)
+{
+	return nr ? sizeof(struct pea_kstack) + nr * sizeof(__u64) : 0;
+}
 
 /* pea_tp.c */
 void pea_tp_unregister(struct pea_link *l);

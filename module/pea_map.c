@@ -234,8 +234,10 @@ static long pea_map_ioctl(struct file *file, unsigned int cmd,
 	case PEA_MAP_IOC_INFO:
 		return pea_map_info(map, uarg);
 	case PEA_MAP_IOC_ATTACH_PROBE:
+	case PEA_MAP_IOC_ATTACH_PROBE_VER0:
 		return pea_probe_attach(map, uarg);
 	case PEA_MAP_IOC_ATTACH_TP:
+	case PEA_MAP_IOC_ATTACH_TP_VER0:
 		return pea_tp_attach(map, uarg);
 	case PEA_MAP_IOC_ATTACH_UPROBE:
 		return pea_uprobe_attach(map, uarg);

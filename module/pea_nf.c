@@ -170,7 +170,7 @@ long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua)
 
 	if (!perfmon_capable() || !ns_capable(net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
-	err = pea_link_copy_attr(&a, sizeof(a), ua);
+	err = pea_link_copy_attr(&a, sizeof(a), sizeof(a), ua);
 	if (err)
 		return err;
 	err = pea_nf_check_attr(&a);

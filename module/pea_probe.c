@@ -11,6 +11,9 @@
  * A kretprobe reads the arguments and the capture at entry, into its
  * instance data, and writes the record at return with the return value
  * and the latency.
+ *
+ * With kstack_depth the record ends with the kernel call stack of the hit
+ * (pea_kstack.c); a kretprobe's is the one at entry.
  */
 #include <linux/anon_inodes.h>
 #include <linux/capability.h>
@@ -36,16 +39,20 @@ struct pea_rp_entry {
 	u64 args[6];
 	u16 flags;
 	u16 capture_len;
+	u32 kstack_nr;	/* entries at kstack_off in the instance data */
 	u8 capture[];
 };
 
-/* One capture buffer per CPU and nesting level (+1 for the NUL probe). */
-struct pea_capture_buf {
+/*
+ * One scratch slot (a capture, +1 byte for the NUL probe, and a stack)
+ * per CPU and nesting level.
+ */
+struct pea_scratch_bufs {
 	int level;
-	u8 buf[PEA_NEST_MAX][PEA_CAPTURE_MAX + 1];
+	struct pea_scratch slot[PEA_NEST_MAX];
 };
 
-static DEFINE_PER_CPU(struct pea_capture_buf, pea_capture_bufs);
+static DEFINE_PER_CPU(struct pea_scratch_bufs, pea_scratch_bufs);
 static LIST_HEAD(pea_links);
 static DEFINE_MUTEX(pea_links_lock);
 static atomic_t pea_nr_links = ATOMIC_INIT(0);
@@ -185,29 +192,56 @@ u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags)
 }
 
 /**
- * pea_link_write() - write one struct pea_probe_record into the link's map
- * @l: the link
- * @args: the six arguments
- * @ret: the return value (returns), else 0
- * @latency: entry to return in ns (returns), else 0
- * @flags: PEA_REC_F_*
- * @cap: the capture, @caplen bytes
- * @caplen: bytes of @cap
+ * pea_scratch_get() - this CPU's scratch slot for the current nesting level
  *
- * Preemption must be off: the record goes to this CPU's event.
+ * Preemption must be off. Every call, whatever it returns, is paired
+ * with a pea_scratch_put().
+ *
+ * A handler that interrupts another on this CPU (a kprobe in a hardirq,
+ * a tracepoint in an NMI) runs to completion before the interrupted one
+ * resumes, so the levels nest like a stack: the increment is one
+ * per-CPU read-modify-write that no interrupt can split, the slot it
+ * returns belongs to this level until the matching decrement, and the
+ * compiler barriers keep the slot's loads and stores between the two.
+ *
+ * Return: the slot, or NULL past PEA_NEST_MAX levels.
  */
-void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
-		    u64 latency, u16 flags, const void *cap, u32 caplen)
+struct pea_scratch *pea_scratch_get(void)
+{
+	int level = this_cpu_inc_return(pea_scratch_bufs.level) - 1;
+
+	barrier();
+	if (level >= PEA_NEST_MAX)
+		return NULL;
+	return this_cpu_ptr(&pea_scratch_bufs.slot[level]);
+}
+
+/**
+ * pea_scratch_put() - give back the slot of pea_scratch_get()
+ */
+void pea_scratch_put(void)
+{
+	barrier();
+	this_cpu_dec(pea_scratch_bufs.level);
+}
+
+static void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
+				 u64 latency, u16 flags, const void *cap,
+				 u32 caplen, const u64 *ips, u32 nr)
 {
 	struct pea_link_stats *st = this_cpu_ptr(l->stats);
 	struct pea_output_handle h;
 	struct pea_probe_record *r;
 	struct task_struct *task = current;
 	u32 extra = l->counter_map ? sizeof(struct pea_event_value) : 0;
+	u32 used = sizeof(*r) + extra + caplen, size = used;
 
+	if (nr) {
+		flags |= PEA_REC_F_KSTACK;
+		size = pea_kstack_offset(used) + pea_kstack_size(nr);
+	}
 	st->hits++;
-	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
-			       sizeof(*r) + extra + caplen, &h)) {
+	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU, size, &h)) {
 		st->errors++;
 		return;
 	}
@@ -231,8 +265,29 @@ void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
 	r->ret = ret;
 	r->latency_ns = latency;
 	memcpy((u8 *)(r + 1) + extra, cap, caplen);
+	if (nr)
+		pea_kstack_put(r, used, ips, nr);
 	pea_output_commit(&h);
 	st->written++;
+}
+
+/**
+ * pea_link_write() - write one struct pea_probe_record into the link's map
+ * @l: the link
+ * @args: the six arguments
+ * @ret: the return value (returns), else 0
+ * @latency: entry to return in ns (returns), else 0
+ * @flags: PEA_REC_F_*
+ * @cap: the capture, @caplen bytes
+ * @caplen: bytes of @cap
+ *
+ * Preemption must be off: the record goes to this CPU's event.
+ */
+void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
+		    u64 latency, u16 flags, const void *cap, u32 caplen)
+{
+	pea_link_write_stack(l, args, ret, latency, flags, cap, caplen, NULL,
+			     0);
 }
 
 /**
@@ -245,24 +300,45 @@ void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
  */
 void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags)
 {
-	struct pea_capture_buf *cb;
+	struct pea_scratch *s;
 	u32 caplen = 0;
-	int level;
 
 	if (l->capture_mode == PEA_CAPTURE_NONE) {
 		pea_link_write(l, args, 0, 0, flags, NULL, 0);
 		return;
 	}
-	/* Handlers run with preemption off; a nested one takes the next buffer. */
-	cb = this_cpu_ptr(&pea_capture_bufs);
-	level = this_cpu_inc_return(pea_capture_bufs.level) - 1;
-	if (level < PEA_NEST_MAX) {
-		caplen = pea_capture(l, args, cb->buf[level], &flags);
-		pea_link_write(l, args, 0, 0, flags, cb->buf[level], caplen);
+	/* Handlers run with preemption off; a nested one takes the next slot. */
+	s = pea_scratch_get();
+	if (s) {
+		caplen = pea_capture(l, args, s->cap, &flags);
+		pea_link_write(l, args, 0, 0, flags, s->cap, caplen);
 	} else {
 		this_cpu_inc(l->stats->errors);
 	}
-	this_cpu_dec(pea_capture_bufs.level);
+	pea_scratch_put();
+}
+
+/*
+ * A kprobe hit with its stack: captured and unwound into this level's
+ * scratch slot, then written at its exact size.
+ */
+static void pea_kprobe_hit_stack(struct pea_link *l, const u64 *args,
+				 struct pt_regs *regs)
+{
+	struct pea_scratch *s = pea_scratch_get();
+	u16 flags = 0;
+	u32 caplen = 0, nr;
+
+	if (s) {
+		if (l->capture_mode != PEA_CAPTURE_NONE)
+			caplen = pea_capture(l, args, s->cap, &flags);
+		nr = pea_kstack_save(regs, l->addr, s->ips, l->kstack_depth);
+		pea_link_write_stack(l, args, 0, 0, flags, s->cap, caplen,
+				     s->ips, nr);
+	} else {
+		this_cpu_inc(l->stats->errors);
+	}
+	pea_scratch_put();
 }
 
 static int pea_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -273,8 +349,17 @@ static int pea_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (pea_link_filtered(l))
 		return 0;
 	pea_read_args(regs, args);
-	pea_probe_hit(l, args, 0);
+	if (l->kstack_depth)
+		pea_kprobe_hit_stack(l, args, regs);
+	else
+		pea_probe_hit(l, args, 0);
 	return 0;
+}
+
+/* The stack a kretprobe instance keeps from entry (kstack_depth slots). */
+static u64 *pea_rp_kstack(struct pea_link *l, struct kretprobe_instance *ri)
+{
+	return (u64 *)(ri->data + l->kstack_off);
 }
 
 static int pea_kretprobe_entry(struct kretprobe_instance *ri,
@@ -291,6 +376,9 @@ static int pea_kretprobe_entry(struct kretprobe_instance *ri,
 	e->capture_len = 0;
 	if (l->capture_mode != PEA_CAPTURE_NONE)
 		e->capture_len = pea_capture(l, e->args, e->capture, &e->flags);
+	/* The instance is this call's alone until its return handler ran. */
+	e->kstack_nr = pea_kstack_save(regs, l->addr, pea_rp_kstack(l, ri),
+				       l->kstack_depth);
 	e->t0 = ktime_get_mono_fast_ns();
 	return 0;
 }
@@ -302,9 +390,10 @@ static int pea_kretprobe_ret(struct kretprobe_instance *ri,
 					  rp);
 	struct pea_rp_entry *e = (struct pea_rp_entry *)ri->data;
 
-	pea_link_write(l, e->args, (s64)regs_return_value(regs),
-		       ktime_get_mono_fast_ns() - e->t0, e->flags, e->capture,
-		       e->capture_len);
+	pea_link_write_stack(l, e->args, (s64)regs_return_value(regs),
+			     ktime_get_mono_fast_ns() - e->t0, e->flags,
+			     e->capture, e->capture_len, pea_rp_kstack(l, ri),
+			     e->kstack_nr);
 	return 0;
 }
 
@@ -419,6 +508,7 @@ static const struct file_operations pea_link_fops = {
 static int pea_check_probe_attr(const struct pea_probe_attr *a)
 {
 	const char *end = memchr(a->symbol, 0, sizeof(a->symbol));
+	int err;
 
 	if (a->flags & ~PEA_PROBE_FLAGS)
 		return -EINVAL;
@@ -438,6 +528,9 @@ static int pea_check_probe_attr(const struct pea_probe_attr *a)
 	if (a->filter_tgid < 0 || a->filter_cpu < -1 ||
 	    a->filter_cpu >= (int)nr_cpu_ids)
 		return -EINVAL;
+	err = pea_kstack_check(a->kstack_depth, a->reserved);
+	if (err)
+		return err;
 	if (a->capture_mode == PEA_CAPTURE_NONE)
 		return a->capture_arg || a->capture_len || a->capture_flags ?
 			-EINVAL : 0;
@@ -452,21 +545,25 @@ static int pea_check_probe_attr(const struct pea_probe_attr *a)
  * pea_link_copy_attr() - copy an attach ioctl's attr from user space
  * @a: the kernel's struct, @ksize bytes
  * @ksize: its size
+ * @minsize: the smallest size taken (the struct's first version)
  * @ua: the user's struct, which starts with its __u32 size
  *
- * Every attach attr starts with its size. One smaller than this kernel's
- * struct, or larger than a page, is EINVAL; a larger one must have zeroes
- * past @ksize (E2BIG otherwise), as copy_struct_from_user() checks.
+ * Every attach attr starts with its size. One smaller than @minsize, or
+ * larger than a page, is EINVAL; a smaller one than @ksize gets zeroes
+ * for the fields it lacks, and a larger one must have zeroes past @ksize
+ * (E2BIG otherwise), as copy_struct_from_user() does (and perf with
+ * PERF_ATTR_SIZE_VER0).
  *
  * Return: 0, or -EFAULT, -EINVAL or -E2BIG.
  */
-int pea_link_copy_attr(void *a, size_t ksize, const void __user *ua)
+int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
+		       const void __user *ua)
 {
 	u32 size;
 
 	if (get_user(size, (const u32 __user *)ua))
 		return -EFAULT;
-	if (size < ksize || size > PAGE_SIZE)
+	if (size < minsize || size > PAGE_SIZE)
 		return -EINVAL;
 	return copy_struct_from_user(a, ksize, ua, size);
 }
@@ -480,8 +577,10 @@ static int pea_link_register(struct pea_link *l, const void *arg)
 		l->rp.kp.symbol_name = l->symbol;
 		l->rp.entry_handler = pea_kretprobe_entry;
 		l->rp.handler = pea_kretprobe_ret;
-		l->rp.data_size = sizeof(struct pea_rp_entry) +
-				  (a->capture_mode ? a->capture_len + 1 : 0);
+		l->kstack_off = pea_kstack_offset(sizeof(struct pea_rp_entry) +
+				(a->capture_mode ? a->capture_len + 1 : 0));
+		l->rp.data_size = l->kstack_off +
+				  a->kstack_depth * sizeof(u64);
 		l->rp.maxactive = a->maxactive;
 		err = register_kretprobe(&l->rp);
 		if (!err)
@@ -522,11 +621,13 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  *
  * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN; kernel
  * lockdown),
- * -EFAULT, -EINVAL (attr; offset past UINT_MAX, maxactive past
- * PEA_MAXACTIVE_MAX or on a kprobe), -E2BIG (attr tail), -EBADF (counter_map is
- * not a map fd), -EMLINK (PEA_MAX_LINKS
- * live), -ENOENT (no such symbol), -EILSEQ (offset not at an
- * instruction), -EINVAL (a function kprobes refuse), -ENOMEM, -EMFILE.
+ * -EFAULT, -EINVAL (attr; size below PEA_PROBE_ATTR_SIZE_VER0; offset past
+ * UINT_MAX, maxactive past PEA_MAXACTIVE_MAX or on a kprobe, kstack_depth
+ * past PEA_KSTACK_MAX, reserved not zero), -E2BIG (attr tail), -EBADF
+ * (counter_map is not a map fd), -EOPNOTSUPP (kstack_depth where pea
+ * cannot unwind), -EMLINK (PEA_MAX_LINKS live), -ENOENT (no such symbol),
+ * -EILSEQ (offset not at an instruction), -EINVAL (a function kprobes
+ * refuse), -ENOMEM, -EMFILE.
  */
 long pea_probe_attach(struct pea_map *map,
 		      const struct pea_probe_attr __user *ua)
@@ -537,7 +638,7 @@ long pea_probe_attach(struct pea_map *map,
 
 	if (!perfmon_capable())
 		return -EPERM;
-	err = pea_link_copy_attr(&a, sizeof(a), ua);
+	err = pea_link_copy_attr(&a, sizeof(a), PEA_PROBE_ATTR_SIZE_VER0, ua);
 	if (err)
 		return err;
 	err = pea_check_probe_attr(&a);
@@ -554,6 +655,7 @@ long pea_probe_attach(struct pea_map *map,
 	l->capture_mode = a.capture_mode;
 	l->capture_len = a.capture_len;
 	l->capture_flags = a.capture_flags;
+	l->kstack_depth = a.kstack_depth;
 	memcpy(l->symbol, a.symbol, sizeof(l->symbol));
 	if (a.flags & PEA_PROBE_F_COUNTERS) {
 		l->counter_map = pea_map_fget(a.counter_map);

@@ -23,6 +23,10 @@
  * with preemption and, since perf serialises it against the removal IPI,
  * interrupts disabled. It writes through pea_output_reserve(): no lock,
  * no allocation.
+ *
+ * With kstack_depth the handler unwinds from the registers perf hands it
+ * (perf_fetch_caller_regs() at the tracepoint's call site) into its
+ * scratch slot first, and the stack ends the record (pea_kstack.c).
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
@@ -197,8 +201,9 @@ static void pea_tp_overflow(struct perf_event *event,
 	const struct perf_raw_record *raw;
 	struct task_struct *task = current;
 	struct pea_output_handle h;
+	struct pea_scratch *s = NULL;
 	struct pea_tp_record *r;
-	u32 size;
+	u32 size, used, nr = 0;
 
 	if (pea_link_filtered(l))
 		return;
@@ -218,10 +223,25 @@ static void pea_tp_overflow(struct perf_event *event,
 	}
 	st->hits++;
 	size = pea_tp_raw_size(raw);
-	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU, sizeof(*r) + size,
-			       &h)) {
+	used = sizeof(*r) + size;
+	if (l->kstack_depth) {
+		/*
+		 * Unwound before the reservation, into this nesting level's
+		 * slot: the record is reserved at its exact size, and an
+		 * NMI handler that nests here takes the next slot.
+		 */
+		s = pea_scratch_get();
+		if (!s) {
+			st->errors++;
+			goto put;
+		}
+		nr = pea_kstack_save(regs, 0, s->ips, l->kstack_depth);
+	}
+	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
+			       nr ? pea_kstack_offset(used) +
+				    pea_kstack_size(nr) : used, &h)) {
 		st->errors++;
-		return;
+		goto put;
 	}
 	r = h.data;
 	r->time_ns = ktime_get_mono_fast_ns();
@@ -230,14 +250,19 @@ static void pea_tp_overflow(struct perf_event *event,
 	r->cpu = smp_processor_id();
 	r->pid = task_pid_nr_ns(task, l->pid_ns);
 	r->tgid = task_tgid_nr_ns(task, l->pid_ns);
-	r->flags = PEA_REC_F_TRACEPOINT;
+	r->flags = PEA_REC_F_TRACEPOINT | (nr ? PEA_REC_F_KSTACK : 0);
 	r->reserved = 0;
 	strscpy_pad(r->comm, task->comm, sizeof(r->comm));
 	r->raw_size = size;
 	r->reserved2 = 0;
 	pea_tp_raw_copy((u8 *)(r + 1), raw);
+	if (nr)
+		pea_kstack_put(r, used, s->ips, nr);
 	pea_output_commit(&h);
 	st->written++;
+put:
+	if (l->kstack_depth)
+		pea_scratch_put();
 }
 
 /**
@@ -359,6 +384,9 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
 		return -EINVAL;
 	if (a->nr_preds > PEA_TP_PRED_MAX)
 		return -EINVAL;
+	err = pea_kstack_check(a->kstack_depth, a->reserved);
+	if (err)
+		return err;
 	for (i = 0; i < a->nr_preds; i++) {
 		err = pea_tp_check_pred(&a->preds[i]);
 		if (err)
@@ -376,8 +404,10 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
  * @ua: struct pea_tp_attr in user memory
  *
  * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN), -EFAULT,
- * -EINVAL (attr, a predicate; no trace event has this id, as
- * perf_event_open() says), -E2BIG (attr tail), -EMLINK (PEA_MAX_LINKS live),
+ * -EINVAL (attr, a predicate; size below PEA_TP_ATTR_SIZE_VER0,
+ * kstack_depth past PEA_KSTACK_MAX, reserved not zero; no trace event has
+ * this id, as perf_event_open() says), -EOPNOTSUPP (kstack_depth where pea
+ * cannot unwind), -E2BIG (attr tail), -EMLINK (PEA_MAX_LINKS live),
  * perf's other errors, -ENOMEM, -EMFILE.
  */
 long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
@@ -393,7 +423,7 @@ long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
 	 */
 	if (!perfmon_capable())
 		return -EPERM;
-	err = pea_link_copy_attr(&a, sizeof(a), ua);
+	err = pea_link_copy_attr(&a, sizeof(a), PEA_TP_ATTR_SIZE_VER0, ua);
 	if (err)
 		return err;
 	err = pea_tp_check_attr(&a);
@@ -406,6 +436,7 @@ long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
 	l->addr = a.event_id;
 	l->tp.event_id = a.event_id;
 	l->tp.nr_preds = a.nr_preds;
+	l->kstack_depth = a.kstack_depth;
 	memcpy(l->tp.preds, a.preds, sizeof(l->tp.preds));
 	memcpy(l->symbol, a.name, sizeof(l->symbol));
 	return pea_link_install(l, a.flags & PEA_TP_F_CLOEXEC, pea_tp_register,

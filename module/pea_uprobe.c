@@ -373,7 +373,7 @@ long pea_uprobe_attach(struct pea_map *map,
 
 	if (!perfmon_capable())
 		return -EPERM;
-	err = pea_link_copy_attr(&a, sizeof(a), ua);
+	err = pea_link_copy_attr(&a, sizeof(a), sizeof(a), ua);
 	if (err)
 		return err;
 	err = pea_uprobe_check_attr(&a);

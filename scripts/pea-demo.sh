@@ -12,7 +12,8 @@
 #                                    tracepoint with a filter, packets at
 #                                    a netfilter hook, a latency
 #                                    histogram and a count per process
-#                                    (--hist, --count-by), JSON lines
+#                                    (--hist, --count-by), JSON lines,
+#                                    kernel stacks
 #        pea-demo storm [SECONDS]    the all-context storm (pea-storm)
 #
 # The guest (scripts/guest-init.sh) has loaded pea.ko and mounted debugfs.
@@ -144,6 +145,19 @@ show "pea trace kprobe:do_sys_openat2 --str ARG1 --json --count 3"
 (sleep 1; workload 3) &
 wl=$!
 "$PEA" trace kprobe:do_sys_openat2 --str ARG1 --json --count 3
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
+say "kernel stacks: which kernel paths reach the function (--kstack)"
+echo "The probe handler unwinds the kernel stack of each hit (NMI-safe, into"
+echo "the record) and the tool names the frames from /proc/kallsyms, at"
+echo "most 6 here: the probed function, then its callers down to the system"
+echo "call entry."
+show "pea trace kprobe:do_sys_openat2 --str ARG1 --kstack=6 --count 2"
+(sleep 1; workload 2) &
+wl=$!
+"$PEA" trace kprobe:do_sys_openat2 --str ARG1 --kstack=6 --count 2
 rc=$?
 wait "$wl"
 [ "$rc" -eq 0 ] || echo "pea trace exited with $rc"

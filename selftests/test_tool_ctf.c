@@ -6,7 +6,8 @@
  *   - CTF: the trace read back by babeltrace2 (--clock-cycles) has every
  *     event of the JSON output, with the same fields and values (the
  *     header timestamp equal to time_ns), for a kretprobe with --args and
- *     --str, and for the tracepoint sched:sched_process_exec (a
+ *     --str, for a kprobe with --kstack (the stack's names and
+ *     addresses), and for the tracepoint sched:sched_process_exec (a
  *     __data_loc string and integers typed from its tracefs format), and
  *     for raw_syscalls:sys_enter (an array of unsigned longs); a
  *     netfilter record's fields and packet bytes;
@@ -31,6 +32,7 @@
 #define PT_BT		"/usr/bin/babeltrace2"
 #define RETPROBE	"kretprobe:do_sys_openat2"
 #define EXEC_TP		"tracepoint:sched:sched_process_exec"
+#define KSTACK_PROBE	"kprobe:__x64_sys_getppid"
 #define MAXEV		64
 #define EVLEN		4096
 #define OVERFLOW_OPENS	400
@@ -307,6 +309,7 @@ static bool canon_bt(const char *l, const char *probe, char *out, size_t len)
 		if (!strcmp(key, "cpu") && strtoul(val, NULL, 10) != cpu_id)
 			return false;
 		if (strcmp(key, "id") && strcmp(key, "flags") &&
+		    !(key[0] == '_' && strstr(key, "_length")) &&
 		    !((!strcmp(key, "truncated") || !strcmp(key, "fault")) &&
 		      !strcmp(val, "0")))
 			canon_add(&c, key, val);
@@ -437,6 +440,32 @@ static void test_ctf_kretprobe(void)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	compare_ctf(dir, RETPROBE, "kretprobe");
+}
+
+/* ---- CTF: kernel stacks ---- */
+
+static void test_ctf_kstack(void)
+{
+	const char *dir = "/tmp/pea-ctf-kstack";
+	struct pt_proc p;
+	char pid[16];
+	int i, rc;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", KSTACK_PROBE,
+					  "--kstack", "--json", "-c", "3",
+					  "--pid", pid, "--output", (char *)dir,
+					  "--format", "ctf", NULL }),
+	      "kprobe --kstack with --output DIR --format ctf attaches");
+	for (i = 0; i < 3; i++)
+		syscall(SYS_getppid);
+	rc = trace_collect(&p);
+	PT_EQ(rc, 0, "kstack: pea trace exits 0");
+	PT_EQ(njson, 3, "kstack: 3 JSON events");
+	PT_OK(njson >= 1 && strstr(json_ev[0], "\"kstack\":[\"__x64_sys_getppid+0x") &&
+	      strstr(json_ev[0], "\"kstack_addr\":[\"0x"),
+	      "kstack: the JSON events carry the stack");
+	compare_ctf(dir, KSTACK_PROBE, "kstack");
 }
 
 /* ---- CTF: a tracepoint ---- */
@@ -928,6 +957,7 @@ int main(int argc, char **argv)
 	PT_OK(!stat(PT_BT, &st), "babeltrace2 is in the guest (%s)", PT_BT);
 	test_usage();
 	test_ctf_kretprobe();
+	test_ctf_kstack();
 	test_ctf_tracepoint();
 	test_ctf_array();
 	if (pt_have_netfilter())

@@ -25,6 +25,9 @@
  *   - --interval: numbered tables whose counts add up to the events;
  *   - per probe: after a PROBE an option makes a table for it alone,
  *     before the first PROBE for every probe;
+ *   - --count-by kstack (stackcount): one stack, counted exactly, from
+ *     __x64_sys_getppid down through do_syscall_64; --kstack given after
+ *     one probe gives stacks to its events only;
  *   - usage errors exit 2 and name what is allowed.
  */
 #include <sys/prctl.h>
@@ -452,6 +455,58 @@ static void test_per_probe(void)
 	PT_OK(c1 && pt_json_streq(c1, "probe", "kprobe:__x64_sys_close") &&
 	      !strcmp(got, "\"" WL_COMM "\"=4"),
 	      "the kprobe's count by comm: " WL_COMM " x4 (%s)", got);
+	run_free(&r);
+}
+
+/* ---- --count-by kstack, and --kstack for one probe of two ---- */
+
+static void test_kstack(void)
+{
+	char got[8192];
+	const char *c;
+	struct workload w;
+	struct pt_proc p;
+	struct run r;
+	int i, with = 0, without = 0, other = 0;
+
+	wl_start(&w);
+	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "--pid", w.pid_s,
+		"kprobe:__x64_sys_getppid", "--kstack", "--count-by", "kstack",
+		"kprobe:__x64_sys_close", "--json", "--events", NULL })) {
+		wl_do(&w, WL_GETPPID, 0, 0, 9);
+		wl_do(&w, WL_CLOSE_BAD, 0, 0, 2);
+	}
+	run_finish(&p, &r);
+	wl_stop(&w);
+	check_json_run(&r, "--kstack --count-by kstack");
+	c = run_find(&r, "count", 0);
+	count_rows(c, got, sizeof(got));
+	PT_OK(c && run_count(&r, "count") == 1 &&
+	      pt_json_streq(c, "probe", "kprobe:__x64_sys_getppid") &&
+	      pt_json_streq(c, "by", "kstack") &&
+	      pt_json_num(c, "count", -1) == 9 &&
+	      pt_json_num(c, "keys", -1) == 1,
+	      "--count-by kstack: one stack, 9 calls, the kprobe's table only");
+	PT_OK(!strncmp(got, "[\"__x64_sys_getppid+0x", 22) &&
+	      strstr(got, "\"do_syscall_64+0x") &&
+	      strstr(got, "]=9"),
+	      "the stack runs from __x64_sys_getppid to do_syscall_64, x9 (%.300s)",
+	      got);
+	for (i = 0; i < r.n; i++) {
+		if (!pt_json_streq(r.lines[i], "type", "event"))
+			continue;
+		if (pt_json_streq(r.lines[i], "probe", "kprobe:__x64_sys_getppid") &&
+		    strstr(r.lines[i], "\"kstack\":["))
+			with++;
+		else if (pt_json_streq(r.lines[i], "probe", "kprobe:__x64_sys_close") &&
+			 !strstr(r.lines[i], "\"kstack\""))
+			without++;
+		else
+			other++;
+	}
+	PT_OK(with == 9 && without == 2 && !other,
+	      "--kstack after one probe: its 9 events have a stack, the other's 2 none (%d, %d, %d)",
+	      with, without, other);
 	run_free(&r);
 }
 
@@ -943,5 +998,6 @@ int main(int argc, char **argv)
 	test_memory();
 	test_interval();
 	test_per_probe();
+	test_kstack();
 	return pt_done();
 }

@@ -544,8 +544,8 @@ static void test_errors(void)
 	a.flags |= 1;
 	PT_EQ(attach_errno(a), EINVAL, "unknown flag: EINVAL");
 	a = good;
-	a.size = sizeof(a) - 8;
-	PT_EQ(attach_errno(a), EINVAL, "short attr: EINVAL");
+	a.size = PEA_TP_ATTR_SIZE_VER0 - 8;
+	PT_EQ(attach_errno(a), EINVAL, "attr shorter than VER0: EINVAL");
 	memset(&big, 0, sizeof(big));
 	big.a = good;
 	big.a.size = sizeof(big);

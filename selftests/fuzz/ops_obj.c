@@ -17,6 +17,12 @@
 #include <linux/pea.h>
 #include "fuzz.h"
 
+/* The attach commands as binaries built before kstack_depth encode them. */
+#define FZ_ATTACH_PROBE_VER0 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x14, PEA_PROBE_ATTR_SIZE_VER0)
+#define FZ_ATTACH_TP_VER0 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x15, PEA_TP_ATTR_SIZE_VER0)
+
 const char *const fz_names[FZ_NR_NAMES] = { "fz0", "fz1", "fz2", "fz3" };
 
 /* A valid map attr, maybe named fz_names[name]. */
@@ -396,7 +402,7 @@ static int op_map_ioctl(struct fz_thread *t)
 			PEA_MAP_IOC_UPDATE, PEA_MAP_IOC_DELETE,
 			PEA_MAP_IOC_LOOKUP, PEA_MAP_IOC_INFO,
 			PEA_MAP_IOC_ATTACH_PROBE, PEA_MAP_IOC_ATTACH_UPROBE,
-			PEA_MAP_IOC_ATTACH_NF,
+			PEA_MAP_IOC_ATTACH_NF, FZ_ATTACH_PROBE_VER0,
 		};
 		unsigned long cmd = cmds[fz_below(r, ARRAY_SIZE(cmds))];
 
@@ -413,6 +419,7 @@ static int op_map_ioctl(struct fz_thread *t)
 			PEA_MAP_IOC_LOOKUP, PEA_MAP_IOC_INFO,
 			PEA_MAP_IOC_ATTACH_PROBE, PEA_MAP_IOC_ATTACH_TP,
 			PEA_MAP_IOC_ATTACH_UPROBE, PEA_MAP_IOC_ATTACH_NF,
+			FZ_ATTACH_PROBE_VER0, FZ_ATTACH_TP_VER0,
 		};
 		unsigned long cmd = fz_unknown_cmd(r, known, ARRAY_SIZE(known));
 

@@ -68,6 +68,8 @@ static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, const char **invali
 		a.capture_len = 1 + (__u32)fz_below(r, PEA_CAPTURE_MAX);
 		a.capture_flags = (__u32)fz_below(r, 2);
 	}
+	if (fz_chance(r, 3))
+		a.kstack_depth = 1 + (__u32)fz_below(r, PEA_KSTACK_MAX);
 	switch (fz_below(r, 16)) {
 	case 0:
 		a.flags |= 1U << (3 + fz_below(r, 29));
@@ -104,7 +106,7 @@ static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, const char **invali
 		*invalid = "kretprobe offset";
 		break;
 	case 7:
-		a.size = (__u32)fz_below(r, sizeof(a));
+		a.size = (__u32)fz_below(r, PEA_PROBE_ATTR_SIZE_VER0);
 		*invalid = "short size";
 		break;
 	case 8:
@@ -125,6 +127,19 @@ static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, const char **invali
 						   fz_below(r, 1ULL << 40));
 			*invalid = "offset past 4 GiB";
 		}
+		break;
+	case 11:
+		a.kstack_depth = PEA_KSTACK_MAX + 1 + fz_u32(r) % 1000000;
+		*invalid = "kstack_depth past PEA_KSTACK_MAX";
+		break;
+	case 12:
+		a.reserved = fz_u32(r) | 1;
+		*invalid = "reserved";
+		break;
+	case 13:
+		/* The first version: what follows is not read. */
+		a.size = PEA_PROBE_ATTR_SIZE_VER0 +
+			 (__u32)fz_below(r, sizeof(a) - PEA_PROBE_ATTR_SIZE_VER0);
 		break;
 	}
 	return a;

@@ -364,4 +364,24 @@ struct pea_st_ctx_output {
 
 #define PEA_ST_IOC_CTX_OUTPUT	_IOWR(PEA_ST_MAGIC, 0x40, struct pea_st_ctx_output)
 
+/* ---- Kernel stacks from NMI (pea_st_kstack.c) ---- */
+
+/*
+ * PEA_ST_IOC_KSTACK_NMI: call pea_st_kstack_target(i) for i in 0..@count-1
+ * from pea_st_kstack_nmi(), an NMI handler, in an NMI the module sends to
+ * the calling CPU (a kprobe on the target records a stack that crosses
+ * from the NMI stack to the task's); with @hardirq, from
+ * pea_st_kstack_irq_work(), a hard irq_work on the calling CPU, instead.
+ */
+struct pea_st_kstack_nmi {
+	__u32 count;
+	__u32 calls;		/* out: calls made */
+	__s32 cpu;		/* out: the CPU they ran on */
+	__u32 in_nmi;		/* out: in_nmi() was true during them */
+	__u32 hardirq;		/* in hardirq context, not NMI */
+	__u32 in_hardirq;	/* out: in_hardirq() && !in_nmi() was true */
+};
+
+#define PEA_ST_IOC_KSTACK_NMI	_IOWR(PEA_ST_MAGIC, 0x50, struct pea_st_kstack_nmi)
+
 #endif /* _PEA_SELFTEST_H */

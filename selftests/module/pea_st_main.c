@@ -50,6 +50,7 @@
 #include "pea_selftest.h"
 #include "pea_st_order.h"
 #include "pea_st_ctx.h"
+#include "pea_st_kstack.h"
 
 struct st_cpu {
 	struct hrtimer hrtimer;
@@ -1234,6 +1235,9 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case PEA_ST_IOC_CTX_OUTPUT:
 		err = st_ctx_output(uarg);
+		break;
+	case PEA_ST_IOC_KSTACK_NMI:
+		err = st_kstack_nmi(uarg);
 		break;
 	default:
 		err = st_order_ioctl(cmd, uarg);

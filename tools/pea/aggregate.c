@@ -21,11 +21,6 @@
 #include "tpformat.h"
 #include "aggregate.h"
 
-/* The symboliser (ksym.c) is optional at link time. */
-#pragma weak ksyms_load
-#pragma weak ksyms_free
-#pragma weak ksyms_format
-
 #define HIST_BUCKETS	65	/* 0, then [2^k, 2^(k+1)) for k = 0..63 */
 #define HIST_BAR	40
 #define KEY_BYTES_MAX	(PEA_KSTACK_MAX * 8)
@@ -85,8 +80,6 @@ struct agg {
 	const struct trace_fmt *const *probes;
 	struct agg_table *tabs;	/* [spec][probe], hist specs first */
 	int ntabs;
-	struct ksyms *ks;
-	bool ks_tried;
 };
 
 /* ---- parsing the keys ---- */
@@ -106,8 +99,7 @@ static bool is_argn(const char *s, unsigned int *n)
 
 /* Set @t's key from @text for probe @fmt; 0 or PEA_EXIT_USAGE. */
 static int parse_key(struct agg_table *t, const char *text,
-		     const struct trace_fmt *fmt, bool hist,
-		     const struct agg_opts *o)
+		     const struct trace_fmt *fmt, bool hist)
 {
 	const char *opt = hist ? "--hist" : "--count-by";
 	const char *allowed = hist ? hist_keys : count_keys;
@@ -149,7 +141,7 @@ static int parse_key(struct agg_table *t, const char *text,
 			if (strcmp(text, fixed[i].name))
 				continue;
 			t->kind = fixed[i].kind;
-			if (t->kind == K_KSTACK && !o->kstack)
+			if (t->kind == K_KSTACK && !fmt->kstack)
 				return tool_usage("trace", "--count-by kstack needs records with a kernel stack: add --kstack");
 			return 0;
 		}
@@ -212,7 +204,7 @@ int agg_new(struct agg **out, const struct agg_opts *o,
 				t->unused = true;
 				continue;
 			}
-			rc = parse_key(t, text, probes[p], hist, o);
+			rc = parse_key(t, text, probes[p], hist);
 			if (rc) {
 				agg_free(a);
 				return rc;
@@ -236,8 +228,6 @@ void agg_free(struct agg *a)
 			free(a->tabs[i].slots[j].key);
 		free(a->tabs[i].slots);
 	}
-	if (a->ks && ksyms_free)
-		ksyms_free(a->ks);
 	free(a->tabs);
 	free(a);
 }
@@ -640,15 +630,14 @@ static void put_key(FILE *f, struct agg *a, const struct agg_table *t,
 	__u64 v;
 
 	if (t->kind == K_KSTACK) {
-		if (!a->ks_tried) {
-			a->ks_tried = true;
-			a->ks = ksyms_load ? ksyms_load() : NULL;
-		}
+		/* The session's symbols, loaded once with --kstack. */
+		const struct ksyms *ks = a->probes[t->probe]->ksyms;
+
 		fputs(json ? "[" : "", f);
 		for (i = 0; i + 8 <= e->len; i += 8) {
 			memcpy(&v, e->key + i, 8);
-			if (a->ks && ksyms_format)
-				ksyms_format(a->ks, v, sym, sizeof(sym));
+			if (ks)
+				ksyms_format(ks, v, sym, sizeof(sym));
 			else
 				snprintf(sym, sizeof(sym), "0x%llx",
 					 (unsigned long long)v);

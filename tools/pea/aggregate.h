@@ -31,7 +31,6 @@ struct trace_fmt;
  * @max_keys: distinct keys kept per count table; events of further keys
  *            are counted as "other"
  * @json:     print JSON objects
- * @kstack:   the records carry kernel stacks (--kstack)
  */
 struct agg_opts {
 	const char *hist[AGG_MAX_SPECS];
@@ -43,7 +42,6 @@ struct agg_opts {
 	unsigned int top;
 	unsigned int max_keys;
 	bool json;
-	bool kstack;
 };
 
 struct agg;

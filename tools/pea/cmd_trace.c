@@ -70,7 +70,8 @@ static const char trace_help[] =
 "Several probes (at most 64) share one session: one map and its rings,\n"
 "every event tagged with the probe that wrote it, one time order for all.\n"
 "Probe options (--args, --str, --bytes, --user, --kernel, --pid, --cpu,\n"
-"--filter, --maxactive, --packet, --hist, --count-by) given after a PROBE\n"
+"--filter, --maxactive, --packet, --kstack, --hist, --count-by) given\n"
+"after a PROBE\n"
 "apply to it alone;\n"
 "given before the first PROBE they are the defaults of every probe (and\n"
 "must then suit every probe's kind: an option that does not, e.g. --args\n"
@@ -117,6 +118,12 @@ static const char trace_help[] =
 "                           e.g. 'pid > 1 && filename ~ \"/usr/bin/*\"'\n"
 "      --packet N           netfilter: keep the first N bytes of each packet\n"
 "                           from its IP header (1..4096, default 128)\n"
+"      --kstack[=DEPTH]     kprobes, kretprobes and tracepoints: record the\n"
+"                           kernel call stack of each hit, at most DEPTH\n"
+"                           frames (1..127, default 127; a kretprobe's is\n"
+"                           the one at entry), printed under the event line,\n"
+"                           one frame per line, symbolised from\n"
+"                           /proc/kallsyms (module code as sym+0xOFF [mod])\n"
 "  -p, --pid PID            only hits in process PID\n"
 "  -C, --cpu CPU            only hits on CPU\n"
 "  -d, --duration SECONDS   stop after SECONDS (fractions allowed)\n"
@@ -204,7 +211,8 @@ static const char trace_help[] =
 "  {\"type\":\"event\",\"time_ns\":...,\"cpu\":...,\"pid\":...,\"tid\":...,\n"
 "   \"comm\":\"...\",\"probe\":\"...\",\"addr\":\"0x...\"[,\"args\":[\"0x...\",...]]\n"
 "   [,\"ret\":...,\"latency_ns\":...][,\"str\":\"...\"[,\"truncated\":true]\n"
-"   |,\"bytes\":\"hex\"][,\"fault\":true]}\n"
+"   |,\"bytes\":\"hex\"][,\"fault\":true]\n"
+"   [,\"kstack\":[\"sym+0xOFF\",...],\"kstack_addr\":[\"0x...\",...]]}\n"
 "  {\"type\":\"lost\",\"cpu\":...,\"lost\":...}\n"
 "  {\"type\":\"summary\",...}   always the last line\n"
 "time_ns is CLOCK_MONOTONIC. Strings are valid UTF-8: bytes that are not\n"
@@ -258,6 +266,7 @@ enum {
 	OPT_TOP,
 	OPT_MAX_KEYS,
 	OPT_EVENTS,
+	OPT_KSTACK,
 };
 
 static const struct option trace_options[] = {
@@ -274,6 +283,7 @@ static const struct option trace_options[] = {
 	{ "maxactive", required_argument, NULL, OPT_MAXACTIVE },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "packet", required_argument, NULL, OPT_PACKET },
+	{ "kstack", optional_argument, NULL, OPT_KSTACK },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "flight-recorder", no_argument, NULL, 'F' },
@@ -299,6 +309,7 @@ static const struct option trace_options[] = {
 #define PO_MAXACTIVE	(1U << 5)
 #define PO_PACKET	(1U << 6)
 #define PO_FILTER	(1U << 7)
+#define PO_KSTACK	(1U << 8)
 
 /*
  * The options that bind to one probe. Those given before the first PROBE
@@ -316,6 +327,7 @@ struct probe_opts {
 	int cpu;		/* -1: any */
 	unsigned int maxactive;
 	unsigned int packet;	/* netfilter: bytes per packet (0: unset) */
+	unsigned int kstack;	/* --kstack: frames per stack (0: none) */
 	const char *filter;
 };
 
@@ -346,6 +358,7 @@ struct trace_opts {
 	double interval;		/* --interval (0: at the end only) */
 	bool events;			/* --events */
 	struct probe_opts defaults;	/* given before the first PROBE */
+	struct ksyms *ksyms;		/* with --kstack: the kernel's symbols */
 	struct trace_probe *probes;
 	unsigned int nprobes;
 };
@@ -505,6 +518,14 @@ static int parse_probe_opt(int c, const char *arg, struct probe_opts *po,
 			return probe_usage(probe, "--packet '%s': 1..%d bytes",
 					   arg, PEA_NF_PACKET_MAX);
 		po->set |= PO_PACKET;
+		return 0;
+	case OPT_KSTACK:
+		po->kstack = PEA_KSTACK_MAX;
+		if (arg && (tool_parse_uint(arg, PEA_KSTACK_MAX, &po->kstack) ||
+			    !po->kstack))
+			return probe_usage(probe, "--kstack=%s: a depth of 1..%d frames",
+					   arg, PEA_KSTACK_MAX);
+		po->set |= PO_KSTACK;
 		return 0;
 	}
 	return 1;	/* not a probe option */
@@ -689,6 +710,8 @@ static void probe_opts_merge(struct probe_opts *eff,
 		eff->packet = own->packet;
 	if (own->set & PO_FILTER)
 		eff->filter = own->filter;
+	if (own->set & PO_KSTACK)
+		eff->kstack = own->kstack;
 }
 
 /* Whether the options in effect for @p suit its kind. */
@@ -708,6 +731,8 @@ static int probe_validate(const struct trace_probe *p)
 	if (s->nf && (o->args || o->capture_mode || o->user || o->kernel ||
 		      o->maxactive || o->pid || o->cpu >= 0))
 		return probe_usage(n, "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter");
+	if (o->kstack && (s->uprobe || s->nf))
+		return probe_usage(n, "--kstack is for kprobes, kretprobes and tracepoints");
 	if (o->packet && !s->nf)
 		return probe_usage(n, "--packet is for netfilter");
 	if (o->user && o->kernel)
@@ -1018,8 +1043,10 @@ static void flush_batch(struct tracer *t)
 			trace_print_event(stdout, &p->fmt, ev);
 		out_write(t, ev, 0, 0);
 	}
-	for (i = 0; i < t->n; i++)
+	for (i = 0; i < t->n; i++) {
 		free(t->batch[i].raw);
+		free(t->batch[i].kstack);
+	}
 	t->n = 0;
 	announce_lost(t);
 	if (!t->out_closed && (fflush(stdout) || ferror(stdout)))
@@ -1272,6 +1299,7 @@ static void fill_attr(const struct trace_probe *p, __u64 id,
 		a->capture_flags = o->kernel ? 0 : PEA_CAPTURE_USER;
 	}
 	a->maxactive = o->maxactive;
+	a->kstack_depth = o->kstack;
 }
 
 /* Attach probe @p, whose records carry @id; the link fd or -errno. */
@@ -1286,6 +1314,7 @@ static int probe_setup(struct tracer *t, struct trace_probe *p, __u64 id)
 		p->tp_attr.event_id = p->tpf->id;
 		p->tp_attr.filter_tgid = (__s32)p->o.pid;
 		p->tp_attr.filter_cpu = p->o.cpu;
+		p->tp_attr.kstack_depth = p->o.kstack;
 		snprintf(p->tp_attr.name, sizeof(p->tp_attr.name), "%s",
 			 p->spec.symbol);
 		return tp_attach(t->map_fd, &p->tp_attr, &p->spec);
@@ -1443,6 +1472,8 @@ static void trace_free_probes(struct trace_opts *o)
 {
 	unsigned int i;
 
+	ksyms_free(o->ksyms);
+	o->ksyms = NULL;
 	if (!o->probes)
 		return;
 	for (i = 0; i < o->nprobes; i++)
@@ -1539,6 +1570,8 @@ static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
 	p->fmt.capture_mode = p->o.capture_mode;
 	p->fmt.probe = p->spec.text;
 	p->fmt.nf = p->spec.nf;
+	p->fmt.kstack = p->o.kstack;
+	p->fmt.ksyms = t->o.ksyms;
 	p->fmt.probe_col = probe_col;
 }
 
@@ -1579,6 +1612,19 @@ int cmd_trace(int argc, char **argv)
 	for (i = 0; t.o.nprobes > 1 && i < t.o.nprobes; i++)
 		if ((int)strlen(t.o.probes[i].spec.text) > probe_col)
 			probe_col = strlen(t.o.probes[i].spec.text);
+	/*
+	 * Kernel stacks: the symbols, read once for every probe (code of a
+	 * module loaded later prints as an address).
+	 */
+	for (i = 0; i < t.o.nprobes && !t.o.ksyms; i++) {
+		if (!t.o.probes[i].o.kstack)
+			continue;
+		t.o.ksyms = ksyms_load();
+		if (!t.o.ksyms)
+			tool_err("warning: cannot read /proc/kallsyms (%s): stack frames print as addresses",
+				 strerror(errno));
+		break;
+	}
 	for (i = 0; i < t.o.nprobes; i++) {
 		struct trace_probe *p = &t.o.probes[i];
 

@@ -7,6 +7,12 @@
  * quotes, backslashes and control characters are escaped, and any byte
  * that is not part of a valid sequence becomes U+FFFD; when that happens
  * to a captured string, the exact bytes also go out in hex as "str_hex".
+ *
+ * A kernel stack (--kstack) follows its event's line, one frame per line,
+ * innermost first, indented: the address, then "symbol+0xOFF" (with
+ * " [module]" for module code) from /proc/kallsyms; in JSON it is
+ * "kstack" (those names) and "kstack_addr" (the addresses, "0x..."
+ * strings).
  */
 #include <stdio.h>
 #include <string.h>
@@ -204,6 +210,41 @@ static void print_capture_human(FILE *f, const struct trace_fmt *fmt,
 	}
 }
 
+#define KSYM_BUF	256
+
+static void print_kstack_human(FILE *f, const struct trace_fmt *fmt,
+			       const struct trace_event *ev)
+{
+	char buf[KSYM_BUF];
+	__u32 i;
+
+	for (i = 0; i < ev->kstack_nr; i++)
+		fprintf(f, "        %016llx %s\n",
+			(unsigned long long)ev->kstack[i],
+			ksyms_format(fmt->ksyms, ev->kstack[i], buf,
+				     sizeof(buf)));
+}
+
+static void print_kstack_json(FILE *f, const struct trace_fmt *fmt,
+			      const struct trace_event *ev)
+{
+	char buf[KSYM_BUF];
+	__u32 i;
+
+	fputs(",\"kstack\":[", f);
+	for (i = 0; i < ev->kstack_nr; i++) {
+		ksyms_format(fmt->ksyms, ev->kstack[i], buf, sizeof(buf));
+		if (i)
+			fputc(',', f);
+		json_put_str(f, buf, strlen(buf));
+	}
+	fputs("],\"kstack_addr\":[", f);
+	for (i = 0; i < ev->kstack_nr; i++)
+		fprintf(f, "%s\"0x%llx\"", i ? "," : "",
+			(unsigned long long)ev->kstack[i]);
+	fputc(']', f);
+}
+
 static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 			      const struct trace_event *ev)
 {
@@ -230,6 +271,8 @@ static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 		tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, false);
 	}
 	fputc('\n', f);
+	if (ev->kstack_nr)
+		print_kstack_human(f, fmt, ev);
 }
 
 /* Between the columns and the details two spaces, then one. */
@@ -345,6 +388,8 @@ static void print_event_json(FILE *f, const struct trace_fmt *fmt,
 		fputs(",\"fields\":", f);
 		tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, true);
 	}
+	if (ev->kstack_nr)
+		print_kstack_json(f, fmt, ev);
 	fputs("}\n", f);
 }
 

@@ -211,6 +211,8 @@ struct trace_fmt {
 	bool nf;		/* netfilter records (netfilter.c prints) */
 	__u64 t0_ns;		/* times print relative to this */
 	int probe_col;		/* several probes: PROBE column width, else 0 */
+	bool kstack;		/* --kstack: records carry kernel stacks */
+	const struct ksyms *ksyms;	/* and these name their frames (or NULL) */
 };
 
 /* JSON string literal of @len bytes (quotes included). */

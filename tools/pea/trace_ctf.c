@@ -12,7 +12,10 @@
  * class N is probe index N; its payload is pea's record fields, then a
  * kprobe's (or uprobe's) args, ret/latency and capture, a tracepoint's
  * fields in a struct typed from its tracefs format, or a netfilter
- * record's fields and packet bytes.
+ * record's fields and packet bytes. With --kstack every event then ends
+ * with its kernel stack as --json has it: __kstack_length frames, their
+ * names as a sequence of strings (_kstack, "symbol+0xOFF") and their
+ * addresses as a sequence of hex integers (_kstack_addr).
  *
  * Lost records become CTF discarded events: every stream starts with an
  * empty packet whose events_discarded is 0; a lost notice ends the packet
@@ -280,6 +283,10 @@ static void tsdl_event(FILE *f, unsigned int id, const struct trace_fmt *fmt)
 		      "\t\tuint32_t _skb_len;\n"
 		      "\t\tuint32_t _packet_len;\n"
 		      "\t\txint8_t _packet[_packet_len];\n", f);
+	if (fmt->kstack)
+		fputs("\t\tuint32_t __kstack_length;\n"
+		      "\t\tstring _kstack[__kstack_length];\n"
+		      "\t\txint64_t _kstack_addr[__kstack_length];\n", f);
 	fputs("\t};\n};\n\n", f);
 }
 
@@ -501,6 +508,21 @@ static void put_nf_fields(struct bytes *b, const unsigned char *raw,
 		put(b, raw + sizeof(nr), nr.packet_len);
 }
 
+static void put_kstack(struct bytes *b, const struct trace_fmt *fmt,
+		       const struct trace_event *ev)
+{
+	char buf[256];
+	__u32 i;
+
+	put_u32(b, ev->kstack_nr);
+	for (i = 0; i < ev->kstack_nr; i++) {
+		ksyms_format(fmt->ksyms, ev->kstack[i], buf, sizeof(buf));
+		put_str(b, buf, sizeof(buf));
+	}
+	for (i = 0; i < ev->kstack_nr; i++)
+		put_u64(b, ev->kstack[i]);
+}
+
 static int ctf_event(struct trace_writer *w, unsigned int probe,
 		     const struct trace_event *ev)
 {
@@ -554,6 +576,8 @@ static int ctf_event(struct trace_writer *w, unsigned int probe,
 		put_tp_fields(b, fmt->tp, ev->raw, ev->raw_size);
 	if (fmt->nf)
 		put_nf_fields(b, ev->raw, ev->raw_size);
+	if (fmt->kstack)
+		put_kstack(b, fmt, ev);
 	if (b->oom)
 		return ctf_fail(c, -ENOMEM);
 	if (b->len >= PACKET_MAX) {
