@@ -415,12 +415,36 @@ static void test_ret(void)
 
 /* ---- tables bound to one probe, or to every probe ---- */
 
+/*
+ * Run `pea trace --pid WORKLOAD ARGS... --json` while the workload calls
+ * getppid() @ppids times, then close(-1) @closes times.
+ */
+static void run_ppid_close(struct run *r, char *const args[], int ppids,
+			   int closes)
+{
+	char *argv[16] = { PT_PEA, "trace", "--pid" };
+	struct workload w;
+	struct pt_proc p;
+	int n = 4;
+
+	wl_start(&w);
+	argv[3] = w.pid_s;
+	while (*args && n < 14)
+		argv[n++] = *args++;
+	argv[n++] = "--json";
+	argv[n] = NULL;
+	if (start(&p, r, argv)) {
+		wl_do(&w, WL_GETPPID, 0, 0, ppids);
+		wl_do(&w, WL_CLOSE_BAD, 0, 0, closes);
+	}
+	run_finish(&p, r);
+	wl_stop(&w);
+}
+
 static void test_per_probe(void)
 {
 	const char *h, *c0, *c1;
 	char got[4096];
-	struct workload w;
-	struct pt_proc p;
 	struct run r;
 
 	/*
@@ -428,15 +452,9 @@ static void test_per_probe(void)
 	 * --hist latency after the kretprobe: its table alone (the kprobe
 	 * has no latency, so as a default it would be a usage error).
 	 */
-	wl_start(&w);
-	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "--pid", w.pid_s,
-		"--count-by", "comm", "kretprobe:__x64_sys_getppid", "--hist",
-		"latency", "kprobe:__x64_sys_close", "--json", NULL })) {
-		wl_do(&w, WL_GETPPID, 0, 0, 6);
-		wl_do(&w, WL_CLOSE_BAD, 0, 0, 4);
-	}
-	run_finish(&p, &r);
-	wl_stop(&w);
+	run_ppid_close(&r, (char *[]){ "--count-by", "comm",
+		"kretprobe:__x64_sys_getppid", "--hist", "latency",
+		"kprobe:__x64_sys_close", NULL }, 6, 4);
 	check_json_run(&r, "per-probe --hist, default --count-by");
 	h = run_find(&r, "hist", 0);
 	PT_OK(h && run_count(&r, "hist") == 1 &&
@@ -464,20 +482,12 @@ static void test_kstack(void)
 {
 	char got[8192];
 	const char *c;
-	struct workload w;
-	struct pt_proc p;
 	struct run r;
 	int i, with = 0, without = 0, other = 0;
 
-	wl_start(&w);
-	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "--pid", w.pid_s,
-		"kprobe:__x64_sys_getppid", "--kstack", "--count-by", "kstack",
-		"kprobe:__x64_sys_close", "--json", "--events", NULL })) {
-		wl_do(&w, WL_GETPPID, 0, 0, 9);
-		wl_do(&w, WL_CLOSE_BAD, 0, 0, 2);
-	}
-	run_finish(&p, &r);
-	wl_stop(&w);
+	run_ppid_close(&r, (char *[]){ "kprobe:__x64_sys_getppid", "--kstack",
+		"--count-by", "kstack", "kprobe:__x64_sys_close", "--events",
+		NULL }, 9, 2);
 	check_json_run(&r, "--kstack --count-by kstack");
 	c = run_find(&r, "count", 0);
 	count_rows(c, got, sizeof(got));
