@@ -40,7 +40,10 @@ declare -A EXPECT=(
 	[list-del]=list/del
 	[refcount]=refcount
 	[kasan-slab]=kasan/slab-out-of-bounds
-	[kasan-vmalloc]=kasan/vmalloc-out-of-bounds
+	# Past the last granule's accessible bytes the next granule's shadow
+	# decides the name: KASAN_VMALLOC_INVALID or, when an earlier user of
+	# those addresses left it unpoisoned (seen with networking on), 0.
+	[kasan-vmalloc]='kasan/vmalloc-out-of-bounds|kasan/out-of-bounds'
 	[kasan-stack]=kasan/stack-out-of-bounds
 )
 
@@ -119,7 +122,9 @@ for bug in $(printf '%s\n' "${!EXPECT[@]}" | LC_ALL=C sort); do
 	rc=$(printf '%s\n' "$ran" | awk -v b="$bug" '$1 == b { print $2 }')
 	got=$(awk -F '\t' -v c="canary:$bug" '$3 == c { print $2 }' "$SCAN" |
 	      LC_ALL=C sort | uniq -c | awk '{ printf "%s%s x%s", sep, $2, $1; sep = ", " }')
-	others=$(awk -F '\t' -v c="canary:$bug" -v w="$want" '$3 == c && $2 != w' "$SCAN" | wc -l)
+	others=$(awk -F '\t' -v c="canary:$bug" -v w="$want" '
+		BEGIN { n = split(w, alt, "|"); for (i = 1; i <= n; i++) ok[alt[i]] = 1 }
+		$3 == c && !($2 in ok)' "$SCAN" | wc -l)
 	if [ "$rc" = 0 ] && [ -n "$got" ] && [ "$others" -eq 0 ]; then
 		printf 'P\tcanary: %s is reported as %s (%s)\n' "$bug" "$want" "$got" >> "$RECORDS"
 	else
