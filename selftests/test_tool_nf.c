@@ -273,6 +273,63 @@ static void test_json_udp6(void)
 	close(rx);
 }
 
+/*
+ * UDP over IPv6 behind a destination options header (IPV6_DSTOPTS, a
+ * PadN option: 8 bytes): the decoder walks past it to the ports.
+ */
+static void test_udp6_ext(void)
+{
+	static const unsigned char dstopts[8] = { 0, 0, 1, 4, 0, 0, 0, 0 };
+	static const char msg[8] = "pea ext";
+	char want[128];
+	struct pt_proc p;
+	int tx, rx, events = 0, text = 0, rc;
+
+	tx = pt_udp_bound(AF_INET6, 41031);
+	rx = pt_udp_bound(AF_INET6, 41032);
+	PT_OK(tx >= 0 && rx >= 0 &&
+	      !setsockopt(tx, IPPROTO_IPV6, IPV6_DSTOPTS, dstopts,
+			  sizeof(dstopts)),
+	      "UDP sockets on ::1, destination options on the sender");
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace",
+					  "netfilter:ipv6:LOCAL_OUT", "-j",
+					  "-c", "1", NULL }),
+	      "pea trace netfilter:ipv6:LOCAL_OUT -j");
+	pt_udp_send(tx, AF_INET6, 41032, msg, sizeof(msg));
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (!pt_json_streq(line, "type", "event"))
+			continue;
+		events++;
+		PT_OK(pt_json_num(line, "protocol", -1) == 60 &&
+		      pt_json_num(line, "transport", -1) == 17 &&
+		      pt_json_streq(line, "proto", "UDP") &&
+		      pt_json_num(line, "sport", -1) == 41031 &&
+		      pt_json_num(line, "dport", -1) == 41032 &&
+		      pt_json_num(line, "len", -1) == 40 + 8 + 8 + 8,
+		      "next header 60 (destination options), then UDP 41031 > 41032, len 64: %.400s",
+		      line);
+	}
+	rc = pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_EQ(rc, 0, "exit 0");
+	PT_EQ(events, 1, "one event");
+
+	/* The text line names the transport and the ports too. */
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace",
+					  "netfilter:ipv6:LOCAL_OUT", "-c",
+					  "1", NULL }),
+	      "pea trace netfilter:ipv6:LOCAL_OUT");
+	pt_udp_send(tx, AF_INET6, 41032, msg, sizeof(msg));
+	snprintf(want, sizeof(want), "UDP [::1]:41031 > [::1]:41032 len=64");
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS))
+		text += strstr(line, want) != NULL;
+	rc = pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_OK(rc == 0 && text == 1, "one line with \"%s\" (%d)", want, text);
+	close(tx);
+	close(rx);
+}
+
 static void test_usage(void)
 {
 	static const char *const bad[][4] = {
@@ -329,5 +386,6 @@ int main(void)
 	test_human();
 	test_json_tcp4();
 	test_json_udp6();
+	test_udp6_ext();
 	return pt_done();
 }

@@ -132,6 +132,7 @@ struct nf_pkt {
 	bool ports;		/* TCP or UDP ports known */
 	bool icmp;		/* ICMP type and code known */
 	const char *proto;	/* "TCP", "UDP", "ICMP", "ICMPv6", or NULL */
+	unsigned int transport;	/* IPv6: the protocol after extension headers */
 	unsigned int sport, dport, type, code;
 };
 
@@ -140,14 +141,59 @@ static unsigned int be16(const unsigned char *p)
 	return p[0] << 8 | p[1];
 }
 
+/*
+ * IPv6: walk the extension headers from @*off (after the fixed header)
+ * while the captured @n bytes hold them: hop-by-hop options, routing,
+ * destination options (length in 8-byte units after the first 8),
+ * fragment (8 bytes; a fragment other than the first has no transport
+ * header: *@first false) and AH (length in 4-byte units after the first
+ * 8). Returns the next header after them, with *@off its offset.
+ */
+static unsigned int ipv6_skip_ext(const unsigned char *pk, unsigned int n,
+				  unsigned int nh, unsigned int *off,
+				  bool *first)
+{
+	unsigned int hops;
+
+	for (hops = 0; hops < 16 && *off + 8 <= n; hops++) {
+		unsigned int len;
+
+		switch (nh) {
+		case 0:		/* hop-by-hop options */
+		case 43:	/* routing */
+		case 60:	/* destination options */
+			len = (pk[*off + 1] + 1) * 8;
+			break;
+		case 44:	/* fragment */
+			len = 8;
+			if (be16(pk + *off + 2) & 0xfff8)
+				*first = false;
+			break;
+		case 51:	/* authentication header */
+			len = (pk[*off + 1] + 2) * 4;
+			break;
+		default:
+			return nh;
+		}
+		nh = pk[*off];
+		*off += len;
+	}
+	return nh;
+}
+
 static void nf_decode(const struct pea_nf_record *r, const unsigned char *pk,
 		      struct nf_pkt *d)
 {
-	unsigned int n = r->packet_len, l4 = 0;
-	bool first = true;	/* not a later IPv4 fragment */
+	unsigned int n = r->packet_len, l4 = 0, proto = r->protocol;
+	bool first = true;	/* not a later fragment */
 
 	memset(d, 0, sizeof(*d));
-	switch (r->protocol) {
+	if (r->family == PEA_NF_IPV6 && n >= 40) {
+		l4 = 40;
+		proto = ipv6_skip_ext(pk, n, proto, &l4, &first);
+		d->transport = proto;
+	}
+	switch (proto) {
 	case 6:
 		d->proto = "TCP";
 		break;
@@ -171,15 +217,14 @@ static void nf_decode(const struct pea_nf_record *r, const unsigned char *pk,
 		inet_ntop(AF_INET6, pk + 8, d->src, sizeof(d->src));
 		inet_ntop(AF_INET6, pk + 24, d->dst, sizeof(d->dst));
 		d->addrs = true;
-		l4 = 40;
 	}
 	if (!d->addrs || !first || l4 < 20)
 		return;
-	if ((r->protocol == 6 || r->protocol == 17) && n >= l4 + 4) {
+	if ((proto == 6 || proto == 17) && n >= l4 + 4) {
 		d->sport = be16(pk + l4);
 		d->dport = be16(pk + l4 + 2);
 		d->ports = true;
-	} else if ((r->protocol == 1 || r->protocol == 58) && n >= l4 + 2) {
+	} else if ((proto == 1 || proto == 58) && n >= l4 + 2) {
 		d->type = pk[l4];
 		d->code = pk[l4 + 1];
 		d->icmp = true;
@@ -210,7 +255,8 @@ static void nf_put_packet(FILE *f, const struct pea_nf_record *r,
 	if (d->proto)
 		fprintf(f, "%s", d->proto);
 	else
-		fprintf(f, "proto=%u", r->protocol);
+		fprintf(f, "proto=%u", r->family == PEA_NF_IPV6 &&
+			r->packet_len >= 40 ? d->transport : r->protocol);
 	if (d->addrs) {
 		fputc(' ', f);
 		put_addr(f, r, d->src, d->ports, d->sport);
@@ -270,6 +316,9 @@ static void nf_print_json(FILE *f, const struct trace_fmt *fmt,
 		r->family == PEA_NF_IPV4 ? "ipv4" : "ipv6",
 		hook_name(r->hook), r->ifindex_in, r->ifindex_out,
 		r->protocol);
+	if (r->family == PEA_NF_IPV6 && r->packet_len >= 40 &&
+	    d.transport != r->protocol)
+		fprintf(f, ",\"transport\":%u", d.transport);
 	if (d.proto)
 		fprintf(f, ",\"proto\":\"%s\"", d.proto);
 	if (d.addrs)
