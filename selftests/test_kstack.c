@@ -216,25 +216,40 @@ static const struct pea_kstack *check_stack(const void *r, __u32 used,
 
 /* ---- kprobe ---- */
 
+/*
+ * Attach @a (for this process only), then call getppid() K times on CPU
+ * 0 with its ring drained first: the link fd with @info filled, or -1.
+ */
+static int attach_and_call(struct pea_probe_attr *a, const char *what,
+			   struct pea_link_info *info)
+{
+	int link, i;
+
+	a->filter_tgid = getpid();
+	link = attach(a);
+	PT_OK(link >= 0, "%s attaches (%d)", what, link);
+	if (link < 0)
+		return -1;
+	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, info), 0, "link info");
+	pt_pin(0);
+	pt_rings_drain(rings, ncpu);
+	for (i = 0; i < K; i++)
+		syscall(SYS_getppid);
+	return link;
+}
+
 static void test_kprobe(void)
 {
 	struct pea_probe_attr a = probe_attr("__x64_sys_getppid", 0, 127);
 	struct pea_link_info info;
 	struct pea_probe_record *r;
-	int link, i, n = 0, good = 0, first = 1, nr_min = 999, nr_max = 0;
+	int link, n = 0, good = 0, first = 1, nr_min = 999, nr_max = 0;
 	__u32 size;
 
-	a.filter_tgid = getpid();
-	link = attach(&a);
-	PT_OK(link >= 0, "kprobe:__x64_sys_getppid kstack_depth 127 attaches (%d)",
-	      link);
+	link = attach_and_call(&a, "kprobe:__x64_sys_getppid kstack_depth 127",
+			       &info);
 	if (link < 0)
 		return;
-	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, &info), 0, "link info");
-	pt_pin(0);
-	pt_rings_drain(rings, ncpu);
-	for (i = 0; i < K; i++)
-		syscall(SYS_getppid);
 	while ((r = next_rec(0, &size))) {
 		const struct pea_kstack *ks;
 
@@ -274,19 +289,14 @@ static void test_depth(__u32 depth)
 	struct pea_probe_attr a = probe_attr("__x64_sys_getppid", 0, depth);
 	struct pea_link_info info;
 	struct pea_probe_record *r;
-	int link, i, n = 0, good = 0;
+	int link, n = 0, good = 0;
 	__u32 size, want_nr = depth;
+	char what[64];
 
-	a.filter_tgid = getpid();
-	link = attach(&a);
-	PT_OK(link >= 0, "kstack_depth %u attaches (%d)", depth, link);
+	snprintf(what, sizeof(what), "kstack_depth %u", depth);
+	link = attach_and_call(&a, what, &info);
 	if (link < 0)
 		return;
-	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, &info), 0, "link info");
-	pt_pin(0);
-	pt_rings_drain(rings, ncpu);
-	for (i = 0; i < K; i++)
-		syscall(SYS_getppid);
 	while ((r = next_rec(0, &size))) {
 		const struct pea_kstack *ks;
 
@@ -311,24 +321,17 @@ static void test_kretprobe(void)
 					     PEA_PROBE_F_RETPROBE, 127);
 	struct pea_link_info info;
 	struct pea_probe_record *r;
-	int link, i, n = 0, good = 0, first = 1;
+	int link, n = 0, good = 0, first = 1;
 	long ppid = getppid();
 	__u32 size;
 
-	a.filter_tgid = getpid();
 	a.capture_mode = PEA_CAPTURE_FIXED;
 	a.capture_arg = 0;
 	a.capture_len = 5;	/* a capture before the stack: padding 3 */
-	link = attach(&a);
-	PT_OK(link >= 0, "kretprobe with kstack_depth 127 and a capture attaches (%d)",
-	      link);
+	link = attach_and_call(&a, "kretprobe with kstack_depth 127 and a capture",
+			       &info);
 	if (link < 0)
 		return;
-	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, &info), 0, "link info");
-	pt_pin(0);
-	pt_rings_drain(rings, ncpu);
-	for (i = 0; i < K; i++)
-		syscall(SYS_getppid);
 	while ((r = next_rec(0, &size))) {
 		const struct pea_kstack *ks;
 
