@@ -2,7 +2,8 @@
 /*
  * test_fuzz: the producers beyond kprobes. Tracepoint, uprobe and
  * netfilter links attached with random attrs (filters, predicates on
- * random offsets, captures, ids, priorities, packet lengths), one attr in
+ * random offsets, kernel stacks, captures, ids, priorities, packet
+ * lengths), one attr in
  * four broken in a way the ioctl must refuse with a known errno whatever
  * else is random. Each link that attaches goes into the fd table, where
  * the other families read, ioctl and close it at random; the op then
@@ -218,12 +219,14 @@ static int op_attach_tp(struct fz_thread *t)
 			(__s32)fz_below(r, 100);
 	if (fz_chance(r, 4))
 		a.filter_cpu = (int)fz_below(r, fz_ncpu + 1) - 1;
+	if (fz_chance(r, 3))	/* unwound from every event's context */
+		a.kstack_depth = 1 + (__u32)fz_below(r, PEA_KSTACK_MAX);
 	if (fz_chance(r, 2)) {
 		a.nr_preds = 1 + (__u32)fz_below(r, PEA_TP_PRED_MAX);
 		for (i = 0; i < a.nr_preds; i++)
 			fz_random_pred(r, &a.preds[i]);
 	}
-	switch (fz_below(r, 40)) {	/* 10 broken cases of 40 */
+	switch (fz_below(r, 48)) {	/* 12 broken cases of 48 */
 	case 0:
 		a.flags |= 1U << (2 + fz_below(r, 30));
 		invalid = "unknown flag";
@@ -268,6 +271,14 @@ static int op_attach_tp(struct fz_thread *t)
 		/* Far above any id a kernel hands out. */
 		a.event_id = 0x7fff0000U | (fz_u32(r) & 0xffff);
 		invalid = "no such event";
+		break;
+	case 10:
+		a.kstack_depth = PEA_KSTACK_MAX + 1 + fz_u32(r) % 1000000;
+		invalid = "kstack_depth past PEA_KSTACK_MAX";
+		break;
+	case 11:
+		a.reserved = 1 + fz_u32(r) % 0xfffffffe;
+		invalid = "reserved";
 		break;
 	}
 	fd = fz_attach_cmd(r, PEA_MAP_IOC_ATTACH_TP, &a);
