@@ -5,7 +5,8 @@
  * calls the test makes itself, whose stacks, symbolised with
  * /proc/kallsyms, start at the probed address and reach do_syscall_64
  * (a syscalls:* tracepoint, whose registers are the user's, too);
- * depth limits; a kprobe in NMI and in hardirq context (the test
+ * depth limits; a counter reading, a capture and a stack in one record;
+ * a kprobe in NMI and in hardirq context (the test
  * module's target) with exact accounting; the attr's size versions and errnos; records without a
  * stack unchanged.
  */
@@ -311,6 +312,59 @@ static void test_depth(__u32 depth)
 	PT_EQ(good, K, "depth %u: every stack has exactly %u entries, ips[0] == addr",
 	      depth, want_nr);
 	close(link);
+}
+
+/*
+ * Every part at once: a counter reading (PEA_PROBE_F_COUNTERS), then a
+ * 5-byte capture, then the stack at the next 8-byte boundary.
+ */
+static void test_counters_capture(void)
+{
+	struct pea_probe_attr a = probe_attr("__x64_sys_getppid",
+					     PEA_PROBE_F_COUNTERS, 127);
+	struct perf_event_attr ca;
+	struct pea_link_info info;
+	struct pea_probe_record *r;
+	int cmap, cfd[NCPU_MAX], cpu, link, n = 0, good = 0;
+	__u32 size, used = sizeof(*r) + sizeof(struct pea_event_value) + 5;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.size = sizeof(ca);
+	ca.type = PERF_TYPE_SOFTWARE;
+	ca.config = PERF_COUNT_SW_CPU_CLOCK;
+	cmap = pt_map_create(NULL, ncpu, 0);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		cfd[cpu] = pt_event_open_attr(&ca, cpu);
+		pt_map_update(cmap, cpu, cfd[cpu]);
+	}
+	a.counter_map = cmap;
+	a.capture_mode = PEA_CAPTURE_FIXED;
+	a.capture_arg = 0;	/* the pt_regs pointer: kernel memory */
+	a.capture_len = 5;
+	link = attach_and_call(&a, "counters, a capture and a stack", &info);
+	if (link >= 0) {
+		while ((r = next_rec(0, &size))) {
+			const struct pea_kstack *ks;
+			struct pea_event_value v;
+
+			n++;
+			if (r->flags != (PEA_REC_F_COUNTERS | PEA_REC_F_CAPTURE |
+					 PEA_REC_F_KSTACK) || r->capture_len != 5)
+				continue;
+			memcpy(&v, r + 1, sizeof(v));
+			ks = check_stack(r, used, size, 127, "counters+capture");
+			if (ks && v.enabled > 0 && ks->ips[0] == info.addr &&
+			    stack_has(ks, "do_syscall_64"))
+				good++;
+		}
+		close(link);
+	}
+	PT_EQ(n, K, "counters+capture: %d records", K);
+	PT_EQ(good, K,
+	      "counters+capture: reading, 5 captured bytes, padding 3, then the stack (ips[0] == addr, do_syscall_64), raw size exact");
+	for (cpu = 0; cpu < ncpu; cpu++)
+		close(cfd[cpu]);
+	close(cmap);
 }
 
 /* ---- kretprobe ---- */
@@ -742,6 +796,7 @@ int main(void)
 	test_depth(1);
 	test_depth(3);
 	test_kretprobe();
+	test_counters_capture();
 	test_tracepoint();
 	test_tracepoint_user_regs();
 	test_errors();
