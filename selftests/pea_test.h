@@ -290,6 +290,26 @@ static inline int pt_map_update(int map_fd, __u32 key, int ev_fd)
 	return pt_ioctl_errno(map_fd, PEA_MAP_IOC_UPDATE, &e);
 }
 
+/*
+ * A counter map for PEA_PROBE_F_COUNTERS: a cpu-clock counter on each of
+ * @ncpu CPUs (fds in @cfd) in the slot of its CPU. Returns the map fd.
+ */
+static inline int pt_cpu_clock_map(int *cfd, int ncpu)
+{
+	struct perf_event_attr ca;
+	int cmap = pt_map_create(NULL, ncpu, 0), cpu;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.size = sizeof(ca);
+	ca.type = PERF_TYPE_SOFTWARE;
+	ca.config = PERF_COUNT_SW_CPU_CLOCK;
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		cfd[cpu] = pt_event_open_attr(&ca, cpu);
+		pt_map_update(cmap, cpu, cfd[cpu]);
+	}
+	return cmap;
+}
+
 static inline int pt_map_delete(int map_fd, __u32 key)
 {
 	struct pea_map_elem e = { .key = key };

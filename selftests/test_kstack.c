@@ -322,21 +322,12 @@ static void test_counters_capture(void)
 {
 	struct pea_probe_attr a = probe_attr("__x64_sys_getppid",
 					     PEA_PROBE_F_COUNTERS, 127);
-	struct perf_event_attr ca;
 	struct pea_link_info info;
 	struct pea_probe_record *r;
 	int cmap, cfd[NCPU_MAX], cpu, link, n = 0, good = 0;
 	__u32 size, used = sizeof(*r) + sizeof(struct pea_event_value) + 5;
 
-	memset(&ca, 0, sizeof(ca));
-	ca.size = sizeof(ca);
-	ca.type = PERF_TYPE_SOFTWARE;
-	ca.config = PERF_COUNT_SW_CPU_CLOCK;
-	cmap = pt_map_create(NULL, ncpu, 0);
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		cfd[cpu] = pt_event_open_attr(&ca, cpu);
-		pt_map_update(cmap, cpu, cfd[cpu]);
-	}
+	cmap = pt_cpu_clock_map(cfd, ncpu);
 	a.counter_map = cmap;
 	a.capture_mode = PEA_CAPTURE_FIXED;
 	a.capture_arg = 0;	/* the pt_regs pointer: kernel memory */

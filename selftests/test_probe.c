@@ -334,7 +334,6 @@ static void test_captures(void)
 /* Records carry this CPU's counter reading, bracketed by read(2)s. */
 static void test_counters(void)
 {
-	struct perf_event_attr ca;
 	struct pea_probe_attr a = probe_attr("ksys_mmap_pgoff",
 					     PEA_PROBE_F_COUNTERS);
 	struct pea_event_value v;
@@ -343,15 +342,7 @@ static void test_counters(void)
 	__u64 before = 0, after = 0;
 	__u32 caplen;
 
-	memset(&ca, 0, sizeof(ca));
-	ca.size = sizeof(ca);
-	ca.type = PERF_TYPE_SOFTWARE;
-	ca.config = PERF_COUNT_SW_CPU_CLOCK;
-	cmap = pt_map_create(NULL, ncpu, 0);
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		cfd[cpu] = pt_event_open_attr(&ca, cpu);
-		pt_map_update(cmap, cpu, cfd[cpu]);
-	}
+	cmap = pt_cpu_clock_map(cfd, ncpu);
 	PT_OK(cfd[0] >= 0, "a cpu-clock counter on every CPU");
 	a.counter_map = cmap;
 	a.filter_tgid = getpid();
