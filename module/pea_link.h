@@ -112,7 +112,8 @@ void pea_read_args(struct pt_regs *regs, u64 *args);
 u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags);
 void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
 		    u64 latency, u16 flags, const void *cap, u32 caplen);
-void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags);
+void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
+		   struct pt_regs *regs);
 
 /*
  * A handler's per-CPU scratch space, one slot per nesting level: the
@@ -137,10 +138,14 @@ static inline u32 pea_kstack_offset(u32 used)
 	return ALIGN(used, 8);
 }
 
-/* The bytes a struct pea_kstack of @nr entries takes (none for 0). */
-static inline u32 pea_kstack_size(u32 nr)
+/*
+ * The size of a record whose other bytes are @used, with a stack of @nr
+ * entries after them (none for 0).
+ */
+static inline u32 pea_kstack_rec_size(u32 used, u32 nr)
 {
-	return nr ? sizeof(struct pea_kstack) + nr * sizeof(__u64) : 0;
+	return nr ? pea_kstack_offset(used) + sizeof(struct pea_kstack) +
+		    nr * sizeof(__u64) : used;
 }
 
 /* pea_tp.c */

@@ -234,14 +234,13 @@ static void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
 	struct pea_probe_record *r;
 	struct task_struct *task = current;
 	u32 extra = l->counter_map ? sizeof(struct pea_event_value) : 0;
-	u32 used = sizeof(*r) + extra + caplen, size = used;
+	u32 used = sizeof(*r) + extra + caplen;
 
-	if (nr) {
+	if (nr)
 		flags |= PEA_REC_F_KSTACK;
-		size = pea_kstack_offset(used) + pea_kstack_size(nr);
-	}
 	st->hits++;
-	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU, size, &h)) {
+	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
+			       pea_kstack_rec_size(used, nr), &h)) {
 		st->errors++;
 		return;
 	}
@@ -292,43 +291,28 @@ void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
 
 /**
  * pea_probe_hit() - write the record of an entry hit, with its capture
+ * and, with kstack_depth, its kernel stack
  * @l: the link
  * @args: the six arguments
  * @flags: PEA_REC_F_* the record carries beyond the capture's
+ * @regs: the registers at the hit (the stack is unwound from them)
  *
- * Preemption must be off: the capture goes through this CPU's buffers.
+ * The capture and the stack go into this nesting level's scratch slot
+ * first, so that the record is reserved at its exact size. Preemption
+ * must be off: the slot is this CPU's.
  */
-void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags)
+void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
+		   struct pt_regs *regs)
 {
 	struct pea_scratch *s;
-	u32 caplen = 0;
+	u32 caplen = 0, nr;
 
-	if (l->capture_mode == PEA_CAPTURE_NONE) {
+	if (l->capture_mode == PEA_CAPTURE_NONE && !l->kstack_depth) {
 		pea_link_write(l, args, 0, 0, flags, NULL, 0);
 		return;
 	}
 	/* Handlers run with preemption off; a nested one takes the next slot. */
 	s = pea_scratch_get();
-	if (s) {
-		caplen = pea_capture(l, args, s->cap, &flags);
-		pea_link_write(l, args, 0, 0, flags, s->cap, caplen);
-	} else {
-		this_cpu_inc(l->stats->errors);
-	}
-	pea_scratch_put();
-}
-
-/*
- * A kprobe hit with its stack: captured and unwound into this level's
- * scratch slot, then written at its exact size.
- */
-static void pea_kprobe_hit_stack(struct pea_link *l, const u64 *args,
-				 struct pt_regs *regs)
-{
-	struct pea_scratch *s = pea_scratch_get();
-	u16 flags = 0;
-	u32 caplen = 0, nr;
-
 	if (s) {
 		if (l->capture_mode != PEA_CAPTURE_NONE)
 			caplen = pea_capture(l, args, s->cap, &flags);
@@ -349,10 +333,7 @@ static int pea_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (pea_link_filtered(l))
 		return 0;
 	pea_read_args(regs, args);
-	if (l->kstack_depth)
-		pea_kprobe_hit_stack(l, args, regs);
-	else
-		pea_probe_hit(l, args, 0);
+	pea_probe_hit(l, args, 0, regs);
 	return 0;
 }
 

@@ -238,8 +238,7 @@ static void pea_tp_overflow(struct perf_event *event,
 		nr = pea_kstack_save(regs, 0, s->ips, l->kstack_depth);
 	}
 	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
-			       nr ? pea_kstack_offset(used) +
-				    pea_kstack_size(nr) : used, &h)) {
+			       pea_kstack_rec_size(used, nr), &h)) {
 		st->errors++;
 		goto put;
 	}

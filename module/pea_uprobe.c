@@ -89,7 +89,7 @@ static int pea_uprobe_handler(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 	preempt_disable();
 	if (!pea_link_filtered(l)) {
 		pea_read_args(regs, args);
-		pea_probe_hit(l, args, PEA_REC_F_UPROBE);
+		pea_probe_hit(l, args, PEA_REC_F_UPROBE, regs);
 	}
 	preempt_enable();
 	return 0;
