@@ -217,6 +217,17 @@ static const struct pea_kstack *check_stack(const void *r, __u32 used,
 
 /* ---- kprobe ---- */
 
+/* On CPU 0, its ring drained first: K getppid() calls. */
+static void getppid_k_on_cpu0(void)
+{
+	int i;
+
+	pt_pin(0);
+	pt_rings_drain(rings, ncpu);
+	for (i = 0; i < K; i++)
+		syscall(SYS_getppid);
+}
+
 /*
  * Attach @a (for this process only), then call getppid() K times on CPU
  * 0 with its ring drained first: the link fd with @info filled, or -1.
@@ -224,7 +235,7 @@ static const struct pea_kstack *check_stack(const void *r, __u32 used,
 static int attach_and_call(struct pea_probe_attr *a, const char *what,
 			   struct pea_link_info *info)
 {
-	int link, i;
+	int link;
 
 	a->filter_tgid = getpid();
 	link = attach(a);
@@ -232,10 +243,7 @@ static int attach_and_call(struct pea_probe_attr *a, const char *what,
 	if (link < 0)
 		return -1;
 	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, info), 0, "link info");
-	pt_pin(0);
-	pt_rings_drain(rings, ncpu);
-	for (i = 0; i < K; i++)
-		syscall(SYS_getppid);
+	getppid_k_on_cpu0();
 	return link;
 }
 
@@ -457,7 +465,7 @@ static void test_tracepoint(void)
 	int id = event_id("raw_syscalls", "sys_enter");
 	struct pea_tp_attr a;
 	struct pea_tp_record *r;
-	int link, i, n = 0, good = 0, first = 1;
+	int link, n = 0, good = 0, first = 1;
 	__u32 size;
 
 	PT_OK(id > 0 && sys_enter_id_offset() > 0,
@@ -470,10 +478,7 @@ static void test_tracepoint(void)
 	      link);
 	if (link < 0)
 		return;
-	pt_pin(0);
-	pt_rings_drain(rings, ncpu);
-	for (i = 0; i < K; i++)
-		syscall(SYS_getppid);
+	getppid_k_on_cpu0();
 	while ((r = next_rec(0, &size))) {
 		const struct pea_kstack *ks;
 
@@ -511,7 +516,7 @@ static void test_tracepoint_user_regs(void)
 	int id = event_id("syscalls", "sys_enter_getppid");
 	struct pea_tp_attr a;
 	struct pea_tp_record *r;
-	int link, i, n = 0, good = 0;
+	int link, n = 0, good = 0;
 	__u32 size;
 
 	PT_OK(id > 0, "syscalls:sys_enter_getppid id");
@@ -530,10 +535,7 @@ static void test_tracepoint_user_regs(void)
 	      link);
 	if (link < 0)
 		return;
-	pt_pin(0);
-	pt_rings_drain(rings, ncpu);
-	for (i = 0; i < K; i++)
-		syscall(SYS_getppid);
+	getppid_k_on_cpu0();
 	while ((r = next_rec(0, &size))) {
 		const struct pea_kstack *ks;
 
@@ -677,7 +679,7 @@ static void test_errors(void)
 	int id = event_id("raw_syscalls", "sys_enter");
 	struct pea_tp_attr t;
 	struct pea_probe_record *r;
-	int link, i, n = 0, good = 0;
+	int link, n = 0, good = 0;
 	__u32 size;
 
 	PT_EQ(-attach(&a), EINVAL, "kprobe: kstack_depth 128 gives EINVAL");
@@ -708,10 +710,7 @@ static void test_errors(void)
 	link = attach(&a);
 	PT_OK(link >= 0, "kprobe: size VER0 is accepted (%d)", link);
 	if (link >= 0) {
-		pt_pin(0);
-		pt_rings_drain(rings, ncpu);
-		for (i = 0; i < K; i++)
-			syscall(SYS_getppid);
+		getppid_k_on_cpu0();
 		while ((r = next_rec(0, &size))) {
 			n++;
 			if (r->flags == 0 && size == raw_size(sizeof(*r)) &&
@@ -749,10 +748,7 @@ static void test_errors(void)
 		struct pea_tp_record *tr;
 
 		n = good = 0;
-		pt_pin(0);
-		pt_rings_drain(rings, ncpu);
-		for (i = 0; i < K; i++)
-			syscall(SYS_getppid);
+		getppid_k_on_cpu0();
 		while ((tr = next_rec(0, &size))) {
 			n++;
 			if (tr->flags == PEA_REC_F_TRACEPOINT &&
