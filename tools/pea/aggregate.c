@@ -630,17 +630,13 @@ static void put_key(FILE *f, struct agg *a, const struct agg_table *t,
 	__u64 v;
 
 	if (t->kind == K_KSTACK) {
-		/* The session's symbols, loaded once with --kstack. */
+		/* The session's symbols, loaded once with --kstack (or NULL). */
 		const struct ksyms *ks = a->probes[t->probe]->ksyms;
 
 		fputs(json ? "[" : "", f);
 		for (i = 0; i + 8 <= e->len; i += 8) {
 			memcpy(&v, e->key + i, 8);
-			if (ks)
-				ksyms_format(ks, v, sym, sizeof(sym));
-			else
-				snprintf(sym, sizeof(sym), "0x%llx",
-					 (unsigned long long)v);
+			ksyms_format(ks, v, sym, sizeof(sym));	/* NULL: 0x... */
 			if (json)
 				json_put_str(f, sym, strlen(sym));
 			else
