@@ -132,7 +132,8 @@ struct nf_pkt {
 	bool ports;		/* TCP or UDP ports known */
 	bool icmp;		/* ICMP type and code known */
 	const char *proto;	/* "TCP", "UDP", "ICMP", "ICMPv6", or NULL */
-	unsigned int transport;	/* IPv6: the protocol after extension headers */
+	unsigned int transport;	/* the protocol after IPv6 extension headers
+				 * (else the IP header's) */
 	unsigned int sport, dport, type, code;
 };
 
@@ -191,8 +192,8 @@ static void nf_decode(const struct pea_nf_record *r, const unsigned char *pk,
 	if (r->family == PEA_NF_IPV6 && n >= 40) {
 		l4 = 40;
 		proto = ipv6_skip_ext(pk, n, proto, &l4, &first);
-		d->transport = proto;
 	}
+	d->transport = proto;
 	switch (proto) {
 	case 6:
 		d->proto = "TCP";
@@ -255,8 +256,7 @@ static void nf_put_packet(FILE *f, const struct pea_nf_record *r,
 	if (d->proto)
 		fprintf(f, "%s", d->proto);
 	else
-		fprintf(f, "proto=%u", r->family == PEA_NF_IPV6 &&
-			r->packet_len >= 40 ? d->transport : r->protocol);
+		fprintf(f, "proto=%u", d->transport);
 	if (d->addrs) {
 		fputc(' ', f);
 		put_addr(f, r, d->src, d->ports, d->sport);
@@ -316,8 +316,7 @@ static void nf_print_json(FILE *f, const struct trace_fmt *fmt,
 		r->family == PEA_NF_IPV4 ? "ipv4" : "ipv6",
 		hook_name(r->hook), r->ifindex_in, r->ifindex_out,
 		r->protocol);
-	if (r->family == PEA_NF_IPV6 && r->packet_len >= 40 &&
-	    d.transport != r->protocol)
+	if (d.transport != r->protocol)
 		fprintf(f, ",\"transport\":%u", d.transport);
 	if (d.proto)
 		fprintf(f, ",\"proto\":\"%s\"", d.proto);
