@@ -1616,7 +1616,7 @@ int cmd_trace(int argc, char **argv)
 	 * Kernel stacks: the symbols, read once for every probe (code of a
 	 * module loaded later prints as an address).
 	 */
-	for (i = 0; i < t.o.nprobes && !t.o.ksyms; i++) {
+	for (i = 0; i < t.o.nprobes; i++) {
 		if (!t.o.probes[i].o.kstack)
 			continue;
 		t.o.ksyms = ksyms_load();
