@@ -106,6 +106,20 @@ long pea_link_install(struct pea_link *l, bool cloexec,
 		      int (*reg)(struct pea_link *l, const void *arg),
 		      const void *arg);
 bool pea_link_filtered(struct pea_link *l);
+
+/*
+ * Count a hit in this CPU's stats, before its outcome (written, errors).
+ * The counters are this_cpu_inc()s: one instruction on x86, so an NMI
+ * handler nesting on this CPU cannot lose an update. The barrier pairs
+ * with pea_link_sum()'s: a snapshot of a live link never holds an
+ * outcome whose hit it misses (hits >= written + errors per CPU).
+ */
+static inline void pea_link_count_hit(struct pea_link *l)
+{
+	this_cpu_inc(l->stats->hits);
+	smp_wmb();	/* the hit before its outcome: pea_link_sum() */
+}
+
 int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
 		       const void __user *ua);
 void pea_read_args(struct pt_regs *regs, u64 *args);

@@ -87,7 +87,7 @@ static unsigned int pea_nf_hook(void *priv, struct sk_buff *skb,
 	r.packet_len = n;
 
 	/* this_cpu_inc(): a softirq hook may interrupt a LOCAL_OUT one. */
-	this_cpu_inc(l->stats->hits);
+	pea_link_count_hit(l);
 	if (pea_skb_output(l->map, PEA_F_CURRENT_CPU | ((u64)n << 32), skb,
 			   &r, sizeof(r)))
 		this_cpu_inc(l->stats->errors);

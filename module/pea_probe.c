@@ -229,7 +229,6 @@ static void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
 				 u64 latency, u16 flags, const void *cap,
 				 u32 caplen, const u64 *ips, u32 nr)
 {
-	struct pea_link_stats *st = this_cpu_ptr(l->stats);
 	struct pea_output_handle h;
 	struct pea_probe_record *r;
 	struct task_struct *task = current;
@@ -238,10 +237,10 @@ static void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
 
 	if (nr)
 		flags |= PEA_REC_F_KSTACK;
-	st->hits++;
+	pea_link_count_hit(l);
 	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
 			       pea_kstack_rec_size(used, nr), &h)) {
-		st->errors++;
+		this_cpu_inc(l->stats->errors);
 		return;
 	}
 	r = h.data;
@@ -267,7 +266,7 @@ static void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
 	if (nr)
 		pea_kstack_put(r, used, ips, nr);
 	pea_output_commit(&h);
-	st->written++;
+	this_cpu_inc(l->stats->written);
 }
 
 /**
@@ -435,11 +434,17 @@ static void pea_link_sum(struct pea_link *l, struct pea_link_stats *sum)
 	for_each_possible_cpu(cpu) {
 		struct pea_link_stats *st = per_cpu_ptr(l->stats, cpu);
 
-		sum->hits += READ_ONCE(st->hits);
+		/*
+		 * Outcomes before hits (pairs with pea_link_count_hit()):
+		 * a hit in flight shows as a hit without its outcome, never
+		 * the other way round.
+		 */
 		sum->written += READ_ONCE(st->written);
-		sum->filtered += READ_ONCE(st->filtered);
 		sum->errors += READ_ONCE(st->errors);
+		sum->filtered += READ_ONCE(st->filtered);
 		sum->missed += READ_ONCE(st->missed);
+		smp_rmb();	/* pairs with pea_link_count_hit()'s */
+		sum->hits += READ_ONCE(st->hits);
 	}
 }
 

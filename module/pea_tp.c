@@ -197,7 +197,6 @@ static void pea_tp_overflow(struct perf_event *event,
 			    struct pt_regs *regs)
 {
 	struct pea_link *l = event->overflow_handler_context;
-	struct pea_link_stats *st = this_cpu_ptr(l->stats);
 	const struct perf_raw_record *raw;
 	struct task_struct *task = current;
 	struct pea_output_handle h;
@@ -208,8 +207,8 @@ static void pea_tp_overflow(struct perf_event *event,
 	if (pea_link_filtered(l))
 		return;
 	if (!(data->sample_flags & PERF_SAMPLE_RAW) || !data->raw) {
-		st->hits++;
-		st->errors++;
+		pea_link_count_hit(l);
+		this_cpu_inc(l->stats->errors);
 		return;
 	}
 	raw = data->raw;
@@ -218,10 +217,10 @@ static void pea_tp_overflow(struct perf_event *event,
 	 * only, bounded by its size.
 	 */
 	if (!pea_tp_preds_match(&l->tp, raw->frag.data, raw->frag.size)) {
-		st->filtered++;
+		this_cpu_inc(l->stats->filtered);
 		return;
 	}
-	st->hits++;
+	pea_link_count_hit(l);
 	size = pea_tp_raw_size(raw);
 	used = sizeof(*r) + size;
 	if (l->kstack_depth) {
@@ -232,14 +231,14 @@ static void pea_tp_overflow(struct perf_event *event,
 		 */
 		s = pea_scratch_get();
 		if (!s) {
-			st->errors++;
+			this_cpu_inc(l->stats->errors);
 			goto put;
 		}
 		nr = pea_kstack_save(regs, 0, s->ips, l->kstack_depth);
 	}
 	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
 			       pea_kstack_rec_size(used, nr), &h)) {
-		st->errors++;
+		this_cpu_inc(l->stats->errors);
 		goto put;
 	}
 	r = h.data;
@@ -258,7 +257,7 @@ static void pea_tp_overflow(struct perf_event *event,
 	if (nr)
 		pea_kstack_put(r, used, s->ips, nr);
 	pea_output_commit(&h);
-	st->written++;
+	this_cpu_inc(l->stats->written);
 put:
 	if (l->kstack_depth)
 		pea_scratch_put();
