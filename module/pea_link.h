@@ -53,7 +53,9 @@ struct pea_uprobe_link {
 	struct path path;		/* holds the inode */
 	loff_t offset;
 	struct uprobe *uprobe;		/* what uprobe_register() gave, if any */
-	struct pea_uprobe_slot *slots;	/* uretprobes: entries per task */
+	u32 nr_slots;			/* uretprobes: tasks paired at once */
+	u64 *owners;			/* each slot's owner and generation */
+	struct pea_uprobe_slot *slots;	/* entries per task */
 	u8 *caps;			/* their captures */
 };
 

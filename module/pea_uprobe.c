@@ -11,19 +11,25 @@
  *
  * A uretprobe needs the arguments and the entry time at return, which
  * the kernel's ret_handler does not carry. Each uretprobe link keeps a
- * fixed table of PEA_UPROBE_SLOTS slots, one per task with calls in
- * flight, each a stack of PEA_UPROBE_DEPTH frames (entry time, user stack
- * pointer, arguments, capture). A task claims a free slot with cmpxchg()
- * and is then the only one to touch it until it gives it back when its
- * last frame returns: no locks, no allocation after the attach. The slot
- * of a task that exited inside the function is taken over when no slot
- * is free. Returns
- * are matched by the stack pointer: a frame whose entry stack pointer is
- * below the return's belongs to a call that has returned (the frame
- * matched, or deeper frames whose returns pea never saw: longjmp, the
- * kernel's uretprobe depth limit). A return with no frame (table full,
- * deeper than PEA_UPROBE_DEPTH, attached mid-call) writes nothing and
- * counts as missed in PEA_LINK_IOC_INFO.
+ * fixed table of maxactive slots (chosen by the attacher, default
+ * PEA_UPROBE_MAXACTIVE), one per task with calls in flight, each a stack
+ * of PEA_UPROBE_DEPTH frames (entry time, user stack pointer, arguments,
+ * capture). A task claims a free slot with cmpxchg() on the slot's owner
+ * word (thread id and generation) and is then the only one to touch it
+ * until it gives it back when its last frame returns: no locks, no
+ * allocation after the attach. The slot of a task that exited inside the
+ * function is taken over when no slot is free; frames from before an
+ * exec are dropped at the task's next hit. Returns are matched by the
+ * stack pointer: a frame whose entry stack pointer is below the return's
+ * belongs to a call that has returned (the frame matched, or deeper
+ * frames whose returns pea never saw: longjmp, the kernel's uretprobe
+ * depth limit). A return with no frame (table full, deeper than
+ * PEA_UPROBE_DEPTH, attached mid-call) writes nothing and counts as
+ * missed in PEA_LINK_IOC_INFO.
+ *
+ * The probe goes on the real inode of the path (d_real_inode()), as the
+ * kernel's own uprobe events do, so that a file on overlayfs (a container
+ * image) is probed where its code really is.
  */
 #include <linux/fs.h>
 #include <linux/file.h>
@@ -44,9 +50,8 @@
 #include "pea_link.h"
 #include "pea_compat.h"
 
-#define PEA_UPROBE_SLOTS_BITS	6
-#define PEA_UPROBE_SLOTS	BIT(PEA_UPROBE_SLOTS_BITS)
 #define PEA_UPROBE_DEPTH	4
+#define PEA_UPROBE_MAXACTIVE	64	/* tasks paired at once by default */
 
 /* One call in flight: what its return needs. */
 struct pea_uprobe_frame {
@@ -58,16 +63,33 @@ struct pea_uprobe_frame {
 };
 
 /*
- * A task's frames. @tid (the global thread id, 0: free) is claimed with
- * cmpxchg(); only the claimer writes the rest. @start (the task's
- * start_time) tells a task reusing a dead owner's tid from that owner.
+ * A task's frames. Its owner is l->up.owners[i] of the same index: the
+ * owner's global thread id in the low 32 bits (0: free) and a generation
+ * in the high 32 bits that every claim and every release advances, so a
+ * cmpxchg() from an owner value read earlier fails once the slot has
+ * changed hands in between, even back to the same tid (no ABA). Only the
+ * task that claimed a slot touches the rest of it: @start and @exec_id
+ * (the owner's start_time and self_exec_id, which tell the owner from a
+ * later task that reuses its tid, and frames from before an exec), @depth
+ * and the frames.
  */
 struct pea_uprobe_slot {
-	pid_t tid;
-	u32 depth;
 	u64 start;
+	u64 exec_id;
+	u32 depth;
 	struct pea_uprobe_frame f[PEA_UPROBE_DEPTH];
 };
+
+/* The owner value that follows @old, for thread id @tid (0: free). */
+static u64 pea_uprobe_next_owner(u64 old, pid_t tid)
+{
+	return ((old >> 32) + 1) << 32 | (u32)tid;
+}
+
+static pid_t pea_uprobe_owner_tid(u64 owner)
+{
+	return (pid_t)(u32)owner;
+}
 
 static struct pea_link *pea_uc_link(struct uprobe_consumer *uc)
 {
@@ -95,10 +117,9 @@ static int pea_uprobe_handler(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 	return 0;
 }
 
-static u8 *pea_uprobe_cap(struct pea_link *l, struct pea_uprobe_slot *s,
-			  u32 depth)
+static u8 *pea_uprobe_cap(struct pea_link *l, u32 slot, u32 depth)
 {
-	size_t i = (s - l->up.slots) * PEA_UPROBE_DEPTH + depth;
+	size_t i = (size_t)slot * PEA_UPROBE_DEPTH + depth;
 
 	if (!l->up.caps)
 		return NULL;
@@ -116,56 +137,89 @@ static bool pea_tid_alive(pid_t tid)
 	return alive;
 }
 
-/* Take slot @s from @old (0: free); the acquire pairs with put's release. */
-static bool pea_uprobe_take(struct pea_uprobe_slot *s, pid_t old)
+/*
+ * Take slot @i from its owner value @old for the current task. The
+ * acquire pairs with the release of pea_uprobe_put_slot(): the frames of
+ * the previous owner are done with before this one writes them.
+ */
+static bool pea_uprobe_take(struct pea_link *l, u32 i, u64 old)
 {
-	if (cmpxchg_acquire(&s->tid, old, current->pid) != old)
+	struct pea_uprobe_slot *s = &l->up.slots[i];
+
+	if (cmpxchg_acquire(&l->up.owners[i], old,
+			    pea_uprobe_next_owner(old, current->pid)) != old)
 		return false;
+	WRITE_ONCE(s->start, current->start_time);
+	s->exec_id = current->self_exec_id;
 	s->depth = 0;
-	s->start = current->start_time;
 	return true;
 }
 
 /*
- * The current task's slot, or with @claim a free one, or else one whose
- * owner has exited inside the function (its frames can never return).
+ * The index of the current task's slot, or with @claim of a free one, or
+ * else of one whose owner has exited inside the function (its frames can
+ * never return); -1 if none. The scan is linear over the link's
+ * maxactive slots (what the attacher chose): no task, nor any number of
+ * them short of maxactive, can keep another task from a slot.
  */
-static struct pea_uprobe_slot *pea_uprobe_slot(struct pea_link *l,
-					       bool claim)
+static int pea_uprobe_slot(struct pea_link *l, bool claim)
 {
-	u32 h = hash_32(current->pid, PEA_UPROBE_SLOTS_BITS), i;
+	u32 n = l->up.nr_slots, h, i, k;
+	pid_t me = current->pid;
 	struct pea_uprobe_slot *s;
-	pid_t tid;
+	u64 o;
 
-	for (i = 0; i < PEA_UPROBE_SLOTS; i++) {
-		s = &l->up.slots[(h + i) % PEA_UPROBE_SLOTS];
-		if (READ_ONCE(s->tid) != current->pid)
+	h = reciprocal_scale(hash_32(me, 32), n);
+	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+		o = READ_ONCE(l->up.owners[i]);
+		if (pea_uprobe_owner_tid(o) != me)
 			continue;
-		if (s->start == current->start_time)
-			return s;
-		/* A dead task's, with our tid: give it back, as a reclaim. */
-		cmpxchg(&s->tid, current->pid, 0);
+		s = &l->up.slots[i];
+		/*
+		 * Only a task with our tid can have claimed it: us, or one
+		 * that is dead (it cannot run while we hold its tid), whose
+		 * slot a third task may be taking over right now (the
+		 * cmpxchg() below then fails): its start is read once.
+		 */
+		if (READ_ONCE(s->start) != current->start_time) {
+			/* A dead task's, with our tid: give it back. */
+			cmpxchg_release(&l->up.owners[i], o,
+					pea_uprobe_next_owner(o, 0));
+			continue;
+		}
+		if (s->exec_id != current->self_exec_id) {
+			/* Calls from before an exec never return. */
+			s->exec_id = current->self_exec_id;
+			s->depth = 0;
+		}
+		return i;
 	}
 	if (!claim)
-		return NULL;
-	for (i = 0; i < PEA_UPROBE_SLOTS; i++) {
-		s = &l->up.slots[(h + i) % PEA_UPROBE_SLOTS];
-		if (!READ_ONCE(s->tid) && pea_uprobe_take(s, 0))
-			return s;
+		return -1;
+	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+		o = READ_ONCE(l->up.owners[i]);
+		if (!pea_uprobe_owner_tid(o) && pea_uprobe_take(l, i, o))
+			return i;
 	}
-	for (i = 0; i < PEA_UPROBE_SLOTS; i++) {
-		s = &l->up.slots[(h + i) % PEA_UPROBE_SLOTS];
-		tid = READ_ONCE(s->tid);
-		if (tid && !pea_tid_alive(tid) && pea_uprobe_take(s, tid))
-			return s;
+	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+		o = READ_ONCE(l->up.owners[i]);
+		if (pea_uprobe_owner_tid(o) &&
+		    !pea_tid_alive(pea_uprobe_owner_tid(o)) &&
+		    pea_uprobe_take(l, i, o))
+			return i;
 	}
-	return NULL;
+	return -1;
 }
 
-static void pea_uprobe_put_slot(struct pea_uprobe_slot *s)
+/* Give slot @i back if its last frame returned. */
+static void pea_uprobe_put_slot(struct pea_link *l, u32 i)
 {
-	if (!s->depth)	/* release: done with the frames, then free */
-		smp_store_release(&s->tid, 0);
+	u64 o = READ_ONCE(l->up.owners[i]);
+
+	if (l->up.slots[i].depth)
+		return;
+	/* Release: done with the frames before another task takes them. */
+	smp_store_release(&l->up.owners[i], pea_uprobe_next_owner(o, 0));
 }
 
 /* A uretprobe's entry: keep a frame for the return. */
@@ -176,40 +230,42 @@ static int pea_uretprobe_entry(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 	struct pea_uprobe_frame *f;
 	struct pea_uprobe_slot *s;
 	bool filtered;
+	u32 d;
+	int i;
 
 	preempt_disable();
 	filtered = pea_link_filtered(l);
 	preempt_enable();
 	if (filtered)
 		return 0;
-	s = pea_uprobe_slot(l, true);
-	if (!s)
+	i = pea_uprobe_slot(l, true);
+	if (i < 0)
 		return 0;	/* the return counts it as missed */
+	s = &l->up.slots[i];
+	d = min_t(u32, s->depth, PEA_UPROBE_DEPTH);
 	/* Frames at or below this stack pointer have returned unseen. */
-	while (s->depth && s->f[s->depth - 1].sp <= sp)
-		s->depth--;
-	if (s->depth == PEA_UPROBE_DEPTH) {
+	while (d && s->f[d - 1].sp <= sp)
+		d--;
+	if (d >= PEA_UPROBE_DEPTH) {
 		/* Too deep: the outermost call loses its frame. */
-		memmove(&s->f[0], &s->f[1], sizeof(s->f[0]) *
-			(PEA_UPROBE_DEPTH - 1));
+		d = PEA_UPROBE_DEPTH - 1;
+		memmove(&s->f[0], &s->f[1], sizeof(s->f[0]) * d);
 		if (l->up.caps)
-			memmove(pea_uprobe_cap(l, s, 0),
-				pea_uprobe_cap(l, s, 1),
-				(size_t)(l->capture_len + 1) *
-				(PEA_UPROBE_DEPTH - 1));
-		s->depth--;
+			memmove(pea_uprobe_cap(l, i, 0),
+				pea_uprobe_cap(l, i, 1),
+				(size_t)(l->capture_len + 1) * d);
 	}
-	f = &s->f[s->depth];
+	f = &s->f[d];
 	f->sp = sp;
 	pea_read_args(regs, f->args);
 	f->flags = PEA_REC_F_UPROBE | PEA_REC_F_RETPROBE;
 	f->capture_len = 0;
 	if (l->capture_mode != PEA_CAPTURE_NONE)
 		f->capture_len = pea_capture(l, f->args,
-					     pea_uprobe_cap(l, s, s->depth),
+					     pea_uprobe_cap(l, i, d),
 					     &f->flags);
 	f->t0 = ktime_get_mono_fast_ns();
-	s->depth++;
+	s->depth = d + 1;
 	return 0;
 }
 
@@ -219,24 +275,31 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
 	struct pea_link *l = pea_uc_link(uc);
 	unsigned long sp = user_stack_pointer(regs);
 	struct pea_uprobe_frame *f = NULL;
-	struct pea_uprobe_slot *s;
+	struct pea_uprobe_slot *s = NULL;
+	u32 d = 0;
+	int i;
 
 	if (pea_uprobe_other_tgid(l))
 		return 0;
-	s = pea_uprobe_slot(l, false);
-	/* The frame of this call is the outermost one below @sp. */
-	while (s && s->depth && s->f[s->depth - 1].sp < sp)
-		f = &s->f[--s->depth];
+	i = pea_uprobe_slot(l, false);
+	if (i >= 0) {
+		s = &l->up.slots[i];
+		d = min_t(u32, s->depth, PEA_UPROBE_DEPTH);
+		/* The frame of this call is the outermost one below @sp. */
+		while (d && s->f[d - 1].sp < sp)
+			f = &s->f[--d];
+		s->depth = d;
+	}
 	preempt_disable();
 	if (f)
 		pea_link_write(l, f->args, (s64)regs_return_value(regs),
-			       now - f->t0, f->flags,
-			       pea_uprobe_cap(l, s, s->depth), f->capture_len);
+			       now - f->t0, f->flags, pea_uprobe_cap(l, i, d),
+			       f->capture_len);
 	else
 		this_cpu_inc(l->stats->missed);
 	preempt_enable();
-	if (s)
-		pea_uprobe_put_slot(s);
+	if (i >= 0)
+		pea_uprobe_put_slot(l, i);
 	return 0;
 }
 
@@ -250,8 +313,8 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
  */
 void pea_uprobe_unregister(struct pea_link *l)
 {
-	pea_uprobe_unregister_wait(d_inode(l->up.path.dentry), l->up.offset,
-				   l->up.uprobe, &l->up.uc);
+	pea_uprobe_unregister_wait(d_real_inode(l->up.path.dentry),
+				   l->up.offset, l->up.uprobe, &l->up.uc);
 }
 
 /**
@@ -262,20 +325,25 @@ void pea_uprobe_free(struct pea_link *l)
 {
 	if (l->up.path.dentry)
 		path_put(&l->up.path);
+	kvfree(l->up.owners);
 	kvfree(l->up.slots);
 	kvfree(l->up.caps);
 }
 
 static int pea_uprobe_register(struct pea_link *l, const void *arg)
 {
-	return pea_uprobe_register_compat(d_inode(l->up.path.dentry),
+	return pea_uprobe_register_compat(d_real_inode(l->up.path.dentry),
 					  l->up.offset, &l->up.uc,
 					  &l->up.uprobe);
 }
 
 static int pea_uprobe_check_attr(const struct pea_uprobe_attr *a)
 {
-	if (a->flags & ~PEA_UPROBE_FLAGS || a->reserved)
+	if (a->flags & ~PEA_UPROBE_FLAGS)
+		return -EINVAL;
+	/* As kretprobes': for returns only, at most PEA_MAXACTIVE_MAX. */
+	if (a->maxactive > PEA_MAXACTIVE_MAX ||
+	    (a->maxactive && !(a->flags & PEA_UPROBE_F_RETPROBE)))
 		return -EINVAL;
 	if (!memchr(a->name, 0, sizeof(a->name)))
 		return -EINVAL;
@@ -320,6 +388,8 @@ static int pea_uprobe_path(const struct pea_uprobe_attr *a, struct path *p)
 
 static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
 {
+	u32 n;
+
 	l->capture_arg = a->capture_arg;
 	l->capture_mode = a->capture_mode;
 	l->capture_len = a->capture_len;
@@ -332,15 +402,18 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
 		snprintf(l->symbol, sizeof(l->symbol), "%pd+0x%llx",
 			 l->up.path.dentry, a->offset);
 	if (a->flags & PEA_UPROBE_F_RETPROBE) {
+		n = a->maxactive ? a->maxactive : PEA_UPROBE_MAXACTIVE;
 		l->up.uc.handler = pea_uretprobe_entry;
 		l->up.uc.ret_handler = pea_uretprobe_ret;
-		l->up.slots = kvcalloc(PEA_UPROBE_SLOTS, sizeof(*l->up.slots),
+		l->up.nr_slots = n;
+		l->up.owners = kvcalloc(n, sizeof(*l->up.owners),
+					GFP_KERNEL_ACCOUNT);
+		l->up.slots = kvcalloc(n, sizeof(*l->up.slots),
 				       GFP_KERNEL_ACCOUNT);
-		if (!l->up.slots)
+		if (!l->up.owners || !l->up.slots)
 			return -ENOMEM;
 		if (a->capture_mode != PEA_CAPTURE_NONE) {
-			l->up.caps = kvcalloc(PEA_UPROBE_SLOTS *
-					      PEA_UPROBE_DEPTH,
+			l->up.caps = kvcalloc((size_t)n * PEA_UPROBE_DEPTH,
 					      a->capture_len + 1,
 					      GFP_KERNEL_ACCOUNT);
 			if (!l->up.caps)

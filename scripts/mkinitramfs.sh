@@ -56,6 +56,19 @@ if [ "${#FILES[@]}" -eq 0 ]; then
 	[ -x "$ROOT/build/tools/pea-storm" ] &&
 		FILES+=("$ROOT/build/tools/pea-storm:/bin/pea-storm")
 	[ -x "$ROOT/build/tools/pea" ] && FILES+=("$ROOT/build/tools/pea:/bin/pea")
+	# Modules of the booted kernel that tests load themselves (test_uprobe
+	# mounts overlayfs), uncompressed for busybox's insmod.
+	kmods=${PEA_CACHE:-$ROOT/.cache}/kernel/${KVER:-none}/lib/modules/${KVER:-none}
+	for m in "$kmods"/kernel/fs/overlayfs/overlay.ko*; do
+		[ -f "$m" ] || continue
+		mkdir -p "${TMPDIR:-/tmp}/pea-kmods.$$"
+		case "$m" in
+		*.xz)  xz -dc "$m" ;;
+		*.zst) zstd -dcq "$m" ;;
+		*)     cat "$m" ;;
+		esac > "${TMPDIR:-/tmp}/pea-kmods.$$/overlay.ko"
+		FILES+=("${TMPDIR:-/tmp}/pea-kmods.$$/overlay.ko")
+	done
 	# babeltrace2 (test_tool_ctf reads pea's CTF traces back with it):
 	# the binary, its libraries and the plugins it needs (ctf: the
 	# source, text: the pretty sink, utils: the muxer), where it looks.
@@ -69,7 +82,7 @@ if [ "${#FILES[@]}" -eq 0 ]; then
 fi
 
 TREE=$(mktemp -d "${TMPDIR:-/tmp}/pea-initramfs.XXXXXX")
-trap 'rm -rf "$TREE"' EXIT
+trap 'rm -rf "$TREE" "${TMPDIR:-/tmp}/pea-kmods.$$"' EXIT
 
 mkdir -p "$TREE"/{bin,sbin,usr/bin,usr/sbin,lib/modules/pea,dev,proc,sys,tmp,run,root,etc,home/nobody}
 chmod 1777 "$TREE/tmp"

@@ -6,12 +6,20 @@
  * the tgid filter, errnos, attach/detach while the function runs on
  * every CPU, a probed binary deleted, accounting and leaks.
  */
+#include <alloca.h>
+#include <dirent.h>
 #include <elf.h>
 #include <pthread.h>
 #include <time.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
+#include <linux/perf_event.h>
 #include "pea_test.h"
+#include "pt_counter.h"
 
 #define NCPU_MAX	64
 #define NREC_MAX	64
@@ -64,6 +72,28 @@ __attribute__((noipa, used)) long pt_maybe_exit(long code)
 	if (code)
 		_exit((int)code);
 	return 7;
+}
+
+/* Blocks until a byte arrives on @fd. */
+__attribute__((noipa, used)) long pt_park(long fd)
+{
+	char c;
+
+	return read((int)fd, &c, 1) == 1 ? 11 : -1;
+}
+
+/* With a path, execs it (argv "exec2", @rfd, @wfd); else returns 5. */
+__attribute__((noipa, used)) long pt_exec_inside(const char *path, long rfd,
+						 long wfd)
+{
+	char r[16], w[16];
+
+	if (!path)
+		return 5;
+	snprintf(r, sizeof(r), "%ld", rfd);
+	snprintf(w, sizeof(w), "%ld", wfd);
+	execl(path, path, "exec2", r, w, (char *)NULL);
+	_exit(127);
 }
 
 __attribute__((noipa, used)) long pt_rec(long n)
@@ -565,8 +595,15 @@ static void test_errnos(void)
 	close(fd);
 	a = good; a.flags |= 1U << 5;
 	PT_EQ(attach_errno(a), EINVAL, "attach: unknown flags give EINVAL");
-	a = good; a.reserved = 1;
-	PT_EQ(attach_errno(a), EINVAL, "attach: reserved != 0 gives EINVAL");
+	a = good; a.maxactive = 1;
+	PT_EQ(attach_errno(a), EINVAL, "attach: maxactive on a uprobe gives EINVAL");
+	a = good; a.flags |= PEA_UPROBE_F_RETPROBE;
+	a.maxactive = PEA_MAXACTIVE_MAX + 1;
+	PT_EQ(attach_errno(a), EINVAL,
+	      "attach: a uretprobe's maxactive past PEA_MAXACTIVE_MAX gives EINVAL");
+	a.maxactive = PEA_MAXACTIVE_MAX;
+	PT_EQ(attach_errno(a), 0,
+	      "attach: a uretprobe's maxactive of PEA_MAXACTIVE_MAX is taken");
 	a = good; a.size = 8;
 	PT_EQ(attach_errno(a), EINVAL, "attach: a short attr.size gives EINVAL");
 	a = good; memset(a.name, 'a', sizeof(a.name));
@@ -819,6 +856,360 @@ static void test_leaks(void)
 	drain_all();
 }
 
+
+/* How many threads of @pid are blocked in read(2). */
+static int parked(pid_t pid)
+{
+	char path[320], buf[64];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid,
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		/* "0 0x..." in read(2); "running" when not in a syscall. */
+		if (fgets(buf, sizeof(buf), f) && !strncmp(buf, "0 ", 2))
+			n++;
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+static void *park_thread(void *arg)
+{
+	pt_park((long)arg);
+	return NULL;
+}
+
+/*
+ * Another user's threads parked inside a uretprobed function hold one
+ * pairing slot each: up to the link's maxactive they hide no other
+ * task's return; at it, the next caller's return is missed and counted.
+ */
+static void test_parked(void)
+{
+	struct pea_uprobe_attr a = up_attr(self, pt_park,
+					   PEA_UPROBE_F_RETPROBE);
+	struct pea_link_info i64, i96;
+	int p[2], q[2], ready[2], l64, l96, n, k, w64 = 0, w96 = 0, status;
+	pthread_t th[64];
+	pid_t child;
+	char c = 0;
+
+	a.id = 64;
+	a.maxactive = 64;
+	l64 = attach(&a);
+	a.id = 96;
+	a.maxactive = 96;
+	l96 = attach(&a);
+	PT_OK(l64 >= 0 && l96 >= 0,
+	      "parked: uretprobes with maxactive 64 and 96 attach (%d, %d)",
+	      l64, l96);
+	if (l64 < 0 || l96 < 0)
+		goto out;
+	if (pipe(p) || pipe(q) || pipe(ready))
+		pt_fatal("pipe");
+	child = fork();
+	if (child == 0) {
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(100);
+		for (k = 0; k < 64; k++)
+			if (pthread_create(&th[k], NULL, park_thread,
+					   (void *)(long)p[0]))
+				_exit(101);
+		if (write(ready[1], &c, 1) != 1)
+			_exit(102);
+		for (k = 0; k < 64; k++)
+			pthread_join(th[k], NULL);
+		_exit(0);
+	}
+	if (read(ready[0], &c, 1) != 1)
+		pt_fatal("parked: the child died");
+	for (k = 0; k < 3000 && parked(child) < 64; k++)
+		usleep(10000);
+	PT_EQ(parked(child), 64,
+	      "parked: 64 threads of uid 65534 blocked inside pt_park()");
+	drain_all();
+	/* Root's own call reads another pipe: the parked threads read p. */
+	if (write(q[1], "x", 1) != 1)
+		pt_fatal("write");
+	PT_EQ(pt_park(q[0]), 11, "parked: root's own call returns");
+	n = collect();
+	for (k = 0; k < n; k++) {
+		w64 += recs[k].r.id == 64;
+		w96 += recs[k].r.id == 96;
+	}
+	i64 = link_info(l64);
+	i96 = link_info(l96);
+	PT_OK(w96 == 1 && i96.written == 1 && i96.missed == 0,
+	      "parked: with maxactive 96, root's return is written (%d records, %llu missed)",
+	      w96, (unsigned long long)i96.missed);
+	PT_OK(w64 == 0 && i64.written == 0 && i64.missed == 1,
+	      "parked: with maxactive 64, at the limit, it is missed and counted (%d records, %llu missed)",
+	      w64, (unsigned long long)i64.missed);
+	for (k = 0; k < 64; k++)
+		if (write(p[1], "x", 1) != 1)
+			pt_fatal("write");
+	waitpid(child, &status, 0);
+	PT_OK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "parked: the 64 threads returned (status 0x%x)", status);
+	i64 = link_info(l64);
+	i96 = link_info(l96);
+	PT_OK(i64.written == 64 && i96.written == 65,
+	      "parked: their 64 returns are written on both links (%llu, %llu)",
+	      (unsigned long long)i64.written,
+	      (unsigned long long)i96.written);
+	drain_all();
+	if (write(q[1], "x", 1) != 1)
+		pt_fatal("write");
+	pt_park(q[0]);
+	i64 = link_info(l64);
+	PT_OK(i64.written == 65 && i64.missed == 1,
+	      "parked: once they returned, the maxactive-64 link pairs again (%llu written, %llu missed)",
+	      (unsigned long long)i64.written,
+	      (unsigned long long)i64.missed);
+	drain_all();
+	close(p[0]);
+	close(p[1]);
+	close(q[0]);
+	close(q[1]);
+	close(ready[0]);
+	close(ready[1]);
+out:
+	if (l64 >= 0)
+		close(l64);
+	if (l96 >= 0)
+		close(l96);
+}
+
+/*
+ * The images of test_exec_inside(): "exec1" calls the function, which
+ * execs "exec2"; that one calls it again from far deeper in its stack,
+ * then waits. Both run without address randomisation (inherited through
+ * the exec), so their stacks start at the same address.
+ */
+static int exec1_main(const char *path, int rfd, int wfd)
+{
+	pt_exec_inside(path, rfd, wfd);
+	return 127;
+}
+
+static int exec2_main(int rfd, int wfd)
+{
+	volatile char *deep = alloca(65536);
+	char c = 1;
+
+	deep[0] = 0;
+	if (pt_exec_inside(NULL, 0, 0) != 5)
+		return 3;
+	if (write(wfd, &c, 1) != 1 || read(rfd, &c, 1) != 1)
+		return 4;
+	return 0;
+}
+
+/*
+ * A task that execs inside a uretprobed function never returns from that
+ * call: its frame must not outlive the exec and keep the task's slot
+ * (here, with the stale frame above the new call's, the new call's
+ * return does not drop it).
+ */
+static void test_exec_inside(void)
+{
+	struct pea_uprobe_attr a = up_attr(self, pt_exec_inside,
+					   PEA_UPROBE_F_RETPROBE);
+	struct pea_link_info info;
+	int go[2], ready[2], link, status, n;
+	char r[16], w[16], c;
+	pid_t child;
+
+	a.maxactive = 1;
+	link = attach(&a);
+	PT_OK(link >= 0, "exec inside: a uretprobe with maxactive 1 attaches (%d)",
+	      link);
+	if (link < 0)
+		return;
+	if (pipe(go) || pipe(ready))
+		pt_fatal("pipe");
+	child = fork();
+	if (child == 0) {
+		personality(ADDR_NO_RANDOMIZE);
+		snprintf(r, sizeof(r), "%d", go[0]);
+		snprintf(w, sizeof(w), "%d", ready[1]);
+		execl(self, self, "exec1", r, w, (char *)NULL);
+		_exit(127);
+	}
+	PT_EQ(read(ready[0], &c, 1), 1,
+	      "exec inside: the new image called the function and returned");
+	info = link_info(link);
+	PT_OK(info.written == 1 && info.missed == 0,
+	      "exec inside: its call after the exec is written (%llu written, %llu missed)",
+	      (unsigned long long)info.written,
+	      (unsigned long long)info.missed);
+	drain_all();
+	PT_EQ(pt_exec_inside(NULL, 0, 0), 5,
+	      "exec inside: another task's call returns");
+	n = collect();
+	info = link_info(link);
+	PT_OK(n == 1 && recs[0].r.ret == 5 && info.written == 2 &&
+	      info.missed == 0,
+	      "exec inside: the exec'd task holds no slot, another task's return pairs (%d records, %llu missed)",
+	      n, (unsigned long long)info.missed);
+	if (write(go[1], "x", 1) != 1)
+		pt_fatal("write");
+	waitpid(child, &status, 0);
+	PT_OK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "exec inside: the exec'd child exited 0 (status 0x%x)", status);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	close(link);
+	drain_all();
+}
+
+/* A perf uprobe PMU counter on (@path, @off) in task @pid. */
+static int perf_uprobe(const char *path, __u64 off, pid_t pid)
+{
+	struct perf_event_attr pa;
+	int type = pt_pmu_type("uprobe");
+
+	memset(&pa, 0, sizeof(pa));
+	pa.size = sizeof(pa);
+	pa.type = type;
+	pa.config1 = (uintptr_t)path;
+	pa.config2 = off;
+	return (int)syscall(__NR_perf_event_open, &pa, pid, -1, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * Run @path "calls" @n in a child; with @off, a perf uprobe counter on
+ * (@path, @off) in that child counts its hits into *@count.
+ */
+static int run_calls(const char *path, int n, __u64 off, __u64 *count)
+{
+	int go[2], status, pfd = -1;
+	char arg[16], c;
+	pid_t child;
+
+	if (pipe(go))
+		return -1;
+	snprintf(arg, sizeof(arg), "%d", n);
+	child = fork();
+	if (child == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+		execl(path, path, "calls", arg, (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	if (off) {
+		pfd = perf_uprobe(path, off, child);
+		if (pfd < 0)
+			pt_diag("perf uprobe: %s", strerror(errno));
+	}
+	if (write(go[1], "x", 1) != 1)
+		pt_fatal("write");
+	close(go[1]);
+	waitpid(child, &status, 0);
+	if (pfd >= 0 && read(pfd, count, sizeof(*count)) != sizeof(*count))
+		*count = ~0ULL;
+	if (pfd >= 0)
+		close(pfd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in, out, ok = 1;
+	ssize_t n;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (in < 0 || out < 0)
+		ok = 0;
+	while (ok && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			ok = 0;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return ok ? 0 : -1;
+}
+
+/*
+ * A binary on overlayfs (a container image's layer): pea probes the real
+ * inode, as the kernel's uprobe PMU does, and counts what perf counts.
+ */
+static void test_overlay(void)
+{
+	const char *merged_bin = "/tmp/pt_ovl/merged/victim";
+	struct pea_uprobe_attr a;
+	struct pea_link_info info;
+	struct utsname u;
+	__u64 count = 0;
+	int rc, link;
+
+	uname(&u);
+	mkdir("/tmp/pt_ovl", 0755);
+	if (mount("tmpfs", "/tmp/pt_ovl", "tmpfs", 0, NULL))
+		pt_fatal("overlay: tmpfs");
+	mkdir("/tmp/pt_ovl/lower", 0755);
+	mkdir("/tmp/pt_ovl/upper", 0755);
+	mkdir("/tmp/pt_ovl/work", 0755);
+	mkdir("/tmp/pt_ovl/merged", 0755);
+	PT_EQ(copy_file(self, "/tmp/pt_ovl/lower/victim"), 0,
+	      "overlay: the test binary copied into the lower layer");
+	/* The guest loads no modules of its own: the initramfs has it. */
+	if (access("/lib/modules/pea/overlay.ko", F_OK) == 0 &&
+	    system("grep -qw overlay /proc/filesystems || insmod /lib/modules/pea/overlay.ko"))
+		pt_diag("overlay: insmod overlay.ko failed");
+	rc = mount("overlay", "/tmp/pt_ovl/merged", "overlay", 0,
+		   "lowerdir=/tmp/pt_ovl/lower,upperdir=/tmp/pt_ovl/upper,workdir=/tmp/pt_ovl/work");
+	if (strstr(u.release, "-pea-debug")) {
+		/* pea's debug kernel is x86_64_defconfig: no overlayfs. */
+		PT_OK(rc && errno == ENODEV,
+		      "overlay: the debug kernel has no overlayfs (ENODEV)");
+		goto out;
+	}
+	PT_EQ(rc, 0, "overlay: mounted (%s)", rc ? strerror(errno) : "ok");
+	if (rc)
+		goto out;
+	a = up_attr(merged_bin, pt_target, 0);
+	link = attach(&a);
+	PT_OK(link >= 0, "overlay: a uprobe on a file in the merged tree attaches (%s)",
+	      link < 0 ? strerror(-link) : "ok");
+	PT_EQ(run_calls(merged_bin, 37, a.offset, &count), 0,
+	      "overlay: the merged tree's copy ran pt_target() 37 times");
+	if (link >= 0) {
+		info = link_info(link);
+		PT_EQ(info.hits, 37, "overlay: pea counted 37 hits");
+		close(link);
+	}
+	PT_OK(count == 37,
+	      "overlay: perf's uprobe PMU on the same path counted 37 too (%llu)",
+	      (unsigned long long)count);
+	drain_all();
+	umount("/tmp/pt_ovl/merged");
+out:
+	umount("/tmp/pt_ovl");
+}
+
 int main(int argc, char **argv)
 {
 	ssize_t n;
@@ -827,6 +1218,15 @@ int main(int argc, char **argv)
 		for (long i = 0;; i++)
 			pt_target(i, 0, 0, 0, 0, 0);
 	}
+	if (argc > 2 && !strcmp(argv[1], "calls")) {
+		for (long i = 0; i < atol(argv[2]); i++)
+			pt_target(i, 0, 0, 0, 0, 0);
+		return 0;
+	}
+	if (argc > 3 && !strcmp(argv[1], "exec1"))
+		return exec1_main(argv[0], atoi(argv[2]), atoi(argv[3]));
+	if (argc > 3 && !strcmp(argv[1], "exec2"))
+		return exec2_main(atoi(argv[2]), atoi(argv[3]));
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		pt_fatal("readlink /proc/self/exe");
@@ -838,12 +1238,15 @@ int main(int argc, char **argv)
 	test_uretprobe();
 	test_recursion();
 	test_exit_inside();
+	test_parked();
+	test_exec_inside();
 	test_captures();
 	test_shared_object();
 	test_filter();
 	test_errnos();
 	test_detach_under_load();
 	test_deleted_binary();
+	test_overlay();
 	test_accounting();
 	test_leaks();
 	return pt_done();

@@ -323,8 +323,11 @@ static int op_attach_uprobe(struct fz_thread *t)
 	a.path = (__u64)(unsigned long)self;
 	a.path_fd = -1;
 	a.offset = fz_target_offset;
-	if (fz_chance(r, 3))
+	if (fz_chance(r, 3)) {
 		a.flags |= PEA_UPROBE_F_RETPROBE;
+		if (fz_chance(r, 2))
+			a.maxactive = 1 + (__u32)fz_below(r, 128);
+	}
 	if (fz_chance(r, 4))
 		a.id = fz_u64(r);
 	if (fz_chance(r, 3))
@@ -347,8 +350,15 @@ static int op_attach_uprobe(struct fz_thread *t)
 		want = EINVAL;
 		break;
 	case 1:
-		a.reserved = 1 + fz_u32(r) % 0xfffffffe;
-		invalid = "reserved";
+		if (a.flags & PEA_UPROBE_F_RETPROBE) {
+			a.maxactive = PEA_MAXACTIVE_MAX + 1 +
+				      fz_u32(r) % (0xffffffffU -
+						   PEA_MAXACTIVE_MAX);
+			invalid = "maxactive past PEA_MAXACTIVE_MAX";
+		} else {
+			a.maxactive = 1 + fz_u32(r) % 0xfffffffe;
+			invalid = "maxactive on a uprobe";
+		}
 		want = EINVAL;
 		break;
 	case 2:

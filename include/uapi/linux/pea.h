@@ -609,7 +609,9 @@ struct pea_tp_record {
  * @capture_arg:  argument (0..5) pointing at the memory to capture
  * @capture_mode: PEA_CAPTURE_NONE, _STR or _FIXED (user memory always)
  * @capture_len:  at most this many bytes (1..PEA_CAPTURE_MAX)
- * @reserved:     zero
+ * @maxactive:    uretprobes: tasks whose calls are paired with their
+ *                returns at once (0: 64; at most PEA_MAXACTIVE_MAX, as
+ *                kretprobes' maxactive); uprobes: 0. Was @reserved (zero)
  * @name:         a label the link reports (PEA_LINK_IOC_INFO, debugfs),
  *                NUL-terminated; empty: "FILENAME+0xOFFSET"
  */
@@ -624,7 +626,7 @@ struct pea_uprobe_attr {
 	__u32 capture_arg;
 	__u32 capture_mode;
 	__u32 capture_len;
-	__u32 reserved;
+	__u32 maxactive;
 	char name[PEA_SYM_LEN];
 };
 
