@@ -182,6 +182,15 @@ int decode_probe_record(const void *data, __u32 size, struct trace_event *ev);
  */
 int decode_nf_record(const void *data, __u32 size, struct trace_event *ev);
 
+/* ---- strfmt.c ---- */
+
+/* JSON string literal of @len bytes (quotes included). */
+void json_put_str(FILE *f, const void *s, size_t len);
+/* C-style quoted string: printable ASCII as is, the rest escaped. */
+void c_put_str(FILE *f, const void *s, size_t len);
+/* Whether @len bytes at @s are valid UTF-8. */
+bool utf8_valid(const unsigned char *s, size_t len);
+
 /* ---- ksym.c ---- */
 
 /* The kernel's symbols from /proc/kallsyms, module symbols included. */
@@ -214,11 +223,6 @@ struct trace_fmt {
 	bool kstack;		/* --kstack: records carry kernel stacks */
 	const struct ksyms *ksyms;	/* and these name their frames (or NULL) */
 };
-
-/* JSON string literal of @len bytes (quotes included). */
-void json_put_str(FILE *f, const void *s, size_t len);
-/* C-style quoted string: printable ASCII as is, the rest escaped. */
-void c_put_str(FILE *f, const void *s, size_t len);
 
 void trace_print_header(FILE *f, const struct trace_fmt *fmt);
 void trace_print_event(FILE *f, const struct trace_fmt *fmt,
