@@ -37,6 +37,7 @@
 #include <sys/ioctl.h>
 #include <sys/sysinfo.h>
 #include "libpea.h"
+#include "probe_kind.h"
 #include "trace.h"
 
 #define TICK_MS		100
@@ -175,57 +176,10 @@ static int setup_signals(void)
 	return 0;
 }
 
-static void fill_attr(const struct trace_probe *p, __u64 id,
-		      struct pea_probe_attr *a)
-{
-	const struct probe_opts *o = &p->o;
-
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->flags = PEA_PROBE_F_CLOEXEC;
-	if (p->spec.retprobe)
-		a->flags |= PEA_PROBE_F_RETPROBE;
-	memcpy(a->symbol, p->spec.symbol, sizeof(a->symbol));
-	a->offset = p->spec.offset;
-	a->id = id;
-	a->filter_tgid = (__s32)o->pid;
-	a->filter_cpu = o->cpu;
-	a->capture_mode = o->capture_mode;
-	if (o->capture_mode) {
-		a->capture_arg = o->capture_arg;
-		a->capture_len = o->capture_len;
-		a->capture_flags = o->kernel ? 0 : PEA_CAPTURE_USER;
-	}
-	a->maxactive = o->maxactive;
-	a->kstack_depth = o->kstack;
-}
-
 /* Attach probe @p, whose records carry @id; the link fd or -errno. */
 static int probe_setup(struct tracer *t, struct trace_probe *p, __u64 id)
 {
-	struct pea_probe_attr attr;
-
-	if (p->spec.tp) {
-		p->tp_attr.size = sizeof(p->tp_attr);
-		p->tp_attr.flags = PEA_TP_F_CLOEXEC;
-		p->tp_attr.id = id;
-		p->tp_attr.event_id = p->tpf->id;
-		p->tp_attr.filter_tgid = (__s32)p->o.pid;
-		p->tp_attr.filter_cpu = p->o.cpu;
-		p->tp_attr.kstack_depth = p->o.kstack;
-		snprintf(p->tp_attr.name, sizeof(p->tp_attr.name), "%s",
-			 p->spec.symbol);
-		return tp_attach(t->map_fd, &p->tp_attr, &p->spec);
-	}
-	if (p->spec.uprobe)
-		return uprobe_attach(t->map_fd, &p->spec, id, (int)p->o.pid,
-				     p->o.capture_mode, p->o.capture_arg,
-				     p->o.capture_len);
-	if (p->spec.nf)
-		return nf_attach(t->map_fd, &p->spec, id,
-				 p->o.packet ? p->o.packet : 128);
-	fill_attr(p, id, &attr);
-	return probe_attach(t->map_fd, &attr, &p->spec);
+	return p->spec.kind->attach(t->map_fd, &p->spec, &p->o, id);
 }
 
 static int trace_setup(struct tracer *t)
@@ -374,8 +328,12 @@ static void trace_free_probes(struct trace_opts *o)
 	o->ksyms = NULL;
 	if (!o->probes)
 		return;
-	for (i = 0; i < o->nprobes; i++)
-		free(o->probes[i].tpf);
+	for (i = 0; i < o->nprobes; i++) {
+		struct probe_spec *s = &o->probes[i].spec;
+
+		if (s->kind && s->kind->release)
+			s->kind->release(s);
+	}
 	free(o->probes);
 	o->probes = NULL;
 }
@@ -420,43 +378,6 @@ static int trace_teardown(struct tracer *t, int rc)
 	agg_free(t->agg);
 	trace_free_probes(&t->o);
 	return rc;
-}
-
-/*
- * A tracepoint probe's format from tracefs, and its --filter compiled;
- * 0 or an exit status.
- */
-static int probe_load_tp(struct trace_probe *p)
-{
-	struct probe_spec *s = &p->spec;
-	const char *why = "";
-	char msg[256];
-	int n, err;
-
-	p->tpf = malloc(sizeof(*p->tpf));
-	if (!p->tpf) {
-		tool_err("out of memory");
-		return PEA_EXIT_ERR;
-	}
-	err = tp_format_load(s->tp_sys, s->tp_name, p->tpf, &why);
-	if (err == -ENOENT) {
-		tool_err("no tracepoint %s:%s (%s; 'pea list tracepoint:%s:*' lists them)",
-			 s->tp_sys, s->tp_name, why, s->tp_sys);
-		return PEA_EXIT_ERR;
-	}
-	if (err) {
-		tool_err("cannot read the format of %s: %s", s->symbol, why);
-		return PEA_EXIT_ERR;
-	}
-	p->fmt.tp = p->tpf;
-	if (p->o.filter) {
-		n = tp_filter_compile(p->tpf, p->o.filter, p->tp_attr.preds,
-				      msg, sizeof(msg));
-		if (n < 0)
-			return probe_usage(p->spec.text, "--filter: %s", msg);
-		p->tp_attr.nr_preds = n;
-	}
-	return 0;
 }
 
 /* How probe @p prints; @probe_col: the PROBE column's width (0: none). */
@@ -514,8 +435,8 @@ int cmd_trace(int argc, char **argv)
 		struct trace_probe *p = &t.o.probes[i];
 
 		probe_fmt(&t, p, probe_col);
-		if (p->spec.tp) {
-			rc = probe_load_tp(p);
+		if (p->spec.kind->prepare) {
+			rc = p->spec.kind->prepare(&p->spec, &p->o, &p->fmt);
 			if (rc) {
 				trace_free_probes(&t.o);
 				return rc;

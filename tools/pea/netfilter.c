@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <arpa/inet.h>
 #include <sys/ioctl.h>
-#include "pea_tool.h"
+#include "probe_kind.h"
 
 #define NF_PFX		"netfilter:"
 
@@ -31,7 +31,8 @@ static const char *hook_name(__u32 hook)
 	return hook < NR_HOOKS ? nf_hooks[hook] : "?";
 }
 
-int nf_parse(const char *text, struct probe_spec *spec)
+/* "netfilter:ipv4|ipv6:HOOK" (any case) */
+static int nf_parse(const char *text, struct probe_spec *spec)
 {
 	const char *fam = text + strlen(NF_PFX), *hook = strchr(fam, ':');
 	size_t lf = hook ? (size_t)(hook - fam) : 0;
@@ -61,9 +62,14 @@ bad:
 	return -EINVAL;
 }
 
-int nf_attach(int map_fd, const struct probe_spec *spec, __u64 id,
-	      unsigned int packet_len)
+/*
+ * Attach a netfilter hook capturing --packet bytes per packet (128 when
+ * not given), its records carrying @id (0: the link's).
+ */
+static int nf_attach(int map_fd, struct probe_spec *spec,
+		     const struct probe_opts *o, __u64 id)
 {
+	unsigned int packet_len = o->packet ? o->packet : 128;
 	struct pea_nf_attr a;
 	int fd, err;
 
@@ -94,6 +100,14 @@ int nf_attach(int map_fd, const struct probe_spec *spec, __u64 id,
 	}
 	return -err;
 }
+
+static const char *const nf_prefixes[] = { NF_PFX, NULL };
+
+const struct probe_kind netfilter_kind = {
+	.prefixes = nf_prefixes,
+	.parse = nf_parse,
+	.attach = nf_attach,
+};
 
 int decode_nf_record(const void *data, __u32 size, struct trace_event *ev)
 {

@@ -78,7 +78,11 @@ __u64 tool_now_ns(void);
  *            @retprobe), in @path and @symbol; @numeric when SYMBOL was a
  *            file offset; @file_offset what is attached (uprobe.c)
  * @nf:       netfilter:FAMILY:HOOK, in @nf_family and @nf_hook (PEA_NF_*)
+ * @kind:     the kind of producer (probe_kind.h)
+ * @priv:     what the kind keeps for this probe (its prepare and release)
  */
+struct probe_kind;
+
 struct probe_spec {
 	bool retprobe;
 	bool tp;
@@ -93,47 +97,20 @@ struct probe_spec {
 	char symbol[PEA_SYM_LEN];
 	__u64 offset;
 	const char *text;
+	const struct probe_kind *kind;
+	void *priv;
 };
 
 /*
- * Parse "kprobe:SYM[+OFF]", "kretprobe:SYM" or "tracepoint:SUBSYS:NAME"
- * ("tp:" for short); 0 or -EINVAL (message printed).
+ * Parse a PROBE argument by the kind its prefix names ("kprobe:",
+ * "kretprobe:", "tracepoint:" or "tp:", "uprobe:", "uretprobe:",
+ * "netfilter:"); 0 or -EINVAL (message printed).
  */
 int probe_parse(const char *text, struct probe_spec *spec);
 
-/*
- * Attach @attr to @map_fd. Returns the link fd, or -errno after printing
- * what went wrong and what to do.
- */
-void probe_explain_common(const struct probe_spec *spec, int err,
-			  const char *what);
-int probe_attach(int map_fd, const struct pea_probe_attr *attr,
-		 const struct probe_spec *spec);
+/* ---- elfsym.c ---- */
 
-/* The same for a tracepoint (PEA_MAP_IOC_ATTACH_TP). */
-int tp_attach(int map_fd, const struct pea_tp_attr *attr,
-	      const struct probe_spec *spec);
-
-/* ---- uprobe.c, elfsym.c ---- */
-
-bool uprobe_is_spec(const char *text);
-int uprobe_parse(const char *text, struct probe_spec *spec);
-int uprobe_attach(int map_fd, struct probe_spec *spec, __u64 id, int pid,
-		  int capture_mode, unsigned int capture_arg,
-		  unsigned int capture_len);
 int elf_sym_offset(const char *path, const char *name, __u64 *off);
-/* ---- netfilter.c ---- */
-
-/* Parse "netfilter:ipv4|ipv6:HOOK" (any case); 0 or -EINVAL (printed). */
-int nf_parse(const char *text, struct probe_spec *spec);
-
-/*
- * Attach a netfilter hook capturing @packet_len bytes per packet, its
- * records carrying @id (0: the link's). Returns the link fd, or -errno
- * after printing what went wrong.
- */
-int nf_attach(int map_fd, const struct probe_spec *spec, __u64 id,
-	      unsigned int packet_len);
 
 /* ---- decode.c ---- */
 

@@ -12,42 +12,11 @@
 #include <linux/types.h>
 #include "aggregate.h"
 #include "pea_tool.h"
-#include "tpformat.h"
+#include "probe_kind.h"
 #include "trace_writer.h"
 
 #define DEFAULT_PAGES	64
 #define TRACE_MAX_PROBES 64	/* PROBE arguments of one session */
-
-/* struct probe_opts.set: which options a segment of the command line gave */
-#define PO_ARGS		(1U << 0)
-#define PO_CAPTURE	(1U << 1)	/* --str or --bytes */
-#define PO_SPACE	(1U << 2)	/* --user or --kernel */
-#define PO_PID		(1U << 3)
-#define PO_CPU		(1U << 4)
-#define PO_MAXACTIVE	(1U << 5)
-#define PO_PACKET	(1U << 6)
-#define PO_FILTER	(1U << 7)
-#define PO_KSTACK	(1U << 8)
-
-/*
- * The options that bind to one probe. Those given before the first PROBE
- * are every probe's defaults; those given after a PROBE (before the next
- * one) replace them for that probe only. Per-probe output options
- * (kernel stacks, histograms, counting) belong here too.
- */
-struct probe_opts {
-	unsigned int set;	/* PO_*: given in this segment */
-	bool args;
-	bool user, kernel;
-	int capture_mode;
-	unsigned int capture_arg, capture_len;
-	unsigned int pid;
-	int cpu;		/* -1: any */
-	unsigned int maxactive;
-	unsigned int packet;	/* netfilter: bytes per packet (0: unset) */
-	unsigned int kstack;	/* --kstack: frames per stack (0: none) */
-	const char *filter;
-};
 
 /* One PROBE of the session: what was asked, how it prints, its link. */
 struct trace_probe {
@@ -55,8 +24,6 @@ struct trace_probe {
 	struct probe_opts own;		/* the options given after it */
 	struct probe_opts o;		/* in effect: defaults, then own */
 	struct trace_fmt fmt;
-	struct tp_format *tpf;		/* tracepoints: the format */
-	struct pea_tp_attr tp_attr;	/* tracepoints: predicates filled */
 	int link_fd;
 	__u64 shown, records;		/* events shown, records decoded */
 	struct pea_link_info li;	/* at detach */
@@ -121,13 +88,6 @@ struct tracer {
 extern const char trace_help[];
 
 /* ---- trace_opts.c ---- */
-
-/*
- * A usage error about the options of @probe (NULL: before any probe):
- * the message is prefixed with the probe's text.
- */
-int probe_usage(const char *probe, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /*
  * The command line: session options and probe defaults, then each PROBE

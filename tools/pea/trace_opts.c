@@ -63,19 +63,6 @@ static const struct option trace_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-int probe_usage(const char *probe, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!probe)
-		return tool_usage("trace", "%s", msg);
-	return tool_usage("trace", "%s: %s", probe, msg);
-}
-
 /* "ARG1", "arg1" or "1": the argument index 0..5. */
 static int parse_argn(const char *s, const char **rest, unsigned int *n)
 {

@@ -12,31 +12,19 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include "pea_tool.h"
+#include "probe_kind.h"
 
 #define UPROBE_PFX	"uprobe:"
 #define URETPROBE_PFX	"uretprobe:"
 
 /**
- * uprobe_is_spec() - whether @text names a uprobe or uretprobe
- * @text: the PROBE argument
- *
- * Return: true for "uprobe:..." and "uretprobe:...".
- */
-bool uprobe_is_spec(const char *text)
-{
-	return !strncmp(text, UPROBE_PFX, strlen(UPROBE_PFX)) ||
-	       !strncmp(text, URETPROBE_PFX, strlen(URETPROBE_PFX));
-}
-
-/**
  * uprobe_parse() - parse "uprobe:PATH:SYMBOL[+OFF]" or "uretprobe:PATH:SYMBOL"
- * @text: the PROBE argument (uprobe_is_spec() is true)
+ * @text: the PROBE argument (one of uprobe_kind's prefixes)
  * @spec: filled; @spec->text is set by the caller
  *
  * Return: 0 or -EINVAL (usage message printed).
  */
-int uprobe_parse(const char *text, struct probe_spec *spec)
+static int uprobe_parse(const char *text, struct probe_spec *spec)
 {
 	const char *rest, *colon, *sym, *plus;
 	unsigned long long v;
@@ -122,18 +110,17 @@ static int explain(const struct probe_spec *spec, int err)
  * uprobe_attach() - resolve a uprobe spec and attach it to @map_fd
  * @map_fd: the map
  * @spec: from uprobe_parse(); gets file_offset
+ * @o: the options in effect: --pid (0: any process), the capture
  * @id: the producer id its records carry (0: the link's)
- * @pid: only this process (0: any)
- * @capture_mode: PEA_CAPTURE_*
- * @capture_arg: the argument pointing at the capture
- * @capture_len: its length
  *
  * Return: the link fd, or -errno after printing what went wrong.
  */
-int uprobe_attach(int map_fd, struct probe_spec *spec, __u64 id, int pid,
-		  int capture_mode, unsigned int capture_arg,
-		  unsigned int capture_len)
+static int uprobe_attach(int map_fd, struct probe_spec *spec,
+			 const struct probe_opts *o, __u64 id)
 {
+	int pid = (int)o->pid, capture_mode = o->capture_mode;
+	unsigned int capture_arg = o->capture_arg;
+	unsigned int capture_len = o->capture_len;
 	struct pea_uprobe_attr a;
 	const char *base;
 	__u64 off;
@@ -182,3 +169,13 @@ int uprobe_attach(int map_fd, struct probe_spec *spec, __u64 id, int pid,
 		return explain(spec, errno);
 	return fd;
 }
+
+static const char *const uprobe_prefixes[] = {
+	UPROBE_PFX, URETPROBE_PFX, NULL
+};
+
+const struct probe_kind uprobe_kind = {
+	.prefixes = uprobe_prefixes,
+	.parse = uprobe_parse,
+	.attach = uprobe_attach,
+};

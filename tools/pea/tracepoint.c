@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea trace: tracepoints (tracepoint:SUBSYS:NAME, tp: for short): parsing
+ * the PROBE argument, reading the event's format from tracefs and
+ * compiling --filter against it (tpformat.c), attaching with
+ * PEA_MAP_IOC_ATTACH_TP.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include "probe_kind.h"
+#include "tpformat.h"
+
+/* What a tracepoint probe keeps (struct probe_spec.priv). */
+struct tp_probe {
+	struct tp_format fmt;		/* from tracefs */
+	struct pea_tp_attr attr;	/* --filter's predicates filled */
+};
+
+static bool tp_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+}
+
+/* "tracepoint:SUBSYS:NAME" or "tp:SUBSYS:NAME" */
+static int tp_parse(const char *text, struct probe_spec *spec)
+{
+	const char *sys = strchr(text, ':') + 1, *name = strchr(sys, ':');
+	size_t i, ls;
+
+	spec->tp = true;
+	ls = name ? (size_t)(name - sys) : 0;
+	if (!name || !ls || !name[1] || ls >= sizeof(spec->tp_sys) ||
+	    strlen(name + 1) >= sizeof(spec->tp_name)) {
+		tool_usage("trace", "'%s': write tracepoint:SUBSYS:NAME (see 'pea list')",
+			   text);
+		return -EINVAL;
+	}
+	memcpy(spec->tp_sys, sys, ls);
+	strcpy(spec->tp_name, name + 1);
+	for (i = 0; spec->tp_sys[i]; i++)
+		if (!tp_char_ok(spec->tp_sys[i]))
+			goto bad;
+	for (i = 0; spec->tp_name[i]; i++)
+		if (!tp_char_ok(spec->tp_name[i]))
+			goto bad;
+	snprintf(spec->symbol, sizeof(spec->symbol), "%s:%s", spec->tp_sys,
+		 spec->tp_name);
+	return 0;
+bad:
+	tool_usage("trace", "'%s' is not a tracepoint name", text);
+	return -EINVAL;
+}
+
+/*
+ * A tracepoint probe's format from tracefs, and its --filter compiled;
+ * 0 or an exit status.
+ */
+static int tp_prepare(struct probe_spec *s, const struct probe_opts *o,
+		      struct trace_fmt *fmt)
+{
+	struct tp_probe *tp;
+	const char *why = "";
+	char msg[256];
+	int n, err;
+
+	tp = calloc(1, sizeof(*tp));
+	if (!tp) {
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
+	}
+	s->priv = tp;
+	err = tp_format_load(s->tp_sys, s->tp_name, &tp->fmt, &why);
+	if (err == -ENOENT) {
+		tool_err("no tracepoint %s:%s (%s; 'pea list tracepoint:%s:*' lists them)",
+			 s->tp_sys, s->tp_name, why, s->tp_sys);
+		return PEA_EXIT_ERR;
+	}
+	if (err) {
+		tool_err("cannot read the format of %s: %s", s->symbol, why);
+		return PEA_EXIT_ERR;
+	}
+	fmt->tp = &tp->fmt;
+	if (o->filter) {
+		n = tp_filter_compile(&tp->fmt, o->filter, tp->attr.preds,
+				      msg, sizeof(msg));
+		if (n < 0)
+			return probe_usage(s->text, "--filter: %s", msg);
+		tp->attr.nr_preds = n;
+	}
+	return 0;
+}
+
+static int tp_attach(int map_fd, struct probe_spec *spec,
+		     const struct probe_opts *o, __u64 id)
+{
+	struct tp_probe *tp = spec->priv;
+	struct pea_tp_attr *attr = &tp->attr;
+	int fd, err;
+
+	attr->size = sizeof(*attr);
+	attr->flags = PEA_TP_F_CLOEXEC;
+	attr->id = id;
+	attr->event_id = tp->fmt.id;
+	attr->filter_tgid = (__s32)o->pid;
+	attr->filter_cpu = o->cpu;
+	attr->kstack_depth = o->kstack;
+	snprintf(attr->name, sizeof(attr->name), "%s", spec->symbol);
+	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_TP, attr);
+	err = errno;
+
+	if (fd >= 0)
+		return fd;
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		tool_err("cannot attach %s: attaching tracepoints needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+			 spec->text);
+		break;
+	case EINVAL:
+		tool_err("cannot attach %s: the kernel refuses event id %u (gone since the format was read, or not traceable through perf)",
+			 spec->text, attr->event_id);
+		break;
+	default:
+		probe_explain_common(spec, err, "tracepoint");
+		break;
+	}
+	return -err;
+}
+
+static void tp_release(struct probe_spec *spec)
+{
+	free(spec->priv);
+	spec->priv = NULL;
+}
+
+static const char *const tp_prefixes[] = { "tracepoint:", "tp:", NULL };
+
+const struct probe_kind tracepoint_kind = {
+	.prefixes = tp_prefixes,
+	.parse = tp_parse,
+	.prepare = tp_prepare,
+	.attach = tp_attach,
+	.release = tp_release,
+};
