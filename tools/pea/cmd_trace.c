@@ -10,8 +10,8 @@
  * CPU through libpea, then the probes, so that no hit finds an empty slot.
  * Probe i is attached with producer id i + 1, which every record it writes
  * carries: on_sample() finds the probe by it and decodes the record as
- * that probe's kind (tracepoint and netfilter records say so in their
- * flags, which must agree).
+ * that probe's kind (struct probe_kind; tracepoint and netfilter records
+ * say so in their flags, which must agree).
  * The rings are drained every 100 ms (or sooner when one passes a quarter
  * full). They are read with PEA_BUFFER_FLAG_ORDERED, so events come in
  * exact time order across CPUs; with --unordered they come in the raw
@@ -82,8 +82,7 @@ static struct trace_probe *record_probe(struct tracer *t, const void *data,
 	if (!id || id > t->o.nprobes)
 		return NULL;
 	tp = &t->o.probes[id - 1];
-	if (!(flags & PEA_REC_F_TRACEPOINT) != !tp->spec.tp ||
-	    !(flags & PEA_REC_F_NETFILTER) != !tp->spec.nf)
+	if (!probe_kind_record(tp->spec.kind, flags))
 		return NULL;
 	return tp;
 }
@@ -123,12 +122,7 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 		t->malformed++;
 		return;
 	}
-	if (p->spec.nf)
-		err = decode_nf_record(data, size, ev);
-	else if (p->spec.tp)
-		err = decode_tp_record(data, size, ev);
-	else
-		err = decode_probe_record(data, size, ev);
+	err = p->spec.kind->decode(data, size, ev);
 	if (err == -ENOMEM) {
 		t->oom = true;
 		return;

@@ -142,4 +142,5 @@ const struct probe_kind kprobe_kind = {
 	.prefixes = kprobe_prefixes,
 	.parse = kprobe_parse,
 	.attach = kprobe_attach,
+	.decode = decode_probe_record,
 };

@@ -101,15 +101,13 @@ static int nf_attach(int map_fd, struct probe_spec *spec,
 	return -err;
 }
 
-static const char *const nf_prefixes[] = { NF_PFX, NULL };
-
-const struct probe_kind netfilter_kind = {
-	.prefixes = nf_prefixes,
-	.parse = nf_parse,
-	.attach = nf_attach,
-};
-
-int decode_nf_record(const void *data, __u32 size, struct trace_event *ev)
+/*
+ * A netfilter record: the task fields go into @ev->rec, the whole record
+ * (struct pea_nf_record and the packet bytes) into a new @ev->raw.
+ * Returns 0, -EINVAL, or -ENOMEM.
+ */
+static int nf_decode_record(const void *data, __u32 size,
+			    struct trace_event *ev)
 {
 	const unsigned char *p = data;
 	struct pea_nf_record nr;
@@ -138,6 +136,16 @@ int decode_nf_record(const void *data, __u32 size, struct trace_event *ev)
 	memcpy(ev->raw, p, ev->raw_size);
 	return 0;
 }
+
+static const char *const nf_prefixes[] = { NF_PFX, NULL };
+
+const struct probe_kind netfilter_kind = {
+	.prefixes = nf_prefixes,
+	.parse = nf_parse,
+	.attach = nf_attach,
+	.rec_flag = PEA_REC_F_NETFILTER,
+	.decode = nf_decode_record,
+};
 
 /* What the captured bytes say about the packet. */
 struct nf_pkt {

@@ -140,24 +140,21 @@ struct trace_event {
 };
 
 /*
- * Decode a tracepoint record (struct pea_tp_record and the raw entry):
- * the header goes into @ev->rec, the entry into a new @ev->raw. Returns 0,
- * -EINVAL, or -ENOMEM.
- */
-int decode_tp_record(const void *data, __u32 size, struct trace_event *ev);
-
-/*
  * Decode a sample payload of @size bytes into @ev. Returns 0, or -EINVAL
  * if it cannot be a probe record (too short, capture past its end).
  */
 int decode_probe_record(const void *data, __u32 size, struct trace_event *ev);
 
 /*
- * Decode a netfilter record (netfilter.c): the task fields go into
- * @ev->rec, the whole record (struct pea_nf_record and the packet bytes)
- * into a new @ev->raw. Returns 0, -EINVAL, or -ENOMEM.
+ * The kernel stack of a record whose other parts take @used of its @size
+ * bytes: its entry count in *@nr (0 without PEA_REC_F_KSTACK), or -EINVAL
+ * when the record cannot hold what it claims.
  */
-int decode_nf_record(const void *data, __u32 size, struct trace_event *ev);
+int kstack_check(const unsigned char *p, __u32 size, __u32 used,
+		 __u16 flags, __u32 *nr);
+/* Copy the @nr entries checked by kstack_check() into ev->kstack. */
+int kstack_copy(const unsigned char *p, __u32 used, __u32 nr,
+		struct trace_event *ev);
 
 /* ---- strfmt.c ---- */
 

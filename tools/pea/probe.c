@@ -28,6 +28,20 @@ const struct probe_kind *probe_kind_find(const char *text)
 	return NULL;
 }
 
+bool probe_kind_record(const struct probe_kind *k, __u16 flags)
+{
+	size_t i;
+
+	for (i = 0; i < NR_KINDS; i++) {
+		__u16 f = probe_kinds[i]->rec_flag;
+		bool mine = probe_kinds[i] == k;
+
+		if (f && !(flags & f) == mine)
+			return false;
+	}
+	return true;
+}
+
 int probe_parse(const char *text, struct probe_spec *spec)
 {
 	const struct probe_kind *k = probe_kind_find(text);

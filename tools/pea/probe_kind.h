@@ -60,6 +60,12 @@ struct probe_opts {
  *            carrying @id; the link fd, or -errno after explaining the
  *            error and what to do about it
  * @release:  optional: free what @parse and @prepare kept in @spec->priv
+ * @rec_flag: the PEA_REC_F_* bit that marks the kind's records, when they
+ *            are not a struct pea_probe_record (0)
+ * @decode:   decode a record of @size bytes into the kind-neutral @ev
+ *            (its struct pea_probe_record part, captures, the raw bytes
+ *            the kind's printers read, the kernel stack); 0, -EINVAL (not
+ *            such a record) or -ENOMEM
  */
 struct probe_kind {
 	const char *const *prefixes;
@@ -69,6 +75,8 @@ struct probe_kind {
 	int (*attach)(int map_fd, struct probe_spec *spec,
 		      const struct probe_opts *o, __u64 id);
 	void (*release)(struct probe_spec *spec);
+	__u16 rec_flag;
+	int (*decode)(const void *data, __u32 size, struct trace_event *ev);
 };
 
 extern const struct probe_kind kprobe_kind;	/* kprobe.c */
@@ -80,6 +88,12 @@ extern const struct probe_kind netfilter_kind;	/* netfilter.c */
 
 /* The kind whose prefix @text starts with, or NULL. */
 const struct probe_kind *probe_kind_find(const char *text);
+
+/*
+ * Whether a record whose flags are @flags has the layout of kind @k: it
+ * carries @k's mark and no other kind's.
+ */
+bool probe_kind_record(const struct probe_kind *k, __u16 flags);
 
 /* ---- probe_msg.c ---- */
 

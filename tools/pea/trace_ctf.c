@@ -485,7 +485,7 @@ static void put_tp_fields(struct bytes *b, const struct tp_format *tp,
 	}
 }
 
-/* A netfilter record's own fields and packet bytes (decode_nf_record()). */
+/* A netfilter record's own fields and packet bytes (as netfilter.c decodes them). */
 static void put_nf_fields(struct bytes *b, const unsigned char *raw,
 			  __u32 size)
 {

@@ -137,6 +137,50 @@ static void tp_release(struct probe_spec *spec)
 	spec->priv = NULL;
 }
 
+/*
+ * A tracepoint record (struct pea_tp_record and the raw entry): the
+ * header goes into @ev->rec, the entry into a new @ev->raw. Returns 0,
+ * -EINVAL, or -ENOMEM.
+ */
+static int tp_decode(const void *data, __u32 size, struct trace_event *ev)
+{
+	const unsigned char *p = data;
+	struct pea_tp_record tr;
+	__u32 nr;
+	int err;
+
+	ev->kstack = NULL;
+	ev->kstack_nr = 0;
+	if (size < sizeof(tr))
+		return -EINVAL;
+	memcpy(&tr, p, sizeof(tr));
+	if (!(tr.flags & PEA_REC_F_TRACEPOINT) ||
+	    tr.raw_size > size - sizeof(tr) ||
+	    kstack_check(p, size, sizeof(tr) + tr.raw_size, tr.flags, &nr))
+		return -EINVAL;
+	memset(&ev->rec, 0, sizeof(ev->rec));
+	ev->rec.time_ns = tr.time_ns;
+	ev->rec.id = tr.id;
+	ev->rec.addr = tr.event_id;
+	ev->rec.cpu = tr.cpu;
+	ev->rec.pid = tr.pid;
+	ev->rec.tgid = tr.tgid;
+	ev->rec.flags = tr.flags;
+	memcpy(ev->rec.comm, tr.comm, sizeof(tr.comm));
+	ev->rec.comm[sizeof(ev->rec.comm) - 1] = '\0';
+	ev->raw = malloc(tr.raw_size ? tr.raw_size : 1);
+	if (!ev->raw)
+		return -ENOMEM;
+	memcpy(ev->raw, p + sizeof(tr), tr.raw_size);
+	ev->raw_size = tr.raw_size;
+	err = kstack_copy(p, sizeof(tr) + tr.raw_size, nr, ev);
+	if (err) {
+		free(ev->raw);
+		ev->raw = NULL;
+	}
+	return err;
+}
+
 static const char *const tp_prefixes[] = { "tracepoint:", "tp:", NULL };
 
 const struct probe_kind tracepoint_kind = {
@@ -145,4 +189,6 @@ const struct probe_kind tracepoint_kind = {
 	.prepare = tp_prepare,
 	.attach = tp_attach,
 	.release = tp_release,
+	.rec_flag = PEA_REC_F_TRACEPOINT,
+	.decode = tp_decode,
 };

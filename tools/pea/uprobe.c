@@ -178,4 +178,5 @@ const struct probe_kind uprobe_kind = {
 	.prefixes = uprobe_prefixes,
 	.parse = uprobe_parse,
 	.attach = uprobe_attach,
+	.decode = decode_probe_record,
 };
