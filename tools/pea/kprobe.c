@@ -142,5 +142,6 @@ const struct probe_kind kprobe_kind = {
 	.prefixes = kprobe_prefixes,
 	.parse = kprobe_parse,
 	.attach = kprobe_attach,
+	.opts = PO_KSTACK,
 	.decode = decode_probe_record,
 };

@@ -137,12 +137,25 @@ static int nf_decode_record(const void *data, __u32 size,
 	return 0;
 }
 
+static const char *nf_check_opts(const struct probe_opts *o)
+{
+	/* --filter is refused first, as for every kind without it. */
+	if (o->filter)
+		return NULL;
+	if (o->args || o->capture_mode || o->user || o->kernel ||
+	    o->maxactive || o->pid || o->cpu >= 0)
+		return "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter";
+	return NULL;
+}
+
 static const char *const nf_prefixes[] = { NF_PFX, NULL };
 
 const struct probe_kind netfilter_kind = {
 	.prefixes = nf_prefixes,
 	.parse = nf_parse,
 	.attach = nf_attach,
+	.opts = PO_PACKET,
+	.check_opts = nf_check_opts,
 	.rec_flag = PEA_REC_F_NETFILTER,
 	.decode = nf_decode_record,
 };

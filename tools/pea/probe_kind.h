@@ -60,6 +60,10 @@ struct probe_opts {
  *            carrying @id; the link fd, or -errno after explaining the
  *            error and what to do about it
  * @release:  optional: free what @parse and @prepare kept in @spec->priv
+ * @opts:     the kind-specific options it takes: PO_FILTER, PO_KSTACK,
+ *            PO_PACKET (the others are refused with their own messages)
+ * @check_opts: optional: the options in effect @o that the kind refuses,
+ *            checked before @opts: a usage message, or NULL
  * @rec_flag: the PEA_REC_F_* bit that marks the kind's records, when they
  *            are not a struct pea_probe_record (0)
  * @decode:   decode a record of @size bytes into the kind-neutral @ev
@@ -75,6 +79,8 @@ struct probe_kind {
 	int (*attach)(int map_fd, struct probe_spec *spec,
 		      const struct probe_opts *o, __u64 id);
 	void (*release)(struct probe_spec *spec);
+	unsigned int opts;
+	const char *(*check_opts)(const struct probe_opts *o);
 	__u16 rec_flag;
 	int (*decode)(const void *data, __u32 size, struct trace_event *ev);
 };

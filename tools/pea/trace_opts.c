@@ -356,19 +356,16 @@ static int probe_validate(const struct trace_probe *p)
 	const struct probe_spec *s = &p->spec;
 	const char *n = s->text;
 
-	if (s->tp && (o->args || o->capture_mode || o->user || o->kernel ||
-		      o->maxactive))
-		return probe_usage(n, "--args, --str, --bytes, --user, --kernel and --maxactive are for kprobes");
-	if (s->uprobe && (o->kernel || o->maxactive || o->cpu >= 0))
-		return probe_usage(n, "--kernel, --maxactive and --cpu are not for uprobes");
-	if (o->filter && !s->tp)
+	const struct probe_kind *k = s->kind;
+	const char *msg = k->check_opts ? k->check_opts(o) : NULL;
+
+	if (msg)
+		return probe_usage(n, "%s", msg);
+	if (o->filter && !(k->opts & PO_FILTER))
 		return probe_usage(n, "--filter is for tracepoints");
-	if (s->nf && (o->args || o->capture_mode || o->user || o->kernel ||
-		      o->maxactive || o->pid || o->cpu >= 0))
-		return probe_usage(n, "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter");
-	if (o->kstack && (s->uprobe || s->nf))
+	if (o->kstack && !(k->opts & PO_KSTACK))
 		return probe_usage(n, "--kstack is for kprobes, kretprobes and tracepoints");
-	if (o->packet && !s->nf)
+	if (o->packet && !(k->opts & PO_PACKET))
 		return probe_usage(n, "--packet is for netfilter");
 	if (o->user && o->kernel)
 		return probe_usage(n, "--user or --kernel, not both");

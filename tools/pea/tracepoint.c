@@ -181,6 +181,14 @@ static int tp_decode(const void *data, __u32 size, struct trace_event *ev)
 	return err;
 }
 
+static const char *tp_check_opts(const struct probe_opts *o)
+{
+	if (o->args || o->capture_mode || o->user || o->kernel ||
+	    o->maxactive)
+		return "--args, --str, --bytes, --user, --kernel and --maxactive are for kprobes";
+	return NULL;
+}
+
 static const char *const tp_prefixes[] = { "tracepoint:", "tp:", NULL };
 
 const struct probe_kind tracepoint_kind = {
@@ -189,6 +197,8 @@ const struct probe_kind tracepoint_kind = {
 	.prepare = tp_prepare,
 	.attach = tp_attach,
 	.release = tp_release,
+	.opts = PO_FILTER | PO_KSTACK,
+	.check_opts = tp_check_opts,
 	.rec_flag = PEA_REC_F_TRACEPOINT,
 	.decode = tp_decode,
 };

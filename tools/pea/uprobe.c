@@ -170,6 +170,13 @@ static int uprobe_attach(int map_fd, struct probe_spec *spec,
 	return fd;
 }
 
+static const char *uprobe_check_opts(const struct probe_opts *o)
+{
+	if (o->kernel || o->maxactive || o->cpu >= 0)
+		return "--kernel, --maxactive and --cpu are not for uprobes";
+	return NULL;
+}
+
 static const char *const uprobe_prefixes[] = {
 	UPROBE_PFX, URETPROBE_PFX, NULL
 };
@@ -178,5 +185,6 @@ const struct probe_kind uprobe_kind = {
 	.prefixes = uprobe_prefixes,
 	.parse = uprobe_parse,
 	.attach = uprobe_attach,
+	.check_opts = uprobe_check_opts,
 	.decode = decode_probe_record,
 };
