@@ -137,29 +137,6 @@ static int nf_decode_record(const void *data, __u32 size,
 	return 0;
 }
 
-static const char *nf_check_opts(const struct probe_opts *o)
-{
-	/* --filter is refused first, as for every kind without it. */
-	if (o->filter)
-		return NULL;
-	if (o->args || o->capture_mode || o->user || o->kernel ||
-	    o->maxactive || o->pid || o->cpu >= 0)
-		return "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter";
-	return NULL;
-}
-
-static const char *const nf_prefixes[] = { NF_PFX, NULL };
-
-const struct probe_kind netfilter_kind = {
-	.prefixes = nf_prefixes,
-	.parse = nf_parse,
-	.attach = nf_attach,
-	.opts = PO_PACKET,
-	.check_opts = nf_check_opts,
-	.rec_flag = PEA_REC_F_NETFILTER,
-	.decode = nf_decode_record,
-};
-
 /* What the captured bytes say about the packet. */
 struct nf_pkt {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
@@ -278,7 +255,8 @@ static void put_addr(FILE *f, const struct pea_nf_record *r, const char *a,
 		fprintf(f, "%s:%u", a, p);
 }
 
-void nf_print_header(FILE *f)
+/* A single netfilter probe's own columns. */
+static void nf_print_header(FILE *f)
 {
 	fprintf(f, "%-12s %3s %-12s %-12s %s\n", "TIME(s)", "CPU", "HOOK",
 		"IFINDEX", "PACKET");
@@ -320,11 +298,14 @@ static void nf_print_human(FILE *f, const struct trace_fmt *fmt,
 	fputc('\n', f);
 }
 
-void nf_print_details(FILE *f, const struct trace_event *ev)
+/* After the common columns (several probes): "in=N out=N PACKET". */
+static void nf_print_details(FILE *f, const struct trace_fmt *fmt,
+			     const struct trace_event *ev)
 {
 	const struct pea_nf_record *r = (const void *)ev->raw;
 	struct nf_pkt d;
 
+	(void)fmt;
 	if (!ev->raw)
 		return;
 	nf_decode(r, ev->raw + sizeof(*r), &d);
@@ -368,8 +349,9 @@ static void nf_print_json(FILE *f, const struct trace_fmt *fmt,
 	fputs("\"}\n", f);
 }
 
-void nf_print_event(FILE *f, const struct trace_fmt *fmt,
-		    const struct trace_event *ev)
+/* A single netfilter probe's own line, or its own JSON object. */
+static void nf_print_event(FILE *f, const struct trace_fmt *fmt,
+			   const struct trace_event *ev)
 {
 	if (!ev->raw)
 		return;
@@ -378,3 +360,29 @@ void nf_print_event(FILE *f, const struct trace_fmt *fmt,
 	else
 		nf_print_human(f, fmt, ev);
 }
+
+static const char *nf_check_opts(const struct probe_opts *o)
+{
+	/* --filter is refused first, as for every kind without it. */
+	if (o->filter)
+		return NULL;
+	if (o->args || o->capture_mode || o->user || o->kernel ||
+	    o->maxactive || o->pid || o->cpu >= 0)
+		return "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter";
+	return NULL;
+}
+
+static const char *const nf_prefixes[] = { NF_PFX, NULL };
+
+const struct probe_kind netfilter_kind = {
+	.prefixes = nf_prefixes,
+	.parse = nf_parse,
+	.attach = nf_attach,
+	.opts = PO_PACKET,
+	.check_opts = nf_check_opts,
+	.rec_flag = PEA_REC_F_NETFILTER,
+	.decode = nf_decode_record,
+	.print_header = nf_print_header,
+	.print_event = nf_print_event,
+	.print_fields = nf_print_details,
+};

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "pea_tool.h"
-#include "tpformat.h"
+#include "probe_kind.h"
 
 static void put_hex(FILE *f, const unsigned char *s, size_t len)
 {
@@ -46,8 +46,8 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 			"DETAILS");
 		return;
 	}
-	if (fmt->nf) {
-		nf_print_header(f);
+	if (fmt->kind->print_header) {
+		fmt->kind->print_header(f);
 		return;
 	}
 	fprintf(f, "%-12s %3s %-16s %7s %7s", "TIME(s)", "CPU", "COMM", "PID",
@@ -140,9 +140,9 @@ static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 	}
 	if (fmt->capture_mode != PEA_CAPTURE_NONE)
 		print_capture_human(f, fmt, ev);
-	if (fmt->tp && ev->raw) {
+	if (fmt->kind->print_fields && ev->raw) {
 		fputs("  ", f);
-		tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, false);
+		fmt->kind->print_fields(f, fmt, ev);
 	}
 	fputc('\n', f);
 	if (ev->kstack_nr)
@@ -158,8 +158,8 @@ static void detail_sep(FILE *f, bool *first)
 
 /*
  * Several probes: TIME, CPU, PROBE, COMM, PID, TID, then what this probe
- * has, each part named: ret= lat_us= args= str= bytes= (fault), a
- * tracepoint's fields, a packet.
+ * has, each part named: ret= lat_us= args= str= bytes= (fault), then the
+ * kind's own fields (a tracepoint's, a packet's).
  */
 static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 			      const struct trace_event *ev)
@@ -173,10 +173,6 @@ static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 	comm_column(comm, r->comm);
 	fprintf(f, "%12.6f %3u %-*s %-16s %7u %7u", t, r->cpu,
 		fmt->probe_col, fmt->probe, comm, r->tgid, r->pid);
-	if (fmt->nf) {
-		detail_sep(f, &first);
-		nf_print_details(f, ev);
-	}
 	if (fmt->retprobe) {
 		detail_sep(f, &first);
 		fprintf(f, "ret=%lld lat_us=%.3f", (long long)r->ret,
@@ -203,9 +199,9 @@ static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 			put_hex(f, ev->cap, r->capture_len);
 		}
 	}
-	if (fmt->tp && ev->raw) {
+	if (fmt->kind->print_fields && ev->raw) {
 		detail_sep(f, &first);
-		tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, false);
+		fmt->kind->print_fields(f, fmt, ev);
 	}
 	fputc('\n', f);
 }
@@ -258,10 +254,8 @@ static void print_event_json(FILE *f, const struct trace_fmt *fmt,
 			(long long)r->ret, (unsigned long long)r->latency_ns);
 	if (fmt->capture_mode != PEA_CAPTURE_NONE)
 		print_capture_json(f, fmt, ev);
-	if (fmt->tp && ev->raw) {
-		fputs(",\"fields\":", f);
-		tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, true);
-	}
+	if (fmt->kind->json_fields && ev->raw)
+		fmt->kind->json_fields(f, fmt, ev);
 	if (ev->kstack_nr)
 		print_kstack_json(f, fmt, ev);
 	fputs("}\n", f);
@@ -272,8 +266,8 @@ void trace_print_event(FILE *f, const struct trace_fmt *fmt,
 {
 	if (fmt->probe_col && !fmt->json)
 		print_event_multi(f, fmt, ev);
-	else if (fmt->nf)
-		nf_print_event(f, fmt, ev);
+	else if (fmt->kind->print_event)
+		fmt->kind->print_event(f, fmt, ev);
 	else if (fmt->json)
 		print_event_json(f, fmt, ev);
 	else

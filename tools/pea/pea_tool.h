@@ -192,6 +192,7 @@ struct trace_fmt {
 	const char *probe;	/* the PROBE text */
 	const struct tp_format *tp;	/* a tracepoint's format, else NULL */
 	bool nf;		/* netfilter records (netfilter.c prints) */
+	const struct probe_kind *kind;	/* how its records print */
 	__u64 t0_ns;		/* times print relative to this */
 	int probe_col;		/* several probes: PROBE column width, else 0 */
 	bool kstack;		/* --kstack: records carry kernel stacks */
@@ -201,12 +202,5 @@ struct trace_fmt {
 void trace_print_header(FILE *f, const struct trace_fmt *fmt);
 void trace_print_event(FILE *f, const struct trace_fmt *fmt,
 		       const struct trace_event *ev);
-
-/* netfilter.c: the columns and lines of netfilter records. */
-void nf_print_header(FILE *f);
-void nf_print_event(FILE *f, const struct trace_fmt *fmt,
-		    const struct trace_event *ev);
-/* The part of a netfilter line after the hook: "in=N out=N PACKET". */
-void nf_print_details(FILE *f, const struct trace_event *ev);
 
 #endif /* _PEA_TOOL_H */

@@ -70,6 +70,16 @@ struct probe_opts {
  *            (its struct pea_probe_record part, captures, the raw bytes
  *            the kind's printers read, the kernel stack); 0, -EINVAL (not
  *            such a record) or -ENOMEM
+ * @print_header: optional: the kind's own columns, for a session of one
+ *            probe of this kind, as text
+ * @print_event: optional: the kind's own line (text) or JSON object for
+ *            each event, instead of the common columns and members
+ * @print_fields: optional: the kind's own fields of an event after the
+ *            common columns and parts, as text (name=value ...)
+ * @json_fields: optional: the same as members of the event's JSON object
+ *            (each with its leading comma)
+ * @missed_by: what its link's missed counter counts, for the summary
+ *            (NULL: "kprobes")
  */
 struct probe_kind {
 	const char *const *prefixes;
@@ -83,6 +93,14 @@ struct probe_kind {
 	const char *(*check_opts)(const struct probe_opts *o);
 	__u16 rec_flag;
 	int (*decode)(const void *data, __u32 size, struct trace_event *ev);
+	void (*print_header)(FILE *f);
+	void (*print_event)(FILE *f, const struct trace_fmt *fmt,
+			    const struct trace_event *ev);
+	void (*print_fields)(FILE *f, const struct trace_fmt *fmt,
+			     const struct trace_event *ev);
+	void (*json_fields)(FILE *f, const struct trace_fmt *fmt,
+			    const struct trace_event *ev);
+	const char *missed_by;
 };
 
 extern const struct probe_kind kprobe_kind;	/* kprobe.c */

@@ -343,7 +343,7 @@ void print_summary(struct tracer *t)
 			(unsigned long long)li.filtered,
 			(unsigned long long)li.errors,
 			(unsigned long long)li.missed,
-			t->o.probes[0].spec.uprobe ? "pairing returns" : "kprobes");
+			t->o.probes[0].spec.kind->missed_by ?: "kprobes");
 	if (t->o.flight) {
 		__u64 h = pea_buffer__snapshot_horizon(t->pb);
 

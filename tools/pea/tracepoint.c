@@ -189,6 +189,21 @@ static const char *tp_check_opts(const struct probe_opts *o)
 	return NULL;
 }
 
+/* The fields (not the common_ ones) as name=value ... */
+static void tp_print_text(FILE *f, const struct trace_fmt *fmt,
+			  const struct trace_event *ev)
+{
+	tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, false);
+}
+
+/* ... and as the JSON object "fields". */
+static void tp_print_json(FILE *f, const struct trace_fmt *fmt,
+			  const struct trace_event *ev)
+{
+	fputs(",\"fields\":", f);
+	tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, true);
+}
+
 static const char *const tp_prefixes[] = { "tracepoint:", "tp:", NULL };
 
 const struct probe_kind tracepoint_kind = {
@@ -201,4 +216,6 @@ const struct probe_kind tracepoint_kind = {
 	.check_opts = tp_check_opts,
 	.rec_flag = PEA_REC_F_TRACEPOINT,
 	.decode = tp_decode,
+	.print_fields = tp_print_text,
+	.json_fields = tp_print_json,
 };

@@ -186,5 +186,6 @@ const struct probe_kind uprobe_kind = {
 	.parse = uprobe_parse,
 	.attach = uprobe_attach,
 	.check_opts = uprobe_check_opts,
+	.missed_by = "pairing returns",
 	.decode = decode_probe_record,
 };
