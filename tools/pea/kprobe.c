@@ -144,4 +144,5 @@ const struct probe_kind kprobe_kind = {
 	.attach = kprobe_attach,
 	.opts = PO_KSTACK,
 	.decode = decode_probe_record,
+	.args = true,
 };

@@ -6,6 +6,7 @@
  * one short line or one JSON object per packet.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,6 +373,18 @@ static const char *nf_check_opts(const struct probe_opts *o)
 	return NULL;
 }
 
+/* What trace files (--output) carry of a netfilter record. */
+static const struct probe_field nf_fields[] = {
+	{ "family", offsetof(struct pea_nf_record, family), 4, false },
+	{ "hook", offsetof(struct pea_nf_record, hook), 4, false },
+	{ "protocol", offsetof(struct pea_nf_record, protocol), 2, false },
+	{ "ifindex_in", offsetof(struct pea_nf_record, ifindex_in), 4, true },
+	{ "ifindex_out", offsetof(struct pea_nf_record, ifindex_out), 4, true },
+	{ "skb_len", offsetof(struct pea_nf_record, skb_len), 4, false },
+	{ "packet_len", offsetof(struct pea_nf_record, packet_len), 4, false },
+	{ "packet", sizeof(struct pea_nf_record), 0, false },
+};
+
 static const char *const nf_prefixes[] = { NF_PFX, NULL };
 
 const struct probe_kind netfilter_kind = {
@@ -385,4 +398,6 @@ const struct probe_kind netfilter_kind = {
 	.print_header = nf_print_header,
 	.print_event = nf_print_event,
 	.print_fields = nf_print_details,
+	.fields = nf_fields,
+	.nr_fields = sizeof(nf_fields) / sizeof(nf_fields[0]),
 };

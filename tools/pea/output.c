@@ -56,7 +56,7 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 		fprintf(f, " %20s %12s", "RET", "LAT(us)");
 	if (fmt->args)
 		fprintf(f, "  %s", "ARGS");
-	if (fmt->tp)
+	if (fmt->kind->print_fields)
 		fprintf(f, "  %s", "FIELDS");
 	if (fmt->capture_mode == PEA_CAPTURE_STR)
 		fprintf(f, "  %s", "STRING");

@@ -48,6 +48,22 @@ struct probe_opts {
 };
 
 /**
+ * struct probe_field - a field of a kind's raw record (struct
+ * trace_event.raw) as trace files carry it
+ * @name:      its name there
+ * @offset:    where it starts in the raw record
+ * @size:      an integer's bytes (2 or 4), or 0: the bytes that follow the
+ *             record's first @offset bytes (its header), as many as the
+ *             field before this one (4 bytes) says
+ * @is_signed: a signed integer
+ */
+struct probe_field {
+	const char *name;
+	unsigned int offset, size;
+	bool is_signed;
+};
+
+/**
  * struct probe_kind - one kind of producer
  * @prefixes: the PROBE prefixes that name it ("kprobe:", ...), NULL-ended
  * @parse:    fill @spec from the PROBE argument @text (one of @prefixes);
@@ -78,6 +94,9 @@ struct probe_opts {
  *            common columns and parts, as text (name=value ...)
  * @json_fields: optional: the same as members of the event's JSON object
  *            (each with its leading comma)
+ * @fields:   optional: the fields of its raw record that trace files
+ *            carry, @nr_fields of them
+ * @args:     its records carry the argument registers (--args, argN keys)
  * @missed_by: what its link's missed counter counts, for the summary
  *            (NULL: "kprobes")
  */
@@ -100,6 +119,9 @@ struct probe_kind {
 			     const struct trace_event *ev);
 	void (*json_fields)(FILE *f, const struct trace_fmt *fmt,
 			    const struct trace_event *ev);
+	const struct probe_field *fields;
+	unsigned int nr_fields;
+	bool args;
 	const char *missed_by;
 };
 

@@ -188,4 +188,5 @@ const struct probe_kind uprobe_kind = {
 	.check_opts = uprobe_check_opts,
 	.missed_by = "pairing returns",
 	.decode = decode_probe_record,
+	.args = true,
 };
