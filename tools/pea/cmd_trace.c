@@ -382,7 +382,6 @@ static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
 	p->fmt.retprobe = p->spec.retprobe;
 	p->fmt.capture_mode = p->o.capture_mode;
 	p->fmt.probe = p->spec.text;
-	p->fmt.nf = p->spec.nf;
 	p->fmt.kind = p->spec.kind;
 	p->fmt.kstack = p->o.kstack;
 	p->fmt.ksyms = t->o.ksyms;

@@ -39,7 +39,6 @@ static int nf_parse(const char *text, struct probe_spec *spec)
 	size_t lf = hook ? (size_t)(hook - fam) : 0;
 	unsigned int i;
 
-	spec->nf = true;
 	if (!hook)
 		goto bad;
 	if (lf == 4 && !strncasecmp(fam, "ipv4", 4))

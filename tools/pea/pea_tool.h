@@ -73,11 +73,11 @@ __u64 tool_now_ns(void);
  * @symbol:   the function
  * @offset:   +OFFSET (kprobe only)
  * @text:     the argument as given, for messages and output
- * @tp:       tracepoint:SUBSYS:NAME (or tp:), in @tp_sys and @tp_name
- * @uprobe:   uprobe:PATH:SYMBOL[+OFFSET] or uretprobe:PATH:SYMBOL (with
- *            @retprobe), in @path and @symbol; @numeric when SYMBOL was a
- *            file offset; @file_offset what is attached (uprobe.c)
- * @nf:       netfilter:FAMILY:HOOK, in @nf_family and @nf_hook (PEA_NF_*)
+ * @tp_sys, @tp_name: tracepoint:SUBSYS:NAME (or tp:)
+ * @path:     uprobe:PATH:SYMBOL[+OFFSET] or uretprobe:PATH:SYMBOL (with
+ *            @retprobe), and @symbol; @numeric when SYMBOL was a file
+ *            offset; @file_offset what is attached (uprobe.c)
+ * @nf_family, @nf_hook: netfilter:FAMILY:HOOK (PEA_NF_*)
  * @kind:     the kind of producer (probe_kind.h)
  * @priv:     what the kind keeps for this probe (its prepare and release)
  */
@@ -85,12 +85,9 @@ struct probe_kind;
 
 struct probe_spec {
 	bool retprobe;
-	bool tp;
-	bool uprobe;
 	bool numeric;
 	__u64 file_offset;
 	char path[4096];
-	bool nf;
 	__u32 nf_family, nf_hook;
 	char tp_sys[64];
 	char tp_name[128];
@@ -191,7 +188,6 @@ struct trace_fmt {
 	int capture_mode;	/* PEA_CAPTURE_* */
 	const char *probe;	/* the PROBE text */
 	const struct tp_format *tp;	/* a tracepoint's format, else NULL */
-	bool nf;		/* netfilter records (netfilter.c prints) */
 	const struct probe_kind *kind;	/* how its records print */
 	__u64 t0_ns;		/* times print relative to this */
 	int probe_col;		/* several probes: PROBE column width, else 0 */

@@ -31,7 +31,6 @@ static int tp_parse(const char *text, struct probe_spec *spec)
 	const char *sys = strchr(text, ':') + 1, *name = strchr(sys, ':');
 	size_t i, ls;
 
-	spec->tp = true;
 	ls = name ? (size_t)(name - sys) : 0;
 	if (!name || !ls || !name[1] || ls >= sizeof(spec->tp_sys) ||
 	    strlen(name + 1) >= sizeof(spec->tp_name)) {

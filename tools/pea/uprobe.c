@@ -30,7 +30,6 @@ static int uprobe_parse(const char *text, struct probe_spec *spec)
 	unsigned long long v;
 	size_t lp, ls;
 
-	spec->uprobe = true;
 	spec->retprobe = !strncmp(text, URETPROBE_PFX, strlen(URETPROBE_PFX));
 	rest = text + strlen(spec->retprobe ? URETPROBE_PFX : UPROBE_PFX);
 	colon = strrchr(rest, ':');
