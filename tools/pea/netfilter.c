@@ -27,6 +27,11 @@ static const char * const nf_hooks[] = {
 
 #define NR_HOOKS	(sizeof(nf_hooks) / sizeof(nf_hooks[0]))
 
+/* A netfilter PROBE's family and hook (struct probe_spec.data). */
+struct nf_arg {
+	__u32 family, hook;
+};
+
 static const char *hook_name(__u32 hook)
 {
 	return hook < NR_HOOKS ? nf_hooks[hook] : "?";
@@ -37,14 +42,15 @@ static int nf_parse(const char *text, struct probe_spec *spec)
 {
 	const char *fam = text + strlen(NF_PFX), *hook = strchr(fam, ':');
 	size_t lf = hook ? (size_t)(hook - fam) : 0;
+	struct nf_arg *nf = PROBE_SPEC_ARG(spec, struct nf_arg);
 	unsigned int i;
 
 	if (!hook)
 		goto bad;
 	if (lf == 4 && !strncasecmp(fam, "ipv4", 4))
-		spec->nf_family = PEA_NF_IPV4;
+		nf->family = PEA_NF_IPV4;
 	else if (lf == 4 && !strncasecmp(fam, "ipv6", 4))
-		spec->nf_family = PEA_NF_IPV6;
+		nf->family = PEA_NF_IPV6;
 	else
 		goto bad;
 	for (i = 0; i < NR_HOOKS; i++)
@@ -52,9 +58,9 @@ static int nf_parse(const char *text, struct probe_spec *spec)
 			break;
 	if (i == NR_HOOKS)
 		goto bad;
-	spec->nf_hook = i;
+	nf->hook = i;
 	snprintf(spec->symbol, sizeof(spec->symbol), "netfilter:%s:%s",
-		 spec->nf_family == PEA_NF_IPV4 ? "ipv4" : "ipv6", nf_hooks[i]);
+		 nf->family == PEA_NF_IPV4 ? "ipv4" : "ipv6", nf_hooks[i]);
 	return 0;
 bad:
 	tool_usage("trace", "'%s': write netfilter:ipv4|ipv6:HOOK, HOOK one of PRE_ROUTING, LOCAL_IN, FORWARD, LOCAL_OUT, POST_ROUTING",
@@ -70,14 +76,15 @@ static int nf_attach(int map_fd, struct probe_spec *spec,
 		     const struct probe_opts *o, __u64 id)
 {
 	unsigned int packet_len = o->packet ? o->packet : 128;
+	const struct nf_arg *nf = PROBE_SPEC_ARG(spec, struct nf_arg);
 	struct pea_nf_attr a;
 	int fd, err;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = PEA_NF_F_CLOEXEC;
-	a.family = spec->nf_family;
-	a.hook = spec->nf_hook;
+	a.family = nf->family;
+	a.hook = nf->hook;
 	a.packet_len = packet_len;
 	a.id = id;
 	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_NF, &a);

@@ -67,35 +67,34 @@ __u64 tool_now_ns(void);
 
 /* ---- probe.c ---- */
 
+/* Bytes of struct probe_spec.data: a kind's parsed PROBE argument. */
+#define PROBE_SPEC_DATA	(4096 + 64)
+
 /**
  * struct probe_spec - a parsed PROBE argument
- * @retprobe: kretprobe:, not kprobe:
- * @symbol:   the function
- * @offset:   +OFFSET (kprobe only)
+ * @retprobe: at the return (kretprobe:, uretprobe:)
+ * @symbol:   the function, or what names the probe (SUBSYS:NAME, ...)
+ * @offset:   +OFFSET
  * @text:     the argument as given, for messages and output
- * @tp_sys, @tp_name: tracepoint:SUBSYS:NAME (or tp:)
- * @path:     uprobe:PATH:SYMBOL[+OFFSET] or uretprobe:PATH:SYMBOL (with
- *            @retprobe), and @symbol; @numeric when SYMBOL was a file
- *            offset; @file_offset what is attached (uprobe.c)
- * @nf_family, @nf_hook: netfilter:FAMILY:HOOK (PEA_NF_*)
  * @kind:     the kind of producer (probe_kind.h)
  * @priv:     what the kind keeps for this probe (its prepare and release)
+ * @data:     the rest of the argument as the kind parsed it (its own
+ *            struct, which must fit: a uprobe's path, a tracepoint's
+ *            SUBSYS and NAME, a netfilter hook's family and hook)
  */
 struct probe_kind;
 
 struct probe_spec {
 	bool retprobe;
-	bool numeric;
-	__u64 file_offset;
-	char path[4096];
-	__u32 nf_family, nf_hook;
-	char tp_sys[64];
-	char tp_name[128];
 	char symbol[PEA_SYM_LEN];
 	__u64 offset;
 	const char *text;
 	const struct probe_kind *kind;
 	void *priv;
+	union {
+		unsigned char data[PROBE_SPEC_DATA];
+		__u64 data_align;
+	};
 };
 
 /*

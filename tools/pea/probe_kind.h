@@ -125,6 +125,14 @@ struct probe_kind {
 	const char *missed_by;
 };
 
+/*
+ * The kind's own struct @type in @spec->data (struct probe_spec), checked
+ * at build time to fit.
+ */
+#define PROBE_SPEC_ARG(spec, type)					\
+	((void)sizeof(char[sizeof(type) <= PROBE_SPEC_DATA ? 1 : -1]),	\
+	 (type *)(void *)(spec)->data)
+
 extern const struct probe_kind kprobe_kind;	/* kprobe.c */
 extern const struct probe_kind tracepoint_kind;	/* tracepoint.c */
 extern const struct probe_kind uprobe_kind;	/* uprobe.c */

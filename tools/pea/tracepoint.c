@@ -13,6 +13,12 @@
 #include "probe_kind.h"
 #include "tpformat.h"
 
+/* A tracepoint PROBE's SUBSYS and NAME (struct probe_spec.data). */
+struct tp_arg {
+	char sys[64];
+	char name[128];
+};
+
 /* What a tracepoint probe keeps (struct probe_spec.priv). */
 struct tp_probe {
 	struct tp_format fmt;		/* from tracefs */
@@ -29,25 +35,26 @@ static bool tp_char_ok(char c)
 static int tp_parse(const char *text, struct probe_spec *spec)
 {
 	const char *sys = strchr(text, ':') + 1, *name = strchr(sys, ':');
+	struct tp_arg *a = PROBE_SPEC_ARG(spec, struct tp_arg);
 	size_t i, ls;
 
 	ls = name ? (size_t)(name - sys) : 0;
-	if (!name || !ls || !name[1] || ls >= sizeof(spec->tp_sys) ||
-	    strlen(name + 1) >= sizeof(spec->tp_name)) {
+	if (!name || !ls || !name[1] || ls >= sizeof(a->sys) ||
+	    strlen(name + 1) >= sizeof(a->name)) {
 		tool_usage("trace", "'%s': write tracepoint:SUBSYS:NAME (see 'pea list')",
 			   text);
 		return -EINVAL;
 	}
-	memcpy(spec->tp_sys, sys, ls);
-	strcpy(spec->tp_name, name + 1);
-	for (i = 0; spec->tp_sys[i]; i++)
-		if (!tp_char_ok(spec->tp_sys[i]))
+	memcpy(a->sys, sys, ls);
+	strcpy(a->name, name + 1);
+	for (i = 0; a->sys[i]; i++)
+		if (!tp_char_ok(a->sys[i]))
 			goto bad;
-	for (i = 0; spec->tp_name[i]; i++)
-		if (!tp_char_ok(spec->tp_name[i]))
+	for (i = 0; a->name[i]; i++)
+		if (!tp_char_ok(a->name[i]))
 			goto bad;
-	snprintf(spec->symbol, sizeof(spec->symbol), "%s:%s", spec->tp_sys,
-		 spec->tp_name);
+	snprintf(spec->symbol, sizeof(spec->symbol), "%s:%s", a->sys,
+		 a->name);
 	return 0;
 bad:
 	tool_usage("trace", "'%s' is not a tracepoint name", text);
@@ -61,6 +68,7 @@ bad:
 static int tp_prepare(struct probe_spec *s, const struct probe_opts *o,
 		      struct trace_fmt *fmt)
 {
+	const struct tp_arg *a = PROBE_SPEC_ARG(s, struct tp_arg);
 	struct tp_probe *tp;
 	const char *why = "";
 	char msg[256];
@@ -72,10 +80,10 @@ static int tp_prepare(struct probe_spec *s, const struct probe_opts *o,
 		return PEA_EXIT_ERR;
 	}
 	s->priv = tp;
-	err = tp_format_load(s->tp_sys, s->tp_name, &tp->fmt, &why);
+	err = tp_format_load(a->sys, a->name, &tp->fmt, &why);
 	if (err == -ENOENT) {
 		tool_err("no tracepoint %s:%s (%s; 'pea list tracepoint:%s:*' lists them)",
-			 s->tp_sys, s->tp_name, why, s->tp_sys);
+			 a->sys, a->name, why, a->sys);
 		return PEA_EXIT_ERR;
 	}
 	if (err) {

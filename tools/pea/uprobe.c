@@ -17,6 +17,16 @@
 #define UPROBE_PFX	"uprobe:"
 #define URETPROBE_PFX	"uretprobe:"
 
+/*
+ * A uprobe's PATH (struct probe_spec.data); @numeric when SYMBOL was a
+ * file offset; @file_offset what is attached.
+ */
+struct uprobe_arg {
+	char path[4096];
+	bool numeric;
+	__u64 file_offset;
+};
+
 /**
  * uprobe_parse() - parse "uprobe:PATH:SYMBOL[+OFF]" or "uretprobe:PATH:SYMBOL"
  * @text: the PROBE argument (one of uprobe_kind's prefixes)
@@ -27,6 +37,7 @@
 static int uprobe_parse(const char *text, struct probe_spec *spec)
 {
 	const char *rest, *colon, *sym, *plus;
+	struct uprobe_arg *u = PROBE_SPEC_ARG(spec, struct uprobe_arg);
 	unsigned long long v;
 	size_t lp, ls;
 
@@ -40,12 +51,12 @@ static int uprobe_parse(const char *text, struct probe_spec *spec)
 		return -EINVAL;
 	}
 	lp = colon - rest;
-	if (lp >= sizeof(spec->path)) {
+	if (lp >= sizeof(u->path)) {
 		tool_usage("trace", "path longer than %zu characters",
-			   sizeof(spec->path) - 1);
+			   sizeof(u->path) - 1);
 		return -EINVAL;
 	}
-	memcpy(spec->path, rest, lp);
+	memcpy(u->path, rest, lp);
 	sym = colon + 1;
 	plus = strchr(sym, '+');
 	ls = plus ? (size_t)(plus - sym) : strlen(sym);
@@ -75,18 +86,20 @@ static int uprobe_parse(const char *text, struct probe_spec *spec)
 				   spec->symbol);
 			return -EINVAL;
 		}
-		spec->file_offset = v;
-		spec->numeric = true;
+		u->file_offset = v;
+		u->numeric = true;
 	}
 	return 0;
 }
 
 static int explain(const struct probe_spec *spec, int err)
 {
+	const struct uprobe_arg *u = PROBE_SPEC_ARG(spec, struct uprobe_arg);
+
 	switch (err) {
 	case ENOENT:
 		tool_err("cannot attach %s: no file '%s'", spec->text,
-			 spec->path);
+			 u->path);
 		break;
 	case EPERM:
 	case EACCES:
@@ -95,8 +108,8 @@ static int explain(const struct probe_spec *spec, int err)
 		break;
 	case EINVAL:
 		tool_err("cannot attach %s: the kernel refuses offset 0x%llx of '%s' (not a regular file, past its end, or not an instruction uprobes can step over)",
-			 spec->text, (unsigned long long)spec->file_offset,
-			 spec->path);
+			 spec->text, (unsigned long long)u->file_offset,
+			 u->path);
 		break;
 	default:
 		probe_explain_common(spec, err, "uprobe");
@@ -120,35 +133,36 @@ static int uprobe_attach(int map_fd, struct probe_spec *spec,
 	int pid = (int)o->pid, capture_mode = o->capture_mode;
 	unsigned int capture_arg = o->capture_arg;
 	unsigned int capture_len = o->capture_len;
+	struct uprobe_arg *u = PROBE_SPEC_ARG(spec, struct uprobe_arg);
 	struct pea_uprobe_attr a;
 	const char *base;
 	__u64 off;
 	int fd, err;
 
-	if (!spec->numeric) {
-		err = elf_sym_offset(spec->path, spec->symbol, &off);
-		if (err == -ENOENT && access(spec->path, F_OK) == 0) {
+	if (!u->numeric) {
+		err = elf_sym_offset(u->path, spec->symbol, &off);
+		if (err == -ENOENT && access(u->path, F_OK) == 0) {
 			tool_err("cannot attach %s: no function '%s' in %s (its .symtab and .dynsym)",
-				 spec->text, spec->symbol, spec->path);
+				 spec->text, spec->symbol, u->path);
 			return err;
 		}
 		if (err == -ENOEXEC) {
 			tool_err("cannot attach %s: %s is not a 64-bit ELF executable or library, or '%s' is not in its code",
-				 spec->text, spec->path, spec->symbol);
+				 spec->text, u->path, spec->symbol);
 			return err;
 		}
 		if (err)
 			return explain(spec, -err);
-		spec->file_offset = off;
+		u->file_offset = off;
 	}
-	spec->file_offset += spec->offset;
+	u->file_offset += spec->offset;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = PEA_UPROBE_F_CLOEXEC |
 		  (spec->retprobe ? PEA_UPROBE_F_RETPROBE : 0);
-	a.path = (uintptr_t)spec->path;
+	a.path = (uintptr_t)u->path;
 	a.path_fd = -1;
-	a.offset = spec->file_offset;
+	a.offset = u->file_offset;
 	a.filter_tgid = pid;
 	a.id = id;
 	a.capture_mode = capture_mode;
@@ -156,8 +170,8 @@ static int uprobe_attach(int map_fd, struct probe_spec *spec,
 		a.capture_arg = capture_arg;
 		a.capture_len = capture_len;
 	}
-	base = strrchr(spec->path, '/');
-	base = base ? base + 1 : spec->path;
+	base = strrchr(u->path, '/');
+	base = base ? base + 1 : u->path;
 	if (spec->offset)
 		snprintf(a.name, sizeof(a.name), "%.40s:%.60s+0x%llx", base,
 			 spec->symbol, (unsigned long long)spec->offset);
