@@ -75,7 +75,7 @@ struct probe_field {
  * @attach:   attach @spec with options @o to @map_fd, its records
  *            carrying @id; the link fd, or -errno after explaining the
  *            error and what to do about it
- * @release:  optional: free what @parse and @prepare kept in @spec->priv
+ * @release:  optional: free what @prepare kept in @spec->priv
  * @opts:     the kind-specific options it takes: PO_FILTER, PO_KSTACK,
  *            PO_PACKET (the others are refused with their own messages)
  * @check_opts: optional: the options in effect @o that the kind refuses,
