@@ -7,9 +7,9 @@
 #   make module       only the kernel modules (kbuild, see ./Kbuild)
 #   make lib          only build/libpea.a
 #   make selftests    only the user-space test programs (with the 32-bit
-#                     ones in selftests/m32/: needs gcc-multilib)
-#   make tools        build/tools/NAME from each tools/NAME.c (pea-storm)
-#                     and build/tools/pea from tools/pea/*.c
+#                     ones in selftests/m32/: needs gcc-multilib) and
+#                     build/selftests/pea-storm (the demo's storm driver)
+#   make tools        build/tools/pea from tools/pea/*.c
 #   make sparse       the kernel modules through sparse (C=2; warnings fail)
 #   make checkpatch   checkpatch.pl --strict (Debian's 6.1 source) over every
 #                     kernel file; exceptions in scripts/checkpatch-exceptions
@@ -91,8 +91,8 @@ FUZZ_SRCS := $(wildcard selftests/fuzz/*.c)
 FUZZ_OBJS := $(patsubst selftests/fuzz/%.c,$(BUILD)/selftests/fuzz-objs/%.o,$(FUZZ_SRCS))
 FUZZ_BIN := $(BUILD)/selftests/test_fuzz
 
-TOOL_SRCS := $(wildcard tools/*.c)
-TOOL_BINS := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
+# The storm driver of `DEMO=storm make demo`: it talks to the test module.
+STORM_BIN := $(BUILD)/selftests/pea-storm
 
 # The pea command-line tool: every tools/pea/*.c linked into one program.
 PEA_SRCS := $(wildcard tools/pea/*.c)
@@ -134,7 +134,7 @@ $(BUILD)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -MP -c -o $@ $<
 
-selftests: $(TEST_BINS) $(TEST32_BINS) $(FUZZ_BIN)
+selftests: $(TEST_BINS) $(TEST32_BINS) $(FUZZ_BIN) $(STORM_BIN)
 
 $(TEST32_BINS): $(BUILD)/selftests/%: selftests/m32/%.c
 	@mkdir -p $(@D)
@@ -164,7 +164,7 @@ PT_UPROBE_TESTS := $(BUILD)/selftests/test_uprobe \
 $(PT_UPROBE_TESTS): $(PT_UPROBE_SO)
 $(PT_UPROBE_TESTS): USER_CFLAGS += -DPT_UPROBE_SO='"$(PT_UPROBE_SO)"'
 
-tools: $(TOOL_BINS) $(PEA_TOOL)
+tools: $(PEA_TOOL)
 
 $(PEA_TOOL): $(PEA_OBJS) $(LIBPEA)
 	@mkdir -p $(@D)
@@ -174,7 +174,7 @@ $(BUILD)/tools/pea-objs/%.o: tools/pea/%.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Itools/pea -MMD -MP -c -o $@ $<
 
-$(BUILD)/tools/%: tools/%.c $(LIBPEA)
+$(STORM_BIN): selftests/pea-storm.c $(LIBPEA)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -MP -static -o $@ $< $(LIBPEA) -lpthread
 

@@ -4,7 +4,7 @@
 # `make demo`: build pea, boot the test guest and run /bin/pea-demo in it
 # (scripts/pea-demo.sh, or $PEA_DEMO): `pea trace` on the file-open path
 # while a small workload opens files, `pea stat`, then power off.
-# DEMO=storm runs the all-context storm (build/tools/pea-storm) instead.
+# DEMO=storm runs the all-context storm (build/selftests/pea-storm) instead.
 #
 # Usage: scripts/demo.sh [demo|shell]
 #   shell   boot into an interactive busybox shell on the console instead

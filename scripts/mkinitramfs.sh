@@ -12,7 +12,7 @@
 # With no FILE the repo layout is used: pea.ko,
 # selftests/module/pea_selftest.ko, build/selftests/test_*,
 # scripts/pea-demo.sh (or $PEA_DEMO) as /bin/pea-demo and, if they exist,
-# build/tools/pea as /bin/pea and build/tools/pea-storm as /bin/pea-storm,
+# build/tools/pea as /bin/pea and build/selftests/pea-storm as /bin/pea-storm,
 # and the host's babeltrace2 with its ctf, text and utils plugins.
 #
 # Environment:
@@ -53,8 +53,8 @@ if [ "${#FILES[@]}" -eq 0 ]; then
 	shopt -u nullglob
 	demo=${PEA_DEMO:-$ROOT/scripts/pea-demo.sh}
 	[ -x "$demo" ] && FILES+=("$demo:/bin/pea-demo")
-	[ -x "$ROOT/build/tools/pea-storm" ] &&
-		FILES+=("$ROOT/build/tools/pea-storm:/bin/pea-storm")
+	[ -x "$ROOT/build/selftests/pea-storm" ] &&
+		FILES+=("$ROOT/build/selftests/pea-storm:/bin/pea-storm")
 	[ -x "$ROOT/build/tools/pea" ] && FILES+=("$ROOT/build/tools/pea:/bin/pea")
 	# Modules of the booted kernel that tests load themselves (test_uprobe
 	# mounts overlayfs), uncompressed for busybox's insmod.

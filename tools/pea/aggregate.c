@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include "pea_tool.h"
+#include "probe_kind.h"
 #include "tpformat.h"
 #include "aggregate.h"
 
@@ -103,7 +104,6 @@ static int parse_key(struct agg_table *t, const char *text,
 {
 	const char *opt = hist ? "--hist" : "--count-by";
 	const char *allowed = hist ? hist_keys : count_keys;
-	bool probe_rec = !fmt->tp && !fmt->nf;	/* kprobe, uprobe */
 	const struct tp_field *fl;
 
 	t->text = text;
@@ -119,7 +119,7 @@ static int parse_key(struct agg_table *t, const char *text,
 		return 0;
 	}
 	if (is_argn(text, &t->arg)) {
-		if (!probe_rec)
+		if (!fmt->kind->args)
 			return tool_usage("trace", "%s %s: %s has no arguments; name one of its fields (%s allows %s)",
 					  opt, text, fmt->probe, opt, allowed);
 		t->kind = K_ARG;

@@ -1,22 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pea: decoding the payload of a probe hit: struct pea_probe_record, then
- * capture_len captured bytes, padded by the ring to 8 bytes; or a
- * tracepoint's struct pea_tp_record and raw entry. With PEA_REC_F_KSTACK
- * a struct pea_kstack ends either, at the next 8-byte boundary.
+ * pea: decoding the payload of a probe hit (kprobes and uprobes): struct
+ * pea_probe_record, then capture_len captured bytes, padded by the ring to
+ * 8 bytes. With PEA_REC_F_KSTACK a struct pea_kstack ends it (or a
+ * tracepoint's record, tracepoint.c), at the next 8-byte boundary.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pea_tool.h"
 
-/*
- * The stack of a record whose other parts take @used of its @size bytes:
- * its entry count in *@nr (0 without PEA_REC_F_KSTACK), or -EINVAL when
- * the record cannot hold what it claims.
- */
-static int kstack_check(const unsigned char *p, __u32 size, __u32 used,
-			__u16 flags, __u32 *nr)
+int kstack_check(const unsigned char *p, __u32 size, __u32 used,
+		 __u16 flags, __u32 *nr)
 {
 	__u32 off = (used + 7) & ~7U;
 	struct pea_kstack ks;
@@ -34,9 +29,8 @@ static int kstack_check(const unsigned char *p, __u32 size, __u32 used,
 	return 0;
 }
 
-/* Copy the @nr entries checked by kstack_check() into ev->kstack. */
-static int kstack_copy(const unsigned char *p, __u32 used, __u32 nr,
-		       struct trace_event *ev)
+int kstack_copy(const unsigned char *p, __u32 used, __u32 nr,
+		struct trace_event *ev)
 {
 	__u32 off = ((used + 7) & ~7U) + sizeof(struct pea_kstack);
 
@@ -73,43 +67,4 @@ int decode_probe_record(const void *data, __u32 size, struct trace_event *ev)
 	ev->rec.comm[sizeof(ev->rec.comm) - 1] = '\0';
 	return kstack_copy(p, sizeof(ev->rec) + extra + ev->rec.capture_len,
 			   nr, ev);
-}
-
-int decode_tp_record(const void *data, __u32 size, struct trace_event *ev)
-{
-	const unsigned char *p = data;
-	struct pea_tp_record tr;
-	__u32 nr;
-	int err;
-
-	ev->kstack = NULL;
-	ev->kstack_nr = 0;
-	if (size < sizeof(tr))
-		return -EINVAL;
-	memcpy(&tr, p, sizeof(tr));
-	if (!(tr.flags & PEA_REC_F_TRACEPOINT) ||
-	    tr.raw_size > size - sizeof(tr) ||
-	    kstack_check(p, size, sizeof(tr) + tr.raw_size, tr.flags, &nr))
-		return -EINVAL;
-	memset(&ev->rec, 0, sizeof(ev->rec));
-	ev->rec.time_ns = tr.time_ns;
-	ev->rec.id = tr.id;
-	ev->rec.addr = tr.event_id;
-	ev->rec.cpu = tr.cpu;
-	ev->rec.pid = tr.pid;
-	ev->rec.tgid = tr.tgid;
-	ev->rec.flags = tr.flags;
-	memcpy(ev->rec.comm, tr.comm, sizeof(tr.comm));
-	ev->rec.comm[sizeof(ev->rec.comm) - 1] = '\0';
-	ev->raw = malloc(tr.raw_size ? tr.raw_size : 1);
-	if (!ev->raw)
-		return -ENOMEM;
-	memcpy(ev->raw, p + sizeof(tr), tr.raw_size);
-	ev->raw_size = tr.raw_size;
-	err = kstack_copy(p, sizeof(tr) + tr.raw_size, nr, ev);
-	if (err) {
-		free(ev->raw);
-		ev->raw = NULL;
-	}
-	return err;
 }

@@ -6,13 +6,14 @@
  * one short line or one JSON object per packet.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <arpa/inet.h>
 #include <sys/ioctl.h>
-#include "pea_tool.h"
+#include "probe_kind.h"
 
 #define NF_PFX		"netfilter:"
 
@@ -26,24 +27,30 @@ static const char * const nf_hooks[] = {
 
 #define NR_HOOKS	(sizeof(nf_hooks) / sizeof(nf_hooks[0]))
 
+/* A netfilter PROBE's family and hook (struct probe_spec.data). */
+struct nf_arg {
+	__u32 family, hook;
+};
+
 static const char *hook_name(__u32 hook)
 {
 	return hook < NR_HOOKS ? nf_hooks[hook] : "?";
 }
 
-int nf_parse(const char *text, struct probe_spec *spec)
+/* "netfilter:ipv4|ipv6:HOOK" (any case) */
+static int nf_parse(const char *text, struct probe_spec *spec)
 {
 	const char *fam = text + strlen(NF_PFX), *hook = strchr(fam, ':');
 	size_t lf = hook ? (size_t)(hook - fam) : 0;
+	struct nf_arg *nf = PROBE_SPEC_ARG(spec, struct nf_arg);
 	unsigned int i;
 
-	spec->nf = true;
 	if (!hook)
 		goto bad;
 	if (lf == 4 && !strncasecmp(fam, "ipv4", 4))
-		spec->nf_family = PEA_NF_IPV4;
+		nf->family = PEA_NF_IPV4;
 	else if (lf == 4 && !strncasecmp(fam, "ipv6", 4))
-		spec->nf_family = PEA_NF_IPV6;
+		nf->family = PEA_NF_IPV6;
 	else
 		goto bad;
 	for (i = 0; i < NR_HOOKS; i++)
@@ -51,9 +58,9 @@ int nf_parse(const char *text, struct probe_spec *spec)
 			break;
 	if (i == NR_HOOKS)
 		goto bad;
-	spec->nf_hook = i;
+	nf->hook = i;
 	snprintf(spec->symbol, sizeof(spec->symbol), "netfilter:%s:%s",
-		 spec->nf_family == PEA_NF_IPV4 ? "ipv4" : "ipv6", nf_hooks[i]);
+		 nf->family == PEA_NF_IPV4 ? "ipv4" : "ipv6", nf_hooks[i]);
 	return 0;
 bad:
 	tool_usage("trace", "'%s': write netfilter:ipv4|ipv6:HOOK, HOOK one of PRE_ROUTING, LOCAL_IN, FORWARD, LOCAL_OUT, POST_ROUTING",
@@ -61,17 +68,23 @@ bad:
 	return -EINVAL;
 }
 
-int nf_attach(int map_fd, const struct probe_spec *spec, __u64 id,
-	      unsigned int packet_len)
+/*
+ * Attach a netfilter hook capturing --packet bytes per packet (128 when
+ * not given), its records carrying @id (0: the link's).
+ */
+static int nf_attach(int map_fd, struct probe_spec *spec,
+		     const struct probe_opts *o, __u64 id)
 {
+	unsigned int packet_len = o->packet ? o->packet : 128;
+	const struct nf_arg *nf = PROBE_SPEC_ARG(spec, struct nf_arg);
 	struct pea_nf_attr a;
 	int fd, err;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = PEA_NF_F_CLOEXEC;
-	a.family = spec->nf_family;
-	a.hook = spec->nf_hook;
+	a.family = nf->family;
+	a.hook = nf->hook;
 	a.packet_len = packet_len;
 	a.id = id;
 	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_NF, &a);
@@ -95,7 +108,13 @@ int nf_attach(int map_fd, const struct probe_spec *spec, __u64 id,
 	return -err;
 }
 
-int decode_nf_record(const void *data, __u32 size, struct trace_event *ev)
+/*
+ * A netfilter record: the task fields go into @ev->rec, the whole record
+ * (struct pea_nf_record and the packet bytes) into a new @ev->raw.
+ * Returns 0, -EINVAL, or -ENOMEM.
+ */
+static int nf_decode_record(const void *data, __u32 size,
+			    struct trace_event *ev)
 {
 	const unsigned char *p = data;
 	struct pea_nf_record nr;
@@ -243,7 +262,8 @@ static void put_addr(FILE *f, const struct pea_nf_record *r, const char *a,
 		fprintf(f, "%s:%u", a, p);
 }
 
-void nf_print_header(FILE *f)
+/* A single netfilter probe's own columns. */
+static void nf_print_header(FILE *f)
 {
 	fprintf(f, "%-12s %3s %-12s %-12s %s\n", "TIME(s)", "CPU", "HOOK",
 		"IFINDEX", "PACKET");
@@ -285,11 +305,14 @@ static void nf_print_human(FILE *f, const struct trace_fmt *fmt,
 	fputc('\n', f);
 }
 
-void nf_print_details(FILE *f, const struct trace_event *ev)
+/* After the common columns (several probes): "in=N out=N PACKET". */
+static void nf_print_details(FILE *f, const struct trace_fmt *fmt,
+			     const struct trace_event *ev)
 {
 	const struct pea_nf_record *r = (const void *)ev->raw;
 	struct nf_pkt d;
 
+	(void)fmt;
 	if (!ev->raw)
 		return;
 	nf_decode(r, ev->raw + sizeof(*r), &d);
@@ -333,8 +356,9 @@ static void nf_print_json(FILE *f, const struct trace_fmt *fmt,
 	fputs("\"}\n", f);
 }
 
-void nf_print_event(FILE *f, const struct trace_fmt *fmt,
-		    const struct trace_event *ev)
+/* A single netfilter probe's own line, or its own JSON object. */
+static void nf_print_event(FILE *f, const struct trace_fmt *fmt,
+			   const struct trace_event *ev)
 {
 	if (!ev->raw)
 		return;
@@ -343,3 +367,43 @@ void nf_print_event(FILE *f, const struct trace_fmt *fmt,
 	else
 		nf_print_human(f, fmt, ev);
 }
+
+static const char *nf_check_opts(const struct probe_opts *o)
+{
+	/* --filter is refused first, as for every kind without it. */
+	if (o->filter)
+		return NULL;
+	if (o->args || o->capture_mode || o->user || o->kernel ||
+	    o->maxactive || o->pid || o->cpu >= 0)
+		return "--args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter";
+	return NULL;
+}
+
+/* What trace files (--output) carry of a netfilter record. */
+static const struct probe_field nf_fields[] = {
+	{ "family", offsetof(struct pea_nf_record, family), 4, false },
+	{ "hook", offsetof(struct pea_nf_record, hook), 4, false },
+	{ "protocol", offsetof(struct pea_nf_record, protocol), 2, false },
+	{ "ifindex_in", offsetof(struct pea_nf_record, ifindex_in), 4, true },
+	{ "ifindex_out", offsetof(struct pea_nf_record, ifindex_out), 4, true },
+	{ "skb_len", offsetof(struct pea_nf_record, skb_len), 4, false },
+	{ "packet_len", offsetof(struct pea_nf_record, packet_len), 4, false },
+	{ "packet", sizeof(struct pea_nf_record), 0, false },
+};
+
+static const char *const nf_prefixes[] = { NF_PFX, NULL };
+
+const struct probe_kind netfilter_kind = {
+	.prefixes = nf_prefixes,
+	.parse = nf_parse,
+	.attach = nf_attach,
+	.opts = PO_PACKET,
+	.check_opts = nf_check_opts,
+	.rec_flag = PEA_REC_F_NETFILTER,
+	.decode = nf_decode_record,
+	.print_header = nf_print_header,
+	.print_event = nf_print_event,
+	.print_fields = nf_print_details,
+	.fields = nf_fields,
+	.nr_fields = sizeof(nf_fields) / sizeof(nf_fields[0]),
+};

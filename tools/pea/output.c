@@ -3,10 +3,8 @@
  * pea: printing trace events, as aligned columns or as one JSON object per
  * line.
  *
- * JSON strings are always valid UTF-8: valid UTF-8 sequences pass through,
- * quotes, backslashes and control characters are escaped, and any byte
- * that is not part of a valid sequence becomes U+FFFD; when that happens
- * to a captured string, the exact bytes also go out in hex as "str_hex".
+ * JSON strings are always valid UTF-8 (strfmt.c); when a captured string
+ * is not, the exact bytes also go out in hex as "str_hex".
  *
  * A kernel stack (--kstack) follows its event's line, one frame per line,
  * innermost first, indented: the address, then "symbol+0xOFF" (with
@@ -17,131 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "pea_tool.h"
-#include "tpformat.h"
-
-/* Length of the valid UTF-8 sequence at @s (at most @len bytes), or 0. */
-static size_t utf8_seq_len(const unsigned char *s, size_t len)
-{
-	unsigned int cp;
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n > len)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates, past U+10FFFF. */
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
-static bool utf8_valid(const unsigned char *s, size_t len)
-{
-	size_t i = 0, n;
-
-	while (i < len) {
-		n = utf8_seq_len(s + i, len - i);
-		if (!n)
-			return false;
-		i += n;
-	}
-	return true;
-}
-
-void json_put_str(FILE *f, const void *str, size_t len)
-{
-	const unsigned char *s = str;
-	size_t i = 0, n;
-
-	fputc('"', f);
-	while (i < len) {
-		unsigned char c = s[i];
-
-		switch (c) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		case '\b':
-			fputs("\\b", f);
-			break;
-		case '\f':
-			fputs("\\f", f);
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				fprintf(f, "\\u%04x", c);
-			} else if (c < 0x80) {
-				fputc(c, f);
-			} else {
-				n = utf8_seq_len(s + i, len - i);
-				if (n) {
-					fwrite(s + i, 1, n, f);
-					i += n;
-					continue;
-				}
-				fputs("\\ufffd", f);
-			}
-			break;
-		}
-		i++;
-	}
-	fputc('"', f);
-}
-
-void c_put_str(FILE *f, const void *str, size_t len)
-{
-	const unsigned char *s = str;
-	size_t i;
-
-	fputc('"', f);
-	for (i = 0; i < len; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c == '\r')
-			fputs("\\r", f);
-		else if (c >= 0x20 && c < 0x7f)
-			fputc(c, f);
-		else
-			fprintf(f, "\\x%02x", c);
-	}
-	fputc('"', f);
-}
+#include "probe_kind.h"
 
 static void put_hex(FILE *f, const unsigned char *s, size_t len)
 {
@@ -172,8 +46,8 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 			"DETAILS");
 		return;
 	}
-	if (fmt->nf) {
-		nf_print_header(f);
+	if (fmt->kind->print_header) {
+		fmt->kind->print_header(f);
 		return;
 	}
 	fprintf(f, "%-12s %3s %-16s %7s %7s", "TIME(s)", "CPU", "COMM", "PID",
@@ -182,7 +56,7 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 		fprintf(f, " %20s %12s", "RET", "LAT(us)");
 	if (fmt->args)
 		fprintf(f, "  %s", "ARGS");
-	if (fmt->tp)
+	if (fmt->kind->print_fields)
 		fprintf(f, "  %s", "FIELDS");
 	if (fmt->capture_mode == PEA_CAPTURE_STR)
 		fprintf(f, "  %s", "STRING");
@@ -266,9 +140,9 @@ static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 	}
 	if (fmt->capture_mode != PEA_CAPTURE_NONE)
 		print_capture_human(f, fmt, ev);
-	if (fmt->tp && ev->raw) {
+	if (fmt->kind->print_fields && ev->raw) {
 		fputs("  ", f);
-		tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, false);
+		fmt->kind->print_fields(f, fmt, ev);
 	}
 	fputc('\n', f);
 	if (ev->kstack_nr)
@@ -284,8 +158,8 @@ static void detail_sep(FILE *f, bool *first)
 
 /*
  * Several probes: TIME, CPU, PROBE, COMM, PID, TID, then what this probe
- * has, each part named: ret= lat_us= args= str= bytes= (fault), a
- * tracepoint's fields, a packet.
+ * has, each part named: ret= lat_us= args= str= bytes= (fault), then the
+ * kind's own fields (a tracepoint's, a packet's).
  */
 static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 			      const struct trace_event *ev)
@@ -299,10 +173,6 @@ static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 	comm_column(comm, r->comm);
 	fprintf(f, "%12.6f %3u %-*s %-16s %7u %7u", t, r->cpu,
 		fmt->probe_col, fmt->probe, comm, r->tgid, r->pid);
-	if (fmt->nf) {
-		detail_sep(f, &first);
-		nf_print_details(f, ev);
-	}
 	if (fmt->retprobe) {
 		detail_sep(f, &first);
 		fprintf(f, "ret=%lld lat_us=%.3f", (long long)r->ret,
@@ -329,9 +199,9 @@ static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 			put_hex(f, ev->cap, r->capture_len);
 		}
 	}
-	if (fmt->tp && ev->raw) {
+	if (fmt->kind->print_fields && ev->raw) {
 		detail_sep(f, &first);
-		tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, false);
+		fmt->kind->print_fields(f, fmt, ev);
 	}
 	fputc('\n', f);
 }
@@ -384,10 +254,8 @@ static void print_event_json(FILE *f, const struct trace_fmt *fmt,
 			(long long)r->ret, (unsigned long long)r->latency_ns);
 	if (fmt->capture_mode != PEA_CAPTURE_NONE)
 		print_capture_json(f, fmt, ev);
-	if (fmt->tp && ev->raw) {
-		fputs(",\"fields\":", f);
-		tp_print_fields(f, fmt->tp, ev->raw, ev->raw_size, true);
-	}
+	if (fmt->kind->json_fields && ev->raw)
+		fmt->kind->json_fields(f, fmt, ev);
 	if (ev->kstack_nr)
 		print_kstack_json(f, fmt, ev);
 	fputs("}\n", f);
@@ -398,8 +266,8 @@ void trace_print_event(FILE *f, const struct trace_fmt *fmt,
 {
 	if (fmt->probe_col && !fmt->json)
 		print_event_multi(f, fmt, ev);
-	else if (fmt->nf)
-		nf_print_event(f, fmt, ev);
+	else if (fmt->kind->print_event)
+		fmt->kind->print_event(f, fmt, ev);
 	else if (fmt->json)
 		print_event_json(f, fmt, ev);
 	else

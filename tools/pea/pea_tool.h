@@ -67,73 +67,46 @@ __u64 tool_now_ns(void);
 
 /* ---- probe.c ---- */
 
+/* Bytes of struct probe_spec.data: a kind's parsed PROBE argument. */
+#define PROBE_SPEC_DATA	(4096 + 64)
+
 /**
  * struct probe_spec - a parsed PROBE argument
- * @retprobe: kretprobe:, not kprobe:
- * @symbol:   the function
- * @offset:   +OFFSET (kprobe only)
+ * @retprobe: at the return (kretprobe:, uretprobe:)
+ * @symbol:   the function, or what names the probe (SUBSYS:NAME, ...)
+ * @offset:   +OFFSET
  * @text:     the argument as given, for messages and output
- * @tp:       tracepoint:SUBSYS:NAME (or tp:), in @tp_sys and @tp_name
- * @uprobe:   uprobe:PATH:SYMBOL[+OFFSET] or uretprobe:PATH:SYMBOL (with
- *            @retprobe), in @path and @symbol; @numeric when SYMBOL was a
- *            file offset; @file_offset what is attached (uprobe.c)
- * @nf:       netfilter:FAMILY:HOOK, in @nf_family and @nf_hook (PEA_NF_*)
+ * @kind:     the kind of producer (probe_kind.h)
+ * @priv:     what the kind keeps for this probe (its prepare and release)
+ * @data:     the rest of the argument as the kind parsed it (its own
+ *            struct, which must fit: a uprobe's path, a tracepoint's
+ *            SUBSYS and NAME, a netfilter hook's family and hook)
  */
+struct probe_kind;
+
 struct probe_spec {
 	bool retprobe;
-	bool tp;
-	bool uprobe;
-	bool numeric;
-	__u64 file_offset;
-	char path[4096];
-	bool nf;
-	__u32 nf_family, nf_hook;
-	char tp_sys[64];
-	char tp_name[128];
 	char symbol[PEA_SYM_LEN];
 	__u64 offset;
 	const char *text;
+	const struct probe_kind *kind;
+	void *priv;
+	union {
+		unsigned char data[PROBE_SPEC_DATA];
+		__u64 data_align;
+	};
 };
 
 /*
- * Parse "kprobe:SYM[+OFF]", "kretprobe:SYM" or "tracepoint:SUBSYS:NAME"
- * ("tp:" for short); 0 or -EINVAL (message printed).
+ * Parse a PROBE argument by the kind its prefix names ("kprobe:",
+ * "kretprobe:", "tracepoint:" or "tp:", "uprobe:", "uretprobe:",
+ * "netfilter:"); 0 or -EINVAL (message printed).
  */
 int probe_parse(const char *text, struct probe_spec *spec);
 
-/*
- * Attach @attr to @map_fd. Returns the link fd, or -errno after printing
- * what went wrong and what to do.
- */
-void probe_explain_common(const struct probe_spec *spec, int err,
-			  const char *what);
-int probe_attach(int map_fd, const struct pea_probe_attr *attr,
-		 const struct probe_spec *spec);
+/* ---- elfsym.c ---- */
 
-/* The same for a tracepoint (PEA_MAP_IOC_ATTACH_TP). */
-int tp_attach(int map_fd, const struct pea_tp_attr *attr,
-	      const struct probe_spec *spec);
-
-/* ---- uprobe.c, elfsym.c ---- */
-
-bool uprobe_is_spec(const char *text);
-int uprobe_parse(const char *text, struct probe_spec *spec);
-int uprobe_attach(int map_fd, struct probe_spec *spec, __u64 id, int pid,
-		  int capture_mode, unsigned int capture_arg,
-		  unsigned int capture_len);
 int elf_sym_offset(const char *path, const char *name, __u64 *off);
-/* ---- netfilter.c ---- */
-
-/* Parse "netfilter:ipv4|ipv6:HOOK" (any case); 0 or -EINVAL (printed). */
-int nf_parse(const char *text, struct probe_spec *spec);
-
-/*
- * Attach a netfilter hook capturing @packet_len bytes per packet, its
- * records carrying @id (0: the link's). Returns the link fd, or -errno
- * after printing what went wrong.
- */
-int nf_attach(int map_fd, const struct probe_spec *spec, __u64 id,
-	      unsigned int packet_len);
 
 /* ---- decode.c ---- */
 
@@ -163,24 +136,30 @@ struct trace_event {
 };
 
 /*
- * Decode a tracepoint record (struct pea_tp_record and the raw entry):
- * the header goes into @ev->rec, the entry into a new @ev->raw. Returns 0,
- * -EINVAL, or -ENOMEM.
- */
-int decode_tp_record(const void *data, __u32 size, struct trace_event *ev);
-
-/*
  * Decode a sample payload of @size bytes into @ev. Returns 0, or -EINVAL
  * if it cannot be a probe record (too short, capture past its end).
  */
 int decode_probe_record(const void *data, __u32 size, struct trace_event *ev);
 
 /*
- * Decode a netfilter record (netfilter.c): the task fields go into
- * @ev->rec, the whole record (struct pea_nf_record and the packet bytes)
- * into a new @ev->raw. Returns 0, -EINVAL, or -ENOMEM.
+ * The kernel stack of a record whose other parts take @used of its @size
+ * bytes: its entry count in *@nr (0 without PEA_REC_F_KSTACK), or -EINVAL
+ * when the record cannot hold what it claims.
  */
-int decode_nf_record(const void *data, __u32 size, struct trace_event *ev);
+int kstack_check(const unsigned char *p, __u32 size, __u32 used,
+		 __u16 flags, __u32 *nr);
+/* Copy the @nr entries checked by kstack_check() into ev->kstack. */
+int kstack_copy(const unsigned char *p, __u32 used, __u32 nr,
+		struct trace_event *ev);
+
+/* ---- strfmt.c ---- */
+
+/* JSON string literal of @len bytes (quotes included). */
+void json_put_str(FILE *f, const void *s, size_t len);
+/* C-style quoted string: printable ASCII as is, the rest escaped. */
+void c_put_str(FILE *f, const void *s, size_t len);
+/* Whether @len bytes at @s are valid UTF-8. */
+bool utf8_valid(const unsigned char *s, size_t len);
 
 /* ---- ksym.c ---- */
 
@@ -208,27 +187,15 @@ struct trace_fmt {
 	int capture_mode;	/* PEA_CAPTURE_* */
 	const char *probe;	/* the PROBE text */
 	const struct tp_format *tp;	/* a tracepoint's format, else NULL */
-	bool nf;		/* netfilter records (netfilter.c prints) */
+	const struct probe_kind *kind;	/* how its records print */
 	__u64 t0_ns;		/* times print relative to this */
 	int probe_col;		/* several probes: PROBE column width, else 0 */
 	bool kstack;		/* --kstack: records carry kernel stacks */
 	const struct ksyms *ksyms;	/* and these name their frames (or NULL) */
 };
 
-/* JSON string literal of @len bytes (quotes included). */
-void json_put_str(FILE *f, const void *s, size_t len);
-/* C-style quoted string: printable ASCII as is, the rest escaped. */
-void c_put_str(FILE *f, const void *s, size_t len);
-
 void trace_print_header(FILE *f, const struct trace_fmt *fmt);
 void trace_print_event(FILE *f, const struct trace_fmt *fmt,
 		       const struct trace_event *ev);
-
-/* netfilter.c: the columns and lines of netfilter records. */
-void nf_print_header(FILE *f);
-void nf_print_event(FILE *f, const struct trace_fmt *fmt,
-		    const struct trace_event *ev);
-/* The part of a netfilter line after the hook: "in=N out=N PACKET". */
-void nf_print_details(FILE *f, const struct trace_event *ev);
 
 #endif /* _PEA_TOOL_H */

@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "pea_tool.h"
+#include "probe_kind.h"
 #include "tpformat.h"
 #include "trace_writer.h"
 
@@ -247,6 +248,25 @@ static void tsdl_tp_fields(FILE *f, const struct tp_format *tp)
 	fputs("\t\t} _fields;\n", f);
 }
 
+/* The fields of a kind's raw record (struct probe_field). */
+static void tsdl_raw_fields(FILE *f, const struct probe_kind *k)
+{
+	const struct probe_field *fl = k->fields;
+	unsigned int i;
+
+	for (i = 0; i < k->nr_fields; i++) {
+		if (!fl[i].size && i)
+			fprintf(f, "\t\txint8_t _%s[_%s];\n", fl[i].name,
+				fl[i - 1].name);
+		else if (fl[i].is_signed)
+			fprintf(f, "\t\tinteger { size = %u; align = 8; signed = true; } _%s;\n",
+				fl[i].size * 8, fl[i].name);
+		else
+			fprintf(f, "\t\tuint%u_t _%s;\n", fl[i].size * 8,
+				fl[i].name);
+	}
+}
+
 static void tsdl_event(FILE *f, unsigned int id, const struct trace_fmt *fmt)
 {
 	fputs("event {\n\tname = ", f);
@@ -274,15 +294,8 @@ static void tsdl_event(FILE *f, unsigned int id, const struct trace_fmt *fmt)
 		fputs("\t\tuint8_t _fault;\n", f);
 	if (fmt->tp)
 		tsdl_tp_fields(f, fmt->tp);
-	if (fmt->nf)
-		fputs("\t\tuint32_t _family;\n"
-		      "\t\tuint32_t _hook;\n"
-		      "\t\tuint16_t _protocol;\n"
-		      "\t\tinteger { size = 32; align = 8; signed = true; } _ifindex_in;\n"
-		      "\t\tinteger { size = 32; align = 8; signed = true; } _ifindex_out;\n"
-		      "\t\tuint32_t _skb_len;\n"
-		      "\t\tuint32_t _packet_len;\n"
-		      "\t\txint8_t _packet[_packet_len];\n", f);
+	if (fmt->kind->fields)
+		tsdl_raw_fields(f, fmt->kind);
 	if (fmt->kstack)
 		fputs("\t\tuint32_t __kstack_length;\n"
 		      "\t\tstring _kstack[__kstack_length];\n"
@@ -485,27 +498,43 @@ static void put_tp_fields(struct bytes *b, const struct tp_format *tp,
 	}
 }
 
-/* A netfilter record's own fields and packet bytes (decode_nf_record()). */
-static void put_nf_fields(struct bytes *b, const unsigned char *raw,
-			  __u32 size)
+/*
+ * The fields of a kind's raw record (struct probe_field), zero when the
+ * record is too short; a byte count past what it holds puts no bytes.
+ */
+static void put_raw_fields(struct bytes *b, const struct probe_kind *k,
+			   const unsigned char *raw, __u32 size)
 {
-	struct pea_nf_record nr;
+	const struct probe_field *fl = k->fields;
+	unsigned int i, hdr = 0;
+	__u32 seq = 0;
+	bool ok;
 
-	memset(&nr, 0, sizeof(nr));
-	if (raw && size >= sizeof(nr)) {
-		memcpy(&nr, raw, sizeof(nr));
-		if (nr.packet_len > size - sizeof(nr))
-			nr.packet_len = 0;
+	for (i = 0; i < k->nr_fields; i++)
+		if (!fl[i].size)
+			hdr = fl[i].offset;
+		else if (fl[i].offset + fl[i].size > hdr)
+			hdr = fl[i].offset + fl[i].size;
+	ok = raw && size >= hdr;
+	for (i = 0; i < k->nr_fields; i++) {
+		unsigned char v[4] = { 0 };
+
+		if (!fl[i].size) {
+			if (seq)
+				put(b, raw + fl[i].offset, seq);
+			continue;
+		}
+		if (ok)
+			memcpy(v, raw + fl[i].offset, fl[i].size);
+		if (i + 1 < k->nr_fields && !fl[i + 1].size) {
+			memcpy(&seq, v, sizeof(seq));
+			if (seq > size - hdr) {
+				seq = 0;
+				memset(v, 0, sizeof(v));
+			}
+		}
+		put(b, v, fl[i].size);
 	}
-	put_u32(b, nr.family);
-	put_u32(b, nr.hook);
-	put_u16(b, nr.protocol);
-	put_u32(b, (__u32)nr.ifindex_in);
-	put_u32(b, (__u32)nr.ifindex_out);
-	put_u32(b, nr.skb_len);
-	put_u32(b, nr.packet_len);
-	if (nr.packet_len)
-		put(b, raw + sizeof(nr), nr.packet_len);
 }
 
 static void put_kstack(struct bytes *b, const struct trace_fmt *fmt,
@@ -574,8 +603,8 @@ static int ctf_event(struct trace_writer *w, unsigned int probe,
 		put_u8(b, !!(r->flags & PEA_REC_F_FAULT));
 	if (fmt->tp)
 		put_tp_fields(b, fmt->tp, ev->raw, ev->raw_size);
-	if (fmt->nf)
-		put_nf_fields(b, ev->raw, ev->raw_size);
+	if (fmt->kind->fields)
+		put_raw_fields(b, fmt->kind, ev->raw, ev->raw_size);
 	if (fmt->kstack)
 		put_kstack(b, fmt, ev);
 	if (b->oom)

@@ -12,37 +12,35 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include "pea_tool.h"
+#include "probe_kind.h"
 
 #define UPROBE_PFX	"uprobe:"
 #define URETPROBE_PFX	"uretprobe:"
 
-/**
- * uprobe_is_spec() - whether @text names a uprobe or uretprobe
- * @text: the PROBE argument
- *
- * Return: true for "uprobe:..." and "uretprobe:...".
+/*
+ * A uprobe's PATH (struct probe_spec.data); @numeric when SYMBOL was a
+ * file offset; @file_offset what is attached.
  */
-bool uprobe_is_spec(const char *text)
-{
-	return !strncmp(text, UPROBE_PFX, strlen(UPROBE_PFX)) ||
-	       !strncmp(text, URETPROBE_PFX, strlen(URETPROBE_PFX));
-}
+struct uprobe_arg {
+	char path[4096];
+	bool numeric;
+	__u64 file_offset;
+};
 
 /**
  * uprobe_parse() - parse "uprobe:PATH:SYMBOL[+OFF]" or "uretprobe:PATH:SYMBOL"
- * @text: the PROBE argument (uprobe_is_spec() is true)
+ * @text: the PROBE argument (one of uprobe_kind's prefixes)
  * @spec: filled; @spec->text is set by the caller
  *
  * Return: 0 or -EINVAL (usage message printed).
  */
-int uprobe_parse(const char *text, struct probe_spec *spec)
+static int uprobe_parse(const char *text, struct probe_spec *spec)
 {
 	const char *rest, *colon, *sym, *plus;
+	struct uprobe_arg *u = PROBE_SPEC_ARG(spec, struct uprobe_arg);
 	unsigned long long v;
 	size_t lp, ls;
 
-	spec->uprobe = true;
 	spec->retprobe = !strncmp(text, URETPROBE_PFX, strlen(URETPROBE_PFX));
 	rest = text + strlen(spec->retprobe ? URETPROBE_PFX : UPROBE_PFX);
 	colon = strrchr(rest, ':');
@@ -53,12 +51,12 @@ int uprobe_parse(const char *text, struct probe_spec *spec)
 		return -EINVAL;
 	}
 	lp = colon - rest;
-	if (lp >= sizeof(spec->path)) {
+	if (lp >= sizeof(u->path)) {
 		tool_usage("trace", "path longer than %zu characters",
-			   sizeof(spec->path) - 1);
+			   sizeof(u->path) - 1);
 		return -EINVAL;
 	}
-	memcpy(spec->path, rest, lp);
+	memcpy(u->path, rest, lp);
 	sym = colon + 1;
 	plus = strchr(sym, '+');
 	ls = plus ? (size_t)(plus - sym) : strlen(sym);
@@ -88,18 +86,20 @@ int uprobe_parse(const char *text, struct probe_spec *spec)
 				   spec->symbol);
 			return -EINVAL;
 		}
-		spec->file_offset = v;
-		spec->numeric = true;
+		u->file_offset = v;
+		u->numeric = true;
 	}
 	return 0;
 }
 
 static int explain(const struct probe_spec *spec, int err)
 {
+	const struct uprobe_arg *u = PROBE_SPEC_ARG(spec, struct uprobe_arg);
+
 	switch (err) {
 	case ENOENT:
 		tool_err("cannot attach %s: no file '%s'", spec->text,
-			 spec->path);
+			 u->path);
 		break;
 	case EPERM:
 	case EACCES:
@@ -108,8 +108,8 @@ static int explain(const struct probe_spec *spec, int err)
 		break;
 	case EINVAL:
 		tool_err("cannot attach %s: the kernel refuses offset 0x%llx of '%s' (not a regular file, past its end, or not an instruction uprobes can step over)",
-			 spec->text, (unsigned long long)spec->file_offset,
-			 spec->path);
+			 spec->text, (unsigned long long)u->file_offset,
+			 u->path);
 		break;
 	default:
 		probe_explain_common(spec, err, "uprobe");
@@ -122,47 +122,47 @@ static int explain(const struct probe_spec *spec, int err)
  * uprobe_attach() - resolve a uprobe spec and attach it to @map_fd
  * @map_fd: the map
  * @spec: from uprobe_parse(); gets file_offset
+ * @o: the options in effect: --pid (0: any process), the capture
  * @id: the producer id its records carry (0: the link's)
- * @pid: only this process (0: any)
- * @capture_mode: PEA_CAPTURE_*
- * @capture_arg: the argument pointing at the capture
- * @capture_len: its length
  *
  * Return: the link fd, or -errno after printing what went wrong.
  */
-int uprobe_attach(int map_fd, struct probe_spec *spec, __u64 id, int pid,
-		  int capture_mode, unsigned int capture_arg,
-		  unsigned int capture_len)
+static int uprobe_attach(int map_fd, struct probe_spec *spec,
+			 const struct probe_opts *o, __u64 id)
 {
+	int pid = (int)o->pid, capture_mode = o->capture_mode;
+	unsigned int capture_arg = o->capture_arg;
+	unsigned int capture_len = o->capture_len;
+	struct uprobe_arg *u = PROBE_SPEC_ARG(spec, struct uprobe_arg);
 	struct pea_uprobe_attr a;
 	const char *base;
 	__u64 off;
 	int fd, err;
 
-	if (!spec->numeric) {
-		err = elf_sym_offset(spec->path, spec->symbol, &off);
-		if (err == -ENOENT && access(spec->path, F_OK) == 0) {
+	if (!u->numeric) {
+		err = elf_sym_offset(u->path, spec->symbol, &off);
+		if (err == -ENOENT && access(u->path, F_OK) == 0) {
 			tool_err("cannot attach %s: no function '%s' in %s (its .symtab and .dynsym)",
-				 spec->text, spec->symbol, spec->path);
+				 spec->text, spec->symbol, u->path);
 			return err;
 		}
 		if (err == -ENOEXEC) {
 			tool_err("cannot attach %s: %s is not a 64-bit ELF executable or library, or '%s' is not in its code",
-				 spec->text, spec->path, spec->symbol);
+				 spec->text, u->path, spec->symbol);
 			return err;
 		}
 		if (err)
 			return explain(spec, -err);
-		spec->file_offset = off;
+		u->file_offset = off;
 	}
-	spec->file_offset += spec->offset;
+	u->file_offset += spec->offset;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = PEA_UPROBE_F_CLOEXEC |
 		  (spec->retprobe ? PEA_UPROBE_F_RETPROBE : 0);
-	a.path = (uintptr_t)spec->path;
+	a.path = (uintptr_t)u->path;
 	a.path_fd = -1;
-	a.offset = spec->file_offset;
+	a.offset = u->file_offset;
 	a.filter_tgid = pid;
 	a.id = id;
 	a.capture_mode = capture_mode;
@@ -170,8 +170,8 @@ int uprobe_attach(int map_fd, struct probe_spec *spec, __u64 id, int pid,
 		a.capture_arg = capture_arg;
 		a.capture_len = capture_len;
 	}
-	base = strrchr(spec->path, '/');
-	base = base ? base + 1 : spec->path;
+	base = strrchr(u->path, '/');
+	base = base ? base + 1 : u->path;
 	if (spec->offset)
 		snprintf(a.name, sizeof(a.name), "%.40s:%.60s+0x%llx", base,
 			 spec->symbol, (unsigned long long)spec->offset);
@@ -182,3 +182,24 @@ int uprobe_attach(int map_fd, struct probe_spec *spec, __u64 id, int pid,
 		return explain(spec, errno);
 	return fd;
 }
+
+static const char *uprobe_check_opts(const struct probe_opts *o)
+{
+	if (o->kernel || o->maxactive || o->cpu >= 0)
+		return "--kernel, --maxactive and --cpu are not for uprobes";
+	return NULL;
+}
+
+static const char *const uprobe_prefixes[] = {
+	UPROBE_PFX, URETPROBE_PFX, NULL
+};
+
+const struct probe_kind uprobe_kind = {
+	.prefixes = uprobe_prefixes,
+	.parse = uprobe_parse,
+	.attach = uprobe_attach,
+	.check_opts = uprobe_check_opts,
+	.missed_by = "pairing returns",
+	.decode = decode_probe_record,
+	.args = true,
+};

@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <linux/pea.h>
 #include "libpea.h"
-#include "../selftests/module/pea_selftest.h"
+#include "module/pea_selftest.h"
 
 #define MAP_NAME	"demo"
 #define MAX_CPUS	PEA_ST_MAX_CPUS

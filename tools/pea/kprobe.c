@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea trace: kprobes and kretprobes (kprobe:SYMBOL[+OFFSET],
+ * kretprobe:SYMBOL): parsing the PROBE argument and attaching it to a map
+ * with PEA_MAP_IOC_ATTACH_PROBE, with an explanation for every error the
+ * module gives.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include "probe_kind.h"
+
+#define KPROBE_PFX	"kprobe:"
+#define KRETPROBE_PFX	"kretprobe:"
+
+static bool symbol_char_ok(char c)
+{
+	/* What kallsyms names are made of (GCC adds .isra.0, .cold, ...). */
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$';
+}
+
+/* "kprobe:SYMBOL[+OFFSET]" or "kretprobe:SYMBOL" */
+static int kprobe_parse(const char *text, struct probe_spec *spec)
+{
+	const char *sym, *plus;
+	size_t len, i;
+
+	spec->retprobe = !strncmp(text, KRETPROBE_PFX, strlen(KRETPROBE_PFX));
+	sym = text + strlen(spec->retprobe ? KRETPROBE_PFX : KPROBE_PFX);
+	plus = strchr(sym, '+');
+	len = plus ? (size_t)(plus - sym) : strlen(sym);
+	if (!len) {
+		tool_usage("trace", "'%s' names no function", text);
+		return -EINVAL;
+	}
+	if (len >= sizeof(spec->symbol)) {
+		tool_usage("trace", "function name longer than %d characters",
+			   PEA_SYM_LEN - 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++)
+		if (!symbol_char_ok(sym[i])) {
+			tool_usage("trace", "'%.*s' is not a function name",
+				   (int)len, sym);
+			return -EINVAL;
+		}
+	memcpy(spec->symbol, sym, len);
+
+	if (plus) {
+		unsigned long long off;
+
+		if (spec->retprobe) {
+			tool_usage("trace", "a kretprobe takes no +OFFSET ('%s')",
+				   text);
+			return -EINVAL;
+		}
+		if (tool_parse_u64(plus + 1, &off)) {
+			tool_usage("trace", "bad offset '%s' (a number, e.g. +0x10)",
+				   plus + 1);
+			return -EINVAL;
+		}
+		spec->offset = off;
+	}
+	return 0;
+}
+
+static void fill_attr(const struct probe_spec *spec,
+		      const struct probe_opts *o, __u64 id,
+		      struct pea_probe_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->flags = PEA_PROBE_F_CLOEXEC;
+	if (spec->retprobe)
+		a->flags |= PEA_PROBE_F_RETPROBE;
+	memcpy(a->symbol, spec->symbol, sizeof(a->symbol));
+	a->offset = spec->offset;
+	a->id = id;
+	a->filter_tgid = (__s32)o->pid;
+	a->filter_cpu = o->cpu;
+	a->capture_mode = o->capture_mode;
+	if (o->capture_mode) {
+		a->capture_arg = o->capture_arg;
+		a->capture_len = o->capture_len;
+		a->capture_flags = o->kernel ? 0 : PEA_CAPTURE_USER;
+	}
+	a->maxactive = o->maxactive;
+	a->kstack_depth = o->kstack;
+}
+
+static int kprobe_attach(int map_fd, struct probe_spec *spec,
+			 const struct probe_opts *o, __u64 id)
+{
+	struct pea_probe_attr attr;
+	int fd, err;
+
+	fill_attr(spec, o, id, &attr);
+	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &attr);
+	err = errno;
+
+	if (fd >= 0)
+		return fd;
+	switch (err) {
+	case ENOENT:
+		tool_err("cannot attach %s: no kernel function '%s' (see /proc/kallsyms; static and inlined functions may have other names or none)",
+			 spec->text, spec->symbol);
+		break;
+	case EPERM:
+	case EACCES:
+		tool_err("cannot attach %s: attaching probes needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+			 spec->text);
+		break;
+	case EILSEQ:
+		tool_err("cannot attach %s: offset +%llu is not an instruction boundary in '%s' (see objdump -d, or use +0)",
+			 spec->text, (unsigned long long)spec->offset,
+			 spec->symbol);
+		break;
+	case EINVAL:
+		tool_err("cannot attach %s: the kernel refuses to probe '%s'%s (kprobes blacklist, notrace or __kprobes code, or an offset past its end)",
+			 spec->text, spec->symbol,
+			 spec->retprobe ? " with a kretprobe" : "");
+		break;
+	case EBUSY:
+		tool_err("cannot attach %s: '%s' is already probed in a way that excludes this one",
+			 spec->text, spec->symbol);
+		break;
+	default:
+		probe_explain_common(spec, err, "probe");
+		break;
+	}
+	return -err;
+}
+
+static const char *const kprobe_prefixes[] = {
+	KPROBE_PFX, KRETPROBE_PFX, NULL
+};
+
+const struct probe_kind kprobe_kind = {
+	.prefixes = kprobe_prefixes,
+	.parse = kprobe_parse,
+	.attach = kprobe_attach,
+	.opts = PO_KSTACK,
+	.decode = decode_probe_record,
+	.args = true,
+};

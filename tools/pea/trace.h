@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pea trace: what the command's files share. A session (cmd_trace.c) is
+ * set up from the command line (trace_opts.c, its help text in
+ * trace_help.c) and prints events, lost-record notices, the live line,
+ * the tables and the summary (trace_print.c).
+ */
+#ifndef _PEA_TRACE_H
+#define _PEA_TRACE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "aggregate.h"
+#include "pea_tool.h"
+#include "probe_kind.h"
+#include "trace_writer.h"
+
+#define DEFAULT_PAGES	64
+#define TRACE_MAX_PROBES 64	/* PROBE arguments of one session */
+
+/* One PROBE of the session: what was asked, how it prints, its link. */
+struct trace_probe {
+	struct probe_spec spec;
+	struct probe_opts own;		/* the options given after it */
+	struct probe_opts o;		/* in effect: defaults, then own */
+	struct trace_fmt fmt;
+	int link_fd;
+	__u64 shown, records;		/* events shown, records decoded */
+	struct pea_link_info li;	/* at detach */
+	bool have_li;
+};
+
+/* The session: options for all probes, and the probes. */
+struct trace_opts {
+	bool json, quiet, flight, unordered;
+	double duration;
+	unsigned long long count;
+	unsigned int pages;
+	const char *output;		/* --output */
+	enum trace_out_format format;	/* --format */
+	struct agg_opts agg;		/* --hist, --count-by, ... */
+	bool top_set, max_keys_set;	/* --top, --max-keys given */
+	double interval;		/* --interval (0: at the end only) */
+	bool events;			/* --events */
+	struct probe_opts defaults;	/* given before the first PROBE */
+	struct ksyms *ksyms;		/* with --kstack: the kernel's symbols */
+	struct trace_probe *probes;
+	unsigned int nprobes;
+};
+
+struct cpu_count {
+	__u64 records;
+	__u64 bytes;
+	__u64 lost_new;		/* not yet announced */
+};
+
+struct tracer {
+	struct trace_opts o;
+	struct pea_buffer *pb;
+	int map_fd;
+
+	struct trace_event *batch;
+	size_t n, cap;
+	__u64 seq;
+
+	struct cpu_count *cpus;
+	int ncpus;		/* entries of @cpus: possible CPUs */
+	__u64 shown, received, malformed, lost;
+	bool out_closed;	/* stdout went away (EPIPE) */
+	bool oom;
+
+	bool live;		/* stderr is a terminal */
+	bool live_shown;	/* the line is on the screen */
+	bool live_hidden;	/* cleared for other output: redraw it */
+	__u64 live_ns, live_recv;
+	double live_rate;
+	__u64 t0, t_end;
+	struct trace_writer *out;	/* --output, or NULL */
+	const struct trace_fmt *out_probes[TRACE_MAX_PROBES];
+	bool out_failed;
+	struct agg *agg;	/* --hist, --count-by; NULL without */
+	__u64 next_interval;	/* when the tables print next */
+	unsigned int interval_no;
+};
+
+/* ---- trace_help.c ---- */
+
+extern const char trace_help[];
+
+/* ---- trace_opts.c ---- */
+
+/*
+ * The command line: session options and probe defaults, then each PROBE
+ * with its own options; 0 or an exit status (*@help: --help was given).
+ */
+int parse_trace_args(int argc, char **argv, struct trace_opts *o,
+		     int ncpus, bool *help);
+
+/* ---- trace_print.c ---- */
+
+bool count_reached(const struct tracer *t);
+/* Event lines: off with --quiet, and with an aggregation unless --events. */
+bool show_events(const struct tracer *t);
+void live_clear(struct tracer *t);
+void live_update(struct tracer *t);
+void print_tables(struct tracer *t, bool last);
+void flush_batch(struct tracer *t);
+void print_summary(struct tracer *t);
+void print_banner(const struct tracer *t);
+
+#endif /* _PEA_TRACE_H */

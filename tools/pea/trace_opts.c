@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea trace: the command line, read segment by segment (getopt_long with
+ * '+' stops at each PROBE): the options before the first PROBE are the
+ * session's and every probe's defaults (struct probe_opts); those after a
+ * PROBE are its own. One session has at most TRACE_MAX_PROBES probes.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "trace.h"
+
+enum {
+	OPT_USER = 0x100,
+	OPT_KERNEL,
+	OPT_PAGES,
+	OPT_MAXACTIVE,
+	OPT_UNORDERED,
+	OPT_FILTER,
+	OPT_FORMAT,
+	OPT_PACKET,
+	OPT_HIST,
+	OPT_COUNT_BY,
+	OPT_TOP,
+	OPT_MAX_KEYS,
+	OPT_EVENTS,
+	OPT_KSTACK,
+};
+
+static const struct option trace_options[] = {
+	{ "args", no_argument, NULL, 'a' },
+	{ "str", required_argument, NULL, 's' },
+	{ "bytes", required_argument, NULL, 'b' },
+	{ "user", no_argument, NULL, OPT_USER },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "pages", required_argument, NULL, OPT_PAGES },
+	{ "maxactive", required_argument, NULL, OPT_MAXACTIVE },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "packet", required_argument, NULL, OPT_PACKET },
+	{ "kstack", optional_argument, NULL, OPT_KSTACK },
+	{ "json", no_argument, NULL, 'j' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "flight-recorder", no_argument, NULL, 'F' },
+	{ "unordered", no_argument, NULL, OPT_UNORDERED },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "hist", required_argument, NULL, OPT_HIST },
+	{ "count-by", required_argument, NULL, OPT_COUNT_BY },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "events", no_argument, NULL, OPT_EVENTS },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* "ARG1", "arg1" or "1": the argument index 0..5. */
+static int parse_argn(const char *s, const char **rest, unsigned int *n)
+{
+	if (!strncasecmp(s, "arg", 3))
+		s += 3;
+	if (*s < '0' || *s > '5')
+		return -EINVAL;
+	*n = *s - '0';
+	*rest = s + 1;
+	return 0;
+}
+
+static int parse_capture(struct probe_opts *o, const char *probe, int mode,
+			 const char *arg)
+{
+	const char *rest, *what = mode == PEA_CAPTURE_STR ? "--str" : "--bytes";
+
+	if (o->set & PO_CAPTURE)
+		return probe_usage(probe, "only one of --str and --bytes, once");
+	o->set |= PO_CAPTURE;
+	if (parse_argn(arg, &rest, &o->capture_arg))
+		return probe_usage(probe, "%s '%s': name an argument ARG0..ARG5",
+				   what, arg);
+	o->capture_mode = mode;
+	if (!*rest) {
+		if (mode == PEA_CAPTURE_FIXED)
+			return probe_usage(probe, "--bytes needs a length: ARGn:LEN");
+		o->capture_len = PEA_CAPTURE_MAX;
+		return 0;
+	}
+	if (*rest != ':' ||
+	    tool_parse_uint(rest + 1, PEA_CAPTURE_MAX, &o->capture_len) ||
+	    !o->capture_len)
+		return probe_usage(probe, "%s '%s': the length after ':' must be 1..%d",
+				   what, arg, PEA_CAPTURE_MAX);
+	return 0;
+}
+
+/* A probe option of the segment (@probe NULL: before any probe). */
+static int parse_probe_opt(int c, const char *arg, struct probe_opts *po,
+			   const char *probe, int ncpus)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case 'a':
+		po->args = true;
+		po->set |= PO_ARGS;
+		return 0;
+	case 's':
+	case 'b':
+		return parse_capture(po, probe, c == 's' ? PEA_CAPTURE_STR :
+						    PEA_CAPTURE_FIXED, arg);
+	case OPT_USER:
+	case OPT_KERNEL:
+		if (!(po->set & PO_SPACE))
+			po->user = po->kernel = false;
+		if (c == OPT_USER)
+			po->user = true;
+		else
+			po->kernel = true;
+		po->set |= PO_SPACE;
+		return 0;
+	case 'p':
+		if (tool_parse_uint(arg, INT_MAX, &po->pid) || !po->pid)
+			return probe_usage(probe, "--pid '%s': a process id", arg);
+		po->set |= PO_PID;
+		return 0;
+	case 'C':
+		if (tool_parse_u64(arg, &v) || v >= (unsigned int)ncpus)
+			return probe_usage(probe, "--cpu '%s': this machine has CPUs 0..%d",
+					   arg, ncpus - 1);
+		po->cpu = (int)v;
+		po->set |= PO_CPU;
+		return 0;
+	case OPT_MAXACTIVE:
+		if (tool_parse_uint(arg, 4096, &po->maxactive) || !po->maxactive)
+			return probe_usage(probe, "--maxactive '%s': 1..4096", arg);
+		po->set |= PO_MAXACTIVE;
+		return 0;
+	case OPT_FILTER:
+		po->filter = arg;
+		po->set |= PO_FILTER;
+		return 0;
+	case OPT_PACKET:
+		if (tool_parse_uint(arg, PEA_NF_PACKET_MAX, &po->packet) ||
+		    !po->packet)
+			return probe_usage(probe, "--packet '%s': 1..%d bytes",
+					   arg, PEA_NF_PACKET_MAX);
+		po->set |= PO_PACKET;
+		return 0;
+	case OPT_KSTACK:
+		po->kstack = PEA_KSTACK_MAX;
+		if (arg && (tool_parse_uint(arg, PEA_KSTACK_MAX, &po->kstack) ||
+			    !po->kstack))
+			return probe_usage(probe, "--kstack=%s: a depth of 1..%d frames",
+					   arg, PEA_KSTACK_MAX);
+		po->set |= PO_KSTACK;
+		return 0;
+	}
+	return 1;	/* not a probe option */
+}
+
+/* A session option, wherever it was given. */
+static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
+{
+	switch (c) {
+	case 'd':
+		if (tool_parse_seconds(arg, &o->duration))
+			return tool_usage("trace", "--duration '%s': a positive number of seconds",
+					  arg);
+		return 0;
+	case 'c':
+		if (tool_parse_u64(arg, &o->count) || !o->count)
+			return tool_usage("trace", "--count '%s': a positive number", arg);
+		return 0;
+	case OPT_PAGES:
+		if (tool_parse_uint(arg, PEA_MAX_RING_PAGES, &o->pages) ||
+		    !o->pages || (o->pages & (o->pages - 1)))
+			return tool_usage("trace", "--pages '%s': a power of two, 1..%d",
+					  arg, PEA_MAX_RING_PAGES);
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case OPT_FORMAT:
+		o->format = trace_writer_format(arg);
+		if (!o->format)
+			return tool_usage("trace", "--format '%s': ctf or perfetto",
+					  arg);
+		return 0;
+	case 'j':
+		o->json = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'F':
+		o->flight = true;
+		return 0;
+	case OPT_UNORDERED:
+		o->unordered = true;
+		return 0;
+	case OPT_TOP:
+		if (tool_parse_uint(arg, UINT_MAX, &o->agg.top) || !o->agg.top)
+			return tool_usage("trace", "--top '%s': a positive number",
+					  arg);
+		o->top_set = true;
+		return 0;
+	case OPT_MAX_KEYS:
+		if (tool_parse_uint(arg, AGG_MAX_KEYS_LIMIT, &o->agg.max_keys) ||
+		    !o->agg.max_keys)
+			return tool_usage("trace", "--max-keys '%s': 1..%d",
+					  arg, AGG_MAX_KEYS_LIMIT);
+		o->max_keys_set = true;
+		return 0;
+	case 'i':
+		if (tool_parse_seconds(arg, &o->interval) || o->interval < 0.1)
+			return tool_usage("trace", "--interval '%s': seconds, at least 0.1",
+					  arg);
+		return 0;
+	case OPT_EVENTS:
+		o->events = true;
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * One --hist or --count-by KEY, for probe @probe (-1: given before the
+ * first PROBE, for every probe). Checked against the probes later.
+ */
+static int parse_agg_opt(struct agg_opts *a, bool hist, const char *key,
+			 int probe)
+{
+	const char *opt = hist ? "--hist" : "--count-by";
+	int *n = hist ? &a->nhist : &a->ncount;
+
+	if (*n == AGG_MAX_SPECS)
+		return tool_usage("trace", "at most %d %s options", AGG_MAX_SPECS,
+				  opt);
+	if (!*key)
+		return tool_usage("trace", "%s needs a key", opt);
+	if (!hist && !strcmp(key, "probe"))
+		probe = -1;	/* one table for the session, wherever given */
+	if (hist) {
+		a->hist_probe[*n] = probe;
+		a->hist[(*n)++] = key;
+	} else {
+		a->count_probe[*n] = probe;
+		a->count[(*n)++] = key;
+	}
+	return 0;
+}
+
+/* What goes with the aggregation options; 0 or PEA_EXIT_USAGE. */
+static int check_agg_args(const struct trace_opts *o)
+{
+	bool agg = o->agg.nhist || o->agg.ncount;
+
+	if (!agg && (o->interval || o->events))
+		return tool_usage("trace", "--interval and --events go with --hist or --count-by");
+	if (!o->agg.ncount && (o->top_set || o->max_keys_set))
+		return tool_usage("trace", "--top and --max-keys go with --count-by");
+	if (o->interval && o->flight)
+		return tool_usage("trace", "--interval does not go with --flight-recorder, which reads the rings only at the end");
+	if (o->events && o->quiet)
+		return tool_usage("trace", "--events and --quiet contradict each other");
+	return 0;
+}
+
+/*
+ * Parse the options of one segment: argv[1..] up to the next PROBE (or
+ * the end). Returns 0 with *@next the index in @argv of that PROBE
+ * (@argc: none), or a usage error's exit status.
+ */
+static int parse_segment(int argc, char **argv, struct trace_opts *o,
+			 struct probe_opts *po, const char *probe, int ncpus,
+			 bool *help, int *next)
+{
+	int index = probe ? (int)o->nprobes - 1 : -1;
+	int c, ret;
+
+	opterr = 0;
+	optind = 0;	/* start over, at argv[1] */
+	while ((c = getopt_long(argc, argv, "+:as:b:p:C:d:c:jqFho:i:",
+				trace_options, NULL)) != -1) {
+		if (c == 'h') {
+			*help = true;
+			return 0;
+		}
+		if (c == ':')
+			return tool_usage("trace", "option '%s' needs a value",
+					  argv[optind - 1]);
+		if (c == '?')
+			return tool_usage("trace", "unknown option '%s'",
+					  argv[optind - 1]);
+		if (c == OPT_HIST || c == OPT_COUNT_BY)
+			ret = parse_agg_opt(&o->agg, c == OPT_HIST, optarg,
+					    index);
+		else
+			ret = parse_probe_opt(c, optarg, po, probe, ncpus);
+		if (ret == 1)
+			ret = parse_session_opt(c, optarg, o);
+		if (ret == 1)
+			return tool_usage("trace", "unknown option '%s'",
+					  argv[optind - 1]);
+		if (ret)
+			return ret;
+	}
+	*next = optind;
+	return 0;
+}
+
+/* @eff = @def with what @own gave replaced. */
+static void probe_opts_merge(struct probe_opts *eff,
+			     const struct probe_opts *def,
+			     const struct probe_opts *own)
+{
+	*eff = *def;
+	eff->set = own->set;
+	if (own->set & PO_ARGS)
+		eff->args = own->args;
+	if (own->set & PO_CAPTURE) {
+		eff->capture_mode = own->capture_mode;
+		eff->capture_arg = own->capture_arg;
+		eff->capture_len = own->capture_len;
+	}
+	if (own->set & PO_SPACE) {
+		eff->user = own->user;
+		eff->kernel = own->kernel;
+	}
+	if (own->set & PO_PID)
+		eff->pid = own->pid;
+	if (own->set & PO_CPU)
+		eff->cpu = own->cpu;
+	if (own->set & PO_MAXACTIVE)
+		eff->maxactive = own->maxactive;
+	if (own->set & PO_PACKET)
+		eff->packet = own->packet;
+	if (own->set & PO_FILTER)
+		eff->filter = own->filter;
+	if (own->set & PO_KSTACK)
+		eff->kstack = own->kstack;
+}
+
+/* Whether the options in effect for @p suit its kind. */
+static int probe_validate(const struct trace_probe *p)
+{
+	const struct probe_opts *o = &p->o;
+	const struct probe_spec *s = &p->spec;
+	const char *n = s->text;
+
+	const struct probe_kind *k = s->kind;
+	const char *msg = k->check_opts ? k->check_opts(o) : NULL;
+
+	if (msg)
+		return probe_usage(n, "%s", msg);
+	if (o->filter && !(k->opts & PO_FILTER))
+		return probe_usage(n, "--filter is for tracepoints");
+	if (o->kstack && !(k->opts & PO_KSTACK))
+		return probe_usage(n, "--kstack is for kprobes, kretprobes and tracepoints");
+	if (o->packet && !(k->opts & PO_PACKET))
+		return probe_usage(n, "--packet is for netfilter");
+	if (o->user && o->kernel)
+		return probe_usage(n, "--user or --kernel, not both");
+	if ((o->user || o->kernel) && !o->capture_mode)
+		return probe_usage(n, "--user and --kernel go with --str or --bytes");
+	if (o->maxactive && !s->retprobe)
+		return probe_usage(n, "--maxactive is for kretprobes");
+	return 0;
+}
+
+/*
+ * The command line: session options and probe defaults, then each PROBE
+ * with its own options. Session options are taken anywhere.
+ */
+int parse_trace_args(int argc, char **argv, struct trace_opts *o,
+		     int ncpus, bool *help)
+{
+	struct probe_opts *po = &o->defaults;
+	const char *probe = NULL;
+	int pos = 1, next = 1, ret;
+	unsigned int i;
+
+	memset(o, 0, sizeof(*o));
+	o->defaults.cpu = -1;
+	o->pages = DEFAULT_PAGES;
+	o->agg.top = AGG_DEFAULT_TOP;
+	o->agg.max_keys = AGG_DEFAULT_MAX_KEYS;
+	*help = false;
+	o->probes = calloc(TRACE_MAX_PROBES, sizeof(*o->probes));
+	if (!o->probes) {
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
+	}
+	for (;;) {
+		/* argv[pos - 1] stands in for the program name. */
+		ret = parse_segment(argc - pos + 1, argv + pos - 1, o, po,
+				    probe, ncpus, help, &next);
+		if (ret || *help)
+			return ret;
+		pos += next - 1;
+		if (pos >= argc)
+			break;
+		if (o->nprobes == TRACE_MAX_PROBES)
+			return tool_usage("trace", "at most %d probes in one session ('%s' is one more)",
+					  TRACE_MAX_PROBES, argv[pos]);
+		if (probe_parse(argv[pos], &o->probes[o->nprobes].spec))
+			return PEA_EXIT_USAGE;
+		probe = argv[pos];
+		po = &o->probes[o->nprobes].own;
+		po->cpu = -1;
+		o->nprobes++;
+		pos++;
+	}
+	if (!o->nprobes)
+		return tool_usage("trace", "which probe? e.g. pea trace kprobe:do_sys_openat2 --str ARG1");
+	for (i = 0; i < o->nprobes; i++) {
+		struct trace_probe *p = &o->probes[i];
+
+		probe_opts_merge(&p->o, &o->defaults, &p->own);
+		p->link_fd = -1;
+		ret = probe_validate(p);
+		if (ret)
+			return ret;
+	}
+	if (!o->output != !o->format)
+		return tool_usage("trace", "--output PATH and --format ctf|perfetto go together");
+	if (o->flight && o->unordered)
+		return tool_usage("trace", "--unordered does not go with --flight-recorder");
+	if (o->flight && o->count)
+		return tool_usage("trace", "--count does not go with --flight-recorder, which prints what the rings hold at the end");
+	return check_agg_args(o);
+}
