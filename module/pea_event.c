@@ -276,8 +276,20 @@ static int pea_event_mmap(struct file *file, struct vm_area_struct *vma)
 	pea_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_private_data = ring;
 	vma->vm_ops = &pea_vm_ops;
-	if (fresh)
+	if (fresh) {
 		rcu_assign_pointer(ev->ring, ring);
+		/*
+		 * Records dropped before the ring was published, up to this
+		 * very moment, are pending: the hint says so. Full barrier
+		 * between the publication and the count, paired with
+		 * pea_ring_count_lost()'s between the count and its second
+		 * look at ev->ring: a writer that found no ring either is
+		 * counted here or sees the ring and sets the hint itself.
+		 */
+		smp_mb();
+		if (atomic_long_read(&ev->lost_pending))
+			WRITE_ONCE(PEA_PAGE_LOST_HINT(ring->user_page), 1);
+	}
 	mutex_unlock(&ev->mmap_mutex);
 	return 0;
 

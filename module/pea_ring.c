@@ -163,9 +163,7 @@ struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
 	pg->size = offsetof(struct perf_event_mmap_page, __reserved);
 	pg->data_offset = PAGE_SIZE;
 	pg->data_size = ring->size;
-	ring->user_page = pg;
-	if (atomic_long_read(&ev->lost_pending))
-		PEA_PAGE_LOST_HINT(pg) = 1;
+	ring->user_page = pg;	/* the lost hint: pea_event_mmap() */
 	atomic_inc(&pea_objects.rings);
 	return ring;
 
@@ -190,16 +188,26 @@ void pea_ring_free_deferred(struct pea_ring *ring)
 	queue_rcu_work(pea_wq, &ring->free_work);
 }
 
-/* Count one dropped record; reported by the next PERF_RECORD_LOST. */
+/*
+ * Count one dropped record; reported by the next PERF_RECORD_LOST. With
+ * no @ring the event is looked at again after the count: a first mmap
+ * may have published its ring since (pea_event_mmap() reads the count
+ * after publishing, so one of the two sets the hint). The caller is in
+ * an RCU-sched read section (preemption off), as for @ring.
+ */
 static void pea_ring_count_lost(struct pea_event *ev, struct pea_ring *ring)
 {
 	local64_inc(&ev->lost);
 	atomic_long_inc(&ev->lost_pending);
-	if (ring) {
-		/* The count is visible before the hint that asks for it. */
-		smp_mb__after_atomic();
+	/*
+	 * The count is visible before the hint that asks for it, and before
+	 * the second look at ev->ring: pairs with pea_event_mmap()'s smp_mb().
+	 */
+	smp_mb__after_atomic();
+	if (!ring)
+		ring = rcu_dereference_sched(ev->ring);
+	if (ring)
 		WRITE_ONCE(PEA_PAGE_LOST_HINT(ring->user_page), 1);
-	}
 }
 
 /*

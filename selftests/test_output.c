@@ -140,6 +140,46 @@ static void test_unmapped_and_paused(void)
 	close(map);
 }
 
+/*
+ * A record dropped while the first mmap allocates the ring, before the
+ * event points to it (the test module's kretprobe on pea_ring_alloc()
+ * makes it): the mapping must still show the lost hint.
+ */
+static void test_drop_while_mapping(void)
+{
+	int map = pt_map_create(MAP, 1, 0);
+	int fd = pt_event_open(0, PERF_SAMPLE_RAW);
+	struct pea_event_stats st;
+	struct pea_st_drop d;
+	struct pt_ring r;
+	__u64 lost = 0;
+
+	pt_map_update(map, 0, fd);
+	memset(&d, 0, sizeof(d));
+	strcpy(d.map, MAP);
+	PT_EQ(ioctl(pt_st(), PEA_ST_IOC_DROP_ARM, &d), 0,
+	      "drop while mapping: armed at pea_ring_alloc()'s return");
+	pt_ring_map(&r, fd, 2, PROT_READ | PROT_WRITE);
+	PT_EQ(ioctl(pt_st(), PEA_ST_IOC_DROP_END, &d), 0,
+	      "drop while mapping: disarmed");
+	PT_OK(d.fired && d.ret == -ENOSPC,
+	      "drop while mapping: a record was dropped between the ring's allocation and its publication (fired %u, ret %lld)",
+	      d.fired, (long long)d.ret);
+	ioctl(fd, PEA_EVENT_IOC_STATS, &st);
+	PT_OK(st.lost == 1 && st.lost_pending == 1,
+	      "drop while mapping: counted lost and pending (%llu, %llu)",
+	      (unsigned long long)st.lost,
+	      (unsigned long long)st.lost_pending);
+	PT_EQ(PEA_PAGE_LOST_HINT(r.pg), 1,
+	      "drop while mapping: the new mapping shows the lost hint");
+	PT_EQ(ioctl(fd, PEA_EVENT_IOC_TAKE_LOST, &lost), 0,
+	      "drop while mapping: TAKE_LOST succeeds");
+	PT_EQ(lost, 1, "drop while mapping: TAKE_LOST returns the 1 pending");
+	pt_ring_unmap(&r);
+	close(fd);
+	close(map);
+}
+
 int main(void)
 {
 	pt_pin(0);
@@ -147,5 +187,6 @@ int main(void)
 	test_errnos();
 	test_nesting();
 	test_unmapped_and_paused();
+	test_drop_while_mapping();
 	return pt_done();
 }

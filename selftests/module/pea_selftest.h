@@ -384,4 +384,20 @@ struct pea_st_kstack_nmi {
 
 #define PEA_ST_IOC_KSTACK_NMI	_IOWR(PEA_ST_MAGIC, 0x50, struct pea_st_kstack_nmi)
 
+/*
+ * PEA_ST_IOC_DROP_ARM: at the next return of pea.ko's pea_ring_alloc(),
+ * one pea_output(map, flags, 8 bytes). PEA_ST_IOC_DROP_END disarms and
+ * says whether it ran and what pea_output() returned.
+ */
+struct pea_st_drop {
+	char map[16];
+	__u64 flags;		/* pea_output()'s flags */
+	__s64 ret;		/* out: its return value */
+	__u32 fired;		/* out: it ran */
+	__u32 pad;
+};
+
+#define PEA_ST_IOC_DROP_ARM	_IOW(PEA_ST_MAGIC, 0x60, struct pea_st_drop)
+#define PEA_ST_IOC_DROP_END	_IOR(PEA_ST_MAGIC, 0x61, struct pea_st_drop)
+
 #endif /* _PEA_SELFTEST_H */

@@ -51,6 +51,7 @@
 #include "pea_st_order.h"
 #include "pea_st_ctx.h"
 #include "pea_st_kstack.h"
+#include "pea_st_drop.h"
 
 struct st_cpu {
 	struct hrtimer hrtimer;
@@ -1239,6 +1240,12 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PEA_ST_IOC_KSTACK_NMI:
 		err = st_kstack_nmi(uarg);
 		break;
+	case PEA_ST_IOC_DROP_ARM:
+		err = st_drop_arm(uarg);
+		break;
+	case PEA_ST_IOC_DROP_END:
+		err = st_drop_end(uarg);
+		break;
 	default:
 		err = st_order_ioctl(cmd, uarg);
 	}
@@ -1307,6 +1314,7 @@ static void __exit st_exit(void)
 		unregister_kprobe(&st_kp);
 	if (st_exit_registered)
 		unregister_kprobe(&st_exit_kp);
+	st_drop_exit();
 	st_exit_unmark();
 	if (st_exit_map)
 		pea_map_put(st_exit_map);
