@@ -151,7 +151,7 @@ int probe_attach(int map_fd, const struct pea_probe_attr *attr,
 		break;
 	case EPERM:
 	case EACCES:
-		tool_err("cannot attach %s: attaching probes needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+		tool_err("cannot attach %s: attaching probes needs CAP_PERFMON, or CAP_SYS_ADMIN at kernel.perf_event_paranoid 3 (run as root)",
 			 spec->text);
 		break;
 	case EILSEQ:
@@ -186,7 +186,7 @@ int tp_attach(int map_fd, const struct pea_tp_attr *attr,
 	switch (err) {
 	case EPERM:
 	case EACCES:
-		tool_err("cannot attach %s: attaching tracepoints needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+		tool_err("cannot attach %s: attaching tracepoints needs CAP_PERFMON, or CAP_SYS_ADMIN at kernel.perf_event_paranoid 3 (run as root)",
 			 spec->text);
 		break;
 	case EINVAL:
