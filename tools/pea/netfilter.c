@@ -81,7 +81,7 @@ int nf_attach(int map_fd, const struct probe_spec *spec, __u64 id,
 	switch (err) {
 	case EPERM:
 	case EACCES:
-		tool_err("cannot attach %s: netfilter hooks need CAP_NET_ADMIN and CAP_PERFMON (or CAP_SYS_ADMIN) (run as root)",
+		tool_err("cannot attach %s: netfilter hooks need CAP_NET_ADMIN (run as root)",
 			 spec->text);
 		break;
 	case EOPNOTSUPP:
