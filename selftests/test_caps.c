@@ -3,9 +3,10 @@
  * The capability matrix (issue 26): every create and attach operation of
  * pea, once /dev/pea is opened to other users (mode 0666), as root, as
  * nobody with CAP_PERFMON, with CAP_PERFMON and CAP_BPF, with
- * CAP_NET_ADMIN, with CAP_SYS_ADMIN and with no capability, under
- * perf_event_paranoid 2 and 3, each next to what Linux's own interface for
- * the same thing answers in the same guest, in the same child:
+ * CAP_NET_ADMIN, with CAP_SYS_ADMIN and with no capability, at every
+ * perf_event_paranoid level (-1 to 3; Debian's default is 3), each next to
+ * what Linux's own interface for the same thing answers in the same guest,
+ * in the same child:
  *
  *   map, output event   bpf(BPF_MAP_CREATE) of a PERF_EVENT_ARRAY and
  *                       perf_event_open() of a BPF output event (pid -1):
@@ -660,8 +661,8 @@ int main(void)
 	PT_EQ(pt_perm_write_int(PT_MLOCK_KB, pt_page_size() / 1024), 0,
 	      "perf_event_mlock_kb one page");
 	pt_diag("caps op|who|paranoid|linux|pea");
-	run_matrix(2);
-	run_matrix(3);
+	for (int p = -1; p <= 3; p++)
+		run_matrix(p);
 	PT_EQ(pt_perm_write_int(PT_PARANOID, paranoid), 0,
 	      "perf_event_paranoid restored");
 	PT_EQ(pt_perm_write_int(PT_MLOCK_KB, mlock_kb), 0,
