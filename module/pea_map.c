@@ -230,6 +230,9 @@ static long pea_map_ioctl(struct file *file, unsigned int cmd,
 	case PEA_MAP_IOC_LOOKUP:
 		if (copy_from_user(&elem, uarg, sizeof(elem)))
 			return -EFAULT;
+		/* As BPF's CHECK_ATTR() on unused bpf_attr bytes: first. */
+		if (elem.pad)
+			return -EINVAL;
 		break;
 	case PEA_MAP_IOC_INFO:
 		return pea_map_info(map, uarg);

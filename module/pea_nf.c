@@ -154,8 +154,8 @@ static int pea_nf_check_attr(const struct pea_nf_attr *a)
  * @map: the map the producer writes into (the ioctl's map fd)
  * @ua: struct pea_nf_attr in user memory
  *
- * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN, and
- * CAP_NET_ADMIN over the caller's network namespace), -EFAULT, -EINVAL
+ * Return: a link fd, or -EPERM (needs CAP_NET_ADMIN over the caller's
+ * network namespace), -EFAULT, -EINVAL
  * (attr, packet_len 0), -E2BIG (attr tail, packet_len past
  * PEA_NF_PACKET_MAX), -EAFNOSUPPORT (family), -EPROTO (hook), -ERANGE
  * (priority INT_MIN or INT_MAX), -EMLINK (PEA_MAX_LINKS live),
@@ -168,7 +168,12 @@ long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua)
 	struct pea_link *l;
 	long err;
 
-	if (!perfmon_capable() || !ns_capable(net->user_ns, CAP_NET_ADMIN))
+	/*
+	 * Linux's rule for registering a netfilter hook, as nfnetlink asks it
+	 * of nftables: CAP_NET_ADMIN in the user namespace that owns the
+	 * network namespace (docs/security.md).
+	 */
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	err = pea_link_copy_attr(&a, sizeof(a), sizeof(a), ua);
 	if (err)

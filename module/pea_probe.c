@@ -32,6 +32,7 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_perm.h"
 
 /* What a kretprobe keeps from entry to return. */
 struct pea_rp_entry {
@@ -605,7 +606,8 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  * @map: the map the producer writes into (the ioctl's map fd)
  * @ua: struct pea_probe_attr in user memory
  *
- * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN; kernel
+ * Return: a link fd, or -EACCES (as the kprobe PMU: CAP_PERFMON or
+ * CAP_SYS_ADMIN; at perf_event_paranoid 3, CAP_SYS_ADMIN), -EPERM (kernel
  * lockdown),
  * -EFAULT, -EINVAL (attr; size below PEA_PROBE_ATTR_SIZE_VER0; offset past
  * UINT_MAX, maxactive past PEA_MAXACTIVE_MAX or on a kprobe, kstack_depth
@@ -622,8 +624,9 @@ long pea_probe_attach(struct pea_map *map,
 	struct pea_link *l;
 	long err;
 
-	if (!perfmon_capable())
-		return -EPERM;
+	err = pea_perm_kprobe();
+	if (err)
+		return err;
 	err = pea_link_copy_attr(&a, sizeof(a), PEA_PROBE_ATTR_SIZE_VER0, ua);
 	if (err)
 		return err;

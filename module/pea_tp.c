@@ -39,6 +39,7 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_perm.h"
 
 /*
  * Match @len bytes of @s against the NUL-terminated @pat: '*' matches any
@@ -401,7 +402,8 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
  * @map: the map the producer writes into (the ioctl's map fd)
  * @ua: struct pea_tp_attr in user memory
  *
- * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN), -EFAULT,
+ * Return: a link fd, or -EACCES or -EPERM (as perf_event_open() of the
+ * event with PERF_SAMPLE_RAW for every task: pea_perm_tracepoint()), -EFAULT,
  * -EINVAL (attr, a predicate; size below PEA_TP_ATTR_SIZE_VER0,
  * kstack_depth past PEA_KSTACK_MAX, reserved not zero; no trace event has
  * this id, as perf_event_open() says), -EOPNOTSUPP (kstack_depth where pea
@@ -414,13 +416,10 @@ long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
 	struct pea_link *l;
 	long err;
 
-	/*
-	 * perf_event_open() lets raw tracepoint data out only to
-	 * perf_allow_tracepoint()'s callers; pea asks what it asks for
-	 * kprobes.
-	 */
-	if (!perfmon_capable())
-		return -EPERM;
+	/* As perf_event_open() of the event with PERF_SAMPLE_RAW, pid -1. */
+	err = pea_perm_tracepoint();
+	if (err)
+		return err;
 	err = pea_link_copy_attr(&a, sizeof(a), PEA_TP_ATTR_SIZE_VER0, ua);
 	if (err)
 		return err;

@@ -430,8 +430,8 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
  * @map: the map the producer writes into (the ioctl's map fd)
  * @ua: struct pea_uprobe_attr in user memory
  *
- * Return: a link fd, or -EPERM (needs CAP_PERFMON or CAP_SYS_ADMIN, as
- * kprobes), -EFAULT, -EINVAL (attr; not a regular file; offset past the
+ * Return: a link fd, or -EACCES (needs CAP_SYS_ADMIN, as the uprobe
+ * PMU), -EFAULT, -EINVAL (attr; not a regular file; offset past the
  * file's end or refused by uprobe_register()), -E2BIG (attr tail), -EBADF
  * (path_fd), -ENOENT and the other path lookup errors, -EMLINK
  * (PEA_MAX_LINKS live), -ENOMEM, -EMFILE, uprobe_register()'s errors.
@@ -444,8 +444,14 @@ long pea_uprobe_attach(struct pea_map *map,
 	struct path path;
 	long err;
 
-	if (!perfmon_capable())
-		return -EPERM;
+	/*
+	 * As the uprobe PMU since "perf: Revert to requiring CAP_SYS_ADMIN for
+	 * uprobes" (both Debian kernels): a uprobe rewrites the text of every
+	 * process that maps the file, so CAP_PERFMON is not enough. No check
+	 * of perf_event_open() before the PMU's asks for more.
+	 */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EACCES;
 	err = pea_link_copy_attr(&a, sizeof(a), sizeof(a), ua);
 	if (err)
 		return err;

@@ -2,7 +2,7 @@
 /*
  * Helpers for the permission and limit selftests: becoming nobody with a
  * chosen capability, opening /dev/pea to other users, the perf sysctls.
- * Include after pea_test.h.
+ * Include after pea_test.h (and pt_counter.h: pt_pmu_type()).
  */
 #ifndef _PT_PERM_H
 #define _PT_PERM_H
@@ -20,6 +20,9 @@
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON	38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF		39
 #endif
 
 static inline int pt_perm_write_int(const char *path, long v)
@@ -48,28 +51,32 @@ static inline long pt_perm_read_int(const char *path)
 }
 
 /*
- * Become nobody for good, keeping only capability @cap (-1: none);
- * -errno or 0. Supplementary groups are dropped too.
+ * Become nobody for good, keeping only the capabilities in @caps (bit N:
+ * capability N); -errno or 0. Supplementary groups are dropped too.
  */
-static inline int pt_drop_to_nobody(int cap)
+static inline int pt_drop_to_nobody_caps(__u64 caps)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct data[2];
 
-	if (cap >= 0 && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+	if (caps && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
 		return -errno;
 	if (setgroups(0, NULL) ||
 	    setresgid(PT_NOBODY, PT_NOBODY, PT_NOBODY) ||
 	    setresuid(PT_NOBODY, PT_NOBODY, PT_NOBODY))
 		return -errno;
 	memset(data, 0, sizeof(data));
-	if (cap >= 0) {
-		data[cap / 32].effective = 1U << (cap % 32);
-		data[cap / 32].permitted = 1U << (cap % 32);
-	}
+	data[0].effective = data[0].permitted = (__u32)caps;
+	data[1].effective = data[1].permitted = (__u32)(caps >> 32);
 	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+/* Become nobody for good, keeping only capability @cap (-1: none). */
+static inline int pt_drop_to_nobody(int cap)
+{
+	return pt_drop_to_nobody_caps(cap >= 0 ? 1ULL << cap : 0);
 }
 
 /*
@@ -112,6 +119,29 @@ static inline int pt_perf_open_errno(struct perf_event_attr *a, int pid,
 		return errno;
 	close(fd);
 	return 0;
+}
+
+/*
+ * A perf_event_open() attr for the uprobe PMU (type @type) on @path at
+ * file offset @off, a uretprobe with @ret: the PMU's "retprobe" format
+ * bit is config:0, the path config1, the offset config2.
+ */
+static inline struct perf_event_attr pt_uprobe_pmu_attr(int type,
+							const char *path,
+							__u64 off, bool ret)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	a.config = ret;
+	a.config1 = (uintptr_t)path;
+	a.config2 = off;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_RAW;
+	a.exclude_kernel = 1;
+	return a;
 }
 
 #endif /* _PT_PERM_H */

@@ -303,6 +303,29 @@ static void test_map_ioctls(void)
 	      "map lookup: a set slot succeeds");
 	PT_OK(e.id == id0 && e.cpu == 0,
 	      "map lookup: reports the event's id and cpu");
+	/* pad is zero: non-zero fails first, as BPF's CHECK_ATTR does. */
+	memset(&e, 0, sizeof(e));
+	e.key = 1; e.fd = ev1; e.pad = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_UPDATE, &e), EINVAL,
+	      "map update: pad != 0 gives EINVAL");
+	e.flags = 1; e.key = 5;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_UPDATE, &e), EINVAL,
+	      "map update: pad, flags and key bad give EINVAL");
+	memset(&e, 0, sizeof(e));
+	e.key = 1; e.pad = 0x80000000;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EINVAL,
+	      "map lookup: pad != 0 gives EINVAL");
+	PT_OK(e.pad == 0x80000000 && e.id == 0 && e.cpu == 0,
+	      "map lookup: a refused lookup writes nothing back");
+	e.key = 1; e.pad = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_DELETE, &e), EINVAL,
+	      "map delete: pad != 0 gives EINVAL");
+	memset(&e, 0, sizeof(e));
+	e.key = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), 0,
+	      "map lookup: the slot is still set after the refused ioctls");
+	PT_OK(e.id == id0 && e.pad == 0,
+	      "map lookup: still the first event, pad 0");
 	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_INFO, &info), 0, "map info succeeds");
 	PT_OK(info.max_entries == 2 && info.key_size == 4 &&
 	      info.value_size == 4 && info.nr_used == 2 && info.id != 0,
@@ -324,6 +347,10 @@ static void test_map_ioctls(void)
 	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_DELETE, &e), EINVAL,
 	      "RDONLY map: delete with flags gives EINVAL (before EPERM)");
 	memset(&e, 0, sizeof(e));
+	e.key = 0; e.fd = ev0; e.pad = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_UPDATE, &e), EINVAL,
+	      "RDONLY map: update with pad != 0 gives EINVAL (before EPERM)");
+	memset(&e, 0, sizeof(e));
 	e.key = 0;
 	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), ENOENT,
 	      "RDONLY map: lookup is allowed");
@@ -337,6 +364,9 @@ static void test_map_ioctls(void)
 	e.flags = 4;
 	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EPERM,
 	      "WRONLY map: lookup with BPF_F_LOCK gives EPERM (before EINVAL)");
+	e.flags = 0; e.key = 0; e.pad = 1;
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_LOOKUP, &e), EINVAL,
+	      "WRONLY map: lookup with pad != 0 gives EINVAL (before EPERM)");
 	memset(&e, 0, sizeof(e));
 	PT_EQ(pt_map_update(map, 0, ev0), 0, "WRONLY map: update is allowed");
 	close(map);

@@ -5,7 +5,8 @@
  * their rings (charged, see test_limits_mlock); a map name, by which
  * kernel producers find a map and hand it their data, needs CAP_PERFMON
  * or CAP_SYS_ADMIN (EPERM), so no unprivileged user can squat a name a
- * producer will look up; kprobes need the same capability.
+ * producer will look up; kprobes need what the kprobe PMU needs (EACCES,
+ * test_caps).
  */
 #include "pea_test.h"
 #include "pt_perm.h"
@@ -77,8 +78,8 @@ int main(void)
 	memset(&pa, 0, sizeof(pa));
 	pa.size = sizeof(pa);
 	strcpy(pa.symbol, "ksys_mmap_pgoff");
-	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_ATTACH_PROBE, &pa), EPERM,
-	      "nobody attaching a kprobe to its map: EPERM");
+	PT_EQ(pt_ioctl_errno(map, PEA_MAP_IOC_ATTACH_PROBE, &pa), EACCES,
+	      "nobody attaching a kprobe to its map: EACCES (as the kprobe PMU)");
 	PT_EQ(pt_in_child(perfmon_child, "pt_perfmon"), 0,
 	      "nobody with CAP_PERFMON creates a named map");
 

@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 #include "pea_test.h"
 #include "pt_counter.h"
+#include "pt_perm.h"
 
 #define NCPU_MAX	64
 #define NREC_MAX	64
@@ -563,8 +564,7 @@ static void test_errnos(void)
 {
 	struct pea_uprobe_attr good = up_attr(self, pt_target, 0), a;
 	struct stat st;
-	int status, fd;
-	pid_t child;
+	int fd;
 
 	stat(self, &st);
 	PT_EQ(attach_errno(good), 0, "attach: a good attr succeeds");
@@ -635,16 +635,85 @@ static void test_errnos(void)
 	}
 	PT_EQ(pt_ioctl_errno(map_fd, PEA_MAP_IOC_ATTACH_UPROBE, (void *)8),
 	      EFAULT, "attach: a bad attr pointer gives EFAULT");
+}
 
-	child = fork();
-	if (child == 0) {
-		if (setresuid(65534, 65534, 65534))
-			_exit(100);
-		_exit(attach_errno(good));
+#define PT_ROOT_CAPS	(~0ULL)
+#define PT_CAP(c)	(1ULL << (c))
+
+/*
+ * Attach a uprobe (uretprobe with PEA_UPROBE_F_RETPROBE in @flags) on
+ * pt_target as nobody keeping only @caps (PT_ROOT_CAPS: stay root) at
+ * perf_event_paranoid @paranoid, through pea and through
+ * perf_event_open() of the uprobe PMU on the same file and offset (CPU 0,
+ * every task: what a pea link probes). Returns pea's errno (0: attached;
+ * 200 + errno: the set-up failed) and stores perf's in @perf.
+ */
+static int perm_try(__u64 caps, int paranoid, __u32 flags, int *perf)
+{
+	struct pea_uprobe_attr a = up_attr(self, pt_target, flags);
+	struct perf_event_attr pa = pt_uprobe_pmu_attr(pt_pmu_type("uprobe"),
+						       self, a.offset,
+						       flags & PEA_UPROBE_F_RETPROBE);
+	int status, p[2], err;
+	pid_t pid;
+
+	*perf = -1;
+	if (pt_perm_write_int(PT_PARANOID, paranoid) || pipe(p))
+		return 200 + EIO;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (caps != PT_ROOT_CAPS && pt_drop_to_nobody_caps(caps))
+			_exit(200 + errno);
+		err = pt_perf_open_errno(&pa, -1, 0);
+		if (write(p[1], &err, sizeof(err)) != sizeof(err))
+			_exit(200 + EIO);
+		_exit(attach_errno(a));
 	}
-	waitpid(child, &status, 0);
-	PT_EQ(WEXITSTATUS(status), EPERM,
-	      "attach: an unprivileged user gets EPERM");
+	close(p[1]);
+	if (read(p[0], perf, sizeof(*perf)) != sizeof(*perf))
+		*perf = -1;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+}
+
+#define PERM_CASE(want, desc, ...) do {					\
+	const char *__d = (desc);					\
+	int __perf, __pea = perm_try(__VA_ARGS__, &__perf);		\
+	PT_EQ(__pea, want, "perm: %s", __d);				\
+	PT_EQ(__perf, __pea, "perm: %s: as the uprobe PMU", __d);	\
+} while (0)
+
+/*
+ * Who may attach: as the uprobe PMU since "perf: Revert to requiring
+ * CAP_SYS_ADMIN for uprobes" (both Debian kernels): CAP_SYS_ADMIN, else
+ * EACCES, at every perf_event_paranoid level; CAP_PERFMON is not enough.
+ */
+static void test_perms(void)
+{
+	const __u32 rp = PEA_UPROBE_F_RETPROBE;
+	long orig = pt_perm_read_int(PT_PARANOID);
+
+	PT_OK(pt_pmu_type("uprobe") > 0, "perm: the uprobe PMU has type %d",
+	      pt_pmu_type("uprobe"));
+	PERM_CASE(EACCES, "nobody, paranoid 2: EACCES", 0, 2, 0);
+	PERM_CASE(EACCES, "nobody, paranoid 3: EACCES", 0, 3, 0);
+	PERM_CASE(EACCES, "nobody with CAP_PERFMON, paranoid 2: EACCES",
+		  PT_CAP(CAP_PERFMON), 2, 0);
+	PERM_CASE(EACCES, "nobody with CAP_PERFMON, uretprobe: EACCES",
+		  PT_CAP(CAP_PERFMON), 2, rp);
+	PERM_CASE(EACCES, "nobody with CAP_PERFMON, paranoid -1: EACCES",
+		  PT_CAP(CAP_PERFMON), -1, 0);
+	PERM_CASE(EACCES, "nobody with CAP_PERFMON and CAP_BPF: EACCES",
+		  PT_CAP(CAP_PERFMON) | PT_CAP(CAP_BPF), 2, 0);
+	PERM_CASE(0, "nobody with CAP_SYS_ADMIN, paranoid 2: allowed",
+		  PT_CAP(CAP_SYS_ADMIN), 2, 0);
+	PERM_CASE(0, "nobody with CAP_SYS_ADMIN, paranoid 3, uretprobe: allowed",
+		  PT_CAP(CAP_SYS_ADMIN), 3, rp);
+	PERM_CASE(0, "root, paranoid 3: allowed", PT_ROOT_CAPS, 3, 0);
+	PT_EQ(pt_perm_write_int(PT_PARANOID, orig), 0,
+	      "perm: perf_event_paranoid restored");
 }
 
 static volatile int spin_stop;
@@ -1244,6 +1313,7 @@ int main(int argc, char **argv)
 	test_shared_object();
 	test_filter();
 	test_errnos();
+	test_perms();
 	test_detach_under_load();
 	test_deleted_binary();
 	test_overlay();

@@ -189,6 +189,7 @@ const char trace_help[] =
 "\"probes\":[{\"probe\":...,\"events\":...,\"records\":...,\"link\":{...}}]\n"
 "(there with one probe too). --output gives each probe its event class.\n"
 "\n"
-"Needs root (or CAP_PERFMON) and the pea module (insmod pea.ko);\n"
-"netfilter also needs CAP_NET_ADMIN.\n"
+"Needs the pea module (insmod pea.ko) and root, or: kprobes and\n"
+"tracepoints CAP_PERFMON (CAP_SYS_ADMIN at kernel.perf_event_paranoid 3),\n"
+"uprobes CAP_SYS_ADMIN, netfilter CAP_NET_ADMIN (docs/security.md).\n"
 "Exit status: 0 on success, 1 on a runtime error, 2 on a usage error.\n";

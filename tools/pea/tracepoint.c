@@ -124,7 +124,7 @@ static int tp_attach(int map_fd, struct probe_spec *spec,
 	switch (err) {
 	case EPERM:
 	case EACCES:
-		tool_err("cannot attach %s: attaching tracepoints needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+		tool_err("cannot attach %s: attaching tracepoints needs CAP_PERFMON, or CAP_SYS_ADMIN at kernel.perf_event_paranoid 3 (run as root)",
 			 spec->text);
 		break;
 	case EINVAL:

@@ -103,7 +103,7 @@ static int explain(const struct probe_spec *spec, int err)
 		break;
 	case EPERM:
 	case EACCES:
-		tool_err("cannot attach %s: attaching probes needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+		tool_err("cannot attach %s: attaching uprobes needs CAP_SYS_ADMIN (run as root)",
 			 spec->text);
 		break;
 	case EINVAL:

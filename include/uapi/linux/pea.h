@@ -115,7 +115,8 @@ struct pea_event_open {
  * @cpu:   LOOKUP: the CPU that event is bound to; for a counter, the CPU
  *         perf put it on, which a package-wide PMU (uncore, RAPL) chooses
  *         and moves when that CPU goes offline
- * @pad:   zero
+ * @pad:   zero; anything else is EINVAL, before any other check (as BPF's
+ *         unused bpf_attr bytes)
  */
 struct pea_map_elem {
 	__u32 key;

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: the privilege each producer's attach requires, as Linux's own
+ * interface for the same thing requires it: perf_event_open() of the
+ * kprobe PMU, of a tracepoint with PERF_SAMPLE_RAW, of the uprobe PMU,
+ * each for every task on a CPU (pid -1), since a pea link sees every task.
+ * Each rule takes perf_event_open()'s checks in its order and answers its
+ * errno (selftests/test_caps.c compares every case with the syscall in the
+ * same guest; the table is docs/security.md):
+ *
+ *   1. Debian's perf_event_paranoid 3: nothing without CAP_SYS_ADMIN,
+ *      EACCES, before anything else.
+ *   2. A kernel-mode event (exclude_kernel 0, as kprobes and tracepoints
+ *      are): paranoid <= 1 or CAP_PERFMON, EACCES (perf_allow_kernel()).
+ *   3. The PMU's event_init: kprobe CAP_PERFMON, uprobe CAP_SYS_ADMIN
+ *      (since "perf: Revert to requiring CAP_SYS_ADMIN for uprobes"),
+ *      both EACCES.
+ *   4. perf_trace_event_perm(): raw tracepoint data needs paranoid -1 or
+ *      CAP_PERFMON, EPERM (perf_allow_tracepoint()).
+ *   5. A CPU-wide event: paranoid <= 0 or CAP_PERFMON, EACCES
+ *      (perf_allow_cpu()).
+ *
+ * CAP_SYS_ADMIN implies CAP_PERFMON (perfmon_capable()). The LSM hooks
+ * perf consults with them (security_perf_event_open()) are not exported to
+ * modules, except through perf_allow_kernel() on 6.12 (docs/security.md).
+ * The uprobe rule, CAP_SYS_ADMIN, which every other step accepts, is
+ * pea_uprobe_attach()'s own.
+ */
+#include <linux/capability.h>
+#include "pea_compat.h"
+#include "pea_perm.h"
+
+/* Step 1, Debian's perf_event_paranoid 3. */
+static int pea_perm_paranoid_any(void)
+{
+	if (pea_perf_paranoid() > 2 && !capable(CAP_SYS_ADMIN))
+		return -EACCES;
+	return 0;
+}
+
+/**
+ * pea_perm_kprobe() - may the caller attach a kprobe or kretprobe
+ *
+ * As perf_event_open() of the kprobe PMU for pid -1: steps 1, 2, 3.
+ *
+ * Return: 0 or -EACCES.
+ */
+int pea_perm_kprobe(void)
+{
+	int err = pea_perm_paranoid_any();
+
+	if (err)
+		return err;
+	err = pea_perf_allow_kernel();
+	if (err)
+		return err;
+	return perfmon_capable() ? 0 : -EACCES;
+}
+
+/**
+ * pea_perm_tracepoint() - may the caller attach a tracepoint producer
+ *
+ * As perf_event_open() of PERF_TYPE_TRACEPOINT with PERF_SAMPLE_RAW for
+ * pid -1: steps 1, 2, 4, 5 (so paranoid -1 lets anyone attach, as perf).
+ *
+ * Return: 0, -EACCES or -EPERM.
+ */
+int pea_perm_tracepoint(void)
+{
+	int err = pea_perm_paranoid_any();
+
+	if (err)
+		return err;
+	err = pea_perf_allow_kernel();
+	if (err)
+		return err;
+	if (perfmon_capable())
+		return 0;
+	if (pea_perf_paranoid() > -1)
+		return -EPERM;
+	return 0;	/* step 5 allows whatever step 4 allowed */
+}

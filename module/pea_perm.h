@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pea: who may attach a producer, as Linux's own interface for the same
+ * thing decides (pea_perm.c). Nothing here is ABI.
+ */
+#ifndef _PEA_PERM_H
+#define _PEA_PERM_H
+
+int pea_perm_kprobe(void);
+int pea_perm_tracepoint(void);
+
+#endif /* _PEA_PERM_H */

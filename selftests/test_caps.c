@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The capability matrix (issue 26): every create and attach operation of
+ * pea, once /dev/pea is opened to other users (mode 0666), as root, as
+ * nobody with CAP_PERFMON, with CAP_PERFMON and CAP_BPF, with
+ * CAP_NET_ADMIN, with CAP_SYS_ADMIN and with no capability, at every
+ * perf_event_paranoid level (-1 to 3; Debian's default is 3), each next to
+ * what Linux's own interface for the same thing answers in the same guest,
+ * in the same child:
+ *
+ *   map, output event   bpf(BPF_MAP_CREATE) of a PERF_EVENT_ARRAY and
+ *                       perf_event_open() of a BPF output event (pid -1):
+ *                       pea differs on purpose (docs/security.md)
+ *   named map           no Linux counterpart: pea's own rule
+ *   counters            perf_event_open() of the same attr, CPU-wide
+ *   kprobe, kretprobe   the kprobe PMU (its type from sysfs), pid -1
+ *   tracepoint          PERF_TYPE_TRACEPOINT with PERF_SAMPLE_RAW, pid -1
+ *   uprobe, uretprobe   the uprobe PMU on the same file and offset, pid -1
+ *   netfilter           CAP_NET_ADMIN over the network namespace's user
+ *                       namespace, nfnetlink's rule, asked of the kernel
+ *                       by SIOCSIFFLAGS on lo (dev_ioctl() applies it)
+ *   debugfs files       /sys/kernel/debug/kprobes/list, the kernel's list
+ *                       of probes, in the same debugfs
+ *   perf_event_mlock_kb a ring past the budget: pea's output event ring
+ *                       against a perf ring of a per-task event
+ *
+ * Each case prints a "# caps OP|WHO|PARANOID|linux=E|pea=E" line, from
+ * which docs/security.md is written.
+ */
+#include <net/if.h>
+#include <sys/socket.h>
+#include <linux/bpf.h>
+#include <linux/hw_breakpoint.h>
+#include "pea_test.h"
+#include "pt_counter.h"
+#include "pt_perm.h"
+
+#define ROOT		(~0ULL)
+#define CAP(c)		(1ULL << (c))
+#define ENA		1000	/* Linux has no counterpart */
+
+struct who {
+	const char *name;
+	__u64 caps;
+};
+
+static const struct who whos[] = {
+	{ "root", ROOT },
+	{ "perfmon", CAP(CAP_PERFMON) },
+	{ "perfmon+bpf", CAP(CAP_PERFMON) | CAP(CAP_BPF) },
+	{ "net_admin", CAP(CAP_NET_ADMIN) },
+	{ "sys_admin", CAP(CAP_SYS_ADMIN) },
+	{ "none", 0 },
+};
+
+static char self[256];
+static __u64 up_off;
+static __u32 tp_id;
+static int ncpu;
+static long bp_target;
+
+__attribute__((noipa, used)) long pt_caps_fn(long a)
+{
+	__asm__ volatile("" ::: "memory");
+	return a + 1;
+}
+
+static int errno_of(int fd)
+{
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int dev_open(void)
+{
+	return open(PEA_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+}
+
+/* A map of the caller's own, from its own open of /dev/pea; -1 if none. */
+static int own_map(void)
+{
+	struct pea_map_attr a = {
+		.key_size = 4, .value_size = 4, .max_entries = 4,
+		.open_flags = O_CLOEXEC,
+	};
+	int dev = dev_open(), fd;
+
+	if (dev < 0)
+		return -1;
+	fd = ioctl(dev, PEA_IOC_MAP_CREATE, &a);
+	close(dev);
+	return fd;
+}
+
+static int perf_open(struct perf_event_attr *a, int pid, int cpu)
+{
+	return errno_of(syscall(SYS_perf_event_open, a, pid, cpu, -1,
+				PERF_FLAG_FD_CLOEXEC));
+}
+
+/* ---- maps and output events ---- */
+
+static int pea_map(void)
+{
+	int fd = own_map();
+
+	return fd < 0 ? errno : errno_of(fd);
+}
+
+static int linux_map(void)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+	a.key_size = 4;
+	a.value_size = 4;
+	a.max_entries = 4;
+	return errno_of(syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a)));
+}
+
+static int pea_named_map(void)
+{
+	struct pea_map_attr a = {
+		.key_size = 4, .value_size = 4, .max_entries = 4,
+		.open_flags = O_CLOEXEC,
+	};
+	int dev = dev_open(), err;
+
+	if (dev < 0)
+		return errno;
+	snprintf(a.name, sizeof(a.name), "pt_caps%d", getpid() % 100000);
+	err = errno_of(ioctl(dev, PEA_IOC_MAP_CREATE, &a));
+	close(dev);
+	return err;
+}
+
+static int pea_output_event(void)
+{
+	struct perf_event_attr attr = pt_output_attr(PERF_SAMPLE_RAW);
+	struct pea_event_open o = {
+		.attr = (uintptr_t)&attr, .cpu = 0,
+		.flags = PEA_FLAG_FD_CLOEXEC,
+	};
+	int dev = dev_open(), err;
+
+	if (dev < 0)
+		return errno;
+	err = errno_of(ioctl(dev, PEA_IOC_EVENT_OPEN, &o));
+	close(dev);
+	return err;
+}
+
+static int linux_output_event(void)
+{
+	struct perf_event_attr attr = pt_output_attr(PERF_SAMPLE_RAW);
+
+	return perf_open(&attr, -1, 0);
+}
+
+/* ---- counters: the same attr through pea and perf_event_open() ---- */
+
+static struct perf_event_attr cnt_attr;
+
+static int pea_counter(void)
+{
+	struct pea_event_open o = {
+		.attr = (uintptr_t)&cnt_attr, .cpu = 1 % ncpu,
+		.flags = PEA_FLAG_FD_CLOEXEC,
+	};
+	int dev = dev_open(), err;
+
+	if (dev < 0)
+		return errno;
+	err = errno_of(ioctl(dev, PEA_IOC_EVENT_OPEN, &o));
+	close(dev);
+	return err;
+}
+
+static int linux_counter(void)
+{
+	return perf_open(&cnt_attr, -1, 1 % ncpu);
+}
+
+static void cnt_set(__u32 type, __u64 config, bool exclude_kernel)
+{
+	cnt_attr = pt_counter_attr(type, config);
+	cnt_attr.exclude_kernel = exclude_kernel;
+	if (type == PERF_TYPE_BREAKPOINT) {
+		cnt_attr.bp_type = HW_BREAKPOINT_W;
+		cnt_attr.bp_addr = (uintptr_t)&bp_target;
+		cnt_attr.bp_len = HW_BREAKPOINT_LEN_8;
+	}
+}
+
+static void cnt_sw_kernel(void)
+{
+	cnt_set(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, false);
+}
+
+static void cnt_sw_user(void)
+{
+	cnt_set(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, true);
+}
+
+static void cnt_hw(void)
+{
+	cnt_set(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, true);
+}
+
+static void cnt_cache(void)
+{
+	cnt_set(PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_L1D |
+		(PERF_COUNT_HW_CACHE_OP_READ << 8) |
+		(PERF_COUNT_HW_CACHE_RESULT_MISS << 16), true);
+}
+
+static void cnt_raw(void)
+{
+	cnt_set(PERF_TYPE_RAW, 0x003c, true);
+}
+
+static void cnt_bp(void)
+{
+	cnt_set(PERF_TYPE_BREAKPOINT, 0, true);
+}
+
+static void cnt_msr(void)
+{
+	cnt_set(pt_pmu_type("msr"), 0, false);
+}
+
+/* ---- kprobes and kretprobes ---- */
+
+#define KP_SYM	"ksys_mmap_pgoff"
+
+static int pea_kprobe_flags(__u32 flags)
+{
+	struct pea_probe_attr a;
+	int map = own_map(), err;
+
+	if (map < 0)
+		return 200 + errno;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags | PEA_PROBE_F_CLOEXEC;
+	strcpy(a.symbol, KP_SYM);
+	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_PROBE, &a));
+	close(map);
+	return err;
+}
+
+static int linux_kprobe_cfg(__u64 config)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = pt_pmu_type("kprobe");
+	a.config = config;	/* format "retprobe": config:0 */
+	a.kprobe_func = (uintptr_t)KP_SYM;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_RAW;
+	return perf_open(&a, -1, 0);
+}
+
+static int pea_kprobe(void)
+{
+	return pea_kprobe_flags(0);
+}
+
+static int linux_kprobe(void)
+{
+	return linux_kprobe_cfg(0);
+}
+
+static int pea_kretprobe(void)
+{
+	return pea_kprobe_flags(PEA_PROBE_F_RETPROBE);
+}
+
+static int linux_kretprobe(void)
+{
+	return linux_kprobe_cfg(1);
+}
+
+/* ---- tracepoints ---- */
+
+static int pea_tracepoint(void)
+{
+	struct pea_tp_attr a;
+	int map = own_map(), err;
+
+	if (map < 0)
+		return 200 + errno;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_TP_F_CLOEXEC;
+	a.event_id = tp_id;
+	a.filter_cpu = -1;
+	strcpy(a.name, "sched:sched_process_fork");
+	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_TP, &a));
+	close(map);
+	return err;
+}
+
+static int linux_tracepoint(void)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = tp_id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_RAW;
+	return perf_open(&a, -1, 0);
+}
+
+/* ---- uprobes and uretprobes ---- */
+
+static int pea_uprobe_flags(__u32 flags)
+{
+	struct pea_uprobe_attr a;
+	int map = own_map(), err;
+
+	if (map < 0)
+		return 200 + errno;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags | PEA_UPROBE_F_CLOEXEC;
+	a.path = (uintptr_t)self;
+	a.path_fd = -1;
+	a.offset = up_off;
+	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_UPROBE, &a));
+	close(map);
+	return err;
+}
+
+static int pea_uprobe(void)
+{
+	return pea_uprobe_flags(0);
+}
+
+static int linux_uprobe(void)
+{
+	struct perf_event_attr a = pt_uprobe_pmu_attr(pt_pmu_type("uprobe"),
+						      self, up_off, false);
+
+	return perf_open(&a, -1, 0);
+}
+
+static int pea_uretprobe(void)
+{
+	return pea_uprobe_flags(PEA_UPROBE_F_RETPROBE);
+}
+
+static int linux_uretprobe(void)
+{
+	struct perf_event_attr a = pt_uprobe_pmu_attr(pt_pmu_type("uprobe"),
+						      self, up_off, true);
+
+	return perf_open(&a, -1, 0);
+}
+
+/* ---- netfilter ---- */
+
+static int pea_netfilter(void)
+{
+	struct pea_nf_attr a;
+	int map = own_map(), err;
+
+	if (map < 0)
+		return 200 + errno;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_NF_F_CLOEXEC;
+	a.family = PEA_NF_IPV4;
+	a.hook = PEA_NF_LOCAL_IN;
+	a.packet_len = 64;
+	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_NF, &a));
+	close(map);
+	return err;
+}
+
+/* Setting lo's flags to what they are: ns_capable(CAP_NET_ADMIN) only. */
+static int linux_netfilter(void)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (s < 0)
+		return 200 + errno;
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr))
+		err = 200 + errno;
+	else if (ioctl(s, SIOCSIFFLAGS, &ifr))
+		err = errno;
+	close(s);
+	return err;
+}
+
+/* ---- debugfs ---- */
+
+static const char *dbg_file;
+
+static int pea_debugfs(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/pea/%s", dbg_file);
+	return errno_of(open(path, O_RDONLY | O_CLOEXEC));
+}
+
+static int linux_debugfs(void)
+{
+	return errno_of(open("/sys/kernel/debug/kprobes/list",
+			     O_RDONLY | O_CLOEXEC));
+}
+
+static void dbg_maps(void) { dbg_file = "maps"; }
+static void dbg_links(void) { dbg_file = "links"; }
+static void dbg_objects(void) { dbg_file = "objects"; }
+static void dbg_mlock(void) { dbg_file = "mlock"; }
+
+/* ---- perf_event_mlock_kb: a ring of 1 + 16 pages past the budget ---- */
+
+#define MLOCK_PAGES	17
+
+static int ring_errno(int fd)
+{
+	void *p;
+
+	p = mmap(NULL, MLOCK_PAGES * pt_page_size(), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return errno;
+	munmap(p, MLOCK_PAGES * pt_page_size());
+	return 0;
+}
+
+static int no_memlock(void)
+{
+	struct rlimit r = { 0, 0 };
+
+	return setrlimit(RLIMIT_MEMLOCK, &r);
+}
+
+static int pea_mlock(void)
+{
+	struct perf_event_attr attr = pt_output_attr(PERF_SAMPLE_RAW);
+	struct pea_event_open o = {
+		.attr = (uintptr_t)&attr, .cpu = 0,
+		.flags = PEA_FLAG_FD_CLOEXEC,
+	};
+	int dev = dev_open(), fd;
+
+	if (dev < 0 || no_memlock())
+		return 200 + errno;
+	fd = ioctl(dev, PEA_IOC_EVENT_OPEN, &o);
+	close(dev);
+	return fd < 0 ? 200 + errno : ring_errno(fd);
+}
+
+/* A per-task event (this process, any CPU), so that paranoid 2 opens it. */
+static int linux_mlock(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	if (no_memlock())
+		return 200 + errno;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? errno : ring_errno(fd);
+}
+
+/* ---- the matrix ---- */
+
+/*
+ * What pea answers where it differs from Linux on purpose (docs/security.md),
+ * from the caller and Linux's answer @lin; an op without a rule must
+ * answer as Linux.
+ */
+static int rule_open_dev(const struct who *w, int paranoid, int lin)
+{
+	(void)w, (void)paranoid, (void)lin;
+	return 0;	/* whoever may open /dev/pea */
+}
+
+static int rule_named(const struct who *w, int paranoid, int lin)
+{
+	(void)paranoid, (void)lin;
+	return w->caps & (CAP(CAP_PERFMON) | CAP(CAP_SYS_ADMIN)) ? 0 : EPERM;
+}
+
+/* Linux's answer is perf_event_open()'s when it refuses the event. */
+static int rule_mlock(const struct who *w, int paranoid, int lin)
+{
+	(void)paranoid;
+	if (lin == EACCES)
+		return w->caps == ROOT ? 0 : EPERM;
+	return lin;
+}
+
+struct op {
+	const char *name;
+	void (*setup)(void);
+	int (*pea)(void);
+	int (*lx)(void);
+	int (*rule)(const struct who *w, int paranoid, int lin);
+};
+
+static const struct op ops[] = {
+	{ "map", NULL, pea_map, linux_map, rule_open_dev },
+	{ "named map", NULL, pea_named_map, NULL, rule_named },
+	{ "output event", NULL, pea_output_event, linux_output_event,
+	  rule_open_dev },
+	{ "counter software", cnt_sw_kernel, pea_counter, linux_counter, NULL },
+	{ "counter software:u", cnt_sw_user, pea_counter, linux_counter, NULL },
+	{ "counter hardware:u", cnt_hw, pea_counter, linux_counter, NULL },
+	{ "counter hw-cache:u", cnt_cache, pea_counter, linux_counter, NULL },
+	{ "counter raw:u", cnt_raw, pea_counter, linux_counter, NULL },
+	{ "counter breakpoint:u", cnt_bp, pea_counter, linux_counter, NULL },
+	{ "counter msr/tsc", cnt_msr, pea_counter, linux_counter, NULL },
+	{ "kprobe", NULL, pea_kprobe, linux_kprobe, NULL },
+	{ "kretprobe", NULL, pea_kretprobe, linux_kretprobe, NULL },
+	{ "tracepoint", NULL, pea_tracepoint, linux_tracepoint, NULL },
+	{ "uprobe", NULL, pea_uprobe, linux_uprobe, NULL },
+	{ "uretprobe", NULL, pea_uretprobe, linux_uretprobe, NULL },
+	{ "netfilter", NULL, pea_netfilter, linux_netfilter, NULL },
+	{ "debugfs maps", dbg_maps, pea_debugfs, linux_debugfs, NULL },
+	{ "debugfs links", dbg_links, pea_debugfs, linux_debugfs, NULL },
+	{ "debugfs objects", dbg_objects, pea_debugfs, linux_debugfs, NULL },
+	{ "debugfs mlock", dbg_mlock, pea_debugfs, linux_debugfs, NULL },
+	{ "ring past perf_event_mlock_kb", NULL, pea_mlock, linux_mlock,
+	  rule_mlock },
+};
+
+/*
+ * One case in a child that becomes @w: Linux's answer first, then pea's.
+ * Returns pea's errno (200 + errno: set-up failed), Linux's in @lin.
+ */
+static int run_case(const struct op *op, const struct who *w, int *lin)
+{
+	int status, p[2], err;
+	pid_t pid;
+
+	*lin = ENA;
+	if (pipe(p))
+		return 200 + EIO;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (w->caps != ROOT && pt_drop_to_nobody_caps(w->caps))
+			_exit(200 + errno);
+		if (op->setup)
+			op->setup();
+		err = op->lx ? op->lx() : ENA;
+		if (write(p[1], &err, sizeof(err)) != sizeof(err))
+			_exit(200 + EIO);
+		_exit(op->pea());
+	}
+	close(p[1]);
+	if (read(p[0], lin, sizeof(*lin)) != sizeof(*lin))
+		*lin = -1;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+}
+
+static const char *ename(int e)
+{
+	static char buf[8][24];
+	static int i;
+	char *b = buf[i++ % 8];
+
+	if (e == 0)
+		return "0";
+	if (e == ENA)
+		return "-";
+	snprintf(b, sizeof(buf[0]), "%s", strerrorname_np(e) ?
+		 strerrorname_np(e) : "?");
+	return b;
+}
+
+static void run_matrix(int paranoid)
+{
+	const struct op *op;
+	const struct who *w;
+	int pea, lin, want;
+
+	PT_EQ(pt_perm_write_int(PT_PARANOID, paranoid), 0,
+	      "perf_event_paranoid %d", paranoid);
+	for (op = ops; op < ops + sizeof(ops) / sizeof(ops[0]); op++) {
+		for (w = whos; w < whos + sizeof(whos) / sizeof(whos[0]); w++) {
+			pea = run_case(op, w, &lin);
+			want = op->rule ? op->rule(w, paranoid, lin) : lin;
+			pt_diag("caps %s|%s|%d|linux=%s|pea=%s", op->name,
+				w->name, paranoid, ename(lin), ename(pea));
+			if (op->rule)
+				PT_EQ(pea, want, "%s, %s, paranoid %d: pea's documented rule (Linux: %s)",
+				      op->name, w->name, paranoid, ename(lin));
+			else
+				PT_EQ(pea, want, "%s, %s, paranoid %d: as Linux (%s)",
+				      op->name, w->name, paranoid, ename(lin));
+		}
+	}
+}
+
+static __u64 file_off(const void *fn)
+{
+	unsigned long a = (unsigned long)fn, s, e, off;
+	__u64 ret = ~0ULL;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %*s %lx", &s, &e, &off) == 3 &&
+		    a >= s && a < e)
+			ret = a - s + off;
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+int main(void)
+{
+	long paranoid = pt_perm_read_int(PT_PARANOID);
+	long mlock_kb = pt_perm_read_int(PT_MLOCK_KB);
+	char buf[32];
+	struct stat st;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		pt_fatal("readlink /proc/self/exe");
+	self[n] = 0;
+	up_off = file_off(pt_caps_fn);
+	ncpu = pt_nr_cpus();
+	PT_EQ(pt_read_file("/sys/kernel/tracing/events/sched/sched_process_fork/id",
+			   buf, sizeof(buf)), 0, "the tracepoint's id");
+	tp_id = atoi(buf);
+	PT_OK(pt_pmu_type("kprobe") > 0 && pt_pmu_type("uprobe") > 0,
+	      "the kprobe and uprobe PMUs: types %d and %d",
+	      pt_pmu_type("kprobe"), pt_pmu_type("uprobe"));
+	if (stat(PEA_DEVICE_PATH, &st))
+		pt_fatal("stat " PEA_DEVICE_PATH);
+	PT_EQ(chmod(PEA_DEVICE_PATH, 0666), 0, "/dev/pea opened to others");
+	/* The budget: one page per CPU; nobody's RLIMIT_MEMLOCK is 0. */
+	PT_EQ(pt_perm_write_int(PT_MLOCK_KB, pt_page_size() / 1024), 0,
+	      "perf_event_mlock_kb one page");
+	pt_diag("caps op|who|paranoid|linux|pea");
+	for (int p = -1; p <= 3; p++)
+		run_matrix(p);
+	PT_EQ(pt_perm_write_int(PT_PARANOID, paranoid), 0,
+	      "perf_event_paranoid restored");
+	PT_EQ(pt_perm_write_int(PT_MLOCK_KB, mlock_kb), 0,
+	      "perf_event_mlock_kb restored");
+	PT_EQ(chmod(PEA_DEVICE_PATH, st.st_mode & 07777), 0,
+	      "device mode restored");
+	return pt_done();
+}
