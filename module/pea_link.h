@@ -52,9 +52,11 @@ struct pea_uprobe_link {
 	struct uprobe_consumer uc;
 	struct path path;		/* holds the inode */
 	loff_t offset;
+	struct inode *inode;		/* registered on: the path's real inode */
 	struct uprobe *uprobe;		/* what uprobe_register() gave, if any */
 	u32 nr_slots;			/* uretprobes: tasks paired at once */
-	u64 *owners;			/* each slot's owner and generation */
+	unsigned long next_reclaim;	/* jiffies: the next scan for stale slots */
+	atomic64_t *owners;		/* each slot's owner and generation */
 	struct pea_uprobe_slot *slots;	/* entries per task */
 	u8 *caps;			/* their captures */
 };

@@ -53,6 +53,30 @@
 #define PEA_UPROBE_DEPTH	4
 #define PEA_UPROBE_MAXACTIVE	64	/* tasks paired at once by default */
 
+/*
+ * A slot's owner word: the owner's global thread id (below PID_MAX_LIMIT,
+ * 2^22; 0: free), a PENDING bit while a claimer publishes the owner's
+ * identity, and a generation in the other 41 bits that every claim and
+ * every release advances: a cmpxchg() from an owner word read earlier
+ * fails once the slot has changed hands in between, even back to the
+ * same tid (41 bits do not wrap in practice).
+ */
+#define PEA_OWNER_TID_BITS	22
+#define PEA_OWNER_TID_MASK	(BIT_ULL(PEA_OWNER_TID_BITS) - 1)
+#define PEA_OWNER_PENDING	BIT_ULL(PEA_OWNER_TID_BITS)
+#define PEA_OWNER_GEN_SHIFT	(PEA_OWNER_TID_BITS + 1)
+
+/*
+ * On x86-64 a function's return pops the return address that was on top
+ * of the stack at its first instruction: the stack pointer at the return
+ * is the entry's plus 8, for the int3 trampoline and 6.12's uretprobe
+ * syscall alike. A return pairs only with the frame of exactly that
+ * entry. Elsewhere, the outermost frame below the return's.
+ */
+#ifdef CONFIG_X86_64
+#define PEA_UPROBE_RET_SP_DELTA	8
+#endif
+
 /* One call in flight: what its return needs. */
 struct pea_uprobe_frame {
 	u64 t0;
@@ -63,15 +87,11 @@ struct pea_uprobe_frame {
 };
 
 /*
- * A task's frames. Its owner is l->up.owners[i] of the same index: the
- * owner's global thread id in the low 32 bits (0: free) and a generation
- * in the high 32 bits that every claim and every release advances, so a
- * cmpxchg() from an owner value read earlier fails once the slot has
- * changed hands in between, even back to the same tid (no ABA). Only the
- * task that claimed a slot touches the rest of it: @start and @exec_id
- * (the owner's start_time and self_exec_id, which tell the owner from a
- * later task that reuses its tid, and frames from before an exec), @depth
- * and the frames.
+ * A task's frames. Its owner is l->up.owners[i] of the same index. Only
+ * the task that claimed a slot writes the rest of it: @start and
+ * @exec_id (the owner's start_time and self_exec_id, published before the
+ * owner word loses PENDING: they tell the owner from a later task that
+ * reuses its tid, and frames from before an exec), @depth and the frames.
  */
 struct pea_uprobe_slot {
 	u64 start;
@@ -80,15 +100,16 @@ struct pea_uprobe_slot {
 	struct pea_uprobe_frame f[PEA_UPROBE_DEPTH];
 };
 
-/* The owner value that follows @old, for thread id @tid (0: free). */
+/* The owner word that follows @old, for thread id @tid (0: free). */
 static u64 pea_uprobe_next_owner(u64 old, pid_t tid)
 {
-	return ((old >> 32) + 1) << 32 | (u32)tid;
+	return ((old >> PEA_OWNER_GEN_SHIFT) + 1) << PEA_OWNER_GEN_SHIFT |
+	       ((u64)tid & PEA_OWNER_TID_MASK);
 }
 
 static pid_t pea_uprobe_owner_tid(u64 owner)
 {
-	return (pid_t)(u32)owner;
+	return (pid_t)(owner & PEA_OWNER_TID_MASK);
 }
 
 static struct pea_link *pea_uc_link(struct uprobe_consumer *uc)
@@ -126,100 +147,139 @@ static u8 *pea_uprobe_cap(struct pea_link *l, u32 slot, u32 depth)
 	return l->up.caps + i * (l->capture_len + 1);
 }
 
-/* Whether a task with global thread id @tid exists (not yet reaped). */
-static bool pea_tid_alive(pid_t tid)
+/*
+ * Whether the owner of slot @i, as its owner word @o names it, can never
+ * return into its frames: no task has its tid any more, or the task with
+ * it was started later (a reused tid) or has exec'd since. A zombie not
+ * yet reaped still counts as alive.
+ */
+static bool pea_uprobe_stale(struct pea_link *l, u32 i, u64 o)
 {
-	bool alive;
+	struct pea_uprobe_slot *s = &l->up.slots[i];
+	/* Published before the owner word lost PENDING (acquired by caller). */
+	u64 start = READ_ONCE(s->start), exec_id = READ_ONCE(s->exec_id);
+	struct task_struct *t;
+	bool stale;
 
 	rcu_read_lock();
-	alive = pid_task(find_pid_ns(tid, &init_pid_ns), PIDTYPE_PID);
+	t = pid_task(find_pid_ns(pea_uprobe_owner_tid(o), &init_pid_ns),
+		     PIDTYPE_PID);
+	stale = !t || t->start_time != start ||
+		READ_ONCE(t->self_exec_id) != exec_id;
 	rcu_read_unlock();
-	return alive;
+	return stale;
 }
 
 /*
- * Take slot @i from its owner value @old for the current task. The
- * acquire pairs with the release of pea_uprobe_put_slot(): the frames of
- * the previous owner are done with before this one writes them.
+ * Take slot @i from its owner word @old for the current task. The
+ * acquire pairs with the release of pea_uprobe_put_slot(): the previous
+ * owner is done with the frames before this one writes them; the owner's
+ * identity is published (release) before the word loses PENDING, for
+ * pea_uprobe_stale() of other tasks.
  */
 static bool pea_uprobe_take(struct pea_link *l, u32 i, u64 old)
 {
 	struct pea_uprobe_slot *s = &l->up.slots[i];
+	u64 mine = pea_uprobe_next_owner(old, current->pid);
 
-	if (cmpxchg_acquire(&l->up.owners[i], old,
-			    pea_uprobe_next_owner(old, current->pid)) != old)
+	if (atomic64_cmpxchg_acquire(&l->up.owners[i], old,
+				     mine | PEA_OWNER_PENDING) != old)
 		return false;
 	WRITE_ONCE(s->start, current->start_time);
-	s->exec_id = current->self_exec_id;
+	WRITE_ONCE(s->exec_id, current->self_exec_id);
 	s->depth = 0;
+	atomic64_set_release(&l->up.owners[i], mine);
 	return true;
 }
 
 /*
+ * A slot whose owner is stale, taken for the current task; at most one
+ * scan per jiffy and link: with every slot held by a live task the scan
+ * (a pid lookup per slot) is not repeated on every call. -1 if none.
+ */
+static int pea_uprobe_reclaim(struct pea_link *l, u32 h)
+{
+	u32 n = l->up.nr_slots, i, k;
+	u64 o;
+
+	if (time_before(jiffies, READ_ONCE(l->up.next_reclaim)))
+		return -1;
+	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+		o = atomic64_read_acquire(&l->up.owners[i]);
+		if (pea_uprobe_owner_tid(o) && !(o & PEA_OWNER_PENDING) &&
+		    pea_uprobe_stale(l, i, o) && pea_uprobe_take(l, i, o))
+			return i;
+	}
+	WRITE_ONCE(l->up.next_reclaim, jiffies + 1);
+	return -1;
+}
+
+/*
  * The index of the current task's slot, or with @claim of a free one, or
- * else of one whose owner has exited inside the function (its frames can
- * never return); -1 if none. The scan is linear over the link's
- * maxactive slots (what the attacher chose): no task, nor any number of
- * them short of maxactive, can keep another task from a slot.
+ * else of a stale one (pea_uprobe_reclaim()); -1 if none. One pass over
+ * the link's maxactive owner words (8 bytes each) finds the task's slot
+ * and the first free one; no task, nor any number of them fewer than
+ * maxactive, can keep another task from a slot.
  */
 static int pea_uprobe_slot(struct pea_link *l, bool claim)
 {
-	u32 n = l->up.nr_slots, h, i, k;
+	u32 n = l->up.nr_slots, h, i, k, nfree = 0;
 	pid_t me = current->pid;
-	struct pea_uprobe_slot *s;
+	int free = -1;
 	u64 o;
 
 	h = reciprocal_scale(hash_32(me, 32), n);
 	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
-		o = READ_ONCE(l->up.owners[i]);
-		if (pea_uprobe_owner_tid(o) != me)
+		o = atomic64_read_acquire(&l->up.owners[i]);
+		if (!pea_uprobe_owner_tid(o) && !(o & PEA_OWNER_PENDING)) {
+			if (free < 0)
+				free = i;
+			nfree++;
 			continue;
-		s = &l->up.slots[i];
+		}
+		/* A claim in flight with our tid is never ours: we are here. */
+		if (pea_uprobe_owner_tid(o) != me || (o & PEA_OWNER_PENDING))
+			continue;
 		/*
-		 * Only a task with our tid can have claimed it: us, or one
-		 * that is dead (it cannot run while we hold its tid), whose
-		 * slot a third task may be taking over right now (the
-		 * cmpxchg() below then fails): its start is read once.
+		 * Ours, or a dead task's with our tid (it cannot run while
+		 * we hold its tid), which a third task may be taking over
+		 * right now (our cmpxchg() then fails).
 		 */
-		if (READ_ONCE(s->start) != current->start_time) {
-			/* A dead task's, with our tid: give it back. */
-			cmpxchg_release(&l->up.owners[i], o,
-					pea_uprobe_next_owner(o, 0));
+		if (READ_ONCE(l->up.slots[i].start) != current->start_time) {
+			atomic64_cmpxchg_release(&l->up.owners[i], o,
+						 pea_uprobe_next_owner(o, 0));
 			continue;
 		}
-		if (s->exec_id != current->self_exec_id) {
-			/* Calls from before an exec never return. */
-			s->exec_id = current->self_exec_id;
-			s->depth = 0;
-		}
+		/* Calls from before an exec never return: claim it anew. */
+		if (READ_ONCE(l->up.slots[i].exec_id) != current->self_exec_id &&
+		    !pea_uprobe_take(l, i, o))
+			continue;
 		return i;
 	}
 	if (!claim)
 		return -1;
-	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
-		o = READ_ONCE(l->up.owners[i]);
-		if (!pea_uprobe_owner_tid(o) && pea_uprobe_take(l, i, o))
+	/* The first free one, or another if it was taken meanwhile. */
+	for (k = 0, i = free; free >= 0 && k < n && nfree;
+	     k++, i = i + 1 == n ? 0 : i + 1) {
+		o = atomic64_read(&l->up.owners[i]);
+		if (o & (PEA_OWNER_TID_MASK | PEA_OWNER_PENDING))
+			continue;
+		if (pea_uprobe_take(l, i, o))
 			return i;
+		nfree--;
 	}
-	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
-		o = READ_ONCE(l->up.owners[i]);
-		if (pea_uprobe_owner_tid(o) &&
-		    !pea_tid_alive(pea_uprobe_owner_tid(o)) &&
-		    pea_uprobe_take(l, i, o))
-			return i;
-	}
-	return -1;
+	return pea_uprobe_reclaim(l, h);
 }
 
 /* Give slot @i back if its last frame returned. */
 static void pea_uprobe_put_slot(struct pea_link *l, u32 i)
 {
-	u64 o = READ_ONCE(l->up.owners[i]);
+	u64 o = atomic64_read(&l->up.owners[i]);
 
 	if (l->up.slots[i].depth)
 		return;
 	/* Release: done with the frames before another task takes them. */
-	smp_store_release(&l->up.owners[i], pea_uprobe_next_owner(o, 0));
+	atomic64_set_release(&l->up.owners[i], pea_uprobe_next_owner(o, 0));
 }
 
 /* A uretprobe's entry: keep a frame for the return. */
@@ -242,7 +302,7 @@ static int pea_uretprobe_entry(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 	if (i < 0)
 		return 0;	/* the return counts it as missed */
 	s = &l->up.slots[i];
-	d = min_t(u32, s->depth, PEA_UPROBE_DEPTH);
+	d = min_t(u32, READ_ONCE(s->depth), PEA_UPROBE_DEPTH);
 	/* Frames at or below this stack pointer have returned unseen. */
 	while (d && s->f[d - 1].sp <= sp)
 		d--;
@@ -269,13 +329,34 @@ static int pea_uretprobe_entry(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 	return 0;
 }
 
+/*
+ * The frame a return at @sp pairs with, popped from @s (depth @*d), or
+ * NULL; deeper frames, whose returns pea never saw, are dropped.
+ */
+static struct pea_uprobe_frame *pea_uprobe_pop(struct pea_uprobe_slot *s,
+					       u32 *d, unsigned long sp)
+{
+	struct pea_uprobe_frame *f = NULL;
+
+#ifdef PEA_UPROBE_RET_SP_DELTA
+	while (*d && s->f[*d - 1].sp + PEA_UPROBE_RET_SP_DELTA < sp)
+		(*d)--;
+	if (*d && s->f[*d - 1].sp + PEA_UPROBE_RET_SP_DELTA == sp)
+		f = &s->f[--(*d)];
+#else
+	while (*d && s->f[*d - 1].sp < sp)
+		f = &s->f[--(*d)];
+#endif
+	return f;
+}
+
 static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
 {
 	u64 now = ktime_get_mono_fast_ns();
 	struct pea_link *l = pea_uc_link(uc);
 	unsigned long sp = user_stack_pointer(regs);
 	struct pea_uprobe_frame *f = NULL;
-	struct pea_uprobe_slot *s = NULL;
+	struct pea_uprobe_slot *s;
 	u32 d = 0;
 	int i;
 
@@ -284,10 +365,8 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
 	i = pea_uprobe_slot(l, false);
 	if (i >= 0) {
 		s = &l->up.slots[i];
-		d = min_t(u32, s->depth, PEA_UPROBE_DEPTH);
-		/* The frame of this call is the outermost one below @sp. */
-		while (d && s->f[d - 1].sp < sp)
-			f = &s->f[--d];
+		d = min_t(u32, READ_ONCE(s->depth), PEA_UPROBE_DEPTH);
+		f = pea_uprobe_pop(s, &d, sp);
 		s->depth = d;
 	}
 	preempt_disable();
@@ -313,8 +392,8 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
  */
 void pea_uprobe_unregister(struct pea_link *l)
 {
-	pea_uprobe_unregister_wait(d_real_inode(l->up.path.dentry),
-				   l->up.offset, l->up.uprobe, &l->up.uc);
+	pea_uprobe_unregister_wait(l->up.inode, l->up.offset, l->up.uprobe,
+				   &l->up.uc);
 }
 
 /**
@@ -330,11 +409,19 @@ void pea_uprobe_free(struct pea_link *l)
 	kvfree(l->up.caps);
 }
 
+/*
+ * The real inode is resolved once, here, and unregistered by the same
+ * pointer (as trace_uprobe keeps tu->inode): a copy-up on overlayfs
+ * between attach and detach makes d_real_inode() name the upper inode,
+ * where 6.1's uprobe_unregister() would find no uprobe and leave the
+ * consumer registered. The held path pins the overlay dentry and, through
+ * it, the layer's dentry and inode.
+ */
 static int pea_uprobe_register(struct pea_link *l, const void *arg)
 {
-	return pea_uprobe_register_compat(d_real_inode(l->up.path.dentry),
-					  l->up.offset, &l->up.uc,
-					  &l->up.uprobe);
+	l->up.inode = d_real_inode(l->up.path.dentry);
+	return pea_uprobe_register_compat(l->up.inode, l->up.offset,
+					  &l->up.uc, &l->up.uprobe);
 }
 
 static int pea_uprobe_check_attr(const struct pea_uprobe_attr *a)
@@ -406,6 +493,8 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
 		l->up.uc.handler = pea_uretprobe_entry;
 		l->up.uc.ret_handler = pea_uretprobe_ret;
 		l->up.nr_slots = n;
+		/* jiffies start 5 minutes before wrapping: not 0. */
+		l->up.next_reclaim = jiffies;
 		l->up.owners = kvcalloc(n, sizeof(*l->up.owners),
 					GFP_KERNEL_ACCOUNT);
 		l->up.slots = kvcalloc(n, sizeof(*l->up.slots),

@@ -83,7 +83,10 @@ __attribute__((noipa, used)) long pt_park(long fd)
 	return read((int)fd, &c, 1) == 1 ? 11 : -1;
 }
 
-/* With a path, execs it (argv "exec2", @rfd, @wfd); else returns 5. */
+/* What pt_exec_inside() runs: "exec2" (calls it again) or "away". */
+static const char *exec_mode = "exec2";
+
+/* With a path, execs it (argv exec_mode, @rfd, @wfd); else returns 5. */
 __attribute__((noipa, used)) long pt_exec_inside(const char *path, long rfd,
 						 long wfd)
 {
@@ -93,7 +96,7 @@ __attribute__((noipa, used)) long pt_exec_inside(const char *path, long rfd,
 		return 5;
 	snprintf(r, sizeof(r), "%ld", rfd);
 	snprintf(w, sizeof(w), "%ld", wfd);
-	execl(path, path, "exec2", r, w, (char *)NULL);
+	execl(path, path, exec_mode, r, w, (char *)NULL);
 	_exit(127);
 }
 
@@ -1148,6 +1151,150 @@ static void test_exec_inside(void)
 	drain_all();
 }
 
+/* The "away" image: says it runs, waits, exits; never calls the function. */
+static int away_main(int rfd, int wfd)
+{
+	char c = 1;
+
+	if (write(wfd, &c, 1) != 1 || read(rfd, &c, 1) != 1)
+		return 4;
+	return 0;
+}
+
+/*
+ * A task that execs inside the function into a program that never calls
+ * it again holds its slot only until someone needs it: it is alive but
+ * its frames are from before the exec.
+ */
+static void test_exec_away(void)
+{
+	struct pea_uprobe_attr a = up_attr(self, pt_exec_inside,
+					   PEA_UPROBE_F_RETPROBE);
+	struct pea_link_info info;
+	int go[2], ready[2], link, status;
+	pid_t child;
+	char c;
+
+	a.maxactive = 1;
+	link = attach(&a);
+	if (link < 0 || pipe(go) || pipe(ready))
+		pt_fatal("exec away: set-up");
+	child = fork();
+	if (child == 0) {
+		exec_mode = "away";
+		pt_exec_inside(self, go[0], ready[1]);
+	}
+	PT_EQ(read(ready[0], &c, 1), 1,
+	      "exec away: the child exec'd inside the function and waits");
+	drain_all();
+	PT_EQ(pt_exec_inside(NULL, 0, 0), 5, "exec away: another call returns");
+	info = link_info(link);
+	PT_OK(info.written == 1 && info.missed == 0,
+	      "exec away: the exec'd task's slot is taken over, the call pairs (%llu written, %llu missed)",
+	      (unsigned long long)info.written,
+	      (unsigned long long)info.missed);
+	if (write(go[1], "x", 1) != 1)
+		pt_fatal("write");
+	waitpid(child, &status, 0);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	close(link);
+	drain_all();
+}
+
+/*
+ * A task that exited inside the function left its slot; its tid now
+ * belongs to an unrelated task that never calls the function. The slot
+ * is stale all the same (another start time) and is taken over.
+ */
+static void test_tid_reused(void)
+{
+	struct pea_uprobe_attr a = up_attr(self, pt_maybe_exit,
+					   PEA_UPROBE_F_RETPROBE);
+	struct pea_link_info info;
+	int link, status, go[2], wrote;
+	pid_t child, again;
+	struct utsname u;
+	char last[32], c;
+
+	a.maxactive = 1;
+	link = attach(&a);
+	if (link < 0 || pipe(go))
+		pt_fatal("tid reused: set-up");
+	child = fork();
+	if (child == 0)
+		pt_maybe_exit(3);
+	waitpid(child, &status, 0);
+	snprintf(last, sizeof(last), "%d", child - 1);
+	wrote = pt_write_file("/proc/sys/kernel/ns_last_pid", last);
+	uname(&u);
+	if (wrote && strstr(u.release, "-pea-debug")) {
+		/* x86_64_defconfig: no CONFIG_CHECKPOINT_RESTORE. */
+		PT_OK(access("/proc/sys/kernel/ns_last_pid", F_OK) &&
+		      errno == ENOENT,
+		      "tid reused: the debug kernel has no ns_last_pid");
+		goto out;
+	}
+	again = fork();
+	if (again == 0) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	PT_OK(wrote == 0 && again == child,
+	      "tid reused: a new task has the dead owner's tid %d (%d)", child,
+	      again);
+	drain_all();
+	PT_EQ(pt_maybe_exit(0), 7, "tid reused: another call returns");
+	info = link_info(link);
+	PT_OK(info.written == 1 && info.missed == 0,
+	      "tid reused: the dead owner's slot is taken over, the call pairs (%llu written, %llu missed)",
+	      (unsigned long long)info.written,
+	      (unsigned long long)info.missed);
+	if (write(go[1], "x", 1) != 1)
+		pt_fatal("write");
+	waitpid(again, &status, 0);
+out:
+	close(go[0]);
+	close(go[1]);
+	close(link);
+	drain_all();
+}
+
+/*
+ * Recursion past the kernel's uretprobe depth (64): the innermost 6 calls
+ * get no return, pea keeps frames for the 4 innermost entries only. No
+ * return may be paired with another call's entry.
+ */
+static void test_deep_recursion(void)
+{
+	struct pea_uprobe_attr a = up_attr(self, pt_rec,
+					   PEA_UPROBE_F_RETPROBE);
+	struct pea_link_info info;
+	int link, n, i, bad = 0;
+
+	link = attach(&a);
+	if (link < 0)
+		pt_fatal("deep recursion: attach");
+	drain_all();
+	PT_EQ(pt_rec(69), 169, "deep recursion: pt_rec(69) is 169");
+	n = collect();
+	for (i = 0; i < n; i++)
+		bad += recs[i].r.ret != (__s64)(100 + recs[i].r.args[0]);
+	info = link_info(link);
+	PT_EQ(bad, 0,
+	      "deep recursion: no return paired with another call's entry (%d records)",
+	      n);
+	PT_OK(info.written == 0 && info.missed == 64,
+	      "deep recursion: the 64 returns the kernel reports have no frame of their own: missed (%llu written, %llu missed)",
+	      (unsigned long long)info.written,
+	      (unsigned long long)info.missed);
+	close(link);
+	drain_all();
+}
+
 /* A perf uprobe PMU counter on (@path, @off) in task @pid. */
 static int perf_uprobe(const char *path, __u64 off, pid_t pid)
 {
@@ -1221,6 +1368,83 @@ static int copy_file(const char *from, const char *to)
 	return ok ? 0 : -1;
 }
 
+/* The address of file offset @off of @path's code in process @pid, or 0. */
+static unsigned long addr_of(pid_t pid, const char *path, __u64 off)
+{
+	unsigned long s, e, pgoff, ret = 0;
+	char maps[64], line[512], name[256];
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	f = fopen(maps, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &s, &e, &pgoff,
+			   name) == 4 && !strcmp(name, path) &&
+		    off >= pgoff && off < pgoff + (e - s))
+			ret = s + (off - pgoff);
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/*
+ * Detach after the probed file was copied up to the upper layer (a chmod
+ * is enough): the link must unregister from the inode it registered on,
+ * not the one the path names now, and leave the code of a process still
+ * running the lower file's as it was.
+ */
+static void overlay_copy_up(const char *merged_bin, __u64 off)
+{
+	struct pea_uprobe_attr a = up_attr(merged_bin, pt_target, 0);
+	char taint0[32] = "", taint1[32] = "", mem[64];
+	struct pea_link_info info;
+	unsigned char byte = 0;
+	int link, fd, status, i;
+	unsigned long addr;
+	ssize_t n;
+	pid_t child;
+
+	child = fork();
+	if (child == 0) {
+		execl(merged_bin, merged_bin, "loop", (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 200 && !addr_of(child, merged_bin, off); i++)
+		usleep(10000);
+	a.filter_tgid = child;
+	link = attach(&a);
+	PT_OK(link >= 0, "overlay copy-up: a uprobe on the running copy attaches");
+	for (i = 0; i < 200 && link >= 0 && !link_info(link).hits; i++)
+		usleep(10000);
+	info = link_info(link);
+	PT_OK(info.hits > 0, "overlay copy-up: it hits (%llu)",
+	      (unsigned long long)info.hits);
+	PT_EQ(chmod(merged_bin, 0700), 0, "overlay copy-up: chmod copies the file up");
+	PT_EQ(access("/tmp/pt_ovl/upper/victim", F_OK), 0,
+	      "overlay copy-up: the upper layer has it now");
+	pt_read_file("/proc/sys/kernel/tainted", taint0, sizeof(taint0));
+	if (link >= 0)
+		close(link);
+	pt_read_file("/proc/sys/kernel/tainted", taint1, sizeof(taint1));
+	taint0[strcspn(taint0, "\n")] = 0;
+	taint1[strcspn(taint1, "\n")] = 0;
+	PT_OK(!strcmp(taint0, taint1),
+	      "overlay copy-up: detaching warned nothing (tainted %s, then %s)",
+	      taint0, taint1);
+	addr = addr_of(child, merged_bin, off);
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", child);
+	fd = open(mem, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? pread(fd, &byte, 1, addr) : -1;
+	PT_OK(addr && n == 1 && byte != 0xcc,
+	      "overlay copy-up: the running process's code has no breakpoint left (0x%02x at 0x%lx: %s)",
+	      byte, addr, n == 1 ? "read" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	drain_all();
+}
+
 /*
  * A binary on overlayfs (a container image's layer): pea probes the real
  * inode, as the kernel's uprobe PMU does, and counts what perf counts.
@@ -1273,6 +1497,7 @@ static void test_overlay(void)
 	PT_OK(count == 37,
 	      "overlay: perf's uprobe PMU on the same path counted 37 too (%llu)",
 	      (unsigned long long)count);
+	overlay_copy_up(merged_bin, a.offset);
 	drain_all();
 	umount("/tmp/pt_ovl/merged");
 out:
@@ -1296,6 +1521,8 @@ int main(int argc, char **argv)
 		return exec1_main(argv[0], atoi(argv[2]), atoi(argv[3]));
 	if (argc > 3 && !strcmp(argv[1], "exec2"))
 		return exec2_main(atoi(argv[2]), atoi(argv[3]));
+	if (argc > 3 && !strcmp(argv[1], "away"))
+		return away_main(atoi(argv[2]), atoi(argv[3]));
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		pt_fatal("readlink /proc/self/exe");
@@ -1309,6 +1536,9 @@ int main(int argc, char **argv)
 	test_exit_inside();
 	test_parked();
 	test_exec_inside();
+	test_exec_away();
+	test_tid_reused();
+	test_deep_recursion();
 	test_captures();
 	test_shared_object();
 	test_filter();

@@ -169,6 +169,9 @@ extern const struct fz_op fz_ops_prod[];
 int fz_prod_start(void);		/* the storm the run starts with */
 /* ops_attach.c: tracepoint, uprobe and netfilter links */
 extern const struct fz_op fz_ops_attach[];
+extern const struct fz_op fz_ops_users[];
+/* ops_users.c: the child of the uprobe_users family */
+int fz_uprobe_user(int argc, char **argv);
 void fz_prod_stop(void);
 
 int fz_soak(void);			/* soak.c */

@@ -345,6 +345,7 @@ static int fz_run(void)
 	fz_add_ops(fz_ops_mm);
 	fz_add_ops(fz_ops_prod);
 	fz_add_ops(fz_ops_attach);
+	fz_add_ops(fz_ops_users);
 	pthread_rwlockattr_init(&ra);
 	pthread_rwlockattr_setkind_np(&ra,
 				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
@@ -444,7 +445,7 @@ static int fz_run(void)
 			"map_create", "event_open", "map_ioctl", "map_fill",
 			"event_ioctl", "mmap", "ring", "remap", "attach",
 			"counter_open", "debugfs", "link_ioctl", "attach_tp",
-			"attach_uprobe",
+			"attach_uprobe", "uprobe_users",
 		};
 		unsigned int m;
 
@@ -478,6 +479,8 @@ int main(int argc, char **argv)
 {
 	struct rlimit rl = { 1024, 1024 };
 
+	if (argc > 1 && !strcmp(argv[1], "--uprobe-user"))
+		return fz_uprobe_user(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	fz_parse(argc, argv);
 	printf("# seed %llu\n", (unsigned long long)fz_opts.seed);

@@ -610,9 +610,11 @@ struct pea_tp_record {
  * @capture_arg:  argument (0..5) pointing at the memory to capture
  * @capture_mode: PEA_CAPTURE_NONE, _STR or _FIXED (user memory always)
  * @capture_len:  at most this many bytes (1..PEA_CAPTURE_MAX)
- * @maxactive:    uretprobes: tasks whose calls are paired with their
- *                returns at once (0: 64; at most PEA_MAXACTIVE_MAX, as
- *                kretprobes' maxactive); uprobes: 0. Was @reserved (zero)
+ * @maxactive:    uretprobes: how many tasks' calls are paired with their
+ *                returns at once, each task up to 4 nested calls (0: 64;
+ *                at most PEA_MAXACTIVE_MAX, the bound of kretprobes'
+ *                maxactive, which counts calls); uprobes: 0. Formerly
+ *                @reserved (zero), which still names it
  * @name:         a label the link reports (PEA_LINK_IOC_INFO, debugfs),
  *                NUL-terminated; empty: "FILENAME+0xOFFSET"
  */
@@ -627,7 +629,10 @@ struct pea_uprobe_attr {
 	__u32 capture_arg;
 	__u32 capture_mode;
 	__u32 capture_len;
-	__u32 maxactive;
+	union {
+		__u32 maxactive;
+		__u32 reserved;		/* its name before maxactive */
+	};
 	char name[PEA_SYM_LEN];
 };
 
