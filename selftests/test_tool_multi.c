@@ -334,7 +334,7 @@ static void test_usage(void)
 		const char *msg;
 	} cases[] = {
 		{ { PT_PEA, "trace", "--maxactive", "4", "kretprobe:a", "kprobe:b", NULL },
-		  "kprobe:b: --maxactive is for kretprobes" },
+		  "kprobe:b: --maxactive is for kretprobes and uretprobes" },
 		{ { PT_PEA, "trace", "kprobe:a", "--filter", "pid == 1", TP, NULL },
 		  "kprobe:a: --filter is for tracepoints" },
 		{ { PT_PEA, "trace", "--args", "kprobe:a", TP, NULL },

@@ -6,7 +6,9 @@
  * a numeric file offset, usage and lookup errors.
  */
 #include <elf.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "pt_tool.h"
@@ -28,6 +30,28 @@ __attribute__((noipa, used)) long pt_tool_fn(const char *s, long n)
 {
 	__asm__ volatile("" : : "r"(s) : "memory");
 	return n * 10;
+}
+
+static volatile int block_entered;
+
+/* With @fd >= 0, says it is inside and blocks until a byte arrives. */
+__attribute__((noipa, used)) long pt_tool_block(long fd)
+{
+	char c;
+
+	if (fd < 0)
+		return 3;
+	block_entered = 1;	/* past the probe at the first instruction */
+	return read((int)fd, &c, 1) == 1 ? 3 : -1;
+}
+
+static volatile pid_t block_tid;
+
+static void *block_thread(void *arg)
+{
+	block_tid = (pid_t)syscall(SYS_gettid);
+	pt_tool_block((long)arg);
+	return NULL;
 }
 
 /* Read the events (up to @max) and the summary until the tool exits. */
@@ -86,6 +110,52 @@ static void test_uretprobe_json(void)
 	      "uretprobe: pid, tid and comm of this test");
 	PT_OK(pt_json_get(sum, "link", buf, sizeof(buf), NULL),
 	      "uretprobe: the summary has the link's counters");
+}
+
+/*
+ * --maxactive 1 on a uretprobe: one task parked inside the function
+ * holds the one pairing slot, another task's return is missed and the
+ * summary says so; the parked one's return is written.
+ */
+static void test_uretprobe_maxactive(void)
+{
+	static char ev[4][4096], sum[4096];
+	char probe[512], buf[256] = "";
+	struct pt_proc p;
+	pthread_t th;
+	int fds[2], n, rc;
+
+	snprintf(probe, sizeof(probe), "uretprobe:%s:pt_tool_block", self);
+	if (pipe(fds))
+		pt_fatal("pipe");
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", probe,
+					  "--maxactive", "1", "--json",
+					  "--count", "1", "--pid", pid, NULL }),
+	      "pea trace %s --maxactive 1 attached", probe);
+	if (pthread_create(&th, NULL, block_thread, (void *)(long)fds[0]))
+		pt_fatal("pthread_create");
+	while (!block_entered)
+		usleep(1000);
+	PT_EQ(pt_tool_block(-1), 3, "pt_tool_block(-1) returns while a thread is parked");
+	if (write(fds[1], "x", 1) != 1)
+		pt_fatal("write");
+	pthread_join(th, NULL);
+	n = read_json(&p, ev, 4, sum);
+	pt_proc_drain_err(&p);
+	rc = pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_EQ(rc, 0, "--maxactive 1: pea trace exits 0");
+	PT_OK(n == 1 && pt_json_num(ev[0], "tid", -1) == block_tid &&
+	      pt_json_num(ev[0], "ret", 0) == 3,
+	      "--maxactive 1: the parked thread's return is the one event (%d)",
+	      n);
+	PT_OK(pt_json_get(sum, "link", buf, sizeof(buf), NULL) &&
+	      pt_json_num(buf, "missed", -1) == 1 &&
+	      pt_json_num(buf, "written", -1) == 1,
+	      "--maxactive 1: the summary counts the other return as missed (%s)",
+	      buf);
+	close(fds[0]);
+	close(fds[1]);
 }
 
 static void test_uprobe_human(void)
@@ -239,6 +309,7 @@ int main(void)
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	pt_pin(0);
 	test_uretprobe_json();
+	test_uretprobe_maxactive();
 	test_uprobe_human();
 	test_offset_and_library();
 	test_errors();

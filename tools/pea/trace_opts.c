@@ -372,7 +372,7 @@ static int probe_validate(const struct trace_probe *p)
 	if ((o->user || o->kernel) && !o->capture_mode)
 		return probe_usage(n, "--user and --kernel go with --str or --bytes");
 	if (o->maxactive && !s->retprobe)
-		return probe_usage(n, "--maxactive is for kretprobes");
+		return probe_usage(n, "--maxactive is for kretprobes and uretprobes");
 	return 0;
 }
 

@@ -122,7 +122,8 @@ static int explain(const struct probe_spec *spec, int err)
  * uprobe_attach() - resolve a uprobe spec and attach it to @map_fd
  * @map_fd: the map
  * @spec: from uprobe_parse(); gets file_offset
- * @o: the options in effect: --pid (0: any process), the capture
+ * @o: the options in effect: --pid (0: any process), the capture,
+ *     --maxactive (uretprobes)
  * @id: the producer id its records carry (0: the link's)
  *
  * Return: the link fd, or -errno after printing what went wrong.
@@ -164,6 +165,7 @@ static int uprobe_attach(int map_fd, struct probe_spec *spec,
 	a.path_fd = -1;
 	a.offset = u->file_offset;
 	a.filter_tgid = pid;
+	a.maxactive = o->maxactive;	/* a uprobe's is refused before */
 	a.id = id;
 	a.capture_mode = capture_mode;
 	if (capture_mode) {
@@ -185,8 +187,8 @@ static int uprobe_attach(int map_fd, struct probe_spec *spec,
 
 static const char *uprobe_check_opts(const struct probe_opts *o)
 {
-	if (o->kernel || o->maxactive || o->cpu >= 0)
-		return "--kernel, --maxactive and --cpu are not for uprobes";
+	if (o->kernel || o->cpu >= 0)
+		return "--kernel and --cpu are not for uprobes";
 	return NULL;
 }
 
