@@ -33,6 +33,7 @@
 #include <net/net_namespace.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_perm.h"
 
 static const char * const pea_nf_hook_names[] = {
 	[PEA_NF_PRE_ROUTING] = "PRE_ROUTING",
@@ -154,8 +155,8 @@ static int pea_nf_check_attr(const struct pea_nf_attr *a)
  * @map: the map the producer writes into (the ioctl's map fd)
  * @ua: struct pea_nf_attr in user memory
  *
- * Return: a link fd, or -EPERM (needs CAP_NET_ADMIN over the caller's
- * network namespace), -EFAULT, -EINVAL
+ * Return: a link fd, or -EPERM (needs CAP_BPF and CAP_NET_ADMIN, or
+ * CAP_SYS_ADMIN, as a BPF program at a network hook), -EFAULT, -EINVAL
  * (attr, packet_len 0), -E2BIG (attr tail, packet_len past
  * PEA_NF_PACKET_MAX), -EAFNOSUPPORT (family), -EPROTO (hook), -ERANGE
  * (priority INT_MIN or INT_MAX), -EMLINK (PEA_MAX_LINKS live),
@@ -163,18 +164,18 @@ static int pea_nf_check_attr(const struct pea_nf_attr *a)
  */
 long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua)
 {
-	struct net *net = current->nsproxy->net_ns;
 	struct pea_nf_attr a;
 	struct pea_link *l;
 	long err;
 
 	/*
-	 * Linux's rule for registering a netfilter hook, as nfnetlink asks it
-	 * of nftables: CAP_NET_ADMIN in the user namespace that owns the
-	 * network namespace (docs/security.md).
+	 * The rule of a BPF program at a network hook writing into a perf
+	 * event array: CAP_BPF and CAP_NET_ADMIN in the initial user
+	 * namespace (pea_perm.c, docs/security.md).
 	 */
-	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
-		return -EPERM;
+	err = pea_perm_netfilter();
+	if (err)
+		return err;
 	err = pea_link_copy_attr(&a, sizeof(a), sizeof(a), ua);
 	if (err)
 		return err;

@@ -20,7 +20,19 @@
  *   5. A CPU-wide event: paranoid <= 0 or CAP_PERFMON, EACCES
  *      (perf_allow_cpu()).
  *
- * CAP_SYS_ADMIN implies CAP_PERFMON (perfmon_capable()). The LSM hooks
+ * Two producers go where perf events do not, and take the rule of the BPF
+ * program that would do the same and write into a perf event array, as
+ * bpf(BPF_PROG_LOAD) checks it in the initial user namespace (a BPF token
+ * aside, which pea has no counterpart of), EPERM:
+ *
+ *   - a kprobe capture of kernel memory: a kprobe program calling
+ *     bpf_probe_read_kernel(), CAP_BPF and CAP_PERFMON (after the kprobe
+ *     rule above, which perf_event_open() of its kprobe applies);
+ *   - a netfilter hook: a program at a network hook (BPF_PROG_TYPE_
+ *     NETFILTER on 6.12, SCHED_CLS on both), CAP_BPF and CAP_NET_ADMIN.
+ *
+ * CAP_SYS_ADMIN implies CAP_PERFMON (perfmon_capable()), CAP_BPF
+ * (bpf_capable()) and CAP_NET_ADMIN, as bpf_ns_capable() has it. The LSM hooks
  * perf consults with them (security_perf_event_open()) are not exported to
  * modules, except through perf_allow_kernel() on 6.12 (docs/security.md).
  * The uprobe rule, CAP_SYS_ADMIN, which every other step accepts, is
@@ -79,4 +91,34 @@ int pea_perm_tracepoint(void)
 	if (pea_perf_paranoid() > -1)
 		return -EPERM;
 	return 0;	/* step 5 allows whatever step 4 allowed */
+}
+
+/**
+ * pea_perm_kernel_read() - may the caller capture kernel memory at a kprobe
+ *
+ * As bpf(BPF_PROG_LOAD) of a kprobe program, the Linux way to read
+ * kernel memory a probed argument points to: CAP_BPF and CAP_PERFMON (or
+ * CAP_SYS_ADMIN). The kprobe itself is pea_perm_kprobe()'s.
+ *
+ * Return: 0 or -EPERM.
+ */
+int pea_perm_kernel_read(void)
+{
+	return bpf_capable() && perfmon_capable() ? 0 : -EPERM;
+}
+
+/**
+ * pea_perm_netfilter() - may the caller attach a netfilter producer
+ *
+ * As bpf(BPF_PROG_LOAD) of a program at a network hook that writes into
+ * a perf event array: CAP_BPF and CAP_NET_ADMIN (or CAP_SYS_ADMIN), in the
+ * initial user namespace, so not from a user namespace of one's own.
+ *
+ * Return: 0 or -EPERM.
+ */
+int pea_perm_netfilter(void)
+{
+	if (!bpf_capable())
+		return -EPERM;
+	return capable(CAP_NET_ADMIN) || capable(CAP_SYS_ADMIN) ? 0 : -EPERM;
 }

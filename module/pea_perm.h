@@ -7,6 +7,8 @@
 #define _PEA_PERM_H
 
 int pea_perm_kprobe(void);
+int pea_perm_kernel_read(void);
 int pea_perm_tracepoint(void);
+int pea_perm_netfilter(void);
 
 #endif /* _PEA_PERM_H */

@@ -607,8 +607,8 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  * @ua: struct pea_probe_attr in user memory
  *
  * Return: a link fd, or -EACCES (as the kprobe PMU: CAP_PERFMON or
- * CAP_SYS_ADMIN; at perf_event_paranoid 3, CAP_SYS_ADMIN), -EPERM (kernel
- * lockdown),
+ * CAP_SYS_ADMIN; at perf_event_paranoid 3, CAP_SYS_ADMIN), -EPERM (a
+ * kernel-memory capture without CAP_BPF and CAP_PERFMON; kernel lockdown),
  * -EFAULT, -EINVAL (attr; size below PEA_PROBE_ATTR_SIZE_VER0; offset past
  * UINT_MAX, maxactive past PEA_MAXACTIVE_MAX or on a kprobe, kstack_depth
  * past PEA_KSTACK_MAX, reserved not zero), -E2BIG (attr tail), -EBADF
@@ -633,6 +633,13 @@ long pea_probe_attach(struct pea_map *map,
 	err = pea_check_probe_attr(&a);
 	if (err)
 		return err;
+	/* Kernel memory behind an argument: a kprobe program's rule. */
+	if (a.capture_mode != PEA_CAPTURE_NONE &&
+	    !(a.capture_flags & PEA_CAPTURE_USER)) {
+		err = pea_perm_kernel_read();
+		if (err)
+			return err;
+	}
 	err = pea_probe_lockdown(&a);
 	if (err)
 		return err;

@@ -16,9 +16,11 @@
  *   kprobe, kretprobe   the kprobe PMU (its type from sysfs), pid -1
  *   tracepoint          PERF_TYPE_TRACEPOINT with PERF_SAMPLE_RAW, pid -1
  *   uprobe, uretprobe   the uprobe PMU on the same file and offset, pid -1
- *   netfilter           CAP_NET_ADMIN over the network namespace's user
- *                       namespace, nfnetlink's rule, asked of the kernel
- *                       by SIOCSIFFLAGS on lo (dev_ioctl() applies it)
+ *   kprobe kernel       the kprobe PMU, then bpf(BPF_PROG_LOAD) of a kprobe
+ *   capture             program (what reads kernel memory at a kprobe)
+ *   netfilter           bpf(BPF_PROG_LOAD) of a program at a network hook
+ *                       (SCHED_CLS: NETFILTER's rule on 6.12, and 6.1 has
+ *                       no NETFILTER type)
  *   debugfs files       /sys/kernel/debug/kprobes/list, the kernel's list
  *                       of probes, in the same debugfs
  *   perf_event_mlock_kb a ring past the budget: pea's output event ring
@@ -27,8 +29,6 @@
  * Each case prints a "# caps OP|WHO|PARANOID|linux=E|pea=E" line, from
  * which docs/security.md is written.
  */
-#include <net/if.h>
-#include <sys/socket.h>
 #include <linux/bpf.h>
 #include <linux/hw_breakpoint.h>
 #include "pea_test.h"
@@ -49,6 +49,7 @@ static const struct who whos[] = {
 	{ "perfmon", CAP(CAP_PERFMON) },
 	{ "perfmon+bpf", CAP(CAP_PERFMON) | CAP(CAP_BPF) },
 	{ "net_admin", CAP(CAP_NET_ADMIN) },
+	{ "net_admin+bpf", CAP(CAP_NET_ADMIN) | CAP(CAP_BPF) },
 	{ "sys_admin", CAP(CAP_SYS_ADMIN) },
 	{ "none", 0 },
 };
@@ -119,6 +120,23 @@ static int linux_map(void)
 	a.value_size = 4;
 	a.max_entries = 4;
 	return errno_of(syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a)));
+}
+
+/* bpf(BPF_PROG_LOAD) of "r0 = 0; exit" of @type, GPL: 0 or the errno. */
+static int linux_prog_load(__u32 type)
+{
+	struct bpf_insn insns[2] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = (__u64)(uintptr_t)insns;
+	a.insn_cnt = 2;
+	a.license = (__u64)(uintptr_t)"GPL";
+	return errno_of(syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a)));
 }
 
 static int pea_named_map(void)
@@ -276,6 +294,33 @@ static int linux_kprobe(void)
 	return linux_kprobe_cfg(0);
 }
 
+/* A kprobe capturing 8 bytes of kernel memory argument 0 points to. */
+static int pea_kprobe_kcapture(void)
+{
+	struct pea_probe_attr a;
+	int map = own_map(), err;
+
+	if (map < 0)
+		return 200 + errno;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_PROBE_F_CLOEXEC;
+	strcpy(a.symbol, KP_SYM);
+	a.capture_mode = PEA_CAPTURE_FIXED;
+	a.capture_len = 8;
+	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_PROBE, &a));
+	close(map);
+	return err;
+}
+
+/* The kprobe, then the program that reads kernel memory there. */
+static int linux_kprobe_kcapture(void)
+{
+	int err = linux_kprobe();
+
+	return err ? err : linux_prog_load(BPF_PROG_TYPE_KPROBE);
+}
+
 static int pea_kretprobe(void)
 {
 	return pea_kprobe_flags(PEA_PROBE_F_RETPROBE);
@@ -385,22 +430,10 @@ static int pea_netfilter(void)
 	return err;
 }
 
-/* Setting lo's flags to what they are: ns_capable(CAP_NET_ADMIN) only. */
+/* A BPF program at a network hook: CAP_BPF and CAP_NET_ADMIN. */
 static int linux_netfilter(void)
 {
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
-
-	if (s < 0)
-		return 200 + errno;
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(s, SIOCGIFFLAGS, &ifr))
-		err = 200 + errno;
-	else if (ioctl(s, SIOCSIFFLAGS, &ifr))
-		err = errno;
-	close(s);
-	return err;
+	return linux_prog_load(BPF_PROG_TYPE_SCHED_CLS);
 }
 
 /* ---- debugfs ---- */
@@ -534,6 +567,8 @@ static const struct op ops[] = {
 	{ "counter msr/tsc", cnt_msr, pea_counter, linux_counter, NULL },
 	{ "kprobe", NULL, pea_kprobe, linux_kprobe, NULL },
 	{ "kretprobe", NULL, pea_kretprobe, linux_kretprobe, NULL },
+	{ "kprobe kernel capture", NULL, pea_kprobe_kcapture,
+	  linux_kprobe_kcapture, NULL },
 	{ "tracepoint", NULL, pea_tracepoint, linux_tracepoint, NULL },
 	{ "uprobe", NULL, pea_uprobe, linux_uprobe, NULL },
 	{ "uretprobe", NULL, pea_uretprobe, linux_uretprobe, NULL },

@@ -597,12 +597,30 @@ static void test_forward_prio(void)
 
 /* ---- errnos ---- */
 
+/* Nobody with the capabilities of mask *@arg (0: none) attaches. */
 static int perm_child(void *arg)
 {
 	struct pea_nf_attr a = nf_attr(PEA_NF_IPV4, PEA_NF_LOCAL_IN, 64);
 
-	if (pt_drop_to_nobody(*(int *)arg))
+	if (pt_drop_to_nobody_caps(*(__u64 *)arg))
 		return 100;
+	return attach_errno(&a);
+}
+
+/*
+ * Nobody becomes root of a user namespace of its own with a network
+ * namespace in it (unshare -Urn): every capability there, CAP_NET_ADMIN
+ * over that netns included, none in the initial one.
+ */
+static int userns_child(void *arg)
+{
+	struct pea_nf_attr a = nf_attr(PEA_NF_IPV4, PEA_NF_LOCAL_IN, 64);
+
+	(void)arg;
+	if (pt_drop_to_nobody_caps(0))
+		return 100;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET))
+		return 101;
 	return attach_errno(&a);
 }
 
@@ -639,7 +657,7 @@ static int netns_child(void *arg)
 static void test_errors(void)
 {
 	struct pea_nf_attr a;
-	int cap;
+	__u64 caps;
 	struct {
 		struct pea_nf_attr a;
 		__u64 tail;
@@ -691,15 +709,24 @@ static void test_errors(void)
 	PT_EQ(pt_ioctl_errno(map_fd, PEA_MAP_IOC_ATTACH_NF, (void *)8), EFAULT,
 	      "a bad pointer: EFAULT");
 
-	cap = CAP_PERFMON;
-	PT_EQ(pt_in_child(perm_child, &cap), EPERM,
+	/* A BPF program at a network hook's rule: CAP_BPF + CAP_NET_ADMIN. */
+	caps = 1ULL << CAP_PERFMON;
+	PT_EQ(pt_in_child(perm_child, &caps), EPERM,
 	      "nobody with CAP_PERFMON only: EPERM");
-	cap = CAP_NET_ADMIN;
-	PT_EQ(pt_in_child(perm_child, &cap), 0,
-	      "nobody with CAP_NET_ADMIN only: allowed (nfnetlink's rule)");
-	cap = -1;
-	PT_EQ(pt_in_child(perm_child, &cap), EPERM,
+	caps = 1ULL << CAP_NET_ADMIN;
+	PT_EQ(pt_in_child(perm_child, &caps), EPERM,
+	      "nobody with CAP_NET_ADMIN only: EPERM (no CAP_BPF)");
+	caps = 1ULL << CAP_BPF;
+	PT_EQ(pt_in_child(perm_child, &caps), EPERM,
+	      "nobody with CAP_BPF only: EPERM");
+	caps = 1ULL << CAP_NET_ADMIN | 1ULL << CAP_BPF;
+	PT_EQ(pt_in_child(perm_child, &caps), 0,
+	      "nobody with CAP_NET_ADMIN and CAP_BPF: allowed");
+	caps = 0;
+	PT_EQ(pt_in_child(perm_child, &caps), EPERM,
 	      "nobody without capabilities: EPERM");
+	PT_EQ(pt_in_child(userns_child, NULL), EPERM,
+	      "nobody as root of its own user and network namespace: EPERM");
 
 	{
 		const __u16 dport = 40052;

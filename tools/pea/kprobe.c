@@ -109,6 +109,13 @@ static int kprobe_attach(int map_fd, struct probe_spec *spec,
 			 spec->text, spec->symbol);
 		break;
 	case EPERM:
+		if (attr.capture_mode && !(attr.capture_flags &
+					   PEA_CAPTURE_USER)) {
+			tool_err("cannot attach %s: capturing kernel memory needs CAP_BPF and CAP_PERFMON, and no kernel lockdown (run as root)",
+				 spec->text);
+			break;
+		}
+		/* fall through */
 	case EACCES:
 		tool_err("cannot attach %s: attaching probes needs CAP_PERFMON, or CAP_SYS_ADMIN at kernel.perf_event_paranoid 3 (run as root)",
 			 spec->text);

@@ -94,7 +94,7 @@ static int nf_attach(int map_fd, struct probe_spec *spec,
 	switch (err) {
 	case EPERM:
 	case EACCES:
-		tool_err("cannot attach %s: netfilter hooks need CAP_NET_ADMIN (run as root)",
+		tool_err("cannot attach %s: netfilter hooks need CAP_BPF and CAP_NET_ADMIN (run as root)",
 			 spec->text);
 		break;
 	case EOPNOTSUPP:

@@ -652,9 +652,10 @@ struct pea_uprobe_attr {
  * holds a reference on the namespace. Links share kprobe links' rules:
  * link fd lifetime, PEA_LINK_IOC_INFO (addr is the priority, sign-extended;
  * symbol "netfilter:ipv4:PRE_ROUTING" and the like), the debugfs "links"
- * file and PEA_MAX_LINKS. Needs CAP_NET_ADMIN in the user namespace that
- * owns the network namespace and CAP_PERFMON (or CAP_SYS_ADMIN); kernels
- * without CONFIG_NETFILTER answer EOPNOTSUPP.
+ * file and PEA_MAX_LINKS. Needs CAP_BPF and CAP_NET_ADMIN (or
+ * CAP_SYS_ADMIN) in the initial user namespace, as a BPF program at a
+ * network hook does (EPERM); kernels without CONFIG_NETFILTER answer
+ * EOPNOTSUPP.
  */
 #define PEA_NF_PACKET_MAX	4096	/* packet bytes a record may carry */
 
