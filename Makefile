@@ -164,6 +164,14 @@ PT_UPROBE_TESTS := $(BUILD)/selftests/test_uprobe \
 $(PT_UPROBE_TESTS): $(PT_UPROBE_SO)
 $(PT_UPROBE_TESTS): USER_CFLAGS += -DPT_UPROBE_SO='"$(PT_UPROBE_SO)"'
 
+# test_uprobe also embeds a 32-bit program (uretprobes on compat tasks).
+PT_UPROBE32 := $(BUILD)/selftests/pt_uprobe32
+$(PT_UPROBE32): selftests/m32/pt_uprobe32.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(USER_CFLAGS) -static -o $@ $<
+$(BUILD)/selftests/test_uprobe: $(PT_UPROBE32)
+$(BUILD)/selftests/test_uprobe: USER_CFLAGS += -DPT_UPROBE32='"$(PT_UPROBE32)"'
+
 tools: $(PEA_TOOL)
 
 $(PEA_TOOL): $(PEA_OBJS) $(LIBPEA)

@@ -55,7 +55,7 @@ struct pea_uprobe_link {
 	struct inode *inode;		/* registered on: the path's real inode */
 	struct uprobe *uprobe;		/* what uprobe_register() gave, if any */
 	u32 nr_slots;			/* uretprobes: tasks paired at once */
-	unsigned long next_reclaim;	/* jiffies: the next scan for stale slots */
+	atomic64_t next_reclaim;	/* jiffies_64: the next stale-slot scan */
 	atomic64_t *owners;		/* each slot's owner and generation */
 	struct pea_uprobe_slot *slots;	/* entries per task */
 	u8 *caps;			/* their captures */

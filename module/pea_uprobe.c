@@ -34,6 +34,7 @@
 #include <linux/fs.h>
 #include <linux/file.h>
 #include <linux/hash.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/namei.h>
 #include <linux/pid.h>
@@ -43,6 +44,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/threads.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
@@ -59,7 +61,9 @@
  * identity, and a generation in the other 41 bits that every claim and
  * every release advances: a cmpxchg() from an owner word read earlier
  * fails once the slot has changed hands in between, even back to the
- * same tid (41 bits do not wrap in practice).
+ * same tid. 41 bits wrap after 2^41 claims and releases of one slot
+ * (weeks at a million calls a second), longer than any handler stays
+ * preempted between its read and its cmpxchg().
  */
 #define PEA_OWNER_TID_BITS	22
 #define PEA_OWNER_TID_MASK	(BIT_ULL(PEA_OWNER_TID_BITS) - 1)
@@ -67,20 +71,22 @@
 #define PEA_OWNER_GEN_SHIFT	(PEA_OWNER_TID_BITS + 1)
 
 /*
- * On x86-64 a function's return pops the return address that was on top
- * of the stack at its first instruction: the stack pointer at the return
- * is the entry's plus 8, for the int3 trampoline and 6.12's uretprobe
- * syscall alike. A return pairs only with the frame of exactly that
- * entry. Elsewhere, the outermost frame below the return's.
+ * A function's return pops the return address that was on top of the
+ * stack at its first instruction: on x86 the user stack pointer at the
+ * return is the entry's plus the address size, 8 for a 64-bit task and 4
+ * for a 32-bit one (compat tasks run on both Debian kernels), for the
+ * int3 trampoline and 6.12's uretprobe syscall alike, plus what a `ret
+ * imm16` pops (i386 functions returning a struct pop its hidden pointer).
+ * A return pairs only with the frame of its own entry (pea_uprobe_pop()).
+ * pea knows this rule for x86 alone, and refuses uretprobes elsewhere
+ * (pea_uprobe_check_attr()).
  */
-#ifdef CONFIG_X86_64
-#define PEA_UPROBE_RET_SP_DELTA	8
-#endif
+#define PEA_UPROBE_RET_POP_MAX	32	/* 32-bit: ret imm16 past the address */
 
-/* One call in flight: what its return needs. */
+/* One call in flight: what its return needs. *//* One call in flight: what its return needs. */
 struct pea_uprobe_frame {
 	u64 t0;
-	unsigned long sp;
+	unsigned long sp;	/* the return's stack pointer, at the least */
 	u64 args[6];
 	u16 flags;
 	u16 capture_len;
@@ -136,6 +142,16 @@ static int pea_uprobe_handler(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 	}
 	preempt_enable();
 	return 0;
+}
+
+/* The size of a return address of the task at @regs. */
+static unsigned long pea_uprobe_addr_size(struct pt_regs *regs)
+{
+#ifdef CONFIG_X86_64
+	return user_64bit_mode(regs) ? 8 : 4;
+#else
+	return sizeof(long);
+#endif
 }
 
 static u8 *pea_uprobe_cap(struct pea_link *l, u32 slot, u32 depth)
@@ -200,9 +216,12 @@ static bool pea_uprobe_take(struct pea_link *l, u32 i, u64 old)
 static int pea_uprobe_reclaim(struct pea_link *l, u32 h)
 {
 	u32 n = l->up.nr_slots, i, k;
-	u64 o;
+	u64 o, now = get_jiffies_64(), next;
 
-	if (time_before(jiffies, READ_ONCE(l->up.next_reclaim)))
+	/* One scan per jiffy and link, whoever arms it first. */
+	next = atomic64_read(&l->up.next_reclaim);
+	if (time_before64(now, next) ||
+	    atomic64_cmpxchg(&l->up.next_reclaim, next, now + 1) != next)
 		return -1;
 	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
 		o = atomic64_read_acquire(&l->up.owners[i]);
@@ -210,7 +229,6 @@ static int pea_uprobe_reclaim(struct pea_link *l, u32 h)
 		    pea_uprobe_stale(l, i, o) && pea_uprobe_take(l, i, o))
 			return i;
 	}
-	WRITE_ONCE(l->up.next_reclaim, jiffies + 1);
 	return -1;
 }
 
@@ -303,8 +321,8 @@ static int pea_uretprobe_entry(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 		return 0;	/* the return counts it as missed */
 	s = &l->up.slots[i];
 	d = min_t(u32, READ_ONCE(s->depth), PEA_UPROBE_DEPTH);
-	/* Frames at or below this stack pointer have returned unseen. */
-	while (d && s->f[d - 1].sp <= sp)
+	/* Frames entered at or below this stack pointer returned unseen. */
+	while (d && s->f[d - 1].sp - pea_uprobe_addr_size(regs) <= sp)
 		d--;
 	if (d >= PEA_UPROBE_DEPTH) {
 		/* Too deep: the outermost call loses its frame. */
@@ -316,7 +334,7 @@ static int pea_uretprobe_entry(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 				(size_t)(l->capture_len + 1) * d);
 	}
 	f = &s->f[d];
-	f->sp = sp;
+	f->sp = sp + pea_uprobe_addr_size(regs);
 	pea_read_args(regs, f->args);
 	f->flags = PEA_REC_F_UPROBE | PEA_REC_F_RETPROBE;
 	f->capture_len = 0;
@@ -331,23 +349,28 @@ static int pea_uretprobe_entry(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 
 /*
  * The frame a return at @sp pairs with, popped from @s (depth @*d), or
- * NULL; deeper frames, whose returns pea never saw, are dropped.
+ * NULL. Frames hold the stack pointer their return has at the least
+ * (f->sp): those at or below @sp are this call's and deeper ones', whose
+ * returns never came, and all go; this call's is the outermost of them,
+ * if it is within @pop bytes (what a ret imm16 popped) of @sp. A 64-bit
+ * task's return is exact (@pop 0): a deeper call's frame can never stand
+ * in for an evicted one.
  */
 static struct pea_uprobe_frame *pea_uprobe_pop(struct pea_uprobe_slot *s,
-					       u32 *d, unsigned long sp)
+					       u32 *d, unsigned long sp,
+					       unsigned long pop)
 {
 	struct pea_uprobe_frame *f = NULL;
 
-#ifdef PEA_UPROBE_RET_SP_DELTA
-	while (*d && s->f[*d - 1].sp + PEA_UPROBE_RET_SP_DELTA < sp)
-		(*d)--;
-	if (*d && s->f[*d - 1].sp + PEA_UPROBE_RET_SP_DELTA == sp)
+	while (*d && s->f[*d - 1].sp <= sp)
 		f = &s->f[--(*d)];
-#else
-	while (*d && s->f[*d - 1].sp < sp)
-		f = &s->f[--(*d)];
-#endif
-	return f;
+	return f && sp - f->sp <= pop ? f : NULL;
+}
+
+/* What a return may pop beyond its address (i386's ret imm16). */
+static unsigned long pea_uprobe_ret_pop(struct pt_regs *regs)
+{
+	return pea_uprobe_addr_size(regs) == 8 ? 0 : PEA_UPROBE_RET_POP_MAX;
 }
 
 static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
@@ -366,7 +389,7 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
 	if (i >= 0) {
 		s = &l->up.slots[i];
 		d = min_t(u32, READ_ONCE(s->depth), PEA_UPROBE_DEPTH);
-		f = pea_uprobe_pop(s, &d, sp);
+		f = pea_uprobe_pop(s, &d, sp, pea_uprobe_ret_pop(regs));
 		s->depth = d;
 	}
 	preempt_disable();
@@ -426,6 +449,12 @@ static int pea_uprobe_register(struct pea_link *l, const void *arg)
 
 static int pea_uprobe_check_attr(const struct pea_uprobe_attr *a)
 {
+	BUILD_BUG_ON((PID_MAX_LIMIT - 1) & ~PEA_OWNER_TID_MASK);	/* tids fit */
+#ifndef CONFIG_X86
+	/* Where a return's stack pointer is, is known for x86 only. */
+	if (a->flags & PEA_UPROBE_F_RETPROBE)
+		return -EOPNOTSUPP;
+#endif
 	if (a->flags & ~PEA_UPROBE_FLAGS)
 		return -EINVAL;
 	/* As kretprobes': for returns only, at most PEA_MAXACTIVE_MAX. */
@@ -494,7 +523,7 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
 		l->up.uc.ret_handler = pea_uretprobe_ret;
 		l->up.nr_slots = n;
 		/* jiffies start 5 minutes before wrapping: not 0. */
-		l->up.next_reclaim = jiffies;
+		atomic64_set(&l->up.next_reclaim, get_jiffies_64());
 		l->up.owners = kvcalloc(n, sizeof(*l->up.owners),
 					GFP_KERNEL_ACCOUNT);
 		l->up.slots = kvcalloc(n, sizeof(*l->up.slots),

@@ -34,6 +34,15 @@ __asm__(".pushsection .rodata\n"
 	".popsection\n");
 extern const unsigned char pt_so_start[], pt_so_end[];
 
+/* The 32-bit program the Makefile builds (selftests/m32/pt_uprobe32.c). */
+__asm__(".pushsection .rodata\n"
+	".balign 64\n"
+	".globl pt_m32_start\npt_m32_start:\n"
+	".incbin \"" PT_UPROBE32 "\"\n"
+	".globl pt_m32_end\npt_m32_end:\n"
+	".popsection\n");
+extern const unsigned char pt_m32_start[], pt_m32_end[];
+
 static int ncpu;
 static int map_fd;
 static int ev_fd[NCPU_MAX];
@@ -1295,6 +1304,98 @@ static void test_deep_recursion(void)
 	drain_all();
 }
 
+/*
+ * A compat (32-bit) task returns with its stack pointer 4 above the
+ * entry's, and a function returning a struct pops the hidden pointer as
+ * well (ret $4): each of its returns pairs with its own call.
+ */
+static void test_compat_task(void)
+{
+	const char *path = "/tmp/pt_uprobe32";
+	struct pea_uprobe_attr a;
+	struct pea_link_info i1, i2;
+	int go[2], offs[2], l1 = -1, l2 = -1, fd, status, n, k, ok1 = 0,
+	    ok2 = 0;
+	unsigned long long off[2];
+	char r[16], w[16];
+	pid_t child;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd < 0 || write(fd, pt_m32_start, pt_m32_end - pt_m32_start) !=
+	    pt_m32_end - pt_m32_start || close(fd) || pipe(go) || pipe(offs))
+		pt_fatal("compat: set-up");
+	child = fork();
+	if (child == 0) {
+		snprintf(r, sizeof(r), "%d", go[0]);
+		snprintf(w, sizeof(w), "%d", offs[1]);
+		execl(path, path, r, w, (char *)NULL);
+		_exit(127);
+	}
+	PT_EQ(read(offs[0], off, sizeof(off)), (ssize_t)sizeof(off),
+	      "compat: the 32-bit program told its functions' offsets");
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_UPROBE_F_RETPROBE | PEA_UPROBE_F_CLOEXEC;
+	a.path = (uintptr_t)path;
+	a.path_fd = -1;
+	a.filter_tgid = child;
+	a.offset = off[0];
+	a.id = 32;
+	l1 = attach(&a);
+	a.offset = off[1];
+	a.id = 33;
+	l2 = attach(&a);
+	PT_OK(l1 >= 0 && l2 >= 0, "compat: uretprobes on both attach (%d, %d)",
+	      l1, l2);
+	drain_all();
+	if (write(go[1], "x", 1) != 1)
+		pt_fatal("write");
+	waitpid(child, &status, 0);
+	PT_OK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "compat: the 32-bit program's calls returned right (0x%x)",
+	      status);
+	n = 0;
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct perf_event_header *h = (void *)rec;
+		struct pea_probe_record *pr;
+
+		while (pt_ring_next(&rings[cpu], rec)) {
+			if (h->type != PERF_RECORD_SAMPLE)
+				continue;
+			pr = (void *)(rec + 12);
+			if (pr->tgid != (__u32)child || n == NREC_MAX)
+				continue;
+			recs[n++].r = *pr;
+		}
+	}
+	for (k = 0; k < n; k++) {
+		/* 32-bit registers: the argument is on the stack, ret in eax. */
+		if (recs[k].r.id == 32 && (int)recs[k].r.ret >= 100 &&
+		    (int)recs[k].r.ret <= 102)
+			ok1++;
+		if (recs[k].r.id == 33)
+			ok2++;
+	}
+	i1 = link_info(l1);
+	i2 = link_info(l2);
+	PT_OK(ok1 == 3 && i1.written == 3 && i1.missed == 0,
+	      "compat: pt32_fn's 3 returns pair (%d records, %llu written, %llu missed)",
+	      ok1, (unsigned long long)i1.written,
+	      (unsigned long long)i1.missed);
+	PT_OK(ok2 == 2 && i2.written == 2 && i2.missed == 0,
+	      "compat: pt32_struct's 2 returns (ret $4) pair (%d records, %llu written, %llu missed)",
+	      ok2, (unsigned long long)i2.written,
+	      (unsigned long long)i2.missed);
+	close(l1);
+	close(l2);
+	close(go[0]);
+	close(go[1]);
+	close(offs[0]);
+	close(offs[1]);
+	unlink(path);
+	drain_all();
+}
+
 /* A perf uprobe PMU counter on (@path, @off) in task @pid. */
 static int perf_uprobe(const char *path, __u64 off, pid_t pid)
 {
@@ -1539,6 +1640,7 @@ int main(int argc, char **argv)
 	test_exec_away();
 	test_tid_reused();
 	test_deep_recursion();
+	test_compat_task();
 	test_captures();
 	test_shared_object();
 	test_filter();
