@@ -32,6 +32,7 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_compat.h"
 
 /* What a kretprobe keeps from entry to return. */
 struct pea_rp_entry {
@@ -404,6 +405,7 @@ void pea_link_free(struct pea_link *l)
 {
 	if (l->kind == PEA_LINK_UPROBE)
 		pea_uprobe_free(l);
+	pea_quota_unlink(l);
 	if (l->counter_map)
 		pea_map_put(l->counter_map);
 	pea_map_put(l->map);
@@ -557,6 +559,7 @@ int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
 static int pea_link_register(struct pea_link *l, const void *arg)
 {
 	const struct pea_probe_attr *a = arg;
+	size_t isize;
 	int err;
 
 	if (pea_link_is_ret(l)) {
@@ -567,7 +570,15 @@ static int pea_link_register(struct pea_link *l, const void *arg)
 				(a->capture_mode ? a->capture_len + 1 : 0));
 		l->rp.data_size = l->kstack_off +
 				  a->kstack_depth * sizeof(u64);
-		l->rp.maxactive = a->maxactive;
+		/* register_kretprobe()'s default, made explicit: it is charged. */
+		l->rp.maxactive = a->maxactive ? a->maxactive :
+				  max_t(unsigned int, 10,
+					2 * num_possible_cpus());
+		isize = sizeof(struct kretprobe_instance) + l->rp.data_size;
+		err = pea_link_charge(l, pea_kretprobe_mem(l->rp.maxactive,
+							   isize));
+		if (err)
+			return err;
 		err = register_kretprobe(&l->rp);
 		if (!err)
 			l->addr = (unsigned long)l->rp.kp.addr;
@@ -611,9 +622,10 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  * UINT_MAX, maxactive past PEA_MAXACTIVE_MAX or on a kprobe, kstack_depth
  * past PEA_KSTACK_MAX, reserved not zero), -E2BIG (attr tail), -EBADF
  * (counter_map is not a map fd), -EOPNOTSUPP (kstack_depth where pea
- * cannot unwind), -EMLINK (PEA_MAX_LINKS live), -ENOENT (no such symbol),
- * -EILSEQ (offset not at an instruction), -EINVAL (a function kprobes
- * refuse), -ENOMEM, -EMFILE.
+ * cannot unwind), -EMLINK (PEA_MAX_LINKS live, or the caller's
+ * max_user_links), -ENOENT (no such symbol), -EILSEQ (offset not at an
+ * instruction), -EINVAL (a function kprobes refuse), -ENOMEM (no memory;
+ * max_user_probe_kb or max_probe_kb reached), -EMFILE.
  */
 long pea_probe_attach(struct pea_map *map,
 		      const struct pea_probe_attr __user *ua)
@@ -658,6 +670,7 @@ long pea_probe_attach(struct pea_map *map,
 
 /**
  * pea_link_alloc() - a new link on @map, counted against PEA_MAX_LINKS
+ * and the caller's max_user_links, its struct charged (pea_quota.c)
  * @map: the map the producer writes into (a reference is taken)
  * @kind: PEA_LINK_*
  * @id: the producer id records carry (0: the link's own id)
@@ -665,24 +678,40 @@ long pea_probe_attach(struct pea_map *map,
  * @filter_tgid: only this process (0: any), in the caller's pid namespace
  * @filter_cpu: only this CPU (-1: any)
  *
- * Return: the link, or ERR_PTR(-EMLINK) or ERR_PTR(-ENOMEM).
+ * Return: the link, or ERR_PTR(-EMLINK) (PEA_MAX_LINKS, max_user_links) or
+ * ERR_PTR(-ENOMEM) (no memory, max_user_probe_kb, max_probe_kb).
  */
 struct pea_link *pea_link_alloc(struct pea_map *map, enum pea_link_kind kind,
 				u64 id, u32 flags, int filter_tgid,
 				int filter_cpu)
 {
 	struct pea_link *l;
+	int err;
 
 	if (atomic_inc_return(&pea_nr_links) > PEA_MAX_LINKS) {
 		atomic_dec(&pea_nr_links);
 		return ERR_PTR(-EMLINK);
 	}
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
 	if (!l)
 		goto undo_count;
-	l->stats = alloc_percpu(struct pea_link_stats);
+	l->stats = alloc_percpu_gfp(struct pea_link_stats, GFP_KERNEL_ACCOUNT);
 	if (!l->stats)
 		goto free_link;
+	err = pea_quota_link(l);
+	if (!err) {
+		err = pea_link_charge(l, kmalloc_size_roundup(sizeof(*l)) +
+				      sizeof(struct pea_link_stats) *
+				      num_possible_cpus());
+		if (err)
+			pea_quota_unlink(l);
+	}
+	if (err) {
+		free_percpu(l->stats);
+		kfree(l);
+		atomic_dec(&pea_nr_links);
+		return ERR_PTR(err);
+	}
 	atomic_inc(&pea_objects.links);
 	pea_map_get(map);
 	l->map = map;

@@ -349,7 +349,9 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
 	} else {
 		l->up.uc.handler = pea_uprobe_handler;
 	}
-	return 0;
+	/* A uretprobe's pairing table is the attacher's (pea_quota.c). */
+	return pea_link_charge(l, l->up.slots ? PEA_UPROBE_SLOTS * (sizeof(*l->up.slots) +
+			       (l->up.caps ? PEA_UPROBE_DEPTH * (a->capture_len + 1) : 0)) : 0);
 }
 
 /**
