@@ -10,7 +10,9 @@
  *
  * A kretprobe reads the arguments and the capture at entry, into its
  * instance data, and writes the record at return with the return value
- * and the latency.
+ * and the latency. Its tgid filter applies at entry, its CPU filter at
+ * return, on the CPU whose ring gets the record (as a perf kretprobe event
+ * bound to a CPU counts the returns on that CPU).
  *
  * With kstack_depth the record ends with the kernel call stack of the hit
  * (pea_kstack.c); a kretprobe's is the one at entry.
@@ -77,6 +79,41 @@ void pea_read_args(struct pt_regs *regs, u64 *args)
 }
 
 /**
+ * pea_link_filtered_cpu() - whether the CPU filter rejects this hit
+ * @l: the link
+ *
+ * Counts a rejected hit in the link's filtered counter.
+ *
+ * Return: true if the hit is to be skipped.
+ */
+bool pea_link_filtered_cpu(struct pea_link *l)
+{
+	if (l->filter_cpu >= 0 && smp_processor_id() != l->filter_cpu) {
+		this_cpu_inc(l->stats->filtered);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * pea_link_filtered_tgid() - whether the tgid filter rejects this hit
+ * @l: the link
+ *
+ * Counts a rejected hit in the link's filtered counter.
+ *
+ * Return: true if the hit is to be skipped.
+ */
+bool pea_link_filtered_tgid(struct pea_link *l)
+{
+	if (l->filter_tgid &&
+	    task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid) {
+		this_cpu_inc(l->stats->filtered);
+		return true;
+	}
+	return false;
+}
+
+/**
  * pea_link_filtered() - whether the tgid and CPU filters reject this hit
  * @l: the link
  *
@@ -86,13 +123,7 @@ void pea_read_args(struct pt_regs *regs, u64 *args)
  */
 bool pea_link_filtered(struct pea_link *l)
 {
-	if ((l->filter_cpu >= 0 && smp_processor_id() != l->filter_cpu) ||
-	    (l->filter_tgid &&
-	     task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid)) {
-		this_cpu_inc(l->stats->filtered);
-		return true;
-	}
-	return false;
+	return pea_link_filtered_cpu(l) || pea_link_filtered_tgid(l);
 }
 
 /*
@@ -350,7 +381,8 @@ static int pea_kretprobe_entry(struct kretprobe_instance *ri,
 					  rp);
 	struct pea_rp_entry *e = (struct pea_rp_entry *)ri->data;
 
-	if (pea_link_filtered(l))
+	/* The CPU filter applies at return, where the record is written. */
+	if (pea_link_filtered_tgid(l))
 		return 1;	/* no return handler for this call */
 	pea_read_args(regs, e->args);
 	e->flags = PEA_REC_F_RETPROBE;
@@ -371,6 +403,8 @@ static int pea_kretprobe_ret(struct kretprobe_instance *ri,
 					  rp);
 	struct pea_rp_entry *e = (struct pea_rp_entry *)ri->data;
 
+	if (pea_link_filtered_cpu(l))
+		return 0;
 	pea_link_write_stack(l, e->args, (s64)regs_return_value(regs),
 			     ktime_get_mono_fast_ns() - e->t0, e->flags,
 			     e->capture, e->capture_len, pea_rp_kstack(l, ri),
