@@ -14,6 +14,9 @@
  * return, on the CPU whose ring gets the record (as a perf kretprobe event
  * bound to a CPU counts the returns on that CPU).
  *
+ * The probe is registered disabled, its resolved address published, and
+ * only then armed: the first hit already carries the address.
+ *
  * With kstack_depth the record ends with the kernel call stack of the hit
  * (pea_kstack.c); a kretprobe's is the one at entry.
  */
@@ -284,7 +287,7 @@ static void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
 	}
 	r->time_ns = ktime_get_mono_fast_ns();
 	r->id = l->rec_id;
-	r->addr = l->addr;
+	r->addr = READ_ONCE(l->addr);	/* published before arming */
 	r->cpu = smp_processor_id();
 	r->pid = task_pid_nr_ns(task, l->pid_ns);
 	r->tgid = task_tgid_nr_ns(task, l->pid_ns);
@@ -347,7 +350,8 @@ void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
 	if (s) {
 		if (l->capture_mode != PEA_CAPTURE_NONE)
 			caplen = pea_capture(l, args, s->cap, &flags);
-		nr = pea_kstack_save(regs, l->addr, s->ips, l->kstack_depth);
+		nr = pea_kstack_save(regs, READ_ONCE(l->addr), s->ips,
+				     l->kstack_depth);
 		pea_link_write_stack(l, args, 0, 0, flags, s->cap, caplen,
 				     s->ips, nr);
 	} else {
@@ -390,8 +394,8 @@ static int pea_kretprobe_entry(struct kretprobe_instance *ri,
 	if (l->capture_mode != PEA_CAPTURE_NONE)
 		e->capture_len = pea_capture(l, e->args, e->capture, &e->flags);
 	/* The instance is this call's alone until its return handler ran. */
-	e->kstack_nr = pea_kstack_save(regs, l->addr, pea_rp_kstack(l, ri),
-				       l->kstack_depth);
+	e->kstack_nr = pea_kstack_save(regs, READ_ONCE(l->addr),
+				       pea_rp_kstack(l, ri), l->kstack_depth);
 	e->t0 = ktime_get_mono_fast_ns();
 	return 0;
 }
@@ -501,7 +505,7 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 	struct pea_link *l = file->private_data;
 	struct pea_link_info info = {
 		.id = l->rec_id,
-		.addr = l->addr,
+		.addr = READ_ONCE(l->addr),
 		.flags = l->flags,
 		.map_id = l->map->id,
 	};
@@ -590,6 +594,19 @@ int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
 	return copy_struct_from_user(a, ksize, ua, size);
 }
 
+/*
+ * Arm a kprobe registered disabled, once its address is published. The
+ * address is stored before enable_kprobe() patches the probe in: arming
+ * synchronises every CPU (text_poke_bp()'s IPIs, or ftrace's update)
+ * after the store, so a handler that runs finds it (READ_ONCE(), paired
+ * with this WRITE_ONCE()).
+ */
+static int pea_kprobe_arm(struct pea_link *l, struct kprobe *kp)
+{
+	WRITE_ONCE(l->addr, (unsigned long)kp->addr);
+	return enable_kprobe(kp);
+}
+
 static int pea_link_register(struct pea_link *l, const void *arg)
 {
 	const struct pea_probe_attr *a = arg;
@@ -598,6 +615,7 @@ static int pea_link_register(struct pea_link *l, const void *arg)
 
 	if (pea_link_is_ret(l)) {
 		l->rp.kp.symbol_name = l->symbol;
+		l->rp.kp.flags = KPROBE_FLAG_DISABLED;
 		l->rp.entry_handler = pea_kretprobe_entry;
 		l->rp.handler = pea_kretprobe_ret;
 		l->kstack_off = pea_kstack_offset(sizeof(struct pea_rp_entry) +
@@ -614,15 +632,22 @@ static int pea_link_register(struct pea_link *l, const void *arg)
 		if (err)
 			return err;
 		err = register_kretprobe(&l->rp);
-		if (!err)
-			l->addr = (unsigned long)l->rp.kp.addr;
+		if (err)
+			return err;
+		err = pea_kprobe_arm(l, &l->rp.kp);
+		if (err)
+			unregister_kretprobe(&l->rp);
 	} else {
 		l->kp.symbol_name = l->symbol;
 		l->kp.offset = a->offset;
+		l->kp.flags = KPROBE_FLAG_DISABLED;
 		l->kp.pre_handler = pea_kprobe_pre;
 		err = register_kprobe(&l->kp);
-		if (!err)
-			l->addr = (unsigned long)l->kp.addr;
+		if (err)
+			return err;
+		err = pea_kprobe_arm(l, &l->kp);
+		if (err)
+			unregister_kprobe(&l->kp);
 	}
 	return err;
 }
@@ -658,8 +683,8 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  * (counter_map is not a map fd), -EOPNOTSUPP (kstack_depth where pea
  * cannot unwind), -EMLINK (PEA_MAX_LINKS live, or the caller's
  * max_user_links), -ENOENT (no such symbol), -EILSEQ (offset not at an
- * instruction), -EINVAL (a function kprobes refuse), -ENOMEM (no memory;
- * max_user_probe_kb or max_probe_kb reached), -EMFILE.
+ * instruction), -EINVAL (a function kprobes refuse), -ENOMEM (no memory; max_user_probe_kb or
+ * max_probe_kb reached), -EMFILE.
  */
 long pea_probe_attach(struct pea_map *map,
 		      const struct pea_probe_attr __user *ua)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What a kprobe link records, against Linux's own kprobe interface in the
- * same guest:
+ * What a kprobe link is when it first fires, and what it records, against
+ * Linux's own kprobe interface in the same guest:
  *
+ * - every record carries the probed address, also those written while the
+ *   attach is still returning (other CPUs hit the function throughout);
  * - a kretprobe's filter_cpu selects the CPU the call returns on, where
  *   the record is written, as a perf kretprobe event bound to a CPU counts
  *   the returns on that CPU.
@@ -96,6 +98,63 @@ static int perf_kprobe_errno(const char *sym, bool ret, int pid, int cpu,
 	else
 		close(fd);
 	return 0;
+}
+
+/* ---- the address is published before the probe is armed ---- */
+
+static volatile int stop;
+
+static void *hammer(void *arg)
+{
+	pt_pin((int)(long)arg);
+	while (!stop)
+		syscall(SYS_getppid);
+	return NULL;
+}
+
+static void addr_cycles(__u32 flags, const char *what)
+{
+	struct pea_probe_attr a = probe_attr("__x64_sys_getppid", flags);
+	struct pea_link_info info;
+	struct pea_probe_record *r;
+	unsigned long recs = 0, zero = 0, other = 0, bad = 0;
+	pthread_t th[NCPU_MAX];
+	int i, cpu, link;
+
+	a.filter_tgid = getpid();
+	pt_pin(0);
+	pt_rings_drain(rings, ncpu);
+	stop = 0;
+	for (cpu = 1; cpu < ncpu; cpu++)
+		pthread_create(&th[cpu], NULL, hammer, (void *)(long)cpu);
+	usleep(20000);
+	for (i = 0; i < 20; i++) {
+		link = attach(&a);
+		if (link < 0) {
+			bad++;
+			continue;
+		}
+		usleep(5000);
+		memset(&info, 0, sizeof(info));
+		ioctl(link, PEA_LINK_IOC_INFO, &info);
+		close(link);
+		for (cpu = 0; cpu < ncpu; cpu++)
+			while ((r = next_rec(cpu))) {
+				recs++;
+				if (!r->addr)
+					zero++;
+				else if (r->addr != info.addr)
+					other++;
+			}
+	}
+	stop = 1;
+	for (cpu = 1; cpu < ncpu; cpu++)
+		pthread_join(th[cpu], NULL);
+	PT_EQ(bad, 0, "%s: 20 attaches while other CPUs call the function",
+	      what);
+	PT_OK(recs > 0, "%s: the other CPUs left records (%lu)", what, recs);
+	PT_EQ(zero, 0, "%s: no record carries addr 0", what);
+	PT_EQ(other, 0, "%s: every record carries the link's address", what);
 }
 
 /* ---- a kretprobe's filter_cpu is the CPU of the return ---- */
@@ -218,6 +277,8 @@ int main(void)
 		return pt_done();
 	}
 	PT_EQ(read_pmu(), 0, "the kprobe PMU's type and retprobe bit");
+	addr_cycles(0, "kprobe");
+	addr_cycles(PEA_PROBE_F_RETPROBE, "kretprobe");
 	test_kretprobe_cpu();
 	return pt_done();
 }
