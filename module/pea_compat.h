@@ -143,6 +143,22 @@ static inline void pea_uprobe_unregister_wait(struct inode *inode,
 #endif
 
 /*
+ * trace_kprobe refuses functions without an ftrace location where the
+ * kernel has CONFIG_DYNAMIC_FTRACE and not CONFIG_KPROBE_EVENTS_ON_NOTRACE
+ * (configuration probes): pea_notrace.c.
+ */
+#if defined(PEA_HAVE_DYNAMIC_FTRACE) && \
+	!defined(PEA_HAVE_KPROBE_EVENTS_ON_NOTRACE)
+#define PEA_REFUSE_NOTRACE 1
+int pea_kprobe_notrace(struct kprobe *kp);
+#else
+static inline int pea_kprobe_notrace(struct kprobe *kp)
+{
+	return 0;
+}
+#endif
+
+/*
  * What register_kretprobe() allocates for @maxactive instances of @size
  * bytes (struct kretprobe_instance and the data): a struct rethook, and
  * one kmalloc() per instance on a freelist (6.1), or an objpool (6.12):

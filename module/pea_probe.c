@@ -595,16 +595,21 @@ int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
 }
 
 /*
- * Arm a kprobe registered disabled, once its address is published. The
- * address is stored before enable_kprobe() patches the probe in: arming
- * synchronises every CPU (text_poke_bp()'s IPIs, or ftrace's update)
- * after the store, so a handler that runs finds it (READ_ONCE(), paired
- * with this WRITE_ONCE()).
+ * Arm a kprobe registered disabled, once its address is published and its
+ * function passed trace_kprobe's notrace rule. The address is stored
+ * before enable_kprobe() patches the probe in: arming synchronises every
+ * CPU (text_poke_bp()'s IPIs, or ftrace's update) after the store, so a
+ * handler that runs finds it (READ_ONCE(), paired with this WRITE_ONCE()).
  */
 static int pea_kprobe_arm(struct pea_link *l, struct kprobe *kp)
 {
+	int err;
+
 	WRITE_ONCE(l->addr, (unsigned long)kp->addr);
-	return enable_kprobe(kp);
+	err = pea_kprobe_notrace(kp);
+	if (!err)
+		err = enable_kprobe(kp);
+	return err;
 }
 
 static int pea_link_register(struct pea_link *l, const void *arg)
@@ -683,7 +688,8 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  * (counter_map is not a map fd), -EOPNOTSUPP (kstack_depth where pea
  * cannot unwind), -EMLINK (PEA_MAX_LINKS live, or the caller's
  * max_user_links), -ENOENT (no such symbol), -EILSEQ (offset not at an
- * instruction), -EINVAL (a function kprobes refuse), -ENOMEM (no memory; max_user_probe_kb or
+ * instruction), -EINVAL (a function kprobes refuse; a notrace function,
+ * as trace_kprobe), -ENOMEM (no memory; max_user_probe_kb or
  * max_probe_kb reached), -EMFILE.
  */
 long pea_probe_attach(struct pea_map *map,

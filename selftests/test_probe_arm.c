@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What a kprobe link is when it first fires, and what it records, against
- * Linux's own kprobe interface in the same guest:
+ * What a kprobe link is when it first fires, and which functions it may
+ * probe, against Linux's own kprobe interface in the same guest:
  *
  * - every record carries the probed address, also those written while the
  *   attach is still returning (other CPUs hit the function throughout);
+ * - functions without an ftrace location (notrace) are refused with
+ *   EINVAL, as trace_kprobe refuses them for the kprobe PMU of
+ *   perf_event_open() (CONFIG_KPROBE_EVENTS_ON_NOTRACE unset), and what
+ *   pea answers equals what the PMU answers, suffixed symbols included;
  * - a kretprobe's filter_cpu selects the CPU the call returns on, where
  *   the record is written, as a perf kretprobe event bound to a CPU counts
  *   the returns on that CPU.
@@ -157,6 +161,109 @@ static void addr_cycles(__u32 flags, const char *what)
 	PT_EQ(other, 0, "%s: every record carries the link's address", what);
 }
 
+/* ---- notrace functions, as the kprobe PMU ---- */
+
+static int attach_errno(struct pea_probe_attr a)
+{
+	int fd = attach(&a);
+
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return 0;
+}
+
+/*
+ * Up to @max text symbols of vmlinux named NAME.SUFFIX that occur once in
+ * /proc/kallsyms (the kprobe PMU refuses ambiguous names, EADDRNOTAVAIL),
+ * for the suffixed-symbol rule of within_notrace_func().
+ */
+static int suffixed_symbols(char (*out)[PEA_SYM_LEN], int max)
+{
+	static char names[200000][48];
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], type, mod[128];
+	int n = 0, i, j, dup, got = 0;
+	unsigned long long addr;
+
+	while (f && fgets(line, sizeof(line), f) && n < 200000) {
+		if (sscanf(line, "%llx %c %255s %127s", &addr, &type, name,
+			   mod) != 3 || (type != 't' && type != 'T') ||
+		    strlen(name) >= sizeof(names[0]))
+			continue;
+		strcpy(names[n++], name);
+	}
+	if (f)
+		fclose(f);
+	for (i = 0; i < n && got < max; i++) {
+		if (!strstr(names[i], ".cold") && !strstr(names[i], ".isra.") &&
+		    !strstr(names[i], ".constprop.") &&
+		    !strstr(names[i], ".part."))
+			continue;
+		/* Spread them over the kernel: about one in 7. */
+		if (i % 7)
+			continue;
+		for (dup = 0, j = 0; j < n && dup < 2; j++)
+			dup += !strcmp(names[i], names[j]);
+		if (dup != 1)
+			continue;
+		strcpy(out[got++], names[i]);
+	}
+	return got;
+}
+
+static void test_notrace(void)
+{
+	static const char * const notrace[] = {
+		"ktime_get_mono_fast_ns",	/* pea's own handler calls it */
+		"ktime_get_raw_fast_ns",
+	};
+	char (*sfx)[PEA_SYM_LEN] = calloc(40, PEA_SYM_LEN);
+	struct pea_probe_attr a;
+	int i, n, same = 0, refused = 0, pea, perf;
+	bool ret;
+
+	for (i = 0; i < 2; i++) {
+		for (ret = false; ; ret = true) {
+			a = probe_attr(notrace[i], ret ? PEA_PROBE_F_RETPROBE : 0);
+			pea = attach_errno(a);
+			perf = perf_kprobe_errno(notrace[i], ret, -1, 0, NULL);
+			PT_EQ(perf, EINVAL, "perf kprobe PMU, %s:%s: EINVAL",
+			      ret ? "kretprobe" : "kprobe", notrace[i]);
+			PT_EQ(pea, perf, "pea %s:%s: as the PMU (EINVAL)",
+			      ret ? "kretprobe" : "kprobe", notrace[i]);
+			if (ret)
+				break;
+		}
+	}
+	a = probe_attr("ktime_get_mono_fast_ns", 0);
+	a.offset = 4;
+	PT_EQ(attach_errno(a), EINVAL,
+	      "pea: an offset inside a notrace function: EINVAL");
+	a = probe_attr("ksys_mmap_pgoff", 0);
+	pea = attach_errno(a);
+	perf = perf_kprobe_errno("ksys_mmap_pgoff", false, -1, 0, NULL);
+	PT_OK(pea == 0 && perf == 0,
+	      "a traceable function: pea %d, the PMU %d (both attach)", pea,
+	      perf);
+	n = suffixed_symbols(sfx, 40);
+	for (i = 0; i < n; i++) {
+		a = probe_attr(sfx[i], 0);
+		pea = attach_errno(a);
+		perf = perf_kprobe_errno(sfx[i], false, -1, 0, NULL);
+		if (pea == perf)
+			same++;
+		else
+			pt_diag("%s: pea %d, the kprobe PMU %d", sfx[i], pea,
+				perf);
+		refused += perf == EINVAL;
+	}
+	PT_OK(n >= 10 && same == n,
+	      "%d suffixed symbols (%d refused by the PMU): pea answers as the PMU for %d",
+	      n, refused, same);
+	free(sfx);
+}
+
 /* ---- a kretprobe's filter_cpu is the CPU of the return ---- */
 
 static int pipefd[2];
@@ -279,6 +386,7 @@ int main(void)
 	PT_EQ(read_pmu(), 0, "the kprobe PMU's type and retprobe bit");
 	addr_cycles(0, "kprobe");
 	addr_cycles(PEA_PROBE_F_RETPROBE, "kretprobe");
+	test_notrace();
 	test_kretprobe_cpu();
 	return pt_done();
 }
