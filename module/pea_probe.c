@@ -686,7 +686,8 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  * UINT_MAX, maxactive past PEA_MAXACTIVE_MAX or on a kprobe, kstack_depth
  * past PEA_KSTACK_MAX, reserved not zero), -E2BIG (attr tail), -EBADF
  * (counter_map is not a map fd), -EOPNOTSUPP (kstack_depth where pea
- * cannot unwind), -EMLINK (PEA_MAX_LINKS live, or the caller's
+ * cannot unwind), -EOVERFLOW (kstack_depth past perf_event_max_stack),
+ * -EMLINK (PEA_MAX_LINKS live, or the caller's
  * max_user_links), -ENOENT (no such symbol), -EILSEQ (offset not at an
  * instruction), -EINVAL (a function kprobes refuse; a notrace function,
  * as trace_kprobe), -ENOMEM (no memory; max_user_probe_kb or

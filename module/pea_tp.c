@@ -411,8 +411,9 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
  * -EINVAL (attr, a predicate; size below PEA_TP_ATTR_SIZE_VER0,
  * kstack_depth past PEA_KSTACK_MAX, reserved not zero; no trace event has
  * this id, as perf_event_open() says), -EOPNOTSUPP (kstack_depth where pea
- * cannot unwind), -E2BIG (attr tail), -EMLINK (PEA_MAX_LINKS live, or the
- * caller's max_user_links), perf's other errors, -ENOMEM (also
+ * cannot unwind), -EOVERFLOW (kstack_depth past perf_event_max_stack),
+ * -E2BIG (attr tail), -EMLINK (PEA_MAX_LINKS live, or the caller's
+ * max_user_links), perf's other errors, -ENOMEM (also
  * max_user_probe_kb or max_probe_kb reached: a perf event per CPU is
  * charged), -EMFILE.
  */

@@ -3,9 +3,11 @@
  * pea applies the kernel's perf_event_paranoid and perf_event_mlock_kb,
  * whatever the task that loads the module sees as its filesystem: the
  * module is reloaded from a chroot whose /proc/sys/kernel holds other
- * values (paranoid 3 and a huge budget), and nobody then gets a counter
- * as perf_event_open() does at the kernel's paranoid -1, and is refused
- * a ring over the kernel's budget of 8 KiB a CPU (EPERM, paranoid 2).
+ * values (paranoid 3, a huge budget, a stack depth of 127), and nobody
+ * then gets a counter as perf_event_open() does at the kernel's paranoid
+ * -1, and is refused a ring over the kernel's budget of 8 KiB a CPU
+ * (EPERM, paranoid 2); a kernel stack deeper than the kernel's
+ * perf_event_max_stack (16) is EOVERFLOW, as perf_event_open() answers.
  */
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -15,6 +17,7 @@
 
 #define PEA_KO		"/lib/modules/pea/pea.ko"
 #define FAKE		"/tmp/pt_fakeroot"
+#define PT_MAX_STACK	"/proc/sys/kernel/perf_event_max_stack"
 
 static int delete_module(const char *name)
 {
@@ -76,6 +79,39 @@ static int nobody_ring(void *arg __attribute__((unused)))
 	return p == MAP_FAILED ? errno : 0;
 }
 
+/* perf_event_open() of a sampling event with kernel callchains: errno. */
+static int perf_callchain_errno(__u32 max_stack)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000000;
+	a.sample_type = PERF_SAMPLE_CALLCHAIN;
+	a.sample_max_stack = max_stack;
+	a.exclude_user = 1;
+	return pt_perf_open_errno(&a, 0, -1);
+}
+
+/* A kprobe link with a kernel stack of @arg frames, in a child: errno. */
+static int kstack_link(void *arg)
+{
+	struct pea_probe_attr a;
+	int map = pt_map_create("pt_kstack", 1, 0), fd;
+
+	if (map < 0)
+		return 100;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.filter_cpu = -1;
+	a.kstack_depth = (__u32)(long)arg;
+	strcpy(a.symbol, "ksys_mmap_pgoff");
+	fd = ioctl(map, PEA_MAP_IOC_ATTACH_PROBE, &a);
+	return fd < 0 ? errno : 0;
+}
+
 static void fake_file(const char *name, const char *val)
 {
 	char path[256];
@@ -92,6 +128,7 @@ int main(void)
 {
 	long paranoid = pt_perm_read_int(PT_PARANOID);
 	long mlock_kb = pt_perm_read_int(PT_MLOCK_KB);
+	long max_stack = pt_perm_read_int(PT_MAX_STACK);
 	int perf = 0, err;
 	struct stat st;
 
@@ -101,6 +138,7 @@ int main(void)
 		pt_fatal("mkdir");
 	fake_file("perf_event_paranoid", "3\n");
 	fake_file("perf_event_mlock_kb", "100000\n");
+	fake_file("perf_event_max_stack", "127\n");
 
 	err = delete_module("pea_selftest");
 	PT_OK(err == 0 || err == ENOENT, "pea_selftest unloaded (%d)", err);
@@ -119,6 +157,16 @@ int main(void)
 	PT_EQ(pt_in_child(nobody_ring, NULL), EPERM,
 	      "a 64-page ring over the kernel's 8 KiB x CPUs, no RLIMIT_MEMLOCK: EPERM");
 
+	PT_EQ(pt_perm_write_int(PT_MAX_STACK, 16), 0, "perf_event_max_stack 16");
+	PT_EQ(perf_callchain_errno(17), EOVERFLOW,
+	      "perf_event_open(), sample_max_stack 17: EOVERFLOW");
+	PT_EQ(pt_in_child(kstack_link, (void *)17L), EOVERFLOW,
+	      "pea kprobe, kstack_depth 17: EOVERFLOW, by the kernel's bound");
+	PT_EQ(perf_callchain_errno(16), 0, "perf_event_open(), sample_max_stack 16");
+	PT_EQ(pt_in_child(kstack_link, (void *)16L), 0,
+	      "pea kprobe, kstack_depth 16: attaches");
+	PT_EQ(pt_perm_write_int(PT_MAX_STACK, max_stack), 0,
+	      "perf_event_max_stack restored (%ld)", max_stack);
 	PT_EQ(pt_perm_write_int(PT_PARANOID, paranoid), 0,
 	      "perf_event_paranoid restored (%ld)", paranoid);
 	PT_EQ(pt_perm_write_int(PT_MLOCK_KB, mlock_kb), 0,
