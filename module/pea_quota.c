@@ -66,7 +66,7 @@ struct pea_quota {
 	unsigned long bytes;
 };
 
-static DEFINE_SPINLOCK(pea_quota_lock);	/* the table and every count */
+static DEFINE_RAW_SPINLOCK(pea_quota_lock);	/* the table and every count */
 static DEFINE_HASHTABLE(pea_quotas, 6);
 static unsigned long pea_quota_total;	/* bytes, all links */
 static unsigned int pea_quota_links;
@@ -107,7 +107,7 @@ int pea_quota_link(struct pea_link *l)
 	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return -ENOMEM;
-	spin_lock_irqsave(&pea_quota_lock, flags);
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
 	q = pea_quota_find(user);
 	if (!q) {
 		q = new;
@@ -126,7 +126,7 @@ int pea_quota_link(struct pea_link *l)
 		hash_del(&q->node);
 		new = q;	/* freed below, after its reference */
 	}
-	spin_unlock_irqrestore(&pea_quota_lock, flags);
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
 	if (new && new->user)
 		free_uid(new->user);
 	kfree(new);
@@ -154,7 +154,7 @@ int pea_link_charge(struct pea_link *l, size_t bytes)
 	max = READ_ONCE(max_probe_kb);
 	user_max = user_max > ULONG_MAX / 1024 ? ULONG_MAX : user_max * 1024;
 	max = max > ULONG_MAX / 1024 ? ULONG_MAX : max * 1024;
-	spin_lock_irqsave(&pea_quota_lock, flags);
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
 	if (bytes > max || pea_quota_total > max - bytes)
 		goto out;
 	if (!l->quota_exempt &&
@@ -165,7 +165,7 @@ int pea_link_charge(struct pea_link *l, size_t bytes)
 	l->charged += bytes;
 	err = 0;
 out:
-	spin_unlock_irqrestore(&pea_quota_lock, flags);
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
 	return err;
 }
 
@@ -183,11 +183,11 @@ void pea_link_uncharge(struct pea_link *l, size_t bytes)
 
 	if (WARN_ON_ONCE(bytes > l->charged))
 		bytes = l->charged;
-	spin_lock_irqsave(&pea_quota_lock, flags);
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
 	q->bytes -= bytes;
 	pea_quota_total -= bytes;
 	l->charged -= bytes;
-	spin_unlock_irqrestore(&pea_quota_lock, flags);
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
 }
 
 /**
@@ -202,13 +202,13 @@ void pea_quota_unlink(struct pea_link *l)
 	if (!q)
 		return;
 	pea_link_uncharge(l, l->charged);
-	spin_lock_irqsave(&pea_quota_lock, flags);
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
 	pea_quota_links--;
 	if (!--q->links) {
 		hash_del(&q->node);
 		gone = q;
 	}
-	spin_unlock_irqrestore(&pea_quota_lock, flags);
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
 	l->quota = NULL;
 	if (gone) {
 		free_uid(gone->user);
@@ -233,14 +233,18 @@ int pea_quota_show(struct seq_file *m, void *v)
 	int bkt;
 
 	seq_puts(m, "# uid links bytes\n");
-	/* A seq_file grows its buffer and retries: no allocation under it. */
-	spin_lock_irqsave(&pea_quota_lock, flags);
+	/*
+	 * A seq_file grows its buffer and retries: nothing under the lock
+	 * allocates or sleeps. The lock is raw so that pea_link_charge() may
+	 * be called from any context but NMI on PREEMPT_RT too.
+	 */
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
 	hash_for_each(pea_quotas, bkt, q, node)
 		seq_printf(m, "%u %u %lu\n",
 			   from_kuid(&init_user_ns, q->user->uid), q->links,
 			   q->bytes);
 	seq_printf(m, "total %u %lu\n", pea_quota_links, pea_quota_total);
-	spin_unlock_irqrestore(&pea_quota_lock, flags);
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
 	return 0;
 }
 
