@@ -14,6 +14,13 @@
 #include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/uprobes.h>
+#include <linux/kprobes.h>
+#include <linux/slab.h>
+#include <linux/log2.h>
+#include <linux/overflow.h>
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+#include <linux/rethook.h>
+#endif
 #include "pea_limits.h"
 
 /* vm_flags became read-only behind vm_flags_set() in 6.3. */
@@ -134,5 +141,53 @@ static inline void pea_uprobe_unregister_wait(struct inode *inode,
 	struct uprobe_consumer *(uc), unsigned long (func), \
 	struct pt_regs *(regs)
 #endif
+
+/*
+ * trace_kprobe refuses functions without an ftrace location where the
+ * kernel has CONFIG_DYNAMIC_FTRACE and not CONFIG_KPROBE_EVENTS_ON_NOTRACE
+ * (configuration probes): pea_notrace.c.
+ */
+#if defined(PEA_HAVE_DYNAMIC_FTRACE) && \
+	!defined(PEA_HAVE_KPROBE_EVENTS_ON_NOTRACE)
+#define PEA_REFUSE_NOTRACE 1
+int pea_kprobe_notrace(struct kprobe *kp);
+#else
+static inline int pea_kprobe_notrace(struct kprobe *kp)
+{
+	return 0;
+}
+#endif
+
+/*
+ * What register_kretprobe() allocates for @maxactive instances of @size
+ * bytes (struct kretprobe_instance and the data): a struct rethook, and
+ * one kmalloc() per instance on a freelist (6.1), or an objpool (6.12):
+ * per possible CPU one vmalloc() (whole pages) of a slot, which holds a
+ * ring of roundup_pow_of_two(@maxactive) pointers and its share of the
+ * instances, plus the array of the slots.
+ */
+static inline size_t pea_kretprobe_mem(unsigned int maxactive, size_t size)
+{
+	size_t total = 0;
+#ifdef PEA_HAVE_RETHOOK_OBJPOOL
+	unsigned int ncpu = num_possible_cpus(), i = 0, nodes;
+	size_t cap = roundup_pow_of_two(maxactive);
+	int cpu;
+
+	size = ALIGN(size, sizeof(long));
+	for_each_possible_cpu(cpu) {
+		nodes = maxactive / ncpu + (i++ < maxactive % ncpu);
+		total += PAGE_ALIGN(struct_size_t(struct objpool_slot, entries,
+						  cap) + size * nodes);
+	}
+	total += kmalloc_size_roundup(nr_cpu_ids * sizeof(void *));
+#else
+	total = (size_t)maxactive * kmalloc_size_roundup(size);
+#endif
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+	total += kmalloc_size_roundup(sizeof(struct rethook));
+#endif
+	return total;
+}
 
 #endif /* _PEA_COMPAT_H */

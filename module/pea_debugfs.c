@@ -6,12 +6,14 @@
  *   /sys/kernel/debug/pea/links    one line per live probe link
  *   /sys/kernel/debug/pea/objects  live maps, events, rings and links
  *   /sys/kernel/debug/pea/mlock    ring pages charged, per ring and in all
+ *   /sys/kernel/debug/pea/quota    probe links and memory, per user and in all
  *
  * Each file starts with a "#" line naming its columns.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include "pea_internal.h"
+#include "pea_quota.h"
 
 static struct dentry *pea_debugfs_dir;
 
@@ -29,6 +31,7 @@ DEFINE_SHOW_ATTRIBUTE(pea_maps);
 DEFINE_SHOW_ATTRIBUTE(pea_links);
 DEFINE_SHOW_ATTRIBUTE(pea_objects);
 DEFINE_SHOW_ATTRIBUTE(pea_mlock);
+DEFINE_SHOW_ATTRIBUTE(pea_quota);
 
 /**
  * pea_debugfs_init() - create /sys/kernel/debug/pea
@@ -46,6 +49,8 @@ void pea_debugfs_init(void)
 			    &pea_objects_fops);
 	debugfs_create_file("mlock", 0400, pea_debugfs_dir, NULL,
 			    &pea_mlock_fops);
+	debugfs_create_file("quota", 0400, pea_debugfs_dir, NULL,
+			    &pea_quota_fops);
 }
 
 /**

@@ -31,8 +31,11 @@
  * @depth: kstack_depth, frames at most (0: no stack)
  * @reserved: the reserved word that follows it
  *
- * Return: 0, -EINVAL (depth past PEA_KSTACK_MAX, reserved not zero) or
- * -EOPNOTSUPP (a stack asked for where pea cannot unwind).
+ * Context: process context (reads kernel.perf_event_max_stack).
+ * Return: 0, -EINVAL (depth past PEA_KSTACK_MAX, reserved not zero),
+ * -EOPNOTSUPP (a stack asked for where pea cannot unwind) or -EOVERFLOW
+ * (depth past perf_event_max_stack, as perf_event_open() refuses a
+ * sample_max_stack past it).
  */
 int pea_kstack_check(u32 depth, u32 reserved)
 {
@@ -40,6 +43,8 @@ int pea_kstack_check(u32 depth, u32 reserved)
 		return -EINVAL;
 	if (depth && !IS_ENABLED(CONFIG_X86))
 		return -EOPNOTSUPP;
+	if (depth > pea_perf_max_stack())
+		return -EOVERFLOW;
 	return 0;
 }
 

@@ -10,12 +10,17 @@
  * charge is taken when the first mmap allocates the ring and returned at
  * its last munmap.
  *
- * perf_event_paranoid and perf_event_mlock_kb are not exported to
- * modules, so they are read through their proc files, opened once when
- * the module loads (by root, in the initial namespaces) and read from
- * process context when a rule needs them. If a file cannot be opened the
- * module uses perf's most restrictive paranoid level (3, Debian's
- * default) and the mlock_kb module parameter (perf's default, 516).
+ * perf_event_paranoid, perf_event_mlock_kb and perf_event_max_stack
+ * (sysctl_perf_event_*) are not exported to modules, so they are read through their proc files, at
+ * each check, from process context: the kernel's own proc_handler prints
+ * the variable. The files are opened when the module loads on a private,
+ * kernel-internal mount of procfs (kern_mount(), as every pid namespace's
+ * proc_mnt), never through a task's root or mount namespace: a module
+ * loaded from a chroot or a container whose /proc/sys shows other values
+ * still reads the kernel's. If a file cannot be opened the module uses
+ * perf's most restrictive paranoid level (3, Debian's default), the
+ * mlock_kb module parameter (perf's default, 516) and perf's default
+ * stack depth (127).
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
@@ -24,6 +29,7 @@
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/mount.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/sched/mm.h>
@@ -34,8 +40,10 @@
 #include "pea_internal.h"
 #include "pea_limits.h"
 
-#define PEA_PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
-#define PEA_MLOCK_PATH		"/proc/sys/kernel/perf_event_mlock_kb"
+/* Relative to the root of pea's own procfs mount. */
+#define PEA_PARANOID_PATH	"sys/kernel/perf_event_paranoid"
+#define PEA_MLOCK_PATH		"sys/kernel/perf_event_mlock_kb"
+#define PEA_MAX_STACK_PATH	"sys/kernel/perf_event_max_stack"
 #define PEA_PARANOID_CLOSED	3	/* Debian's default, the strictest */
 
 static int mlock_kb = 516;
@@ -43,8 +51,10 @@ module_param(mlock_kb, int, 0444);
 MODULE_PARM_DESC(mlock_kb,
 		 "perf_event_mlock_kb to use if its proc file cannot be read (default 516)");
 
+static struct vfsmount *pea_proc_mnt;
 static struct file *pea_paranoid_file;
 static struct file *pea_mlock_file;
+static struct file *pea_max_stack_file;
 
 static LIST_HEAD(pea_charges);
 static DEFINE_MUTEX(pea_charges_lock);	/* the debugfs list */
@@ -87,6 +97,22 @@ static int pea_perf_mlock_kb(void)
 
 	if (pea_sysctl_read(pea_mlock_file, &val))
 		return mlock_kb;
+	return val;
+}
+
+/**
+ * pea_perf_max_stack() - the current kernel.perf_event_max_stack
+ *
+ * Context: process context (reads the proc file).
+ * Return: the frames a perf callchain may hold, or PEA_KSTACK_MAX (perf's
+ * default, 127) if unreadable.
+ */
+int pea_perf_max_stack(void)
+{
+	int val;
+
+	if (pea_sysctl_read(pea_max_stack_file, &val))
+		return PEA_KSTACK_MAX;
 	return val;
 }
 
@@ -200,8 +226,11 @@ int pea_mlock_show(struct seq_file *m, void *v)
 
 static struct file *pea_sysctl_open(const char *path)
 {
-	struct file *f = filp_open(path, O_RDONLY, 0);
+	struct file *f;
 
+	if (!pea_proc_mnt)
+		return NULL;
+	f = file_open_root_mnt(pea_proc_mnt, path, O_RDONLY, 0);
 	if (IS_ERR(f)) {
 		pr_warn("pea: cannot open %s (%ld): using the fallback\n",
 			path, PTR_ERR(f));
@@ -211,16 +240,28 @@ static struct file *pea_sysctl_open(const char *path)
 }
 
 /**
- * pea_limits_init() - open the perf sysctls' proc files
+ * pea_limits_init() - mount procfs for pea, open the perf sysctls' files
+ *
+ * procfs is built in: get_fs_type() takes no module reference for it
+ * (and put_filesystem() is not exported).
  */
 void pea_limits_init(void)
 {
+	struct file_system_type *proc = get_fs_type("proc");
+	struct vfsmount *mnt = proc ? kern_mount(proc) : ERR_PTR(-ENODEV);
+
+	if (IS_ERR(mnt))
+		pr_warn("pea: cannot mount procfs (%ld): using the fallbacks\n",
+			PTR_ERR(mnt));
+	else
+		pea_proc_mnt = mnt;
 	pea_paranoid_file = pea_sysctl_open(PEA_PARANOID_PATH);
 	pea_mlock_file = pea_sysctl_open(PEA_MLOCK_PATH);
+	pea_max_stack_file = pea_sysctl_open(PEA_MAX_STACK_PATH);
 }
 
 /**
- * pea_limits_exit() - close them
+ * pea_limits_exit() - close them, unmount pea's procfs
  */
 void pea_limits_exit(void)
 {
@@ -228,4 +269,8 @@ void pea_limits_exit(void)
 		filp_close(pea_paranoid_file, NULL);
 	if (pea_mlock_file)
 		filp_close(pea_mlock_file, NULL);
+	if (pea_max_stack_file)
+		filp_close(pea_max_stack_file, NULL);
+	if (pea_proc_mnt)
+		kern_unmount(pea_proc_mnt);
 }

@@ -17,8 +17,10 @@
 #endif
 #include <linux/types.h>
 #include <linux/pea.h>
+#include "pea_quota.h"
 
 struct pea_map;
+struct pea_quota;
 struct perf_event;
 struct pid_namespace;
 
@@ -86,6 +88,9 @@ struct pea_link {
 	u64 id;			/* the link's own id */
 	u64 rec_id;		/* what records carry */
 	u64 addr;		/* kprobes: the address; tracepoints: event id */
+	struct pea_quota *quota;	/* the attacher's, pea_quota.c */
+	size_t charged;		/* bytes charged to it */
+	bool quota_exempt;	/* the attacher had CAP_SYS_RESOURCE/ADMIN */
 	u32 flags;
 	int filter_tgid;
 	int filter_cpu;
@@ -110,6 +115,8 @@ long pea_link_install(struct pea_link *l, bool cloexec,
 		      int (*reg)(struct pea_link *l, const void *arg),
 		      const void *arg);
 bool pea_link_filtered(struct pea_link *l);
+bool pea_link_filtered_cpu(struct pea_link *l);
+bool pea_link_filtered_tgid(struct pea_link *l);
 
 /*
  * Count a hit in this CPU's stats, before its outcome (written, errors).

@@ -10,7 +10,12 @@
  *
  * A kretprobe reads the arguments and the capture at entry, into its
  * instance data, and writes the record at return with the return value
- * and the latency.
+ * and the latency. Its tgid filter applies at entry, its CPU filter at
+ * return, on the CPU whose ring gets the record (as a perf kretprobe event
+ * bound to a CPU counts the returns on that CPU).
+ *
+ * The probe is registered disabled, its resolved address published, and
+ * only then armed: the first hit already carries the address.
  *
  * With kstack_depth the record ends with the kernel call stack of the hit
  * (pea_kstack.c); a kretprobe's is the one at entry.
@@ -32,6 +37,7 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_compat.h"
 #include "pea_perm.h"
 
 /* What a kretprobe keeps from entry to return. */
@@ -77,6 +83,41 @@ void pea_read_args(struct pt_regs *regs, u64 *args)
 }
 
 /**
+ * pea_link_filtered_cpu() - whether the CPU filter rejects this hit
+ * @l: the link
+ *
+ * Counts a rejected hit in the link's filtered counter.
+ *
+ * Return: true if the hit is to be skipped.
+ */
+bool pea_link_filtered_cpu(struct pea_link *l)
+{
+	if (l->filter_cpu >= 0 && smp_processor_id() != l->filter_cpu) {
+		this_cpu_inc(l->stats->filtered);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * pea_link_filtered_tgid() - whether the tgid filter rejects this hit
+ * @l: the link
+ *
+ * Counts a rejected hit in the link's filtered counter.
+ *
+ * Return: true if the hit is to be skipped.
+ */
+bool pea_link_filtered_tgid(struct pea_link *l)
+{
+	if (l->filter_tgid &&
+	    task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid) {
+		this_cpu_inc(l->stats->filtered);
+		return true;
+	}
+	return false;
+}
+
+/**
  * pea_link_filtered() - whether the tgid and CPU filters reject this hit
  * @l: the link
  *
@@ -86,13 +127,7 @@ void pea_read_args(struct pt_regs *regs, u64 *args)
  */
 bool pea_link_filtered(struct pea_link *l)
 {
-	if ((l->filter_cpu >= 0 && smp_processor_id() != l->filter_cpu) ||
-	    (l->filter_tgid &&
-	     task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid)) {
-		this_cpu_inc(l->stats->filtered);
-		return true;
-	}
-	return false;
+	return pea_link_filtered_cpu(l) || pea_link_filtered_tgid(l);
 }
 
 /*
@@ -253,7 +288,7 @@ static void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
 	}
 	r->time_ns = ktime_get_mono_fast_ns();
 	r->id = l->rec_id;
-	r->addr = l->addr;
+	r->addr = READ_ONCE(l->addr);	/* published before arming */
 	r->cpu = smp_processor_id();
 	r->pid = task_pid_nr_ns(task, l->pid_ns);
 	r->tgid = task_tgid_nr_ns(task, l->pid_ns);
@@ -316,7 +351,8 @@ void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
 	if (s) {
 		if (l->capture_mode != PEA_CAPTURE_NONE)
 			caplen = pea_capture(l, args, s->cap, &flags);
-		nr = pea_kstack_save(regs, l->addr, s->ips, l->kstack_depth);
+		nr = pea_kstack_save(regs, READ_ONCE(l->addr), s->ips,
+				     l->kstack_depth);
 		pea_link_write_stack(l, args, 0, 0, flags, s->cap, caplen,
 				     s->ips, nr);
 	} else {
@@ -350,7 +386,8 @@ static int pea_kretprobe_entry(struct kretprobe_instance *ri,
 					  rp);
 	struct pea_rp_entry *e = (struct pea_rp_entry *)ri->data;
 
-	if (pea_link_filtered(l))
+	/* The CPU filter applies at return, where the record is written. */
+	if (pea_link_filtered_tgid(l))
 		return 1;	/* no return handler for this call */
 	pea_read_args(regs, e->args);
 	e->flags = PEA_REC_F_RETPROBE;
@@ -358,8 +395,8 @@ static int pea_kretprobe_entry(struct kretprobe_instance *ri,
 	if (l->capture_mode != PEA_CAPTURE_NONE)
 		e->capture_len = pea_capture(l, e->args, e->capture, &e->flags);
 	/* The instance is this call's alone until its return handler ran. */
-	e->kstack_nr = pea_kstack_save(regs, l->addr, pea_rp_kstack(l, ri),
-				       l->kstack_depth);
+	e->kstack_nr = pea_kstack_save(regs, READ_ONCE(l->addr),
+				       pea_rp_kstack(l, ri), l->kstack_depth);
 	e->t0 = ktime_get_mono_fast_ns();
 	return 0;
 }
@@ -371,6 +408,8 @@ static int pea_kretprobe_ret(struct kretprobe_instance *ri,
 					  rp);
 	struct pea_rp_entry *e = (struct pea_rp_entry *)ri->data;
 
+	if (pea_link_filtered_cpu(l))
+		return 0;
 	pea_link_write_stack(l, e->args, (s64)regs_return_value(regs),
 			     ktime_get_mono_fast_ns() - e->t0, e->flags,
 			     e->capture, e->capture_len, pea_rp_kstack(l, ri),
@@ -405,6 +444,7 @@ void pea_link_free(struct pea_link *l)
 {
 	if (l->kind == PEA_LINK_UPROBE)
 		pea_uprobe_free(l);
+	pea_quota_unlink(l);
 	if (l->counter_map)
 		pea_map_put(l->counter_map);
 	pea_map_put(l->map);
@@ -466,7 +506,7 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 	struct pea_link *l = file->private_data;
 	struct pea_link_info info = {
 		.id = l->rec_id,
-		.addr = l->addr,
+		.addr = READ_ONCE(l->addr),
 		.flags = l->flags,
 		.map_id = l->map->id,
 	};
@@ -555,30 +595,65 @@ int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
 	return copy_struct_from_user(a, ksize, ua, size);
 }
 
+/*
+ * Arm a kprobe registered disabled, once its address is published and its
+ * function passed trace_kprobe's notrace rule. The address is stored
+ * before enable_kprobe() patches the probe in: arming synchronises every
+ * CPU (text_poke_bp()'s IPIs, or ftrace's update) after the store, so a
+ * handler that runs finds it (READ_ONCE(), paired with this WRITE_ONCE()).
+ */
+static int pea_kprobe_arm(struct pea_link *l, struct kprobe *kp)
+{
+	int err;
+
+	WRITE_ONCE(l->addr, (unsigned long)kp->addr);
+	err = pea_kprobe_notrace(kp);
+	if (!err)
+		err = enable_kprobe(kp);
+	return err;
+}
+
 static int pea_link_register(struct pea_link *l, const void *arg)
 {
 	const struct pea_probe_attr *a = arg;
+	size_t isize;
 	int err;
 
 	if (pea_link_is_ret(l)) {
 		l->rp.kp.symbol_name = l->symbol;
+		l->rp.kp.flags = KPROBE_FLAG_DISABLED;
 		l->rp.entry_handler = pea_kretprobe_entry;
 		l->rp.handler = pea_kretprobe_ret;
 		l->kstack_off = pea_kstack_offset(sizeof(struct pea_rp_entry) +
 				(a->capture_mode ? a->capture_len + 1 : 0));
 		l->rp.data_size = l->kstack_off +
 				  a->kstack_depth * sizeof(u64);
-		l->rp.maxactive = a->maxactive;
+		/* register_kretprobe()'s default, made explicit: it is charged. */
+		l->rp.maxactive = a->maxactive ? a->maxactive :
+				  max_t(unsigned int, 10,
+					2 * num_possible_cpus());
+		isize = sizeof(struct kretprobe_instance) + l->rp.data_size;
+		err = pea_link_charge(l, pea_kretprobe_mem(l->rp.maxactive,
+							   isize));
+		if (err)
+			return err;
 		err = register_kretprobe(&l->rp);
-		if (!err)
-			l->addr = (unsigned long)l->rp.kp.addr;
+		if (err)
+			return err;
+		err = pea_kprobe_arm(l, &l->rp.kp);
+		if (err)
+			unregister_kretprobe(&l->rp);
 	} else {
 		l->kp.symbol_name = l->symbol;
 		l->kp.offset = a->offset;
+		l->kp.flags = KPROBE_FLAG_DISABLED;
 		l->kp.pre_handler = pea_kprobe_pre;
 		err = register_kprobe(&l->kp);
-		if (!err)
-			l->addr = (unsigned long)l->kp.addr;
+		if (err)
+			return err;
+		err = pea_kprobe_arm(l, &l->kp);
+		if (err)
+			unregister_kprobe(&l->kp);
 	}
 	return err;
 }
@@ -613,9 +688,12 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  * UINT_MAX, maxactive past PEA_MAXACTIVE_MAX or on a kprobe, kstack_depth
  * past PEA_KSTACK_MAX, reserved not zero), -E2BIG (attr tail), -EBADF
  * (counter_map is not a map fd), -EOPNOTSUPP (kstack_depth where pea
- * cannot unwind), -EMLINK (PEA_MAX_LINKS live), -ENOENT (no such symbol),
- * -EILSEQ (offset not at an instruction), -EINVAL (a function kprobes
- * refuse), -ENOMEM, -EMFILE.
+ * cannot unwind), -EOVERFLOW (kstack_depth past perf_event_max_stack),
+ * -EMLINK (PEA_MAX_LINKS live, or the caller's
+ * max_user_links), -ENOENT (no such symbol), -EILSEQ (offset not at an
+ * instruction), -EINVAL (a function kprobes refuse; a notrace function,
+ * as trace_kprobe), -ENOMEM (no memory; max_user_probe_kb or
+ * max_probe_kb reached), -EMFILE.
  */
 long pea_probe_attach(struct pea_map *map,
 		      const struct pea_probe_attr __user *ua)
@@ -668,6 +746,7 @@ long pea_probe_attach(struct pea_map *map,
 
 /**
  * pea_link_alloc() - a new link on @map, counted against PEA_MAX_LINKS
+ * and the caller's max_user_links, its struct charged (pea_quota.c)
  * @map: the map the producer writes into (a reference is taken)
  * @kind: PEA_LINK_*
  * @id: the producer id records carry (0: the link's own id)
@@ -675,24 +754,40 @@ long pea_probe_attach(struct pea_map *map,
  * @filter_tgid: only this process (0: any), in the caller's pid namespace
  * @filter_cpu: only this CPU (-1: any)
  *
- * Return: the link, or ERR_PTR(-EMLINK) or ERR_PTR(-ENOMEM).
+ * Return: the link, or ERR_PTR(-EMLINK) (PEA_MAX_LINKS, max_user_links) or
+ * ERR_PTR(-ENOMEM) (no memory, max_user_probe_kb, max_probe_kb).
  */
 struct pea_link *pea_link_alloc(struct pea_map *map, enum pea_link_kind kind,
 				u64 id, u32 flags, int filter_tgid,
 				int filter_cpu)
 {
 	struct pea_link *l;
+	int err;
 
 	if (atomic_inc_return(&pea_nr_links) > PEA_MAX_LINKS) {
 		atomic_dec(&pea_nr_links);
 		return ERR_PTR(-EMLINK);
 	}
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
 	if (!l)
 		goto undo_count;
-	l->stats = alloc_percpu(struct pea_link_stats);
+	l->stats = alloc_percpu_gfp(struct pea_link_stats, GFP_KERNEL_ACCOUNT);
 	if (!l->stats)
 		goto free_link;
+	err = pea_quota_link(l);
+	if (!err) {
+		err = pea_link_charge(l, kmalloc_size_roundup(sizeof(*l)) +
+				      sizeof(struct pea_link_stats) *
+				      num_possible_cpus());
+		if (err)
+			pea_quota_unlink(l);
+	}
+	if (err) {
+		free_percpu(l->stats);
+		kfree(l);
+		atomic_dec(&pea_nr_links);
+		return ERR_PTR(err);
+	}
 	atomic_inc(&pea_objects.links);
 	pea_map_get(map);
 	l->map = map;

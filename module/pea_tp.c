@@ -300,6 +300,12 @@ static int pea_tp_register(struct pea_link *l, const void *arg)
 	unsigned int cpu;
 	int err = 0;
 
+	/* The events array, and a perf event per CPU online now. */
+	err = pea_link_charge(l, kmalloc_size_roundup(nr_cpu_ids *
+						      sizeof(*l->tp.events)) +
+			      num_online_cpus() * sizeof(struct perf_event));
+	if (err)
+		return err;
 	l->tp.events = kcalloc(nr_cpu_ids, sizeof(*l->tp.events),
 			       GFP_KERNEL_ACCOUNT);
 	if (!l->tp.events)
@@ -407,8 +413,11 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
  * -EINVAL (attr, a predicate; size below PEA_TP_ATTR_SIZE_VER0,
  * kstack_depth past PEA_KSTACK_MAX, reserved not zero; no trace event has
  * this id, as perf_event_open() says), -EOPNOTSUPP (kstack_depth where pea
- * cannot unwind), -E2BIG (attr tail), -EMLINK (PEA_MAX_LINKS live),
- * perf's other errors, -ENOMEM, -EMFILE.
+ * cannot unwind), -EOVERFLOW (kstack_depth past perf_event_max_stack),
+ * -E2BIG (attr tail), -EMLINK (PEA_MAX_LINKS live, or the caller's
+ * max_user_links), perf's other errors, -ENOMEM (also
+ * max_user_probe_kb or max_probe_kb reached: a perf event per CPU is
+ * charged), -EMFILE.
  */
 long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
 {

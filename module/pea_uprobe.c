@@ -505,6 +505,7 @@ static int pea_uprobe_path(const struct pea_uprobe_attr *a, struct path *p)
 static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
 {
 	u32 n;
+	int err;
 
 	l->capture_arg = a->capture_arg;
 	l->capture_mode = a->capture_mode;
@@ -517,28 +518,32 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
 	else
 		snprintf(l->symbol, sizeof(l->symbol), "%pd+0x%llx",
 			 l->up.path.dentry, a->offset);
-	if (a->flags & PEA_UPROBE_F_RETPROBE) {
-		n = a->maxactive ? a->maxactive : PEA_UPROBE_MAXACTIVE;
-		l->up.uc.handler = pea_uretprobe_entry;
-		l->up.uc.ret_handler = pea_uretprobe_ret;
-		l->up.nr_slots = n;
-		/* jiffies start 5 minutes before wrapping: not 0. */
-		atomic64_set(&l->up.next_reclaim, get_jiffies_64());
-		l->up.owners = kvcalloc(n, sizeof(*l->up.owners),
-					GFP_KERNEL_ACCOUNT);
-		l->up.slots = kvcalloc(n, sizeof(*l->up.slots),
-				       GFP_KERNEL_ACCOUNT);
-		if (!l->up.owners || !l->up.slots)
-			return -ENOMEM;
-		if (a->capture_mode != PEA_CAPTURE_NONE) {
-			l->up.caps = kvcalloc((size_t)n * PEA_UPROBE_DEPTH,
-					      a->capture_len + 1,
-					      GFP_KERNEL_ACCOUNT);
-			if (!l->up.caps)
-				return -ENOMEM;
-		}
-	} else {
+	if (!(a->flags & PEA_UPROBE_F_RETPROBE)) {
 		l->up.uc.handler = pea_uprobe_handler;
+		return 0;
+	}
+	n = a->maxactive ? a->maxactive : PEA_UPROBE_MAXACTIVE;
+	l->up.uc.handler = pea_uretprobe_entry;
+	l->up.uc.ret_handler = pea_uretprobe_ret;
+	l->up.nr_slots = n;
+	/* jiffies start 5 minutes before wrapping: not 0. */
+	atomic64_set(&l->up.next_reclaim, get_jiffies_64());
+	/* The pairing table is the attacher's (pea_quota.c), before it exists. */
+	err = pea_link_charge(l, (size_t)n * (sizeof(*l->up.owners) +
+			      sizeof(*l->up.slots) +
+			      (a->capture_mode != PEA_CAPTURE_NONE ?
+			       PEA_UPROBE_DEPTH * (a->capture_len + 1) : 0)));
+	if (err)
+		return err;
+	l->up.owners = kvcalloc(n, sizeof(*l->up.owners), GFP_KERNEL_ACCOUNT);
+	l->up.slots = kvcalloc(n, sizeof(*l->up.slots), GFP_KERNEL_ACCOUNT);
+	if (!l->up.owners || !l->up.slots)
+		return -ENOMEM;
+	if (a->capture_mode != PEA_CAPTURE_NONE) {
+		l->up.caps = kvcalloc((size_t)n * PEA_UPROBE_DEPTH,
+				      a->capture_len + 1, GFP_KERNEL_ACCOUNT);
+		if (!l->up.caps)
+			return -ENOMEM;
 	}
 	return 0;
 }

@@ -37,7 +37,10 @@ REFERENCE=(
 	"PEA_HAVE_PERF_EV_CAP_READ_SCOPE linux/perf_event.h define PERF_EV_CAP_READ_SCOPE"
 	"PEA_HAVE_UPROBE_NOSYNC linux/uprobes.h void uprobe_unregister_nosync"
 	"PEA_HAVE_UPROBE_HANDLER_DATA linux/uprobes.h struct pt_regs *regs, __u64 *data);"
+	"PEA_HAVE_RETHOOK_OBJPOOL linux/rethook.h struct objpool_head"
 )
+# The configuration probes of pea.ko, checked against autoconf.h below.
+CONFIG_PROBES="-DPEA_HAVE_NETFILTER -DPEA_HAVE_DYNAMIC_FTRACE -DPEA_HAVE_KPROBE_EVENTS_ON_NOTRACE"
 
 [ $# -gt 0 ] || set -- "$("$ROOT/scripts/setup.sh" --resolve 2>/dev/null)"
 for kver in "$@"; do
@@ -58,8 +61,8 @@ for kver in "$@"; do
 		grep -qsF -- "$pattern" "$srctree/include/$header" &&
 			want+="-D$macro "
 	done
-	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter-out -DPEA_HAVE_NETFILTER,$(filter -DPEA_HAVE_%%,$(ccflags-y)))\n' "$ROOT" |
-		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" 2>&1)
+	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter-out $(CONFIG_PROBES),$(filter -DPEA_HAVE_%%,$(ccflags-y)))\n' "$ROOT" |
+		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" CONFIG_PROBES="$CONFIG_PROBES" 2>&1)
 	tap "$([ "$got" = "$(echo $want)" ]; echo $?)" \
 		"[$kver] kbuild probes give '${got}', as the one-pattern probes ('$(echo $want)')"
 
@@ -71,6 +74,17 @@ for kver in "$@"; do
 		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" 2>&1)
 	tap "$([ "$got" = "$(echo $want ${want:+module/pea_nf.o})" ]; echo $?)" \
 		"[$kver] the NETFILTER config probe gives '${got}', as autoconf.h ('$want')"
+
+	# The notrace rule's configuration probes (pea_notrace.c).
+	want=
+	for c in DYNAMIC_FTRACE KPROBE_EVENTS_ON_NOTRACE; do
+		grep -qsx "#define CONFIG_$c 1" "$kdir/include/generated/autoconf.h" &&
+			want+="-DPEA_HAVE_$c "
+	done
+	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter -DPEA_HAVE_DYNAMIC_FTRACE -DPEA_HAVE_KPROBE_EVENTS_ON_NOTRACE,$(ccflags-y))\n' "$ROOT" |
+		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" 2>&1)
+	tap "$([ "$got" = "$(echo $want)" ]; echo $?)" \
+		"[$kver] the notrace config probes give '${got}', as autoconf.h ('$(echo $want)')"
 
 	# The configuration probe (pea_config_feature) of the test module.
 	want=

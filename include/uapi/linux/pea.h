@@ -326,7 +326,8 @@ struct pea_event_stats {
  * @id:            producer id written into every record (0: the link's id)
  * @filter_tgid:   only record this process (0: any), in the attacher's
  *                 pid namespace
- * @filter_cpu:    only record on this CPU (-1: any)
+ * @filter_cpu:    only record on this CPU (-1: any); for a kretprobe the
+ *                 CPU the call returns on, where the record is written
  * @capture_arg:   argument (0..5) pointing at the memory to capture
  * @capture_mode:  PEA_CAPTURE_NONE, _STR or _FIXED
  * @capture_len:   at most this many bytes (1..PEA_CAPTURE_MAX)

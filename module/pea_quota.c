@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: what probe links may hold, per user and in all.
+ *
+ * A link pins kernel memory nobody else accounts for: the kprobes layer
+ * allocates a kretprobe's maxactive instances itself (GFP_KERNEL, no
+ * memory cgroup), perf allocates a tracepoint link's per-CPU events.
+ * Linux lets only root create kretprobes with a chosen maxactive (tracefs)
+ * and bounds the perf kprobe PMU's by the fd limit with a small default
+ * maxactive; pea lets CAP_PERFMON choose maxactive up to 4096 with a
+ * capture and a stack in each instance, so it bounds them itself, as the
+ * key quotas bound keys (a count and bytes per user):
+ *
+ *   max_user_links     live links of one user (EMLINK beyond), default 256
+ *   max_user_probe_kb  the memory they pin (ENOMEM beyond), default 64 MiB
+ *   max_probe_kb       the memory all links pin (ENOMEM), default RAM / 8
+ *
+ * The user is the caller's real uid (its user_struct), as perf charges
+ * ring pages. Callers with CAP_SYS_RESOURCE or CAP_SYS_ADMIN are exempt
+ * from the per-user bounds, as from RLIMIT_NPROC; nobody is exempt from
+ * max_probe_kb, nor from PEA_MAX_LINKS. The parameters are writable by
+ * root at run time (/sys/module/pea/parameters/); a lower bound refuses
+ * new charges and leaves existing links alone.
+ *
+ * What a link is charged (pea_link_charge()): its struct pea_link and
+ * per-CPU stats, a kretprobe's instances (pea_kretprobe_mem()), a
+ * tracepoint link's perf events, a uretprobe's pairing table. Memory pea
+ * allocates itself for a link is also charged to the caller's memory
+ * cgroup (GFP_KERNEL_ACCOUNT); what the kprobes layer and perf allocate
+ * cannot be.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched/user.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uidgid.h>
+#include "pea_internal.h"
+#include "pea_link.h"
+#include "pea_quota.h"
+
+static unsigned int max_user_links = 256;
+module_param(max_user_links, uint, 0644);
+MODULE_PARM_DESC(max_user_links,
+		 "live probe links per user without CAP_SYS_RESOURCE (default 256)");
+
+static unsigned long max_user_probe_kb = 65536;
+module_param(max_user_probe_kb, ulong, 0644);
+MODULE_PARM_DESC(max_user_probe_kb,
+		 "kernel memory of one user's probe links, KiB (default 65536)");
+
+static unsigned long max_probe_kb;
+module_param(max_probe_kb, ulong, 0644);
+MODULE_PARM_DESC(max_probe_kb,
+		 "kernel memory of all probe links, KiB (default: RAM / 8)");
+
+/* One user's links and bytes; exists while the user has a live link. */
+struct pea_quota {
+	struct hlist_node node;
+	struct user_struct *user;	/* a reference */
+	unsigned int links;
+	unsigned long bytes;
+};
+
+static DEFINE_RAW_SPINLOCK(pea_quota_lock);	/* the table and every count */
+static DEFINE_HASHTABLE(pea_quotas, 6);
+static unsigned long pea_quota_total;	/* bytes, all links */
+static unsigned int pea_quota_links;
+
+static struct pea_quota *pea_quota_find(struct user_struct *user)
+{
+	struct pea_quota *q;
+
+	hash_for_each_possible(pea_quotas, q, node, (unsigned long)user)
+		if (q->user == user)
+			return q;
+	return NULL;
+}
+
+static bool pea_quota_exempt(void)
+{
+	return capable(CAP_SYS_RESOURCE) || capable(CAP_SYS_ADMIN);
+}
+
+/**
+ * pea_quota_link() - count a new link against its user's max_user_links
+ * @l: the link, from pea_link_alloc(), charged nothing yet
+ *
+ * The user is the caller's; whether the caller is exempt from the
+ * per-user bounds is decided here, once, for every charge of @l.
+ *
+ * Context: process context (the attach).
+ * Return: 0, -EMLINK (max_user_links reached) or -ENOMEM.
+ */
+int pea_quota_link(struct pea_link *l)
+{
+	struct user_struct *user = current_user();
+	struct pea_quota *q, *new;
+	unsigned long flags;
+	int err = 0;
+
+	l->quota_exempt = pea_quota_exempt();
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
+	q = pea_quota_find(user);
+	if (!q) {
+		q = new;
+		new = NULL;
+		q->user = get_uid(user);
+		hash_add(pea_quotas, &q->node, (unsigned long)user);
+	}
+	if (!l->quota_exempt && q->links >= READ_ONCE(max_user_links)) {
+		err = -EMLINK;
+	} else {
+		q->links++;
+		pea_quota_links++;
+		l->quota = q;
+	}
+	if (!q->links) {
+		hash_del(&q->node);
+		new = q;	/* freed below, after its reference */
+	}
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
+	if (new && new->user)
+		free_uid(new->user);
+	kfree(new);
+	return err;
+}
+
+/**
+ * pea_link_charge() - charge @bytes of kernel memory to @l's user
+ * @l: the link (counted by pea_quota_link())
+ * @bytes: what the link is about to pin
+ *
+ * Checked against max_user_probe_kb (unless the attacher is exempt) and
+ * max_probe_kb. pea_link_free() returns whatever @l still holds.
+ *
+ * Context: any but NMI.
+ * Return: 0 or -ENOMEM.
+ */
+int pea_link_charge(struct pea_link *l, size_t bytes)
+{
+	struct pea_quota *q = l->quota;
+	unsigned long flags, user_max, max;
+	int err = -ENOMEM;
+
+	user_max = READ_ONCE(max_user_probe_kb);
+	max = READ_ONCE(max_probe_kb);
+	user_max = user_max > ULONG_MAX / 1024 ? ULONG_MAX : user_max * 1024;
+	max = max > ULONG_MAX / 1024 ? ULONG_MAX : max * 1024;
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
+	if (bytes > max || pea_quota_total > max - bytes)
+		goto out;
+	if (!l->quota_exempt &&
+	    (bytes > user_max || q->bytes > user_max - bytes))
+		goto out;
+	q->bytes += bytes;
+	pea_quota_total += bytes;
+	l->charged += bytes;
+	err = 0;
+out:
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
+	return err;
+}
+
+/**
+ * pea_link_uncharge() - return @bytes of what pea_link_charge() took
+ * @l: the link
+ * @bytes: at most what @l holds
+ *
+ * Context: any but NMI.
+ */
+void pea_link_uncharge(struct pea_link *l, size_t bytes)
+{
+	struct pea_quota *q = l->quota;
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(bytes > l->charged))
+		bytes = l->charged;
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
+	q->bytes -= bytes;
+	pea_quota_total -= bytes;
+	l->charged -= bytes;
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
+}
+
+/**
+ * pea_quota_unlink() - return a link's charge and its count
+ * @l: the link, being freed
+ */
+void pea_quota_unlink(struct pea_link *l)
+{
+	struct pea_quota *q = l->quota, *gone = NULL;
+	unsigned long flags;
+
+	if (!q)
+		return;
+	pea_link_uncharge(l, l->charged);
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
+	pea_quota_links--;
+	if (!--q->links) {
+		hash_del(&q->node);
+		gone = q;
+	}
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
+	l->quota = NULL;
+	if (gone) {
+		free_uid(gone->user);
+		kfree(gone);
+	}
+}
+
+/**
+ * pea_quota_show() - the debugfs "quota" file
+ * @m: the seq_file
+ * @v: unused
+ *
+ * One line per user with live links: uid, links, bytes charged; then
+ * "total LINKS BYTES".
+ *
+ * Return: 0.
+ */
+int pea_quota_show(struct seq_file *m, void *v)
+{
+	struct pea_quota *q;
+	unsigned long flags;
+	int bkt;
+
+	seq_puts(m, "# uid links bytes\n");
+	/*
+	 * A seq_file grows its buffer and retries: nothing under the lock
+	 * allocates or sleeps. The lock is raw so that pea_link_charge() may
+	 * be called from any context but NMI on PREEMPT_RT too.
+	 */
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
+	hash_for_each(pea_quotas, bkt, q, node)
+		seq_printf(m, "%u %u %lu\n",
+			   from_kuid(&init_user_ns, q->user->uid), q->links,
+			   q->bytes);
+	seq_printf(m, "total %u %lu\n", pea_quota_links, pea_quota_total);
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
+	return 0;
+}
+
+/**
+ * pea_quota_init() - max_probe_kb's default, an eighth of RAM
+ */
+void pea_quota_init(void)
+{
+	if (!max_probe_kb)
+		max_probe_kb = (totalram_pages() << (PAGE_SHIFT - 10)) / 8;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pea: per-user and global bounds on probe links (pea_quota.c). Nothing
+ * here is ABI.
+ */
+#ifndef _PEA_QUOTA_H
+#define _PEA_QUOTA_H
+
+#include <linux/types.h>
+
+struct pea_link;
+struct seq_file;
+
+int pea_quota_link(struct pea_link *l);
+void pea_quota_unlink(struct pea_link *l);
+int pea_link_charge(struct pea_link *l, size_t bytes);
+void pea_link_uncharge(struct pea_link *l, size_t bytes);
+int pea_quota_show(struct seq_file *m, void *v);
+void pea_quota_init(void);
+
+#endif /* _PEA_QUOTA_H */

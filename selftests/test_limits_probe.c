@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe links are bounded per user and in all: the live links of a user
+ * (max_user_links, EMLINK) and the kernel memory they pin, kretprobe
+ * instances (maxactive x instance size), tracepoint links' perf events and
+ * the links themselves (max_user_probe_kb per user and max_probe_kb in
+ * all, ENOMEM). Users with CAP_SYS_RESOURCE or CAP_SYS_ADMIN are exempt
+ * from the per-user bounds (as from RLIMIT_NPROC), nobody from the global
+ * ones. debugfs pea/quota shows the charges.
+ */
+#include <sys/wait.h>
+#include "pea_test.h"
+#include "pt_perm.h"
+
+#define PARAM(x)	"/sys/module/pea/parameters/" x
+#define QUOTA		"/sys/kernel/debug/pea/quota"
+#define ATTACK_MAX	20	/* 20 x 8 MiB: safe in a 1 GiB guest */
+#define LINKS_MAX	300
+
+static int map_fd;
+
+static struct pea_probe_attr probe_attr(const char *sym, __u32 flags)
+{
+	struct pea_probe_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags | PEA_PROBE_F_CLOEXEC;
+	strncpy(a.symbol, sym, sizeof(a.symbol) - 1);
+	a.filter_cpu = -1;
+	return a;
+}
+
+/* The attack: the largest kretprobe instance, 4096 of them. */
+static struct pea_probe_attr attack_attr(void)
+{
+	struct pea_probe_attr a = probe_attr("ksys_mmap_pgoff",
+					     PEA_PROBE_F_RETPROBE);
+
+	a.maxactive = PEA_MAXACTIVE_MAX;
+	a.capture_mode = PEA_CAPTURE_FIXED;
+	a.capture_len = PEA_CAPTURE_MAX;
+	a.capture_flags = PEA_CAPTURE_USER;
+	a.kstack_depth = PEA_KSTACK_MAX;
+	return a;
+}
+
+/* A user's links and bytes in debugfs pea/quota (uid -1: the total). */
+static int quota(long uid, long *links, long *bytes)
+{
+	FILE *f = fopen(QUOTA, "r");
+	char line[256], who[32];
+	long l, b;
+	int found = -1;
+
+	*links = 0;
+	*bytes = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || sscanf(line, "%31s %ld %ld", who, &l, &b) != 3)
+			continue;
+		if ((uid < 0 && !strcmp(who, "total")) ||
+		    (uid >= 0 && strcmp(who, "total") && atol(who) == uid)) {
+			*links = l;
+			*bytes = b;
+			found = 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	else
+		return -1;
+	return uid >= 0 ? 0 : found;
+}
+
+static long meminfo(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	long v = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) &&
+		    line[strlen(key)] == ':')
+			v = atol(line + strlen(key) + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Become @uid for good with capability @cap only (-1: none). */
+static int drop_to(uid_t uid, int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
+	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -errno;
+	memset(data, 0, sizeof(data));
+	if (cap >= 0) {
+		data[cap / 32].effective = 1U << (cap % 32);
+		data[cap / 32].permitted = 1U << (cap % 32);
+	}
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+/*
+ * A child that becomes @uid with CAP_PERFMON, attaches @a until refused
+ * (at most @max), writes the count and the errno to its pipe, and holds
+ * the links until the parent closes the other pipe.
+ */
+struct holder {
+	pid_t pid;
+	int n, err;
+	int go;		/* write end: closing it releases the links */
+};
+
+static void hold_start(struct holder *h, uid_t uid,
+		       const struct pea_probe_attr *a, int max)
+{
+	int res[2], rel[2], n = 0, err = 0, fd;
+	char c;
+
+	if (pipe(res) || pipe(rel))
+		pt_fatal("pipe");
+	fflush(stdout);
+	h->pid = fork();
+	if (h->pid == 0) {
+		struct pea_probe_attr b = *a;
+		struct rlimit rl = { 4096, 4096 };
+
+		close(res[0]);
+		close(rel[1]);
+		setrlimit(RLIMIT_NOFILE, &rl);
+		if (drop_to(uid, CAP_PERFMON)) {
+			err = 1000;
+		} else {
+			while (n < max) {
+				fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &b);
+				if (fd < 0) {
+					err = errno;
+					break;
+				}
+				n++;
+			}
+		}
+		if (write(res[1], &n, sizeof(n)) != sizeof(n) ||
+		    write(res[1], &err, sizeof(err)) != sizeof(err))
+			_exit(1);
+		if (read(rel[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(res[1]);
+	close(rel[0]);
+	h->go = rel[1];
+	if (read(res[0], &h->n, sizeof(h->n)) != sizeof(h->n) ||
+	    read(res[0], &h->err, sizeof(h->err)) != sizeof(h->err)) {
+		h->n = -1;
+		h->err = -1;
+	}
+	close(res[0]);
+}
+
+static void hold_end(struct holder *h)
+{
+	close(h->go);
+	waitpid(h->pid, NULL, 0);
+}
+
+/* Wait until debugfs says @uid holds nothing (links free after release). */
+static long settled_bytes(long uid)
+{
+	long l, b;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		quota(uid, &l, &b);
+		if (!l && !b)
+			return 0;
+		usleep(20000);
+	}
+	return b;
+}
+
+int main(void)
+{
+	struct pea_probe_attr atk = attack_attr(), cheap;
+	long user_links, user_kb, max_kb, total_kb, l = 0, b = 0, b0, per, free0;
+	long root_links, root0, kp_bytes, tp_bytes;
+	struct holder a, c;
+	struct stat st;
+	int i, n, fds[LINKS_MAX + 1], bad;
+
+	map_fd = pt_map_create("limits_probe", pt_nr_cpus(), 0);
+	if (map_fd < 0)
+		pt_fatal("map");
+	if (stat(PEA_DEVICE_PATH, &st))
+		pt_fatal("stat");
+
+	/* The parameters and their defaults. */
+	user_links = pt_perm_read_int(PARAM("max_user_links"));
+	user_kb = pt_perm_read_int(PARAM("max_user_probe_kb"));
+	max_kb = pt_perm_read_int(PARAM("max_probe_kb"));
+	total_kb = meminfo("MemTotal");
+	PT_EQ(user_links, 256, "max_user_links defaults to 256");
+	PT_EQ(user_kb, 65536, "max_user_probe_kb defaults to 64 MiB");
+	PT_EQ(max_kb, total_kb / 8, "max_probe_kb defaults to RAM / 8 (%ld KiB)",
+	      total_kb / 8);
+	PT_OK(quota(-1, &l, &b) == 0 && l == 0 && b == 0,
+	      "debugfs quota: nothing charged (%ld links, %ld bytes)", l, b);
+
+	/* The attack: nobody with CAP_PERFMON, huge kretprobes. */
+	free0 = meminfo("MemAvailable");
+	hold_start(&a, PT_NOBODY, &atk, ATTACK_MAX);
+	quota(PT_NOBODY, &l, &b);
+	per = a.n > 0 ? b / a.n : 0;
+	pt_diag("attack: %d links, then errno %d; %ld bytes charged (%ld per link); MemAvailable fell by %ld KiB",
+		a.n, a.err, b, per, free0 - meminfo("MemAvailable"));
+	PT_EQ(a.err, ENOMEM, "the attack is refused with ENOMEM");
+	PT_OK(a.n >= 1 && a.n < ATTACK_MAX, "the attack got %d links", a.n);
+	PT_EQ(l, a.n, "debugfs: the user's live links");
+	PT_OK(b <= user_kb * 1024 && b + per > user_kb * 1024,
+	      "charged %ld <= max_user_probe_kb, one link more would not fit",
+	      b);
+	PT_OK(per >= PEA_MAXACTIVE_MAX * (PEA_CAPTURE_MAX + PEA_KSTACK_MAX * 8),
+	      "a link is charged at least maxactive x its entry data (%ld)",
+	      per);
+	PT_OK(free0 - meminfo("MemAvailable") <= (b + per) / 1024 + 8192,
+	      "the memory the links took is what they were charged, within a link");
+
+	/* Another user is not bounded by the first one's charges. */
+	hold_start(&c, PT_NOBODY - 1, &atk, 1);
+	PT_OK(c.n == 1 && c.err == 0, "another user attaches one (%d, %d)",
+	      c.n, c.err);
+	hold_end(&c);
+
+	/* The global bound: room for exactly two more links. */
+	quota(-1, &l, &b0);
+	PT_EQ(pt_perm_write_int(PARAM("max_probe_kb"),
+				(b0 + 2 * per + per / 2) / 1024), 0,
+	      "root lowers max_probe_kb");
+	hold_start(&c, PT_NOBODY - 1, &atk, ATTACK_MAX);
+	PT_OK(c.n == 2 && c.err == ENOMEM,
+	      "a second user gets the 2 links max_probe_kb leaves (%d, %d)",
+	      c.n, c.err);
+	n = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &atk);
+	PT_OK(n < 0 && errno == ENOMEM,
+	      "root is bounded by max_probe_kb too (%d)", n < 0 ? errno : 0);
+	if (n >= 0)
+		close(n);
+	hold_end(&c);
+	cheap = probe_attr("ksys_mmap_pgoff", 0);
+	PT_EQ(pt_perm_write_int(PARAM("max_probe_kb"), max_kb), 0,
+	      "max_probe_kb restored");
+	hold_end(&a);
+	PT_EQ(settled_bytes(PT_NOBODY), 0, "the links' close returns the charge");
+
+	/* Links per user. */
+	hold_start(&a, PT_NOBODY, &cheap, LINKS_MAX);
+	PT_OK(a.n == user_links && a.err == EMLINK,
+	      "nobody with CAP_PERFMON: link %d gives EMLINK (%d)", a.n + 1,
+	      a.err);
+	hold_start(&c, PT_NOBODY - 1, &cheap, 1);
+	PT_OK(c.n == 1 && c.err == 0,
+	      "another user still attaches (%d, %d)", c.n, c.err);
+	hold_end(&c);
+	hold_end(&a);
+	settled_bytes(PT_NOBODY);
+
+	/* Root (CAP_SYS_ADMIN) is exempt from the per-user bounds. */
+	quota(0, &root_links, &root0);
+	setrlimit(RLIMIT_NOFILE, &(struct rlimit){ 4096, 4096 });
+	for (bad = 0, i = 0; i <= user_links && i < LINKS_MAX; i++) {
+		fds[i] = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &cheap);
+		bad += fds[i] < 0;
+	}
+	PT_EQ(bad, 0, "root attaches max_user_links + 1 links");
+	quota(0, &l, &b);
+	PT_EQ(l - root_links, user_links + 1, "debugfs counts them");
+	kp_bytes = (b - root0) / (user_links + 1);
+	for (i = 0; i <= user_links && i < LINKS_MAX; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+
+	/* A tracepoint link is charged its perf events too. */
+	{
+		struct pea_tp_attr t;
+		char buf[32];
+		int fd;
+
+		memset(&t, 0, sizeof(t));
+		t.size = sizeof(t);
+		t.filter_cpu = -1;
+		strcpy(t.name, "syscalls:sys_enter_getppid");
+		if (pt_read_file("/sys/kernel/tracing/events/syscalls/sys_enter_getppid/id",
+				 buf, sizeof(buf)) &&
+		    pt_read_file("/sys/kernel/debug/tracing/events/syscalls/sys_enter_getppid/id",
+				 buf, sizeof(buf)))
+			buf[0] = 0;
+		t.event_id = atoi(buf);
+		quota(0, &l, &b0);
+		fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_TP, &t);
+		quota(0, &l, &b);
+		tp_bytes = b - b0;
+		PT_OK(fd >= 0 && tp_bytes >= kp_bytes + pt_nr_cpus() * 512,
+		      "a tracepoint link is charged its %d perf events (%ld bytes, a kprobe link %ld)",
+		      pt_nr_cpus(), tp_bytes, kp_bytes);
+		if (fd >= 0)
+			close(fd);
+	}
+	PT_EQ(settled_bytes(0), root0, "root's charge back where it was");
+	return pt_done();
+}
