@@ -209,19 +209,20 @@ static bool pea_uprobe_take(struct pea_link *l, u32 i, u64 old)
 }
 
 /*
- * A slot whose owner is stale, taken for the current task; at most one
- * scan per jiffy and link: with every slot held by a live task the scan
- * (a pid lookup per slot) is not repeated on every call. -1 if none.
+ * A slot whose owner is stale, taken for the current task, or -1. A scan
+ * that finds none stops the others of the link for the rest of the
+ * jiffy: with every slot held by a live task the scan (a pid lookup per
+ * slot) is not repeated on every call; handlers on other CPUs that
+ * started theirs in the same jiffy still finish them (at most one per
+ * CPU).
  */
 static int pea_uprobe_reclaim(struct pea_link *l, u32 h)
 {
 	u32 n = l->up.nr_slots, i, k;
-	u64 o, now = get_jiffies_64(), next;
+	u64 o, now = get_jiffies_64();
 
-	/* One scan per jiffy and link, whoever arms it first. */
-	next = atomic64_read(&l->up.next_reclaim);
-	if (time_before64(now, next) ||
-	    atomic64_cmpxchg(&l->up.next_reclaim, next, now + 1) != next)
+	/* After a scan that found nothing, none for the rest of the jiffy. */
+	if (time_before64(now, (u64)atomic64_read(&l->up.next_reclaim)))
 		return -1;
 	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
 		o = atomic64_read_acquire(&l->up.owners[i]);
@@ -229,6 +230,7 @@ static int pea_uprobe_reclaim(struct pea_link *l, u32 h)
 		    pea_uprobe_stale(l, i, o) && pea_uprobe_take(l, i, o))
 			return i;
 	}
+	atomic64_set(&l->up.next_reclaim, now + 1);
 	return -1;
 }
 
