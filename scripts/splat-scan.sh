@@ -15,7 +15,8 @@
 #   scripts/splat-scan.sh --full LINE FILE
 #       the report that starts at LINE, in full
 #
-# TYPE is e.g. kasan/slab-out-of-bounds, lockdep/circular, rcu/suspicious,
+# TYPE is e.g. kasan/slab-out-of-bounds, kcsan/data-race, lockdep/circular,
+# rcu/suspicious,
 # sleep-in-atomic, ubsan/shift-out-of-bounds, odebug, list/add, list/del,
 # refcount, softlockup, hung-task, rcu/stall, panic, kernel-bug, gpf,
 # page-fault, warning, bug, stack-dump (docs/checking.md has the table).
@@ -57,6 +58,13 @@ function specific(s,    k) {
 		k = substr(s, RSTART + 12, RLENGTH - 12)
 		return "kasan/" k
 	}
+	# KCSAN: "data-race in A / B", "assert: race in A / B".
+	if (s ~ /BUG: KCSAN: data-race/)
+		return "kcsan/data-race"
+	if (s ~ /BUG: KCSAN: assert: race/)
+		return "kcsan/assert"
+	if (s ~ /BUG: KCSAN: /)
+		return "kcsan/other"
 	if (s ~ /WARNING: possible circular locking dependency detected/)
 		return "lockdep/circular"
 	if (s ~ /WARNING: possible recursive locking detected/)
