@@ -73,11 +73,26 @@ static unsigned long long window(unsigned long long *loads)
 	return m;
 }
 
+/* The test module's anchors parameter: 'Y', 'N' or 0. */
+static char anchors(void)
+{
+	FILE *f = fopen("/sys/module/pea_selftest/parameters/anchors", "r");
+	char v[8] = "";
+
+	if (!f)
+		return 0;
+	if (!fgets(v, sizeof(v), f))
+		v[0] = 0;
+	fclose(f);
+	return v[0];
+}
+
 int main(void)
 {
 	unsigned long long loads = 0, moves = 0, m, best = 0;
 	const char *mode = getenv("PEA_TCG");
 	int w, windows, multi, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char a;
 	pthread_t t;
 
 	PT_OK(mode && (!strcmp(mode, "single") || !strcmp(mode, "multi")),
@@ -89,6 +104,12 @@ int main(void)
 		return pt_done();
 	}
 	multi = !strcmp(mode, "multi");
+	/* The test module leaves its anchors out there (pt_st()). */
+	pt_st();
+	a = anchors();
+	PT_OK(a == (multi ? 'N' : 'Y'),
+	      "the test module holds its software-counter anchors only under one thread: anchors=%c",
+	      a ? a : '?');
 	windows = multi ? MULTI_MAX_S * 1000 / WINDOW_MS : SINGLE_WINDOWS;
 	pt_pin(0);
 	if (pthread_create(&t, NULL, writer, NULL))
