@@ -19,6 +19,10 @@
 #                     6.12-rt), then the debug kernel (docs/checking.md)
 #   make check-debug  only the debug kernel (KASAN, lockdep, UBSAN, ...):
 #                     every selftest, then the canary (docs/checking.md)
+#   make check-kcsan  the debug kernel's KCSAN variant (the data-race
+#                     detector): every selftest (those of scripts/mt-tests
+#                     under multi-threaded TCG), then its canary; run it
+#                     before landing a change to module/ (docs/checking.md)
 #   make canary       selftests/canary/pea_canary.ko (debug kernel only:
 #                     needs KDIR and KVER of scripts/debug-kernel.sh)
 #   make fuzz         boot the VM and run only the fuzzer, FUZZ_SECONDS long
@@ -104,7 +108,8 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
 SPARSE_CF ?= -Wsparse-error
 
-.PHONY: all module lib selftests tools sparse checkpatch check check-debug canary fuzz \
+.PHONY: all module lib selftests tools sparse checkpatch check check-debug check-kcsan \
+	canary fuzz \
 	soak demo vm-shell qemu-repro clean distclean kdir-check
 
 all: module lib selftests tools
@@ -197,6 +202,9 @@ soak:
 
 check-debug:
 	@KVERS=debug SPARSE=0 scripts/check.sh
+
+check-kcsan:
+	@KVERS="kcsan mt-kcsan" SPARSE=0 scripts/check.sh
 
 canary: kdir-check
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/canary modules

@@ -11,7 +11,12 @@
 #   KVER          kernel to build for and boot (see scripts/setup.sh);
 #                 "debug" is the debug kernel (scripts/debug-kernel.sh,
 #                 docs/checking.md): built once and cached, booted with
-#                 kasan_multi_shot and TIME_SCALE=3
+#                 kasan_multi_shot and TIME_SCALE=3; "kcsan" its KCSAN
+#                 variant (scripts/debug-kernel.sh --variant kcsan);
+#                 "mt-K" is kernel K (mt-6.1 = the default one) under
+#                 multi-threaded TCG, running only the tests listed in
+#                 scripts/mt-tests (those of TESTS if TESTS is set);
+#                 "kcsan" without TESTS runs every other test
 #   VMLINUZ, KDIR a locally built kernel: its image and its kbuild tree
 #                 (KVER is then its release); only packages are set up
 #   TIME_SCALE    how much slower than production the kernel runs, passed
@@ -57,19 +62,56 @@ early_fail() {
 	exit 1
 }
 
+# --- multi-threaded TCG --------------------------------------------------
+# mt-K: kernel K with a host thread per vCPU, only the tests of
+# scripts/mt-tests (none of them patches kernel text; docs/checking.md).
+MT=0
+case "${KVER:-}" in
+mt-*)
+	MT=1
+	KVER=${KVER#mt-}
+	case "$KVER" in 6.1|default) KVER= ;; esac
+	export TCG_OPTS=thread=multi
+	mapfile -t MT_TESTS < <(grep -v -e '^#' -e '^$' "$ROOT/scripts/mt-tests")
+	if [ -n "${TESTS:-}" ]; then
+		keep=()
+		for t in $(printf '%s' "$TESTS" | tr ',' ' '); do
+			case "$t" in test_*) ;; *) t=test_$t ;; esac
+			for m in "${MT_TESTS[@]}"; do
+				[ "$t" = "$m" ] && keep+=("$t")
+			done
+		done
+		[ "${#keep[@]}" -gt 0 ] ||
+			early_fail "multi-threaded TCG: none of TESTS ($TESTS) is in scripts/mt-tests"
+		TESTS="${keep[*]}"
+	else
+		TESTS="${MT_TESTS[*]}"
+	fi
+	log "multi-threaded TCG (-accel tcg,thread=multi): $TESTS"
+	;;
+esac
+
 # --- setup ---------------------------------------------------------------
-if [ "${KVER:-}" = debug ]; then
-	log "debug kernel (scripts/debug-kernel.sh)"
-	if ! DK=$("$ROOT/scripts/debug-kernel.sh" | tail -n1) || [ ! -f "$DK/done" ]; then
-		log "debug kernel build failed"
-		early_fail "debug kernel build (scripts/debug-kernel.sh)"
+if [ "${KVER:-}" = debug ] || [ "${KVER:-}" = kcsan ]; then
+	variant=$KVER
+	log "$variant kernel (scripts/debug-kernel.sh --variant $variant)"
+	if ! DK=$("$ROOT/scripts/debug-kernel.sh" --variant "$variant" | tail -n1) ||
+	   [ ! -f "$DK/done" ]; then
+		log "$variant kernel build failed"
+		early_fail "$variant kernel build (scripts/debug-kernel.sh --variant $variant)"
 	fi
 	VMLINUZ=$DK/vmlinuz
 	KDIR=$DK/build
 	KVER=$(cat "$DK/kernelrelease")
 	TIME_SCALE=${TIME_SCALE:-3}
 	# no5lvl: see docs/checking.md (a false KASAN report at boot).
-	APPEND_EXTRA="kasan_multi_shot no5lvl${APPEND_EXTRA:+ $APPEND_EXTRA}"
+	if [ "$variant" = debug ]; then
+		APPEND_EXTRA="kasan_multi_shot no5lvl${APPEND_EXTRA:+ $APPEND_EXTRA}"
+	else
+		# KCSAN's watchpoints may be interrupted: races with hardirq,
+		# softirq and NMI writers on the same CPU show too.
+		APPEND_EXTRA="no5lvl kcsan.interrupt_watcher=1${APPEND_EXTRA:+ $APPEND_EXTRA}"
+	fi
 fi
 
 # scripts/check.sh may test several kernels at once: the set-up, the build
@@ -128,6 +170,21 @@ if ! "$ROOT/scripts/mkinitramfs.sh" "$INITRAMFS" "${FILES[@]}" >/dev/null; then
 fi
 flock -u 8
 exec 8>&-
+
+# The KCSAN kernel without TESTS: every test but those of scripts/mt-tests,
+# which mt-kcsan runs with a host thread per vCPU (make check-kcsan runs
+# both); test_lockdown last, as the guest does.
+if [ "${variant:-}" = kcsan ] && [ "$MT" = 0 ] && [ -z "${TESTS:-}" ]; then
+	list=()
+	for f in "$ROOT"/build/selftests/test_*; do
+		n=$(basename "$f")
+		[ -x "$f" ] && [ "$n" != test_lockdown ] || continue
+		grep -qx -- "$n" "$ROOT/scripts/mt-tests" || list+=("$n")
+	done
+	[ -x "$ROOT/build/selftests/test_lockdown" ] && list+=(test_lockdown)
+	TESTS="${list[*]}"
+	log "KCSAN under one TCG thread: every test not in scripts/mt-tests"
+fi
 
 # The test programs the guest should run, in its order.
 EXPECTED=()
@@ -350,6 +407,12 @@ if [ "$RESULTS" = "$CONSOLE" ]; then
 fi
 # The console has every message the dmesg section has (loglevel=7), so the
 # dmesg section is only reported when the console shows nothing.
+# On the KCSAN kernel a data race between accesses of the kernel proper
+# only (kcsan/kernel: no pea module at either access) is the kernel's,
+# listed below; every other report fails the run (docs/checking.md).
+if [ "${variant:-}" = kcsan ]; then
+	export SPLAT_IGNORE='^kcsan/kernel$'
+fi
 SPLATS=$(splats "$CONSOLE" console.log)
 [ -n "$SPLATS" ] || SPLATS=$(splats "$DMESG_FILE" dmesg)
 if [ -z "$SPLATS" ]; then
@@ -357,6 +420,15 @@ if [ -z "$SPLATS" ]; then
 else
 	printf 'F\tkernel log clean\n' >> "$RECORDS"
 	printf '%s\n' "$SPLATS" >> "$RECORDS"
+fi
+if [ "${variant:-}" = kcsan ]; then
+	unset SPLAT_IGNORE
+	KRACES=$("$ROOT/scripts/splat-scan.sh" "$CONSOLE" | awk -F '\t' '$2 == "kcsan/kernel"')
+	printf 'C\tKCSAN: %s data race(s) of the kernel proper (no pea module at either access), not counted:\n' \
+		"$(printf '%s' "$KRACES" | grep -c . || true)" >> "$RECORDS"
+	printf '%s\n' "$KRACES" | awk -F '\t' 'NF >= 4 {
+		h = $4; sub(/^\[ *[0-9.]+\] /, "", h)
+		printf "C\t[%s] %s\n", $3, h }' >> "$RECORDS"
 fi
 
 # --- did the guest finish? -----------------------------------------------
@@ -379,6 +451,7 @@ RC=0
 {
 printf 'TAP version 13\n'
 printf '# kernel %s, %s guest CPUs, results in %s\n' "$KVER" "${SMP:-4}" "$OUT"
+[ -s "$OUT/qemu.cmdline" ] && printf '# qemu: %s\n' "$(cat "$OUT/qemu.cmdline")"
 awk -F '\t' -v took="$(( $(date +%s) - T0 ))" -v vmsecs="${VMSECS:-?}" '
 $1 == "P" { n++; pass++; printf "ok %d - %s\n", n, $2; next }
 $1 == "F" { n++; fail++; printf "not ok %d - %s\n", n, $2; next }

@@ -5,18 +5,23 @@
 #
 # Runs scripts/check-kernel.sh once per kernel (default: Debian's 6.1, the
 # linux-headers-amd64 kernel, then Debian's 6.12, the PREEMPT_RT flavours
-# of both, then the debug kernel), each into its own build/vm/KVER, up to
+# of both, the debug kernel, then 6.1 and 6.12 again under multi-threaded
+# TCG with the tests of scripts/mt-tests: mt-6.1, mt-6.12), each into its
+# own build/vm/KVER, up to
 # CHECK_JOBS guests at once (default: the number of CPUs), then
 # `make sparse` and `make checkpatch`, and merges the cases
 # into one TAP stream whose descriptions start with the kernel. The debug
-# kernel ("debug", scripts/debug-kernel.sh) also runs the canary boot
+# kernel ("debug", scripts/debug-kernel.sh) and its KCSAN variant
+# ("kcsan", make check-kcsan) also run the canary boot
 # (scripts/check-canary.sh); see docs/checking.md. The last line is
 # "N passed, M failed"; the exit status is non-zero if anything failed.
 #
 # Environment (all optional):
-#   KVERS   kernels to test, space separated ("default" = the 6.1 kernel,
-#           "6.12", "6.1-rt", "6.12-rt" as scripts/setup.sh, "debug" = the
-#           debug kernel); KVER=x alone means KVERS=x
+#   KVERS   kernels to test, space or comma separated ("default" = the
+#           6.1 kernel, "6.12", "6.1-rt", "6.12-rt" as scripts/setup.sh,
+#           "debug" = the debug kernel, "kcsan" = its KCSAN variant,
+#           "mt-K" = kernel K under multi-threaded TCG, e.g. mt-6.1,
+#           mt-6.12, mt-kcsan); KVER=x alone means KVERS=x
 #   SPARSE=0  skip `make sparse` and `make checkpatch` (make check-debug)
 #   CHECK_JOBS  kernels tested at once (default: nproc; 1: one by one)
 #   TESTS, SMP, MEM, VM_TIMEOUT, TEST_TIMEOUT, VERBOSE: as check-kernel.sh
@@ -26,8 +31,20 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 T0=$(date +%s)
-KVERS=${KVERS:-${KVER:-default 6.12 6.1-rt 6.12-rt debug}}
+DEFAULT_KVERS="default 6.12 6.1-rt 6.12-rt debug mt-6.1 mt-6.12"
+KVERS=${KVERS:-${KVER:-$DEFAULT_KVERS}}
+KVERS=${KVERS//,/ }
 unset KVER
+# A subset of the tests: the default list keeps the mt-* kernels only if
+# one of TESTS runs under multi-threaded TCG (scripts/mt-tests).
+if [ "$KVERS" = "$DEFAULT_KVERS" ] && [ -n "${TESTS:-}" ]; then
+	mt=0
+	for t in $(printf '%s' "$TESTS" | tr ',' ' '); do
+		case "$t" in test_*) ;; *) t=test_$t ;; esac
+		grep -qx -- "$t" "$ROOT/scripts/mt-tests" && mt=1
+	done
+	[ "$mt" = 1 ] || KVERS="default 6.12 6.1-rt 6.12-rt debug"
+fi
 MERGED=$ROOT/build/vm/check.tap
 mkdir -p "$ROOT/build/vm"
 
@@ -41,8 +58,12 @@ declare -A NAME_OF
 for k in $KVERS; do
 	kver=
 	[ "$k" = default ] || kver=$k
-	if [ "$k" = debug ]; then
-		name=debug
+	if [ "$k" = debug ] || [ "$k" = kcsan ]; then
+		name=$k
+	elif [ "${k#mt-}" != "$k" ]; then
+		# Multi-threaded TCG: the same kernel as K, the tests of
+		# scripts/mt-tests (scripts/check-kernel.sh).
+		name=$k
 	else
 		name=$("$ROOT/scripts/setup.sh" --resolve $kver 2>/dev/null || echo "$k")
 		NAMES+=("$name")
@@ -59,11 +80,11 @@ run_kernel() {
 	OUT=$ROOT/build/vm/$name KVER=$kver \
 		"$ROOT/scripts/check-kernel.sh" > "$ROOT/build/vm/$name.tap"
 	taps=("$ROOT/build/vm/$name.tap")
-	if [ "$k" = debug ]; then
-		printf 'check: === canary (debug kernel) ===\n' >&2
-		OUT=$ROOT/build/vm/debug-canary \
-			"$ROOT/scripts/check-canary.sh" > "$ROOT/build/vm/debug-canary.tap"
-		taps+=("$ROOT/build/vm/debug-canary.tap")
+	if [ "$k" = debug ] || [ "$k" = kcsan ]; then
+		printf 'check: === canary (%s kernel) ===\n' "$k" >&2
+		OUT=$ROOT/build/vm/$k-canary VARIANT=$k \
+			"$ROOT/scripts/check-canary.sh" > "$ROOT/build/vm/$k-canary.tap"
+		taps+=("$ROOT/build/vm/$k-canary.tap")
 	fi
 	awk -v k="$name" '
 	/^ok / || /^not ok / {
@@ -85,7 +106,7 @@ JOBS=${CHECK_JOBS:-$(nproc)}
 [ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1
 kernel_weight() {
 	case "$1" in
-	6.12-rt) echo 5 ;; debug) echo 4 ;; 6.1-rt) echo 3 ;;
+	kcsan) echo 6 ;; 6.12-rt) echo 5 ;; debug) echo 4 ;; 6.1-rt) echo 3 ;;
 	6.12) echo 2 ;; *) echo 1 ;;
 	esac
 }

@@ -6,11 +6,19 @@
 # lockdep, UBSAN, DEBUG_OBJECTS, ...). See docs/checking.md.
 #
 # Usage:
-#   scripts/debug-kernel.sh           build if needed; print the cache
-#                                     directory (last line of stdout)
-#   scripts/debug-kernel.sh --key     only print the cache key
-#   scripts/debug-kernel.sh --dir     only print the cache directory (it
-#                                     may not exist yet)
+#   scripts/debug-kernel.sh [--variant V]           build if needed; print
+#                                     the cache directory (last line of stdout)
+#   scripts/debug-kernel.sh [--variant V] --key     only print the cache key
+#   scripts/debug-kernel.sh [--variant V] --dir     only print the cache
+#                                     directory (it may not exist yet)
+#
+# Variants: "debug" (the default) is debug.config alone. Any other V is
+# debug.config with scripts/debug-kernel/V.config on top: every option
+# that V.config names replaces debug.config's line for it. "kcsan" swaps
+# KASAN for KCSAN, the data-race detector (the two exclude each other).
+# A variant has its own cache root, $PEA_DEBUG_KERNEL_CACHE-V (default
+# /var/cache/pea/debug-kernel-V), so its build neither waits on the lock
+# of another variant's build nor touches its cache.
 #
 # The cache directory $PEA_DEBUG_KERNEL_CACHE/KEY/ (default
 # /var/cache/pea/debug-kernel/KEY/) holds:
@@ -40,7 +48,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-FRAGMENT=$ROOT/scripts/debug-kernel/debug.config
+BASE_FRAGMENT=$ROOT/scripts/debug-kernel/debug.config
 # The build steps' version: part of the cache key.
 RECIPE=1
 CACHE_ROOT=${PEA_DEBUG_KERNEL_CACHE:-/var/cache/pea/debug-kernel}
@@ -93,11 +101,40 @@ cache_key() {
 	printf '%s-%s\n' "$ver" "$sum"
 }
 
+VARIANT=debug
+TMPFRAG=
+if [ "${1:-}" = --variant ]; then
+	VARIANT=${2:-}
+	shift 2 || die "--variant needs a name"
+fi
+case "$VARIANT" in
+debug)	FRAGMENT=$BASE_FRAGMENT ;;
+*[!a-z0-9]*|"") die "bad variant name '$VARIANT'" ;;
+*)	[ -f "$ROOT/scripts/debug-kernel/$VARIANT.config" ] ||
+		die "no scripts/debug-kernel/$VARIANT.config"
+	CACHE_ROOT=$CACHE_ROOT-$VARIANT
+	# debug.config without the options the variant sets, then the
+	# variant's fragment: one line per option, so each is verified
+	# against what the variant asked for.
+	FRAGMENT=$(mktemp)
+	TMPFRAG=$FRAGMENT
+	trap 'rm -f "$TMPFRAG"' EXIT
+	opts=$(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=.*/\1/p; s/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1/p' \
+		"$ROOT/scripts/debug-kernel/$VARIANT.config")
+	{
+		printf '%s\n' "$opts" | sed 's/.*/^(# )?&[= ]/' > "$FRAGMENT.drop"
+		grep -vEf "$FRAGMENT.drop" "$BASE_FRAGMENT"
+		cat "$ROOT/scripts/debug-kernel/$VARIANT.config"
+	} > "$FRAGMENT.new"
+	rm -f "$FRAGMENT.drop"
+	mv "$FRAGMENT.new" "$FRAGMENT" ;;
+esac
+
 case "${1:-}" in
 --key)	cache_key; exit 0 ;;
 --dir)	printf '%s/%s\n' "$CACHE_ROOT" "$(cache_key)"; exit 0 ;;
 "")	;;
-*)	die "usage: $0 [--key|--dir]" ;;
+*)	die "usage: $0 [--variant V] [--key|--dir]" ;;
 esac
 
 install_deps
@@ -123,7 +160,7 @@ WORK=$(mktemp -d "$CACHE_ROOT/build.XXXXXX")
 if [ "${KEEP_TREE:-0}" = 1 ]; then
 	log "KEEP_TREE=1: the tree stays in $WORK"
 else
-	trap 'rm -rf "$WORK"' EXIT
+	trap 'rm -rf "$WORK" ${TMPFRAG:+"$TMPFRAG"}' EXIT
 fi
 T0=$(date +%s)
 log "building $KEY in $WORK (log: $WORK/build.log)"
@@ -160,7 +197,7 @@ while IFS= read -r line; do
 	esac
 done < "$FRAGMENT"
 [ "$bad" -eq 0 ] || die "the config fragment did not apply (see above)"
-log "config verified: every option of $(basename "$FRAGMENT") is set"
+log "config verified: every option of the $VARIANT fragment is set"
 
 log "compiling with $JOBS jobs (nice ${NICE:-10})"
 if ! "${KMAKE[@]}" all >> "$WORK/build.log" 2>&1; then

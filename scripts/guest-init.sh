@@ -19,6 +19,9 @@
 #   pea.time_scale=N            exported to the tests as PEA_TIME_SCALE:
 #                               how many times slower than a production
 #                               kernel this one runs (the debug kernel: 3)
+#   pea.tcg=single|multi        exported to the tests as PEA_TCG: QEMU runs
+#                               the vCPUs on one host thread, or each on
+#                               its own (test_tcg_threads asserts which)
 #
 # canary mode (make check-debug, scripts/check-canary.sh) loads
 # pea_canary.ko instead of pea.ko and commits each of its bugs in turn
@@ -77,6 +80,7 @@ for arg in $(cat /proc/cmdline); do
 	pea.load=*)	LOAD=${arg#pea.load=} ;;
 	pea.bench=*)	BENCH_ARGS=$(echo "${arg#pea.bench=}" | tr ',' ' ') ;;
 	pea.time_scale=*) export PEA_TIME_SCALE=${arg#pea.time_scale=} ;;
+	pea.tcg=*)	export PEA_TCG=${arg#pea.tcg=} ;;
 	esac
 done
 

@@ -11,11 +11,14 @@
 #       one line per report: LINE<TAB>TYPE<TAB>CONTEXT<TAB>HEADER
 #   scripts/splat-scan.sh --records LABEL FILE
 #       check-kernel.sh's "C<TAB>..." comment records: each report, then
-#       the first one in full; nothing when FILE is clean
+#       the first one in full; nothing when FILE is clean (leaving out the
+#       reports whose TYPE matches the regular expression SPLAT_IGNORE)
 #   scripts/splat-scan.sh --full LINE FILE
 #       the report that starts at LINE, in full
 #
-# TYPE is e.g. kasan/slab-out-of-bounds, lockdep/circular, rcu/suspicious,
+# TYPE is e.g. kasan/slab-out-of-bounds, kcsan/data-race (a race with an
+# access in a pea module), kcsan/kernel (one between accesses of the
+# kernel proper only), lockdep/circular, rcu/suspicious,
 # sleep-in-atomic, ubsan/shift-out-of-bounds, odebug, list/add, list/del,
 # refcount, softlockup, hung-task, rcu/stall, panic, kernel-bug, gpf,
 # page-fault, warning, bug, stack-dump (docs/checking.md has the table).
@@ -50,13 +53,20 @@ esac
 FILE=$1
 [ -e "$FILE" ] || { printf 'splat-scan: %s: no such file\n' "$FILE" >&2; exit 2; }
 
-tr -d '\r' < "$FILE" | awk -v mode="$MODE" -v arg="$ARG" '
+tr -d '\r' < "$FILE" | awk -v mode="$MODE" -v arg="$ARG" -v ignore="${SPLAT_IGNORE:-}" '
 # specific(s): the type of a checker headline, or "".
 function specific(s,    k) {
 	if (match(s, /BUG: KASAN: [a-z-]+/)) {
 		k = substr(s, RSTART + 12, RLENGTH - 12)
 		return "kasan/" k
 	}
+	# KCSAN: "data-race in A / B", "assert: race in A / B".
+	if (s ~ /BUG: KCSAN: data-race/)
+		return "kcsan/data-race"
+	if (s ~ /BUG: KCSAN: assert: race/)
+		return "kcsan/assert"
+	if (s ~ /BUG: KCSAN: /)
+		return "kcsan/other"
 	if (s ~ /WARNING: possible circular locking dependency detected/)
 		return "lockdep/circular"
 	if (s ~ /WARNING: possible recursive locking detected/)
@@ -189,6 +199,19 @@ BEGIN { GAP = 100; NEAR = 5; ctx = "boot"; open = 0; n = 0 }
 	next
 }
 /pea-canary: end / { ctx = "boot"; close_report(); next }
+# A KCSAN report: the line after each access ("read to 0x... of 8 bytes
+# by task 1 on cpu 0:") is the frame of the access; its module decides
+# who races (END).
+open && rtype[n] ~ /^kcsan\// {
+	if (kframe) {
+		kframe = 0
+		kseen[n] = 1
+		if ($0 ~ /\[pea[a-z0-9_]*\]/)
+			kpea[n] = 1
+	}
+	if ($0 ~ /(read|write|read-write)( \([a-z]+\))* to 0x[0-9a-f]+ of [0-9]+ bytes by /)
+		kframe = 1
+}
 {
 	s = specific($0)
 	if (s != "") {
@@ -214,6 +237,12 @@ BEGIN { GAP = 100; NEAR = 5; ctx = "boot"; open = 0; n = 0 }
 	}
 }
 END {
+	# A data race whose accesses are all in the kernel proper (no frame
+	# of a pea module, pea_* included, at either access) is one of the
+	# kernel proper: kcsan/kernel (docs/checking.md).
+	for (i = 1; i <= n; i++)
+		if (rtype[i] == "kcsan/data-race" && kseen[i] && !kpea[i])
+			rtype[i] = "kcsan/kernel"
 	if (mode == "list") {
 		for (i = 1; i <= n; i++)
 			printf "%d\t%s\t%s\t%s\n", rline[i], rtype[i], rctx[i], rhead[i]
@@ -233,16 +262,22 @@ END {
 				print text[j]
 		exit
 	}
-	if (n == 0)
+	# --records: the reports not of the types SPLAT_IGNORE matches.
+	k = 0
+	for (i = 1; i <= n; i++)
+		if (ignore == "" || rtype[i] !~ ignore)
+			keep[++k] = i
+	if (k == 0)
 		exit
-	printf "C\t%s: %d kernel report(s):\n", arg, n
-	for (i = 1; i <= n && i <= 200; i++)
-		printf "C\t[%s] %s: %s\n", rctx[i], rtype[i], rhead[i]
+	printf "C\t%s: %d kernel report(s):\n", arg, k
+	for (i = 1; i <= k && i <= 200; i++)
+		printf "C\t[%s] %s: %s\n", rctx[keep[i]], rtype[keep[i]], rhead[keep[i]]
 	printf "C\t%s: first report in full:\n", arg
-	to = (n > 1) ? rline[2] - 1 : NR
-	if (to > rline[1] + 80)
-		to = rline[1] + 80
-	for (j = rline[1] - 2; j <= to; j++)
+	f = keep[1]
+	to = (f < n) ? rline[f + 1] - 1 : NR
+	if (to > rline[f] + 80)
+		to = rline[f] + 80
+	for (j = rline[f] - 2; j <= to; j++)
 		if (j >= 1)
 			printf "C\t| %s\n", text[j]
 }'

@@ -17,7 +17,8 @@
 #   SMP, MEM      guest CPUs and memory (default 4, 1G)
 #   VM_CPU        QEMU -cpu model (default max,-cx16, see below)
 #   TCG_OPTS      extra -accel tcg options (default thread=single, but
-#                 none for bench mode)
+#                 none for bench mode); thread=multi runs each vCPU on a
+#                 host thread of its own (scripts/check-kernel.sh mt-*)
 #   VM_TIMEOUT    seconds before the guest is killed (default 900)
 #   TEST_TIMEOUT  per-test timeout inside the guest (default 300)
 #   APPEND_EXTRA  more kernel command line
@@ -30,6 +31,7 @@
 #   results.txt   the results channel (ttyS1), see scripts/guest-init.sh
 #   qemu.log      QEMU's own stderr
 #   status        "exit RC" of QEMU and "seconds N"
+#   qemu.cmdline  QEMU's command line
 #
 # Exit status: 0 when the guest powered off by itself, 124 when it was
 # killed by the timeout, else QEMU's exit status.
@@ -76,6 +78,13 @@ if [ "$MODE" = bench ]; then
 else
 	TCG_OPTS=${TCG_OPTS-thread=single}
 fi
+# The guest learns which it is (pea.tcg=, PEA_TCG for the tests):
+# test_tcg_threads asserts that the vCPUs run one at a time, or at once.
+case ",$TCG_OPTS," in
+*,thread=single,*) TCG_MODE=single ;;
+*,thread=multi,*) TCG_MODE=multi ;;
+*) TCG_MODE= ;;		# QEMU's default (multi for x86 on x86)
+esac
 
 # No CMPXCHG16B in the guest CPU, in every mode: QEMU 7.2's TCG computes
 # its flags from stale condition-code state, so after it RFLAGS holds
@@ -95,6 +104,7 @@ APPEND="console=ttyS0 loglevel=7 panic=5 rcupdate.rcu_expedited=1"
 APPEND+=" pea.mode=$MODE pea.timeout=$TEST_TIMEOUT"
 [ -n "$TESTS" ] && APPEND+=" pea.tests=$TESTS"
 [ -n "${TIME_SCALE:-}" ] && APPEND+=" pea.time_scale=$TIME_SCALE"
+[ -n "$TCG_MODE" ] && APPEND+=" pea.tcg=$TCG_MODE"
 [ -n "${APPEND_EXTRA:-}" ] && APPEND+=" $APPEND_EXTRA"
 # bench mode: pea-bench's arguments, comma separated (scripts/bench.sh).
 if [ -n "${BENCH_ARGS:-}" ]; then
@@ -144,8 +154,14 @@ if [ "${FOLLOW:-}" = results ]; then
 	FOLLOWERS+=($!)
 fi
 
-printf 'vm-run: %s, mode %s, %s CPUs, timeout %ss, output in %s\n' \
-	"$(basename "$VMLINUZ")" "$MODE" "$SMP" "$VM_TIMEOUT" "$OUT" >&2
+printf 'vm-run: %s, mode %s, %s CPUs, -accel %s, timeout %ss, output in %s\n' \
+	"$(basename "$VMLINUZ")" "$MODE" "$SMP" "tcg${TCG_OPTS:+,$TCG_OPTS}" \
+	"$VM_TIMEOUT" "$OUT" >&2
+# What ran, for the record (scripts/check-kernel.sh reports it).
+for a in "${QEMU[@]}"; do
+	case "$a" in *' '*) printf "'%s' " "$a" ;; *) printf '%s ' "$a" ;; esac
+done | sed 's/ $//' > "$OUT/qemu.cmdline"
+echo >> "$OUT/qemu.cmdline"
 
 start=$(date +%s.%N)
 rc=0

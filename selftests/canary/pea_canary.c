@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pea_canary: one deliberate bug per kernel checker, committed on demand,
- * so that `make check-debug` can prove that each checker of the debug
- * kernel reports it and that scripts/splat-scan.sh classifies the report.
+ * so that `make check-debug` (and `make check-kcsan`) can prove that each
+ * checker of the debug kernel (and of its KCSAN variant) reports it and
+ * that scripts/splat-scan.sh classifies the report.
  *
- * Load it only on the debug kernel, in a boot of its own:
+ * Load it only on the debug kernel or its KCSAN variant, in a boot of its
+ * own:
  *   echo NAME > /sys/kernel/debug/pea_canary/trigger
  *   cat /sys/kernel/debug/pea_canary/bugs    (every NAME, in a safe order)
  *
@@ -18,7 +20,10 @@
 #include <linux/module.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/completion.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
@@ -211,28 +216,80 @@ static noinline void canary_kasan_stack(void)
 	WRITE_ONCE(canary_sink, READ_ONCE(p[i]));
 }
 
+/*
+ * KCSAN: a lost-update race. Two kthreads, bound to CPUs 0 and 1,
+ * increment one counter with plain loads and stores for two seconds;
+ * KCSAN watches one of the loads and sees the other CPU's store change
+ * the value ("BUG: KCSAN: data-race in canary_race_fn / canary_race_fn").
+ */
+static unsigned long canary_racy;
+
+struct canary_racer {
+	struct completion done;
+	unsigned long end;
+};
+
+static int canary_race_fn(void *arg)
+{
+	struct canary_racer *r = arg;
+	unsigned int i;
+
+	while (time_before(jiffies, r->end)) {
+		for (i = 0; i < 1000; i++)
+			canary_racy++;	/* the race: plain, unlocked */
+		cond_resched();
+	}
+	complete(&r->done);
+	return 0;
+}
+
+static void canary_kcsan_race(void)
+{
+	struct canary_racer r[2];
+	struct task_struct *t;
+	int cpu, started = 0;
+
+	for (cpu = 0; cpu < 2; cpu++) {
+		init_completion(&r[cpu].done);
+		r[cpu].end = jiffies + 2 * HZ;
+		t = kthread_create(canary_race_fn, &r[cpu], "pea_canary_race/%d",
+				   cpu);
+		if (IS_ERR(t))
+			break;
+		kthread_bind(t, cpu);
+		wake_up_process(t);
+		started++;
+	}
+	for (cpu = 0; cpu < started; cpu++)
+		wait_for_completion(&r[cpu].done);
+}
+
 struct canary_bug {
 	const char *name;
 	void (*fn)(void);
+	bool present;	/* the kernel has its checker */
 };
 
 /*
  * The order a single boot can run them in: lockdep and RCU checks need
  * lockdep alive, and a lockdep report or a KASAN report turns it off.
+ * Only the bugs whose checker the kernel has are listed and committed:
+ * KASAN's on the debug kernel, KCSAN's on its KCSAN variant.
  */
 static const struct canary_bug canary_bugs[] = {
-	{ "rcu", canary_rcu },
-	{ "lockdep", canary_lockdep },
-	{ "sleep", canary_sleep },
-	{ "ubsan-index", canary_ubsan_index },
-	{ "ubsan-shift", canary_ubsan_shift },
-	{ "odebug", canary_odebug },
-	{ "list-add", canary_list_add },
-	{ "list-del", canary_list_del },
-	{ "refcount", canary_refcount },
-	{ "kasan-slab", canary_kasan_slab },
-	{ "kasan-vmalloc", canary_kasan_vmalloc },
-	{ "kasan-stack", canary_kasan_stack },
+	{ "rcu", canary_rcu, true },
+	{ "lockdep", canary_lockdep, true },
+	{ "sleep", canary_sleep, true },
+	{ "ubsan-index", canary_ubsan_index, true },
+	{ "ubsan-shift", canary_ubsan_shift, true },
+	{ "odebug", canary_odebug, true },
+	{ "list-add", canary_list_add, true },
+	{ "list-del", canary_list_del, true },
+	{ "refcount", canary_refcount, true },
+	{ "kasan-slab", canary_kasan_slab, IS_ENABLED(CONFIG_KASAN) },
+	{ "kasan-vmalloc", canary_kasan_vmalloc, IS_ENABLED(CONFIG_KASAN) },
+	{ "kasan-stack", canary_kasan_stack, IS_ENABLED(CONFIG_KASAN) },
+	{ "kcsan-race", canary_kcsan_race, IS_ENABLED(CONFIG_KCSAN) },
 };
 
 static ssize_t canary_trigger_write(struct file *file, const char __user *ubuf,
@@ -249,7 +306,8 @@ static ssize_t canary_trigger_write(struct file *file, const char __user *ubuf,
 	strim(name);
 
 	for (i = 0; i < ARRAY_SIZE(canary_bugs); i++) {
-		if (strcmp(name, canary_bugs[i].name) == 0) {
+		if (canary_bugs[i].present &&
+		    strcmp(name, canary_bugs[i].name) == 0) {
 			pr_info("pea_canary: committing %s\n", name);
 			canary_bugs[i].fn();
 			return count;
@@ -265,8 +323,9 @@ static ssize_t canary_bugs_read(struct file *file, char __user *ubuf,
 	size_t len = 0, i;
 
 	for (i = 0; i < ARRAY_SIZE(canary_bugs); i++)
-		len += scnprintf(buf + len, sizeof(buf) - len, "%s\n",
-				 canary_bugs[i].name);
+		if (canary_bugs[i].present)
+			len += scnprintf(buf + len, sizeof(buf) - len, "%s\n",
+					 canary_bugs[i].name);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
