@@ -8,8 +8,9 @@
  * kprobe may sit inside the hrtimer code itself), so the first writer
  * after a flush queues an irq_work, and the irq_work, in hardirq context
  * on the event's CPU, starts the hrtimer. The timer wakes the reader if
- * the ring holds unread records and no wake-up is pending. Idle rings
- * cost nothing: the timer is armed only when a record needs it.
+ * the ring holds unread records that no writer's wake-up covered (a
+ * record that woke the reader covers those before it). Idle rings cost
+ * nothing: the timer is armed only when a record needs it.
  *
  * ring->flush_armed is a Dekker pair with data_head:
  *
@@ -67,6 +68,7 @@ static enum hrtimer_restart pea_event_flush_timer(struct hrtimer *t)
 	struct pea_event *ev = container_of(t, struct pea_event, flush_timer);
 	struct perf_event_mmap_page *pg;
 	struct pea_ring *ring;
+	unsigned long head;
 
 	rcu_read_lock();
 	ring = rcu_dereference(ev->ring);
@@ -74,7 +76,16 @@ static enum hrtimer_restart pea_event_flush_timer(struct hrtimer *t)
 		goto out;
 	atomic_xchg(&ring->flush_armed, 0);	/* a full barrier */
 	pg = ring->user_page;
-	if (READ_ONCE(pg->data_head) != READ_ONCE(pg->data_tail))
+	head = READ_ONCE(pg->data_head);
+	/*
+	 * Unread records wake the reader, unless a writer's wake-up already
+	 * covered every one of them: records written before a record that
+	 * woke the reader got that wake-up within their deadline. The timer
+	 * runs on the ring's CPU, where its writers publish data_head and
+	 * woken_head, each after the other in program order.
+	 */
+	if (head != READ_ONCE(pg->data_tail) &&
+	    head != READ_ONCE(ring->woken_head))
 		pea_event_wakeup_now(ev, ring);
 out:
 	rcu_read_unlock();

@@ -56,6 +56,8 @@ struct pea_ring {
 	int paused;
 	atomic_t poll;		/* PEA_POLL_WAKE pending, as perf's rb->poll */
 	atomic_t flush_armed;	/* PEA_FLAG_FLUSH: the flush timer is due */
+	/* PEA_FLAG_FLUSH: data_head at the last wake-up a writer raised */
+	unsigned long woken_head;
 
 	struct perf_event_mmap_page *user_page;
 	void *data;		/* data pages, mapped twice in a row */

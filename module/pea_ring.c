@@ -271,9 +271,17 @@ again:
 		if (woke)
 			pea_event_wakeup(ev, ring);
 	}
-	/* PEA_FLAG_FLUSH: what did not wake the reader gets a deadline. */
-	if (unlikely(ev->flush_ns) && !woke && head != prev)
-		pea_event_flush_arm(ev, ring);
+	/*
+	 * PEA_FLAG_FLUSH: what did not wake the reader gets a deadline; a
+	 * wake-up covers every record up to @head, earlier ones whose
+	 * deadline is still running included (pea_event_flush_timer()).
+	 */
+	if (unlikely(ev->flush_ns)) {
+		if (woke)
+			WRITE_ONCE(ring->woken_head, head);
+		else if (head != prev)
+			pea_event_flush_arm(ev, ring);
+	}
 }
 
 static void *pea_put_fields(void *p, struct pea_event *ev, u64 time);
