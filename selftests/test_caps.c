@@ -34,6 +34,7 @@
 #include "pea_test.h"
 #include "pt_counter.h"
 #include "pt_perm.h"
+#include "pt_maps.h"
 
 #define ROOT		(~0ULL)
 #define CAP(c)		(1ULL << (c))
@@ -653,22 +654,6 @@ static void run_matrix(int paranoid)
 	}
 }
 
-static __u64 file_off(const void *fn)
-{
-	unsigned long a = (unsigned long)fn, s, e, off;
-	__u64 ret = ~0ULL;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx %*s %lx", &s, &e, &off) == 3 &&
-		    a >= s && a < e)
-			ret = a - s + off;
-	if (f)
-		fclose(f);
-	return ret;
-}
-
 int main(void)
 {
 	long paranoid = pt_perm_read_int(PT_PARANOID);
@@ -681,7 +666,7 @@ int main(void)
 	if (n <= 0)
 		pt_fatal("readlink /proc/self/exe");
 	self[n] = 0;
-	up_off = file_off(pt_caps_fn);
+	up_off = pt_file_off(pt_caps_fn);
 	ncpu = pt_nr_cpus();
 	PT_EQ(pt_read_file("/sys/kernel/tracing/events/sched/sched_process_fork/id",
 			   buf, sizeof(buf)), 0, "the tracepoint's id");

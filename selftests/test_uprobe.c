@@ -21,6 +21,7 @@
 #include "pea_test.h"
 #include "pt_counter.h"
 #include "pt_perm.h"
+#include "pt_maps.h"
 
 #define NCPU_MAX	64
 #define NREC_MAX	64
@@ -128,23 +129,6 @@ static __u64 now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The file offset of the code at @p, from /proc/self/maps. */
-static __u64 file_off(const void *p)
-{
-	unsigned long a = (unsigned long)p, s, e, off;
-	__u64 ret = ~0ULL;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx %*s %lx", &s, &e, &off) == 3 &&
-		    a >= s && a < e)
-			ret = a - s + off;
-	if (f)
-		fclose(f);
-	return ret;
-}
-
 static struct pea_uprobe_attr up_attr(const char *path, const void *fn,
 				      __u32 flags)
 {
@@ -155,7 +139,7 @@ static struct pea_uprobe_attr up_attr(const char *path, const void *fn,
 	a.flags = flags | PEA_UPROBE_F_CLOEXEC;
 	a.path = (uintptr_t)path;
 	a.path_fd = -1;
-	a.offset = file_off(fn);
+	a.offset = pt_file_off(fn);
 	return a;
 }
 
@@ -1087,17 +1071,24 @@ static int exec1_main(const char *path, int rfd, int wfd)
 	return 127;
 }
 
+/* The "away" image: says it runs, waits, exits; never calls the function. */
+static int away_main(int rfd, int wfd)
+{
+	char c = 1;
+
+	if (write(wfd, &c, 1) != 1 || read(rfd, &c, 1) != 1)
+		return 4;
+	return 0;
+}
+
 static int exec2_main(int rfd, int wfd)
 {
 	volatile char *deep = alloca(65536);
-	char c = 1;
 
 	deep[0] = 0;
 	if (pt_exec_inside(NULL, 0, 0) != 5)
 		return 3;
-	if (write(wfd, &c, 1) != 1 || read(rfd, &c, 1) != 1)
-		return 4;
-	return 0;
+	return away_main(rfd, wfd);
 }
 
 /*
@@ -1158,16 +1149,6 @@ static void test_exec_inside(void)
 	close(ready[1]);
 	close(link);
 	drain_all();
-}
-
-/* The "away" image: says it runs, waits, exits; never calls the function. */
-static int away_main(int rfd, int wfd)
-{
-	char c = 1;
-
-	if (write(wfd, &c, 1) != 1 || read(rfd, &c, 1) != 1)
-		return 4;
-	return 0;
 }
 
 /*
@@ -1469,25 +1450,6 @@ static int copy_file(const char *from, const char *to)
 	return ok ? 0 : -1;
 }
 
-/* The address of file offset @off of @path's code in process @pid, or 0. */
-static unsigned long addr_of(pid_t pid, const char *path, __u64 off)
-{
-	unsigned long s, e, pgoff, ret = 0;
-	char maps[64], line[512], name[256];
-	FILE *f;
-
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
-	f = fopen(maps, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &s, &e, &pgoff,
-			   name) == 4 && !strcmp(name, path) &&
-		    off >= pgoff && off < pgoff + (e - s))
-			ret = s + (off - pgoff);
-	if (f)
-		fclose(f);
-	return ret;
-}
-
 /*
  * Detach after the probed file was copied up to the upper layer (a chmod
  * is enough): the link must unregister from the inode it registered on,
@@ -1510,7 +1472,7 @@ static void overlay_copy_up(const char *merged_bin, __u64 off)
 		execl(merged_bin, merged_bin, "loop", (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 200 && !addr_of(child, merged_bin, off); i++)
+	for (i = 0; i < 200 && !pt_addr_of(child, merged_bin, off); i++)
 		usleep(10000);
 	a.filter_tgid = child;
 	link = attach(&a);
@@ -1532,7 +1494,7 @@ static void overlay_copy_up(const char *merged_bin, __u64 off)
 	PT_OK(!strcmp(taint0, taint1),
 	      "overlay copy-up: detaching warned nothing (tainted %s, then %s)",
 	      taint0, taint1);
-	addr = addr_of(child, merged_bin, off);
+	addr = pt_addr_of(child, merged_bin, off);
 	snprintf(mem, sizeof(mem), "/proc/%d/mem", child);
 	fd = open(mem, O_RDONLY | O_CLOEXEC);
 	n = fd >= 0 ? pread(fd, &byte, 1, addr) : -1;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "../pt_maps.h"
 
 struct pt32_big {
 	int a, b, c, d;
@@ -29,23 +30,6 @@ __attribute__((noipa, used)) struct pt32_big pt32_struct(int n)
 	return r;
 }
 
-/* The file offset of the code at @p, from /proc/self/maps. */
-static unsigned long long file_off(const void *p)
-{
-	unsigned long a = (unsigned long)p, s, e, off;
-	unsigned long long ret = 0;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx %*s %lx", &s, &e, &off) == 3 &&
-		    a >= s && a < e)
-			ret = a - s + off;
-	if (f)
-		fclose(f);
-	return ret;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned long long off[2];
@@ -56,8 +40,8 @@ int main(int argc, char **argv)
 		return 2;
 	rfd = atoi(argv[1]);
 	wfd = atoi(argv[2]);
-	off[0] = file_off(pt32_fn);
-	off[1] = file_off(pt32_struct);
+	off[0] = pt_file_off(pt32_fn);
+	off[1] = pt_file_off(pt32_struct);
 	if (write(wfd, off, sizeof(off)) != sizeof(off) ||
 	    read(rfd, &c, 1) != 1)
 		return 3;
