@@ -539,4 +539,18 @@ static inline long pt_output(const char *map, __u64 flags, const void *data,
 	return pt_output_n(map, flags, data, size, 1, NULL);
 }
 
+/* A kprobe attr on @sym with @flags (and CLOEXEC), any CPU, no capture. */
+static inline struct pea_probe_attr pt_probe_attr(const char *sym,
+						  __u32 flags)
+{
+	struct pea_probe_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags | PEA_PROBE_F_CLOEXEC;
+	strncpy(a.symbol, sym, sizeof(a.symbol) - 1);
+	a.filter_cpu = -1;
+	return a;
+}
+
 #endif /* _PEA_TEST_H */

@@ -116,13 +116,8 @@ static void setup_map(void)
 static struct pea_probe_attr probe_attr(const char *sym, __u32 flags,
 					__u32 depth)
 {
-	struct pea_probe_attr a;
+	struct pea_probe_attr a = pt_probe_attr(sym, flags);
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = flags | PEA_PROBE_F_CLOEXEC;
-	strncpy(a.symbol, sym, sizeof(a.symbol) - 1);
-	a.filter_cpu = -1;
 	a.kstack_depth = depth;
 	return a;
 }

@@ -19,22 +19,10 @@
 
 static int map_fd;
 
-static struct pea_probe_attr probe_attr(const char *sym, __u32 flags)
-{
-	struct pea_probe_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = flags | PEA_PROBE_F_CLOEXEC;
-	strncpy(a.symbol, sym, sizeof(a.symbol) - 1);
-	a.filter_cpu = -1;
-	return a;
-}
-
 /* The attack: the largest kretprobe instance, 4096 of them. */
 static struct pea_probe_attr attack_attr(void)
 {
-	struct pea_probe_attr a = probe_attr("ksys_mmap_pgoff",
+	struct pea_probe_attr a = pt_probe_attr("ksys_mmap_pgoff",
 					     PEA_PROBE_F_RETPROBE);
 
 	a.maxactive = PEA_MAXACTIVE_MAX;
@@ -256,7 +244,7 @@ int main(void)
 	if (n >= 0)
 		close(n);
 	hold_end(&c);
-	cheap = probe_attr("ksys_mmap_pgoff", 0);
+	cheap = pt_probe_attr("ksys_mmap_pgoff", 0);
 	PT_EQ(pt_perm_write_int(PARAM("max_probe_kb"), max_kb), 0,
 	      "max_probe_kb restored");
 	hold_end(&a);

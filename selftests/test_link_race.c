@@ -30,14 +30,7 @@ static int attach_err[NCPU_MAX];
 
 static struct pea_probe_attr probe_attr(void)
 {
-	struct pea_probe_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	strcpy(a.symbol, "ksys_mmap_pgoff");
-	a.filter_cpu = -1;
-	a.flags = PEA_PROBE_F_CLOEXEC;
-	return a;
+	return pt_probe_attr("ksys_mmap_pgoff", 0);
 }
 
 static void *attacher(void *arg)

@@ -38,18 +38,6 @@ static void drain_all(void)
 	pt_rings_drain(rings, ncpu);
 }
 
-static struct pea_probe_attr probe_attr(const char *sym, __u32 flags)
-{
-	struct pea_probe_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = flags | PEA_PROBE_F_CLOEXEC;
-	strncpy(a.symbol, sym, sizeof(a.symbol) - 1);
-	a.filter_cpu = -1;
-	return a;
-}
-
 /* Returns a link fd or -errno. */
 static int attach(struct pea_probe_attr *a)
 {
@@ -81,7 +69,7 @@ static struct pea_probe_record *next_rec(int cpu, __u32 *caplen)
 
 static void test_kprobe_args(void)
 {
-	struct pea_probe_attr a = probe_attr("ksys_mmap_pgoff", 0);
+	struct pea_probe_attr a = pt_probe_attr("ksys_mmap_pgoff", 0);
 	struct pea_link_info info;
 	struct pea_probe_record *r;
 	__u64 t0, t1;
@@ -136,7 +124,7 @@ out:
 
 static void test_kretprobe(void)
 {
-	struct pea_probe_attr a = probe_attr("ksys_mmap_pgoff",
+	struct pea_probe_attr a = pt_probe_attr("ksys_mmap_pgoff",
 					     PEA_PROBE_F_RETPROBE);
 	struct pea_probe_record *r;
 	__u64 t0, t1;
@@ -190,7 +178,7 @@ static long do_openat2(const char *path, __u64 flags, __u64 mode, __u64 res)
 
 static void test_captures(void)
 {
-	struct pea_probe_attr a = probe_attr("do_sys_openat2", 0);
+	struct pea_probe_attr a = pt_probe_attr("do_sys_openat2", 0);
 	struct pea_probe_record *r;
 	char path[200], longpath[200];
 	struct open_how how;
@@ -235,7 +223,7 @@ static void test_captures(void)
 	close(link);
 
 	/* Fixed length, kernel pointer: the kernel's copy of struct open_how. */
-	a = probe_attr("do_sys_openat2", 0);
+	a = pt_probe_attr("do_sys_openat2", 0);
 	a.filter_tgid = getpid();
 	a.capture_arg = 2;
 	a.capture_mode = PEA_CAPTURE_FIXED;
@@ -283,7 +271,7 @@ static void test_captures(void)
 		unsigned int i, mode;
 
 		for (mode = 0; mode < 2; mode++) {
-			a = probe_attr("do_sys_openat2", 0);
+			a = pt_probe_attr("do_sys_openat2", 0);
 			a.filter_tgid = getpid();
 			a.capture_arg = 1;
 			a.capture_mode = mode ? PEA_CAPTURE_STR : PEA_CAPTURE_FIXED;
@@ -309,7 +297,7 @@ static void test_captures(void)
 	}
 
 	/* kretprobe: captured at entry, written at return with the fd. */
-	a = probe_attr("do_sys_openat2", PEA_PROBE_F_RETPROBE);
+	a = pt_probe_attr("do_sys_openat2", PEA_PROBE_F_RETPROBE);
 	a.filter_tgid = getpid();
 	a.capture_arg = 1;
 	a.capture_mode = PEA_CAPTURE_STR;
@@ -334,7 +322,7 @@ static void test_captures(void)
 /* Records carry this CPU's counter reading, bracketed by read(2)s. */
 static void test_counters(void)
 {
-	struct pea_probe_attr a = probe_attr("ksys_mmap_pgoff",
+	struct pea_probe_attr a = pt_probe_attr("ksys_mmap_pgoff",
 					     PEA_PROBE_F_COUNTERS);
 	struct pea_event_value v;
 	struct pea_probe_record *r;
@@ -390,7 +378,7 @@ static void test_counters(void)
 
 static void test_filters(void)
 {
-	struct pea_probe_attr a = probe_attr("ksys_mmap_pgoff", 0);
+	struct pea_probe_attr a = pt_probe_attr("ksys_mmap_pgoff", 0);
 	struct pea_link_info info;
 	struct pea_probe_record *r;
 	int link, cpu, got[NCPU_MAX] = { 0 }, others = 0;
@@ -421,7 +409,7 @@ static void test_filters(void)
 	close(link);
 
 	/* tgid filter: a child's calls only. */
-	a = probe_attr("ksys_mmap_pgoff", 0);
+	a = pt_probe_attr("ksys_mmap_pgoff", 0);
 	pt_pin(0);
 	child = fork();
 	if (child == 0) {
@@ -469,17 +457,17 @@ static int attach_errno(struct pea_probe_attr a)
 
 static void test_errnos(void)
 {
-	struct pea_probe_attr good = probe_attr("ksys_mmap_pgoff", 0), a;
+	struct pea_probe_attr good = pt_probe_attr("ksys_mmap_pgoff", 0), a;
 	int fds[PEA_MAX_LINKS + 1], i, n, err = 0, status;
 	pid_t child;
 
 	PT_EQ(attach_errno(good), 0, "attach: a good attr succeeds");
-	a = probe_attr("pea_no_such_function_xyz", 0);
+	a = pt_probe_attr("pea_no_such_function_xyz", 0);
 	PT_EQ(attach_errno(a), ENOENT, "attach: an unknown symbol gives ENOENT");
-	a = probe_attr("kprobe_int3_handler", 0);
+	a = pt_probe_attr("kprobe_int3_handler", 0);
 	PT_EQ(attach_errno(a), EINVAL,
 	      "attach: a function kprobes refuse gives EINVAL");
-	a = probe_attr("do_sys_openat2", 0);
+	a = pt_probe_attr("do_sys_openat2", 0);
 	a.offset = 1;
 	PT_EQ(attach_errno(a), EILSEQ,
 	      "attach: an offset inside an instruction gives EILSEQ");
@@ -599,8 +587,8 @@ static int module_refs(const char *name)
 
 static void test_leaks(void)
 {
-	struct pea_probe_attr kp = probe_attr("ksys_mmap_pgoff", 0);
-	struct pea_probe_attr rp = probe_attr("do_sys_openat2",
+	struct pea_probe_attr kp = pt_probe_attr("ksys_mmap_pgoff", 0);
+	struct pea_probe_attr rp = pt_probe_attr("do_sys_openat2",
 					      PEA_PROBE_F_RETPROBE);
 	int l0, m0, e0, r0, l1, m1, e1, r1, refs0, i, bad = 0;
 
@@ -725,8 +713,8 @@ static void run_load(void *(*fn)(void *), int start)
 
 static void test_detach_under_load(void)
 {
-	struct pea_probe_attr kp = probe_attr("ksys_mmap_pgoff", 0);
-	struct pea_probe_attr rp = probe_attr("hrtimer_nanosleep",
+	struct pea_probe_attr kp = pt_probe_attr("ksys_mmap_pgoff", 0);
+	struct pea_probe_attr rp = pt_probe_attr("hrtimer_nanosleep",
 					      PEA_PROBE_F_RETPROBE);
 	__u64 written = 0, hits = 0, errors = 0;
 	int bad = 0, fd = -1;
@@ -767,7 +755,7 @@ static void test_detach_under_load(void)
 
 static void test_debugfs_links(void)
 {
-	struct pea_probe_attr a = probe_attr("ksys_mmap_pgoff", 0);
+	struct pea_probe_attr a = pt_probe_attr("ksys_mmap_pgoff", 0);
 	char line[512], sym[PEA_SYM_LEN];
 	unsigned long long id, mapid, h, w, fl, e, mi;
 	unsigned int flags;

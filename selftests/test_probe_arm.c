@@ -26,18 +26,6 @@ static int ev_fd[NCPU_MAX];
 static struct pt_ring rings[NCPU_MAX];
 static unsigned char rec[65536];
 
-static struct pea_probe_attr probe_attr(const char *sym, __u32 flags)
-{
-	struct pea_probe_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = flags | PEA_PROBE_F_CLOEXEC;
-	strncpy(a.symbol, sym, sizeof(a.symbol) - 1);
-	a.filter_cpu = -1;
-	return a;
-}
-
 static int attach(struct pea_probe_attr *a)
 {
 	int fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, a);
@@ -118,7 +106,7 @@ static void *hammer(void *arg)
 
 static void addr_cycles(__u32 flags, const char *what)
 {
-	struct pea_probe_attr a = probe_attr("__x64_sys_getppid", flags);
+	struct pea_probe_attr a = pt_probe_attr("__x64_sys_getppid", flags);
 	struct pea_link_info info;
 	struct pea_probe_record *r;
 	unsigned long recs = 0, zero = 0, other = 0, bad = 0;
@@ -225,7 +213,7 @@ static void test_notrace(void)
 
 	for (i = 0; i < 2; i++) {
 		for (ret = false; ; ret = true) {
-			a = probe_attr(notrace[i], ret ? PEA_PROBE_F_RETPROBE : 0);
+			a = pt_probe_attr(notrace[i], ret ? PEA_PROBE_F_RETPROBE : 0);
 			pea = attach_errno(a);
 			perf = perf_kprobe_errno(notrace[i], ret, -1, 0, NULL);
 			PT_EQ(perf, EINVAL, "perf kprobe PMU, %s:%s: EINVAL",
@@ -236,11 +224,11 @@ static void test_notrace(void)
 				break;
 		}
 	}
-	a = probe_attr("ktime_get_mono_fast_ns", 0);
+	a = pt_probe_attr("ktime_get_mono_fast_ns", 0);
 	a.offset = 4;
 	PT_EQ(attach_errno(a), EINVAL,
 	      "pea: an offset inside a notrace function: EINVAL");
-	a = probe_attr("ksys_mmap_pgoff", 0);
+	a = pt_probe_attr("ksys_mmap_pgoff", 0);
 	pea = attach_errno(a);
 	perf = perf_kprobe_errno("ksys_mmap_pgoff", false, -1, 0, NULL);
 	PT_OK(pea == 0 && perf == 0,
@@ -248,7 +236,7 @@ static void test_notrace(void)
 	      perf);
 	n = suffixed_symbols(sfx, 40);
 	for (i = 0; i < n; i++) {
-		a = probe_attr(sfx[i], 0);
+		a = pt_probe_attr(sfx[i], 0);
 		pea = attach_errno(a);
 		perf = perf_kprobe_errno(sfx[i], false, -1, 0, NULL);
 		if (pea == perf)
@@ -304,7 +292,7 @@ static char task_state(pid_t tid)
 static void migrate_once(int filter_cpu, int got[], __u64 *perf_count,
 			 int *rec_cpu)
 {
-	struct pea_probe_attr a = probe_attr("pipe_read", PEA_PROBE_F_RETPROBE);
+	struct pea_probe_attr a = pt_probe_attr("pipe_read", PEA_PROBE_F_RETPROBE);
 	struct pea_probe_record *r;
 	pthread_t th;
 	cpu_set_t set;
