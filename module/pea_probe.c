@@ -613,6 +613,30 @@ static int pea_kprobe_arm(struct pea_link *l, struct kprobe *kp)
 	return err;
 }
 
+/*
+ * With every kprobe disarmed (debugfs kprobes/enabled 0) enable_kprobe()
+ * succeeds but leaves the probe disabled, and re-arming all kprobes skips
+ * disabled ones: such a link would never fire. Registered again without
+ * KPROBE_FLAG_DISABLED (its address published, its function checked), it
+ * is armed with the others, as Linux's kprobe events are. Nothing fires
+ * in between: no kprobe is armed.
+ */
+static int pea_kprobe_rearm(struct pea_link *l)
+{
+	struct kprobe *kp = pea_link_is_ret(l) ? &l->rp.kp : &l->kp;
+
+	if (!kprobe_disabled(kp))
+		return 0;
+	if (pea_link_is_ret(l))
+		unregister_kretprobe(&l->rp);
+	else
+		unregister_kprobe(&l->kp);
+	kp->addr = NULL;	/* resolved from the symbol again */
+	kp->flags = 0;
+	return pea_link_is_ret(l) ? register_kretprobe(&l->rp) :
+				    register_kprobe(&l->kp);
+}
+
 static int pea_link_register(struct pea_link *l, const void *arg)
 {
 	const struct pea_probe_attr *a = arg;
@@ -655,7 +679,7 @@ static int pea_link_register(struct pea_link *l, const void *arg)
 		if (err)
 			unregister_kprobe(&l->kp);
 	}
-	return err;
+	return err ? err : pea_kprobe_rearm(l);
 }
 
 /*

@@ -363,6 +363,38 @@ static void test_kretprobe_cpu(void)
 	PT_EQ(others, 0, "filter_cpu 0 (the entry's CPU): no record");
 }
 
+/*
+ * Attached while root has disarmed every kprobe (debugfs kprobes/enabled
+ * 0): the link fires once kprobes are armed again, as a kprobe event or a
+ * perf kprobe attached then does.
+ */
+static void test_globally_disarmed(__u32 flags, const char *what)
+{
+	const char *knob = "/sys/kernel/debug/kprobes/enabled";
+	struct pea_probe_attr a = pt_probe_attr("__x64_sys_getppid", flags);
+	struct pea_link_info info;
+	int link, i;
+
+	a.filter_tgid = getpid();
+	PT_EQ(pt_write_file(knob, "0"), 0, "%s: kprobes disarmed", what);
+	link = attach(&a);
+	PT_OK(link >= 0, "%s: attaches while kprobes are disarmed (%d)", what,
+	      link);
+	syscall(SYS_getppid);
+	PT_EQ(pt_write_file(knob, "1"), 0, "%s: kprobes armed again", what);
+	for (i = 0; i < 3; i++)
+		syscall(SYS_getppid);
+	if (link >= 0) {
+		memset(&info, 0, sizeof(info));
+		ioctl(link, PEA_LINK_IOC_INFO, &info);
+		PT_EQ(info.hits, 3,
+		      "%s: the 3 calls after re-arming hit, the one before not",
+		      what);
+		close(link);
+	}
+	pt_rings_drain(rings, ncpu);
+}
+
 int main(void)
 {
 	ncpu = pt_cpu_map("probe_arm", 16, &map_fd, ev_fd, rings);
@@ -376,5 +408,7 @@ int main(void)
 	addr_cycles(PEA_PROBE_F_RETPROBE, "kretprobe");
 	test_notrace();
 	test_kretprobe_cpu();
+	test_globally_disarmed(0, "disarmed kprobe");
+	test_globally_disarmed(PEA_PROBE_F_RETPROBE, "disarmed kretprobe");
 	return pt_done();
 }
