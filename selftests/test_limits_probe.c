@@ -229,7 +229,7 @@ int main(void)
 	 * shadow, up to twice as much.
 	 */
 	uname(&u);
-	debug = strstr(u.release, "-pea-debug") != NULL;
+	debug = strstr(u.release, "-pea-") != NULL;
 	PT_OK(free0 - meminfo("MemAvailable") <=
 	      (debug ? 2 : 1) * (b + per) / 1024 + 8192,
 	      "the memory the links took is what they were charged, within a link%s",
