@@ -42,12 +42,15 @@
 #include "pea_compat.h"
 #include "pea_perm.h"
 
-/* Step 1, Debian's perf_event_paranoid 3. */
-static int pea_perm_paranoid_any(void)
+/*
+ * Steps 1 and 2, which every event pea compares with passes: Debian's
+ * perf_event_paranoid 3, then a kernel-mode event's rule.
+ */
+static int pea_perm_kernel_event(void)
 {
 	if (pea_perf_paranoid() > 2 && !capable(CAP_SYS_ADMIN))
 		return -EACCES;
-	return 0;
+	return pea_perf_allow_kernel();
 }
 
 /**
@@ -59,11 +62,8 @@ static int pea_perm_paranoid_any(void)
  */
 int pea_perm_kprobe(void)
 {
-	int err = pea_perm_paranoid_any();
+	int err = pea_perm_kernel_event();
 
-	if (err)
-		return err;
-	err = pea_perf_allow_kernel();
 	if (err)
 		return err;
 	return perfmon_capable() ? 0 : -EACCES;
@@ -79,11 +79,8 @@ int pea_perm_kprobe(void)
  */
 int pea_perm_tracepoint(void)
 {
-	int err = pea_perm_paranoid_any();
+	int err = pea_perm_kernel_event();
 
-	if (err)
-		return err;
-	err = pea_perf_allow_kernel();
 	if (err)
 		return err;
 	if (perfmon_capable())
