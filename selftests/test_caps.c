@@ -255,7 +255,8 @@ static void cnt_msr(void)
 
 #define KP_SYM	"ksys_mmap_pgoff"
 
-static int pea_kprobe_flags(__u32 flags)
+/* A kprobe with @flags, capturing @kcap bytes of kernel memory (0: none). */
+static int pea_kprobe_attach(__u32 flags, __u32 kcap)
 {
 	struct pea_probe_attr a;
 	int map = own_map(), err;
@@ -266,6 +267,10 @@ static int pea_kprobe_flags(__u32 flags)
 	a.size = sizeof(a);
 	a.flags = flags | PEA_PROBE_F_CLOEXEC;
 	strcpy(a.symbol, KP_SYM);
+	if (kcap) {
+		a.capture_mode = PEA_CAPTURE_FIXED;
+		a.capture_len = kcap;
+	}
 	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_PROBE, &a));
 	close(map);
 	return err;
@@ -287,7 +292,7 @@ static int linux_kprobe_cfg(__u64 config)
 
 static int pea_kprobe(void)
 {
-	return pea_kprobe_flags(0);
+	return pea_kprobe_attach(0, 0);
 }
 
 static int linux_kprobe(void)
@@ -298,20 +303,7 @@ static int linux_kprobe(void)
 /* A kprobe capturing 8 bytes of kernel memory argument 0 points to. */
 static int pea_kprobe_kcapture(void)
 {
-	struct pea_probe_attr a;
-	int map = own_map(), err;
-
-	if (map < 0)
-		return 200 + errno;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = PEA_PROBE_F_CLOEXEC;
-	strcpy(a.symbol, KP_SYM);
-	a.capture_mode = PEA_CAPTURE_FIXED;
-	a.capture_len = 8;
-	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_PROBE, &a));
-	close(map);
-	return err;
+	return pea_kprobe_attach(0, 8);
 }
 
 /* The kprobe, then the program that reads kernel memory there. */
@@ -324,7 +316,7 @@ static int linux_kprobe_kcapture(void)
 
 static int pea_kretprobe(void)
 {
-	return pea_kprobe_flags(PEA_PROBE_F_RETPROBE);
+	return pea_kprobe_attach(PEA_PROBE_F_RETPROBE, 0);
 }
 
 static int linux_kretprobe(void)
