@@ -90,6 +90,7 @@ struct pea_link {
 	u64 addr;		/* kprobes: the address; tracepoints: event id */
 	struct pea_quota *quota;	/* the attacher's, pea_quota.c */
 	size_t charged;		/* bytes charged to it */
+	bool quota_asked;	/* quota_exempt is known (pea_quota.c) */
 	bool quota_exempt;	/* the attacher had CAP_SYS_RESOURCE/ADMIN */
 	u32 flags;
 	int filter_tgid;

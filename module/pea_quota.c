@@ -17,10 +17,19 @@
  *
  * The user is the caller's real uid (its user_struct), as perf charges
  * ring pages. Callers with CAP_SYS_RESOURCE or CAP_SYS_ADMIN are exempt
- * from the per-user bounds, as from RLIMIT_NPROC; nobody is exempt from
- * max_probe_kb, nor from PEA_MAX_LINKS. The parameters are writable by
- * root at run time (/sys/module/pea/parameters/); a lower bound refuses
- * new charges and leaves existing links alone.
+ * from the per-user bounds, as from RLIMIT_NPROC, and RLIMIT_NPROC's way
+ * of asking: capable() runs only for a charge that a bound would refuse,
+ * so an attach within the bounds neither logs a denial nor marks the
+ * task as having used a privilege.
+ *
+ * The global bounds keep a quarter for the exempt: links of users without
+ * the exemption may take at most three quarters of max_probe_kb and of
+ * PEA_MAX_LINKS, so that users who each stay within their own bounds
+ * cannot together lock root (or a uprobe, which needs CAP_SYS_ADMIN) out,
+ * as the key quotas keep root_maxkeys apart from maxkeys. Nobody is
+ * exempt from max_probe_kb itself, nor from PEA_MAX_LINKS. The parameters
+ * are writable by root at run time (/sys/module/pea/parameters/); a lower
+ * bound refuses new charges and leaves existing links alone.
  *
  * What a link is charged (pea_link_charge()): its struct pea_link and
  * per-CPU stats, a kretprobe's instances (pea_kretprobe_mem()), a
@@ -81,54 +90,76 @@ static struct pea_quota *pea_quota_find(struct user_struct *user)
 	return NULL;
 }
 
-static bool pea_quota_exempt(void)
+/* What the attachers without the exemption may take of a global @max. */
+static unsigned long pea_quota_shared(unsigned long max)
 {
-	return capable(CAP_SYS_RESOURCE) || capable(CAP_SYS_ADMIN);
+	return max - max / 4;
+}
+
+/*
+ * Whether @l's attacher is exempt from the per-user bounds and the
+ * reserve, asked once per link and only when a bound would refuse it.
+ * Called without pea_quota_lock (capable() audits), by the attacher.
+ */
+static bool pea_quota_exempt(struct pea_link *l)
+{
+	if (!l->quota_asked) {
+		l->quota_exempt = capable(CAP_SYS_RESOURCE) ||
+				  capable(CAP_SYS_ADMIN);
+		l->quota_asked = true;
+	}
+	return l->quota_exempt;
 }
 
 /**
  * pea_quota_link() - count a new link against its user's max_user_links
  * @l: the link, from pea_link_alloc(), charged nothing yet
  *
- * The user is the caller's; whether the caller is exempt from the
- * per-user bounds is decided here, once, for every charge of @l.
+ * The user is the caller's. Whether the caller is exempt from the
+ * per-user bounds and the reserve is asked the first time one would
+ * refuse @l, and kept for every later charge of @l.
  *
  * Context: process context (the attach).
- * Return: 0, -EMLINK (max_user_links reached) or -ENOMEM.
+ * Return: 0, -EMLINK (max_user_links reached, or three quarters of
+ * PEA_MAX_LINKS without the exemption) or -ENOMEM.
  */
 int pea_quota_link(struct pea_link *l)
 {
 	struct user_struct *user = current_user();
 	struct pea_quota *q, *new;
 	unsigned long flags;
-	int err = 0;
+	bool over;
+	int err;
 
-	l->quota_exempt = pea_quota_exempt();
 	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return -ENOMEM;
+again:
+	err = 0;
 	raw_spin_lock_irqsave(&pea_quota_lock, flags);
 	q = pea_quota_find(user);
+	over = (q ? q->links : 0) >= READ_ONCE(max_user_links) ||
+	       pea_quota_links >= pea_quota_shared(PEA_MAX_LINKS);
+	if (over && !l->quota_asked) {
+		raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
+		pea_quota_exempt(l);
+		goto again;
+	}
+	if (over && !l->quota_exempt) {
+		err = -EMLINK;
+		goto out;
+	}
 	if (!q) {
 		q = new;
 		new = NULL;
 		q->user = get_uid(user);
 		hash_add(pea_quotas, &q->node, (unsigned long)user);
 	}
-	if (!l->quota_exempt && q->links >= READ_ONCE(max_user_links)) {
-		err = -EMLINK;
-	} else {
-		q->links++;
-		pea_quota_links++;
-		l->quota = q;
-	}
-	if (!q->links) {
-		hash_del(&q->node);
-		new = q;	/* freed below, after its reference */
-	}
+	q->links++;
+	pea_quota_links++;
+	l->quota = q;
+out:
 	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
-	if (new && new->user)
-		free_uid(new->user);
 	kfree(new);
 	return err;
 }
@@ -138,27 +169,36 @@ int pea_quota_link(struct pea_link *l)
  * @l: the link (counted by pea_quota_link())
  * @bytes: what the link is about to pin
  *
- * Checked against max_user_probe_kb (unless the attacher is exempt) and
- * max_probe_kb. pea_link_free() returns whatever @l still holds.
+ * Checked against max_user_probe_kb and three quarters of max_probe_kb
+ * (unless the attacher is exempt), and max_probe_kb. pea_link_free()
+ * returns whatever @l still holds.
  *
- * Context: any but NMI.
+ * Context: process context, the attacher (it may ask capable()).
  * Return: 0 or -ENOMEM.
  */
 int pea_link_charge(struct pea_link *l, size_t bytes)
 {
 	struct pea_quota *q = l->quota;
 	unsigned long flags, user_max, max;
+	bool over;
 	int err = -ENOMEM;
 
 	user_max = READ_ONCE(max_user_probe_kb);
 	max = READ_ONCE(max_probe_kb);
 	user_max = user_max > ULONG_MAX / 1024 ? ULONG_MAX : user_max * 1024;
 	max = max > ULONG_MAX / 1024 ? ULONG_MAX : max * 1024;
+again:
 	raw_spin_lock_irqsave(&pea_quota_lock, flags);
 	if (bytes > max || pea_quota_total > max - bytes)
 		goto out;
-	if (!l->quota_exempt &&
-	    (bytes > user_max || q->bytes > user_max - bytes))
+	over = bytes > user_max || q->bytes > user_max - bytes ||
+	       pea_quota_total + bytes > pea_quota_shared(max);
+	if (over && !l->quota_asked) {
+		raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
+		pea_quota_exempt(l);
+		goto again;
+	}
+	if (over && !l->quota_exempt)
 		goto out;
 	q->bytes += bytes;
 	pea_quota_total += bytes;

@@ -5,8 +5,9 @@
  * instances (maxactive x instance size), tracepoint links' perf events and
  * the links themselves (max_user_probe_kb per user and max_probe_kb in
  * all, ENOMEM). Users with CAP_SYS_RESOURCE or CAP_SYS_ADMIN are exempt
- * from the per-user bounds (as from RLIMIT_NPROC), nobody from the global
- * ones. debugfs pea/quota shows the charges.
+ * from the per-user bounds (as from RLIMIT_NPROC) and from the global
+ * ones' reserve (a quarter of each is theirs alone), nobody from the
+ * global ones. debugfs pea/quota shows the charges.
  */
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -178,7 +179,7 @@ int main(void)
 {
 	struct pea_probe_attr atk = attack_attr(), cheap;
 	long user_links, user_kb, max_kb, total_kb, l = 0, b = 0, b0, per, free0;
-	long root_links, root0, kp_bytes, tp_bytes;
+	long root_links, root0, kp_bytes, tp_bytes, max_b;
 	struct holder a, c;
 	long paranoid = pt_perm_read_int(PT_PARANOID);
 	struct utsname u;
@@ -241,20 +242,31 @@ int main(void)
 	      c.n, c.err);
 	hold_end(&c);
 
-	/* The global bound: room for exactly two more links. */
+	/*
+	 * The global bound: users without CAP_SYS_RESOURCE may take three
+	 * quarters of it, room for exactly two more links; root the rest.
+	 */
 	quota(-1, &l, &b0);
-	PT_EQ(pt_perm_write_int(PARAM("max_probe_kb"),
-				(b0 + 2 * per + per / 2) / 1024), 0,
+	max_b = (b0 + 2 * per + per / 2) * 4 / 3;
+	PT_EQ(pt_perm_write_int(PARAM("max_probe_kb"), max_b / 1024), 0,
 	      "root lowers max_probe_kb");
+	max_b = max_b / 1024 * 1024;
 	hold_start(&c, PT_NOBODY - 1, &atk, ATTACK_MAX);
 	PT_OK(c.n == 2 && c.err == ENOMEM,
-	      "a second user gets the 2 links max_probe_kb leaves (%d, %d)",
+	      "a second user gets the 2 links three quarters of max_probe_kb leave (%d, %d)",
 	      c.n, c.err);
-	n = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &atk);
-	PT_OK(n < 0 && errno == ENOMEM,
-	      "root is bounded by max_probe_kb too (%d)", n < 0 ? errno : 0);
-	if (n >= 0)
-		close(n);
+	quota(-1, &l, &b);
+	for (n = 0, i = 0; i < ATTACK_MAX; i++) {
+		fds[i] = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &atk);
+		if (fds[i] < 0)
+			break;
+		n++;
+	}
+	PT_OK(n == (max_b - b) / per && i < ATTACK_MAX && errno == ENOMEM,
+	      "root gets the reserved quarter, %ld links, then ENOMEM: max_probe_kb bounds root too (%d, %d)",
+	      (max_b - b) / per, n, i < ATTACK_MAX ? errno : 0);
+	while (n--)
+		close(fds[n]);
 	hold_end(&c);
 	cheap = pt_probe_attr("ksys_mmap_pgoff", 0);
 	PT_EQ(pt_perm_write_int(PARAM("max_probe_kb"), max_kb), 0,
@@ -272,6 +284,25 @@ int main(void)
 	      "another user still attaches (%d, %d)", c.n, c.err);
 	hold_end(&c);
 	hold_end(&a);
+	settled_bytes(PT_NOBODY);
+
+	/*
+	 * Users within their own bounds cannot together take every link:
+	 * three quarters of PEA_MAX_LINKS is theirs, the rest root's.
+	 */
+	PT_EQ(pt_perm_write_int(PARAM("max_user_links"), PEA_MAX_LINKS), 0,
+	      "root raises max_user_links to %d", PEA_MAX_LINKS);
+	hold_start(&a, PT_NOBODY, &cheap, PEA_MAX_LINKS);
+	PT_OK(a.n == PEA_MAX_LINKS - PEA_MAX_LINKS / 4 && a.err == EMLINK,
+	      "nobody gets %d links, then EMLINK (%d, %d)",
+	      PEA_MAX_LINKS - PEA_MAX_LINKS / 4, a.n, a.err);
+	n = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &cheap);
+	PT_OK(n >= 0, "root still attaches (%d)", n < 0 ? errno : 0);
+	if (n >= 0)
+		close(n);
+	hold_end(&a);
+	PT_EQ(pt_perm_write_int(PARAM("max_user_links"), user_links), 0,
+	      "max_user_links restored");
 	settled_bytes(PT_NOBODY);
 
 	/* Root (CAP_SYS_ADMIN) is exempt from the per-user bounds. */
