@@ -82,6 +82,7 @@ static void __exit pea_exit(void)
 {
 	pea_debugfs_exit();
 	misc_deregister(&pea_miscdev);
+	pea_probe_exit();
 	/* Slot entries are freed by RCU callbacks that queue frees. */
 	rcu_barrier();
 	destroy_workqueue(pea_wq);

@@ -171,6 +171,7 @@ int pea_maps_show(struct seq_file *m, void *v);
 long pea_probe_attach(struct pea_map *map,
 		      const struct pea_probe_attr __user *ua);
 int pea_links_show(struct seq_file *m, void *v);
+void pea_probe_exit(void);
 
 /* pea_tp.c */
 long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua);

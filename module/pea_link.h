@@ -17,6 +17,7 @@
 #endif
 #include <linux/types.h>
 #include <linux/pea.h>
+#include "pea_inflight.h"
 #include "pea_quota.h"
 
 struct pea_map;
@@ -102,8 +103,10 @@ struct pea_link {
 	u32 kstack_depth;	/* frames per record at most (0: no stack) */
 	u32 kstack_off;		/* kretprobes: where the stack sits in ri->data */
 	struct pid_namespace *pid_ns;
+	struct pea_inflight inflight;	/* kretprobes: calls in flight */
+	bool retired;		/* closed; kept while calls are in flight */
 	struct pea_link_stats __percpu *stats;
-	struct list_head node;	/* pea_links, under pea_links_lock */
+	struct list_head node;	/* pea_links, or retired: pea_probe.c */
 	char symbol[PEA_SYM_LEN];
 };
 

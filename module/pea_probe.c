@@ -35,6 +35,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include "pea_internal.h"
 #include "pea_link.h"
 #include "pea_compat.h"
@@ -47,6 +48,8 @@ struct pea_rp_entry {
 	u16 flags;
 	u16 capture_len;
 	u32 kstack_nr;	/* entries at kstack_off in the instance data */
+	u32 slot;	/* in l->inflight */
+	u64 owner;	/* the slot's owner word */
 	u8 capture[];
 };
 
@@ -387,8 +390,17 @@ static int pea_kretprobe_entry(struct kretprobe_instance *ri,
 	struct pea_rp_entry *e = (struct pea_rp_entry *)ri->data;
 
 	/* The CPU filter applies at return, where the record is written. */
+	int slot;
+
 	if (pea_link_filtered_tgid(l))
 		return 1;	/* no return handler for this call */
+	slot = pea_inflight_claim(&l->inflight, &e->owner);
+	if (slot < 0) {
+		/* Every slot held by a live call: as if the pool were empty. */
+		this_cpu_inc(l->stats->missed);
+		return 1;
+	}
+	e->slot = slot;
 	pea_read_args(regs, e->args);
 	e->flags = PEA_REC_F_RETPROBE;
 	e->capture_len = 0;
@@ -408,13 +420,88 @@ static int pea_kretprobe_ret(struct kretprobe_instance *ri,
 					  rp);
 	struct pea_rp_entry *e = (struct pea_rp_entry *)ri->data;
 
-	if (pea_link_filtered_cpu(l))
-		return 0;
-	pea_link_write_stack(l, e->args, (s64)regs_return_value(regs),
-			     ktime_get_mono_fast_ns() - e->t0, e->flags,
-			     e->capture, e->capture_len, pea_rp_kstack(l, ri),
-			     e->kstack_nr);
+	/* A retired link's calls only give their slots back. */
+	if (!READ_ONCE(l->retired) && !pea_link_filtered_cpu(l))
+		pea_link_write_stack(l, e->args, (s64)regs_return_value(regs),
+				     ktime_get_mono_fast_ns() - e->t0,
+				     e->flags, e->capture, e->capture_len,
+				     pea_rp_kstack(l, ri), e->kstack_nr);
+	pea_inflight_release(&l->inflight, e->slot, e->owner);
 	return 0;
+}
+
+/*
+ * Retired kretprobe links: closed while calls of their function were in
+ * flight. unregister_kretprobe() would leave those calls' instances, and
+ * on 6.12 the whole instance pool (an objpool is freed when its last
+ * object comes back), to the kernel, charged to nobody, for as long as a
+ * call sleeps: a thread parked in the function per close pins a pool
+ * each. A retired link stays registered, disabled, with its charge and
+ * its map, until pea_inflight_busy() says every call it saw enter has
+ * returned (or its task has exited); a work item checks ten times a
+ * second while any link is retired, and module unload hands what is left
+ * to the kernel.
+ */
+static LIST_HEAD(pea_retired);
+static DEFINE_MUTEX(pea_retired_lock);
+static void pea_retired_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pea_retired_work, pea_retired_reap);
+
+static void pea_retired_reap(struct work_struct *work)
+{
+	struct pea_link *l, *tmp;
+
+	mutex_lock(&pea_retired_lock);
+	list_for_each_entry_safe(l, tmp, &pea_retired, node) {
+		if (pea_inflight_busy(&l->inflight))
+			continue;
+		list_del(&l->node);
+		unregister_kretprobe(&l->rp);
+		pea_link_free(l);
+	}
+	if (!list_empty(&pea_retired))
+		schedule_delayed_work(&pea_retired_work, HZ / 10);
+	mutex_unlock(&pea_retired_lock);
+}
+
+/*
+ * Close a kretprobe link: false if no call is in flight (the caller
+ * unregisters and frees it), true if it was retired. Entries stop at
+ * disable_kretprobe(); after the grace period no handler that saw the
+ * link live runs any more (kprobe and rethook handlers run with
+ * preemption off), so the table takes no new claim and every later
+ * return sees @retired.
+ */
+static bool pea_kretprobe_retire(struct pea_link *l)
+{
+	WRITE_ONCE(l->retired, true);
+	disable_kretprobe(&l->rp);
+	synchronize_rcu();
+	if (!pea_inflight_busy(&l->inflight))
+		return false;
+	mutex_lock(&pea_retired_lock);
+	list_add_tail(&l->node, &pea_retired);
+	schedule_delayed_work(&pea_retired_work, HZ / 10);
+	mutex_unlock(&pea_retired_lock);
+	return true;
+}
+
+/**
+ * pea_probe_exit() - at module unload, free the retired links
+ *
+ * Their calls still in flight return through the rethook with its
+ * handler cleared, as after any unregister_kretprobe().
+ */
+void pea_probe_exit(void)
+{
+	struct pea_link *l, *tmp;
+
+	cancel_delayed_work_sync(&pea_retired_work);
+	list_for_each_entry_safe(l, tmp, &pea_retired, node) {
+		list_del(&l->node);
+		unregister_kretprobe(&l->rp);
+		pea_link_free(l);
+	}
 }
 
 static void pea_link_unregister(struct pea_link *l)
@@ -444,6 +531,7 @@ void pea_link_free(struct pea_link *l)
 {
 	if (l->kind == PEA_LINK_UPROBE)
 		pea_uprobe_free(l);
+	pea_inflight_free(&l->inflight);
 	pea_quota_unlink(l);
 	if (l->counter_map)
 		pea_map_put(l->counter_map);
@@ -462,6 +550,9 @@ static int pea_link_release(struct inode *inode, struct file *file)
 	mutex_lock(&pea_links_lock);
 	list_del(&l->node);
 	mutex_unlock(&pea_links_lock);
+	if (l->kind == PEA_LINK_KPROBE && pea_link_is_ret(l) &&
+	    pea_kretprobe_retire(l))
+		return 0;
 	pea_link_unregister(l);
 	pea_link_free(l);
 	return 0;
@@ -496,7 +587,8 @@ static unsigned long pea_link_missed(struct pea_link *l,
 		return 0;
 	if (l->kind == PEA_LINK_UPROBE)
 		return sum->missed;
-	return pea_link_is_ret(l) ? l->rp.nmissed + l->rp.kp.nmissed :
+	return pea_link_is_ret(l) ? l->rp.nmissed + l->rp.kp.nmissed +
+				    sum->missed :
 				    l->kp.nmissed;
 }
 
@@ -658,7 +750,10 @@ static int pea_link_register(struct pea_link *l, const void *arg)
 					2 * num_possible_cpus());
 		isize = sizeof(struct kretprobe_instance) + l->rp.data_size;
 		err = pea_link_charge(l, pea_kretprobe_mem(l->rp.maxactive,
-							   isize));
+							   isize) +
+				      pea_inflight_size(l->rp.maxactive));
+		if (!err)
+			err = pea_inflight_init(&l->inflight, l->rp.maxactive);
 		if (err)
 			return err;
 		err = register_kretprobe(&l->rp);

@@ -175,6 +175,87 @@ static long settled_bytes(long uid)
 	return b;
 }
 
+/* Wait (2 s at most) until task @pid sleeps in @fn. */
+static int wait_wchan(pid_t pid, const char *fn)
+{
+	char path[64], buf[64];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	for (i = 0; i < 200; i++) {
+		if (!pt_read_file(path, buf, sizeof(buf)) && !strcmp(buf, fn))
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/*
+ * The retired-link attack (limits review H1): a child that becomes nobody
+ * with CAP_PERFMON and, round after round, attaches @a, leaves a process
+ * of its own asleep in @a's function (a read of an empty pipe) and
+ * closes the link, until an attach is refused or @max rounds. It writes
+ * the rounds and the errno, then holds the sleepers until the parent
+ * closes the other pipe; its exit wakes them (their pipe loses its
+ * writer).
+ */
+static void park_start(struct holder *h, const struct pea_probe_attr *a,
+		       int max)
+{
+	int res[2], rel[2], sleep[2], n = 0, err = 0, fd;
+	pid_t k;
+	char c;
+
+	if (pipe(res) || pipe(rel))
+		pt_fatal("pipe");
+	fflush(stdout);
+	h->pid = fork();
+	if (h->pid == 0) {
+		close(res[0]);
+		close(rel[1]);
+		/* Dumpable again after setuid: /proc/PID/wchan is ours. */
+		if (drop_to(PT_NOBODY, CAP_PERFMON) ||
+		    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) || pipe(sleep)) {
+			err = 1000;
+			max = 0;
+		}
+		while (n < max) {
+			fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, a);
+			if (fd < 0) {
+				err = errno;
+				break;
+			}
+			k = fork();
+			if (k == 0) {
+				close(fd);	/* the link is the parent's */
+				close(sleep[1]);
+				_exit(read(sleep[0], &c, 1) != 0);
+			}
+			if (k < 0 || wait_wchan(k, "pipe_read")) {
+				err = 1001;
+				break;
+			}
+			close(fd);
+			n++;
+		}
+		if (write(res[1], &n, sizeof(n)) != sizeof(n) ||
+		    write(res[1], &err, sizeof(err)) != sizeof(err))
+			_exit(1);
+		if (read(rel[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(res[1]);
+	close(rel[0]);
+	h->go = rel[1];
+	if (read(res[0], &h->n, sizeof(h->n)) != sizeof(h->n) ||
+	    read(res[0], &h->err, sizeof(h->err)) != sizeof(h->err)) {
+		h->n = -1;
+		h->err = -1;
+	}
+	close(res[0]);
+}
+
 int main(void)
 {
 	struct pea_probe_attr atk = attack_attr(), cheap;
@@ -347,6 +428,68 @@ int main(void)
 			close(fd);
 	}
 	PT_EQ(settled_bytes(0), root0, "root's charge back where it was");
+
+	/*
+	 * A kretprobe closed while calls are in flight keeps its instance
+	 * pool (on 6.12 all of it) until they return: the link stays, with
+	 * its charge, retired. Round after round of {attach, a sleeper in
+	 * the function, close} ends in ENOMEM within max_user_probe_kb.
+	 */
+	atk = attack_attr();
+	strcpy(atk.symbol, "pipe_read");
+	park_start(&a, &atk, ATTACK_MAX);
+	quota(PT_NOBODY, &l, &b);
+	pt_diag("retired links: %d rounds, then errno %d; nobody holds %ld links, %ld bytes",
+		a.n, a.err, l, b);
+	PT_OK(a.err == ENOMEM && a.n >= 1 && a.n * per <= user_kb * 1024,
+	      "rounds of attach, sleeper, close end in ENOMEM within max_user_probe_kb (%d rounds, errno %d)",
+	      a.n, a.err);
+	PT_OK(l == a.n && b >= a.n * per,
+	      "the closed links keep their charge while their calls sleep (%ld links, %ld bytes)",
+	      l, b);
+	hold_end(&a);
+	PT_EQ(settled_bytes(PT_NOBODY), 0,
+	      "once the sleepers return, the retired links are freed");
+
+	/*
+	 * Calls that never return: a task that exits inside the function
+	 * leaves its slot to the next call (its owner is gone), and a link
+	 * closed then is freed at once.
+	 */
+	{
+		struct pea_probe_attr ex = pt_probe_attr("do_group_exit",
+						PEA_PROBE_F_RETPROBE);
+		struct pea_probe_attr en = pt_probe_attr("do_group_exit", 0);
+		struct pea_link_info info, einfo;
+		int fd, efd, st;
+		pid_t k;
+
+		ex.maxactive = 2;
+		fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &ex);
+		efd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &en);
+		for (i = 0; fd >= 0 && i < 8; i++) {
+			k = fork();
+			if (k == 0)
+				_exit(0);
+			waitpid(k, &st, 0);
+			usleep(20000);	/* a jiffy, and the task's RCU free */
+		}
+		memset(&info, 0, sizeof(info));
+		memset(&einfo, 0, sizeof(einfo));
+		n = fd >= 0 ? ioctl(fd, PEA_LINK_IOC_INFO, &info) : -1;
+		if (efd < 0 || ioctl(efd, PEA_LINK_IOC_INFO, &einfo))
+			n = -1;
+		PT_OK(n == 0 && einfo.hits >= 8 && info.missed == 0,
+		      "8 tasks exit inside a kretprobe of maxactive 2 (%llu entries): none missed (%d, missed %llu)",
+		      (unsigned long long)einfo.hits, n,
+		      (unsigned long long)info.missed);
+		if (efd >= 0)
+			close(efd);
+		if (fd >= 0)
+			close(fd);
+		PT_EQ(settled_bytes(0), root0,
+		      "closed with exited calls in it, the link is freed");
+	}
 	pt_perm_write_int(PT_PARANOID, paranoid);
 	return pt_done();
 }
