@@ -214,7 +214,7 @@ out:
  * @l: the link
  * @bytes: at most what @l holds
  *
- * Context: any but NMI.
+ * Context: process context.
  */
 void pea_link_uncharge(struct pea_link *l, size_t bytes)
 {
@@ -275,8 +275,8 @@ int pea_quota_show(struct seq_file *m, void *v)
 	seq_puts(m, "# uid links bytes\n");
 	/*
 	 * A seq_file grows its buffer and retries: nothing under the lock
-	 * allocates or sleeps. The lock is raw so that pea_link_charge() may
-	 * be called from any context but NMI on PREEMPT_RT too.
+	 * allocates or sleeps. Every charge is taken in process context; the
+	 * lock is raw only because nothing under it can sleep.
 	 */
 	raw_spin_lock_irqsave(&pea_quota_lock, flags);
 	hash_for_each(pea_quotas, bkt, q, node)
