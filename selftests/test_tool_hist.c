@@ -30,6 +30,7 @@
  *     one probe gives stacks to its events only;
  *   - usage errors exit 2 and name what is allowed.
  */
+#include <dirent.h>
 #include <sys/prctl.h>
 #include "pt_tool.h"
 #include "pt_exec.h"
@@ -51,6 +52,7 @@ enum {
 	WL_LSEEK,
 	WL_THREADS,
 	WL_OPENAT_RANGE,
+	WL_WAKE,
 };
 
 struct wl_cmd {
@@ -83,6 +85,39 @@ static void *wl_thread_fn(void *arg)
 	for (i = 0; i < thread_opens[t->idx]; i++)
 		syscall(SYS_openat, AT_FDCWD, "pea-agg-none", O_RDONLY);
 	return NULL;
+}
+
+/*
+ * Wake a child named WOKEN_COMM @n times: it sleeps in read() on a pipe
+ * and the workload writes a byte every 20 ms.
+ */
+#define WOKEN_COMM	"agg_woken"
+
+static void wl_wake(int n)
+{
+	int p[2], i;
+	pid_t k;
+	char c = 0;
+
+	if (pipe(p))
+		_exit(1);
+	k = fork();
+	if (k == 0) {
+		prctl(PR_SET_NAME, WOKEN_COMM);
+		close(p[1]);
+		for (i = 0; i < n; i++)
+			if (read(p[0], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(p[0]);
+	for (i = 0; i < n; i++) {
+		usleep(20000);	/* asleep in read() again */
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+	}
+	close(p[1]);
+	waitpid(k, NULL, 0);
 }
 
 static void wl_main(int cmd, int reply)
@@ -121,6 +156,8 @@ static void wl_main(int cmd, int reply)
 				break;
 			}
 		}
+		if (c.op == WL_WAKE)
+			wl_wake(c.n);
 		if (c.op == WL_THREADS) {
 			/* One after the other: keys arrive in this order. */
 			for (i = 0; i < NTHREADS; i++) {
@@ -644,6 +681,207 @@ static void test_fields(void)
 	run_free(&r);
 }
 
+/* ---- a tracepoint's fields win over the context keys ---- */
+
+/* Whether @rows (count_rows()) has the row @want. */
+static bool has_row(const char *rows, const char *want)
+{
+	size_t n = strlen(want);
+	const char *p = rows;
+
+	while ((p = strstr(p, want))) {
+		if ((p == rows || p[-1] == ',') && (!p[n] || p[n] == ','))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static void test_shadow(void)
+{
+	char got[4096], ctx[4096], want[128];
+	struct workload w;
+	struct pt_proc p;
+	struct run r;
+	const char *c0, *c1;
+
+	/*
+	 * sched_waking's comm is the woken task's: the workload wakes
+	 * WOKEN_COMM 5 times (and the test, when it replies). ctx.comm is
+	 * the task the tracepoint fired in, the workload, every time
+	 * (sched_waking fires in the waker; sched_wakeup may fire on the
+	 * woken task's CPU, in whatever runs there).
+	 */
+	wl_start(&w);
+	if (start(&p, &r, (char *[]){ PT_PEA, "trace",
+		"tp:sched:sched_waking", "--pid", w.pid_s, "--count-by", "comm",
+		"--count-by", "ctx.comm", "--json", NULL }))
+		wl_do(&w, WL_WAKE, 0, 0, 5);
+	run_finish(&p, &r);
+	wl_stop(&w);
+	check_json_run(&r, "sched_waking --count-by comm --count-by ctx.comm");
+	c0 = run_find(&r, "count", 0);
+	c1 = run_find(&r, "count", 1);
+	count_rows(c0, got, sizeof(got));
+	count_rows(c1, ctx, sizeof(ctx));
+	PT_OK(has_row(got, "\"" WOKEN_COMM "\"=5") &&
+	      pt_json_streq(c0 ? c0 : "", "source", "field"),
+	      "--count-by comm of sched_waking: its field, the woken task (%s)",
+	      got);
+	snprintf(want, sizeof(want), "\"" WL_COMM "\"=%lld",
+		 c0 ? pt_json_num(c0, "count", -1) : -1);
+	PT_OK(!strcmp(ctx, want) && pt_json_streq(c1 ? c1 : "", "source", "context"),
+	      "--count-by ctx.comm: the workload, for every wakeup (%s)", ctx);
+	run_free(&r);
+
+	/* sys_exit's ret is the syscall's, a signed field: --hist ret too. */
+	wl_start(&w);
+	if (start(&p, &r, (char *[]){ PT_PEA, "trace",
+		"tp:syscalls:sys_exit_close", "--pid", w.pid_s, "--hist", "ret",
+		"--count-by", "ret", "--json", NULL })) {
+		wl_do(&w, WL_CLOSE_BAD, 0, 0, 5);
+		wl_do(&w, WL_CLOSE_OK, 0, 0, 3);
+	}
+	run_finish(&p, &r);
+	wl_stop(&w);
+	check_json_run(&r, "sys_exit_close --hist ret --count-by ret");
+	hist_buckets(run_find(&r, "hist", 0), got, sizeof(got));
+	snprintf(want, sizeof(want), "%lld:0:5,0:1:3", (long long)INT64_MIN);
+	PT_OK(!strcmp(got, want),
+	      "--hist ret of sys_exit_close: -EBADF x5 below 0, 0 x3 (%s)",
+	      got);
+	count_rows(run_find(&r, "count", 0), got, sizeof(got));
+	PT_OK(!strcmp(got, "-9=5,0=3"),
+	      "--count-by ret of sys_exit_close: -9 x5, 0 x3 (%s)", got);
+	run_free(&r);
+}
+
+#define SHADOW_TABLES	8	/* --count-by options per session, at most */
+
+/* The fields of one tracepoint that have a context key's name. */
+static int shadow_fields(const char *fmt_path, char found[][8])
+{
+	static const char *const names[] = { "comm", "pid", "ret", "cpu" };
+	char buf[16384], pat[32];
+	int n = 0;
+	size_t i;
+
+	if (pt_read_file(fmt_path, buf, sizeof(buf)))
+		return 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *p = buf;
+
+		snprintf(pat, sizeof(pat), " %s;", names[i]);
+		while ((p = strstr(p, pat))) {
+			/* "field:TYPE NAME;" or "field:TYPE NAME[16];" lines */
+			const char *ls = p;
+
+			while (ls > buf && ls[-1] != '\n')
+				ls--;
+			if (!strncmp(ls, "\tfield:", 7)) {
+				snprintf(found[n++], 8, "%s", names[i]);
+				break;
+			}
+			p += strlen(pat);
+		}
+	}
+	return n;
+}
+
+/*
+ * Every tracepoint of the guest with a field named comm, pid, ret or cpu
+ * (sched_wakeup's comm, sys_exit_*'s ret, ...): --count-by NAME after it
+ * counts by the field, SHADOW_TABLES tables a session.
+ */
+#define SHADOW_MAX	1024
+
+struct shadow_tp {
+	char probe[160];
+	char fields[4][8];
+	int n;
+};
+
+static int shadow_collect(struct shadow_tp *tp, int max)
+{
+	const char *root = "/sys/kernel/tracing/events";
+	char path[600];
+	struct dirent *g, *t;
+	DIR *d = opendir(root), *e;
+	int n = 0;
+
+	if (!d)
+		pt_fatal("opendir events");
+	while (n < max && (g = readdir(d))) {
+		if (g->d_name[0] == '.' || !strcmp(g->d_name, "ftrace"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%.64s", root, g->d_name);
+		e = opendir(path);
+		while (e && n < max && (t = readdir(e))) {
+			if (t->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%.64s/%.64s/format",
+				 root, g->d_name, t->d_name);
+			tp[n].n = shadow_fields(path, tp[n].fields);
+			if (!tp[n].n)
+				continue;
+			snprintf(tp[n].probe, sizeof(tp[n].probe),
+				 "tp:%.64s:%.64s", g->d_name, t->d_name);
+			n++;
+		}
+		if (e)
+			closedir(e);
+	}
+	closedir(d);
+	return n;
+}
+
+static void test_shadow_all(void)
+{
+	static struct shadow_tp tp[SHADOW_MAX];
+	char *argv[3 * SHADOW_TABLES + 8];
+	int total, runs = 0, failed = 0, bad = 0, argc, tables, i, j, k;
+	struct pt_proc p;
+	struct run r;
+
+	total = shadow_collect(tp, SHADOW_MAX);
+	for (i = 0; i < total; i = j) {
+		argv[0] = PT_PEA;
+		argv[1] = "trace";
+		argc = 2;
+		tables = 0;
+		for (j = i; j < total && tables + tp[j].n <= SHADOW_TABLES;
+		     j++) {
+			argv[argc++] = tp[j].probe;
+			for (k = 0; k < tp[j].n; k++) {
+				argv[argc++] = "--count-by";
+				argv[argc++] = tp[j].fields[k];
+				tables++;
+			}
+		}
+		argv[argc++] = "--json";
+		argv[argc] = NULL;
+		runs++;
+		if (!start(&p, &r, argv))
+			failed++;
+		run_finish(&p, &r);
+		for (k = 0; k < run_count(&r, "count"); k++)
+			bad += !pt_json_streq(run_find(&r, "count", k),
+					      "source", "field");
+		if (run_count(&r, "count") != tables || r.rc) {
+			failed++;
+			pt_diag("session %d: %d count tables of %d, exit %d; first probe %s",
+				runs, run_count(&r, "count"), tables, r.rc,
+				argv[2]);
+		}
+		run_free(&r);
+	}
+	pt_diag("%d tracepoints have a field named comm, pid, ret or cpu",
+		total);
+	PT_OK(total >= 10 && !failed && !bad,
+	      "each of %d tracepoints with a comm, pid, ret or cpu field counts by its field (%d sessions, %d failed, %d tables by context)",
+	      total, runs, failed, bad);
+}
+
 /* ---- comm, tid, pid, cpu; --max-keys, --top ---- */
 
 static void test_threads(void)
@@ -1005,6 +1243,8 @@ int main(int argc, char **argv)
 	test_ret();
 	test_arg0();
 	test_fields();
+	test_shadow();
+	test_shadow_all();
 	test_threads();
 	test_bounded();
 	test_memory();

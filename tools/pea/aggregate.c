@@ -86,9 +86,12 @@ struct agg {
 /* ---- parsing the keys ---- */
 
 static const char hist_keys[] =
-	"latency or ret (kretprobe, uretprobe), arg0..arg5 (kprobe, uprobe), or a numeric field of the tracepoint";
+	"latency or ret (kretprobe, uretprobe), arg0..arg5 (kprobe, uprobe), or a numeric field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
 static const char count_keys[] =
-	"comm, pid, tid, cpu, probe, kstack (with --kstack), ret, arg0..arg5, or a field of the tracepoint";
+	"comm, pid, tid, cpu, probe, kstack (with --kstack), ret, arg0..arg5, or a field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
+
+/* Context keys are spelled ctx.NAME where a tracepoint field is NAME. */
+#define CTX_PFX "ctx."
 
 static bool is_argn(const char *s, unsigned int *n)
 {
@@ -104,10 +107,23 @@ static int parse_key(struct agg_table *t, const char *text,
 {
 	const char *opt = hist ? "--hist" : "--count-by";
 	const char *allowed = hist ? hist_keys : count_keys;
-	const struct tp_field *fl;
+	const struct tp_field *fl = NULL;
+	bool ctx = !strncmp(text, CTX_PFX, strlen(CTX_PFX));
 
 	t->text = text;
 	t->hist = hist;
+	/*
+	 * A tracepoint's own fields win over the context keys of the same
+	 * name (sched_wakeup's comm is the woken task's, sys_exit's ret the
+	 * syscall's); ctx.NAME always names the context key. Field names are
+	 * C identifiers: none has the '.' of ctx.
+	 */
+	if (ctx)
+		text += strlen(CTX_PFX);
+	else if (fmt->tp)
+		fl = tp_field_find(fmt->tp, text);
+	if (fl)
+		goto field;
 	if (!strcmp(text, "latency") || !strcmp(text, "ret")) {
 		if (!fmt->retprobe)
 			return tool_usage("trace", "%s %s: only a kretprobe or uretprobe has a %s; %s is not one (%s allows %s)",
@@ -146,14 +162,15 @@ static int parse_key(struct agg_table *t, const char *text,
 			return 0;
 		}
 	}
-	fl = fmt->tp ? tp_field_find(fmt->tp, text) : NULL;
-	if (!fl) {
-		if (fmt->tp)
-			return tool_usage("trace", "%s '%s': %s has no field '%s' (%s allows %s)",
-					  opt, text, fmt->probe, text, opt, allowed);
-		return tool_usage("trace", "%s '%s': not a key of %s (%s allows %s)",
-				  opt, text, fmt->probe, opt, allowed);
-	}
+	if (ctx)
+		return tool_usage("trace", "%s '%s': %s%s is not a context key (%s allows %s)",
+				  opt, t->text, CTX_PFX, text, opt, allowed);
+	if (fmt->tp)
+		return tool_usage("trace", "%s '%s': %s has no field '%s' (%s allows %s)",
+				  opt, text, fmt->probe, text, opt, allowed);
+	return tool_usage("trace", "%s '%s': not a key of %s (%s allows %s)",
+			  opt, text, fmt->probe, opt, allowed);
+field:
 	t->kind = K_FIELD;
 	t->field = fl;
 	if (fl->kind == TPF_INT) {
@@ -530,6 +547,24 @@ static void pow2_str(char *buf, size_t len, int k)
 		snprintf(buf, len, "%llu", 1ULL << k);
 }
 
+/*
+ * Where a table's key comes from: a tracepoint's field, the probe's own
+ * values (return value, latency, arguments), or the context of the hit.
+ */
+static const char *key_source(const struct agg_table *t)
+{
+	switch (t->kind) {
+	case K_FIELD:
+		return "field";
+	case K_LATENCY:
+	case K_RET:
+	case K_ARG:
+		return "probe";
+	default:
+		return "context";
+	}
+}
+
 static void hist_print_json(FILE *f, const struct agg *a,
 			    const struct agg_table *t, unsigned int interval)
 {
@@ -542,6 +577,7 @@ static void hist_print_json(FILE *f, const struct agg *a,
 	json_put_str(f, probe_name(a, t), strlen(probe_name(a, t)));
 	fputs(",\"key\":", f);
 	json_put_str(f, t->text, strlen(t->text));
+	fprintf(f, ",\"source\":\"%s\"", key_source(t));
 	if (unit)
 		fprintf(f, ",\"unit\":\"%s\"", unit);
 	if (interval)
@@ -703,6 +739,7 @@ static void count_print(FILE *f, struct agg *a, const struct agg_table *t,
 		json_put_str(f, probe_name(a, t), strlen(probe_name(a, t)));
 		fputs(",\"by\":", f);
 		json_put_str(f, t->text, strlen(t->text));
+		fprintf(f, ",\"source\":\"%s\"", key_source(t));
 		if (interval)
 			fprintf(f, ",\"interval\":%u", interval);
 		fprintf(f, ",\"count\":%llu,\"keys\":%zu,\"rows\":[",
