@@ -590,6 +590,77 @@ static void test_lost(void)
 	wl_stop(&w);
 }
 
+/*
+ * Loss notices: at most one a second per CPU, and the rest at the end.
+ * Five bursts into a one-page ring, each while the tool is stopped, each
+ * read before the next: one notice at once, the other four losses in one
+ * notice at the end (more only if the bursts took longer than a second),
+ * each with the CPU's total and the time its first loss was seen.
+ */
+static void test_lost_rate(void)
+{
+	const char *prefix = "/tmp/pea-lrate-";
+	long long lines = 0, sum = 0, total = -1, t_prev = 0, t_bad = 0;
+	int bursts = 5, per = 100, rec, fit, events = 0, i, status;
+	char pid[16];
+	struct workload w;
+	struct pt_proc p;
+	long long t0, elapsed;
+
+	rec = burst_rec_size(prefix, true);
+	fit = pt_page_size() / rec;
+	wl_start(&w);
+	wl_do(&w, WL_PIN, 0, NULL);
+	snprintf(pid, sizeof(pid), "%d", w.pid);
+	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
+					  "ARG1", "--pid", pid, "--pages", "1",
+					  "--json", NULL }),
+	      "lost notices: attached with one-page rings");
+	t0 = pt_now_ms();
+	for (i = 0; i < bursts; i++) {
+		kill(p.pid, SIGSTOP);
+		waitpid(p.pid, &status, WUNTRACED);
+		wl_do(&w, WL_BURST, per, prefix);
+		kill(p.pid, SIGCONT);
+		while (events < (i + 1) * fit &&
+		       pt_proc_line(&p, false, line, sizeof(line),
+				    PT_TOOL_WAIT_MS)) {
+			if (pt_json_streq(line, "type", "event"))
+				events++;
+			if (!pt_json_streq(line, "type", "lost"))
+				continue;
+			lines++;
+			sum += pt_json_num(line, "lost", 0);
+			total = pt_json_num(line, "total", -1);
+			t_bad += pt_json_num(line, "time_ns", 0) < t_prev;
+			t_prev = pt_json_num(line, "time_ns", 0);
+		}
+	}
+	elapsed = pt_now_ms() - t0;
+	kill(p.pid, SIGTERM);
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (!pt_json_streq(line, "type", "lost"))
+			continue;
+		lines++;
+		sum += pt_json_num(line, "lost", 0);
+		total = pt_json_num(line, "total", -1);
+		t_bad += pt_json_num(line, "time_ns", 0) < t_prev;
+		t_prev = pt_json_num(line, "time_ns", 0);
+	}
+	PT_EQ(pt_proc_wait(&p), 0, "lost notices: exit 0");
+	pt_proc_close(&p);
+	wl_stop(&w);
+	pt_diag("%d bursts in %lld ms: %lld lost notices", bursts, elapsed,
+		lines);
+	PT_OK(lines >= 2 && lines <= 2 + elapsed / 1000,
+	      "lost notices: one a second at most, the rest at the end (%lld in %lld ms)",
+	      lines, elapsed);
+	PT_OK(sum == (long long)bursts * (per - fit) && total == sum && !t_bad &&
+	      t_prev > 0,
+	      "lost notices add up to %d, the last one's total too, times in order (%lld, %lld)",
+	      bursts * (per - fit), sum, total);
+}
+
 /* ---- --flight-recorder: the newest records, at the end ---- */
 
 static void test_flight(void)
@@ -814,6 +885,7 @@ int main(void)
 	test_human();
 	test_duration();
 	test_lost();
+	test_lost_rate();
 	test_flight();
 	test_order(false);
 	test_order(true);

@@ -347,6 +347,7 @@ static int trace_teardown(struct tracer *t, int rc)
 				tool_err("reading the rings: %s", strerror(-ret));
 				rc = PEA_EXIT_ERR;
 			}
+			t->final = true;
 			flush_batch(t);
 		}
 		live_clear(t);

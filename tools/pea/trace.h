@@ -51,7 +51,11 @@ struct trace_opts {
 struct cpu_count {
 	__u64 records;
 	__u64 bytes;
-	__u64 lost_new;		/* not yet announced */
+	__u64 lost_new;		/* not yet given to the --output writer */
+	__u64 lost_unsaid;	/* not yet announced */
+	__u64 lost_total;	/* announced and not, since the start */
+	__u64 lost_since_ns;	/* when the first unannounced loss was seen */
+	__u64 lost_next_ns;	/* the next announcement, at the earliest */
 };
 
 struct tracer {
@@ -67,6 +71,7 @@ struct tracer {
 	int ncpus;		/* entries of @cpus: possible CPUs */
 	__u64 shown, received, malformed, lost;
 	bool out_closed;	/* stdout went away (EPIPE) */
+	bool final;		/* the last drain: announce every loss */
 	bool oom;
 
 	bool live;		/* stderr is a terminal */

@@ -65,23 +65,43 @@ static void out_write(struct tracer *t, const struct trace_event *ev,
 	}
 }
 
+/*
+ * Losses go to the --output writer as they are seen, and are announced
+ * at most once a second per CPU (and at the end), each notice with the
+ * losses since the last one, the CPU's total and the time the first of
+ * them was seen (CLOCK_MONOTONIC ns, the clock of the event times).
+ */
 static void announce_lost(struct tracer *t)
 {
+	__u64 now = tool_now_ns();
 	int cpu;
 
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
-		__u64 n = t->cpus[cpu].lost_new;
+		struct cpu_count *c = &t->cpus[cpu];
+		__u64 n = c->lost_new;
 
-		if (!n)
+		if (n) {
+			c->lost_new = 0;
+			out_write(t, NULL, cpu, n);
+			if (!c->lost_unsaid)
+				c->lost_since_ns = now;
+			c->lost_unsaid += n;
+			c->lost_total += n;
+		}
+		if (!c->lost_unsaid || (!t->final && now < c->lost_next_ns))
 			continue;
-		t->cpus[cpu].lost_new = 0;
-		out_write(t, NULL, cpu, n);
+		n = c->lost_unsaid;
+		c->lost_unsaid = 0;
+		c->lost_next_ns = now + 1000000000ULL;
 		if (t->o.json && !t->out_closed)
-			printf("{\"type\":\"lost\",\"cpu\":%d,\"lost\":%llu}\n",
-			       cpu, (unsigned long long)n);
+			printf("{\"type\":\"lost\",\"cpu\":%d,\"lost\":%llu,\"total\":%llu,\"time_ns\":%llu}\n",
+			       cpu, (unsigned long long)n,
+			       (unsigned long long)c->lost_total,
+			       (unsigned long long)c->lost_since_ns);
 		else
-			fprintf(stderr, "pea: lost %llu records on CPU %d (the ring was full: try --pages %u, or --pid/--cpu to trace less)\n",
+			fprintf(stderr, "pea: lost %llu records on CPU %d (%llu in all there; the ring was full: try --pages %u, or --pid/--cpu to trace less)\n",
 				(unsigned long long)n, cpu,
+				(unsigned long long)c->lost_total,
 				t->o.pages * 4 > PEA_MAX_RING_PAGES ?
 				PEA_MAX_RING_PAGES : t->o.pages * 4);
 	}
