@@ -10,16 +10,20 @@
  * until the calls in flight have returned (pea_probe.c).
  *
  * A task that exits inside the function never returns: the kernel
- * recycles its instance at the task's last put without calling a handler.
- * A slot remembers its owner (global thread id and start time) so that a
- * scan can tell such a slot from a live one: the owner is gone when no
- * task has its thread id, a later task has it (reused), or the task has
- * exited (exit_state set: it runs no probed function to its end any
- * more). The idle tasks (thread id 0) never exit.
+ * recycles its instance at the task's last put (rethook_flush_task(),
+ * after the task has been reaped) without calling a handler. A slot
+ * remembers its owner (thread id, task, start time; its thread group and
+ * the group leader's start time) so that a scan can tell such a slot from
+ * a live one: the owner is gone when neither its thread id nor its thread
+ * group id names that same task any more. A zombie not yet reaped still
+ * holds its instance, so it counts as alive; a thread that exec'd from
+ * another than the group leader has taken the leader's id and start time
+ * (de_thread()), so it is found by its thread group id. The idle tasks
+ * (thread id 0) never exit.
  *
  * A slot's owner word: thread id + 1 in the low 23 bits (PID_MAX_LIMIT is
- * 2^22; 0: free), a PENDING bit while the claimer publishes its start
- * time, and a generation in the other 40 bits that every claim and every
+ * 2^22; 0: free), a PENDING bit while the claimer publishes who it is,
+ * and a generation in the other 40 bits that every claim and every
  * release advances: a cmpxchg() from a word read earlier fails once the
  * slot has changed hands in between. Claims and releases run in the
  * kprobe handlers, with preemption off, so the window between a read and
@@ -42,6 +46,18 @@
 #define PEA_IF_TID_MASK		(BIT_ULL(PEA_IF_TID_BITS) - 1)
 #define PEA_IF_PENDING		BIT_ULL(PEA_IF_TID_BITS)
 #define PEA_IF_GEN_SHIFT	(PEA_IF_TID_BITS + 1)
+#define PEA_IF_SCAN		64	/* slots a stale scan looks at, at most */
+
+/*
+ * Who holds a slot: the claimer writes it while the owner word has
+ * PENDING; @task is compared, never dereferenced.
+ */
+struct pea_inflight_who {
+	unsigned long task;
+	u64 start;		/* the task's start_time */
+	u64 leader_start;	/* its group leader's */
+	pid_t tgid;
+};
 
 /* The owner word that follows @old, for @who (thread id + 1; 0: free). */
 static u64 pea_inflight_next(u64 old, u64 who)
@@ -63,7 +79,9 @@ static bool pea_inflight_held(u64 o)
  */
 size_t pea_inflight_size(u32 nr)
 {
-	return 2 * kmalloc_size_roundup(array_size(nr, sizeof(u64)));
+	return kmalloc_size_roundup(array_size(nr, sizeof(atomic64_t))) +
+	       kmalloc_size_roundup(array_size(nr,
+					       sizeof(struct pea_inflight_who)));
 }
 
 /**
@@ -79,8 +97,8 @@ size_t pea_inflight_size(u32 nr)
 int pea_inflight_init(struct pea_inflight *f, u32 nr)
 {
 	f->owner = kvcalloc(nr, sizeof(*f->owner), GFP_KERNEL_ACCOUNT);
-	f->start = kvcalloc(nr, sizeof(*f->start), GFP_KERNEL_ACCOUNT);
-	if (!f->owner || !f->start) {
+	f->who = kvcalloc(nr, sizeof(*f->who), GFP_KERNEL_ACCOUNT);
+	if (!f->owner || !f->who) {
 		pea_inflight_free(f);
 		return -ENOMEM;
 	}
@@ -96,36 +114,44 @@ int pea_inflight_init(struct pea_inflight *f, u32 nr)
 void pea_inflight_free(struct pea_inflight *f)
 {
 	kvfree(f->owner);
-	kvfree(f->start);
+	kvfree(f->who);
 	f->owner = NULL;
-	f->start = NULL;
+	f->who = NULL;
 	f->nr = 0;
 }
 
 /*
  * Whether slot @i's owner, as its word @o names it, can never return: see
  * the file's comment. @o was read with acquire and without PENDING, so
- * the start time read here is the owner's.
+ * what is read of @who here is the owner's.
  */
 static bool pea_inflight_stale(struct pea_inflight *f, u32 i, u64 o)
 {
+	const struct pea_inflight_who *w = &f->who[i];
 	pid_t tid = (pid_t)(o & PEA_IF_TID_MASK) - 1;
-	u64 start = READ_ONCE(f->start[i]);
+	unsigned long task = READ_ONCE(w->task);
 	struct task_struct *t;
-	bool stale;
+	bool live;
 
 	if (!tid)
 		return false;
 	rcu_read_lock();
 	t = pid_task(find_pid_ns(tid, &init_pid_ns), PIDTYPE_PID);
-	stale = !t || t->start_time != start || READ_ONCE(t->exit_state);
+	live = t && (unsigned long)t == task &&
+	       t->start_time == READ_ONCE(w->start);
+	if (!live) {
+		t = pid_task(find_pid_ns(READ_ONCE(w->tgid), &init_pid_ns),
+			     PIDTYPE_PID);
+		live = t && (unsigned long)t == task &&
+		       t->start_time == READ_ONCE(w->leader_start);
+	}
 	rcu_read_unlock();
-	return stale;
+	return !live;
 }
 
 /*
- * Take slot @i from its owner word @old for the current task. Its start
- * time is published (release) before the word loses PENDING, for
+ * Take slot @i from its owner word @old for the current task. Who it is
+ * is published (release) before the word loses PENDING, for
  * pea_inflight_stale() on other CPUs.
  */
 static bool pea_inflight_take(struct pea_inflight *f, u32 i, u64 old,
@@ -136,7 +162,10 @@ static bool pea_inflight_take(struct pea_inflight *f, u32 i, u64 old,
 	if (atomic64_cmpxchg_acquire(&f->owner[i], old,
 				     mine | PEA_IF_PENDING) != old)
 		return false;
-	WRITE_ONCE(f->start[i], current->start_time);
+	WRITE_ONCE(f->who[i].task, (unsigned long)current);
+	WRITE_ONCE(f->who[i].start, current->start_time);
+	WRITE_ONCE(f->who[i].leader_start, current->group_leader->start_time);
+	WRITE_ONCE(f->who[i].tgid, current->tgid);
 	atomic64_set_release(&f->owner[i], mine);
 	*owner = mine;
 	return true;
@@ -144,18 +173,21 @@ static bool pea_inflight_take(struct pea_inflight *f, u32 i, u64 old,
 
 /*
  * A slot whose owner can never return, taken for the current task, or
- * -1. A scan that finds none stops the others for the rest of the jiffy:
- * with every slot held by a live call the scan (a pid lookup per slot) is
- * not repeated on every call.
+ * -1. A scan looks at PEA_IF_SCAN slots at most, from where the last one
+ * stopped (a pid lookup each, in a probe handler); one that finds none
+ * stops the others for the rest of the jiffy, so that a table full of
+ * live calls is not scanned on every call.
  */
-static int pea_inflight_reclaim(struct pea_inflight *f, u32 h, u64 *owner)
+static int pea_inflight_reclaim(struct pea_inflight *f, u64 *owner)
 {
 	u32 n = f->nr, i, k;
 	u64 o, now = get_jiffies_64();
 
 	if (time_before64(now, (u64)atomic64_read(&f->next_reclaim)))
 		return -1;
-	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+	i = (u32)atomic_add_return(PEA_IF_SCAN, &f->cursor) % n;
+	for (k = 0; k < min_t(u32, n, PEA_IF_SCAN);
+	     k++, i = i + 1 == n ? 0 : i + 1) {
 		o = atomic64_read_acquire(&f->owner[i]);
 		if ((o & PEA_IF_TID_MASK) && !(o & PEA_IF_PENDING) &&
 		    pea_inflight_stale(f, i, o) &&
@@ -189,7 +221,7 @@ int pea_inflight_claim(struct pea_inflight *f, u64 *owner)
 		if (!pea_inflight_held(o) && pea_inflight_take(f, i, o, owner))
 			return i;
 	}
-	return pea_inflight_reclaim(f, h, owner);
+	return pea_inflight_reclaim(f, owner);
 }
 
 /**

@@ -12,13 +12,16 @@
 /*
  * A table of @nr slots, each free or held by one call of one task: the
  * slot's owner word (the task's global thread id + 1, a PENDING bit, a
- * generation) and the owner's start time.
+ * generation) and who the owner is (pea_inflight.c).
  */
+struct pea_inflight_who;
+
 struct pea_inflight {
 	u32 nr;
+	atomic_t cursor;		/* where the next stale scan starts */
 	atomic64_t next_reclaim;	/* jiffies_64: the next stale scan */
 	atomic64_t *owner;
-	u64 *start;
+	struct pea_inflight_who *who;
 };
 
 size_t pea_inflight_size(u32 nr);
