@@ -158,7 +158,7 @@ void pea_map_get(struct pea_map *map);
 struct pea_map *pea_map_fget(int fd);
 int pea_maps_show(struct seq_file *m, void *v);
 
-/* pea_probe.c */
+/* pea_kprobe.c */
 /*
  * The old sizes of the attach ioctls' numbers (the attr's size is part of
  * them): binaries built before kstack_depth send these.

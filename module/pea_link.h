@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pea: links, what a producer attach returns (kprobes and kretprobes in
- * pea_probe.c, tracepoints in pea_tp.c, uprobes in pea_uprobe.c, netfilter
+ * pea_kprobe.c, tracepoints in pea_tp.c, uprobes in pea_uprobe.c, netfilter
  * hooks in pea_nf.c). Nothing here is ABI.
  */
 #ifndef _PEA_LINK_H
@@ -106,7 +106,7 @@ struct pea_link {
 	char symbol[PEA_SYM_LEN];
 };
 
-/* pea_probe.c: what every kind of link shares */
+/* pea_kprobe.c: what every kind of link shares */
 struct pea_link *pea_link_alloc(struct pea_map *map, enum pea_link_kind kind,
 				u64 id, u32 flags, int filter_tgid,
 				int filter_cpu);
