@@ -170,6 +170,8 @@ int pea_maps_show(struct seq_file *m, void *v);
 
 long pea_probe_attach(struct pea_map *map,
 		      const struct pea_probe_attr __user *ua);
+
+/* pea_link.c */
 int pea_links_show(struct seq_file *m, void *v);
 
 /* pea_tp.c */

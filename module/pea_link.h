@@ -106,7 +106,7 @@ struct pea_link {
 	char symbol[PEA_SYM_LEN];
 };
 
-/* pea_kprobe.c: what every kind of link shares */
+/* pea_link.c: what every kind of link shares */
 struct pea_link *pea_link_alloc(struct pea_map *map, enum pea_link_kind kind,
 				u64 id, u32 flags, int filter_tgid,
 				int filter_cpu);

@@ -5,7 +5,7 @@
  *
  * PEA_MAP_IOC_ATTACH_NF on a map fd registers a netfilter hook in the
  * caller's network namespace and returns a link fd (the link rules of
- * pea_kprobe.c). The hook always accepts the packet. Per packet it writes
+ * pea_link.c). The hook always accepts the packet. Per packet it writes
  * one record through pea_skb_output(), one reservation: a struct
  * pea_nf_record, then the packet's first bytes from skb->data (the network
  * header at every inet hook), linear part and fragments alike.

@@ -3,7 +3,7 @@
  * pea: tracepoint producers.
  *
  * PEA_MAP_IOC_ATTACH_TP on a map fd attaches to a trace event and returns
- * a link fd (the link rules of pea_kprobe.c). The producer is a kernel perf
+ * a link fd (the link rules of pea_link.c). The producer is a kernel perf
  * event per online CPU: type PERF_TYPE_TRACEPOINT, config the event id,
  * sample_period 1, sample_type PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD, and
  * an overflow handler instead of a perf ring. perf builds the event's
