@@ -24,7 +24,7 @@
 #include <asm/unwind.h>
 #endif
 #include "pea_internal.h"
-#include "pea_link.h"
+#include "pea_kstack.h"
 
 /**
  * pea_kstack_check() - validate an attach attr's kstack fields

@@ -7,7 +7,6 @@
 #ifndef _PEA_LINK_H
 #define _PEA_LINK_H
 
-#include <linux/align.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/path.h>
@@ -133,12 +132,6 @@ static inline void pea_link_count_hit(struct pea_link *l)
 
 int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
 		       const void __user *ua);
-void pea_read_args(struct pt_regs *regs, u64 *args);
-u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags);
-void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
-		    u64 latency, u16 flags, const void *cap, u32 caplen);
-void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
-		   struct pt_regs *regs);
 
 /*
  * A handler's per-CPU scratch space, one slot per nesting level: the
@@ -151,27 +144,6 @@ struct pea_scratch {
 
 struct pea_scratch *pea_scratch_get(void);
 void pea_scratch_put(void);
-
-/* pea_kstack.c */
-int pea_kstack_check(u32 depth, u32 reserved);
-u32 pea_kstack_save(struct pt_regs *regs, u64 ip0, u64 *ips, u32 max);
-void pea_kstack_put(void *rec, u32 used, const u64 *ips, u32 nr);
-
-/* Where struct pea_kstack starts in a record whose other bytes are @used. */
-static inline u32 pea_kstack_offset(u32 used)
-{
-	return ALIGN(used, 8);
-}
-
-/*
- * The size of a record whose other bytes are @used, with a stack of @nr
- * entries after them (none for 0).
- */
-static inline u32 pea_kstack_rec_size(u32 used, u32 nr)
-{
-	return nr ? pea_kstack_offset(used) + sizeof(struct pea_kstack) +
-		    nr * sizeof(__u64) : used;
-}
 
 /* pea_tp.c */
 void pea_tp_unregister(struct pea_link *l);

@@ -39,6 +39,7 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_kstack.h"
 #include "pea_perm.h"
 
 /*

@@ -50,6 +50,7 @@
 #include <linux/uprobes.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_probe_rec.h"
 #include "pea_compat.h"
 
 #define PEA_UPROBE_DEPTH	4
