@@ -151,6 +151,7 @@ extern struct pea_objects pea_objects;
 
 struct seq_file;
 struct file;
+struct pea_provider;
 
 /* pea_map.c */
 long pea_map_create(const struct pea_map_attr __user *uattr);
@@ -168,28 +169,29 @@ int pea_maps_show(struct seq_file *m, void *v);
 #define PEA_MAP_IOC_ATTACH_TP_VER0 \
 	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x15, PEA_TP_ATTR_SIZE_VER0)
 
-long pea_probe_attach(struct pea_map *map,
-		      const struct pea_probe_attr __user *ua);
+long pea_probe_attach(struct pea_map *map, const void __user *ua);
+extern const struct pea_provider pea_kprobe_provider;
 
 /* pea_link.c */
 int pea_links_show(struct seq_file *m, void *v);
 
 /* pea_tp.c */
-long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua);
+long pea_tp_attach(struct pea_map *map, const void __user *ua);
+extern const struct pea_provider pea_tp_provider;
 /* pea_nf.c, built on kernels with netfilter (PEA_HAVE_NETFILTER) */
 #ifdef PEA_HAVE_NETFILTER
-long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua);
+long pea_nf_attach(struct pea_map *map, const void __user *ua);
+extern const struct pea_provider pea_nf_provider;
 #else
-static inline long pea_nf_attach(struct pea_map *map,
-				 const struct pea_nf_attr __user *ua)
+static inline long pea_nf_attach(struct pea_map *map, const void __user *ua)
 {
 	return -EOPNOTSUPP;
 }
 #endif
 
 /* pea_uprobe.c */
-long pea_uprobe_attach(struct pea_map *map,
-		       const struct pea_uprobe_attr __user *ua);
+long pea_uprobe_attach(struct pea_map *map, const void __user *ua);
+extern const struct pea_provider pea_uprobe_provider;
 
 /* pea_debugfs.c */
 void pea_debugfs_init(void);

@@ -191,7 +191,7 @@ static int pea_kprobe_rearm(struct pea_link *l)
 				    register_kprobe(&l->kp);
 }
 
-static int pea_link_register(struct pea_link *l, const void *arg)
+static int pea_kprobe_register(struct pea_link *l, const void *arg)
 {
 	const struct pea_probe_attr *a = arg;
 	size_t isize;
@@ -273,8 +273,7 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  * as trace_kprobe), -ENOMEM (no memory; max_user_probe_kb or
  * max_probe_kb reached), -EMFILE.
  */
-long pea_probe_attach(struct pea_map *map,
-		      const struct pea_probe_attr __user *ua)
+long pea_probe_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_probe_attr a;
 	struct pea_link *l;
@@ -299,8 +298,8 @@ long pea_probe_attach(struct pea_map *map,
 	err = pea_probe_lockdown(&a);
 	if (err)
 		return err;
-	l = pea_link_alloc(map, PEA_LINK_KPROBE, a.id, a.flags, a.filter_tgid,
-			   a.filter_cpu);
+	l = pea_link_alloc(map, &pea_kprobe_provider, a.id, a.flags,
+			   a.filter_tgid, a.filter_cpu);
 	if (IS_ERR(l))
 		return PTR_ERR(l);
 	l->capture_arg = a.capture_arg;
@@ -318,6 +317,35 @@ long pea_probe_attach(struct pea_map *map,
 			return err;
 		}
 	}
-	return pea_link_install(l, a.flags & PEA_PROBE_F_CLOEXEC,
-				pea_link_register, &a);
+	return pea_link_install(l, a.flags & PEA_PROBE_F_CLOEXEC, &a);
 }
+
+static void pea_kprobe_unregister(struct pea_link *l)
+{
+	if (pea_link_is_ret(l))
+		unregister_kretprobe(&l->rp);
+	else
+		unregister_kprobe(&l->kp);
+	/*
+	 * Both wait for an RCU grace period after disarming: no handler of
+	 * this link runs any more. Calls of a kretprobe's function still in
+	 * flight return through the rethook with its handler cleared.
+	 */
+}
+
+/* Missed: the hits the kprobe layer itself missed. */
+static void pea_kprobe_info(const struct pea_link *l,
+			    const struct pea_link_stats *sum,
+			    struct pea_link_info *info)
+{
+	info->missed = pea_link_is_ret(l) ? l->rp.nmissed + l->rp.kp.nmissed :
+					    l->kp.nmissed;
+}
+
+const struct pea_provider pea_kprobe_provider = {
+	.name = "kprobe",
+	.attach = pea_probe_attach,
+	.reg = pea_kprobe_register,
+	.unregister = pea_kprobe_unregister,
+	.info = pea_kprobe_info,
+};

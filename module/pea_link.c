@@ -11,7 +11,6 @@
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
@@ -35,11 +34,6 @@ static DEFINE_PER_CPU(struct pea_scratch_bufs, pea_scratch_bufs);
 static LIST_HEAD(pea_links);
 static DEFINE_MUTEX(pea_links_lock);
 static atomic_t pea_nr_links = ATOMIC_INIT(0);
-
-static bool pea_link_is_ret(const struct pea_link *l)
-{
-	return l->flags & PEA_PROBE_F_RETPROBE;
-}
 
 /**
  * pea_link_filtered_cpu() - whether the CPU filter rejects this hit
@@ -123,33 +117,14 @@ void pea_scratch_put(void)
 	this_cpu_dec(pea_scratch_bufs.level);
 }
 
-static void pea_link_unregister(struct pea_link *l)
-{
-	if (l->kind == PEA_LINK_TP)
-		pea_tp_unregister(l);
-	else if (l->kind == PEA_LINK_UPROBE)
-		pea_uprobe_unregister(l);
-	else if (l->kind == PEA_LINK_NF)
-		pea_nf_unregister(l);
-	else if (pea_link_is_ret(l))
-		unregister_kretprobe(&l->rp);
-	else
-		unregister_kprobe(&l->kp);
-	/*
-	 * Both wait for an RCU grace period after disarming: no handler of
-	 * this link runs any more. Calls of a kretprobe's function still in
-	 * flight return through the rethook with its handler cleared.
-	 */
-}
-
 /**
  * pea_link_free() - free a link that is not (or no longer) registered
  * @l: the link, from pea_link_alloc()
  */
 void pea_link_free(struct pea_link *l)
 {
-	if (l->kind == PEA_LINK_UPROBE)
-		pea_uprobe_free(l);
+	if (l->provider->free)
+		l->provider->free(l);
 	pea_quota_unlink(l);
 	if (l->counter_map)
 		pea_map_put(l->counter_map);
@@ -168,7 +143,7 @@ static int pea_link_release(struct inode *inode, struct file *file)
 	mutex_lock(&pea_links_lock);
 	list_del(&l->node);
 	mutex_unlock(&pea_links_lock);
-	pea_link_unregister(l);
+	l->provider->unregister(l);
 	pea_link_free(l);
 	return 0;
 }
@@ -195,38 +170,35 @@ static void pea_link_sum(struct pea_link *l, struct pea_link_stats *sum)
 	}
 }
 
-static unsigned long pea_link_missed(struct pea_link *l,
-				     const struct pea_link_stats *sum)
+/* PEA_LINK_IOC_INFO's answer: the common part, then the kind's. */
+static void pea_link_get_info(struct pea_link *l, struct pea_link_info *info)
 {
-	if (l->kind == PEA_LINK_TP || l->kind == PEA_LINK_NF)
-		return 0;
-	if (l->kind == PEA_LINK_UPROBE)
-		return sum->missed;
-	return pea_link_is_ret(l) ? l->rp.nmissed + l->rp.kp.nmissed :
-				    l->kp.nmissed;
+	struct pea_link_stats sum;
+
+	memset(info, 0, sizeof(*info));
+	info->id = l->rec_id;
+	info->addr = READ_ONCE(l->addr);
+	info->flags = l->flags;
+	info->map_id = l->map->id;
+	pea_link_sum(l, &sum);
+	info->hits = sum.hits + sum.filtered;
+	info->written = sum.written;
+	info->filtered = sum.filtered;
+	info->errors = sum.errors;
+	memcpy(info->symbol, l->symbol, sizeof(info->symbol));
+	if (l->provider->info)
+		l->provider->info(l, &sum, info);
 }
 
 static long pea_link_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
 	struct pea_link *l = file->private_data;
-	struct pea_link_info info = {
-		.id = l->rec_id,
-		.addr = READ_ONCE(l->addr),
-		.flags = l->flags,
-		.map_id = l->map->id,
-	};
-	struct pea_link_stats sum;
+	struct pea_link_info info;
 
 	if (cmd != PEA_LINK_IOC_INFO)
 		return -ENOTTY;
-	pea_link_sum(l, &sum);
-	info.hits = sum.hits + sum.filtered;
-	info.written = sum.written;
-	info.filtered = sum.filtered;
-	info.errors = sum.errors;
-	info.missed = pea_link_missed(l, &sum);
-	memcpy(info.symbol, l->symbol, sizeof(info.symbol));
+	pea_link_get_info(l, &info);
 	return copy_to_user((void __user *)arg, &info, sizeof(info)) ?
 		-EFAULT : 0;
 }
@@ -269,7 +241,7 @@ int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
  * pea_link_alloc() - a new link on @map, counted against PEA_MAX_LINKS
  * and the caller's max_user_links, its struct charged (pea_quota.c)
  * @map: the map the producer writes into (a reference is taken)
- * @kind: PEA_LINK_*
+ * @provider: its kind
  * @id: the producer id records carry (0: the link's own id)
  * @flags: the attach flags
  * @filter_tgid: only this process (0: any), in the caller's pid namespace
@@ -278,9 +250,9 @@ int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
  * Return: the link, or ERR_PTR(-EMLINK) (PEA_MAX_LINKS, max_user_links) or
  * ERR_PTR(-ENOMEM) (no memory, max_user_probe_kb, max_probe_kb).
  */
-struct pea_link *pea_link_alloc(struct pea_map *map, enum pea_link_kind kind,
-				u64 id, u32 flags, int filter_tgid,
-				int filter_cpu)
+struct pea_link *pea_link_alloc(struct pea_map *map,
+				const struct pea_provider *provider, u64 id,
+				u32 flags, int filter_tgid, int filter_cpu)
 {
 	struct pea_link *l;
 	int err;
@@ -312,7 +284,7 @@ struct pea_link *pea_link_alloc(struct pea_map *map, enum pea_link_kind kind,
 	atomic_inc(&pea_objects.links);
 	pea_map_get(map);
 	l->map = map;
-	l->kind = kind;
+	l->provider = provider;
 	l->id = pea_next_id();
 	l->rec_id = id ? id : l->id;
 	l->flags = flags;
@@ -332,18 +304,16 @@ undo_count:
  * pea_link_install() - register a link and give it a file and an fd
  * @l: the link, from pea_link_alloc(); freed on failure
  * @cloexec: O_CLOEXEC on the fd
- * @reg: registers the producer (it may fire at once)
- * @arg: passed to @reg
+ * @arg: passed to its provider's reg, which registers the producer (it
+ *       may fire at once)
  *
  * The fd number is visible (another thread may close it by number) from
  * fd_install() on: the link is registered, listed and owned by its file
  * before that, and nothing after it can fail.
  *
- * Return: the link fd, or @reg's error, -EMFILE, -ENOMEM.
+ * Return: the link fd, or reg's error, -EMFILE, -ENOMEM.
  */
-long pea_link_install(struct pea_link *l, bool cloexec,
-		      int (*reg)(struct pea_link *l, const void *arg),
-		      const void *arg)
+long pea_link_install(struct pea_link *l, bool cloexec, const void *arg)
 {
 	struct file *file;
 	long err;
@@ -354,13 +324,13 @@ long pea_link_install(struct pea_link *l, bool cloexec,
 		pea_link_free(l);
 		return fd;
 	}
-	err = reg(l, arg);
+	err = l->provider->reg(l, arg);
 	if (err)
 		goto put_fd;
 	file = anon_inode_getfile("[pea_link]", &pea_link_fops, l, O_RDWR);
 	if (IS_ERR(file)) {
 		err = PTR_ERR(file);
-		pea_link_unregister(l);
+		l->provider->unregister(l);
 		goto put_fd;
 	}
 	mutex_lock(&pea_links_lock);
@@ -384,17 +354,17 @@ put_fd:
  */
 int pea_links_show(struct seq_file *m, void *v)
 {
-	struct pea_link_stats sum;
+	struct pea_link_info info;
 	struct pea_link *l;
 
 	seq_puts(m, "# link_id map_id symbol flags hits written filtered errors missed\n");
 	mutex_lock(&pea_links_lock);
 	list_for_each_entry(l, &pea_links, node) {
-		pea_link_sum(l, &sum);
-		seq_printf(m, "%llu %llu %s 0x%x %llu %llu %llu %llu %lu\n",
-			   l->id, l->map->id, l->symbol, l->flags,
-			   sum.hits + sum.filtered, sum.written, sum.filtered,
-			   sum.errors, pea_link_missed(l, &sum));
+		pea_link_get_info(l, &info);
+		seq_printf(m, "%llu %llu %s 0x%x %llu %llu %llu %llu %llu\n",
+			   l->id, l->map->id, l->symbol, l->flags, info.hits,
+			   info.written, info.filtered, info.errors,
+			   info.missed);
 	}
 	mutex_unlock(&pea_links_lock);
 	return 0;

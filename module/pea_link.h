@@ -23,13 +23,6 @@ struct pea_quota;
 struct perf_event;
 struct pid_namespace;
 
-enum pea_link_kind {
-	PEA_LINK_KPROBE = 1,	/* kprobe or kretprobe (flags say which) */
-	PEA_LINK_TP = 2,	/* trace event, through perf */
-	PEA_LINK_UPROBE = 3,	/* uprobe or uretprobe (flags say which) */
-	PEA_LINK_NF = 4,	/* netfilter hook */
-};
-
 struct pea_link_stats {
 	u64 hits;
 	u64 written;
@@ -81,7 +74,7 @@ struct pea_link {
 		struct pea_nf_link nf;
 #endif
 	};
-	enum pea_link_kind kind;
+	const struct pea_provider *provider;	/* its kind */
 	struct pea_map *map;
 	struct pea_map *counter_map;	/* PEA_PROBE_F_COUNTERS, else NULL */
 	u64 id;			/* the link's own id */
@@ -105,14 +98,43 @@ struct pea_link {
 	char symbol[PEA_SYM_LEN];
 };
 
+/**
+ * struct pea_provider - one kind of producer, as the link core sees it
+ * @name:       the kind ("kprobe", "tracepoint", ...)
+ * @attach:     its PEA_MAP_IOC_ATTACH_* on @map with the attr at @ua: the
+ *              permission checks, the attr copied (pea_link_copy_attr())
+ *              and checked, the link allocated (pea_link_alloc()) and
+ *              filled, then pea_link_install(); a link fd or -errno
+ * @reg:        register the producer of @l with what @attach handed
+ *              pea_link_install(); it may fire at once
+ * @unregister: undo @reg; returns when no handler of @l runs any more
+ * @free:       optional: release what the kind holds in @l, whether @reg
+ *              ran or not (pea_link_free())
+ * @info:       optional: the kind's part of PEA_LINK_IOC_INFO, which the
+ *              debugfs links file prints too: @info->missed, from the
+ *              stats summed in @sum (0 without @info)
+ *
+ * Each kind has one const struct pea_provider in a file of its own; the
+ * link core reaches a kind only through it, and the map's attach ioctl
+ * finds it in one table.
+ */
+struct pea_provider {
+	const char *name;
+	long (*attach)(struct pea_map *map, const void __user *ua);
+	int (*reg)(struct pea_link *l, const void *arg);
+	void (*unregister)(struct pea_link *l);
+	void (*free)(struct pea_link *l);
+	void (*info)(const struct pea_link *l,
+		     const struct pea_link_stats *sum,
+		     struct pea_link_info *info);
+};
+
 /* pea_link.c: what every kind of link shares */
-struct pea_link *pea_link_alloc(struct pea_map *map, enum pea_link_kind kind,
-				u64 id, u32 flags, int filter_tgid,
-				int filter_cpu);
+struct pea_link *pea_link_alloc(struct pea_map *map,
+				const struct pea_provider *provider, u64 id,
+				u32 flags, int filter_tgid, int filter_cpu);
 void pea_link_free(struct pea_link *l);
-long pea_link_install(struct pea_link *l, bool cloexec,
-		      int (*reg)(struct pea_link *l, const void *arg),
-		      const void *arg);
+long pea_link_install(struct pea_link *l, bool cloexec, const void *arg);
 bool pea_link_filtered(struct pea_link *l);
 bool pea_link_filtered_cpu(struct pea_link *l);
 bool pea_link_filtered_tgid(struct pea_link *l);
@@ -144,20 +166,5 @@ struct pea_scratch {
 
 struct pea_scratch *pea_scratch_get(void);
 void pea_scratch_put(void);
-
-/* pea_tp.c */
-void pea_tp_unregister(struct pea_link *l);
-
-/* pea_uprobe.c */
-void pea_uprobe_unregister(struct pea_link *l);
-void pea_uprobe_free(struct pea_link *l);
-/* pea_nf.c */
-#ifdef PEA_HAVE_NETFILTER
-void pea_nf_unregister(struct pea_link *l);
-#else
-static inline void pea_nf_unregister(struct pea_link *l)
-{
-}
-#endif
 
 #endif /* _PEA_LINK_H */

@@ -105,7 +105,7 @@ static unsigned int pea_nf_hook(void *priv, struct sk_buff *skb,
  * Hooks run under rcu_read_lock(): after the grace period no hook of @l
  * runs any more. Drops the link's namespace reference.
  */
-void pea_nf_unregister(struct pea_link *l)
+static void pea_nf_unregister(struct pea_link *l)
 {
 	if (!l->nf.net)
 		return;
@@ -162,7 +162,7 @@ static int pea_nf_check_attr(const struct pea_nf_attr *a)
  * (priority INT_MIN or INT_MAX), -EMLINK (PEA_MAX_LINKS live),
  * nf_register_net_hook()'s errors, -ENOMEM, -EMFILE.
  */
-long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua)
+long pea_nf_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_nf_attr a;
 	struct pea_link *l;
@@ -182,7 +182,7 @@ long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua)
 	err = pea_nf_check_attr(&a);
 	if (err)
 		return err;
-	l = pea_link_alloc(map, PEA_LINK_NF, a.id, a.flags, 0, -1);
+	l = pea_link_alloc(map, &pea_nf_provider, a.id, a.flags, 0, -1);
 	if (IS_ERR(l))
 		return PTR_ERR(l);
 	l->nf.packet_len = a.packet_len;
@@ -194,6 +194,12 @@ long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua)
 	snprintf(l->symbol, sizeof(l->symbol), "netfilter:%s:%s",
 		 a.family == PEA_NF_IPV4 ? "ipv4" : "ipv6",
 		 pea_nf_hook_names[a.hook]);
-	return pea_link_install(l, a.flags & PEA_NF_F_CLOEXEC, pea_nf_register,
-				NULL);
+	return pea_link_install(l, a.flags & PEA_NF_F_CLOEXEC, NULL);
 }
+
+const struct pea_provider pea_nf_provider = {
+	.name = "netfilter",
+	.attach = pea_nf_attach,
+	.reg = pea_nf_register,
+	.unregister = pea_nf_unregister,
+};

@@ -274,7 +274,7 @@ put:
  * around it); the grace period then covers any reader of the event list
  * still walking it. After this no handler of @l runs.
  */
-void pea_tp_unregister(struct pea_link *l)
+static void pea_tp_unregister(struct pea_link *l)
 {
 	unsigned int cpu;
 
@@ -420,7 +420,7 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
  * max_user_probe_kb or max_probe_kb reached: a perf event per CPU is
  * charged), -EMFILE.
  */
-long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
+long pea_tp_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_tp_attr a;
 	struct pea_link *l;
@@ -436,7 +436,7 @@ long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
 	err = pea_tp_check_attr(&a);
 	if (err)
 		return err;
-	l = pea_link_alloc(map, PEA_LINK_TP, a.id, a.flags, a.filter_tgid,
+	l = pea_link_alloc(map, &pea_tp_provider, a.id, a.flags, a.filter_tgid,
 			   a.filter_cpu);
 	if (IS_ERR(l))
 		return PTR_ERR(l);
@@ -446,6 +446,12 @@ long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
 	l->kstack_depth = a.kstack_depth;
 	memcpy(l->tp.preds, a.preds, sizeof(l->tp.preds));
 	memcpy(l->symbol, a.name, sizeof(l->symbol));
-	return pea_link_install(l, a.flags & PEA_TP_F_CLOEXEC, pea_tp_register,
-				NULL);
+	return pea_link_install(l, a.flags & PEA_TP_F_CLOEXEC, NULL);
 }
+
+const struct pea_provider pea_tp_provider = {
+	.name = "tracepoint",
+	.attach = pea_tp_attach,
+	.reg = pea_tp_register,
+	.unregister = pea_tp_unregister,
+};

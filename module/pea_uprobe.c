@@ -416,7 +416,7 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
  * uretprobe's function in flight return through the kernel's trampoline
  * without calling it.
  */
-void pea_uprobe_unregister(struct pea_link *l)
+static void pea_uprobe_unregister(struct pea_link *l)
 {
 	pea_uprobe_unregister_wait(l->up.inode, l->up.offset, l->up.uprobe,
 				   &l->up.uc);
@@ -426,7 +426,7 @@ void pea_uprobe_unregister(struct pea_link *l)
  * pea_uprobe_free() - release what a uprobe link holds (from pea_link_free())
  * @l: the link, not registered
  */
-void pea_uprobe_free(struct pea_link *l)
+static void pea_uprobe_free(struct pea_link *l)
 {
 	if (l->up.path.dentry)
 		path_put(&l->up.path);
@@ -562,8 +562,7 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
  * (path_fd), -ENOENT and the other path lookup errors, -EMLINK
  * (PEA_MAX_LINKS live), -ENOMEM, -EMFILE, uprobe_register()'s errors.
  */
-long pea_uprobe_attach(struct pea_map *map,
-		       const struct pea_uprobe_attr __user *ua)
+long pea_uprobe_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_uprobe_attr a;
 	struct pea_link *l;
@@ -587,8 +586,8 @@ long pea_uprobe_attach(struct pea_map *map,
 	err = pea_uprobe_path(&a, &path);
 	if (err)
 		return err;
-	l = pea_link_alloc(map, PEA_LINK_UPROBE, a.id, a.flags, a.filter_tgid,
-			   -1);
+	l = pea_link_alloc(map, &pea_uprobe_provider, a.id, a.flags,
+			   a.filter_tgid, -1);
 	if (IS_ERR(l)) {
 		path_put(&path);
 		return PTR_ERR(l);
@@ -599,6 +598,22 @@ long pea_uprobe_attach(struct pea_map *map,
 		pea_link_free(l);
 		return err;
 	}
-	return pea_link_install(l, a.flags & PEA_UPROBE_F_CLOEXEC,
-				pea_uprobe_register, NULL);
+	return pea_link_install(l, a.flags & PEA_UPROBE_F_CLOEXEC, NULL);
 }
+
+/* Missed: the returns that found no entry (PEA_UPROBE_DEPTH, maxactive). */
+static void pea_uprobe_info(const struct pea_link *l,
+			    const struct pea_link_stats *sum,
+			    struct pea_link_info *info)
+{
+	info->missed = sum->missed;
+}
+
+const struct pea_provider pea_uprobe_provider = {
+	.name = "uprobe",
+	.attach = pea_uprobe_attach,
+	.reg = pea_uprobe_register,
+	.unregister = pea_uprobe_unregister,
+	.free = pea_uprobe_free,
+	.info = pea_uprobe_info,
+};
