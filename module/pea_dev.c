@@ -12,6 +12,7 @@
 #include <linux/workqueue.h>
 #include "pea_internal.h"
 #include "pea_counter.h"
+#include "pea_provider.h"
 #include "pea_quota.h"
 
 static ushort dev_mode = 0600;
@@ -60,6 +61,7 @@ static int __init pea_init(void)
 		return -ENOMEM;
 	pea_limits_init();
 	pea_quota_init();
+	pea_attach_init();
 	err = pea_counter_init();
 	if (err) {
 		pea_limits_exit();

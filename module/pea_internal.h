@@ -151,47 +151,17 @@ extern struct pea_objects pea_objects;
 
 struct seq_file;
 struct file;
-struct pea_provider;
+struct pea_attach;
 
 /* pea_map.c */
 long pea_map_create(const struct pea_map_attr __user *uattr);
 void pea_map_get(struct pea_map *map);
 struct pea_map *pea_map_fget(int fd);
 int pea_maps_show(struct seq_file *m, void *v);
-
-/* pea_kprobe.c */
-/*
- * The old sizes of the attach ioctls' numbers (the attr's size is part of
- * them): binaries built before kstack_depth send these.
- */
-#define PEA_MAP_IOC_ATTACH_PROBE_VER0 \
-	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x14, PEA_PROBE_ATTR_SIZE_VER0)
-#define PEA_MAP_IOC_ATTACH_TP_VER0 \
-	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x15, PEA_TP_ATTR_SIZE_VER0)
-
-long pea_probe_attach(struct pea_map *map, const void __user *ua);
-extern const struct pea_provider pea_kprobe_provider;
+void pea_map_attach_init(const struct pea_attach *table, unsigned int nr);
 
 /* pea_link.c */
 int pea_links_show(struct seq_file *m, void *v);
-
-/* pea_tp.c */
-long pea_tp_attach(struct pea_map *map, const void __user *ua);
-extern const struct pea_provider pea_tp_provider;
-/* pea_nf.c, built on kernels with netfilter (PEA_HAVE_NETFILTER) */
-#ifdef PEA_HAVE_NETFILTER
-long pea_nf_attach(struct pea_map *map, const void __user *ua);
-extern const struct pea_provider pea_nf_provider;
-#else
-static inline long pea_nf_attach(struct pea_map *map, const void __user *ua)
-{
-	return -EOPNOTSUPP;
-}
-#endif
-
-/* pea_uprobe.c */
-long pea_uprobe_attach(struct pea_map *map, const void __user *ua);
-extern const struct pea_provider pea_uprobe_provider;
 
 /* pea_debugfs.c */
 void pea_debugfs_init(void);

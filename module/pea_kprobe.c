@@ -37,6 +37,7 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_provider.h"
 #include "pea_kstack.h"
 #include "pea_probe_rec.h"
 #include "pea_compat.h"
@@ -255,7 +256,7 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
 }
 
 /**
- * pea_probe_attach() - PEA_MAP_IOC_ATTACH_PROBE: attach a producer
+ * pea_kprobe_attach() - PEA_MAP_IOC_ATTACH_PROBE: attach a producer
  * @map: the map the producer writes into (the ioctl's map fd)
  * @ua: struct pea_probe_attr in user memory
  *
@@ -273,7 +274,7 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  * as trace_kprobe), -ENOMEM (no memory; max_user_probe_kb or
  * max_probe_kb reached), -EMFILE.
  */
-long pea_probe_attach(struct pea_map *map, const void __user *ua)
+static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_probe_attr a;
 	struct pea_link *l;
@@ -344,7 +345,7 @@ static void pea_kprobe_info(const struct pea_link *l,
 
 const struct pea_provider pea_kprobe_provider = {
 	.name = "kprobe",
-	.attach = pea_probe_attach,
+	.attach = pea_kprobe_attach,
 	.reg = pea_kprobe_register,
 	.unregister = pea_kprobe_unregister,
 	.info = pea_kprobe_info,

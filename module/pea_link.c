@@ -20,6 +20,7 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_provider.h"
 
 /*
  * One scratch slot (a capture, +1 byte for the NUL probe, and a stack)

@@ -19,6 +19,7 @@
 #include "pea_quota.h"
 
 struct pea_map;
+struct pea_provider;
 struct pea_quota;
 struct perf_event;
 struct pid_namespace;
@@ -96,37 +97,6 @@ struct pea_link {
 	struct pea_link_stats __percpu *stats;
 	struct list_head node;	/* pea_links, under pea_links_lock */
 	char symbol[PEA_SYM_LEN];
-};
-
-/**
- * struct pea_provider - one kind of producer, as the link core sees it
- * @name:       the kind ("kprobe", "tracepoint", ...)
- * @attach:     its PEA_MAP_IOC_ATTACH_* on @map with the attr at @ua: the
- *              permission checks, the attr copied (pea_link_copy_attr())
- *              and checked, the link allocated (pea_link_alloc()) and
- *              filled, then pea_link_install(); a link fd or -errno
- * @reg:        register the producer of @l with what @attach handed
- *              pea_link_install(); it may fire at once
- * @unregister: undo @reg; returns when no handler of @l runs any more
- * @free:       optional: release what the kind holds in @l, whether @reg
- *              ran or not (pea_link_free())
- * @info:       optional: the kind's part of PEA_LINK_IOC_INFO, which the
- *              debugfs links file prints too: @info->missed, from the
- *              stats summed in @sum (0 without @info)
- *
- * Each kind has one const struct pea_provider in a file of its own; the
- * link core reaches a kind only through it, and the map's attach ioctl
- * finds it in one table.
- */
-struct pea_provider {
-	const char *name;
-	long (*attach)(struct pea_map *map, const void __user *ua);
-	int (*reg)(struct pea_link *l, const void *arg);
-	void (*unregister)(struct pea_link *l);
-	void (*free)(struct pea_link *l);
-	void (*info)(const struct pea_link *l,
-		     const struct pea_link_stats *sum,
-		     struct pea_link_info *info);
 };
 
 /* pea_link.c: what every kind of link shares */

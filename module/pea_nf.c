@@ -33,6 +33,7 @@
 #include <net/net_namespace.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_provider.h"
 #include "pea_perm.h"
 
 static const char * const pea_nf_hook_names[] = {
@@ -162,7 +163,7 @@ static int pea_nf_check_attr(const struct pea_nf_attr *a)
  * (priority INT_MIN or INT_MAX), -EMLINK (PEA_MAX_LINKS live),
  * nf_register_net_hook()'s errors, -ENOMEM, -EMFILE.
  */
-long pea_nf_attach(struct pea_map *map, const void __user *ua)
+static long pea_nf_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_nf_attr a;
 	struct pea_link *l;

@@ -39,6 +39,7 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_provider.h"
 #include "pea_kstack.h"
 #include "pea_perm.h"
 
@@ -420,7 +421,7 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
  * max_user_probe_kb or max_probe_kb reached: a perf event per CPU is
  * charged), -EMFILE.
  */
-long pea_tp_attach(struct pea_map *map, const void __user *ua)
+static long pea_tp_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_tp_attr a;
 	struct pea_link *l;

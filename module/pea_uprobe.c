@@ -50,6 +50,7 @@
 #include <linux/uprobes.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_provider.h"
 #include "pea_probe_rec.h"
 #include "pea_compat.h"
 
@@ -562,7 +563,7 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
  * (path_fd), -ENOENT and the other path lookup errors, -EMLINK
  * (PEA_MAX_LINKS live), -ENOMEM, -EMFILE, uprobe_register()'s errors.
  */
-long pea_uprobe_attach(struct pea_map *map, const void __user *ua)
+static long pea_uprobe_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_uprobe_attr a;
 	struct pea_link *l;
