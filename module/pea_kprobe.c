@@ -53,6 +53,23 @@ struct pea_rp_entry {
 	u8 capture[];
 };
 
+/* A kprobe link: the link, then its kprobe or kretprobe. */
+struct pea_kprobe_link {
+	struct pea_link link;	/* first: pea_link_free() frees it */
+	union {
+		struct kprobe kp;
+		struct kretprobe rp;
+	};
+	u32 kstack_off;		/* kretprobes: where the stack sits in ri->data */
+};
+
+static_assert(offsetof(struct pea_kprobe_link, link) == 0);
+
+static struct pea_kprobe_link *pea_kp(struct pea_link *l)
+{
+	return container_of(l, struct pea_kprobe_link, link);
+}
+
 static bool pea_link_is_ret(const struct pea_link *l)
 {
 	return l->flags & PEA_PROBE_F_RETPROBE;
@@ -60,7 +77,9 @@ static bool pea_link_is_ret(const struct pea_link *l)
 
 static int pea_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct pea_link *l = container_of(kp, struct pea_link, kp);
+	struct pea_kprobe_link *k = container_of(kp, struct pea_kprobe_link,
+						 kp);
+	struct pea_link *l = &k->link;
 	u64 args[6];
 
 	if (pea_link_filtered(l))
@@ -73,14 +92,14 @@ static int pea_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 /* The stack a kretprobe instance keeps from entry (kstack_depth slots). */
 static u64 *pea_rp_kstack(struct pea_link *l, struct kretprobe_instance *ri)
 {
-	return (u64 *)(ri->data + l->kstack_off);
+	return (u64 *)(ri->data + pea_kp(l)->kstack_off);
 }
 
 static int pea_kretprobe_entry(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
-	struct pea_link *l = container_of(get_kretprobe(ri), struct pea_link,
-					  rp);
+	struct pea_link *l = &container_of(get_kretprobe(ri),
+					   struct pea_kprobe_link, rp)->link;
 	struct pea_rp_entry *e = (struct pea_rp_entry *)ri->data;
 
 	/* The CPU filter applies at return, where the record is written. */
@@ -101,8 +120,8 @@ static int pea_kretprobe_entry(struct kretprobe_instance *ri,
 static int pea_kretprobe_ret(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
-	struct pea_link *l = container_of(get_kretprobe(ri), struct pea_link,
-					  rp);
+	struct pea_link *l = &container_of(get_kretprobe(ri),
+					   struct pea_kprobe_link, rp)->link;
 	struct pea_rp_entry *e = (struct pea_rp_entry *)ri->data;
 
 	if (pea_link_filtered_cpu(l))
@@ -178,61 +197,63 @@ static int pea_kprobe_arm(struct pea_link *l, struct kprobe *kp)
  */
 static int pea_kprobe_rearm(struct pea_link *l)
 {
-	struct kprobe *kp = pea_link_is_ret(l) ? &l->rp.kp : &l->kp;
+	struct pea_kprobe_link *k = pea_kp(l);
+	struct kprobe *kp = pea_link_is_ret(l) ? &k->rp.kp : &k->kp;
 
 	if (!kprobe_disabled(kp))
 		return 0;
 	if (pea_link_is_ret(l))
-		unregister_kretprobe(&l->rp);
+		unregister_kretprobe(&k->rp);
 	else
-		unregister_kprobe(&l->kp);
+		unregister_kprobe(&k->kp);
 	kp->addr = NULL;	/* resolved from the symbol again */
 	kp->flags = 0;
-	return pea_link_is_ret(l) ? register_kretprobe(&l->rp) :
-				    register_kprobe(&l->kp);
+	return pea_link_is_ret(l) ? register_kretprobe(&k->rp) :
+				    register_kprobe(&k->kp);
 }
 
 static int pea_kprobe_register(struct pea_link *l, const void *arg)
 {
+	struct pea_kprobe_link *k = pea_kp(l);
 	const struct pea_probe_attr *a = arg;
 	size_t isize;
 	int err;
 
 	if (pea_link_is_ret(l)) {
-		l->rp.kp.symbol_name = l->symbol;
-		l->rp.kp.flags = KPROBE_FLAG_DISABLED;
-		l->rp.entry_handler = pea_kretprobe_entry;
-		l->rp.handler = pea_kretprobe_ret;
-		l->kstack_off = pea_kstack_offset(sizeof(struct pea_rp_entry) +
+		k->rp.kp.symbol_name = l->symbol;
+		k->rp.kp.flags = KPROBE_FLAG_DISABLED;
+		k->rp.entry_handler = pea_kretprobe_entry;
+		k->rp.handler = pea_kretprobe_ret;
+		k->kstack_off = pea_kstack_offset(sizeof(struct pea_rp_entry) +
 				(a->capture_mode ? a->capture_len + 1 : 0));
-		l->rp.data_size = l->kstack_off +
+		k->rp.data_size = k->kstack_off +
 				  a->kstack_depth * sizeof(u64);
 		/* register_kretprobe()'s default, made explicit: it is charged. */
-		l->rp.maxactive = a->maxactive ? a->maxactive :
+		k->rp.maxactive = a->maxactive ? a->maxactive :
 				  max_t(unsigned int, 10,
 					2 * num_possible_cpus());
-		isize = sizeof(struct kretprobe_instance) + l->rp.data_size;
-		err = pea_link_charge(l, pea_kretprobe_mem(l->rp.maxactive,
+		isize = sizeof(struct kretprobe_instance) + k->rp.data_size;
+		err = pea_link_charge(l, pea_kretprobe_mem(k->rp.maxactive,
 							   isize));
 		if (err)
 			return err;
-		err = register_kretprobe(&l->rp);
+		err = register_kretprobe(&k->rp);
 		if (err)
 			return err;
-		err = pea_kprobe_arm(l, &l->rp.kp);
+		err = pea_kprobe_arm(l, &k->rp.kp);
 		if (err)
-			unregister_kretprobe(&l->rp);
+			unregister_kretprobe(&k->rp);
 	} else {
-		l->kp.symbol_name = l->symbol;
-		l->kp.offset = a->offset;
-		l->kp.flags = KPROBE_FLAG_DISABLED;
-		l->kp.pre_handler = pea_kprobe_pre;
-		err = register_kprobe(&l->kp);
+		k->kp.symbol_name = l->symbol;
+		k->kp.offset = a->offset;
+		k->kp.flags = KPROBE_FLAG_DISABLED;
+		k->kp.pre_handler = pea_kprobe_pre;
+		err = register_kprobe(&k->kp);
 		if (err)
 			return err;
-		err = pea_kprobe_arm(l, &l->kp);
+		err = pea_kprobe_arm(l, &k->kp);
 		if (err)
-			unregister_kprobe(&l->kp);
+			unregister_kprobe(&k->kp);
 	}
 	return err ? err : pea_kprobe_rearm(l);
 }
@@ -323,10 +344,12 @@ static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 
 static void pea_kprobe_unregister(struct pea_link *l)
 {
+	struct pea_kprobe_link *k = pea_kp(l);
+
 	if (pea_link_is_ret(l))
-		unregister_kretprobe(&l->rp);
+		unregister_kretprobe(&k->rp);
 	else
-		unregister_kprobe(&l->kp);
+		unregister_kprobe(&k->kp);
 	/*
 	 * Both wait for an RCU grace period after disarming: no handler of
 	 * this link runs any more. Calls of a kretprobe's function still in
@@ -335,16 +358,19 @@ static void pea_kprobe_unregister(struct pea_link *l)
 }
 
 /* Missed: the hits the kprobe layer itself missed. */
-static void pea_kprobe_info(const struct pea_link *l,
+static void pea_kprobe_info(struct pea_link *l,
 			    const struct pea_link_stats *sum,
 			    struct pea_link_info *info)
 {
-	info->missed = pea_link_is_ret(l) ? l->rp.nmissed + l->rp.kp.nmissed :
-					    l->kp.nmissed;
+	struct pea_kprobe_link *k = pea_kp(l);
+
+	info->missed = pea_link_is_ret(l) ? k->rp.nmissed + k->rp.kp.nmissed :
+					    k->kp.nmissed;
 }
 
 const struct pea_provider pea_kprobe_provider = {
 	.name = "kprobe",
+	.link_size = sizeof(struct pea_kprobe_link),
 	.attach = pea_kprobe_attach,
 	.reg = pea_kprobe_register,
 	.unregister = pea_kprobe_unregister,

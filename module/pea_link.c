@@ -262,7 +262,7 @@ struct pea_link *pea_link_alloc(struct pea_map *map,
 		atomic_dec(&pea_nr_links);
 		return ERR_PTR(-EMLINK);
 	}
-	l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
+	l = kzalloc(provider->link_size, GFP_KERNEL_ACCOUNT);
 	if (!l)
 		goto undo_count;
 	l->stats = alloc_percpu_gfp(struct pea_link_stats, GFP_KERNEL_ACCOUNT);
@@ -270,7 +270,8 @@ struct pea_link *pea_link_alloc(struct pea_map *map,
 		goto free_link;
 	err = pea_quota_link(l);
 	if (!err) {
-		err = pea_link_charge(l, kmalloc_size_roundup(sizeof(*l)) +
+		err = pea_link_charge(l,
+				      kmalloc_size_roundup(provider->link_size) +
 				      sizeof(struct pea_link_stats) *
 				      num_possible_cpus());
 		if (err)

@@ -67,8 +67,6 @@ struct pea_nf_link {
 
 struct pea_link {
 	union {
-		struct kprobe kp;
-		struct kretprobe rp;
 		struct pea_tp_link tp;
 		struct pea_uprobe_link up;
 #ifdef PEA_HAVE_NETFILTER
@@ -92,7 +90,6 @@ struct pea_link {
 	u32 capture_len;
 	u32 capture_flags;
 	u32 kstack_depth;	/* frames per record at most (0: no stack) */
-	u32 kstack_off;		/* kretprobes: where the stack sits in ri->data */
 	struct pid_namespace *pid_ns;
 	struct pea_link_stats __percpu *stats;
 	struct list_head node;	/* pea_links, under pea_links_lock */

@@ -19,6 +19,8 @@ struct pea_map;
 /**
  * struct pea_provider - one kind of producer, as the link core sees it
  * @name:       the kind ("kprobe", "tracepoint", ...)
+ * @link_size:  bytes of its links: its own struct, whose first member is
+ *              the struct pea_link the core knows (pea_link_alloc())
  * @attach:     its PEA_MAP_IOC_ATTACH_* on @map with the attr at @ua: the
  *              permission checks, the attr copied (pea_link_copy_attr())
  *              and checked, the link allocated (pea_link_alloc()) and
@@ -38,11 +40,12 @@ struct pea_map;
  */
 struct pea_provider {
 	const char *name;
+	size_t link_size;
 	long (*attach)(struct pea_map *map, const void __user *ua);
 	int (*reg)(struct pea_link *l, const void *arg);
 	void (*unregister)(struct pea_link *l);
 	void (*free)(struct pea_link *l);
-	void (*info)(const struct pea_link *l,
+	void (*info)(struct pea_link *l,
 		     const struct pea_link_stats *sum,
 		     struct pea_link_info *info);
 };

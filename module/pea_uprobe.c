@@ -603,7 +603,7 @@ static long pea_uprobe_attach(struct pea_map *map, const void __user *ua)
 }
 
 /* Missed: the returns that found no entry (PEA_UPROBE_DEPTH, maxactive). */
-static void pea_uprobe_info(const struct pea_link *l,
+static void pea_uprobe_info(struct pea_link *l,
 			    const struct pea_link_stats *sum,
 			    struct pea_link_info *info)
 {
@@ -612,6 +612,7 @@ static void pea_uprobe_info(const struct pea_link *l,
 
 const struct pea_provider pea_uprobe_provider = {
 	.name = "uprobe",
+	.link_size = sizeof(struct pea_link),
 	.attach = pea_uprobe_attach,
 	.reg = pea_uprobe_register,
 	.unregister = pea_uprobe_unregister,
