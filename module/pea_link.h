@@ -32,14 +32,6 @@ struct pea_link_stats {
 	u64 missed;	/* uretprobes: returns whose entry was not kept */
 };
 
-/* A tracepoint link: one kernel perf event per CPU online at attach. */
-struct pea_tp_link {
-	struct perf_event **events;	/* nr_cpu_ids entries, NULL if none */
-	u32 event_id;
-	u32 nr_preds;
-	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
-};
-
 struct pea_uprobe_slot;
 
 /* A uprobe link: one consumer on (inode, offset). */
@@ -67,7 +59,6 @@ struct pea_nf_link {
 
 struct pea_link {
 	union {
-		struct pea_tp_link tp;
 		struct pea_uprobe_link up;
 #ifdef PEA_HAVE_NETFILTER
 		struct pea_nf_link nf;
