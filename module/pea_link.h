@@ -32,22 +32,6 @@ struct pea_link_stats {
 	u64 missed;	/* uretprobes: returns whose entry was not kept */
 };
 
-struct pea_uprobe_slot;
-
-/* A uprobe link: one consumer on (inode, offset). */
-struct pea_uprobe_link {
-	struct uprobe_consumer uc;
-	struct path path;		/* holds the inode */
-	loff_t offset;
-	struct inode *inode;		/* registered on: the path's real inode */
-	struct uprobe *uprobe;		/* what uprobe_register() gave, if any */
-	u32 nr_slots;			/* uretprobes: tasks paired at once */
-	atomic64_t next_reclaim;	/* jiffies_64: the next stale-slot scan */
-	atomic64_t *owners;		/* each slot's owner and generation */
-	struct pea_uprobe_slot *slots;	/* entries per task */
-	u8 *caps;			/* their captures */
-};
-
 #ifdef PEA_HAVE_NETFILTER
 /* A netfilter link: one hook in one network namespace. */
 struct pea_nf_link {
@@ -59,7 +43,6 @@ struct pea_nf_link {
 
 struct pea_link {
 	union {
-		struct pea_uprobe_link up;
 #ifdef PEA_HAVE_NETFILTER
 		struct pea_nf_link nf;
 #endif
