@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pea: links, what a producer attach returns (kprobes and kretprobes in
- * pea_kprobe.c, tracepoints in pea_tp.c, uprobes in pea_uprobe.c, netfilter
- * hooks in pea_nf.c). Nothing here is ABI.
+ * pea: links, what a producer attach returns: the part every kind shares
+ * (pea_link.c). Each kind's link is a struct of its own file whose first
+ * member is this struct pea_link, and the core reaches the kind through
+ * the link's provider (pea_provider.h). Nothing here is ABI.
  */
 #ifndef _PEA_LINK_H
 #define _PEA_LINK_H
 
-#include <linux/kprobes.h>
 #include <linux/list.h>
-#include <linux/path.h>
-#include <linux/uprobes.h>
-#ifdef PEA_HAVE_NETFILTER
-#include <linux/netfilter.h>
-#endif
+#include <linux/percpu.h>
 #include <linux/types.h>
 #include <linux/pea.h>
 #include "pea_quota.h"
@@ -21,7 +17,6 @@
 struct pea_map;
 struct pea_provider;
 struct pea_quota;
-struct perf_event;
 struct pid_namespace;
 
 struct pea_link_stats {
@@ -32,21 +27,7 @@ struct pea_link_stats {
 	u64 missed;	/* uretprobes: returns whose entry was not kept */
 };
 
-#ifdef PEA_HAVE_NETFILTER
-/* A netfilter link: one hook in one network namespace. */
-struct pea_nf_link {
-	struct nf_hook_ops ops;
-	struct net *net;	/* referenced while the hook is registered */
-	u32 packet_len;		/* packet bytes per record, at most */
-};
-#endif
-
 struct pea_link {
-	union {
-#ifdef PEA_HAVE_NETFILTER
-		struct pea_nf_link nf;
-#endif
-	};
 	const struct pea_provider *provider;	/* its kind */
 	struct pea_map *map;
 	struct pea_map *counter_map;	/* PEA_PROBE_F_COUNTERS, else NULL */
