@@ -19,9 +19,6 @@ static ushort dev_mode = 0600;
 module_param(dev_mode, ushort, 0444);
 MODULE_PARM_DESC(dev_mode, "permission bits of /dev/pea (default 0600)");
 
-struct workqueue_struct *pea_wq;
-struct pea_objects pea_objects;
-
 static long pea_dev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {

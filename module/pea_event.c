@@ -27,18 +27,6 @@
 #include "pea_compat.h"
 #include "pea_counter.h"
 
-static atomic64_t pea_last_id = ATOMIC64_INIT(0);
-
-/**
- * pea_next_id() - a new id for a map or an event, unique while loaded
- *
- * Return: the id, never 0.
- */
-u64 pea_next_id(void)
-{
-	return atomic64_inc_return(&pea_last_id);
-}
-
 static void pea_event_free_work(struct work_struct *work)
 {
 	struct pea_event *ev = container_of(work, struct pea_event, free_work);

@@ -137,6 +137,7 @@ struct pea_map {
 	struct pea_map_entry __rcu **slots;
 };
 
+/* pea_objects.c: the queue deferred frees run on (allocated at load) */
 extern struct workqueue_struct *pea_wq;
 
 /* Live objects, for the debugfs "objects" file (leak checks). */
@@ -148,6 +149,9 @@ struct pea_objects {
 };
 
 extern struct pea_objects pea_objects;
+
+/* pea_objects.c */
+u64 pea_next_id(void);
 
 struct seq_file;
 struct file;
@@ -186,7 +190,6 @@ long pea_perf_compat_ioctl(struct file *file, unsigned int cmd,
 void pea_event_flush_arm(struct pea_event *ev, struct pea_ring *ring);
 void pea_event_flush_init(struct pea_event *ev);
 void pea_event_flush_stop(struct pea_event *ev);
-u64 pea_next_id(void);
 void pea_event_show(struct seq_file *m, struct pea_event *ev);
 
 /* pea_ring.c */
