@@ -173,18 +173,30 @@ void pea_debugfs_exit(void);
 
 /* pea_counter.c */
 int pea_event_cpu(const struct pea_event *ev);
-
-/* pea_event.c */
-long pea_event_open(const struct pea_event_open __user *uarg);
-struct pea_event *pea_event_fget(int fd);
-void pea_event_put(struct pea_event *ev);
-void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring);
 #ifdef CONFIG_COMPAT
 long pea_perf_compat_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg);
 #else
 #define pea_perf_compat_ioctl NULL
 #endif
+
+/* pea_event.c */
+long pea_event_open(const struct pea_event_open __user *uarg);
+struct pea_event *pea_event_fget(int fd);
+void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring);
+
+/**
+ * pea_event_put() - drop a reference to an event
+ * @ev: the event
+ *
+ * The last reference frees the event from a workqueue, so this may be
+ * called from RCU callbacks.
+ */
+static inline void pea_event_put(struct pea_event *ev)
+{
+	if (refcount_dec_and_test(&ev->refcnt))
+		queue_work(pea_wq, &ev->free_work);
+}
 
 /* pea_flush.c */
 void pea_event_flush_arm(struct pea_event *ev, struct pea_ring *ring);
