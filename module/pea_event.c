@@ -46,22 +46,6 @@ static void pea_event_wakeup_irq(struct irq_work *work)
 	wake_up_all(&ev->waitq);
 }
 
-/**
- * pea_event_wakeup_now() - wake the event's pollers from a timer or irq_work
- * @ev: the event
- * @ring: its ring
- *
- * As pea_event_wakeup(), for callers that may take the wait queue's lock
- * themselves (not NMI, not a producer that may sit inside the scheduler).
- */
-void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring)
-{
-	if (atomic_xchg(&ring->poll, (__force int)PEA_POLL_WAKE))
-		return;
-	local64_inc(&ev->wakeups);
-	wake_up_all(&ev->waitq);
-}
-
 static int pea_event_release(struct inode *inode, struct file *file)
 {
 	pea_event_put(file->private_data);

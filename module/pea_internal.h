@@ -183,7 +183,6 @@ long pea_perf_compat_ioctl(struct file *file, unsigned int cmd,
 /* pea_event.c */
 long pea_event_open(const struct pea_event_open __user *uarg);
 struct pea_event *pea_event_fget(int fd);
-void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring);
 
 /**
  * pea_event_put() - drop a reference to an event
@@ -263,6 +262,23 @@ static inline void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring)
 	if (atomic_xchg(&ring->poll, (__force int)PEA_POLL_WAKE))
 		return;
 	irq_work_queue(&ev->wakeup_work);
+}
+
+/**
+ * pea_event_wakeup_now() - wake the event's pollers from a timer or irq_work
+ * @ev: the event
+ * @ring: its ring
+ *
+ * As pea_event_wakeup(), for callers that may take the wait queue's lock
+ * themselves (not NMI, not a producer that may sit inside the scheduler).
+ */
+static inline void pea_event_wakeup_now(struct pea_event *ev,
+					struct pea_ring *ring)
+{
+	if (atomic_xchg(&ring->poll, (__force int)PEA_POLL_WAKE))
+		return;
+	local64_inc(&ev->wakeups);
+	wake_up_all(&ev->waitq);
 }
 
 /* Record size of a payload of @size bytes for @ev. */
