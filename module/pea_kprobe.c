@@ -20,21 +20,12 @@
  * With kstack_depth the record ends with the kernel call stack of the hit
  * (pea_kstack.c); a kretprobe's is the one at entry.
  */
-#include <linux/anon_inodes.h>
-#include <linux/capability.h>
-#include <linux/file.h>
-#include <linux/fs.h>
 #include <linux/kprobes.h>
-#include <linux/percpu.h>
-#include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
 #include <linux/security.h>
 #include <linux/sched.h>
-#include <linux/seq_file.h>
-#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
-#include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_link.h"
 #include "pea_provider.h"
