@@ -360,7 +360,6 @@ static void pea_kprobe_info(struct pea_link *l,
 }
 
 const struct pea_provider pea_kprobe_provider = {
-	.name = "kprobe",
 	.link_size = sizeof(struct pea_kprobe_link),
 	.attach = pea_kprobe_attach,
 	.reg = pea_kprobe_register,

@@ -220,7 +220,6 @@ static long pea_nf_attach(struct pea_map *map, const void __user *ua)
 }
 
 const struct pea_provider pea_nf_provider = {
-	.name = "netfilter",
 	.link_size = sizeof(struct pea_nf_link),
 	.attach = pea_nf_attach,
 	.reg = pea_nf_register,

@@ -18,7 +18,6 @@ struct pea_map;
 
 /**
  * struct pea_provider - one kind of producer, as the link core sees it
- * @name:       the kind ("kprobe", "tracepoint", ...)
  * @link_size:  bytes of its links: its own struct, whose first member is
  *              the struct pea_link the core knows (pea_link_alloc())
  * @attach:     its PEA_MAP_IOC_ATTACH_* on @map with the attr at @ua: the
@@ -39,7 +38,6 @@ struct pea_map;
  * finds it in one table (struct pea_attach, pea_attach.c).
  */
 struct pea_provider {
-	const char *name;
 	size_t link_size;
 	long (*attach)(struct pea_map *map, const void __user *ua);
 	int (*reg)(struct pea_link *l, const void *arg);

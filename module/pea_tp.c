@@ -469,7 +469,6 @@ static long pea_tp_attach(struct pea_map *map, const void __user *ua)
 }
 
 const struct pea_provider pea_tp_provider = {
-	.name = "tracepoint",
 	.link_size = sizeof(struct pea_tp_link),
 	.attach = pea_tp_attach,
 	.reg = pea_tp_register,

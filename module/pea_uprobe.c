@@ -647,7 +647,6 @@ static void pea_uprobe_info(struct pea_link *l,
 }
 
 const struct pea_provider pea_uprobe_provider = {
-	.name = "uprobe",
 	.link_size = sizeof(struct pea_uprobe_link),
 	.attach = pea_uprobe_attach,
 	.reg = pea_uprobe_register,
