@@ -44,6 +44,7 @@
  * never has two writers.
  */
 #include <linux/anon_inodes.h>
+#include <linux/compat.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/file.h>
@@ -471,6 +472,38 @@ static int pea_counter_mmap(struct file *file, struct vm_area_struct *vma)
 	vma->vm_ops = &pea_counter_vm_ops;
 	return 0;
 }
+
+/**
+ * pea_perf_compat_ioctl() - .compat_ioctl of the event and counter fds
+ * @file: the fd's file
+ * @cmd: the ioctl number as a 32-bit process encoded it
+ * @arg: its argument
+ *
+ * As perf_compat_ioctl(): the perf ioctls whose number carries the size
+ * of a pointer (PERF_EVENT_IOC_ID and the pointer-taking ones) get a
+ * 64-bit pointer size; every pea struct has one layout for both.
+ *
+ * Return: what the fd's ioctl returns.
+ */
+#ifdef CONFIG_COMPAT
+long pea_perf_compat_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	switch (cmd & ~IOCSIZE_MASK) {
+	case PERF_EVENT_IOC_SET_FILTER & ~IOCSIZE_MASK:
+	case PERF_EVENT_IOC_ID & ~IOCSIZE_MASK:
+	case PERF_EVENT_IOC_QUERY_BPF & ~IOCSIZE_MASK:
+	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES & ~IOCSIZE_MASK:
+		if (_IOC_SIZE(cmd) == sizeof(compat_uptr_t)) {
+			cmd &= ~IOCSIZE_MASK;
+			cmd |= sizeof(void *) << IOCSIZE_SHIFT;
+		}
+		break;
+	}
+	return file->f_op->unlocked_ioctl(file, cmd,
+					  (unsigned long)compat_ptr(arg));
+}
+#endif
 
 const struct file_operations pea_counter_fops = {
 	.owner = THIS_MODULE,

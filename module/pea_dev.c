@@ -12,14 +12,12 @@
 #include <linux/workqueue.h>
 #include "pea_internal.h"
 #include "pea_counter.h"
+#include "pea_provider.h"
 #include "pea_quota.h"
 
 static ushort dev_mode = 0600;
 module_param(dev_mode, ushort, 0444);
 MODULE_PARM_DESC(dev_mode, "permission bits of /dev/pea (default 0600)");
-
-struct workqueue_struct *pea_wq;
-struct pea_objects pea_objects;
 
 static long pea_dev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
@@ -60,6 +58,7 @@ static int __init pea_init(void)
 		return -ENOMEM;
 	pea_limits_init();
 	pea_quota_init();
+	pea_attach_init();
 	err = pea_counter_init();
 	if (err) {
 		pea_limits_exit();
@@ -82,7 +81,7 @@ static void __exit pea_exit(void)
 {
 	pea_debugfs_exit();
 	misc_deregister(&pea_miscdev);
-	pea_probe_exit();
+	pea_links_exit();
 	/* Slot entries are freed by RCU callbacks that queue frees. */
 	rcu_barrier();
 	destroy_workqueue(pea_wq);

@@ -27,18 +27,6 @@
 #include "pea_compat.h"
 #include "pea_counter.h"
 
-static atomic64_t pea_last_id = ATOMIC64_INIT(0);
-
-/**
- * pea_next_id() - a new id for a map or an event, unique while loaded
- *
- * Return: the id, never 0.
- */
-u64 pea_next_id(void)
-{
-	return atomic64_inc_return(&pea_last_id);
-}
-
 static void pea_event_free_work(struct work_struct *work)
 {
 	struct pea_event *ev = container_of(work, struct pea_event, free_work);
@@ -50,40 +38,11 @@ static void pea_event_free_work(struct work_struct *work)
 	atomic_dec(&pea_objects.events);
 }
 
-/**
- * pea_event_put() - drop a reference to an event
- * @ev: the event
- *
- * The last reference frees the event from a workqueue, so this may be
- * called from RCU callbacks.
- */
-void pea_event_put(struct pea_event *ev)
-{
-	if (refcount_dec_and_test(&ev->refcnt))
-		queue_work(pea_wq, &ev->free_work);
-}
-
 static void pea_event_wakeup_irq(struct irq_work *work)
 {
 	struct pea_event *ev = container_of(work, struct pea_event,
 					    wakeup_work);
 
-	wake_up_all(&ev->waitq);
-}
-
-/**
- * pea_event_wakeup_now() - wake the event's pollers from a timer or irq_work
- * @ev: the event
- * @ring: its ring
- *
- * As pea_event_wakeup(), for callers that may take the wait queue's lock
- * themselves (not NMI, not a producer that may sit inside the scheduler).
- */
-void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring)
-{
-	if (atomic_xchg(&ring->poll, (__force int)PEA_POLL_WAKE))
-		return;
-	local64_inc(&ev->wakeups);
 	wake_up_all(&ev->waitq);
 }
 
@@ -383,38 +342,6 @@ static long pea_event_ioctl(struct file *file, unsigned int cmd,
 		return -ENOTTY;
 	}
 }
-
-/**
- * pea_perf_compat_ioctl() - .compat_ioctl of the event and counter fds
- * @file: the fd's file
- * @cmd: the ioctl number as a 32-bit process encoded it
- * @arg: its argument
- *
- * As perf_compat_ioctl(): the perf ioctls whose number carries the size
- * of a pointer (PERF_EVENT_IOC_ID and the pointer-taking ones) get a
- * 64-bit pointer size; every pea struct has one layout for both.
- *
- * Return: what the fd's ioctl returns.
- */
-#ifdef CONFIG_COMPAT
-long pea_perf_compat_ioctl(struct file *file, unsigned int cmd,
-			   unsigned long arg)
-{
-	switch (cmd & ~IOCSIZE_MASK) {
-	case PERF_EVENT_IOC_SET_FILTER & ~IOCSIZE_MASK:
-	case PERF_EVENT_IOC_ID & ~IOCSIZE_MASK:
-	case PERF_EVENT_IOC_QUERY_BPF & ~IOCSIZE_MASK:
-	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES & ~IOCSIZE_MASK:
-		if (_IOC_SIZE(cmd) == sizeof(compat_uptr_t)) {
-			cmd &= ~IOCSIZE_MASK;
-			cmd |= sizeof(void *) << IOCSIZE_SHIFT;
-		}
-		break;
-	}
-	return file->f_op->unlocked_ioctl(file, cmd,
-					  (unsigned long)compat_ptr(arg));
-}
-#endif
 
 static const struct file_operations pea_event_fops = {
 	.owner = THIS_MODULE,

@@ -150,9 +150,9 @@ static bool pea_inflight_stale(struct pea_inflight *f, u32 i, u64 o)
 }
 
 /*
- * Take slot @i from its owner word @old for the current task. Who it is
- * is published (release) before the word loses PENDING, for
- * pea_inflight_stale() on other CPUs.
+ * Take slot @i from its owner word @old for the current task. The
+ * owner's identity is published (release) before the word loses PENDING,
+ * for pea_inflight_stale() on other CPUs.
  */
 static bool pea_inflight_take(struct pea_inflight *f, u32 i, u64 old,
 			      u64 *owner)

@@ -137,6 +137,7 @@ struct pea_map {
 	struct pea_map_entry __rcu **slots;
 };
 
+/* pea_objects.c: the queue deferred frees run on (allocated at load) */
 extern struct workqueue_struct *pea_wq;
 
 /* Live objects, for the debugfs "objects" file (leak checks). */
@@ -149,46 +150,23 @@ struct pea_objects {
 
 extern struct pea_objects pea_objects;
 
+/* pea_objects.c */
+u64 pea_next_id(void);
+
 struct seq_file;
 struct file;
+struct pea_attach;
 
 /* pea_map.c */
 long pea_map_create(const struct pea_map_attr __user *uattr);
 void pea_map_get(struct pea_map *map);
 struct pea_map *pea_map_fget(int fd);
 int pea_maps_show(struct seq_file *m, void *v);
+void pea_map_attach_init(const struct pea_attach *table, unsigned int nr);
 
-/* pea_probe.c */
-/*
- * The old sizes of the attach ioctls' numbers (the attr's size is part of
- * them): binaries built before kstack_depth send these.
- */
-#define PEA_MAP_IOC_ATTACH_PROBE_VER0 \
-	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x14, PEA_PROBE_ATTR_SIZE_VER0)
-#define PEA_MAP_IOC_ATTACH_TP_VER0 \
-	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x15, PEA_TP_ATTR_SIZE_VER0)
-
-long pea_probe_attach(struct pea_map *map,
-		      const struct pea_probe_attr __user *ua);
+/* pea_link.c */
 int pea_links_show(struct seq_file *m, void *v);
-void pea_probe_exit(void);
-
-/* pea_tp.c */
-long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua);
-/* pea_nf.c, built on kernels with netfilter (PEA_HAVE_NETFILTER) */
-#ifdef PEA_HAVE_NETFILTER
-long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua);
-#else
-static inline long pea_nf_attach(struct pea_map *map,
-				 const struct pea_nf_attr __user *ua)
-{
-	return -EOPNOTSUPP;
-}
-#endif
-
-/* pea_uprobe.c */
-long pea_uprobe_attach(struct pea_map *map,
-		       const struct pea_uprobe_attr __user *ua);
+void pea_links_exit(void);
 
 /* pea_debugfs.c */
 void pea_debugfs_init(void);
@@ -196,12 +174,6 @@ void pea_debugfs_exit(void);
 
 /* pea_counter.c */
 int pea_event_cpu(const struct pea_event *ev);
-
-/* pea_event.c */
-long pea_event_open(const struct pea_event_open __user *uarg);
-struct pea_event *pea_event_fget(int fd);
-void pea_event_put(struct pea_event *ev);
-void pea_event_wakeup_now(struct pea_event *ev, struct pea_ring *ring);
 #ifdef CONFIG_COMPAT
 long pea_perf_compat_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg);
@@ -209,11 +181,27 @@ long pea_perf_compat_ioctl(struct file *file, unsigned int cmd,
 #define pea_perf_compat_ioctl NULL
 #endif
 
+/* pea_event.c */
+long pea_event_open(const struct pea_event_open __user *uarg);
+struct pea_event *pea_event_fget(int fd);
+
+/**
+ * pea_event_put() - drop a reference to an event
+ * @ev: the event
+ *
+ * The last reference frees the event from a workqueue, so this may be
+ * called from RCU callbacks.
+ */
+static inline void pea_event_put(struct pea_event *ev)
+{
+	if (refcount_dec_and_test(&ev->refcnt))
+		queue_work(pea_wq, &ev->free_work);
+}
+
 /* pea_flush.c */
 void pea_event_flush_arm(struct pea_event *ev, struct pea_ring *ring);
 void pea_event_flush_init(struct pea_event *ev);
 void pea_event_flush_stop(struct pea_event *ev);
-u64 pea_next_id(void);
 void pea_event_show(struct seq_file *m, struct pea_event *ev);
 
 /* pea_ring.c */
@@ -275,6 +263,23 @@ static inline void pea_event_wakeup(struct pea_event *ev, struct pea_ring *ring)
 	if (atomic_xchg(&ring->poll, (__force int)PEA_POLL_WAKE))
 		return;
 	irq_work_queue(&ev->wakeup_work);
+}
+
+/**
+ * pea_event_wakeup_now() - wake the event's pollers from a timer or irq_work
+ * @ev: the event
+ * @ring: its ring
+ *
+ * As pea_event_wakeup(), for callers that may take the wait queue's lock
+ * themselves (not NMI, not a producer that may sit inside the scheduler).
+ */
+static inline void pea_event_wakeup_now(struct pea_event *ev,
+					struct pea_ring *ring)
+{
+	if (atomic_xchg(&ring->poll, (__force int)PEA_POLL_WAKE))
+		return;
+	local64_inc(&ev->wakeups);
+	wake_up_all(&ev->waitq);
 }
 
 /* Record size of a payload of @size bytes for @ev. */

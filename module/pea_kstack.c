@@ -4,7 +4,7 @@
  * (PEA_REC_F_KSTACK, struct pea_kstack).
  *
  * A handler unwinds into a per-CPU scratch slot (one per nesting level,
- * as the captures use, pea_probe.c), then reserves the record at its
+ * as the captures use, pea_link.c), then reserves the record at its
  * exact size and copies the stack behind everything else it holds. A
  * kretprobe unwinds at entry into its instance data instead.
  *
@@ -24,7 +24,7 @@
 #include <asm/unwind.h>
 #endif
 #include "pea_internal.h"
-#include "pea_link.h"
+#include "pea_kstack.h"
 
 /**
  * pea_kstack_check() - validate an attach attr's kstack fields

@@ -1,36 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pea: links, what a producer attach returns (kprobes and kretprobes in
- * pea_probe.c, tracepoints in pea_tp.c, uprobes in pea_uprobe.c, netfilter
- * hooks in pea_nf.c). Nothing here is ABI.
+ * pea: links, what a producer attach returns: the part every kind shares
+ * (pea_link.c). Each kind's link is a struct of its own file whose first
+ * member is this struct pea_link, and the core reaches the kind through
+ * the link's provider (pea_provider.h). Nothing here is ABI.
  */
 #ifndef _PEA_LINK_H
 #define _PEA_LINK_H
 
-#include <linux/align.h>
-#include <linux/kprobes.h>
 #include <linux/list.h>
-#include <linux/path.h>
-#include <linux/uprobes.h>
-#ifdef PEA_HAVE_NETFILTER
-#include <linux/netfilter.h>
-#endif
+#include <linux/percpu.h>
 #include <linux/types.h>
 #include <linux/pea.h>
-#include "pea_inflight.h"
 #include "pea_quota.h"
 
 struct pea_map;
+struct pea_provider;
 struct pea_quota;
-struct perf_event;
 struct pid_namespace;
-
-enum pea_link_kind {
-	PEA_LINK_KPROBE = 1,	/* kprobe or kretprobe (flags say which) */
-	PEA_LINK_TP = 2,	/* trace event, through perf */
-	PEA_LINK_UPROBE = 3,	/* uprobe or uretprobe (flags say which) */
-	PEA_LINK_NF = 4,	/* netfilter hook */
-};
 
 struct pea_link_stats {
 	u64 hits;
@@ -40,50 +27,8 @@ struct pea_link_stats {
 	u64 missed;	/* uretprobes: returns whose entry was not kept */
 };
 
-/* A tracepoint link: one kernel perf event per CPU online at attach. */
-struct pea_tp_link {
-	struct perf_event **events;	/* nr_cpu_ids entries, NULL if none */
-	u32 event_id;
-	u32 nr_preds;
-	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
-};
-
-struct pea_uprobe_slot;
-
-/* A uprobe link: one consumer on (inode, offset). */
-struct pea_uprobe_link {
-	struct uprobe_consumer uc;
-	struct path path;		/* holds the inode */
-	loff_t offset;
-	struct inode *inode;		/* registered on: the path's real inode */
-	struct uprobe *uprobe;		/* what uprobe_register() gave, if any */
-	u32 nr_slots;			/* uretprobes: tasks paired at once */
-	atomic64_t next_reclaim;	/* jiffies_64: the next stale-slot scan */
-	atomic64_t *owners;		/* each slot's owner and generation */
-	struct pea_uprobe_slot *slots;	/* entries per task */
-	u8 *caps;			/* their captures */
-};
-
-#ifdef PEA_HAVE_NETFILTER
-/* A netfilter link: one hook in one network namespace. */
-struct pea_nf_link {
-	struct nf_hook_ops ops;
-	struct net *net;	/* referenced while the hook is registered */
-	u32 packet_len;		/* packet bytes per record, at most */
-};
-#endif
-
 struct pea_link {
-	union {
-		struct kprobe kp;
-		struct kretprobe rp;
-		struct pea_tp_link tp;
-		struct pea_uprobe_link up;
-#ifdef PEA_HAVE_NETFILTER
-		struct pea_nf_link nf;
-#endif
-	};
-	enum pea_link_kind kind;
+	const struct pea_provider *provider;	/* its kind */
 	struct pea_map *map;
 	struct pea_map *counter_map;	/* PEA_PROBE_F_COUNTERS, else NULL */
 	u64 id;			/* the link's own id */
@@ -101,23 +46,19 @@ struct pea_link {
 	u32 capture_len;
 	u32 capture_flags;
 	u32 kstack_depth;	/* frames per record at most (0: no stack) */
-	u32 kstack_off;		/* kretprobes: where the stack sits in ri->data */
 	struct pid_namespace *pid_ns;
-	struct pea_inflight inflight;	/* kretprobes: calls in flight */
-	bool retired;		/* closed; kept while calls are in flight */
+	bool retired;		/* closed, kept while calls are in flight */
 	struct pea_link_stats __percpu *stats;
-	struct list_head node;	/* pea_links, or retired: pea_probe.c */
+	struct list_head node;	/* pea_links, or retired ones (pea_link.c) */
 	char symbol[PEA_SYM_LEN];
 };
 
-/* pea_probe.c: what every kind of link shares */
-struct pea_link *pea_link_alloc(struct pea_map *map, enum pea_link_kind kind,
-				u64 id, u32 flags, int filter_tgid,
-				int filter_cpu);
+/* pea_link.c: what every kind of link shares */
+struct pea_link *pea_link_alloc(struct pea_map *map,
+				const struct pea_provider *provider, u64 id,
+				u32 flags, int filter_tgid, int filter_cpu);
 void pea_link_free(struct pea_link *l);
-long pea_link_install(struct pea_link *l, bool cloexec,
-		      int (*reg)(struct pea_link *l, const void *arg),
-		      const void *arg);
+long pea_link_install(struct pea_link *l, bool cloexec, const void *arg);
 bool pea_link_filtered(struct pea_link *l);
 bool pea_link_filtered_cpu(struct pea_link *l);
 bool pea_link_filtered_tgid(struct pea_link *l);
@@ -137,12 +78,6 @@ static inline void pea_link_count_hit(struct pea_link *l)
 
 int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
 		       const void __user *ua);
-void pea_read_args(struct pt_regs *regs, u64 *args);
-u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags);
-void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
-		    u64 latency, u16 flags, const void *cap, u32 caplen);
-void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
-		   struct pt_regs *regs);
 
 /*
  * A handler's per-CPU scratch space, one slot per nesting level: the
@@ -155,41 +90,5 @@ struct pea_scratch {
 
 struct pea_scratch *pea_scratch_get(void);
 void pea_scratch_put(void);
-
-/* pea_kstack.c */
-int pea_kstack_check(u32 depth, u32 reserved);
-u32 pea_kstack_save(struct pt_regs *regs, u64 ip0, u64 *ips, u32 max);
-void pea_kstack_put(void *rec, u32 used, const u64 *ips, u32 nr);
-
-/* Where struct pea_kstack starts in a record whose other bytes are @used. */
-static inline u32 pea_kstack_offset(u32 used)
-{
-	return ALIGN(used, 8);
-}
-
-/*
- * The size of a record whose other bytes are @used, with a stack of @nr
- * entries after them (none for 0).
- */
-static inline u32 pea_kstack_rec_size(u32 used, u32 nr)
-{
-	return nr ? pea_kstack_offset(used) + sizeof(struct pea_kstack) +
-		    nr * sizeof(__u64) : used;
-}
-
-/* pea_tp.c */
-void pea_tp_unregister(struct pea_link *l);
-
-/* pea_uprobe.c */
-void pea_uprobe_unregister(struct pea_link *l);
-void pea_uprobe_free(struct pea_link *l);
-/* pea_nf.c */
-#ifdef PEA_HAVE_NETFILTER
-void pea_nf_unregister(struct pea_link *l);
-#else
-static inline void pea_nf_unregister(struct pea_link *l)
-{
-}
-#endif
 
 #endif /* _PEA_LINK_H */

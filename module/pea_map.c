@@ -22,11 +22,16 @@
 #include <linux/seq_file.h>
 #include <linux/capability.h>
 #include "pea_internal.h"
+#include "pea_provider.h"
 
 #define PEA_BPF_F_LOCK	4ULL	/* BPF_F_LOCK, refused as BPF refuses it here */
 
 static LIST_HEAD(pea_maps);
 static DEFINE_MUTEX(pea_maps_lock);	/* the name registry */
+
+/* The attach commands and their kinds (pea_attach.c), set at load. */
+static const struct pea_attach *pea_attach_table __ro_after_init;
+static unsigned int pea_attach_nr __ro_after_init;
 
 static void pea_entry_free_rcu(struct rcu_head *rcu)
 {
@@ -216,6 +221,32 @@ static long pea_map_info(struct pea_map *map, struct pea_map_info __user *u)
 	return copy_to_user(u, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+/**
+ * pea_map_attach_init() - the table of the attach ioctls
+ * @table: each PEA_MAP_IOC_ATTACH_* and its kind of producer
+ * @nr: entries in @table
+ *
+ * Called once, at module load, before /dev/pea exists.
+ */
+void pea_map_attach_init(const struct pea_attach *table, unsigned int nr)
+{
+	pea_attach_table = table;
+	pea_attach_nr = nr;
+}
+
+/* PEA_MAP_IOC_ATTACH_*: the kind's attach, which returns a link fd. */
+static long pea_map_attach(struct pea_map *map, unsigned int cmd,
+			   const void __user *uarg)
+{
+	const struct pea_attach *a;
+
+	for (a = pea_attach_table; a < pea_attach_table + pea_attach_nr; a++)
+		if (a->cmd == cmd)
+			return a->provider ? a->provider->attach(map, uarg) :
+					     -EOPNOTSUPP;
+	return -ENOTTY;
+}
+
 static long pea_map_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -236,18 +267,8 @@ static long pea_map_ioctl(struct file *file, unsigned int cmd,
 		break;
 	case PEA_MAP_IOC_INFO:
 		return pea_map_info(map, uarg);
-	case PEA_MAP_IOC_ATTACH_PROBE:
-	case PEA_MAP_IOC_ATTACH_PROBE_VER0:
-		return pea_probe_attach(map, uarg);
-	case PEA_MAP_IOC_ATTACH_TP:
-	case PEA_MAP_IOC_ATTACH_TP_VER0:
-		return pea_tp_attach(map, uarg);
-	case PEA_MAP_IOC_ATTACH_UPROBE:
-		return pea_uprobe_attach(map, uarg);
-	case PEA_MAP_IOC_ATTACH_NF:
-		return pea_nf_attach(map, uarg);
 	default:
-		return -ENOTTY;
+		return pea_map_attach(map, cmd, uarg);
 	}
 
 	switch (cmd) {

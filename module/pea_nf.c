@@ -5,7 +5,7 @@
  *
  * PEA_MAP_IOC_ATTACH_NF on a map fd registers a netfilter hook in the
  * caller's network namespace and returns a link fd (the link rules of
- * pea_probe.c). The hook always accepts the packet. Per packet it writes
+ * pea_link.c). The hook always accepts the packet. Per packet it writes
  * one record through pea_skb_output(), one reservation: a struct
  * pea_nf_record, then the packet's first bytes from skb->data (the network
  * header at every inet hook), linear part and fragments alike.
@@ -33,7 +33,23 @@
 #include <net/net_namespace.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_provider.h"
 #include "pea_perm.h"
+
+/* A netfilter link: the link, then its hook in one network namespace. */
+struct pea_nf_link {
+	struct pea_link link;	/* first: pea_link_free() frees it */
+	struct nf_hook_ops ops;
+	struct net *net;	/* referenced while the hook is registered */
+	u32 packet_len;		/* packet bytes per record, at most */
+};
+
+static_assert(offsetof(struct pea_nf_link, link) == 0);
+
+static struct pea_nf_link *pea_nf(struct pea_link *l)
+{
+	return container_of(l, struct pea_nf_link, link);
+}
 
 static const char * const pea_nf_hook_names[] = {
 	[PEA_NF_PRE_ROUTING] = "PRE_ROUTING",
@@ -60,9 +76,10 @@ static unsigned int pea_nf_hook(void *priv, struct sk_buff *skb,
 				const struct nf_hook_state *state)
 {
 	struct pea_link *l = priv;
+	struct pea_nf_link *nf = pea_nf(l);
 	struct task_struct *task = current;
 	struct pea_nf_record r;
-	u32 n = min(l->nf.packet_len, skb->len);
+	u32 n = min(nf->packet_len, skb->len);
 
 	/* LOCAL_OUT may run preemptible: stay on one CPU from here. */
 	preempt_disable();
@@ -105,28 +122,31 @@ static unsigned int pea_nf_hook(void *priv, struct sk_buff *skb,
  * Hooks run under rcu_read_lock(): after the grace period no hook of @l
  * runs any more. Drops the link's namespace reference.
  */
-void pea_nf_unregister(struct pea_link *l)
+static void pea_nf_unregister(struct pea_link *l)
 {
-	if (!l->nf.net)
+	struct pea_nf_link *nf = pea_nf(l);
+
+	if (!nf->net)
 		return;
-	nf_unregister_net_hook(l->nf.net, &l->nf.ops);
+	nf_unregister_net_hook(nf->net, &nf->ops);
 	synchronize_net();
-	put_net(l->nf.net);
-	l->nf.net = NULL;
+	put_net(nf->net);
+	nf->net = NULL;
 }
 
 static int pea_nf_register(struct pea_link *l, const void *arg)
 {
+	struct pea_nf_link *nf = pea_nf(l);
 	/* The attaching task's namespace, pea_nf_attach() checked. */
 	struct net *net = current->nsproxy->net_ns;
 	int err;
 
-	l->nf.ops.hook = pea_nf_hook;
-	l->nf.ops.priv = l;
-	err = nf_register_net_hook(net, &l->nf.ops);
+	nf->ops.hook = pea_nf_hook;
+	nf->ops.priv = l;
+	err = nf_register_net_hook(net, &nf->ops);
 	if (err)
 		return err;
-	l->nf.net = get_net(net);
+	nf->net = get_net(net);
 	return 0;
 }
 
@@ -162,9 +182,10 @@ static int pea_nf_check_attr(const struct pea_nf_attr *a)
  * (priority INT_MIN or INT_MAX), -EMLINK (PEA_MAX_LINKS live),
  * nf_register_net_hook()'s errors, -ENOMEM, -EMFILE.
  */
-long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua)
+static long pea_nf_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_nf_attr a;
+	struct pea_nf_link *nf;
 	struct pea_link *l;
 	long err;
 
@@ -182,18 +203,25 @@ long pea_nf_attach(struct pea_map *map, const struct pea_nf_attr __user *ua)
 	err = pea_nf_check_attr(&a);
 	if (err)
 		return err;
-	l = pea_link_alloc(map, PEA_LINK_NF, a.id, a.flags, 0, -1);
+	l = pea_link_alloc(map, &pea_nf_provider, a.id, a.flags, 0, -1);
 	if (IS_ERR(l))
 		return PTR_ERR(l);
-	l->nf.packet_len = a.packet_len;
-	l->nf.ops.pf = a.family;
-	l->nf.ops.hooknum = a.hook;
-	l->nf.ops.priority = a.flags & PEA_NF_F_PRIORITY ? a.priority :
-			     PEA_NF_PRI_DEFAULT;
-	l->addr = (u64)(s64)l->nf.ops.priority;
+	nf = pea_nf(l);
+	nf->packet_len = a.packet_len;
+	nf->ops.pf = a.family;
+	nf->ops.hooknum = a.hook;
+	nf->ops.priority = a.flags & PEA_NF_F_PRIORITY ? a.priority :
+			   PEA_NF_PRI_DEFAULT;
+	l->addr = (u64)(s64)nf->ops.priority;
 	snprintf(l->symbol, sizeof(l->symbol), "netfilter:%s:%s",
 		 a.family == PEA_NF_IPV4 ? "ipv4" : "ipv6",
 		 pea_nf_hook_names[a.hook]);
-	return pea_link_install(l, a.flags & PEA_NF_F_CLOEXEC, pea_nf_register,
-				NULL);
+	return pea_link_install(l, a.flags & PEA_NF_F_CLOEXEC, NULL);
 }
+
+const struct pea_provider pea_nf_provider = {
+	.link_size = sizeof(struct pea_nf_link),
+	.attach = pea_nf_attach,
+	.reg = pea_nf_register,
+	.unregister = pea_nf_unregister,
+};

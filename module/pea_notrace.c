@@ -32,7 +32,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "pea_compat.h"
-#include "pea_link.h"
 
 #ifdef PEA_REFUSE_NOTRACE
 /*

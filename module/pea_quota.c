@@ -230,30 +230,54 @@ void pea_link_uncharge(struct pea_link *l, size_t bytes)
 	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
 }
 
-/**
- * pea_quota_unlink() - return a link's charge and its count
- * @l: the link, being freed
+/*
+ * Drop @l's place among the links (unless it was retired) and, with
+ * @uncharge, its charge; the user's entry goes with its last link and
+ * its last byte.
  */
-void pea_quota_unlink(struct pea_link *l)
+static void pea_quota_drop(struct pea_link *l, bool uncharge)
 {
 	struct pea_quota *q = l->quota, *gone = NULL;
 	unsigned long flags;
 
 	if (!q)
 		return;
-	pea_link_uncharge(l, l->charged);
+	if (uncharge)
+		pea_link_uncharge(l, l->charged);
 	raw_spin_lock_irqsave(&pea_quota_lock, flags);
-	pea_quota_links--;
-	if (!--q->links) {
+	if (!l->retired) {
+		pea_quota_links--;
+		q->links--;
+	}
+	if (!q->links && !q->bytes) {
 		hash_del(&q->node);
 		gone = q;
 	}
 	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
-	l->quota = NULL;
+	if (uncharge)
+		l->quota = NULL;
 	if (gone) {
 		free_uid(gone->user);
 		kfree(gone);
 	}
+}
+
+/**
+ * pea_quota_retire() - a retired link gives up its place among the links
+ * @l: the link, not yet marked retired; it keeps its charge
+ */
+void pea_quota_retire(struct pea_link *l)
+{
+	pea_quota_drop(l, false);
+}
+
+/**
+ * pea_quota_unlink() - return a link's charge and its count
+ * @l: the link, being freed
+ */
+void pea_quota_unlink(struct pea_link *l)
+{
+	pea_quota_drop(l, true);
 }
 
 /**

@@ -3,7 +3,7 @@
  * pea: tracepoint producers.
  *
  * PEA_MAP_IOC_ATTACH_TP on a map fd attaches to a trace event and returns
- * a link fd (the link rules of pea_probe.c). The producer is a kernel perf
+ * a link fd (the link rules of pea_link.c). The producer is a kernel perf
  * event per online CPU: type PERF_TYPE_TRACEPOINT, config the event id,
  * sample_period 1, sample_type PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD, and
  * an overflow handler instead of a perf ring. perf builds the event's
@@ -39,7 +39,25 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_provider.h"
+#include "pea_kstack.h"
 #include "pea_perm.h"
+
+/* A tracepoint link: the link, then one kernel perf event per CPU. */
+struct pea_tp_link {
+	struct pea_link link;	/* first: pea_link_free() frees it */
+	struct perf_event **events;	/* nr_cpu_ids entries, NULL if none */
+	u32 event_id;
+	u32 nr_preds;
+	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
+};
+
+static_assert(offsetof(struct pea_tp_link, link) == 0);
+
+static struct pea_tp_link *pea_tp(struct pea_link *l)
+{
+	return container_of(l, struct pea_tp_link, link);
+}
 
 /*
  * Match @len bytes of @s against the NUL-terminated @pat: '*' matches any
@@ -217,7 +235,7 @@ static void pea_tp_overflow(struct perf_event *event,
 	 * Trace events come in one fragment; predicates see the first one
 	 * only, bounded by its size.
 	 */
-	if (!pea_tp_preds_match(&l->tp, raw->frag.data, raw->frag.size)) {
+	if (!pea_tp_preds_match(pea_tp(l), raw->frag.data, raw->frag.size)) {
 		this_cpu_inc(l->stats->filtered);
 		return;
 	}
@@ -245,7 +263,7 @@ static void pea_tp_overflow(struct perf_event *event,
 	r = h.data;
 	r->time_ns = ktime_get_mono_fast_ns();
 	r->id = l->rec_id;
-	r->event_id = l->tp.event_id;
+	r->event_id = pea_tp(l)->event_id;
 	r->cpu = smp_processor_id();
 	r->pid = task_pid_nr_ns(task, l->pid_ns);
 	r->tgid = task_tgid_nr_ns(task, l->pid_ns);
@@ -273,26 +291,28 @@ put:
  * around it); the grace period then covers any reader of the event list
  * still walking it. After this no handler of @l runs.
  */
-void pea_tp_unregister(struct pea_link *l)
+static void pea_tp_unregister(struct pea_link *l)
 {
+	struct pea_tp_link *tp = pea_tp(l);
 	unsigned int cpu;
 
-	if (!l->tp.events)
+	if (!tp->events)
 		return;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (l->tp.events[cpu])
-			perf_event_release_kernel(l->tp.events[cpu]);
+		if (tp->events[cpu])
+			perf_event_release_kernel(tp->events[cpu]);
 	synchronize_rcu();
-	kfree(l->tp.events);
-	l->tp.events = NULL;
+	kfree(tp->events);
+	tp->events = NULL;
 }
 
 static int pea_tp_register(struct pea_link *l, const void *arg)
 {
+	struct pea_tp_link *tp = pea_tp(l);
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,
 		.size = sizeof(attr),
-		.config = l->tp.event_id,
+		.config = tp->event_id,
 		.sample_period = 1,
 		.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD,
 	};
@@ -302,13 +322,13 @@ static int pea_tp_register(struct pea_link *l, const void *arg)
 
 	/* The events array, and a perf event per CPU online now. */
 	err = pea_link_charge(l, kmalloc_size_roundup(nr_cpu_ids *
-						      sizeof(*l->tp.events)) +
+						      sizeof(*tp->events)) +
 			      num_online_cpus() * sizeof(struct perf_event));
 	if (err)
 		return err;
-	l->tp.events = kcalloc(nr_cpu_ids, sizeof(*l->tp.events),
-			       GFP_KERNEL_ACCOUNT);
-	if (!l->tp.events)
+	tp->events = kcalloc(nr_cpu_ids, sizeof(*tp->events),
+			     GFP_KERNEL_ACCOUNT);
+	if (!tp->events)
 		return -ENOMEM;
 	/*
 	 * Not under cpus_read_lock(): registering the tracepoint takes it
@@ -328,7 +348,7 @@ static int pea_tp_register(struct pea_link *l, const void *arg)
 			}
 			break;
 		}
-		l->tp.events[cpu] = ev;
+		tp->events[cpu] = ev;
 	}
 	if (err)
 		pea_tp_unregister(l);
@@ -419,7 +439,7 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
  * max_user_probe_kb or max_probe_kb reached: a perf event per CPU is
  * charged), -EMFILE.
  */
-long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
+static long pea_tp_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_tp_attr a;
 	struct pea_link *l;
@@ -435,16 +455,22 @@ long pea_tp_attach(struct pea_map *map, const struct pea_tp_attr __user *ua)
 	err = pea_tp_check_attr(&a);
 	if (err)
 		return err;
-	l = pea_link_alloc(map, PEA_LINK_TP, a.id, a.flags, a.filter_tgid,
+	l = pea_link_alloc(map, &pea_tp_provider, a.id, a.flags, a.filter_tgid,
 			   a.filter_cpu);
 	if (IS_ERR(l))
 		return PTR_ERR(l);
 	l->addr = a.event_id;
-	l->tp.event_id = a.event_id;
-	l->tp.nr_preds = a.nr_preds;
+	pea_tp(l)->event_id = a.event_id;
+	pea_tp(l)->nr_preds = a.nr_preds;
 	l->kstack_depth = a.kstack_depth;
-	memcpy(l->tp.preds, a.preds, sizeof(l->tp.preds));
+	memcpy(pea_tp(l)->preds, a.preds, sizeof(pea_tp(l)->preds));
 	memcpy(l->symbol, a.name, sizeof(l->symbol));
-	return pea_link_install(l, a.flags & PEA_TP_F_CLOEXEC, pea_tp_register,
-				NULL);
+	return pea_link_install(l, a.flags & PEA_TP_F_CLOEXEC, NULL);
 }
+
+const struct pea_provider pea_tp_provider = {
+	.link_size = sizeof(struct pea_tp_link),
+	.attach = pea_tp_attach,
+	.reg = pea_tp_register,
+	.unregister = pea_tp_unregister,
+};

@@ -50,6 +50,8 @@
 #include <linux/uprobes.h>
 #include "pea_internal.h"
 #include "pea_link.h"
+#include "pea_provider.h"
+#include "pea_probe_rec.h"
 #include "pea_compat.h"
 
 #define PEA_UPROBE_DEPTH	4
@@ -93,7 +95,7 @@ struct pea_uprobe_frame {
 };
 
 /*
- * A task's frames. Its owner is l->up.owners[i] of the same index. Only
+ * A task's frames. Its owner is owners[i] of the link, same index. Only
  * the task that claimed a slot writes the rest of it: @start and
  * @exec_id (the owner's start_time and self_exec_id, published before the
  * owner word loses PENDING: they tell the owner from a later task that
@@ -118,9 +120,31 @@ static pid_t pea_uprobe_owner_tid(u64 owner)
 	return (pid_t)(owner & PEA_OWNER_TID_MASK);
 }
 
+/* A uprobe link: the link, then its consumer on (inode, offset). */
+struct pea_uprobe_link {
+	struct pea_link link;		/* first: pea_link_free() frees it */
+	struct uprobe_consumer uc;
+	struct path path;		/* holds the inode */
+	loff_t offset;
+	struct inode *inode;		/* registered on: the path's real inode */
+	struct uprobe *uprobe;		/* what uprobe_register() gave, if any */
+	u32 nr_slots;			/* uretprobes: tasks paired at once */
+	atomic64_t next_reclaim;	/* jiffies_64: the next stale-slot scan */
+	atomic64_t *owners;		/* each slot's owner and generation */
+	struct pea_uprobe_slot *slots;	/* entries per task */
+	u8 *caps;			/* their captures */
+};
+
+static_assert(offsetof(struct pea_uprobe_link, link) == 0);
+
+static struct pea_uprobe_link *pea_up(struct pea_link *l)
+{
+	return container_of(l, struct pea_uprobe_link, link);
+}
+
 static struct pea_link *pea_uc_link(struct uprobe_consumer *uc)
 {
-	return container_of(uc, struct pea_link, up.uc);
+	return &container_of(uc, struct pea_uprobe_link, uc)->link;
 }
 
 /* The tgid filter, without counting: for returns, counted at entry. */
@@ -156,11 +180,12 @@ static unsigned long pea_uprobe_addr_size(struct pt_regs *regs)
 
 static u8 *pea_uprobe_cap(struct pea_link *l, u32 slot, u32 depth)
 {
+	struct pea_uprobe_link *up = pea_up(l);
 	size_t i = (size_t)slot * PEA_UPROBE_DEPTH + depth;
 
-	if (!l->up.caps)
+	if (!up->caps)
 		return NULL;
-	return l->up.caps + i * (l->capture_len + 1);
+	return up->caps + i * (l->capture_len + 1);
 }
 
 /*
@@ -171,7 +196,8 @@ static u8 *pea_uprobe_cap(struct pea_link *l, u32 slot, u32 depth)
  */
 static bool pea_uprobe_stale(struct pea_link *l, u32 i, u64 o)
 {
-	struct pea_uprobe_slot *s = &l->up.slots[i];
+	struct pea_uprobe_link *up = pea_up(l);
+	struct pea_uprobe_slot *s = &up->slots[i];
 	/* Published before the owner word lost PENDING (acquired by caller). */
 	u64 start = READ_ONCE(s->start), exec_id = READ_ONCE(s->exec_id);
 	struct task_struct *t;
@@ -195,16 +221,17 @@ static bool pea_uprobe_stale(struct pea_link *l, u32 i, u64 o)
  */
 static bool pea_uprobe_take(struct pea_link *l, u32 i, u64 old)
 {
-	struct pea_uprobe_slot *s = &l->up.slots[i];
+	struct pea_uprobe_link *up = pea_up(l);
+	struct pea_uprobe_slot *s = &up->slots[i];
 	u64 mine = pea_uprobe_next_owner(old, current->pid);
 
-	if (atomic64_cmpxchg_acquire(&l->up.owners[i], old,
+	if (atomic64_cmpxchg_acquire(&up->owners[i], old,
 				     mine | PEA_OWNER_PENDING) != old)
 		return false;
 	WRITE_ONCE(s->start, current->start_time);
 	WRITE_ONCE(s->exec_id, current->self_exec_id);
 	s->depth = 0;
-	atomic64_set_release(&l->up.owners[i], mine);
+	atomic64_set_release(&up->owners[i], mine);
 	return true;
 }
 
@@ -218,19 +245,20 @@ static bool pea_uprobe_take(struct pea_link *l, u32 i, u64 old)
  */
 static int pea_uprobe_reclaim(struct pea_link *l, u32 h)
 {
-	u32 n = l->up.nr_slots, i, k;
+	struct pea_uprobe_link *up = pea_up(l);
+	u32 n = up->nr_slots, i, k;
 	u64 o, now = get_jiffies_64();
 
 	/* After a scan that found nothing, none for the rest of the jiffy. */
-	if (time_before64(now, (u64)atomic64_read(&l->up.next_reclaim)))
+	if (time_before64(now, (u64)atomic64_read(&up->next_reclaim)))
 		return -1;
 	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
-		o = atomic64_read_acquire(&l->up.owners[i]);
+		o = atomic64_read_acquire(&up->owners[i]);
 		if (pea_uprobe_owner_tid(o) && !(o & PEA_OWNER_PENDING) &&
 		    pea_uprobe_stale(l, i, o) && pea_uprobe_take(l, i, o))
 			return i;
 	}
-	atomic64_set(&l->up.next_reclaim, now + 1);
+	atomic64_set(&up->next_reclaim, now + 1);
 	return -1;
 }
 
@@ -243,14 +271,15 @@ static int pea_uprobe_reclaim(struct pea_link *l, u32 h)
  */
 static int pea_uprobe_slot(struct pea_link *l, bool claim)
 {
-	u32 n = l->up.nr_slots, h, i, k, nfree = 0;
+	struct pea_uprobe_link *up = pea_up(l);
+	u32 n = up->nr_slots, h, i, k, nfree = 0;
 	pid_t me = current->pid;
 	int free = -1;
 	u64 o;
 
 	h = reciprocal_scale(hash_32(me, 32), n);
 	for (k = 0, i = h; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
-		o = atomic64_read_acquire(&l->up.owners[i]);
+		o = atomic64_read_acquire(&up->owners[i]);
 		if (!pea_uprobe_owner_tid(o) && !(o & PEA_OWNER_PENDING)) {
 			if (free < 0)
 				free = i;
@@ -265,13 +294,13 @@ static int pea_uprobe_slot(struct pea_link *l, bool claim)
 		 * we hold its tid), which a third task may be taking over
 		 * right now (our cmpxchg() then fails).
 		 */
-		if (READ_ONCE(l->up.slots[i].start) != current->start_time) {
-			atomic64_cmpxchg_release(&l->up.owners[i], o,
+		if (READ_ONCE(up->slots[i].start) != current->start_time) {
+			atomic64_cmpxchg_release(&up->owners[i], o,
 						 pea_uprobe_next_owner(o, 0));
 			continue;
 		}
 		/* Calls from before an exec never return: claim it anew. */
-		if (READ_ONCE(l->up.slots[i].exec_id) != current->self_exec_id &&
+		if (READ_ONCE(up->slots[i].exec_id) != current->self_exec_id &&
 		    !pea_uprobe_take(l, i, o))
 			continue;
 		return i;
@@ -281,7 +310,7 @@ static int pea_uprobe_slot(struct pea_link *l, bool claim)
 	/* The first free one, or another if it was taken meanwhile. */
 	for (k = 0, i = free; free >= 0 && k < n && nfree;
 	     k++, i = i + 1 == n ? 0 : i + 1) {
-		o = atomic64_read(&l->up.owners[i]);
+		o = atomic64_read(&up->owners[i]);
 		if (o & (PEA_OWNER_TID_MASK | PEA_OWNER_PENDING))
 			continue;
 		if (pea_uprobe_take(l, i, o))
@@ -294,18 +323,20 @@ static int pea_uprobe_slot(struct pea_link *l, bool claim)
 /* Give slot @i back if its last frame returned. */
 static void pea_uprobe_put_slot(struct pea_link *l, u32 i)
 {
-	u64 o = atomic64_read(&l->up.owners[i]);
+	struct pea_uprobe_link *up = pea_up(l);
+	u64 o = atomic64_read(&up->owners[i]);
 
-	if (l->up.slots[i].depth)
+	if (up->slots[i].depth)
 		return;
 	/* Release: done with the frames before another task takes them. */
-	atomic64_set_release(&l->up.owners[i], pea_uprobe_next_owner(o, 0));
+	atomic64_set_release(&up->owners[i], pea_uprobe_next_owner(o, 0));
 }
 
 /* A uretprobe's entry: keep a frame for the return. */
 static int pea_uretprobe_entry(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 {
 	struct pea_link *l = pea_uc_link(uc);
+	struct pea_uprobe_link *up = pea_up(l);
 	unsigned long sp = user_stack_pointer(regs);
 	struct pea_uprobe_frame *f;
 	struct pea_uprobe_slot *s;
@@ -321,7 +352,7 @@ static int pea_uretprobe_entry(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 	i = pea_uprobe_slot(l, true);
 	if (i < 0)
 		return 0;	/* the return counts it as missed */
-	s = &l->up.slots[i];
+	s = &up->slots[i];
 	d = min_t(u32, READ_ONCE(s->depth), PEA_UPROBE_DEPTH);
 	/* Frames entered at or below this stack pointer returned unseen. */
 	while (d && s->f[d - 1].sp - pea_uprobe_addr_size(regs) <= sp)
@@ -330,7 +361,7 @@ static int pea_uretprobe_entry(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 		/* Too deep: the outermost call loses its frame. */
 		d = PEA_UPROBE_DEPTH - 1;
 		memmove(&s->f[0], &s->f[1], sizeof(s->f[0]) * d);
-		if (l->up.caps)
+		if (up->caps)
 			memmove(pea_uprobe_cap(l, i, 0),
 				pea_uprobe_cap(l, i, 1),
 				(size_t)(l->capture_len + 1) * d);
@@ -379,6 +410,7 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
 {
 	u64 now = ktime_get_mono_fast_ns();
 	struct pea_link *l = pea_uc_link(uc);
+	struct pea_uprobe_link *up = pea_up(l);
 	unsigned long sp = user_stack_pointer(regs);
 	struct pea_uprobe_frame *f = NULL;
 	struct pea_uprobe_slot *s;
@@ -389,7 +421,7 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
 		return 0;
 	i = pea_uprobe_slot(l, false);
 	if (i >= 0) {
-		s = &l->up.slots[i];
+		s = &up->slots[i];
 		d = min_t(u32, READ_ONCE(s->depth), PEA_UPROBE_DEPTH);
 		f = pea_uprobe_pop(s, &d, sp, pea_uprobe_ret_pop(regs));
 		s->depth = d;
@@ -415,23 +447,26 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
  * uretprobe's function in flight return through the kernel's trampoline
  * without calling it.
  */
-void pea_uprobe_unregister(struct pea_link *l)
+static void pea_uprobe_unregister(struct pea_link *l)
 {
-	pea_uprobe_unregister_wait(l->up.inode, l->up.offset, l->up.uprobe,
-				   &l->up.uc);
+	struct pea_uprobe_link *up = pea_up(l);
+
+	pea_uprobe_unregister_wait(up->inode, up->offset, up->uprobe, &up->uc);
 }
 
 /**
  * pea_uprobe_free() - release what a uprobe link holds (from pea_link_free())
  * @l: the link, not registered
  */
-void pea_uprobe_free(struct pea_link *l)
+static void pea_uprobe_free(struct pea_link *l)
 {
-	if (l->up.path.dentry)
-		path_put(&l->up.path);
-	kvfree(l->up.owners);
-	kvfree(l->up.slots);
-	kvfree(l->up.caps);
+	struct pea_uprobe_link *up = pea_up(l);
+
+	if (up->path.dentry)
+		path_put(&up->path);
+	kvfree(up->owners);
+	kvfree(up->slots);
+	kvfree(up->caps);
 }
 
 /*
@@ -444,9 +479,11 @@ void pea_uprobe_free(struct pea_link *l)
  */
 static int pea_uprobe_register(struct pea_link *l, const void *arg)
 {
-	l->up.inode = d_real_inode(l->up.path.dentry);
-	return pea_uprobe_register_compat(l->up.inode, l->up.offset,
-					  &l->up.uc, &l->up.uprobe);
+	struct pea_uprobe_link *up = pea_up(l);
+
+	up->inode = d_real_inode(up->path.dentry);
+	return pea_uprobe_register_compat(up->inode, up->offset,
+					  &up->uc, &up->uprobe);
 }
 
 static int pea_uprobe_check_attr(const struct pea_uprobe_attr *a)
@@ -506,6 +543,7 @@ static int pea_uprobe_path(const struct pea_uprobe_attr *a, struct path *p)
 
 static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
 {
+	struct pea_uprobe_link *up = pea_up(l);
 	u32 n;
 	int err;
 
@@ -514,37 +552,37 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
 	l->capture_len = a->capture_len;
 	l->capture_flags = PEA_CAPTURE_USER;
 	l->addr = a->offset;
-	l->up.offset = a->offset;
+	up->offset = a->offset;
 	if (a->name[0])
 		memcpy(l->symbol, a->name, sizeof(l->symbol));
 	else
 		snprintf(l->symbol, sizeof(l->symbol), "%pd+0x%llx",
-			 l->up.path.dentry, a->offset);
+			 up->path.dentry, a->offset);
 	if (!(a->flags & PEA_UPROBE_F_RETPROBE)) {
-		l->up.uc.handler = pea_uprobe_handler;
+		up->uc.handler = pea_uprobe_handler;
 		return 0;
 	}
 	n = a->maxactive ? a->maxactive : PEA_UPROBE_MAXACTIVE;
-	l->up.uc.handler = pea_uretprobe_entry;
-	l->up.uc.ret_handler = pea_uretprobe_ret;
-	l->up.nr_slots = n;
+	up->uc.handler = pea_uretprobe_entry;
+	up->uc.ret_handler = pea_uretprobe_ret;
+	up->nr_slots = n;
 	/* jiffies start 5 minutes before wrapping: not 0. */
-	atomic64_set(&l->up.next_reclaim, get_jiffies_64());
+	atomic64_set(&up->next_reclaim, get_jiffies_64());
 	/* The pairing table is the attacher's (pea_quota.c), before it exists. */
-	err = pea_link_charge(l, (size_t)n * (sizeof(*l->up.owners) +
-			      sizeof(*l->up.slots) +
+	err = pea_link_charge(l, (size_t)n * (sizeof(*up->owners) +
+			      sizeof(*up->slots) +
 			      (a->capture_mode != PEA_CAPTURE_NONE ?
 			       PEA_UPROBE_DEPTH * (a->capture_len + 1) : 0)));
 	if (err)
 		return err;
-	l->up.owners = kvcalloc(n, sizeof(*l->up.owners), GFP_KERNEL_ACCOUNT);
-	l->up.slots = kvcalloc(n, sizeof(*l->up.slots), GFP_KERNEL_ACCOUNT);
-	if (!l->up.owners || !l->up.slots)
+	up->owners = kvcalloc(n, sizeof(*up->owners), GFP_KERNEL_ACCOUNT);
+	up->slots = kvcalloc(n, sizeof(*up->slots), GFP_KERNEL_ACCOUNT);
+	if (!up->owners || !up->slots)
 		return -ENOMEM;
 	if (a->capture_mode != PEA_CAPTURE_NONE) {
-		l->up.caps = kvcalloc((size_t)n * PEA_UPROBE_DEPTH,
-				      a->capture_len + 1, GFP_KERNEL_ACCOUNT);
-		if (!l->up.caps)
+		up->caps = kvcalloc((size_t)n * PEA_UPROBE_DEPTH,
+				    a->capture_len + 1, GFP_KERNEL_ACCOUNT);
+		if (!up->caps)
 			return -ENOMEM;
 	}
 	return 0;
@@ -561,8 +599,7 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
  * (path_fd), -ENOENT and the other path lookup errors, -EMLINK
  * (PEA_MAX_LINKS live), -ENOMEM, -EMFILE, uprobe_register()'s errors.
  */
-long pea_uprobe_attach(struct pea_map *map,
-		       const struct pea_uprobe_attr __user *ua)
+static long pea_uprobe_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_uprobe_attr a;
 	struct pea_link *l;
@@ -586,18 +623,34 @@ long pea_uprobe_attach(struct pea_map *map,
 	err = pea_uprobe_path(&a, &path);
 	if (err)
 		return err;
-	l = pea_link_alloc(map, PEA_LINK_UPROBE, a.id, a.flags, a.filter_tgid,
-			   -1);
+	l = pea_link_alloc(map, &pea_uprobe_provider, a.id, a.flags,
+			   a.filter_tgid, -1);
 	if (IS_ERR(l)) {
 		path_put(&path);
 		return PTR_ERR(l);
 	}
-	l->up.path = path;
+	pea_up(l)->path = path;
 	err = pea_uprobe_setup(l, &a);
 	if (err) {
 		pea_link_free(l);
 		return err;
 	}
-	return pea_link_install(l, a.flags & PEA_UPROBE_F_CLOEXEC,
-				pea_uprobe_register, NULL);
+	return pea_link_install(l, a.flags & PEA_UPROBE_F_CLOEXEC, NULL);
 }
+
+/* Missed: the returns that found no entry (PEA_UPROBE_DEPTH, maxactive). */
+static void pea_uprobe_info(struct pea_link *l,
+			    const struct pea_link_stats *sum,
+			    struct pea_link_info *info)
+{
+	info->missed = sum->missed;
+}
+
+const struct pea_provider pea_uprobe_provider = {
+	.link_size = sizeof(struct pea_uprobe_link),
+	.attach = pea_uprobe_attach,
+	.reg = pea_uprobe_register,
+	.unregister = pea_uprobe_unregister,
+	.free = pea_uprobe_free,
+	.info = pea_uprobe_info,
+};

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: links, what every PEA_MAP_IOC_ATTACH_* returns.
+ *
+ * A link is a producer attached to a map: its fd, its id, the map it
+ * writes into, its filters and per-CPU stats, and its charge against the
+ * attacher's quota (pea_quota.c). Closing the fd detaches the producer,
+ * after its in-flight handlers finish, and frees the link. PEA_LINK_IOC_INFO
+ * and the debugfs "links" file report every live link.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/percpu.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include "pea_internal.h"
+#include "pea_link.h"
+#include "pea_provider.h"
+
+/*
+ * One scratch slot (a capture, +1 byte for the NUL probe, and a stack)
+ * per CPU and nesting level.
+ */
+struct pea_scratch_bufs {
+	int level;
+	struct pea_scratch slot[PEA_NEST_MAX];
+};
+
+static DEFINE_PER_CPU(struct pea_scratch_bufs, pea_scratch_bufs);
+static LIST_HEAD(pea_links);
+static DEFINE_MUTEX(pea_links_lock);
+static atomic_t pea_nr_links = ATOMIC_INIT(0);
+
+/**
+ * pea_link_filtered_cpu() - whether the CPU filter rejects this hit
+ * @l: the link
+ *
+ * Counts a rejected hit in the link's filtered counter.
+ *
+ * Return: true if the hit is to be skipped.
+ */
+bool pea_link_filtered_cpu(struct pea_link *l)
+{
+	if (l->filter_cpu >= 0 && smp_processor_id() != l->filter_cpu) {
+		this_cpu_inc(l->stats->filtered);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * pea_link_filtered_tgid() - whether the tgid filter rejects this hit
+ * @l: the link
+ *
+ * Counts a rejected hit in the link's filtered counter.
+ *
+ * Return: true if the hit is to be skipped.
+ */
+bool pea_link_filtered_tgid(struct pea_link *l)
+{
+	if (l->filter_tgid &&
+	    task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid) {
+		this_cpu_inc(l->stats->filtered);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * pea_link_filtered() - whether the tgid and CPU filters reject this hit
+ * @l: the link
+ *
+ * Counts a rejected hit in the link's filtered counter.
+ *
+ * Return: true if the hit is to be skipped.
+ */
+bool pea_link_filtered(struct pea_link *l)
+{
+	return pea_link_filtered_cpu(l) || pea_link_filtered_tgid(l);
+}
+
+/**
+ * pea_scratch_get() - this CPU's scratch slot for the current nesting level
+ *
+ * Preemption must be off. Every call, whatever it returns, is paired
+ * with a pea_scratch_put().
+ *
+ * A handler that interrupts another on this CPU (a kprobe in a hardirq,
+ * a tracepoint in an NMI) runs to completion before the interrupted one
+ * resumes, so the levels nest like a stack: the increment is one
+ * per-CPU read-modify-write that no interrupt can split, the slot it
+ * returns belongs to this level until the matching decrement, and the
+ * compiler barriers keep the slot's loads and stores between the two.
+ *
+ * Return: the slot, or NULL past PEA_NEST_MAX levels.
+ */
+struct pea_scratch *pea_scratch_get(void)
+{
+	int level = this_cpu_inc_return(pea_scratch_bufs.level) - 1;
+
+	barrier();
+	if (level >= PEA_NEST_MAX)
+		return NULL;
+	return this_cpu_ptr(&pea_scratch_bufs.slot[level]);
+}
+
+/**
+ * pea_scratch_put() - give back the slot of pea_scratch_get()
+ */
+void pea_scratch_put(void)
+{
+	barrier();
+	this_cpu_dec(pea_scratch_bufs.level);
+}
+
+/**
+ * pea_link_free() - free a link that is not (or no longer) registered
+ * @l: the link, from pea_link_alloc()
+ */
+void pea_link_free(struct pea_link *l)
+{
+	if (l->provider->free)
+		l->provider->free(l);
+	pea_quota_unlink(l);
+	if (!l->retired) {
+		if (l->counter_map)
+			pea_map_put(l->counter_map);
+		pea_map_put(l->map);
+		put_pid_ns(l->pid_ns);
+		atomic_dec(&pea_nr_links);
+	}
+	free_percpu(l->stats);
+	kfree(l);
+	atomic_dec(&pea_objects.links);
+}
+
+/*
+ * Retired links: closed while calls their kind saw start are in flight
+ * (a kretprobe's: the kernel keeps those calls' instances, on 6.12 its
+ * whole instance pool, until they return). A retired link keeps its
+ * charge for as long as the kernel keeps that memory; it gives up what
+ * else it held: its maps (whose names their owners may take again), its
+ * pid namespace and its place among the links (PEA_MAX_LINKS and its
+ * user's max_user_links). A work item asks each retired link's kind ten
+ * times a second whether its calls are gone, then unregisters and frees
+ * it; module unload hands what is left to the kernel, as Linux's own
+ * unregister does.
+ */
+static LIST_HEAD(pea_retired);
+static DEFINE_MUTEX(pea_retired_lock);
+static void pea_retired_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pea_retired_work, pea_retired_reap);
+
+static void pea_retired_reap(struct work_struct *work)
+{
+	struct pea_link *l, *tmp;
+
+	mutex_lock(&pea_retired_lock);
+	list_for_each_entry_safe(l, tmp, &pea_retired, node) {
+		if (l->provider->busy(l))
+			continue;
+		list_del(&l->node);
+		l->provider->unregister(l);
+		pea_link_free(l);
+	}
+	if (!list_empty(&pea_retired))
+		schedule_delayed_work(&pea_retired_work, HZ / 10);
+	mutex_unlock(&pea_retired_lock);
+}
+
+/* Close a registered link: retire it if its kind says so, else free it. */
+static void pea_link_close(struct pea_link *l)
+{
+	if (!l->provider->retire || !l->provider->retire(l)) {
+		l->provider->unregister(l);
+		pea_link_free(l);
+		return;
+	}
+	/* No handler of @l reaches its maps or filters any more (@retire). */
+	if (l->counter_map)
+		pea_map_put(l->counter_map);
+	pea_map_put(l->map);
+	l->counter_map = NULL;
+	l->map = NULL;
+	put_pid_ns(l->pid_ns);
+	l->pid_ns = NULL;
+	atomic_dec(&pea_nr_links);
+	pea_quota_retire(l);
+	l->retired = true;
+	mutex_lock(&pea_retired_lock);
+	list_add_tail(&l->node, &pea_retired);
+	schedule_delayed_work(&pea_retired_work, HZ / 10);
+	mutex_unlock(&pea_retired_lock);
+}
+
+/**
+ * pea_links_exit() - at module unload, free the retired links
+ *
+ * Their calls still in flight return through the kernel's own paths
+ * (a kretprobe's rethook with its handler cleared), as after any
+ * unregister.
+ */
+void pea_links_exit(void)
+{
+	struct pea_link *l, *tmp;
+
+	cancel_delayed_work_sync(&pea_retired_work);
+	list_for_each_entry_safe(l, tmp, &pea_retired, node) {
+		list_del(&l->node);
+		l->provider->unregister(l);
+		pea_link_free(l);
+	}
+}
+
+static int pea_link_release(struct inode *inode, struct file *file)
+{
+	struct pea_link *l = file->private_data;
+
+	mutex_lock(&pea_links_lock);
+	list_del(&l->node);
+	mutex_unlock(&pea_links_lock);
+	pea_link_close(l);
+	return 0;
+}
+
+static void pea_link_sum(struct pea_link *l, struct pea_link_stats *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		struct pea_link_stats *st = per_cpu_ptr(l->stats, cpu);
+
+		/*
+		 * Outcomes before hits (pairs with pea_link_count_hit()):
+		 * a hit in flight shows as a hit without its outcome, never
+		 * the other way round.
+		 */
+		sum->written += READ_ONCE(st->written);
+		sum->errors += READ_ONCE(st->errors);
+		sum->filtered += READ_ONCE(st->filtered);
+		sum->missed += READ_ONCE(st->missed);
+		smp_rmb();	/* pairs with pea_link_count_hit()'s */
+		sum->hits += READ_ONCE(st->hits);
+	}
+}
+
+/* PEA_LINK_IOC_INFO's answer: the common part, then the kind's. */
+static void pea_link_get_info(struct pea_link *l, struct pea_link_info *info)
+{
+	struct pea_link_stats sum;
+
+	memset(info, 0, sizeof(*info));
+	info->id = l->rec_id;
+	info->addr = READ_ONCE(l->addr);
+	info->flags = l->flags;
+	info->map_id = l->map->id;
+	pea_link_sum(l, &sum);
+	info->hits = sum.hits + sum.filtered;
+	info->written = sum.written;
+	info->filtered = sum.filtered;
+	info->errors = sum.errors;
+	memcpy(info->symbol, l->symbol, sizeof(info->symbol));
+	if (l->provider->info)
+		l->provider->info(l, &sum, info);
+}
+
+static long pea_link_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct pea_link *l = file->private_data;
+	struct pea_link_info info;
+
+	if (cmd != PEA_LINK_IOC_INFO)
+		return -ENOTTY;
+	pea_link_get_info(l, &info);
+	return copy_to_user((void __user *)arg, &info, sizeof(info)) ?
+		-EFAULT : 0;
+}
+
+static const struct file_operations pea_link_fops = {
+	.owner = THIS_MODULE,
+	.release = pea_link_release,
+	.unlocked_ioctl = pea_link_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/**
+ * pea_link_copy_attr() - copy an attach ioctl's attr from user space
+ * @a: the kernel's struct, @ksize bytes
+ * @ksize: its size
+ * @minsize: the smallest size taken (the struct's first version)
+ * @ua: the user's struct, which starts with its __u32 size
+ *
+ * Every attach attr starts with its size. One smaller than @minsize, or
+ * larger than a page, is EINVAL; a smaller one than @ksize gets zeroes
+ * for the fields it lacks, and a larger one must have zeroes past @ksize
+ * (E2BIG otherwise), as copy_struct_from_user() does (and perf with
+ * PERF_ATTR_SIZE_VER0).
+ *
+ * Return: 0, or -EFAULT, -EINVAL or -E2BIG.
+ */
+int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,
+		       const void __user *ua)
+{
+	u32 size;
+
+	if (get_user(size, (const u32 __user *)ua))
+		return -EFAULT;
+	if (size < minsize || size > PAGE_SIZE)
+		return -EINVAL;
+	return copy_struct_from_user(a, ksize, ua, size);
+}
+
+/**
+ * pea_link_alloc() - a new link on @map, counted against PEA_MAX_LINKS
+ * and the caller's max_user_links, its struct charged (pea_quota.c)
+ * @map: the map the producer writes into (a reference is taken)
+ * @provider: its kind
+ * @id: the producer id records carry (0: the link's own id)
+ * @flags: the attach flags
+ * @filter_tgid: only this process (0: any), in the caller's pid namespace
+ * @filter_cpu: only this CPU (-1: any)
+ *
+ * Return: the link, or ERR_PTR(-EMLINK) (PEA_MAX_LINKS, max_user_links) or
+ * ERR_PTR(-ENOMEM) (no memory, max_user_probe_kb, max_probe_kb).
+ */
+struct pea_link *pea_link_alloc(struct pea_map *map,
+				const struct pea_provider *provider, u64 id,
+				u32 flags, int filter_tgid, int filter_cpu)
+{
+	struct pea_link *l;
+	int err;
+
+	if (atomic_inc_return(&pea_nr_links) > PEA_MAX_LINKS) {
+		atomic_dec(&pea_nr_links);
+		return ERR_PTR(-EMLINK);
+	}
+	l = kzalloc(provider->link_size, GFP_KERNEL_ACCOUNT);
+	if (!l)
+		goto undo_count;
+	l->stats = alloc_percpu_gfp(struct pea_link_stats, GFP_KERNEL_ACCOUNT);
+	if (!l->stats)
+		goto free_link;
+	err = pea_quota_link(l);
+	if (!err) {
+		err = pea_link_charge(l,
+				      kmalloc_size_roundup(provider->link_size) +
+				      sizeof(struct pea_link_stats) *
+				      num_possible_cpus());
+		if (err)
+			pea_quota_unlink(l);
+	}
+	if (err) {
+		free_percpu(l->stats);
+		kfree(l);
+		atomic_dec(&pea_nr_links);
+		return ERR_PTR(err);
+	}
+	atomic_inc(&pea_objects.links);
+	pea_map_get(map);
+	l->map = map;
+	l->provider = provider;
+	l->id = pea_next_id();
+	l->rec_id = id ? id : l->id;
+	l->flags = flags;
+	l->filter_tgid = filter_tgid;
+	l->filter_cpu = filter_cpu;
+	l->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	return l;
+
+free_link:
+	kfree(l);
+undo_count:
+	atomic_dec(&pea_nr_links);
+	return ERR_PTR(-ENOMEM);
+}
+
+/**
+ * pea_link_install() - register a link and give it a file and an fd
+ * @l: the link, from pea_link_alloc(); freed on failure
+ * @cloexec: O_CLOEXEC on the fd
+ * @arg: passed to its provider's reg, which registers the producer (it
+ *       may fire at once)
+ *
+ * The fd number is visible (another thread may close it by number) from
+ * fd_install() on: the link is registered, listed and owned by its file
+ * before that, and nothing after it can fail.
+ *
+ * Return: the link fd, or reg's error, -EMFILE, -ENOMEM.
+ */
+long pea_link_install(struct pea_link *l, bool cloexec, const void *arg)
+{
+	struct file *file;
+	long err;
+	int fd;
+
+	fd = get_unused_fd_flags(O_RDWR | (cloexec ? O_CLOEXEC : 0));
+	if (fd < 0) {
+		pea_link_free(l);
+		return fd;
+	}
+	err = l->provider->reg(l, arg);
+	if (err)
+		goto put_fd;
+	file = anon_inode_getfile("[pea_link]", &pea_link_fops, l, O_RDWR);
+	if (IS_ERR(file)) {
+		/* Registered: calls may have started, as after a close. */
+		put_unused_fd(fd);
+		pea_link_close(l);
+		return PTR_ERR(file);
+	}
+	mutex_lock(&pea_links_lock);
+	list_add_tail(&l->node, &pea_links);
+	mutex_unlock(&pea_links_lock);
+	fd_install(fd, file);
+	return fd;
+
+put_fd:
+	put_unused_fd(fd);
+	pea_link_free(l);
+	return err;
+}
+
+/**
+ * pea_links_show() - the debugfs "links" file: one line per live link
+ * @m: the seq_file
+ * @v: unused
+ *
+ * Return: 0.
+ */
+int pea_links_show(struct seq_file *m, void *v)
+{
+	struct pea_link_info info;
+	struct pea_link *l;
+
+	seq_puts(m, "# link_id map_id symbol flags hits written filtered errors missed\n");
+	mutex_lock(&pea_links_lock);
+	list_for_each_entry(l, &pea_links, node) {
+		pea_link_get_info(l, &info);
+		seq_printf(m, "%llu %llu %s 0x%x %llu %llu %llu %llu %llu\n",
+			   l->id, l->map->id, l->symbol, l->flags, info.hits,
+			   info.written, info.filtered, info.errors,
+			   info.missed);
+	}
+	mutex_unlock(&pea_links_lock);
+	return 0;
+}
