@@ -291,6 +291,7 @@ static int trace_loop(struct tracer *t)
 			return PEA_EXIT_ERR;
 		}
 		flush_batch(t);
+		out_tick(t);
 		print_tables(t, false);
 		live_update(t);
 	}
@@ -357,9 +358,12 @@ static int trace_teardown(struct tracer *t, int rc)
 		pea_buffer__free(t->pb);
 	}
 	if (t->out) {
-		int err = trace_writer_close(t->out);
+		char msg[512];
+		int err = trace_writer_close(t->out, msg, sizeof(msg));
 
-		if (err && !t->out_failed)
+		if (err && !t->out_failed && msg[0])
+			tool_err("--output %s: %s", t->o.output, msg);
+		else if (err && !t->out_failed)
 			tool_err("writing %s: %s", t->o.output, strerror(-err));
 		if ((err || t->out_failed) && rc == PEA_EXIT_OK)
 			rc = PEA_EXIT_ERR;
@@ -386,6 +390,15 @@ static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
 	p->fmt.kstack = p->o.kstack;
 	p->fmt.ksyms = t->o.ksyms;
 	p->fmt.probe_col = probe_col;
+}
+
+/* What --output asks for. */
+static void out_opts(struct tracer *t, struct trace_out_opts *oo)
+{
+	memset(oo, 0, sizeof(*oo));
+	oo->format = t->o.format;
+	oo->path = t->o.output;
+	oo->ordered = !t->o.unordered;
 }
 
 int cmd_trace(int argc, char **argv)
@@ -460,11 +473,12 @@ int cmd_trace(int argc, char **argv)
 		return PEA_EXIT_ERR;
 	}
 	if (t.o.output) {
+		struct trace_out_opts oo;
 		char msg[512];
 
-		t.out = trace_writer_open(t.o.format, t.o.output, t.out_probes,
-					  t.o.nprobes, t.ncpus, msg,
-					  sizeof(msg));
+		out_opts(&t, &oo);
+		t.out = trace_writer_open(&oo, t.out_probes, t.o.nprobes,
+					  t.ncpus, msg, sizeof(msg));
 		if (!t.out) {
 			tool_err("--output: %s", msg);
 			free(t.cpus);

@@ -105,6 +105,8 @@ void live_clear(struct tracer *t);
 void live_update(struct tracer *t);
 void print_tables(struct tracer *t, bool last);
 void flush_batch(struct tracer *t);
+/* The --output writer's time: packets and beacons that are due. */
+void out_tick(struct tracer *t);
 void print_summary(struct tracer *t);
 void print_banner(const struct tracer *t);
 

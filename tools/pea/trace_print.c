@@ -49,6 +49,21 @@ void live_update(struct tracer *t)
 	t->live_shown = true;
 }
 
+/*
+ * The --output writer failed (@err): say so once, in its words if it has
+ * them, and write nothing more to it. The trace goes on.
+ */
+static void out_failed(struct tracer *t, int err)
+{
+	if (!err)
+		return;
+	if (t->out->msg[0])
+		tool_err("--output %s: %s", t->o.output, t->out->msg);
+	else
+		tool_err("writing %s: %s", t->o.output, strerror(-err));
+	t->out_failed = true;
+}
+
 /* Hand an event (or, @ev NULL, a loss) to the --output writer. */
 static void out_write(struct tracer *t, const struct trace_event *ev,
 		      int cpu, __u64 lost)
@@ -59,10 +74,13 @@ static void out_write(struct tracer *t, const struct trace_event *ev,
 		return;
 	err = ev ? trace_writer_event(t->out, ev->probe, ev) :
 		   trace_writer_lost(t->out, cpu, lost);
-	if (err) {
-		tool_err("writing %s: %s", t->o.output, strerror(-err));
-		t->out_failed = true;
-	}
+	out_failed(t, err);
+}
+
+void out_tick(struct tracer *t)
+{
+	if (t->out && !t->out_failed)
+		out_failed(t, trace_writer_tick(t->out, tool_now_ns()));
 }
 
 static void announce_lost(struct tracer *t)
