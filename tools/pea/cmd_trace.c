@@ -36,7 +36,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/sysinfo.h>
+#include <sys/utsname.h>
 #include "libpea.h"
+#include "net_url.h"
 #include "probe_kind.h"
 #include "trace.h"
 
@@ -392,13 +394,41 @@ static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
 	p->fmt.probe_col = probe_col;
 }
 
-/* What --output asks for. */
+/*
+ * What --output asks for; for an lttng-relayd, the session and host names
+ * in effect: --session or "pea-PID", --hostname or this machine's name.
+ */
 static void out_opts(struct tracer *t, struct trace_out_opts *oo)
 {
+	struct utsname u;
+
 	memset(oo, 0, sizeof(*oo));
 	oo->format = t->o.format;
 	oo->path = t->o.output;
 	oo->ordered = !t->o.unordered;
+	if (!net_url_is(t->o.output))
+		return;
+	if (t->o.session)
+		snprintf(t->out_session, sizeof(t->out_session), "%s",
+			 t->o.session);
+	else
+		snprintf(t->out_session, sizeof(t->out_session), "pea-%d",
+			 (int)getpid());
+	if (t->o.hostname)
+		snprintf(t->out_host, sizeof(t->out_host), "%s",
+			 t->o.hostname);
+	else if (!uname(&u))	/* at most TRACE_HOSTNAME_MAX of it */
+		snprintf(t->out_host, sizeof(t->out_host), "%.*s",
+			 TRACE_HOSTNAME_MAX, u.nodename);
+	else
+		snprintf(t->out_host, sizeof(t->out_host), "unknown");
+	oo->session = t->out_session;
+	oo->hostname = t->out_host;
+	oo->live_interval_ns = (__u64)((t->o.live_interval ?
+					t->o.live_interval :
+					TRACE_LIVE_INTERVAL) * 1e9);
+	oo->start_ns = tool_now_ns();	/* before any probe is attached */
+	oo->timeout_ms = TRACE_RELAYD_TIMEOUT_MS;
 }
 
 int cmd_trace(int argc, char **argv)

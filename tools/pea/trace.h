@@ -17,6 +17,11 @@
 
 #define DEFAULT_PAGES	64
 #define TRACE_MAX_PROBES 64	/* PROBE arguments of one session */
+/* relayd's fields for them hold this many characters (relayd_proto.h). */
+#define TRACE_SESSION_MAX	254
+#define TRACE_HOSTNAME_MAX	63
+#define TRACE_LIVE_INTERVAL	1.0	/* seconds: --live-interval */
+#define TRACE_RELAYD_TIMEOUT_MS	5000	/* relayd's answers, at most */
 
 /* One PROBE of the session: what was asked, how it prints, its link. */
 struct trace_probe {
@@ -38,6 +43,8 @@ struct trace_opts {
 	unsigned int pages;
 	const char *output;		/* --output */
 	enum trace_out_format format;	/* --format */
+	const char *session, *hostname;	/* --session, --hostname */
+	double live_interval;		/* --live-interval (0: not given) */
 	struct agg_opts agg;		/* --hist, --count-by, ... */
 	bool top_set, max_keys_set;	/* --top, --max-keys given */
 	double interval;		/* --interval (0: at the end only) */
@@ -76,6 +83,8 @@ struct tracer {
 	double live_rate;
 	__u64 t0, t_end;
 	struct trace_writer *out;	/* --output, or NULL */
+	char out_session[TRACE_SESSION_MAX + 1];	/* net://: in effect */
+	char out_host[TRACE_HOSTNAME_MAX + 1];
 	const struct trace_fmt *out_probes[TRACE_MAX_PROBES];
 	bool out_failed;
 	struct agg *agg;	/* --hist, --count-by; NULL without */

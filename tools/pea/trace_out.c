@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pea trace --output: the writer of --format and, for CTF, its sink: a
- * directory.
+ * pea trace --output: the writer of --format and, for CTF, its sink: an
+ * lttng-relayd for a net:// address, else a directory.
  */
 #include <stdio.h>
+#include "net_url.h"
 #include "trace_sink.h"
 #include "trace_writer.h"
 
@@ -26,7 +27,19 @@ struct trace_writer *trace_writer_open(const struct trace_out_opts *o,
 		snprintf(err, err_len, "unknown trace format");
 		return NULL;
 	}
-	sink = sink_dir_open(o->path, err, err_len);
+	if (net_url_is(o->path)) {
+		struct relayd_opts ro = {
+			.url = o->path,
+			.session = o->session,
+			.hostname = o->hostname,
+			.live_us = (__u32)(o->live_interval_ns / 1000),
+			.timeout_ms = o->timeout_ms,
+		};
+
+		sink = sink_relayd_open(&ro, err, err_len);
+	} else {
+		sink = sink_dir_open(o->path, err, err_len);
+	}
 	if (!sink)
 		return NULL;
 	return trace_ctf_open(sink, &co, probes, nprobes, ncpus, err, err_len);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "libpea.h"
+#include "net_url.h"
 #include "trace.h"
 
 #define LIVE_EVERY_NS	1000000000ULL
@@ -391,4 +392,16 @@ void print_banner(const struct tracer *t)
 			t->o.probes[i].spec.text);
 	fprintf(stderr, " on %zu CPUs; Ctrl-C to end\n",
 		pea_buffer__buffer_cnt(t->pb));
+	if (t->out_session[0]) {
+		struct net_url u;
+		char err[8];
+
+		if (net_url_parse(t->o.output, &u, err, sizeof(err)))
+			return;
+		fprintf(stderr, "pea: streaming to lttng-relayd %s as host %s, session %s; watch live with babeltrace2 --input-format=lttng-live net://%s%s%s:LIVE_PORT/host/%s/%s (relayd's -L port, %d by default)\n",
+			t->o.output, t->out_host, t->out_session,
+			strchr(u.host, ':') ? "[" : "", u.host,
+			strchr(u.host, ':') ? "]" : "", t->out_host,
+			t->out_session, NET_URL_LIVE_PORT);
+	}
 }

@@ -5,6 +5,9 @@
  *
  *   sink_dir.c     a directory: "metadata" and one "stream_CPU" file per
  *                  CPU ring (pea trace --output DIR)
+ *   sink_relayd.c  an lttng-relayd, over its producer protocol 2.8
+ *                  (pea trace --output net://HOST[:CTRL[:DATA]]), which
+ *                  stores the same files and serves them to live viewers
  *
  * The writer calls metadata once, first; then packets, each stream's in
  * order; beacons (live sinks only) for streams with nothing to send; then
@@ -81,5 +84,29 @@ struct trace_sink {
  * on failure.
  */
 struct trace_sink *sink_dir_open(const char *dir, char *err, size_t err_len);
+
+/**
+ * struct relayd_opts - how to reach an lttng-relayd, and as whom
+ * @url:          net://HOST[:CTRL[:DATA]] (net_url.h)
+ * @session:      the session name: relayd's and its live viewers' name
+ *                of the trace
+ * @hostname:     the host name relayd files the session under
+ * @live_us:      the live interval, in µs (relayd's live timer)
+ * @timeout_ms:   how long a connect, a send or a reply may take
+ */
+struct relayd_opts {
+	const char *url;
+	const char *session;
+	const char *hostname;
+	__u32 live_us;
+	int timeout_ms;
+};
+
+/*
+ * Connect to the relayd of @o and create its session; NULL with a
+ * message in @err on failure.
+ */
+struct trace_sink *sink_relayd_open(const struct relayd_opts *o,
+				    char *err, size_t err_len);
 
 #endif /* _PEA_TRACE_SINK_H */

@@ -9,8 +9,8 @@
  * wrote it, and every lost notice, then closed. Formats:
  *
  *   ctf       a CTF 1.8 trace: TSDL "metadata" and one binary stream per
- *             CPU ring (trace_ctf.c), to a sink (trace_sink.h): a
- *             directory
+ *             CPU ring (trace_ctf.c), to a directory or to an
+ *             lttng-relayd (trace_sink.h)
  *   perfetto  a Chrome Trace Event JSON file (trace_perfetto.c)
  *
  * trace_out.c opens the writer and sink --output and --format ask for.
@@ -61,19 +61,27 @@ struct trace_writer {
 /**
  * struct trace_out_opts - what --output and the options with it ask for
  * @format:           --format
- * @path:             --output: a directory or file
- * @live_interval_ns: packets are ended (and live sinks' idle streams get
- *                    beacons) at least this often; 0: when full
+ * @path:             --output: a directory or file, or (CTF) the
+ *                    net://HOST[:CTRL[:DATA]] of an lttng-relayd
+ * @session:          --session: relayd's session name (net:// only)
+ * @hostname:         --hostname: the host relayd files it under
+ * @live_interval_ns: packets are ended and (net://) idle streams get
+ *                    beacons at least this often (--live-interval; pea
+ *                    trace gives it for net:// only, 0: when full)
  * @ordered:          events come in time order across CPUs
  * @start_ns:         with a live interval: when the streams start (ns,
  *                    CLOCK_MONOTONIC; no event is older)
+ * @timeout_ms:       net://: how long relayd may take to answer
  */
 struct trace_out_opts {
 	enum trace_out_format format;
 	const char *path;
+	const char *session;
+	const char *hostname;
 	__u64 live_interval_ns;
 	bool ordered;
 	__u64 start_ns;
+	int timeout_ms;
 };
 
 /**
