@@ -30,9 +30,12 @@
  *                       PATTERN (a live viewer's attach, in relayd's log)
  *   --timeout-ms N      how long relayd may take to answer (default 5000)
  *   --kill PID N        SIGKILL PID after N events (relayd), and go on
+ *   --dry               build the events but write them nowhere (no
+ *                       OUTPUT: the cost of the feeding alone)
  *
  * pea trace's messages on stderr ("pea: --output OUT: ..."), and on
- * stdout one line: "fed N calls C max_call_us M failed F". Exit status
+ * stdout one line: "fed N calls C max_call_us M failed F feed_us T"
+ * (T: the events' feeding, before the close). Exit status
  * as pea trace's: 0, or 1 if a writer failed.
  */
 #include <errno.h>
@@ -126,8 +129,9 @@ int main(int argc, char **argv)
 	const char *log_file = NULL, *log_pat = NULL, *ready = NULL;
 	unsigned long events = 4000, pace = 0, live_ms = 100, kill_after = 0;
 	struct feed f = { 0 };
+	bool dry = false;
 	int kill_pid = 0, rc = 0, i, a;
-	__u64 step;
+	__u64 step, t_feed;
 	unsigned long n;
 
 	for (a = 1; a < argc; a++) {
@@ -149,6 +153,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[a], "--wait-log") && a + 2 < argc) {
 			log_file = argv[++a];
 			log_pat = argv[++a];
+		} else if (!strcmp(argv[a], "--dry")) {
+			dry = true;
 		} else if (!strcmp(argv[a], "--kill") && a + 2 < argc) {
 			kill_pid = atoi(argv[++a]);
 			kill_after = strtoul(argv[++a], NULL, 0);
@@ -159,7 +165,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!f.nout) {
+	if (!f.nout && !dry) {
 		fprintf(stderr, "ctf_feed: no OUTPUT\n");
 		return 2;
 	}
@@ -190,6 +196,7 @@ int main(int argc, char **argv)
 		rc = PEA_EXIT_ERR;
 	}
 
+	t_feed = mono_us();
 	for (n = 0; n < events && !rc; n++) {
 		struct trace_event ev;
 		int cpu = n % 7 ? (int)(n % 2) : 2;
@@ -238,6 +245,7 @@ int main(int argc, char **argv)
 		if (pace)
 			usleep(pace);
 	}
+	t_feed = mono_us() - t_feed;
 	for (i = 0; i < f.nout; i++) {
 		char msg[512];
 		__u64 t = mono_us();
@@ -257,8 +265,8 @@ int main(int argc, char **argv)
 		if (err || f.failed[i])
 			rc = PEA_EXIT_ERR;
 	}
-	printf("fed %lu calls %llu max_call_us %llu failed %d\n", n,
-	       (unsigned long long)f.calls, (unsigned long long)f.max_us,
-	       rc != 0);
+	printf("fed %lu calls %llu max_call_us %llu failed %d feed_us %llu\n",
+	       n, (unsigned long long)f.calls, (unsigned long long)f.max_us,
+	       rc != 0, (unsigned long long)t_feed);
 	return rc;
 }
