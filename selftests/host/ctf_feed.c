@@ -30,6 +30,7 @@
  *                       PATTERN (a live viewer's attach, in relayd's log)
  *   --timeout-ms N      how long relayd may take to answer (default 5000)
  *   --kill PID N        SIGKILL PID after N events (relayd), and go on
+ *   --wall-offset-ns N  the CTF clock's offset to the epoch (default 0)
  *   --dry               build the events but write them nowhere (no
  *                       OUTPUT: the cost of the feeding alone)
  *
@@ -153,6 +154,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[a], "--wait-log") && a + 2 < argc) {
 			log_file = argv[++a];
 			log_pat = argv[++a];
+		} else if (!strcmp(argv[a], "--wall-offset-ns") &&
+			   a + 1 < argc) {
+			oo.wall_offset_ns = strtoll(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--dry")) {
 			dry = true;
 		} else if (!strcmp(argv[a], "--kill") && a + 2 < argc) {

@@ -41,6 +41,7 @@
 #include "net_url.h"
 #include "probe_kind.h"
 #include "trace.h"
+#include "walltime.h"
 
 #define TICK_MS		100
 /*
@@ -392,6 +393,8 @@ static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
 	p->fmt.kstack = p->o.kstack;
 	p->fmt.ksyms = t->o.ksyms;
 	p->fmt.probe_col = probe_col;
+	p->fmt.time_mode = t->o.time_mode;
+	p->fmt.wall_off_ns = t->wall_off;
 }
 
 /*
@@ -406,6 +409,7 @@ static void out_opts(struct tracer *t, struct trace_out_opts *oo)
 	oo->format = t->o.format;
 	oo->path = t->o.output;
 	oo->ordered = !t->o.unordered;
+	oo->wall_offset_ns = t->wall_off;
 	if (!net_url_is(t->o.output))
 		return;
 	if (t->o.session)
@@ -451,6 +455,8 @@ int cmd_trace(int argc, char **argv)
 			fputs(trace_help, stdout);
 		return rc;
 	}
+	/* Wall-clock times: the offset from the records' clock, once. */
+	t.wall_off = wall_offset_ns(NULL);
 	/* Several probes: every line names its probe, in a column. */
 	for (i = 0; t.o.nprobes > 1 && i < t.o.nprobes; i++)
 		if ((int)strlen(t.o.probes[i].spec.text) > probe_col)

@@ -192,6 +192,8 @@ struct trace_fmt {
 	int probe_col;		/* several probes: PROBE column width, else 0 */
 	bool kstack;		/* --kstack: records carry kernel stacks */
 	const struct ksyms *ksyms;	/* and these name their frames (or NULL) */
+	int time_mode;		/* --time: enum trace_time (walltime.h) */
+	__s64 wall_off_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
 void trace_print_header(FILE *f, const struct trace_fmt *fmt);

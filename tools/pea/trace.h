@@ -45,6 +45,7 @@ struct trace_opts {
 	enum trace_out_format format;	/* --format */
 	const char *session, *hostname;	/* --session, --hostname */
 	double live_interval;		/* --live-interval (0: not given) */
+	int time_mode;			/* --time: enum trace_time */
 	struct agg_opts agg;		/* --hist, --count-by, ... */
 	bool top_set, max_keys_set;	/* --top, --max-keys given */
 	double interval;		/* --interval (0: at the end only) */
@@ -82,6 +83,7 @@ struct tracer {
 	__u64 live_ns, live_recv;
 	double live_rate;
 	__u64 t0, t_end;
+	__s64 wall_off;		/* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
 	struct trace_writer *out;	/* --output, or NULL */
 	char out_session[TRACE_SESSION_MAX + 1];	/* net://: in effect */
 	char out_host[TRACE_HOSTNAME_MAX + 1];

@@ -157,12 +157,18 @@ static const char metadata_head[] =
 "};\n"
 "\n";
 
-static const char metadata_stream[] =
+static const char metadata_clock[] =
 "clock {\n"
 "\tname = monotonic;\n"
 "\tdescription = \"CLOCK_MONOTONIC, the clock of pea records\";\n"
-"\tfreq = 1000000000;\n"
-"\toffset = 0;\n"
+"\tfreq = 1000000000;\n";
+
+/*
+ * Then the clock's offset: 0, or CLOCK_REALTIME - CLOCK_MONOTONIC as
+ * pea trace read it at start (offset_s seconds and offset ns), so that
+ * viewers show wall-clock times.
+ */
+static const char metadata_stream[] =
 "\tabsolute = false;\n"
 "};\n"
 "\n"
@@ -337,6 +343,13 @@ static int write_metadata(struct ctf_writer *c)
 	fputs("env {\n\thostname = ", f);
 	tsdl_str(f, host);
 	fputs(";\n\ttracer_name = \"pea\";\n};\n\n", f);
+	fputs(metadata_clock, f);
+	if (c->o.wall_offset_ns > 0)
+		fprintf(f, "\toffset_s = %lld;\n\toffset = %lld;\n",
+			(long long)(c->o.wall_offset_ns / 1000000000LL),
+			(long long)(c->o.wall_offset_ns % 1000000000LL));
+	else
+		fputs("\toffset = 0;\n", f);
 	fputs(metadata_stream, f);
 	for (i = 0; i < c->w.nprobes; i++)
 		tsdl_event(f, i, c->w.probes[i]);

@@ -15,6 +15,7 @@
 #include <strings.h>
 #include "net_url.h"
 #include "trace.h"
+#include "walltime.h"
 
 enum {
 	OPT_USER = 0x100,
@@ -34,6 +35,7 @@ enum {
 	OPT_SESSION,
 	OPT_HOSTNAME,
 	OPT_LIVE_INTERVAL,
+	OPT_TIME,
 };
 
 static const struct option trace_options[] = {
@@ -60,6 +62,7 @@ static const struct option trace_options[] = {
 	{ "session", required_argument, NULL, OPT_SESSION },
 	{ "hostname", required_argument, NULL, OPT_HOSTNAME },
 	{ "live-interval", required_argument, NULL, OPT_LIVE_INTERVAL },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "hist", required_argument, NULL, OPT_HIST },
 	{ "count-by", required_argument, NULL, OPT_COUNT_BY },
 	{ "top", required_argument, NULL, OPT_TOP },
@@ -199,6 +202,12 @@ static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 	case OPT_HOSTNAME:
 		o->hostname = arg;
 		return check_relayd_name("--hostname", arg, TRACE_HOSTNAME_MAX);
+	case OPT_TIME:
+		o->time_mode = trace_time_parse(arg);
+		if (o->time_mode < 0)
+			return tool_usage("trace", "--time '%s': wall, mono or rel",
+					  arg);
+		return 0;
 	case OPT_LIVE_INTERVAL:
 		if (tool_parse_seconds(arg, &o->live_interval) ||
 		    o->live_interval < 0.01 || o->live_interval > 3600)

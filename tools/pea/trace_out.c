@@ -17,6 +17,7 @@ struct trace_writer *trace_writer_open(const struct trace_out_opts *o,
 		.live_interval_ns = o->live_interval_ns,
 		.ordered = o->ordered,
 		.start_ns = o->start_ns,
+		.wall_offset_ns = o->wall_offset_ns,
 	};
 	struct trace_sink *sink;
 

@@ -71,6 +71,8 @@ struct trace_writer {
  * @ordered:          events come in time order across CPUs
  * @start_ns:         with a live interval: when the streams start (ns,
  *                    CLOCK_MONOTONIC; no event is older)
+ * @wall_offset_ns:   CLOCK_REALTIME - CLOCK_MONOTONIC: the CTF clock's
+ *                    offset, so that viewers show wall-clock times
  * @timeout_ms:       net://: how long relayd may take to answer
  */
 struct trace_out_opts {
@@ -81,6 +83,7 @@ struct trace_out_opts {
 	__u64 live_interval_ns;
 	bool ordered;
 	__u64 start_ns;
+	__s64 wall_offset_ns;
 	int timeout_ms;
 };
 
@@ -92,11 +95,13 @@ struct trace_out_opts {
  * @ordered:          events come in time order across CPUs
  * @start_ns:         with a live interval: every CPU's stream starts at
  *                    open, with its empty packet at this time
+ * @wall_offset_ns:   the clock's offset to the Unix epoch (0: none)
  */
 struct ctf_opts {
 	__u64 live_interval_ns;
 	bool ordered;
 	__u64 start_ns;
+	__s64 wall_offset_ns;
 };
 
 struct trace_sink;
