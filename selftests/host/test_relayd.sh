@@ -10,6 +10,7 @@
 #     is the directory byte for byte (the same files, the same bytes);
 #     babeltrace2 prints the same events from both and the same
 #     "discarded 7 events";
+#     the same with full (256 KiB) packets;
 #  2. live: babeltrace2 --input-format=lttng-live, attached before any
 #     event is produced, prints those events and that count, and ends
 #     (status 0) when the session closes;
@@ -141,6 +142,26 @@ ok $? "babeltrace2 prints the same 4000 events from both (local: $nl)"
 	cmp -s "$TMP/local.disc" "$TMP/relayd.disc"
 ok $? "babeltrace2 reports the same discarded count from both: $(cat "$TMP/relayd.disc")" \
 	"local: $(cat "$TMP/local.disc") relayd: $(cat "$TMP/relayd.disc")"
+
+# ---- 1b. full packets: 20000 events, a live interval longer than the
+# trace, so every packet but the last of a stream ends at 256 KiB ----
+out=$("$BIN/ctf_feed" --session fullsess --events 20000 --live-interval-ms 60000 \
+	"$TMP/full" "$URL" 2> "$TMP/feed1b.err")
+rc=$?
+rdir=
+for _ in $(seq 100); do
+	rdir=$(ls -d "$TMP"/r1/feedhost/fullsess-*/pea 2>/dev/null | head -1)
+	[ -n "$rdir" ] && [ "$(cd "$TMP/full" && cat ./* | wc -c)" = "$(cd "$rdir" && cat metadata stream_* 2>/dev/null | wc -c)" ] && break
+	sleep 0.1
+done
+diffs=
+for f in $(cd "$TMP/full" && ls); do
+	cmp -s "$TMP/full/$f" "$rdir/$f" || diffs="$diffs $f"
+done
+size=$(stat -c %s "$TMP/full/stream_0")
+[ "$rc" = 0 ] && [ -n "$rdir" ] && [ -z "$diffs" ] && [ "$size" -gt $((3 * 262144)) ]
+ok $? "full packets: stream_0 of $size bytes, relayd's copy the same bytes ($out)" \
+	"rc $rc, differing:$diffs $(cat "$TMP/feed1b.err")"
 
 # ---- 2. live ----
 rm -f "$TMP/ready"
