@@ -54,12 +54,19 @@
 /* Record bytes in a ring beyond the raw payload: header and raw size. */
 #define RECORD_OVERHEAD	12
 
-static volatile sig_atomic_t trace_stop;
+static volatile sig_atomic_t trace_stop, trace_snap;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	trace_stop = 1;
+}
+
+/* SIGUSR1 with --flight-recorder: a snapshot now, and go on. */
+static void on_snapshot(int sig)
+{
+	(void)sig;
+	trace_snap = 1;
 }
 
 /* ---- callbacks ---- */
@@ -225,10 +232,91 @@ static int trace_setup(struct tracer *t)
 }
 
 /*
- * A flight recorder only waits: the rings are read once, at the end. The
- * stop signals are blocked but inside ppoll(): one that came between the
- * check of trace_stop and the wait would otherwise be lost, and poll()
- * without a timeout would never return.
+ * The writer of snapshot @n: --output PATH gets PATH.N beside it, in the
+ * same format (not an lttng-relayd: its stream is the final snapshot's).
+ * NULL without.
+ */
+static struct trace_writer *snap_writer(struct tracer *t, unsigned int n,
+					char *path, size_t len)
+{
+	struct trace_out_opts oo;
+	struct trace_writer *w;
+	char msg[512];
+
+	if (!t->o.output || net_url_is(t->o.output))
+		return NULL;
+	memset(&oo, 0, sizeof(oo));
+	oo.format = t->o.format;
+	oo.ordered = true;
+	oo.wall_offset_ns = t->wall_off;
+	snprintf(path, len, "%s.%u", t->o.output, n);
+	oo.path = path;
+	w = trace_writer_open(&oo, t->out_probes, t->o.nprobes, t->ncpus, msg,
+			      sizeof(msg));
+	if (!w)
+		tool_err("snapshot %u: --output %s: %s", n, path, msg);
+	return w;
+}
+
+/*
+ * SIGUSR1 during a flight recorder: the rings' ordered snapshot now,
+ * printed (and written to PATH.N with --output), then a line that states
+ * it and its horizon; the rings go on recording.
+ */
+static void flight_snapshot(struct tracer *t)
+{
+	struct trace_writer *main_out = t->out, *w;
+	bool main_failed = t->out_failed;
+	unsigned int n = ++t->snap_no;
+	__u64 shown = t->shown, h;
+	char path[4096] = "", msg[512];
+	int ret;
+
+	w = snap_writer(t, n, path, sizeof(path));
+	ret = pea_buffer__snapshot(t->pb);
+	if (ret < 0 && ret != -EINVAL)
+		tool_err("snapshot %u: reading the rings: %s", n,
+			 strerror(-ret));
+	h = pea_buffer__snapshot_horizon(t->pb);
+	t->out = w;
+	t->out_failed = false;
+	flush_batch(t);
+	if (w && trace_writer_close(w, msg, sizeof(msg)) && !t->out_failed)
+		tool_err("snapshot %u: writing %s: %s", n, path,
+			 msg[0] ? msg : "error");
+	t->out = main_out;
+	t->out_failed = main_failed;
+	shown = t->shown - shown;
+	if (t->o.json && !t->out_closed) {
+		printf("{\"type\":\"snapshot\",\"snapshot\":%u,\"events\":%llu,\"horizon_ns\":%llu",
+		       n, (unsigned long long)shown, (unsigned long long)h);
+		if (w) {
+			fputs(",\"output\":", stdout);
+			json_put_str(stdout, path, strlen(path));
+		}
+		fputs("}\n", stdout);
+		if (fflush(stdout) || ferror(stdout))
+			t->out_closed = true;
+	} else if (!t->o.json) {
+		fprintf(stderr, "pea: snapshot %u: %llu events", n,
+			(unsigned long long)shown);
+		if (h)
+			fprintf(stderr, ", every CPU's records from %.6f s on (the horizon)",
+				h > t->t0 ? (h - t->t0) / 1e9 : 0.0);
+		else
+			fputs(", no ring wrapped: every record", stderr);
+		if (w)
+			fprintf(stderr, "; written to %s", path);
+		fputc('\n', stderr);
+	}
+}
+
+/*
+ * A flight recorder only waits: the rings are read at the end, and at each
+ * SIGUSR1 (flight_snapshot()). The stop signals and SIGUSR1 are blocked
+ * but inside ppoll(): one that came between the check of trace_stop and
+ * the wait would otherwise be lost, and poll() without a timeout would
+ * never return.
  */
 static int flight_wait(struct tracer *t, __u64 deadline)
 {
@@ -238,9 +326,16 @@ static int flight_wait(struct tracer *t, __u64 deadline)
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	while (!trace_stop) {
 		struct timespec ts, *tsp = NULL;
+
+		if (trace_snap) {
+			trace_snap = 0;
+			flight_snapshot(t);
+			continue;
+		}
 
 		if (deadline) {
 			__u64 now = tool_now_ns();
@@ -254,7 +349,6 @@ static int flight_wait(struct tracer *t, __u64 deadline)
 		ppoll(NULL, 0, tsp, &old);	/* a signal ends it early */
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	(void)t;
 	return PEA_EXIT_OK;
 }
 
@@ -501,7 +595,8 @@ int cmd_trace(int argc, char **argv)
 		trace_free_probes(&t.o);
 		return PEA_EXIT_ERR;
 	}
-	if (setup_signals()) {
+	if (setup_signals() ||
+	    (t.o.flight && signal(SIGUSR1, on_snapshot) == SIG_ERR)) {
 		tool_err("cannot set up signal handlers: %s", strerror(errno));
 		free(t.cpus);
 		agg_free(t.agg);

@@ -90,6 +90,7 @@ struct tracer {
 	const struct trace_fmt *out_probes[TRACE_MAX_PROBES];
 	bool out_failed;
 	struct agg *agg;	/* --hist, --count-by; NULL without */
+	unsigned int snap_no;	/* flight recorder: SIGUSR1 snapshots taken */
 	__u64 next_interval;	/* when the tables print next */
 	unsigned int interval_no;
 };
