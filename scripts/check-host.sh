@@ -24,8 +24,8 @@ if ! "$ROOT/scripts/setup.sh" --packages >&2; then
 	echo "1..1"
 	exit 1
 fi
-log "building ($MAKE host-tests)"
-if ! "$MAKE" -C "$ROOT" --no-print-directory -j"$(nproc)" host-tests >&2; then
+log "building ($MAKE host-tests tools)"
+if ! "$MAKE" -C "$ROOT" --no-print-directory -j"$(nproc)" host-tests tools >&2; then
 	echo "not ok 1 - host: build (make host-tests)"
 	echo "1..1"
 	exit 1

@@ -12,6 +12,7 @@
  *   - the horizons increase from snapshot to snapshot (and to the final
  *     one at SIGINT), and pea keeps recording between them;
  *   - DIR.N is a CTF trace babeltrace2 reads with E events;
+ *   - `pea snapshot trace_PID` from another process takes a third;
  *   - SIGINT then ends the trace as before (exit 0, the summary).
  */
 #include "pt_tool.h"
@@ -94,8 +95,8 @@ static bool read_snap(struct pt_proc *p, char tag, bool final, struct snap *s)
 
 int main(void)
 {
-	char pid[16], want[64];
-	struct snap s1, s2, s3;
+	char pid[16], want[64], map[32];
+	struct snap s1, s2, s3, s4;
 	struct pt_proc p;
 	int rc, lines;
 	const char *b;
@@ -135,13 +136,26 @@ int main(void)
 	      s2.horizon, s1.horizon);
 	PT_OK(!strcmp(s2.output, OUTDIR ".2"), "snapshot 2: written to %s", s2.output);
 
+	/* From another process: pea snapshot with the map's name. */
 	burst('c');
-	kill(p.pid, SIGINT);
-	PT_OK(read_snap(&p, 'c', true, &s3), "SIGINT: the final snapshot and the summary");
+	snprintf(map, sizeof(map), "trace_%d", p.pid);
+	rc = pt_run((char *[]){ PT_PEA, "snapshot", map, NULL }, bt_out,
+		    sizeof(bt_out), bt_err, sizeof(bt_err), NULL, NULL);
+	PT_EQ(rc, 0, "pea snapshot %s: exit 0", map);
+	PT_OK(read_snap(&p, 'c', false, &s3), "pea snapshot: snapshot 3");
 	snprintf(want, sizeof(want), "/tmp/pea-snap-c-%03d", BURST - 1);
-	PT_OK(!strcmp(s3.last, want) && s3.order && s3.horizon > s2.horizon,
+	PT_OK(!strcmp(s3.last, want) && s3.consecutive && s3.order &&
+	      s3.horizon > s2.horizon && !strcmp(s3.output, OUTDIR ".3"),
+	      "snapshot 3: up to %s, in time order, horizon later again (%lld), to %s",
+	      s3.last, s3.horizon, s3.output);
+
+	burst('d');
+	kill(p.pid, SIGINT);
+	PT_OK(read_snap(&p, 'd', true, &s4), "SIGINT: the final snapshot and the summary");
+	snprintf(want, sizeof(want), "/tmp/pea-snap-d-%03d", BURST - 1);
+	PT_OK(!strcmp(s4.last, want) && s4.order && s4.horizon > s3.horizon,
 	      "final: up to %s, in time order, horizon later again (%lld)",
-	      s3.last, s3.horizon);
+	      s4.last, s4.horizon);
 	pt_proc_drain_err(&p);
 	rc = pt_proc_wait(&p);
 	PT_EQ(rc, 0, "SIGINT ends it with exit 0");
