@@ -6,18 +6,22 @@
  * the one-page rings wrap, and sends SIGUSR1 after each burst:
  *
  *   - each SIGUSR1 prints the current ordered snapshot, then
- *     {"type":"snapshot","snapshot":N,"events":E,"horizon_ns":H,
+ *     {"type":"snapshot","snapshot":N,"time_ns":T,"events":E,"horizon_ns":H,
  *     "output":"DIR.N"}: E events in time order, none before H, the
  *     newest being the burst's last open, consecutive names back from it;
  *   - the horizons increase from snapshot to snapshot (and to the final
  *     one at SIGINT), and pea keeps recording between them;
  *   - DIR.N is a CTF trace babeltrace2 reads with E events;
  *   - `pea snapshot trace_PID` from another process takes a third;
+ *   - --snapshot-on kprobe:do_unlinkat takes one when the test unlinks a
+ *     file (the opens before it and the unlink in it), rate-limited to
+ *     one a second without losing the fires in between;
  *   - SIGINT then ends the trace as before (exit 0, the summary).
  */
 #include "pt_tool.h"
 
 #define PROBE		"kretprobe:do_sys_openat2"
+#define UNLINK		"kprobe:do_unlinkat"
 #define PT_BT		"/usr/bin/babeltrace2"
 #define BURST		100
 #define OUTDIR		"/tmp/pea-snap"
@@ -93,6 +97,82 @@ static bool read_snap(struct pt_proc *p, char tag, bool final, struct snap *s)
 	return false;
 }
 
+/*
+ * --snapshot-on: a second probe, on do_unlinkat, takes a snapshot when
+ * the test unlinks a file: the opens before it and the unlink itself are
+ * in it, and a quick second unlink waits for the rate limit (one a
+ * second) but is not lost: it brings the next snapshot.
+ */
+static void test_snapshot_on(void)
+{
+	char pid[16], name[64], str[128];
+	struct pt_proc p;
+	int i, rc, opens = 0, unlinks = 0, snaps = 0, trig = 0;
+	long long t1 = -1, t2 = -1;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
+					     "ARG1", "--pid", pid, UNLINK,
+					     "--pid", pid, "--flight-recorder",
+					     "--json", "--snapshot-on", UNLINK,
+					     NULL }),
+	      "snapshot-on: attached, %s and %s", PROBE, UNLINK);
+	for (i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "/tmp/pea-snapon-%d", i);
+		close(open(name, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+	}
+	unlink("/tmp/pea-snapon-0");
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (pt_json_streq(line, "type", "snapshot")) {
+			snaps++;
+			trig = pt_json_streq(line, "trigger", UNLINK);
+			t1 = pt_json_num(line, "time_ns", -1);
+			break;
+		}
+		if (!pt_json_streq(line, "type", "event"))
+			continue;
+		pt_json_get(line, "probe", str, sizeof(str), NULL);
+		if (!strcmp(str, UNLINK))
+			unlinks++;
+		else if (pt_json_get(line, "str", str, sizeof(str), NULL) &&
+			 !strncmp(str, "/tmp/pea-snapon-", 16))
+			opens++;
+	}
+	PT_OK(snaps == 1 && trig, "snapshot-on: the unlink took a snapshot, its line names the trigger");
+	PT_OK(opens == 5 && unlinks == 1,
+	      "snapshot-on: it holds the 5 opens and the unlink (%d, %d)", opens, unlinks);
+
+	/* Two more at once: they wait for the rate limit, and are not lost. */
+	unlink("/tmp/pea-snapon-1");
+	unlink("/tmp/pea-snapon-2");
+	snaps = 0;
+	unlinks = 0;
+	while (snaps < 1 &&
+	       pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (pt_json_streq(line, "type", "snapshot")) {
+			snaps++;
+			t2 = pt_json_num(line, "time_ns", -1);
+		} else if (pt_json_streq(line, "probe", UNLINK)) {
+			unlinks++;
+		}
+	}
+	PT_OK(snaps == 1 && t1 > 0 && t2 - t1 >= 1000000000LL,
+	      "snapshot-on: the next snapshot waited for the rate limit (%lld ns after the first)",
+	      t2 - t1);
+	PT_EQ(unlinks, 3, "snapshot-on: it holds all three unlinks");
+	for (i = 3; i < 5; i++) {
+		snprintf(name, sizeof(name), "/tmp/pea-snapon-%d", i);
+		unlink(name);
+	}
+	kill(p.pid, SIGINT);
+	pt_proc_drain_err(&p);
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS))
+		;
+	rc = pt_proc_wait(&p);
+	PT_EQ(rc, 0, "snapshot-on: SIGINT ends it with exit 0");
+	pt_proc_close(&p);
+}
+
 int main(void)
 {
 	char pid[16], want[64], map[32];
@@ -160,6 +240,8 @@ int main(void)
 	rc = pt_proc_wait(&p);
 	PT_EQ(rc, 0, "SIGINT ends it with exit 0");
 	pt_proc_close(&p);
+
+	test_snapshot_on();
 
 	rc = pt_run((char *[]){ PT_BT, "--clock-cycles", OUTDIR ".1", NULL },
 		    bt_out, sizeof(bt_out), bt_err, sizeof(bt_err), NULL, NULL);

@@ -53,6 +53,10 @@
 #define BATCH_MAX	4096
 /* Record bytes in a ring beyond the raw payload: header and raw size. */
 #define RECORD_OVERHEAD	12
+/* --snapshot-on: its probe's counter is looked at this often... */
+#define SNAP_POLL_NS	50000000ULL
+/* ...and it takes at most one snapshot a second. */
+#define SNAP_MIN_GAP_NS	1000000000ULL
 
 static volatile sig_atomic_t trace_stop, trace_snap;
 
@@ -263,12 +267,12 @@ static struct trace_writer *snap_writer(struct tracer *t, unsigned int n,
  * printed (and written to PATH.N with --output), then a line that states
  * it and its horizon; the rings go on recording.
  */
-static void flight_snapshot(struct tracer *t)
+static void flight_snapshot(struct tracer *t, const char *trigger)
 {
 	struct trace_writer *main_out = t->out, *w;
 	bool main_failed = t->out_failed;
 	unsigned int n = ++t->snap_no;
-	__u64 shown = t->shown, h;
+	__u64 shown = t->shown, h, taken = tool_now_ns();
 	char path[4096] = "", msg[512];
 	int ret;
 
@@ -288,11 +292,16 @@ static void flight_snapshot(struct tracer *t)
 	t->out_failed = main_failed;
 	shown = t->shown - shown;
 	if (t->o.json && !t->out_closed) {
-		printf("{\"type\":\"snapshot\",\"snapshot\":%u,\"events\":%llu,\"horizon_ns\":%llu",
-		       n, (unsigned long long)shown, (unsigned long long)h);
+		printf("{\"type\":\"snapshot\",\"snapshot\":%u,\"time_ns\":%llu,\"events\":%llu,\"horizon_ns\":%llu",
+		       n, (unsigned long long)taken, (unsigned long long)shown,
+		       (unsigned long long)h);
 		if (w) {
 			fputs(",\"output\":", stdout);
 			json_put_str(stdout, path, strlen(path));
+		}
+		if (trigger) {
+			fputs(",\"trigger\":", stdout);
+			json_put_str(stdout, trigger, strlen(trigger));
 		}
 		fputs("}\n", stdout);
 		if (fflush(stdout) || ferror(stdout))
@@ -307,13 +316,37 @@ static void flight_snapshot(struct tracer *t)
 			fputs(", no ring wrapped: every record", stderr);
 		if (w)
 			fprintf(stderr, "; written to %s", path);
+		if (trigger)
+			fprintf(stderr, "; %s fired", trigger);
 		fputc('\n', stderr);
 	}
 }
 
 /*
- * A flight recorder only waits: the rings are read at the end, and at each
- * SIGUSR1 (flight_snapshot()). The stop signals and SIGUSR1 are blocked
+ * --snapshot-on PROBE: whether that probe wrote a record since the last
+ * look (its link's written counter grew) and the last snapshot it took is
+ * SNAP_MIN_GAP_NS old; fires in between wait for the next look after it.
+ */
+static bool snap_on_fired(struct tracer *t, __u64 now)
+{
+	struct trace_probe *p = t->o.snapshot_on;
+	struct pea_link_info li;
+
+	if (!p || p->link_fd < 0 ||
+	    (t->snap_on_last && now < t->snap_on_last + SNAP_MIN_GAP_NS))
+		return false;
+	memset(&li, 0, sizeof(li));
+	if (ioctl(p->link_fd, PEA_LINK_IOC_INFO, &li) ||
+	    li.written == t->snap_on_written)
+		return false;
+	t->snap_on_written = li.written;
+	t->snap_on_last = now;
+	return true;
+}
+
+/*
+ * A flight recorder only waits: the rings are read at the end, at each
+ * SIGUSR1, and when the --snapshot-on probe fires (flight_snapshot()). The stop signals and SIGUSR1 are blocked
  * but inside ppoll(): one that came between the check of trace_stop and
  * the wait would otherwise be lost, and poll() without a timeout would
  * never return.
@@ -330,20 +363,27 @@ static int flight_wait(struct tracer *t, __u64 deadline)
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	while (!trace_stop) {
 		struct timespec ts, *tsp = NULL;
+		__u64 now = tool_now_ns(), wait = ~0ULL;
 
 		if (trace_snap) {
 			trace_snap = 0;
-			flight_snapshot(t);
+			flight_snapshot(t, NULL);
 			continue;
 		}
-
+		if (snap_on_fired(t, now)) {
+			flight_snapshot(t, t->o.snapshot_on->spec.text);
+			continue;
+		}
 		if (deadline) {
-			__u64 now = tool_now_ns();
-
 			if (now >= deadline)
 				break;
-			ts.tv_sec = (deadline - now) / 1000000000ULL;
-			ts.tv_nsec = (deadline - now) % 1000000000ULL;
+			wait = deadline - now;
+		}
+		if (t->o.snapshot_on && wait > SNAP_POLL_NS)
+			wait = SNAP_POLL_NS;
+		if (wait != ~0ULL) {
+			ts.tv_sec = wait / 1000000000ULL;
+			ts.tv_nsec = wait % 1000000000ULL;
 			tsp = &ts;
 		}
 		ppoll(NULL, 0, tsp, &old);	/* a signal ends it early */

@@ -46,6 +46,8 @@ struct trace_opts {
 	const char *session, *hostname;	/* --session, --hostname */
 	double live_interval;		/* --live-interval (0: not given) */
 	int time_mode;			/* --time: enum trace_time */
+	const char *snapshot_on_text;	/* --snapshot-on PROBE, as given */
+	struct trace_probe *snapshot_on;	/* and that probe */
 	struct agg_opts agg;		/* --hist, --count-by, ... */
 	bool top_set, max_keys_set;	/* --top, --max-keys given */
 	double interval;		/* --interval (0: at the end only) */
@@ -90,7 +92,9 @@ struct tracer {
 	const struct trace_fmt *out_probes[TRACE_MAX_PROBES];
 	bool out_failed;
 	struct agg *agg;	/* --hist, --count-by; NULL without */
-	unsigned int snap_no;	/* flight recorder: SIGUSR1 snapshots taken */
+	unsigned int snap_no;	/* flight recorder: snapshots taken so far */
+	__u64 snap_on_written;	/* --snapshot-on: its probe's records seen */
+	__u64 snap_on_last;	/* and when it last took a snapshot */
 	__u64 next_interval;	/* when the tables print next */
 	unsigned int interval_no;
 };

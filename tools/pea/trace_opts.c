@@ -36,6 +36,7 @@ enum {
 	OPT_HOSTNAME,
 	OPT_LIVE_INTERVAL,
 	OPT_TIME,
+	OPT_SNAPSHOT_ON,
 };
 
 static const struct option trace_options[] = {
@@ -63,6 +64,7 @@ static const struct option trace_options[] = {
 	{ "hostname", required_argument, NULL, OPT_HOSTNAME },
 	{ "live-interval", required_argument, NULL, OPT_LIVE_INTERVAL },
 	{ "time", required_argument, NULL, OPT_TIME },
+	{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
 	{ "hist", required_argument, NULL, OPT_HIST },
 	{ "count-by", required_argument, NULL, OPT_COUNT_BY },
 	{ "top", required_argument, NULL, OPT_TOP },
@@ -202,6 +204,9 @@ static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 	case OPT_HOSTNAME:
 		o->hostname = arg;
 		return check_relayd_name("--hostname", arg, TRACE_HOSTNAME_MAX);
+	case OPT_SNAPSHOT_ON:
+		o->snapshot_on_text = arg;
+		return 0;
 	case OPT_TIME:
 		o->time_mode = trace_time_parse(arg);
 		if (o->time_mode < 0)
@@ -488,6 +493,16 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 
 		if (net_url_parse(o->output, &u, err, sizeof(err)))
 			return tool_usage("trace", "--output %s", err);
+	}
+	if (o->snapshot_on_text) {
+		if (!o->flight)
+			return tool_usage("trace", "--snapshot-on goes with --flight-recorder");
+		for (i = 0; i < o->nprobes && !o->snapshot_on; i++)
+			if (!strcmp(o->probes[i].spec.text, o->snapshot_on_text))
+				o->snapshot_on = &o->probes[i];
+		if (!o->snapshot_on)
+			return tool_usage("trace", "--snapshot-on '%s': name one of the session's PROBEs as given",
+					  o->snapshot_on_text);
 	}
 	if (o->flight && o->unordered)
 		return tool_usage("trace", "--unordered does not go with --flight-recorder");
