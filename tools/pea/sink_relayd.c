@@ -17,7 +17,7 @@
  * (SEND_INDEX: sizes, timestamps, events_discarded, the CPU) on the
  * control connection; an idle stream's beacon is an index of size 0,
  * which lets viewers go past it up to its timestamp. At close, a live
- * interval (at most 1 s) after the last packets (for viewers to read
+ * interval (0.5 to 1 s) after the last packets (for viewers to read
  * them), every
  * stream gets CLOSE_STREAM with its last sequence number (the metadata,
  * which has no data packets: -1), and the connections are closed, which
@@ -392,7 +392,8 @@ static int rs_close(struct trace_sink *s, char *msg, size_t msg_len)
 {
 	struct relayd_sink *r = (struct relayd_sink *)s;
 	unsigned char reply[RELAYD_REPLY_GENERIC];
-	__u32 wait_us = r->live_us < 1000000 ? r->live_us : 1000000;
+	__u32 wait_us = r->live_us < 500000 ? 500000 :
+			r->live_us > 1000000 ? 1000000 : r->live_us;
 	struct timespec ts = {
 		.tv_sec = wait_us / 1000000,
 		.tv_nsec = wait_us % 1000000 * 1000,
@@ -401,8 +402,10 @@ static int rs_close(struct trace_sink *s, char *msg, size_t msg_len)
 
 	/*
 	 * The last packets are out: give live viewers a live interval (at
-	 * most a second) to read them before the streams close. babeltrace2
-	 * 2.0 ends a session it finds closed, unread indexes and all.
+	 * least half a second, babeltrace2 looks again every 100 ms when
+	 * it waits, and at most a second) to read them before the streams
+	 * close. babeltrace2 2.0 ends a session it finds closed, unread
+	 * indexes and all.
 	 */
 	if (!r->err && r->nst)
 		nanosleep(&ts, NULL);
