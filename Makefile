@@ -10,6 +10,9 @@
 #                     ones in selftests/m32/: needs gcc-multilib) and
 #                     build/selftests/pea-storm (the demo's storm driver)
 #   make tools        build/tools/pea from tools/pea/*.c
+#   make host-tests   build/host/*: the host tests' programs (selftests/host/,
+#                     linked with the tool's objects but its main), which
+#                     make check runs on the host (scripts/check-host.sh)
 #   make sparse       the kernel modules through sparse (C=2; warnings fail)
 #   make checkpatch   checkpatch.pl --strict (Debian's 6.1 source) over every
 #                     kernel file; exceptions in scripts/checkpatch-exceptions
@@ -17,6 +20,8 @@
 #                     (TESTS=test_a,test_b to run a subset); Debian's 6.1
 #                     and 6.12 kernels, their PREEMPT_RT flavours (6.1-rt,
 #                     6.12-rt), then the debug kernel (docs/checking.md)
+#   make check-host   only make check's host phase: the tests of what needs
+#                     no kernel (selftests/host/, scripts/check-host.sh)
 #   make check-debug  only the debug kernel (KASAN, lockdep, UBSAN, ...):
 #                     every selftest, then the canary (docs/checking.md)
 #   make check-kcsan  the debug kernel's KCSAN variant (the data-race
@@ -108,7 +113,7 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
 SPARSE_CF ?= -Wsparse-error
 
-.PHONY: all module lib selftests tools sparse checkpatch check check-debug check-kcsan \
+.PHONY: all module lib selftests tools sparse checkpatch check check-host check-debug check-kcsan \
 	canary fuzz \
 	soak demo vm-shell qemu-repro clean distclean kdir-check
 
@@ -187,6 +192,20 @@ $(BUILD)/tools/pea-objs/%.o: tools/pea/%.c
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Itools/pea -MMD -MP -c -o $@ $<
 
+# Host tests (no kernel): each selftests/host/*.c is one program, linked
+# with every object of the tool but main.o.
+HOST_SRCS := $(wildcard selftests/host/*.c)
+HOST_BINS := $(patsubst selftests/host/%.c,$(BUILD)/host/%,$(HOST_SRCS))
+HOST_TOOL_OBJS := $(filter-out %/main.o,$(PEA_OBJS))
+
+.PHONY: host-tests
+host-tests: $(HOST_BINS)
+
+$(BUILD)/host/%: selftests/host/%.c $(HOST_TOOL_OBJS) $(LIBPEA)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Itools/pea -MMD -MP -o $@ $< $(HOST_TOOL_OBJS) \
+		$(LIBPEA) -lpthread
+
 $(STORM_BIN): selftests/pea-storm.c $(LIBPEA)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -MP -static -o $@ $< $(LIBPEA) -lpthread
@@ -200,11 +219,14 @@ fuzz:
 soak:
 	@scripts/fuzz.sh soak
 
+check-host:
+	@scripts/check-host.sh
+
 check-debug:
-	@KVERS=debug SPARSE=0 scripts/check.sh
+	@KVERS=debug SPARSE=0 HOST_TESTS=0 scripts/check.sh
 
 check-kcsan:
-	@KVERS="kcsan mt-kcsan" SPARSE=0 scripts/check.sh
+	@KVERS="kcsan mt-kcsan" SPARSE=0 HOST_TESTS=0 scripts/check.sh
 
 canary: kdir-check
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/canary modules
@@ -237,7 +259,8 @@ check-install:
 	@scripts/check-install.sh
 
 -include $(wildcard $(BUILD)/lib/*.d $(BUILD)/selftests/*.d $(BUILD)/tools/*.d \
-	$(BUILD)/tools/pea-objs/*.d $(BUILD)/selftests/fuzz-objs/*.d)
+	$(BUILD)/tools/pea-objs/*.d $(BUILD)/selftests/fuzz-objs/*.d \
+	$(BUILD)/host/*.d)
 
 # ---- make bench: pea against the kernel's perf buffer and BPF ring buffer
 # (scripts/bench.sh). The BPF programs are built with clang and the

@@ -3,7 +3,9 @@
 #
 # `make check`: every test on every test kernel, one TAP report.
 #
-# Runs scripts/check-kernel.sh once per kernel (default: Debian's 6.1, the
+# First the host phase (scripts/check-host.sh): the tests of what needs no
+# kernel (selftests/host/), once, on the host; their cases start with
+# "[host]". Then scripts/check-kernel.sh once per kernel (default: Debian's 6.1, the
 # linux-headers-amd64 kernel, then Debian's 6.12, the PREEMPT_RT flavours
 # of both, the debug kernel, then 6.1 and 6.12 again under multi-threaded
 # TCG with the tests of scripts/mt-tests: mt-6.1, mt-6.12), each into its
@@ -23,6 +25,7 @@
 #           "mt-K" = kernel K under multi-threaded TCG, e.g. mt-6.1,
 #           mt-6.12, mt-kcsan); KVER=x alone means KVERS=x
 #   SPARSE=0  skip `make sparse` and `make checkpatch` (make check-debug)
+#   HOST_TESTS=0  skip the host phase (make check-debug and check-kcsan)
 #   CHECK_JOBS  kernels tested at once (default: nproc; 1: one by one)
 #   TESTS, SMP, MEM, VM_TIMEOUT, TEST_TIMEOUT, VERBOSE: as check-kernel.sh
 
@@ -96,6 +99,25 @@ run_kernel() {
 	/^# / { printf "C\t%s\n", substr($0, 3) }
 	' "${taps[@]}" > "$PARTS/$k"
 }
+
+# The host phase, before the guests: its build takes the same lock as
+# theirs, and it needs little CPU.
+if [ "${HOST_TESTS:-1}" != 0 ]; then
+	printf 'check: === host ===\n' >&2
+	"$ROOT/scripts/check-host.sh" > "$ROOT/build/vm/host.tap"
+	awk '
+	/^ok / || /^not ok / {
+		st = ($1 == "ok") ? "P" : "F"
+		sub(/^(not )?ok [0-9]+ - /, "")
+		printf "%s\t[host] %s\n", st, $0
+		next
+	}
+	/^# / { printf "C\t%s\n", substr($0, 3) }
+	' "$ROOT/build/vm/host.tap" > "$PARTS/host"
+	grep -q '^[PF]' "$PARTS/host" ||
+		printf 'F\t[host] the host phase left no report\n' >> "$PARTS/host"
+	cat "$PARTS/host" >> "$CASES"
+fi
 
 # Each guest is one TCG thread (-accel tcg,thread=single): run up to
 # CHECK_JOBS kernels at once (default: the number of CPUs), longest first.

@@ -13,12 +13,15 @@
 # selftests/module/pea_selftest.ko, build/selftests/test_*,
 # scripts/pea-demo.sh (or $PEA_DEMO) as /bin/pea-demo and, if they exist,
 # build/tools/pea as /bin/pea and build/selftests/pea-storm as /bin/pea-storm,
-# and the host's babeltrace2 with its ctf, text and utils plugins.
+# and the host's babeltrace2 with its ctf, text and utils plugins, and its
+# lttng-relayd unless TESTS leaves out test_tool_relayd.
 #
 # Environment:
 #   BUSYBOX     busybox binary to use (default: /bin/busybox from
 #               busybox-static; must be statically linked)
 #   GUEST_INIT  the /init script (default: scripts/guest-init.sh)
+#   TESTS       the tests the guest runs (scripts/check-kernel.sh): without
+#               test_tool_relayd, no lttng-relayd
 #
 # Dynamically linked programs get their shared libraries copied along,
 # but test programs are expected to be static.
@@ -78,6 +81,16 @@ if [ "${#FILES[@]}" -eq 0 ]; then
 			p=/usr/lib/x86_64-linux-gnu/babeltrace2/plugins/babeltrace-plugin-$p.so
 			[ -f "$p" ] && FILES+=("$p:$p")
 		done
+	fi
+	# lttng-relayd (test_tool_relayd streams pea's CTF trace to it on the
+	# guest's loopback): 41 MB with its libraries (31 MB of ICU data,
+	# through libxml2), so only when that test may run: every test, or
+	# TESTS naming it.
+	want=" $(printf '%s' "${TESTS:-}" | tr ',' ' ') "
+	if [ -x /usr/bin/lttng-relayd ] &&
+	   { [ -z "${TESTS:-}" ] || [[ "$want" == *" test_tool_relayd "* ]] ||
+	     [[ "$want" == *" tool_relayd "* ]]; }; then
+		FILES+=("/usr/bin/lttng-relayd:/usr/bin/lttng-relayd")
 	fi
 fi
 

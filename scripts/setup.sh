@@ -158,9 +158,11 @@ ARG=${1:-}
 # busybox-static: the guest userland; cpio/gzip: initramfs; kmod: modinfo;
 # sparse: `make sparse`; build-essential + libc6-dev: static test programs;
 # gcc-multilib: the 32-bit (compat ioctl) test program; babeltrace2:
-# test_tool_ctf reads CTF traces back with it in the guest.
+# test_tool_ctf reads CTF traces back with it in the guest, and the host
+# tests (selftests/host/) with lttng-tools' lttng-relayd (installed
+# without its recommends; its lttng-sessiond service is not needed).
 PKGS=(build-essential gcc make libc6-dev gcc-multilib qemu-system-x86
-      busybox-static cpio gzip sparse kmod coreutils babeltrace2)
+      busybox-static cpio gzip sparse kmod coreutils babeltrace2 lttng-tools)
 [ -z "$ARG" ] && [ "$PACKAGES_ONLY" -eq 0 ] && PKGS+=(linux-headers-amd64)
 [[ "$ARG" =~ ^[0-9]+\.[0-9]+$ ]] && PKGS+=("linux-headers-$ARG-amd64")
 if [[ "$ARG" =~ ^[0-9]+\.[0-9]+-rt$ ]]; then

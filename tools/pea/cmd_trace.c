@@ -36,9 +36,12 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/sysinfo.h>
+#include <sys/utsname.h>
 #include "libpea.h"
+#include "net_url.h"
 #include "probe_kind.h"
 #include "trace.h"
+#include "walltime.h"
 
 #define TICK_MS		100
 /*
@@ -50,13 +53,24 @@
 #define BATCH_MAX	4096
 /* Record bytes in a ring beyond the raw payload: header and raw size. */
 #define RECORD_OVERHEAD	12
+/* --snapshot-on: its probe's counter is looked at this often... */
+#define SNAP_POLL_NS	50000000ULL
+/* ...and it takes at most one snapshot a second. */
+#define SNAP_MIN_GAP_NS	1000000000ULL
 
-static volatile sig_atomic_t trace_stop;
+static volatile sig_atomic_t trace_stop, trace_snap;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	trace_stop = 1;
+}
+
+/* SIGUSR1 with --flight-recorder: a snapshot now, and go on. */
+static void on_snapshot(int sig)
+{
+	(void)sig;
+	trace_snap = 1;
 }
 
 /* ---- callbacks ---- */
@@ -222,10 +236,120 @@ static int trace_setup(struct tracer *t)
 }
 
 /*
- * A flight recorder only waits: the rings are read once, at the end. The
- * stop signals are blocked but inside ppoll(): one that came between the
- * check of trace_stop and the wait would otherwise be lost, and poll()
- * without a timeout would never return.
+ * The writer of snapshot @n: --output PATH gets PATH.N beside it, in the
+ * same format (not an lttng-relayd: its stream is the final snapshot's).
+ * NULL without.
+ */
+static struct trace_writer *snap_writer(struct tracer *t, unsigned int n,
+					char *path, size_t len)
+{
+	struct trace_out_opts oo;
+	struct trace_writer *w;
+	char msg[512];
+
+	if (!t->o.output || net_url_is(t->o.output))
+		return NULL;
+	memset(&oo, 0, sizeof(oo));
+	oo.format = t->o.format;
+	oo.ordered = true;
+	oo.wall_offset_ns = t->wall_off;
+	snprintf(path, len, "%s.%u", t->o.output, n);
+	oo.path = path;
+	w = trace_writer_open(&oo, t->out_probes, t->o.nprobes, t->ncpus, msg,
+			      sizeof(msg));
+	if (!w)
+		tool_err("snapshot %u: --output %s: %s", n, path, msg);
+	return w;
+}
+
+/*
+ * SIGUSR1 during a flight recorder: the rings' ordered snapshot now,
+ * printed (and written to PATH.N with --output), then a line that states
+ * it and its horizon; the rings go on recording.
+ */
+static void flight_snapshot(struct tracer *t, const char *trigger)
+{
+	struct trace_writer *main_out = t->out, *w;
+	bool main_failed = t->out_failed;
+	unsigned int n = ++t->snap_no;
+	__u64 shown = t->shown, h, taken = tool_now_ns();
+	char path[4096] = "", msg[512];
+	int ret;
+
+	w = snap_writer(t, n, path, sizeof(path));
+	ret = pea_buffer__snapshot(t->pb);
+	if (ret < 0 && ret != -EINVAL)
+		tool_err("snapshot %u: reading the rings: %s", n,
+			 strerror(-ret));
+	h = pea_buffer__snapshot_horizon(t->pb);
+	t->out = w;
+	t->out_failed = false;
+	flush_batch(t);
+	if (w && trace_writer_close(w, msg, sizeof(msg)) && !t->out_failed)
+		tool_err("snapshot %u: writing %s: %s", n, path,
+			 msg[0] ? msg : "error");
+	t->out = main_out;
+	t->out_failed = main_failed;
+	shown = t->shown - shown;
+	if (t->o.json && !t->out_closed) {
+		printf("{\"type\":\"snapshot\",\"snapshot\":%u,\"time_ns\":%llu,\"events\":%llu,\"horizon_ns\":%llu",
+		       n, (unsigned long long)taken, (unsigned long long)shown,
+		       (unsigned long long)h);
+		if (w) {
+			fputs(",\"output\":", stdout);
+			json_put_str(stdout, path, strlen(path));
+		}
+		if (trigger) {
+			fputs(",\"trigger\":", stdout);
+			json_put_str(stdout, trigger, strlen(trigger));
+		}
+		fputs("}\n", stdout);
+		if (fflush(stdout) || ferror(stdout))
+			t->out_closed = true;
+	} else if (!t->o.json) {
+		fprintf(stderr, "pea: snapshot %u: %llu events", n,
+			(unsigned long long)shown);
+		if (h)
+			fprintf(stderr, ", every CPU's records from %.6f s on (the horizon)",
+				h > t->t0 ? (h - t->t0) / 1e9 : 0.0);
+		else
+			fputs(", no ring wrapped: every record", stderr);
+		if (w)
+			fprintf(stderr, "; written to %s", path);
+		if (trigger)
+			fprintf(stderr, "; %s fired", trigger);
+		fputc('\n', stderr);
+	}
+}
+
+/*
+ * --snapshot-on PROBE: whether that probe wrote a record since the last
+ * look (its link's written counter grew) and the last snapshot it took is
+ * SNAP_MIN_GAP_NS old; fires in between wait for the next look after it.
+ */
+static bool snap_on_fired(struct tracer *t, __u64 now)
+{
+	struct trace_probe *p = t->o.snapshot_on;
+	struct pea_link_info li;
+
+	if (!p || p->link_fd < 0 ||
+	    (t->snap_on_last && now < t->snap_on_last + SNAP_MIN_GAP_NS))
+		return false;
+	memset(&li, 0, sizeof(li));
+	if (ioctl(p->link_fd, PEA_LINK_IOC_INFO, &li) ||
+	    li.written == t->snap_on_written)
+		return false;
+	t->snap_on_written = li.written;
+	t->snap_on_last = now;
+	return true;
+}
+
+/*
+ * A flight recorder only waits: the rings are read at the end, at each
+ * SIGUSR1, and when the --snapshot-on probe fires (flight_snapshot()). The stop signals and SIGUSR1 are blocked
+ * but inside ppoll(): one that came between the check of trace_stop and
+ * the wait would otherwise be lost, and poll() without a timeout would
+ * never return.
  */
 static int flight_wait(struct tracer *t, __u64 deadline)
 {
@@ -235,23 +359,36 @@ static int flight_wait(struct tracer *t, __u64 deadline)
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	while (!trace_stop) {
 		struct timespec ts, *tsp = NULL;
+		__u64 now = tool_now_ns(), wait = ~0ULL;
 
+		if (trace_snap) {
+			trace_snap = 0;
+			flight_snapshot(t, NULL);
+			continue;
+		}
+		if (snap_on_fired(t, now)) {
+			flight_snapshot(t, t->o.snapshot_on->spec.text);
+			continue;
+		}
 		if (deadline) {
-			__u64 now = tool_now_ns();
-
 			if (now >= deadline)
 				break;
-			ts.tv_sec = (deadline - now) / 1000000000ULL;
-			ts.tv_nsec = (deadline - now) % 1000000000ULL;
+			wait = deadline - now;
+		}
+		if (t->o.snapshot_on && wait > SNAP_POLL_NS)
+			wait = SNAP_POLL_NS;
+		if (wait != ~0ULL) {
+			ts.tv_sec = wait / 1000000000ULL;
+			ts.tv_nsec = wait % 1000000000ULL;
 			tsp = &ts;
 		}
 		ppoll(NULL, 0, tsp, &old);	/* a signal ends it early */
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	(void)t;
 	return PEA_EXIT_OK;
 }
 
@@ -291,6 +428,7 @@ static int trace_loop(struct tracer *t)
 			return PEA_EXIT_ERR;
 		}
 		flush_batch(t);
+		out_tick(t);
 		print_tables(t, false);
 		live_update(t);
 	}
@@ -358,9 +496,12 @@ static int trace_teardown(struct tracer *t, int rc)
 		pea_buffer__free(t->pb);
 	}
 	if (t->out) {
-		int err = trace_writer_close(t->out);
+		char msg[512];
+		int err = trace_writer_close(t->out, msg, sizeof(msg));
 
-		if (err && !t->out_failed)
+		if (err && !t->out_failed && msg[0])
+			tool_err("--output %s: %s", t->o.output, msg);
+		else if (err && !t->out_failed)
 			tool_err("writing %s: %s", t->o.output, strerror(-err));
 		if ((err || t->out_failed) && rc == PEA_EXIT_OK)
 			rc = PEA_EXIT_ERR;
@@ -387,6 +528,46 @@ static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
 	p->fmt.kstack = p->o.kstack;
 	p->fmt.ksyms = t->o.ksyms;
 	p->fmt.probe_col = probe_col;
+	p->fmt.time_mode = t->o.time_mode;
+	p->fmt.wall_off_ns = t->wall_off;
+}
+
+/*
+ * What --output asks for; for an lttng-relayd, the session and host names
+ * in effect: --session or "pea-PID", --hostname or this machine's name.
+ */
+static void out_opts(struct tracer *t, struct trace_out_opts *oo)
+{
+	struct utsname u;
+
+	memset(oo, 0, sizeof(*oo));
+	oo->format = t->o.format;
+	oo->path = t->o.output;
+	oo->ordered = !t->o.unordered;
+	oo->wall_offset_ns = t->wall_off;
+	if (!net_url_is(t->o.output))
+		return;
+	if (t->o.session)
+		snprintf(t->out_session, sizeof(t->out_session), "%s",
+			 t->o.session);
+	else
+		snprintf(t->out_session, sizeof(t->out_session), "pea-%d",
+			 (int)getpid());
+	if (t->o.hostname)
+		snprintf(t->out_host, sizeof(t->out_host), "%s",
+			 t->o.hostname);
+	else if (!uname(&u))	/* at most TRACE_HOSTNAME_MAX of it */
+		snprintf(t->out_host, sizeof(t->out_host), "%.*s",
+			 TRACE_HOSTNAME_MAX, u.nodename);
+	else
+		snprintf(t->out_host, sizeof(t->out_host), "unknown");
+	oo->session = t->out_session;
+	oo->hostname = t->out_host;
+	oo->live_interval_ns = (__u64)((t->o.live_interval ?
+					t->o.live_interval :
+					TRACE_LIVE_INTERVAL) * 1e9);
+	oo->start_ns = tool_now_ns();	/* before any probe is attached */
+	oo->timeout_ms = TRACE_RELAYD_TIMEOUT_MS;
 }
 
 int cmd_trace(int argc, char **argv)
@@ -409,6 +590,8 @@ int cmd_trace(int argc, char **argv)
 			fputs(trace_help, stdout);
 		return rc;
 	}
+	/* Wall-clock times: the offset from the records' clock, once. */
+	t.wall_off = wall_offset_ns(NULL);
 	/* Several probes: every line names its probe, in a column. */
 	for (i = 0; t.o.nprobes > 1 && i < t.o.nprobes; i++)
 		if ((int)strlen(t.o.probes[i].spec.text) > probe_col)
@@ -453,7 +636,8 @@ int cmd_trace(int argc, char **argv)
 		trace_free_probes(&t.o);
 		return PEA_EXIT_ERR;
 	}
-	if (setup_signals()) {
+	if (setup_signals() ||
+	    (t.o.flight && signal(SIGUSR1, on_snapshot) == SIG_ERR)) {
 		tool_err("cannot set up signal handlers: %s", strerror(errno));
 		free(t.cpus);
 		agg_free(t.agg);
@@ -461,11 +645,12 @@ int cmd_trace(int argc, char **argv)
 		return PEA_EXIT_ERR;
 	}
 	if (t.o.output) {
+		struct trace_out_opts oo;
 		char msg[512];
 
-		t.out = trace_writer_open(t.o.format, t.o.output, t.out_probes,
-					  t.o.nprobes, t.ncpus, msg,
-					  sizeof(msg));
+		out_opts(&t, &oo);
+		t.out = trace_writer_open(&oo, t.out_probes, t.o.nprobes,
+					  t.ncpus, msg, sizeof(msg));
 		if (!t.out) {
 			tool_err("--output: %s", msg);
 			free(t.cpus);

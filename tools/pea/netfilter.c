@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <sys/ioctl.h>
 #include "probe_kind.h"
+#include "walltime.h"
 
 #define NF_PFX		"netfilter:"
 
@@ -263,10 +264,12 @@ static void put_addr(FILE *f, const struct pea_nf_record *r, const char *a,
 }
 
 /* A single netfilter probe's own columns. */
-static void nf_print_header(FILE *f)
+static void nf_print_header(FILE *f, const struct trace_fmt *fmt)
 {
-	fprintf(f, "%-12s %3s %-12s %-12s %s\n", "TIME(s)", "CPU", "HOOK",
-		"IFINDEX", "PACKET");
+	fprintf(f, "%-*s %3s %-12s %-12s %s\n",
+		trace_time_width(fmt->time_mode),
+		trace_time_label(fmt->time_mode), "CPU", "HOOK", "IFINDEX",
+		"PACKET");
 }
 
 /* "PROTO src > dst [type= code=] len=N" */
@@ -292,15 +295,15 @@ static void nf_print_human(FILE *f, const struct trace_fmt *fmt,
 			   const struct trace_event *ev)
 {
 	const struct pea_nf_record *r = (const void *)ev->raw;
-	double t = ((double)(__s64)(r->time_ns - fmt->t0_ns)) / 1e9;
 	struct nf_pkt d;
 	char ifs[32];
 
 	nf_decode(r, ev->raw + sizeof(*r), &d);
 	snprintf(ifs, sizeof(ifs), "in=%d out=%d", r->ifindex_in,
 		 r->ifindex_out);
-	fprintf(f, "%12.6f %3u %-12s %-12s ", t, r->cpu, hook_name(r->hook),
-		ifs);
+	trace_put_time(f, fmt->time_mode, r->time_ns, fmt->t0_ns,
+		       fmt->wall_off_ns);
+	fprintf(f, " %3u %-12s %-12s ", r->cpu, hook_name(r->hook), ifs);
 	nf_put_packet(f, r, &d);
 	fputc('\n', f);
 }
@@ -329,8 +332,12 @@ static void nf_print_json(FILE *f, const struct trace_fmt *fmt,
 	__u32 i;
 
 	nf_decode(r, pk, &d);
-	fprintf(f, "{\"type\":\"event\",\"time_ns\":%llu,\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":",
-		(unsigned long long)r->time_ns, r->cpu, r->tgid, r->pid);
+	fprintf(f, "{\"type\":\"event\",\"time_ns\":%llu",
+		(unsigned long long)r->time_ns);
+	trace_put_time_wall_json(f, fmt->time_mode, r->time_ns,
+				 fmt->wall_off_ns);
+	fprintf(f, ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":", r->cpu,
+		r->tgid, r->pid);
 	json_put_str(f, ev->rec.comm, strnlen(ev->rec.comm,
 					      sizeof(ev->rec.comm)));
 	fputs(",\"probe\":", f);

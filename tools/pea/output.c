@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "pea_tool.h"
+#include "walltime.h"
 #include "probe_kind.h"
 
 static void put_hex(FILE *f, const unsigned char *s, size_t len)
@@ -41,17 +42,19 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 		return;
 	if (fmt->probe_col) {
 		/* Several probes: the common columns; the rest is name=value. */
-		fprintf(f, "%-12s %3s %-*s %-16s %7s %7s  %s\n", "TIME(s)",
-			"CPU", fmt->probe_col, "PROBE", "COMM", "PID", "TID",
+		fprintf(f, "%-*s %3s %-*s %-16s %7s %7s  %s\n",
+			trace_time_width(fmt->time_mode),
+			trace_time_label(fmt->time_mode), "CPU",
+			fmt->probe_col, "PROBE", "COMM", "PID", "TID",
 			"DETAILS");
 		return;
 	}
 	if (fmt->kind->print_header) {
-		fmt->kind->print_header(f);
+		fmt->kind->print_header(f, fmt);
 		return;
 	}
-	fprintf(f, "%-12s %3s %-16s %7s %7s", "TIME(s)", "CPU", "COMM", "PID",
-		"TID");
+	fprintf(f, "%-*s %3s %-16s %7s %7s", trace_time_width(fmt->time_mode),
+		trace_time_label(fmt->time_mode), "CPU", "COMM", "PID", "TID");
 	if (fmt->retprobe)
 		fprintf(f, " %20s %12s", "RET", "LAT(us)");
 	if (fmt->args)
@@ -123,13 +126,13 @@ static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 			      const struct trace_event *ev)
 {
 	const struct pea_probe_record *r = &ev->rec;
-	double t = ((double)(__s64)(r->time_ns - fmt->t0_ns)) / 1e9;
 	char comm[16];
 	int i;
 
 	comm_column(comm, r->comm);
-	fprintf(f, "%12.6f %3u %-16s %7u %7u", t, r->cpu, comm, r->tgid,
-		r->pid);
+	trace_put_time(f, fmt->time_mode, r->time_ns, fmt->t0_ns,
+		       fmt->wall_off_ns);
+	fprintf(f, " %3u %-16s %7u %7u", r->cpu, comm, r->tgid, r->pid);
 	if (fmt->retprobe)
 		fprintf(f, " %20lld %12.3f", (long long)r->ret,
 			r->latency_ns / 1e3);
@@ -165,14 +168,15 @@ static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 			      const struct trace_event *ev)
 {
 	const struct pea_probe_record *r = &ev->rec;
-	double t = ((double)(__s64)(r->time_ns - fmt->t0_ns)) / 1e9;
 	bool first = true;
 	char comm[16];
 	int i;
 
 	comm_column(comm, r->comm);
-	fprintf(f, "%12.6f %3u %-*s %-16s %7u %7u", t, r->cpu,
-		fmt->probe_col, fmt->probe, comm, r->tgid, r->pid);
+	trace_put_time(f, fmt->time_mode, r->time_ns, fmt->t0_ns,
+		       fmt->wall_off_ns);
+	fprintf(f, " %3u %-*s %-16s %7u %7u", r->cpu, fmt->probe_col,
+		fmt->probe, comm, r->tgid, r->pid);
 	if (fmt->retprobe) {
 		detail_sep(f, &first);
 		fprintf(f, "ret=%lld lat_us=%.3f", (long long)r->ret,
@@ -236,8 +240,12 @@ static void print_event_json(FILE *f, const struct trace_fmt *fmt,
 	const struct pea_probe_record *r = &ev->rec;
 	int i;
 
-	fprintf(f, "{\"type\":\"event\",\"time_ns\":%llu,\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":",
-		(unsigned long long)r->time_ns, r->cpu, r->tgid, r->pid);
+	fprintf(f, "{\"type\":\"event\",\"time_ns\":%llu",
+		(unsigned long long)r->time_ns);
+	trace_put_time_wall_json(f, fmt->time_mode, r->time_ns,
+				 fmt->wall_off_ns);
+	fprintf(f, ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":", r->cpu,
+		r->tgid, r->pid);
 	json_put_str(f, r->comm, strnlen(r->comm, sizeof(r->comm)));
 	fputs(",\"probe\":", f);
 	json_put_str(f, fmt->probe, strlen(fmt->probe));

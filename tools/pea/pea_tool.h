@@ -28,6 +28,7 @@ int cmd_help(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 
 struct tp_format;
 
@@ -192,6 +193,8 @@ struct trace_fmt {
 	int probe_col;		/* several probes: PROBE column width, else 0 */
 	bool kstack;		/* --kstack: records carry kernel stacks */
 	const struct ksyms *ksyms;	/* and these name their frames (or NULL) */
+	int time_mode;		/* --time: enum trace_time (walltime.h) */
+	__s64 wall_off_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
 void trace_print_header(FILE *f, const struct trace_fmt *fmt);

@@ -112,7 +112,7 @@ struct probe_kind {
 	const char *(*check_opts)(const struct probe_opts *o);
 	__u16 rec_flag;
 	int (*decode)(const void *data, __u32 size, struct trace_event *ev);
-	void (*print_header)(FILE *f);
+	void (*print_header)(FILE *f, const struct trace_fmt *fmt);
 	void (*print_event)(FILE *f, const struct trace_fmt *fmt,
 			    const struct trace_event *ev);
 	void (*print_fields)(FILE *f, const struct trace_fmt *fmt,

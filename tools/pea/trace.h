@@ -17,6 +17,11 @@
 
 #define DEFAULT_PAGES	64
 #define TRACE_MAX_PROBES 64	/* PROBE arguments of one session */
+/* relayd's fields for them hold this many characters (relayd_proto.h). */
+#define TRACE_SESSION_MAX	254
+#define TRACE_HOSTNAME_MAX	63
+#define TRACE_LIVE_INTERVAL	1.0	/* seconds: --live-interval */
+#define TRACE_RELAYD_TIMEOUT_MS	5000	/* relayd's answers, at most */
 
 /* One PROBE of the session: what was asked, how it prints, its link. */
 struct trace_probe {
@@ -38,6 +43,11 @@ struct trace_opts {
 	unsigned int pages;
 	const char *output;		/* --output */
 	enum trace_out_format format;	/* --format */
+	const char *session, *hostname;	/* --session, --hostname */
+	double live_interval;		/* --live-interval (0: not given) */
+	int time_mode;			/* --time: enum trace_time */
+	const char *snapshot_on_text;	/* --snapshot-on PROBE, as given */
+	struct trace_probe *snapshot_on;	/* and that probe */
 	struct agg_opts agg;		/* --hist, --count-by, ... */
 	bool top_set, max_keys_set;	/* --top, --max-keys given */
 	double interval;		/* --interval (0: at the end only) */
@@ -80,10 +90,16 @@ struct tracer {
 	__u64 live_ns, live_recv;
 	double live_rate;
 	__u64 t0, t_end;
+	__s64 wall_off;		/* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
 	struct trace_writer *out;	/* --output, or NULL */
+	char out_session[TRACE_SESSION_MAX + 1];	/* net://: in effect */
+	char out_host[TRACE_HOSTNAME_MAX + 1];
 	const struct trace_fmt *out_probes[TRACE_MAX_PROBES];
 	bool out_failed;
 	struct agg *agg;	/* --hist, --count-by; NULL without */
+	unsigned int snap_no;	/* flight recorder: snapshots taken so far */
+	__u64 snap_on_written;	/* --snapshot-on: its probe's records seen */
+	__u64 snap_on_last;	/* and when it last took a snapshot */
 	__u64 next_interval;	/* when the tables print next */
 	unsigned int interval_no;
 };
@@ -110,6 +126,8 @@ void live_clear(struct tracer *t);
 void live_update(struct tracer *t);
 void print_tables(struct tracer *t, bool last);
 void flush_batch(struct tracer *t);
+/* The --output writer's time: packets and beacons that are due. */
+void out_tick(struct tracer *t);
 void print_summary(struct tracer *t);
 void print_banner(const struct tracer *t);
 

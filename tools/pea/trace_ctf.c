@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pea: writing a CTF 1.8 trace (pea trace --output DIR --format ctf).
+ * pea: writing a CTF 1.8 trace (pea trace --output DIR|net://... --format
+ * ctf).
  *
- * DIR gets a plain-text TSDL "metadata" file and one stream file per CPU
- * ring that saw an event or a loss, "stream_CPU". Everything is little
- * endian and byte aligned. A stream is a run of packets: the packet
+ * The trace is a plain-text TSDL metadata and one stream per CPU ring
+ * that saw an event or a loss, "stream_CPU", which the writer hands to a
+ * sink (trace_sink.h): a directory, or an lttng-relayd that stores the
+ * same files and serves them live. Everything is little endian and byte
+ * aligned. A stream is a run of packets: the packet
  * header (magic, stream id), the packet context (timestamp_begin/end on
  * the "monotonic" clock, content and packet size in bits, the
  * events_discarded counter, cpu_id), then the events, each an event
@@ -22,18 +25,27 @@
  * under way and adds to the stream's counter, and the packets after it
  * carry the new total, so a reader (babeltrace2) reports the difference
  * as discarded events. Events are kept in memory one packet at a time
- * (at most PACKET_MAX bytes before it is written out).
+ * (at most PACKET_MAX bytes before it is handed on).
+ *
+ * With a live interval (struct ctf_opts), every CPU's stream starts when
+ * the writer opens, with its empty packet at start_ns, and
+ * trace_writer_tick() also ends
+ * a stream's packet once its first event is that old (any sink: a local
+ * copy is cut as the relayd's is), and gives a live sink a beacon for a
+ * stream with nothing new: "nothing up to T", T the
+ * time of the last event of any stream when the events come in time
+ * order (every ring is then proven to hold nothing older), else the
+ * stream's own last time.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include "pea_tool.h"
 #include "probe_kind.h"
 #include "tpformat.h"
+#include "trace_sink.h"
 #include "trace_writer.h"
 
 #define CTF_MAGIC	0xc1fc1fc1U
@@ -48,7 +60,6 @@ struct bytes {
 };
 
 struct ctf_stream {
-	int fd;			/* -1 until the first event or loss */
 	bool started;		/* the empty first packet is out */
 	bool dirty;		/* a loss since the last packet */
 	struct bytes pkt;	/* events of the packet under way */
@@ -56,13 +67,17 @@ struct ctf_stream {
 	__u64 ts_begin, ts_end;	/* of the packet under way */
 	__u64 last_ts;		/* of the last packet written */
 	__u64 discarded;	/* the free-running counter */
+	__u64 seq;		/* packets handed on */
+	__u64 last_emit;	/* tick time of the last packet or beacon */
 };
 
 struct ctf_writer {
 	struct trace_writer w;
-	char *dir;
+	struct trace_sink *sink;
+	struct ctf_opts o;
 	struct ctf_stream *s;
 	__u64 last_ts;		/* of any event: for loss-only packets */
+	__u64 now;		/* of the last tick */
 	int err;		/* the first write error */
 };
 
@@ -142,12 +157,18 @@ static const char metadata_head[] =
 "};\n"
 "\n";
 
-static const char metadata_stream[] =
+static const char metadata_clock[] =
 "clock {\n"
 "\tname = monotonic;\n"
 "\tdescription = \"CLOCK_MONOTONIC, the clock of pea records\";\n"
-"\tfreq = 1000000000;\n"
-"\toffset = 0;\n"
+"\tfreq = 1000000000;\n";
+
+/*
+ * Then the clock's offset: 0, or CLOCK_REALTIME - CLOCK_MONOTONIC as
+ * pea trace read it at start (offset_s seconds and offset ns), so that
+ * viewers show wall-clock times.
+ */
+static const char metadata_stream[] =
 "\tabsolute = false;\n"
 "};\n"
 "\n"
@@ -303,14 +324,16 @@ static void tsdl_event(FILE *f, unsigned int id, const struct trace_fmt *fmt)
 	fputs("\t};\n};\n\n", f);
 }
 
+/* The TSDL text, built in memory and handed to the sink. */
 static int write_metadata(struct ctf_writer *c)
 {
-	char path[4096], host[256];
+	char host[256], *text = NULL;
+	size_t len = 0;
 	unsigned int i;
 	FILE *f;
+	int err;
 
-	snprintf(path, sizeof(path), "%s/metadata", c->dir);
-	f = fopen(path, "w");
+	f = open_memstream(&text, &len);
 	if (!f)
 		return -errno;
 	if (gethostname(host, sizeof(host)))
@@ -320,55 +343,48 @@ static int write_metadata(struct ctf_writer *c)
 	fputs("env {\n\thostname = ", f);
 	tsdl_str(f, host);
 	fputs(";\n\ttracer_name = \"pea\";\n};\n\n", f);
+	fputs(metadata_clock, f);
+	if (c->o.wall_offset_ns > 0)
+		fprintf(f, "\toffset_s = %lld;\n\toffset = %lld;\n",
+			(long long)(c->o.wall_offset_ns / 1000000000LL),
+			(long long)(c->o.wall_offset_ns % 1000000000LL));
+	else
+		fputs("\toffset = 0;\n", f);
 	fputs(metadata_stream, f);
 	for (i = 0; i < c->w.nprobes; i++)
 		tsdl_event(f, i, c->w.probes[i]);
 	if (fflush(f) || ferror(f)) {
 		fclose(f);
-		return -EIO;
+		free(text);
+		return -ENOMEM;
 	}
-	return fclose(f) ? -errno : 0;
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	err = c->sink->ops->metadata(c->sink, text, len);
+	free(text);
+	return err;
 }
 
 /* ---- streams and packets ---- */
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const unsigned char *q = p;
-
-	while (n) {
-		ssize_t k = write(fd, q, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		q += k;
-		n -= k;
-	}
-	return 0;
-}
-
-static int stream_open(struct ctf_writer *c, int cpu)
-{
-	struct ctf_stream *s = &c->s[cpu];
-	char path[4096];
-
-	if (s->fd >= 0)
-		return 0;
-	snprintf(path, sizeof(path), "%s/stream_%d", c->dir, cpu);
-	s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	return s->fd < 0 ? -errno : 0;
-}
-
-/* Write one packet: header, context, and @n bytes of events from @s->pkt. */
+/* Hand on one packet: header, context, and @n bytes of events. */
 static int packet_write(struct ctf_writer *c, int cpu, __u64 begin,
 			__u64 end, __u64 discarded, size_t n)
 {
 	struct ctf_stream *s = &c->s[cpu];
 	struct bytes h = { 0 };
 	__u64 bits = (__u64)(PACKET_HDR + n) * 8;
+	struct ctf_packet p = {
+		.cpu = cpu,
+		.seq = s->seq,
+		.ts_begin = begin,
+		.ts_end = end,
+		.discarded = discarded,
+		.body = s->pkt.p,
+		.body_len = n,
+	};
 	int err;
 
 	put_u32(&h, CTF_MAGIC);
@@ -381,11 +397,13 @@ static int packet_write(struct ctf_writer *c, int cpu, __u64 begin,
 	put_u32(&h, cpu);
 	if (h.oom)
 		return -ENOMEM;
-	err = write_all(s->fd, h.p, h.len);
+	p.head = h.p;
+	p.head_len = h.len;
+	err = c->sink->ops->packet(c->sink, &p);
 	free(h.p);
-	if (!err && n)
-		err = write_all(s->fd, s->pkt.p, n);
+	s->seq++;
 	s->last_ts = end;
+	s->last_emit = c->now;
 	return err;
 }
 
@@ -401,9 +419,6 @@ static int stream_flush(struct ctf_writer *c, int cpu)
 
 	if (s->pkt.oom)
 		return -ENOMEM;
-	err = stream_open(c, cpu);
-	if (err)
-		return err;
 	if (!s->started) {
 		/* events_discarded 0 first, so every loss shows as a delta. */
 		t = s->nev ? s->ts_begin : c->last_ts;
@@ -426,10 +441,13 @@ static int stream_flush(struct ctf_writer *c, int cpu)
 	return err;
 }
 
+/* Keep the first error, with the sink's words for it if it has any. */
 static int ctf_fail(struct ctf_writer *c, int err)
 {
-	if (err && !c->err)
+	if (err && !c->err) {
 		c->err = err;
+		snprintf(c->w.msg, sizeof(c->w.msg), "%s", c->sink->msg);
+	}
 	return err;
 }
 
@@ -634,22 +652,84 @@ static int ctf_lost(struct trace_writer *w, int cpu, __u64 count)
 	return 0;
 }
 
-static int ctf_close(struct trace_writer *w)
+/*
+ * The tick at @now (ns, the clock of the events): end the packets whose
+ * first event is a live interval old (and those of a loss), and tell a
+ * live sink of the streams with nothing new for that long that they have
+ * nothing up to the horizon.
+ */
+static int ctf_tick(struct trace_writer *w, __u64 now)
 {
 	struct ctf_writer *c = (struct ctf_writer *)w;
-	int cpu, err = c->err;
+	__u64 iv = c->o.live_interval_ns;
+	int cpu, err;
+
+	if (c->err)
+		return c->err;
+	if (!iv)
+		return 0;
+	c->now = now;
+	for (cpu = 0; cpu < w->ncpus; cpu++) {
+		struct ctf_stream *s = &c->s[cpu];
+		__u64 ts;
+
+		if (s->nev || s->dirty) {
+			if (!s->dirty && now < s->ts_begin + iv)
+				continue;
+			err = stream_flush(c, cpu);
+			if (err)
+				return ctf_fail(c, err);
+			continue;
+		}
+		if (!s->started || now < s->last_emit + iv ||
+		    !c->sink->live || !c->sink->ops->beacon)
+			continue;
+		ts = s->last_ts;
+		if (c->o.ordered && c->last_ts > ts)
+			ts = c->last_ts;
+		err = c->sink->ops->beacon(c->sink, cpu, ts, s->discarded);
+		if (err)
+			return ctf_fail(c, err);
+		s->last_emit = now;
+	}
+	return 0;
+}
+
+static int ctf_close(struct trace_writer *w, char *msg, size_t msg_len)
+{
+	struct ctf_writer *c = (struct ctf_writer *)w;
+	char sink_msg[sizeof(c->sink->msg)];
+	int cpu, err = c->err, serr;
 
 	for (cpu = 0; cpu < w->ncpus; cpu++) {
 		struct ctf_stream *s = &c->s[cpu];
 
 		if (!err && (s->nev || s->dirty))
-			err = stream_flush(c, cpu);
-		if (s->fd >= 0 && close(s->fd) && !err)
-			err = -errno;
+			err = ctf_fail(c, stream_flush(c, cpu));
 		free(s->pkt.p);
 	}
+	/*
+	 * Every event is out: the streams that end earlier have nothing up
+	 * to the last event, so that a live viewer shows everything before
+	 * they close.
+	 */
+	for (cpu = 0; !err && c->sink->live && c->o.live_interval_ns &&
+	     cpu < w->ncpus; cpu++) {
+		struct ctf_stream *s = &c->s[cpu];
+
+		if (s->started && s->last_ts < c->last_ts)
+			err = ctf_fail(c, c->sink->ops->beacon(c->sink, cpu,
+							       c->last_ts,
+							       s->discarded));
+	}
+	/* The sink finishes (a relayd's streams are closed) in any case. */
+	serr = c->sink->ops->close(c->sink, sink_msg, sizeof(sink_msg));
+	if (!err && serr) {
+		err = serr;
+		snprintf(w->msg, sizeof(w->msg), "%s", sink_msg);
+	}
+	snprintf(msg, msg_len, "%s", w->msg);
 	free(c->s);
-	free(c->dir);
 	free(c);
 	return err;
 }
@@ -657,54 +737,54 @@ static int ctf_close(struct trace_writer *w)
 static const struct trace_writer_ops ctf_ops = {
 	.event = ctf_event,
 	.lost = ctf_lost,
+	.tick = ctf_tick,
 	.close = ctf_close,
 };
 
-struct trace_writer *trace_ctf_open(const char *path,
+struct trace_writer *trace_ctf_open(struct trace_sink *sink,
+				    const struct ctf_opts *o,
 				    const struct trace_fmt *const *probes,
 				    unsigned int nprobes, int ncpus,
 				    char *err, size_t err_len)
 {
 	struct ctf_writer *c = calloc(1, sizeof(*c));
-	struct stat st;
 	int i, ret;
 
-	if (!c || ncpus < 1) {
+	if (c && ncpus > 0)
+		c->s = calloc(ncpus, sizeof(*c->s));
+	if (!c || !c->s) {
 		snprintf(err, err_len, "out of memory");
 		free(c);
+		sink->ops->close(sink, NULL, 0);
 		return NULL;
 	}
 	c->w.ops = &ctf_ops;
 	c->w.probes = probes;
 	c->w.nprobes = nprobes;
 	c->w.ncpus = ncpus;
-	c->dir = strdup(path);
-	c->s = calloc(ncpus, sizeof(*c->s));
-	if (!c->dir || !c->s) {
-		snprintf(err, err_len, "out of memory");
-		goto fail;
-	}
-	for (i = 0; i < ncpus; i++)
-		c->s[i].fd = -1;
-	if (mkdir(path, 0755) && errno != EEXIST) {
-		snprintf(err, err_len, "cannot create the directory %s: %s",
-			 path, strerror(errno));
-		goto fail;
-	}
-	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(err, err_len, "%s is not a directory", path);
-		goto fail;
-	}
+	c->sink = sink;
+	c->o = *o;
 	ret = write_metadata(c);
+	/*
+	 * Live: every stream starts now, so that a viewer (babeltrace2
+	 * drops a trace that has no data stream when it attaches) has them
+	 * all, and each can get beacons (relayd takes them only for a
+	 * stream with data).
+	 */
+	for (i = 0; !ret && o->live_interval_ns && i < ncpus; i++) {
+		ret = packet_write(c, i, o->start_ns, o->start_ns, 0, 0);
+		c->s[i].started = true;
+	}
+	c->last_ts = o->start_ns;
 	if (ret) {
-		snprintf(err, err_len, "cannot write %s/metadata: %s", path,
+		snprintf(err, err_len, "%s", sink->msg[0] ? sink->msg :
 			 strerror(-ret));
-		goto fail;
+		sink->ops->close(sink, NULL, 0);
+		for (i = 0; i < ncpus; i++)
+			free(c->s[i].pkt.p);
+		free(c->s);
+		free(c);
+		return NULL;
 	}
 	return &c->w;
-fail:
-	free(c->s);
-	free(c->dir);
-	free(c);
-	return NULL;
 }

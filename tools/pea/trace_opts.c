@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "net_url.h"
 #include "trace.h"
+#include "walltime.h"
 
 enum {
 	OPT_USER = 0x100,
@@ -30,6 +32,11 @@ enum {
 	OPT_MAX_KEYS,
 	OPT_EVENTS,
 	OPT_KSTACK,
+	OPT_SESSION,
+	OPT_HOSTNAME,
+	OPT_LIVE_INTERVAL,
+	OPT_TIME,
+	OPT_SNAPSHOT_ON,
 };
 
 static const struct option trace_options[] = {
@@ -53,6 +60,11 @@ static const struct option trace_options[] = {
 	{ "unordered", no_argument, NULL, OPT_UNORDERED },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "session", required_argument, NULL, OPT_SESSION },
+	{ "hostname", required_argument, NULL, OPT_HOSTNAME },
+	{ "live-interval", required_argument, NULL, OPT_LIVE_INTERVAL },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
 	{ "hist", required_argument, NULL, OPT_HIST },
 	{ "count-by", required_argument, NULL, OPT_COUNT_BY },
 	{ "top", required_argument, NULL, OPT_TOP },
@@ -166,10 +178,47 @@ static int parse_probe_opt(int c, const char *arg, struct probe_opts *po,
 	return 1;	/* not a probe option */
 }
 
+/*
+ * A name relayd files the trace under (a directory name): 1..@max
+ * letters, digits, '.', '_' and '-', not starting with '.'.
+ */
+static int check_relayd_name(const char *opt, const char *name, size_t max)
+{
+	static const char ok[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "abcdefghijklmnopqrstuvwxyz0123456789._-";
+	size_t n = strlen(name);
+
+	if (n && n <= max && name[0] != '.' && strspn(name, ok) == n)
+		return 0;
+	return tool_usage("trace", "%s '%s': 1..%zu letters, digits, '.', '_' or '-', not starting with '.'",
+			  opt, name, max);
+}
+
 /* A session option, wherever it was given. */
 static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 {
 	switch (c) {
+	case OPT_SESSION:
+		o->session = arg;
+		return check_relayd_name("--session", arg, TRACE_SESSION_MAX);
+	case OPT_HOSTNAME:
+		o->hostname = arg;
+		return check_relayd_name("--hostname", arg, TRACE_HOSTNAME_MAX);
+	case OPT_SNAPSHOT_ON:
+		o->snapshot_on_text = arg;
+		return 0;
+	case OPT_TIME:
+		o->time_mode = trace_time_parse(arg);
+		if (o->time_mode < 0)
+			return tool_usage("trace", "--time '%s': wall, mono or rel",
+					  arg);
+		return 0;
+	case OPT_LIVE_INTERVAL:
+		if (tool_parse_seconds(arg, &o->live_interval) ||
+		    o->live_interval < 0.01 || o->live_interval > 3600)
+			return tool_usage("trace", "--live-interval '%s': seconds, 0.01..3600",
+					  arg);
+		return 0;
 	case 'd':
 		if (tool_parse_seconds(arg, &o->duration))
 			return tool_usage("trace", "--duration '%s': a positive number of seconds",
@@ -387,6 +436,7 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	const char *probe = NULL;
 	int pos = 1, next = 1, ret;
 	unsigned int i;
+	bool net;
 
 	memset(o, 0, sizeof(*o));
 	o->defaults.cpu = -1;
@@ -432,6 +482,28 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	}
 	if (!o->output != !o->format)
 		return tool_usage("trace", "--output PATH and --format ctf|perfetto go together");
+	net = o->output && net_url_is(o->output);
+	if (net && o->format != TRACE_OUT_CTF)
+		return tool_usage("trace", "--output net://... (an lttng-relayd) takes --format ctf");
+	if (!net && (o->session || o->hostname || o->live_interval))
+		return tool_usage("trace", "--session, --hostname and --live-interval go with --output net://...");
+	if (net) {
+		char err[512];
+		struct net_url u;
+
+		if (net_url_parse(o->output, &u, err, sizeof(err)))
+			return tool_usage("trace", "--output %s", err);
+	}
+	if (o->snapshot_on_text) {
+		if (!o->flight)
+			return tool_usage("trace", "--snapshot-on goes with --flight-recorder");
+		for (i = 0; i < o->nprobes && !o->snapshot_on; i++)
+			if (!strcmp(o->probes[i].spec.text, o->snapshot_on_text))
+				o->snapshot_on = &o->probes[i];
+		if (!o->snapshot_on)
+			return tool_usage("trace", "--snapshot-on '%s': name one of the session's PROBEs as given",
+					  o->snapshot_on_text);
+	}
 	if (o->flight && o->unordered)
 		return tool_usage("trace", "--unordered does not go with --flight-recorder");
 	if (o->flight && o->count)

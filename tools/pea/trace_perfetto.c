@@ -154,7 +154,7 @@ static int pf_lost(struct trace_writer *w, int cpu, __u64 count)
 	return ferror(p->f) ? -EIO : 0;
 }
 
-static int pf_close(struct trace_writer *w)
+static int pf_close(struct trace_writer *w, char *msg, size_t msg_len)
 {
 	struct pf_writer *p = (struct pf_writer *)w;
 	int err;
@@ -167,6 +167,8 @@ static int pf_close(struct trace_writer *w)
 	free(p->buf);
 	free(p->tids);
 	free(p);
+	if (msg_len)
+		*msg = 0;
 	return err;
 }
 

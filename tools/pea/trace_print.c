@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "libpea.h"
+#include "net_url.h"
 #include "trace.h"
 
 #define LIVE_EVERY_NS	1000000000ULL
@@ -49,6 +50,21 @@ void live_update(struct tracer *t)
 	t->live_shown = true;
 }
 
+/*
+ * The --output writer failed (@err): say so once, in its words if it has
+ * them, and write nothing more to it. The trace goes on.
+ */
+static void out_failed(struct tracer *t, int err)
+{
+	if (!err)
+		return;
+	if (t->out->msg[0])
+		tool_err("--output %s: %s", t->o.output, t->out->msg);
+	else
+		tool_err("writing %s: %s", t->o.output, strerror(-err));
+	t->out_failed = true;
+}
+
 /* Hand an event (or, @ev NULL, a loss) to the --output writer. */
 static void out_write(struct tracer *t, const struct trace_event *ev,
 		      int cpu, __u64 lost)
@@ -59,10 +75,13 @@ static void out_write(struct tracer *t, const struct trace_event *ev,
 		return;
 	err = ev ? trace_writer_event(t->out, ev->probe, ev) :
 		   trace_writer_lost(t->out, cpu, lost);
-	if (err) {
-		tool_err("writing %s: %s", t->o.output, strerror(-err));
-		t->out_failed = true;
-	}
+	out_failed(t, err);
+}
+
+void out_tick(struct tracer *t)
+{
+	if (t->out && !t->out_failed)
+		out_failed(t, trace_writer_tick(t->out, tool_now_ns()));
 }
 
 /*
@@ -393,4 +412,16 @@ void print_banner(const struct tracer *t)
 			t->o.probes[i].spec.text);
 	fprintf(stderr, " on %zu CPUs; Ctrl-C to end\n",
 		pea_buffer__buffer_cnt(t->pb));
+	if (t->out_session[0]) {
+		struct net_url u;
+		char err[8];
+
+		if (net_url_parse(t->o.output, &u, err, sizeof(err)))
+			return;
+		fprintf(stderr, "pea: streaming to lttng-relayd %s as host %s, session %s; watch live with babeltrace2 --input-format=lttng-live net://%s%s%s:LIVE_PORT/host/%s/%s (relayd's -L port, %d by default)\n",
+			t->o.output, t->out_host, t->out_session,
+			strchr(u.host, ':') ? "[" : "", u.host,
+			strchr(u.host, ':') ? "]" : "", t->out_host,
+			t->out_session, NET_URL_LIVE_PORT);
+	}
 }
