@@ -17,7 +17,10 @@
  * kernel-internal mount of procfs (kern_mount(), as every pid namespace's
  * proc_mnt), never through a task's root or mount namespace: a module
  * loaded from a chroot or a container whose /proc/sys shows other values
- * still reads the kernel's. If a file cannot be opened the module uses
+ * still reads the kernel's; the mount is made by a kworker, so it pins
+ * no namespace of the loading task, and the files are read with a kernel
+ * credential, so no LSM policy of the caller changes what is read. If a
+ * file cannot be opened the module uses
  * perf's most restrictive paranoid level (3, Debian's default), the
  * mlock_kb module parameter (perf's default, 516) and perf's default
  * stack depth (127).
@@ -37,6 +40,7 @@
 #include <linux/sched/user.h>
 #include <linux/seq_file.h>
 #include <linux/uidgid.h>
+#include <linux/workqueue.h>
 #include "pea_internal.h"
 #include "pea_limits.h"
 
@@ -61,15 +65,30 @@ static DEFINE_MUTEX(pea_charges_lock);	/* the debugfs list */
 static atomic_long_t pea_charged_user;	/* pages, all rings */
 static atomic_long_t pea_charged_pinned;
 
+/*
+ * The sysctls are read as perf reads its variables: whoever asks. Read
+ * with the caller's credential, the read goes through the LSMs' file
+ * permission hooks (and sysctl_perm()) as the caller: a task confined so
+ * that it cannot read /proc/sys/kernel/perf_event_max_stack would get the
+ * fallbacks, which are not the values root set. So it is read with a
+ * kernel credential, prepared at load.
+ */
+static const struct cred *pea_sysctl_cred;
+
 static int pea_sysctl_read(struct file *file, int *val)
 {
+	const struct cred *old = NULL;
 	char buf[24];
 	loff_t pos = 0;
 	ssize_t n;
 
 	if (!file)
 		return -ENOENT;
+	if (pea_sysctl_cred)
+		old = override_creds(pea_sysctl_cred);
 	n = kernel_read(file, buf, sizeof(buf) - 1, &pos);
+	if (old)
+		revert_creds(old);
 	if (n <= 0)
 		return n ? n : -EIO;
 	buf[n] = '\0';
@@ -239,13 +258,12 @@ static struct file *pea_sysctl_open(const char *path)
 	return f;
 }
 
-/**
- * pea_limits_init() - mount procfs for pea, open the perf sysctls' files
- *
- * procfs is built in: get_fs_type() takes no module reference for it
- * (and put_filesystem() is not exported).
+/*
+ * The mount, from a kworker: a procfs mount pins the pid namespace (and
+ * its user namespace) of the task that makes it, and a kworker's is the
+ * initial one, whatever namespace the module is loaded from.
  */
-void pea_limits_init(void)
+static void pea_proc_mount(struct work_struct *work)
 {
 	struct file_system_type *proc = get_fs_type("proc");
 	struct vfsmount *mnt = proc ? kern_mount(proc) : ERR_PTR(-ENODEV);
@@ -255,6 +273,26 @@ void pea_limits_init(void)
 			PTR_ERR(mnt));
 	else
 		pea_proc_mnt = mnt;
+}
+
+/**
+ * pea_limits_init() - mount procfs for pea, open the perf sysctls' files
+ *
+ * procfs is built in: get_fs_type() takes no module reference for it
+ * (and put_filesystem() is not exported). The files are read with a
+ * kernel credential (pea_sysctl_read()).
+ */
+void pea_limits_init(void)
+{
+	struct work_struct work;
+
+	INIT_WORK_ONSTACK(&work, pea_proc_mount);
+	schedule_work(&work);
+	flush_work(&work);
+	destroy_work_on_stack(&work);
+	pea_sysctl_cred = prepare_kernel_cred(&init_task);
+	if (!pea_sysctl_cred)
+		pr_warn("pea: no kernel credential: the sysctls are read with the caller's\n");
 	pea_paranoid_file = pea_sysctl_open(PEA_PARANOID_PATH);
 	pea_mlock_file = pea_sysctl_open(PEA_MLOCK_PATH);
 	pea_max_stack_file = pea_sysctl_open(PEA_MAX_STACK_PATH);
@@ -273,4 +311,6 @@ void pea_limits_exit(void)
 		filp_close(pea_max_stack_file, NULL);
 	if (pea_proc_mnt)
 		kern_unmount(pea_proc_mnt);
+	if (pea_sysctl_cred)
+		put_cred(pea_sysctl_cred);
 }
