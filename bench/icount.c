@@ -108,7 +108,7 @@ static const struct ic_row ic_rows[] = {
 	  .open = IC_CHAN, .kind = CH_RING, .wake = WAKE_ADAPTIVE },
 };
 
-#define IC_NROWS	(sizeof(ic_rows) / sizeof(ic_rows[0]))
+#define IC_NROWS	(sizeof(ic_rows) / sizeof(ic_rows[0]))	/* no ARRAY_SIZE here */
 
 /* Per pass, size and row: instructions per record, kernel and consumer. */
 static double ic_kern[IC_PASSES][IC_NSIZES][IC_NROWS];
@@ -507,7 +507,8 @@ void icount_print(void)
 
 	if (!ic_done)
 		return;
-	printf("\n# instructions per record (guest ns under QEMU -icount shift=0,sleep=off), 1 vCPU,\n");
+	printf("\n# instructions per record (guest ns under QEMU -icount %s), %s\n",
+	       "shift=0,sleep=off", "1 vCPU,");
 	printf("# the cheapest of %d rounds of %d records less the empty loop; two passes\n",
 	       IC_ROUNDS, IC_N);
 	printf("%-8s %5s %-14s| %10s | %10s | %7s | %7s\n", "side", "size",

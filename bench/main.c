@@ -207,7 +207,8 @@ int main(int argc, char **argv)
 	report_print(json, title);
 	printf("# pea-bench: json in %s\n", json);
 	if (!icount_ok)
-		printf("# pea-bench: icount: repeatability check FAILED: two passes differ by more than 1%% (see the notes)\n");
+		printf("# pea-bench: icount: repeatability check FAILED: %s\n",
+		       "two passes differ by more than 1% (see the notes)");
 	bench__destroy(g_skel);
 	close(g_bench_fd);
 	return icount_ok ? 0 : 1;
