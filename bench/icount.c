@@ -78,7 +78,11 @@ struct ic_row {
 	uint32_t ev_flags;	/* IC_RAW: PEA_FLAG_ORDERED or 0 */
 };
 
-/* Each library's default wake-up, as kcost.c: every record, ring adaptive. */
+/*
+ * Each library's default wake-up, as kcost.c: every record, ring adaptive;
+ * and, for the wake-up accounting's share, pea with a watermark of the
+ * whole ring and the ring buffer with BPF_RB_NO_WAKEUP ("-nowake").
+ */
 static const struct ic_row ic_rows[] = {
 	{ .name = "memcpy", .op = PEA_BENCH_MEMCPY, .open = IC_NONE },
 	{ .name = "pea", .reader = "pea", .op = PEA_BENCH_OUTPUT,
@@ -87,6 +91,8 @@ static const struct ic_row ic_rows[] = {
 	  .open = IC_CHAN, .kind = CH_PEA, .wake = WAKE_EVERY },
 	{ .name = "pea-nocopy", .op = PEA_BENCH_RESERVE_ONLY,
 	  .open = IC_CHAN, .kind = CH_PEA, .wake = WAKE_EVERY },
+	{ .name = "pea-nowake", .op = PEA_BENCH_OUTPUT,
+	  .open = IC_CHAN, .kind = CH_PEA, .wake = WAKE_NONE },
 	{ .name = "pea-local", .reader = "pea-time", .op = PEA_BENCH_OUTPUT,
 	  .open = IC_CHAN, .kind = CH_PEA, .wake = WAKE_EVERY,
 	  .sample_type = PERF_SAMPLE_TIME },
@@ -104,6 +110,8 @@ static const struct ic_row ic_rows[] = {
 	  .open = IC_CHAN, .kind = CH_PERF, .wake = WAKE_EVERY },
 	{ .name = "ring", .reader = "ring", .prog = IC_BPF_RING,
 	  .open = IC_CHAN, .kind = CH_RING, .wake = WAKE_ADAPTIVE },
+	{ .name = "ring-nowake", .prog = IC_BPF_RING,
+	  .open = IC_CHAN, .kind = CH_RING, .wake = WAKE_NONE },
 	{ .name = "ring-reserve", .prog = IC_BPF_RING_RESERVE,
 	  .open = IC_CHAN, .kind = CH_RING, .wake = WAKE_ADAPTIVE },
 };
