@@ -21,6 +21,9 @@
 # Environment (all optional):
 #   BENCH_ARGS   arguments of pea-bench, space separated (e.g. "-q -r 3")
 #   KVER, SKIP_BUILD=1, SMP, MEM, VM_TIMEOUT, VERBOSE: as scripts/check.sh
+#   ICOUNT       with --icount: QEMU's -icount options (default
+#                shift=0,sleep=off); empty: none, plain TCG in the same
+#                one-vCPU guest (wall-clock ns: the check then fails)
 #
 # A benchmark, not a test: it fails only if it cannot produce figures
 # (and, with --icount, if they do not repeat).
