@@ -41,6 +41,8 @@
 #   make vm-shell     boot the VM into an interactive shell
 #   make bench        pea against the perf buffer and the BPF ring buffer in
 #                     the test guest: a table and a JSON file (scripts/bench.sh)
+#   make bench-icount the same costs in instructions per record (one vCPU
+#                     under QEMU -icount), asserted repeatable within 1%
 #   make qemu-repro   boot the guest with only scripts/qemu-repro/cx16-flags
 #                     in it: QEMU's CMPXCHG16B flags fault, no pea involved
 #                     (it boots -cpu max, which shows it; VM_CPU=max,-cx16
@@ -273,10 +275,15 @@ BPF_CLANG ?= clang
 BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool) bpftool)
 BENCH_LIBS := -lbpf -lelf -lz -lzstd -lpthread
 
-.PHONY: bench bench-tools
+.PHONY: bench bench-icount bench-tools
 
 bench:
 	@scripts/bench.sh
+
+# Instructions per record under QEMU's icount, measured twice: fails if
+# the two passes differ by more than 1% (bench/icount.c). Not in check.
+bench-icount:
+	@scripts/bench.sh --icount
 
 bench-tools: $(BENCH_BIN)
 

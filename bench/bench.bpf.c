@@ -6,6 +6,9 @@
  * kc_*: run with BPF_PROG_TEST_RUN on one CPU, loop kc_count times with
  *       bpf_loop() writing kc_size bytes of kc_payload, and time the loop
  *       with bpf_ktime_get_ns() (kc_empty times the loop alone).
+ *       kc_ring_reserve_N: bpf_ringbuf_reserve() and bpf_ringbuf_submit()
+ *       of an N-byte record without writing its payload (the size must
+ *       be a constant for the verifier).
  * kp_*: kprobes on the same syscall as pea_bench's kprobe, each writing a
  *       64-byte payload whose first 8 bytes are bpf_ktime_get_ns().
  * kp_*_rec: the same kprobes writing what a pea kprobe producer writes
@@ -91,6 +94,33 @@ static long kc_ring_cb(__u32 i, void *data)
 	return 0;
 }
 
+/*
+ * bpf_ringbuf_reserve() wants a constant size: one callback and one
+ * program per size (a switch on kc_size in one callback ran the 4096-byte
+ * branch for every size on 6.1: its verifier walks a bpf_loop() callback
+ * once and hard-wired the branches it did not walk).
+ */
+#define KC_RESERVE(n)							\
+static long kc_ring_reserve_cb_##n(__u32 i, void *data)		\
+{									\
+	struct kc_ctx *c = data;					\
+	void *p;							\
+									\
+	p = bpf_ringbuf_reserve(&ring_map, n, 0);			\
+	if (!p) {							\
+		c->err = -28;	/* -ENOSPC */				\
+		return 0;						\
+	}								\
+	bpf_ringbuf_submit(p, c->flags);				\
+	c->ok++;							\
+	return 0;							\
+}
+
+KC_RESERVE(8)
+KC_RESERVE(64)
+KC_RESERVE(512)
+KC_RESERVE(4096)
+
 static long kc_empty_cb(__u32 i, void *data)
 {
 	struct kc_ctx *c = data;
@@ -130,6 +160,18 @@ int kc_ring(void *ctx)
 {
 	return kc_run(ctx, kc_ring_cb);
 }
+
+#define KC_RESERVE_PROG(n)						\
+SEC("raw_tp")								\
+int kc_ring_reserve_##n(void *ctx)					\
+{									\
+	return kc_run(ctx, kc_ring_reserve_cb_##n);			\
+}
+
+KC_RESERVE_PROG(8)
+KC_RESERVE_PROG(64)
+KC_RESERVE_PROG(512)
+KC_RESERVE_PROG(4096)
 
 SEC("raw_tp")
 int kc_empty(void *ctx)

@@ -63,6 +63,8 @@ struct chan {
 	struct perf_buffer *perf;
 	struct ring_buffer *rb;
 	size_t page_cnt;
+	uint64_t pea_flags;		/* CH_PEA: more pea_buffer_opts.flags */
+	uint64_t pea_sample_type;	/* CH_PEA: pea_buffer_opts.sample_type */
 
 	/* Updated by the consumer's callbacks. */
 	uint64_t n;		/* records received */
@@ -92,6 +94,8 @@ const char *wake_name(enum wake_mode wake);
 bool chan_supports(enum chan_kind kind, enum wake_mode wake);
 int chan_open(struct chan *c, enum chan_kind kind, enum wake_mode wake,
 	      size_t page_cnt);
+int chan_open_pea(struct chan *c, enum chan_kind kind, enum wake_mode wake,
+		  size_t page_cnt, uint64_t pea_flags, uint64_t pea_sample_type);
 int chan_consume(struct chan *c);
 int chan_poll(struct chan *c, int timeout_ms);
 void chan_close(struct chan *c);
@@ -117,5 +121,12 @@ void bench_latency(void);
 
 /* ordered.c: ordered delivery against unordered reading (issue 10) */
 void bench_ordered(void);
+
+/*
+ * icount.c: instructions per record on one vCPU under QEMU's icount
+ * (issue 23); false if two passes differ by more than 1%.
+ */
+bool bench_icount(void);
+void icount_print(void);
 
 #endif /* _PEA_BENCH_USER_H */

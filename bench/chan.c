@@ -137,6 +137,8 @@ static int open_pea(struct chan *c)
 	default:
 		return -EINVAL;
 	}
+	opts.flags |= c->pea_flags;
+	opts.sample_type = c->pea_sample_type;
 	c->pb = pea_buffer__new(c->pea_map_fd, c->page_cnt, pea_sample_cb,
 				pea_lost_cb, c, &opts);
 	return c->pb ? 0 : -errno;
@@ -211,9 +213,26 @@ static int open_ring(struct chan *c)
 int chan_open(struct chan *c, enum chan_kind kind, enum wake_mode wake,
 	      size_t page_cnt)
 {
+	return chan_open_pea(c, kind, wake, page_cnt, 0, 0);
+}
+
+/**
+ * chan_open_pea() - chan_open() with more of libpea's options for pea
+ * @c, @kind, @wake, @page_cnt: as chan_open()
+ * @pea_flags:       CH_PEA: more pea_buffer_opts.flags (e.g.
+ *                   PEA_BUFFER_FLAG_ORDERED)
+ * @pea_sample_type: CH_PEA: pea_buffer_opts.sample_type
+ *
+ * Return: 0 or a negative errno.
+ */
+int chan_open_pea(struct chan *c, enum chan_kind kind, enum wake_mode wake,
+		  size_t page_cnt, uint64_t pea_flags, uint64_t pea_sample_type)
+{
 	int err;
 
 	memset(c, 0, sizeof(*c));
+	c->pea_flags = pea_flags;
+	c->pea_sample_type = pea_sample_type;
 	c->kind = kind;
 	c->wake = wake;
 	c->skel = g_skel;

@@ -8,7 +8,8 @@
  * below 1 is better for costs, above 1 for rates); other channels (the
  * memcpy floor, the baselines) follow in the last column. Figures with
  * an "ordered" channel (ordered.c) go to a table of their own: ordered
- * beside each of its baselines, with the ratio ordered/baseline.
+ * beside each of its baselines, with the ratio ordered/baseline. Those of
+ * icount.c (named "ic-...") are printed by icount_print().
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,11 @@ static void print_table(void)
 {
 	int i, j;
 
+	for (i = 0; i < nfigs; i++)
+		if (strncmp(figs[i].name, "ic-", 3))
+			break;
+	if (i == nfigs)
+		return;		/* only icount's figures */
 	printf("%-40s %5s %-6s| %-24s| %-24s| %-24s| %7s | %7s | %s\n",
 	       "figure", "size", "unit", "pea med [min-max]",
 	       "perf med [min-max]", "ring med [min-max]", "pea/prf",
@@ -159,6 +165,9 @@ static void print_table(void)
 			    figs[j].size == f->size)
 				break;
 		if (j < i || fig_find(f->name, f->size, "ordered"))
+			continue;
+		/* bench_icount()'s figures: a table of their own. */
+		if (!strncmp(f->name, "ic-", 3))
 			continue;
 		p = fig_find(f->name, f->size, "pea");
 		q = fig_find(f->name, f->size, "perf");
@@ -192,7 +201,7 @@ static void print_ordered_table(void)
 	for (i = 0; i < nfigs; i++) {
 		const struct fig *f = &figs[i], *o;
 
-		if (strcmp(f->channel, "ordered"))
+		if (strcmp(f->channel, "ordered") || !strncmp(f->name, "ic-", 3))
 			continue;
 		if (!header) {
 			printf("\n%-40s %5s %-7s| %-24s| %s\n", "figure (ordered)",
@@ -252,6 +261,7 @@ void report_print(const char *json_path, const char *title)
 	printf("%s\n", title);
 	print_table();
 	print_ordered_table();
+	icount_print();
 	printf("# --- bench table end ---\n");
 	printf("# --- bench json begin ---\n");
 	write_json(stdout);

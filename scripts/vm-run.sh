@@ -22,6 +22,10 @@
 #   VM_TIMEOUT    seconds before the guest is killed (default 900)
 #   TEST_TIMEOUT  per-test timeout inside the guest (default 300)
 #   APPEND_EXTRA  more kernel command line
+#   ICOUNT        QEMU -icount options (e.g. shift=0,sleep=off: guest time
+#                 advances 1 ns per instruction; single-threaded TCG;
+#                 QEMU 7.2 hangs at SMP bring-up with it, so SMP=1);
+#                 default none (scripts/bench-icount.sh)
 #   TIME_SCALE    passed to the tests as PEA_TIME_SCALE (pea.time_scale=)
 #   VERBOSE=1     also show the kernel console on stderr while it runs
 #   FOLLOW=results  show the results channel on stdout while it runs
@@ -127,6 +131,7 @@ fi
 
 QEMU=(qemu-system-x86_64
 	-accel "tcg${TCG_OPTS:+,$TCG_OPTS}" -cpu "$VM_CPU" -smp "$SMP" -m "$MEM"
+	${ICOUNT:+-icount "$ICOUNT"}
 	-nodefaults -nographic -no-reboot
 	-kernel "$VMLINUZ" -initrd "$INITRAMFS" -append "$APPEND"
 	"${CONSOLE[@]}" -serial chardev:con)
