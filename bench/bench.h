@@ -110,7 +110,13 @@ double median(const double *v, int n);
 void report_print(const char *json_path, const char *title);
 
 /* kcost.c: in-kernel output cost, and the consumer cost of the drains */
+struct bpf_program;
+
 void bench_kcost(void);
+double kc_module_loop(enum pea_bench_op op, unsigned int size,
+		      unsigned int count, unsigned int ring_bytes, int cpu);
+double kc_bpf_loop(struct bpf_program *prog, unsigned int size,
+		   unsigned int count, int cpu);
 
 /* e2e.c: the kprobe end to end, and the loss-free rate */
 void bench_e2e(void);

@@ -192,46 +192,14 @@ static void ic_raw_close(struct ic_raw *w)
 static double ic_module(enum pea_bench_op op, unsigned int size,
 			unsigned int count)
 {
-	struct pea_bench_loop a;
-
-	memset(&a, 0, sizeof(a));
-	snprintf(a.map, sizeof(a.map), "%s", BENCH_MAP_NAME);
-	a.op = op;
-	a.size = size;
-	a.count = count;
-	a.ring_bytes = IC_PAGES * getpagesize();
-	if (ioctl(g_bench_fd, PEA_BENCH_IOC_LOOP, &a))
-		die("PEA_BENCH_IOC_LOOP op %d: %m", op);
-	if (a.cpu != IC_CPU)
-		die("the loop ran on CPU %d, not %d", a.cpu, IC_CPU);
-	if (a.n_ok != count)
-		die("op %d size %u: %llu of %u records written (last error %lld)",
-		    op, size, (unsigned long long)a.n_ok, count,
-		    (long long)a.ret);
-	return (double)a.ns;
+	return kc_module_loop(op, size, count, IC_PAGES * getpagesize(),
+			      IC_CPU);
 }
 
 static double ic_bpf(struct bpf_program *prog, unsigned int size,
 		     unsigned int count)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = IC_CPU);
-	int err;
-
-	g_skel->bss->kc_size = size;
-	g_skel->bss->kc_count = count;
-	g_skel->bss->kc_ok = 0;
-	g_skel->bss->kc_err = 0;
-	err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
-	if (err)
-		die("BPF_PROG_TEST_RUN %s: %s", bpf_program__name(prog),
-		    strerror(-err));
-	if (g_skel->bss->kc_ok != count)
-		die("%s size %u: %llu of %u records written (last error %lld)",
-		    bpf_program__name(prog), size,
-		    (unsigned long long)g_skel->bss->kc_ok, count,
-		    (long long)g_skel->bss->kc_err);
-	return (double)g_skel->bss->kc_ns;
+	return kc_bpf_loop(prog, size, count, IC_CPU);
 }
 
 static double ic_write(const struct ic_row *row, unsigned int size,

@@ -47,8 +47,18 @@ static const char *const kc_row_names[KC_NR] = {
 	[KC_PERF] = "perf", [KC_RING] = "ring",
 };
 
-static double module_loop(enum pea_bench_op op, unsigned int size,
-			  unsigned int count, unsigned int ring_bytes)
+/**
+ * kc_module_loop() - pea_bench's in-kernel loop of @count records
+ * @op: what each iteration does
+ * @size: record bytes
+ * @count: iterations
+ * @ring_bytes: the ring's size
+ * @cpu: the CPU the loop must have run on
+ *
+ * Return: the ns (under icount: instructions) the loop took.
+ */
+double kc_module_loop(enum pea_bench_op op, unsigned int size,
+		      unsigned int count, unsigned int ring_bytes, int cpu)
 {
 	struct pea_bench_loop a;
 
@@ -60,8 +70,8 @@ static double module_loop(enum pea_bench_op op, unsigned int size,
 	a.ring_bytes = ring_bytes;
 	if (ioctl(g_bench_fd, PEA_BENCH_IOC_LOOP, &a))
 		die("PEA_BENCH_IOC_LOOP op %d: %m", op);
-	if (a.cpu != KC_CPU)
-		die("the loop ran on CPU %d, not %d", a.cpu, KC_CPU);
+	if (a.cpu != cpu)
+		die("the loop ran on CPU %d, not %d", a.cpu, cpu);
 	if (a.n_ok != count)
 		die("op %d size %u: %llu of %u records written (last error %lld)",
 		    op, size, (unsigned long long)a.n_ok, count,
@@ -69,11 +79,20 @@ static double module_loop(enum pea_bench_op op, unsigned int size,
 	return (double)a.ns;
 }
 
-static double bpf_loop_run(struct bpf_program *prog, unsigned int size,
-			   unsigned int count)
+/**
+ * kc_bpf_loop() - the BPF program @prog's loop of @count records on @cpu
+ * @prog: one of bench.bpf.c's kc_* programs
+ * @size: record bytes
+ * @count: iterations
+ * @cpu: where BPF_PROG_TEST_RUN runs it
+ *
+ * Return: the ns (under icount: instructions) the loop took.
+ */
+double kc_bpf_loop(struct bpf_program *prog, unsigned int size,
+		   unsigned int count, int cpu)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = KC_CPU);
+		    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
 	int err;
 
 	g_skel->bss->kc_size = size;
@@ -119,21 +138,23 @@ static double kc_round(enum kc_row row, struct chan *ch, unsigned int size,
 
 	switch (row) {
 	case KC_FLOOR:
-		return module_loop(PEA_BENCH_MEMCPY, size, count, ring_bytes);
+		return kc_module_loop(PEA_BENCH_MEMCPY, size, count,
+				      ring_bytes, KC_CPU);
 	case KC_PEA:
 	case KC_PEA_RESERVE:
 	case KC_PEA_NOCOPY:
-		ns = module_loop(row == KC_PEA ? PEA_BENCH_OUTPUT :
-				 row == KC_PEA_RESERVE ? PEA_BENCH_RESERVE :
-				 PEA_BENCH_RESERVE_ONLY, size, count, 0);
+		ns = kc_module_loop(row == KC_PEA ? PEA_BENCH_OUTPUT :
+				    row == KC_PEA_RESERVE ? PEA_BENCH_RESERVE :
+				    PEA_BENCH_RESERVE_ONLY, size, count, 0,
+				    KC_CPU);
 		*drain_ns += drain(&ch[CH_PEA], count);
 		return ns;
 	case KC_PERF:
-		ns = bpf_loop_run(g_skel->progs.kc_perf, size, count);
+		ns = kc_bpf_loop(g_skel->progs.kc_perf, size, count, KC_CPU);
 		*drain_ns += drain(&ch[CH_PERF], count);
 		return ns;
 	case KC_RING:
-		ns = bpf_loop_run(g_skel->progs.kc_ring, size, count);
+		ns = kc_bpf_loop(g_skel->progs.kc_ring, size, count, KC_CPU);
 		*drain_ns += drain(&ch[CH_RING], count);
 		return ns;
 	default:
@@ -171,10 +192,12 @@ void bench_kcost(void)
 
 		for (run = 0; run < (unsigned int)g_runs && run < 32; run++) {
 			/* The loops alone, per iteration. */
-			loop_pea[run] = module_loop(PEA_BENCH_EMPTY, 0,
-						    KC_EMPTY_N, 0) / KC_EMPTY_N;
-			loop_bpf[run] = bpf_loop_run(g_skel->progs.kc_empty, 0,
-						     KC_EMPTY_N) / KC_EMPTY_N;
+			loop_pea[run] = kc_module_loop(PEA_BENCH_EMPTY, 0,
+						       KC_EMPTY_N, 0, KC_CPU) /
+					KC_EMPTY_N;
+			loop_bpf[run] = kc_bpf_loop(g_skel->progs.kc_empty, 0,
+						    KC_EMPTY_N, KC_CPU) /
+					KC_EMPTY_N;
 			for (k = 0; k < KC_NR; k++) {
 				double ns = 0, dns = 0, loop;
 				unsigned int done = 0, n;

@@ -23,8 +23,8 @@
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "pt_perm.h"
+#include "pt_quota.h"
 
-#define QUOTA	"/sys/kernel/debug/pea/quota"
 #define ROUNDS	3
 
 static int map_fd;
@@ -41,55 +41,6 @@ static struct pea_probe_attr big(const char *sym)
 	return a;
 }
 
-static void quota(long uid, long *links, long *bytes)
-{
-	FILE *f = fopen(QUOTA, "r");
-	char line[256], who[32];
-	long l, b;
-
-	*links = 0;
-	*bytes = 0;
-	while (f && fgets(line, sizeof(line), f)) {
-		if (line[0] == '#' || sscanf(line, "%31s %ld %ld", who, &l, &b) != 3)
-			continue;
-		if (strcmp(who, "total") && atol(who) == uid) {
-			*links = l;
-			*bytes = b;
-		}
-	}
-	if (f)
-		fclose(f);
-}
-
-/* Wait (2 s at most) until @uid holds nothing; what it holds then. */
-static long settled(long uid)
-{
-	long l, b;
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		quota(uid, &l, &b);
-		if (!l && !b)
-			return 0;
-		usleep(20000);
-	}
-	return b + l;
-}
-
-static long meminfo(const char *key)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	long v = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
-			v = atol(line + strlen(key) + 1);
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* vmalloc'd bytes of objpool_init (6.12) / 0 on 6.1 */
 static long objpool_vmalloc(void)
 {
@@ -104,24 +55,6 @@ static long objpool_vmalloc(void)
 	if (f)
 		fclose(f);
 	return sum;
-}
-
-static int drop_to(uid_t uid, int cap)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
-	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
-		return -errno;
-	memset(data, 0, sizeof(data));
-	data[cap / 32].effective = 1U << (cap % 32);
-	data[cap / 32].permitted = 1U << (cap % 32);
-	if (syscall(SYS_capset, &hdr, data))
-		return -errno;
-	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ? -errno : 0;
 }
 
 /* ---- B: a thread that execs, stopped at PTRACE_EVENT_EXEC ---- */
@@ -192,7 +125,7 @@ static void attacker(int mode, int res, int rel)
 	char c;
 	struct pea_probe_attr a = big(mode ? "__x64_sys_execve" : "do_group_exit");
 
-	if (drop_to(PT_NOBODY, CAP_PERFMON)) {
+	if (pt_drop_to(PT_NOBODY, CAP_PERFMON)) {
 		err = 1000;
 		goto out;
 	}
@@ -249,7 +182,7 @@ static void run(int mode, const char *what)
 
 	if (pipe(res) || pipe(rel))
 		pt_fatal("pipe");
-	free0 = meminfo("MemAvailable");
+	free0 = pt_meminfo("MemAvailable");
 	vm0 = objpool_vmalloc();
 	fflush(stdout);
 	p = fork();
@@ -264,8 +197,8 @@ static void run(int mode, const char *what)
 	    read(res[0], &err, sizeof(err)) != sizeof(err))
 		n = -1;
 	sleep(1);
-	quota(PT_NOBODY, &l, &b);
-	free1 = meminfo("MemAvailable");
+	pt_quota(PT_NOBODY, &l, &b);
+	free1 = pt_meminfo("MemAvailable");
 	vm1 = objpool_vmalloc();
 	pt_diag("%s: %d rounds (errno %d); nobody charged %ld links %ld bytes; MemAvailable fell %ld KiB; objpool vmalloc grew %ld KiB",
 		what, n, err, l, b, free0 - free1, (vm1 - vm0) / 1024);
@@ -281,10 +214,10 @@ static void run(int mode, const char *what)
 		      what, n, l, b);
 	close(rel[1]);
 	waitpid(p, NULL, 0);
-	PT_EQ(settled(PT_NOBODY), 0,
+	PT_EQ(pt_quota_settled(PT_NOBODY), 0,
 	      "%s: once the calls are gone, the retired links are freed", what);
 	pt_diag("%s: after cleanup MemAvailable %+ld KiB vs start; objpool vmalloc %+ld KiB",
-		what, meminfo("MemAvailable") - free0,
+		what, pt_meminfo("MemAvailable") - free0,
 		(objpool_vmalloc() - vm0) / 1024);
 }
 
@@ -357,7 +290,7 @@ static void leak_slots(void)
 		if (k == 0)
 			_exit(0);
 		waitpid(k, &st, 0);
-		usleep(20000);
+		pt_after_reap();
 	}
 	memset(&info, 0, sizeof(info));
 	ioctl(fd, PEA_LINK_IOC_INFO, &info);
@@ -392,7 +325,7 @@ static void map_name(void)
 		close(rel[1]);
 		close(sl[0]);
 		close(sl[1]);
-		if (drop_to(PT_NOBODY - 1, CAP_PERFMON))
+		if (pt_drop_to(PT_NOBODY - 1, CAP_PERFMON))
 			_exit(9);
 		mfd = pt_map_create("mon", 4, 0);
 		lfd = mfd >= 0 ? ioctl(mfd, PEA_MAP_IOC_ATTACH_PROBE, &k) : -1;

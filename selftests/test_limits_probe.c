@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "pt_perm.h"
+#include "pt_quota.h"
 
 #define PARAM(x)	"/sys/module/pea/parameters/" x
-#define QUOTA		"/sys/kernel/debug/pea/quota"
 #define ATTACK_MAX	20	/* 20 x 8 MiB: safe in a 1 GiB guest */
 #define LINKS_MAX	300
 
@@ -33,67 +33,6 @@ static struct pea_probe_attr attack_attr(void)
 	a.capture_flags = PEA_CAPTURE_USER;
 	a.kstack_depth = PEA_KSTACK_MAX;
 	return a;
-}
-
-/* A user's links and bytes in debugfs pea/quota (uid -1: the total). */
-static int quota(long uid, long *links, long *bytes)
-{
-	FILE *f = fopen(QUOTA, "r");
-	char line[256], who[32];
-	long l, b;
-	int found = -1;
-
-	*links = 0;
-	*bytes = 0;
-	while (f && fgets(line, sizeof(line), f)) {
-		if (line[0] == '#' || sscanf(line, "%31s %ld %ld", who, &l, &b) != 3)
-			continue;
-		if ((uid < 0 && !strcmp(who, "total")) ||
-		    (uid >= 0 && strcmp(who, "total") && atol(who) == uid)) {
-			*links = l;
-			*bytes = b;
-			found = 0;
-		}
-	}
-	if (f)
-		fclose(f);
-	else
-		return -1;
-	return uid >= 0 ? 0 : found;
-}
-
-static long meminfo(const char *key)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	long v = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) &&
-		    line[strlen(key)] == ':')
-			v = atol(line + strlen(key) + 1);
-	if (f)
-		fclose(f);
-	return v;
-}
-
-/* Become @uid for good with capability @cap only (-1: none). */
-static int drop_to(uid_t uid, int cap)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
-	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
-		return -errno;
-	memset(data, 0, sizeof(data));
-	if (cap >= 0) {
-		data[cap / 32].effective = 1U << (cap % 32);
-		data[cap / 32].permitted = 1U << (cap % 32);
-	}
-	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
 }
 
 /*
@@ -124,7 +63,7 @@ static void hold_start(struct holder *h, uid_t uid,
 		close(res[0]);
 		close(rel[1]);
 		setrlimit(RLIMIT_NOFILE, &rl);
-		if (drop_to(uid, CAP_PERFMON)) {
+		if (pt_drop_to(uid, CAP_PERFMON)) {
 			err = 1000;
 		} else {
 			while (n < max) {
@@ -158,21 +97,6 @@ static void hold_end(struct holder *h)
 {
 	close(h->go);
 	waitpid(h->pid, NULL, 0);
-}
-
-/* Wait until debugfs says @uid holds nothing (links free after release). */
-static long settled_bytes(long uid)
-{
-	long l, b;
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		quota(uid, &l, &b);
-		if (!l && !b)
-			return 0;
-		usleep(20000);
-	}
-	return b;
 }
 
 /* Wait (2 s at most) until task @pid sleeps in @fn. */
@@ -213,9 +137,8 @@ static void park_start(struct holder *h, const struct pea_probe_attr *a,
 	if (h->pid == 0) {
 		close(res[0]);
 		close(rel[1]);
-		/* Dumpable again after setuid: /proc/PID/wchan is ours. */
-		if (drop_to(PT_NOBODY, CAP_PERFMON) ||
-		    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) || pipe(sleep)) {
+		/* Dumpable again (pt_drop_to()): /proc/PID/wchan is ours. */
+		if (pt_drop_to(PT_NOBODY, CAP_PERFMON) || pipe(sleep)) {
 			err = 1000;
 			max = 0;
 		}
@@ -281,21 +204,21 @@ int main(void)
 	user_links = pt_perm_read_int(PARAM("max_user_links"));
 	user_kb = pt_perm_read_int(PARAM("max_user_probe_kb"));
 	max_kb = pt_perm_read_int(PARAM("max_probe_kb"));
-	total_kb = meminfo("MemTotal");
+	total_kb = pt_meminfo("MemTotal");
 	PT_EQ(user_links, 256, "max_user_links defaults to 256");
 	PT_EQ(user_kb, 65536, "max_user_probe_kb defaults to 64 MiB");
 	PT_EQ(max_kb, total_kb / 8, "max_probe_kb defaults to RAM / 8 (%ld KiB)",
 	      total_kb / 8);
-	PT_OK(quota(-1, &l, &b) == 0 && l == 0 && b == 0,
+	PT_OK(pt_quota(-1, &l, &b) == 0 && l == 0 && b == 0,
 	      "debugfs quota: nothing charged (%ld links, %ld bytes)", l, b);
 
 	/* The attack: nobody with CAP_PERFMON, huge kretprobes. */
-	free0 = meminfo("MemAvailable");
+	free0 = pt_meminfo("MemAvailable");
 	hold_start(&a, PT_NOBODY, &atk, ATTACK_MAX);
-	quota(PT_NOBODY, &l, &b);
+	pt_quota(PT_NOBODY, &l, &b);
 	per = a.n > 0 ? b / a.n : 0;
 	pt_diag("attack: %d links, then errno %d; %ld bytes charged (%ld per link); MemAvailable fell by %ld KiB",
-		a.n, a.err, b, per, free0 - meminfo("MemAvailable"));
+		a.n, a.err, b, per, free0 - pt_meminfo("MemAvailable"));
 	PT_EQ(a.err, ENOMEM, "the attack is refused with ENOMEM");
 	PT_OK(a.n >= 1 && a.n < ATTACK_MAX, "the attack got %d links", a.n);
 	PT_EQ(l, a.n, "debugfs: the user's live links");
@@ -312,7 +235,7 @@ int main(void)
 	 */
 	uname(&u);
 	debug = strstr(u.release, "-pea-") != NULL;
-	PT_OK(free0 - meminfo("MemAvailable") <=
+	PT_OK(free0 - pt_meminfo("MemAvailable") <=
 	      (debug ? 2 : 1) * (b + per) / 1024 + 8192,
 	      "the memory the links took is what they were charged, within a link%s",
 	      debug ? " (twice that with KASAN)" : "");
@@ -327,7 +250,7 @@ int main(void)
 	 * The global bound: users without CAP_SYS_RESOURCE may take three
 	 * quarters of it, room for exactly two more links; root the rest.
 	 */
-	quota(-1, &l, &b0);
+	pt_quota(-1, &l, &b0);
 	max_b = (b0 + 2 * per + per / 2) * 4 / 3;
 	PT_EQ(pt_perm_write_int(PARAM("max_probe_kb"), max_b / 1024), 0,
 	      "root lowers max_probe_kb");
@@ -336,7 +259,7 @@ int main(void)
 	PT_OK(c.n == 2 && c.err == ENOMEM,
 	      "a second user gets the 2 links three quarters of max_probe_kb leave (%d, %d)",
 	      c.n, c.err);
-	quota(-1, &l, &b);
+	pt_quota(-1, &l, &b);
 	for (n = 0, i = 0; i < ATTACK_MAX; i++) {
 		fds[i] = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &atk);
 		if (fds[i] < 0)
@@ -353,7 +276,7 @@ int main(void)
 	PT_EQ(pt_perm_write_int(PARAM("max_probe_kb"), max_kb), 0,
 	      "max_probe_kb restored");
 	hold_end(&a);
-	PT_EQ(settled_bytes(PT_NOBODY), 0, "the links' close returns the charge");
+	PT_EQ(pt_quota_settled(PT_NOBODY), 0, "the links' close returns the charge");
 
 	/* Links per user. */
 	hold_start(&a, PT_NOBODY, &cheap, LINKS_MAX);
@@ -365,7 +288,7 @@ int main(void)
 	      "another user still attaches (%d, %d)", c.n, c.err);
 	hold_end(&c);
 	hold_end(&a);
-	settled_bytes(PT_NOBODY);
+	pt_quota_settled(PT_NOBODY);
 
 	/*
 	 * Users within their own bounds cannot together take every link:
@@ -384,17 +307,17 @@ int main(void)
 	hold_end(&a);
 	PT_EQ(pt_perm_write_int(PARAM("max_user_links"), user_links), 0,
 	      "max_user_links restored");
-	settled_bytes(PT_NOBODY);
+	pt_quota_settled(PT_NOBODY);
 
 	/* Root (CAP_SYS_ADMIN) is exempt from the per-user bounds. */
-	quota(0, &root_links, &root0);
+	pt_quota(0, &root_links, &root0);
 	setrlimit(RLIMIT_NOFILE, &(struct rlimit){ 4096, 4096 });
 	for (bad = 0, i = 0; i <= user_links && i < LINKS_MAX; i++) {
 		fds[i] = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &cheap);
 		bad += fds[i] < 0;
 	}
 	PT_EQ(bad, 0, "root attaches max_user_links + 1 links");
-	quota(0, &l, &b);
+	pt_quota(0, &l, &b);
 	PT_EQ(l - root_links, user_links + 1, "debugfs counts them");
 	kp_bytes = (b - root0) / (user_links + 1);
 	for (i = 0; i <= user_links && i < LINKS_MAX; i++)
@@ -417,9 +340,9 @@ int main(void)
 				 buf, sizeof(buf)))
 			buf[0] = 0;
 		t.event_id = atoi(buf);
-		quota(0, &l, &b0);
+		pt_quota(0, &l, &b0);
 		fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_TP, &t);
-		quota(0, &l, &b);
+		pt_quota(0, &l, &b);
 		tp_bytes = b - b0;
 		PT_OK(fd >= 0 && tp_bytes >= kp_bytes + pt_nr_cpus() * 512,
 		      "a tracepoint link is charged its %d perf events (%ld bytes, a kprobe link %ld)",
@@ -427,7 +350,7 @@ int main(void)
 		if (fd >= 0)
 			close(fd);
 	}
-	PT_EQ(settled_bytes(0), root0, "root's charge back where it was");
+	PT_EQ(pt_quota_settled(0), root0, "root's charge back where it was");
 
 	/*
 	 * A kretprobe closed while calls are in flight keeps its instance
@@ -438,7 +361,7 @@ int main(void)
 	atk = attack_attr();
 	strcpy(atk.symbol, "pipe_read");
 	park_start(&a, &atk, ATTACK_MAX);
-	quota(PT_NOBODY, &l, &b);
+	pt_quota(PT_NOBODY, &l, &b);
 	pt_diag("retired links: %d rounds, then errno %d; nobody holds %ld links, %ld bytes",
 		a.n, a.err, l, b);
 	PT_OK(a.err == ENOMEM && a.n >= 1 && a.n * per <= user_kb * 1024,
@@ -448,7 +371,7 @@ int main(void)
 	      "the closed links keep their charge while their calls sleep, not a place among the links (%ld links, %ld bytes)",
 	      l, b);
 	hold_end(&a);
-	PT_EQ(settled_bytes(PT_NOBODY), 0,
+	PT_EQ(pt_quota_settled(PT_NOBODY), 0,
 	      "once the sleepers return, the retired links are freed");
 
 	/*
@@ -472,7 +395,7 @@ int main(void)
 			if (k == 0)
 				_exit(0);
 			waitpid(k, &st, 0);
-			usleep(20000);	/* a jiffy, and the task's RCU free */
+			pt_after_reap();
 		}
 		memset(&info, 0, sizeof(info));
 		memset(&einfo, 0, sizeof(einfo));
@@ -487,7 +410,7 @@ int main(void)
 			close(efd);
 		if (fd >= 0)
 			close(fd);
-		PT_EQ(settled_bytes(0), root0,
+		PT_EQ(pt_quota_settled(0), root0,
 		      "closed with exited calls in it, the link is freed");
 	}
 	pt_perm_write_int(PT_PARANOID, paranoid);
