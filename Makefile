@@ -109,6 +109,9 @@ STORM_BIN := $(BUILD)/selftests/pea-storm
 PEA_SRCS := $(wildcard tools/pea/*.c)
 PEA_OBJS := $(patsubst tools/pea/%.c,$(BUILD)/tools/pea-objs/%.o,$(PEA_SRCS))
 PEA_TOOL := $(BUILD)/tools/pea
+# ktypes.c reads the kernel's BTF with Debian's libbpf (libbpf-dev), linked
+# statically with what it needs (libelf, zlib, zstd), as the bench is.
+PEA_LIBS := -lbpf -lelf -lz -lzstd -lpthread
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
@@ -188,7 +191,7 @@ tools: $(PEA_TOOL)
 
 $(PEA_TOOL): $(PEA_OBJS) $(LIBPEA)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -static -o $@ $(PEA_OBJS) $(LIBPEA) -lpthread
+	$(CC) $(USER_CFLAGS) -static -o $@ $(PEA_OBJS) $(LIBPEA) $(PEA_LIBS)
 
 $(BUILD)/tools/pea-objs/%.o: tools/pea/%.c
 	@mkdir -p $(@D)
@@ -206,7 +209,7 @@ host-tests: $(HOST_BINS)
 $(BUILD)/host/%: selftests/host/%.c $(HOST_TOOL_OBJS) $(LIBPEA)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Itools/pea -MMD -MP -o $@ $< $(HOST_TOOL_OBJS) \
-		$(LIBPEA) -lpthread
+		$(LIBPEA) $(PEA_LIBS)
 
 $(STORM_BIN): selftests/pea-storm.c $(LIBPEA)
 	@mkdir -p $(@D)

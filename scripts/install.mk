@@ -35,6 +35,11 @@ PIC_OBJS := $(patsubst lib/%.c,$(BUILD)/lib-pic/%.o,$(LIB_SRCS))
 # The installed pea tool links libpea.so.0 (the in-tree one is static,
 # for the test guest).
 PEA_TOOL_SHARED := $(BUILD)/tools/shared/pea
+# libbpf (ktypes.c) and what it needs, linked statically into the
+# installed tool too: it runs without libbpf1 installed. zlib stays shared
+# (zlib1g is on every Debian system, and lintian refuses an embedded copy:
+# embedded-library).
+PEA_TOOL_STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lzstd -Wl,-Bdynamic -lz
 
 # Every file install-user puts, relative to DESTDIR; uninstall removes
 # these. scripts/check-install.sh holds the same list as documentation.
@@ -66,7 +71,8 @@ $(SHLIB): $(PIC_OBJS) lib/libpea.map
 
 $(PEA_TOOL_SHARED): $(PEA_OBJS) $(SHLIB)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(LDFLAGS) -o $@ $(PEA_OBJS) -L$(SHLIB_DIR) -lpea
+	$(CC) $(USER_CFLAGS) $(LDFLAGS) -o $@ $(PEA_OBJS) -L$(SHLIB_DIR) -lpea \
+		$(PEA_TOOL_STATIC_LIBS)
 
 install: install-module install-user
 

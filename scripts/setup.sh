@@ -163,6 +163,9 @@ ARG=${1:-}
 # without its recommends; its lttng-sessiond service is not needed).
 PKGS=(build-essential gcc make libc6-dev gcc-multilib qemu-system-x86
       busybox-static cpio gzip sparse kmod coreutils babeltrace2 lttng-tools)
+# libbpf-dev and what its static library needs (libelf, zlib, zstd): the
+# pea tool reads the kernel's BTF with libbpf (tools/pea/ktypes.c).
+PKGS+=(libbpf-dev libelf-dev zlib1g-dev libzstd-dev)
 [ -z "$ARG" ] && [ "$PACKAGES_ONLY" -eq 0 ] && PKGS+=(linux-headers-amd64)
 [[ "$ARG" =~ ^[0-9]+\.[0-9]+$ ]] && PKGS+=("linux-headers-$ARG-amd64")
 if [[ "$ARG" =~ ^[0-9]+\.[0-9]+-rt$ ]]; then
@@ -188,6 +191,8 @@ install_packaging() {
 	install_pkgs build-essential make debhelper dh-dkms dkms dpkg-dev \
 		fakeroot lintian debootstrap pkg-config kmod busybox-static \
 		cpio gzip qemu-system-x86
+	# debian/control's Build-Depends for the tool (libbpf, statically)
+	install_pkgs libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 }
 
 if [ "$PACKAGING" -eq 1 ]; then

@@ -350,8 +350,12 @@ static void test_usage(void)
 		  "netfilter:ipv4:LOCAL_IN: --args, --str, --bytes, --user, --kernel, --maxactive, --pid and --cpu are not for netfilter" },
 		{ { PT_PEA, "trace", "kprobe:a", "kprobe:b", "--count", "0", NULL },
 		  "--count '0'" },
+		/* A name after a kprobe is a parameter to print (BTF). */
 		{ { PT_PEA, "trace", "kprobe:a", "kprobe:b", "nothing", NULL },
-		  "'nothing' is not a probe" },
+		  "kprobe:b: parameter 'nothing': no BTF" },
+		{ { PT_PEA, "trace", "kprobe:a", "tp:sched:sched_switch",
+		    "nothing", NULL },
+		  "parameters by name ('nothing') are for kprobes" },
 	};
 	size_t i;
 	int rc;

@@ -20,6 +20,7 @@
 #include "pea_tool.h"
 #include "probe_kind.h"
 #include "tpformat.h"
+#include "ktypes.h"
 #include "aggregate.h"
 
 #define HIST_BUCKETS	65	/* 0, then [2^k, 2^(k+1)) for k = 0..63 */
@@ -50,7 +51,9 @@ struct count_ent {
  * struct agg_table - one --hist or --count-by table of one probe
  * @text:   the KEY as given
  * @kind:   what it reads
- * @arg:    K_ARG: which argument
+ * @arg:    K_ARG: which argument register
+ * @ty:     K_RET, K_ARG by a parameter's name: the type from BTF that the
+ *          register's value is read as (NULL: the raw register)
  * @field:  K_FIELD: the probe's tracepoint field
  * @sgn:    numbers are signed (a negative bucket; printed signed)
  * @hex:    numbers print as 0x... (arguments, pointers)
@@ -62,6 +65,7 @@ struct agg_table {
 	const char *text;
 	enum agg_kind kind;
 	unsigned int arg;
+	const struct ktype *ty;
 	const struct tp_field *field;
 	bool sgn, hex, hist;
 	int probe;
@@ -86,12 +90,25 @@ struct agg {
 /* ---- parsing the keys ---- */
 
 static const char hist_keys[] =
-	"latency or ret (kretprobe, uretprobe), arg0..arg5 (kprobe, uprobe), or a numeric field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
+	"latency or ret (kretprobe, uretprobe), arg0..arg5 or a parameter's name (kprobe, uprobe), or a numeric field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
 static const char count_keys[] =
-	"comm, pid, tid, cpu, probe, kstack (with --kstack), ret, arg0..arg5, or a field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
+	"comm, pid, tid, cpu, probe, kstack (with --kstack), ret, arg0..arg5, a parameter's name (kprobe, kretprobe: from BTF), or a field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
 
 /* Context keys are spelled ctx.NAME where a tracepoint field is NAME. */
 #define CTX_PFX "ctx."
+
+/* A C identifier: what a parameter's name can be. */
+static bool is_ident(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+	      *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
 
 static bool is_argn(const char *s, unsigned int *n)
 {
@@ -108,6 +125,7 @@ static int parse_key(struct agg_table *t, const char *text,
 	const char *opt = hist ? "--hist" : "--count-by";
 	const char *allowed = hist ? hist_keys : count_keys;
 	const struct tp_field *fl = NULL;
+	const struct ksig_param *pa = NULL;
 	bool ctx = !strncmp(text, CTX_PFX, strlen(CTX_PFX));
 
 	t->text = text;
@@ -122,8 +140,12 @@ static int parse_key(struct agg_table *t, const char *text,
 		text += strlen(CTX_PFX);
 	else if (fmt->tp)
 		fl = tp_field_find(fmt->tp, text);
+	else if (fmt->kind->args)
+		pa = ksig_param(fmt->sig, text);
 	if (fl)
 		goto field;
+	if (pa)
+		goto param;
 	if (!strcmp(text, "latency") || !strcmp(text, "ret")) {
 		if (!fmt->retprobe)
 			return tool_usage("trace", "%s %s: only a kretprobe or uretprobe has a %s; %s is not one (%s allows %s)",
@@ -132,6 +154,12 @@ static int parse_key(struct agg_table *t, const char *text,
 					  fmt->probe, opt, allowed);
 		t->kind = text[0] == 'l' ? K_LATENCY : K_RET;
 		t->sgn = t->kind == K_RET;
+		if (t->kind == K_RET && fmt->sig &&
+		    ktype_typed(&fmt->sig->ret)) {
+			t->ty = &fmt->sig->ret;
+			t->sgn = ktype_signed(t->ty);
+			t->hex = !hist && ktype_hex(t->ty);
+		}
 		return 0;
 	}
 	if (is_argn(text, &t->arg)) {
@@ -165,11 +193,30 @@ static int parse_key(struct agg_table *t, const char *text,
 	if (ctx)
 		return tool_usage("trace", "%s '%s': %s%s is not a context key (%s allows %s)",
 				  opt, t->text, CTX_PFX, text, opt, allowed);
+	if (fmt->kind->args && fmt->sig)
+		return tool_usage("trace", "%s '%s': %s has no parameter '%s' (pea list -v shows them; %s allows %s)",
+				  opt, text, fmt->probe, text, opt, allowed);
+	if (fmt->kind->args && fmt->sig_why && is_ident(text))
+		return tool_usage("trace", "%s '%s': %s: %s (%s allows %s)",
+				  opt, text, fmt->probe, fmt->sig_why, opt,
+				  allowed);
 	if (fmt->tp)
 		return tool_usage("trace", "%s '%s': %s has no field '%s' (%s allows %s)",
 				  opt, text, fmt->probe, text, opt, allowed);
 	return tool_usage("trace", "%s '%s': not a key of %s (%s allows %s)",
 			  opt, text, fmt->probe, opt, allowed);
+param:
+	if (pa->reg < 0 || !ktype_typed(&pa->type))
+		return tool_usage("trace", "%s '%s': parameter %s of %s is %s%s; keys are integer, enum, bool or pointer parameters in the first six argument registers",
+				  opt, text, text, fmt->probe, pa->type.name,
+				  pa->reg < 0 ? ", not in an argument register" :
+				  ", not a number");
+	t->kind = K_ARG;
+	t->arg = pa->reg;
+	t->ty = &pa->type;
+	t->sgn = ktype_signed(t->ty);
+	t->hex = ktype_hex(t->ty) && !hist;
+	return 0;
 field:
 	t->kind = K_FIELD;
 	t->field = fl;
@@ -272,10 +319,10 @@ static bool key_num(const struct agg_table *t, const struct trace_event *ev,
 		*v = ev->rec.latency_ns;
 		return true;
 	case K_RET:
-		*v = (__u64)ev->rec.ret;
+		*v = ktype_value(t->ty, (__u64)ev->rec.ret);
 		return true;
 	case K_ARG:
-		*v = ev->rec.args[t->arg];
+		*v = ktype_value(t->ty, ev->rec.args[t->arg]);
 		return true;
 	case K_PID:
 		*v = ev->rec.tgid;
@@ -699,6 +746,14 @@ static void put_key(FILE *f, struct agg *a, const struct agg_table *t,
 			json_put_str(f, p, strlen(p));
 		else
 			fputs(p, f);
+	} else if (t->ty && (t->ty->cls == KT_ENUM || t->ty->cls == KT_BOOL)) {
+		/* The typed value, already extended: its name, true or false. */
+		char buf[64];
+
+		if (json)
+			ktype_put_json(f, t->ty, v);
+		else
+			fputs(ktype_format(t->ty, v, buf, sizeof(buf)), f);
 	} else if (t->hex) {
 		fprintf(f, json ? "\"0x%llx\"" : "0x%llx",
 			(unsigned long long)v);

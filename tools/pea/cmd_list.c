@@ -4,7 +4,9 @@
  * tracefs available_filter_functions (functions ftrace can trace, which
  * is what kprobes accept at entry; lines "NAME [MODULE]"), tracepoints
  * from the events directory (SUBSYS/NAME/format). --check parses every
- * format file as pea trace would.
+ * format file as pea trace would. -v shows each function's parameters
+ * (their argument registers and types) and return type from BTF
+ * (ktypes.c), or why there are none.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pea_tool.h"
+#include "ktypes.h"
 #include "tpformat.h"
 
 static const char list_help[] =
@@ -28,6 +31,9 @@ static const char list_help[] =
 "Options:\n"
 "  -k, --kprobes       only functions\n"
 "  -t, --tracepoints   only tracepoints\n"
+"  -v, --verbose       each function's parameters (argument register, type,\n"
+"                      name) and return type from the kernel's BTF\n"
+"                      (/sys/kernel/btf), or why it has none\n"
 "      --check         parse the format of every listed tracepoint and print\n"
 "                      \"N formats parsed, M failed\" on stderr (and each\n"
 "                      failure); exit status 1 if any failed\n"
@@ -40,6 +46,7 @@ enum { OPT_CHECK = 0x100 };
 static const struct option list_options[] = {
 	{ "kprobes", no_argument, NULL, 'k' },
 	{ "tracepoints", no_argument, NULL, 't' },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -50,7 +57,35 @@ static bool match(const char *pat, const char *full, const char *bare)
 	return !pat || !fnmatch(pat, full, 0) || !fnmatch(pat, bare, 0);
 }
 
-static int list_kprobes(const char *dir, const char *pat)
+/* -v: a function's signature, one line per parameter, then ret. */
+static void print_sig(const char *func)
+{
+	struct ksig *s = NULL;
+	char why[512], reg[16];
+	unsigned int i;
+
+	if (ksig_load(func, &s, why, sizeof(why))) {
+		printf("    %s\n", why);
+		return;
+	}
+	for (i = 0; i < s->nparams; i++) {
+		const struct ksig_param *p = &s->params[i];
+		size_t n = strlen(p->type.name);
+
+		if (p->reg >= 0)
+			snprintf(reg, sizeof(reg), "arg%d", p->reg);
+		else
+			snprintf(reg, sizeof(reg), "-");
+		printf("    %-5s %s%s%s\n", reg, p->type.name,
+		       n && p->type.name[n - 1] == '*' ? "" : " ", p->name);
+	}
+	if (s->variadic)
+		printf("    %-5s ...\n", "-");
+	printf("    %-5s %s\n", "ret", s->ret.name);
+	ksig_free(s);
+}
+
+static int list_kprobes(const char *dir, const char *pat, bool verbose)
 {
 	char path[512], line[512], full[600];
 	FILE *f;
@@ -67,8 +102,11 @@ static int list_kprobes(const char *dir, const char *pat)
 		if (!*line)
 			continue;
 		snprintf(full, sizeof(full), "kprobe:%s", line);
-		if (match(pat, full, line))
-			printf("%s\n", full);
+		if (!match(pat, full, line))
+			continue;
+		printf("%s\n", full);
+		if (verbose)
+			print_sig(line);
 	}
 	fclose(f);
 	return 0;
@@ -166,18 +204,21 @@ static int list_tracepoints(const char *dir, const char *pat, bool check)
 
 int cmd_list(int argc, char **argv)
 {
-	bool kp = true, tp = true, check = false;
+	bool kp = true, tp = true, check = false, verbose = false;
 	const char *dir, *pat = NULL;
 	int c, rc = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":kth", list_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ktvh", list_options, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			tp = false;
 			break;
 		case 't':
 			kp = false;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		case OPT_CHECK:
 			check = true;
@@ -202,7 +243,7 @@ int cmd_list(int argc, char **argv)
 		tool_err("tracefs is not mounted (mount -t tracefs tracefs /sys/kernel/tracing) or not readable (run as root)");
 		return PEA_EXIT_ERR;
 	}
-	if (kp && list_kprobes(dir, pat))
+	if (kp && list_kprobes(dir, pat, verbose))
 		rc = PEA_EXIT_ERR;
 	if (tp && list_tracepoints(dir, pat, check))
 		rc = PEA_EXIT_ERR;

@@ -3,13 +3,15 @@
  * pea trace: kprobes and kretprobes (kprobe:SYMBOL[+OFFSET],
  * kretprobe:SYMBOL): parsing the PROBE argument and attaching it to a map
  * with PEA_MAP_IOC_ATTACH_PROBE, with an explanation for every error the
- * module gives.
+ * module gives. The function's signature comes from BTF (ktypes.c) when
+ * the kernel has it: ret prints by its type, parameters are keys by name.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include "ktypes.h"
 #include "probe_kind.h"
 
 #define KPROBE_PFX	"kprobe:"
@@ -141,6 +143,73 @@ static int kprobe_attach(int map_fd, struct probe_spec *spec,
 	return -err;
 }
 
+/*
+ * The function's types, when BTF has them (at +OFFSET the argument
+ * registers are no longer the parameters: none). Without BTF the probe
+ * prints and aggregates raw registers, as it always did; a parameter
+ * named as a key then gets the reason (ktypes.c's message).
+ */
+/* The PARAM names given after the probe, resolved against its BTF. */
+static int kprobe_params(const struct probe_spec *spec,
+			 const struct probe_opts *o, struct trace_fmt *fmt)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nparams; i++) {
+		const char *name = o->params[i];
+		const struct ksig_param *pa = ksig_param(fmt->sig, name);
+
+		if (!fmt->sig)
+			return probe_usage(spec->text, "parameter '%s': %s",
+					   name, fmt->sig_why);
+		if (!pa)
+			return probe_usage(spec->text, "'%s' has no parameter '%s' (pea list -v %s shows them)",
+					   spec->symbol, name, spec->text);
+		if (pa->reg < 0)
+			return probe_usage(spec->text, "parameter '%s' (%s) is in no argument register",
+					   name, pa->type.name);
+		fmt->params[fmt->nparams++] = pa;
+	}
+	return 0;
+}
+
+struct kprobe_priv {
+	struct ksig *sig;
+	char why[512];
+};
+
+static int kprobe_prepare(struct probe_spec *spec, const struct probe_opts *o,
+			  struct trace_fmt *fmt)
+{
+	struct kprobe_priv *kp = calloc(1, sizeof(*kp));
+
+	if (!kp ||
+	    (!spec->offset && ksig_load(spec->symbol, &kp->sig, kp->why,
+					sizeof(kp->why)) == -ENOMEM)) {
+		free(kp);
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
+	}
+	if (spec->offset)
+		snprintf(kp->why, sizeof(kp->why),
+			 "at +%llu the argument registers are not the parameters",
+			 (unsigned long long)spec->offset);
+	spec->priv = kp;
+	fmt->sig = kp->sig;
+	fmt->sig_why = kp->sig ? NULL : kp->why;
+	return kprobe_params(spec, o, fmt);
+}
+
+static void kprobe_release(struct probe_spec *spec)
+{
+	struct kprobe_priv *kp = spec->priv;
+
+	if (kp)
+		ksig_free(kp->sig);
+	free(kp);
+	spec->priv = NULL;
+}
+
 static const char *const kprobe_prefixes[] = {
 	KPROBE_PFX, KRETPROBE_PFX, NULL
 };
@@ -148,8 +217,10 @@ static const char *const kprobe_prefixes[] = {
 const struct probe_kind kprobe_kind = {
 	.prefixes = kprobe_prefixes,
 	.parse = kprobe_parse,
+	.prepare = kprobe_prepare,
 	.attach = kprobe_attach,
-	.opts = PO_KSTACK,
+	.release = kprobe_release,
+	.opts = PO_KSTACK | PO_PARAMS,
 	.decode = decode_probe_record,
 	.args = true,
 };

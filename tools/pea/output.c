@@ -11,10 +11,19 @@
  * " [module]" for module code) from /proc/kallsyms; in JSON it is
  * "kstack" (those names) and "kstack_addr" (the addresses, "0x..."
  * strings).
+ *
+ * A kretprobe's ret prints by the function's return type when BTF gives
+ * it (ktypes.c): an int sign-extended from its width, an enum by name, a
+ * bool as true or false, a pointer in hex; JSON's "ret" is that typed
+ * value and "ret_raw" the register as a number when they differ. Without
+ * BTF, ret is the register as a signed 64-bit number. The PARAM names
+ * given after a kprobe print as name=value after its arguments, and in
+ * JSON as the object "params", each by its type.
  */
 #include <stdio.h>
 #include <string.h>
 #include "pea_tool.h"
+#include "ktypes.h"
 #include "walltime.h"
 #include "probe_kind.h"
 
@@ -59,6 +68,8 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 		fprintf(f, " %20s %12s", "RET", "LAT(us)");
 	if (fmt->args)
 		fprintf(f, "  %s", "ARGS");
+	if (fmt->nparams)
+		fprintf(f, "  %s", "PARAMS");
 	if (fmt->kind->print_fields)
 		fprintf(f, "  %s", "FIELDS");
 	if (fmt->capture_mode == PEA_CAPTURE_STR)
@@ -88,6 +99,58 @@ static void print_capture_human(FILE *f, const struct trace_fmt *fmt,
 }
 
 #define KSYM_BUF	256
+
+static const struct ktype *ret_type(const struct trace_fmt *fmt)
+{
+	return fmt->sig && ktype_typed(&fmt->sig->ret) ? &fmt->sig->ret :
+							 NULL;
+}
+
+/* PARAM names after the probe: "name=value ..." by their types. */
+static void put_params(FILE *f, const struct trace_fmt *fmt,
+		       const struct trace_event *ev)
+{
+	char buf[64];
+	unsigned int i;
+
+	for (i = 0; i < fmt->nparams; i++) {
+		const struct ksig_param *p = fmt->params[i];
+
+		fprintf(f, "%s%s=%s", i ? " " : "", p->name,
+			ktype_format(&p->type, ev->rec.args[p->reg], buf,
+				     sizeof(buf)));
+	}
+}
+
+static void put_params_json(FILE *f, const struct trace_fmt *fmt,
+			    const struct trace_event *ev)
+{
+	unsigned int i;
+
+	if (!fmt->nparams)
+		return;
+	fputs(",\"params\":{", f);
+	for (i = 0; i < fmt->nparams; i++) {
+		const struct ksig_param *p = fmt->params[i];
+
+		if (i)
+			fputc(',', f);
+		json_put_str(f, p->name, strlen(p->name));
+		fputc(':', f);
+		ktype_put_json(f, &p->type, ev->rec.args[p->reg]);
+	}
+	fputc('}', f);
+}
+
+static void put_ret_json(FILE *f, const struct trace_fmt *fmt, __s64 ret)
+{
+	const struct ktype *t = ret_type(fmt);
+
+	fputs(",\"ret\":", f);
+	ktype_put_json(f, t, (__u64)ret);
+	if (t && (t->cls != KT_INT || (__s64)ktype_value(t, ret) != ret))
+		fprintf(f, ",\"ret_raw\":%lld", (long long)ret);
+}
 
 static void print_kstack_human(FILE *f, const struct trace_fmt *fmt,
 			       const struct trace_event *ev)
@@ -126,7 +189,7 @@ static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 			      const struct trace_event *ev)
 {
 	const struct pea_probe_record *r = &ev->rec;
-	char comm[16];
+	char comm[16], ret[64];
 	int i;
 
 	comm_column(comm, r->comm);
@@ -134,12 +197,17 @@ static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 		       fmt->wall_off_ns);
 	fprintf(f, " %3u %-16s %7u %7u", r->cpu, comm, r->tgid, r->pid);
 	if (fmt->retprobe)
-		fprintf(f, " %20lld %12.3f", (long long)r->ret,
+		fprintf(f, " %20s %12.3f",
+			ktype_format(ret_type(fmt), r->ret, ret, sizeof(ret)),
 			r->latency_ns / 1e3);
 	if (fmt->args) {
 		fputs(" ", f);
 		for (i = 0; i < 6; i++)
 			fprintf(f, " 0x%llx", (unsigned long long)r->args[i]);
+	}
+	if (fmt->nparams) {
+		fputs("  ", f);
+		put_params(f, fmt, ev);
 	}
 	if (fmt->capture_mode != PEA_CAPTURE_NONE)
 		print_capture_human(f, fmt, ev);
@@ -169,7 +237,7 @@ static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 {
 	const struct pea_probe_record *r = &ev->rec;
 	bool first = true;
-	char comm[16];
+	char comm[16], ret[64];
 	int i;
 
 	comm_column(comm, r->comm);
@@ -179,7 +247,8 @@ static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 		fmt->probe, comm, r->tgid, r->pid);
 	if (fmt->retprobe) {
 		detail_sep(f, &first);
-		fprintf(f, "ret=%lld lat_us=%.3f", (long long)r->ret,
+		fprintf(f, "ret=%s lat_us=%.3f",
+			ktype_format(ret_type(fmt), r->ret, ret, sizeof(ret)),
 			r->latency_ns / 1e3);
 	}
 	if (fmt->args) {
@@ -188,6 +257,10 @@ static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 		for (i = 0; i < 6; i++)
 			fprintf(f, "%s0x%llx", i ? "," : "",
 				(unsigned long long)r->args[i]);
+	}
+	if (fmt->nparams) {
+		detail_sep(f, &first);
+		put_params(f, fmt, ev);
 	}
 	if (fmt->capture_mode != PEA_CAPTURE_NONE) {
 		detail_sep(f, &first);
@@ -257,9 +330,12 @@ static void print_event_json(FILE *f, const struct trace_fmt *fmt,
 				(unsigned long long)r->args[i]);
 		fputc(']', f);
 	}
-	if (fmt->retprobe)
-		fprintf(f, ",\"ret\":%lld,\"latency_ns\":%llu",
-			(long long)r->ret, (unsigned long long)r->latency_ns);
+	put_params_json(f, fmt, ev);
+	if (fmt->retprobe) {
+		put_ret_json(f, fmt, r->ret);
+		fprintf(f, ",\"latency_ns\":%llu",
+			(unsigned long long)r->latency_ns);
+	}
 	if (fmt->capture_mode != PEA_CAPTURE_NONE)
 		print_capture_json(f, fmt, ev);
 	if (fmt->kind->json_fields && ev->raw)

@@ -31,6 +31,7 @@ int cmd_list(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 
 struct tp_format;
+struct ksig;
 
 /*
  * `pea stat -e EVENT ...` (PMU counters) lives in cmd_counters.c;
@@ -195,6 +196,11 @@ struct trace_fmt {
 	const struct ksyms *ksyms;	/* and these name their frames (or NULL) */
 	int time_mode;		/* --time: enum trace_time (walltime.h) */
 	__s64 wall_off_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	const struct ksig *sig;	/* the function's types from BTF, or NULL */
+	const char *sig_why;	/* and why not (a kprobe without BTF) */
+	/* PARAM names given after the PROBE: printed on each event */
+	const struct ksig_param *params[8];
+	unsigned int nparams;
 };
 
 void trace_print_header(FILE *f, const struct trace_fmt *fmt);

@@ -26,6 +26,9 @@
 #define PO_PACKET	(1U << 6)
 #define PO_FILTER	(1U << 7)
 #define PO_KSTACK	(1U << 8)
+#define PO_PARAMS	(1U << 9)	/* PARAM names after the PROBE */
+
+#define PROBE_MAX_PARAMS	8	/* PARAM names of one probe */
 
 /*
  * The options that bind to one probe. Those given before the first PROBE
@@ -45,6 +48,8 @@ struct probe_opts {
 	unsigned int packet;	/* netfilter: bytes per packet (0: unset) */
 	unsigned int kstack;	/* --kstack: frames per stack (0: none) */
 	const char *filter;
+	const char *params[PROBE_MAX_PARAMS];	/* printed by name (BTF) */
+	unsigned int nparams;
 };
 
 /**
@@ -77,7 +82,8 @@ struct probe_field {
  *            error and what to do about it
  * @release:  optional: free what @prepare kept in @spec->priv
  * @opts:     the kind-specific options it takes: PO_FILTER, PO_KSTACK,
- *            PO_PACKET (the others are refused with their own messages)
+ *            PO_PACKET, PO_PARAMS (the others are refused with their own
+ *            messages)
  * @check_opts: optional: the options in effect @o that the kind refuses,
  *            checked before @opts: a usage message, or NULL
  * @rec_flag: the PEA_REC_F_* bit that marks the kind's records, when they

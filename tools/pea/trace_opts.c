@@ -396,6 +396,21 @@ static void probe_opts_merge(struct probe_opts *eff,
 		eff->filter = own->filter;
 	if (own->set & PO_KSTACK)
 		eff->kstack = own->kstack;
+	memcpy(eff->params, own->params, sizeof(eff->params));
+	eff->nparams = own->nparams;
+}
+
+/* A C identifier: a parameter's name (a PROBE has a ':'). */
+static bool param_name(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+	      *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
 }
 
 /* Whether the options in effect for @p suit its kind. */
@@ -422,6 +437,9 @@ static int probe_validate(const struct trace_probe *p)
 		return probe_usage(n, "--user and --kernel go with --str or --bytes");
 	if (o->maxactive && !s->retprobe)
 		return probe_usage(n, "--maxactive is for kretprobes and uretprobes");
+	if (o->nparams && !(k->opts & PO_PARAMS))
+		return probe_usage(n, "parameters by name ('%s') are for kprobes and kretprobes (their types come from BTF)",
+				   o->params[0]);
 	return 0;
 }
 
@@ -458,6 +476,15 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		pos += next - 1;
 		if (pos >= argc)
 			break;
+		if (probe && param_name(argv[pos])) {
+			/* PARAM: print the probe's parameter by name. */
+			if (po->nparams == PROBE_MAX_PARAMS)
+				return probe_usage(probe, "at most %d parameters by name ('%s' is one more)",
+						   PROBE_MAX_PARAMS, argv[pos]);
+			po->params[po->nparams++] = argv[pos++];
+			po->set |= PO_PARAMS;
+			continue;
+		}
 		if (o->nprobes == TRACE_MAX_PROBES)
 			return tool_usage("trace", "at most %d probes in one session ('%s' is one more)",
 					  TRACE_MAX_PROBES, argv[pos]);
