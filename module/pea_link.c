@@ -160,18 +160,21 @@ static DECLARE_DELAYED_WORK(pea_retired_work, pea_retired_reap);
 static void pea_retired_reap(struct work_struct *work)
 {
 	struct pea_link *l, *tmp;
+	LIST_HEAD(done);
 
 	mutex_lock(&pea_retired_lock);
-	list_for_each_entry_safe(l, tmp, &pea_retired, node) {
-		if (l->provider->busy(l))
-			continue;
+	list_for_each_entry_safe(l, tmp, &pea_retired, node)
+		if (!l->provider->busy(l))
+			list_move_tail(&l->node, &done);
+	if (!list_empty(&pea_retired))
+		schedule_delayed_work(&pea_retired_work, HZ / 10);
+	mutex_unlock(&pea_retired_lock);
+	/* Each unregister waits for a grace period: not under the lock. */
+	list_for_each_entry_safe(l, tmp, &done, node) {
 		list_del(&l->node);
 		l->provider->unregister(l);
 		pea_link_free(l);
 	}
-	if (!list_empty(&pea_retired))
-		schedule_delayed_work(&pea_retired_work, HZ / 10);
-	mutex_unlock(&pea_retired_lock);
 }
 
 /* Close a registered link: retire it if its kind says so, else free it. */

@@ -185,7 +185,19 @@ run_checkpatch() {
 	fi
 	grep '^excused: ' "$ROOT/build/vm/checkpatch.log" | sed 's/^/C\t/' >> "$CASES"
 }
+# No circle among module/'s files (docs/design.md), on sparse's objects.
+run_module_deps() {
+	printf 'check: === module dependencies ===\n' >&2
+	if "$ROOT/scripts/module-deps.sh" > "$ROOT/build/vm/module-deps.log" 2>&1; then
+		printf 'P\tno circle among module/ files (scripts/module-deps.sh)\n' >> "$CASES"
+	else
+		printf 'F\tno circle among module/ files (scripts/module-deps.sh)\n' >> "$CASES"
+		head -50 "$ROOT/build/vm/module-deps.log" | sed 's/^/C\t/' >> "$CASES"
+	fi
+}
+
 [ "${SPARSE:-1}" = 0 ] || run_sparse
+[ "${SPARSE:-1}" = 0 ] || run_module_deps
 [ "${SPARSE:-1}" = 0 ] || run_checkpatch
 
 {
