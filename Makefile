@@ -118,12 +118,27 @@ kdir-check:
 	@test -n "$(KVER)" || { echo "KVER is unknown: run scripts/setup.sh" >&2; exit 1; }
 	@test -f $(KDIR)/Makefile || { echo "no kernel headers in $(KDIR): run scripts/setup.sh $(KVER)" >&2; exit 1; }
 
+# pea.ko's BTF where the kernel's build tree cannot make it (no vmlinux
+# there: Debian's 6.1): the kernel's BTF as the base, then the BTF step
+# after the link (scripts/module-btf.sh). Empty: kbuild makes the BTF, or
+# nothing can (Kbuild then builds pea.ko without kfuncs and says why).
+PEA_BTF_BASE_CMD = scripts/module-btf.sh --prepare "$(KVER)" "$(KDIR)"
+
 module: kdir-check
-	$(KBUILD) modules
+	@+base=$$($(PEA_BTF_BASE_CMD)) && \
+	echo "$(KBUILD) modules PEA_BTF_BASE=$$base" && \
+	$(KBUILD) modules PEA_BTF_BASE="$$base" && \
+	if [ -n "$$base" ]; then \
+		scripts/module-btf.sh --apply "$(KVER)" "$(KDIR)" "$$base" pea.ko; \
+	fi
 
 sparse: kdir-check
 	@command -v sparse >/dev/null || { echo "sparse missing: run scripts/setup.sh" >&2; exit 1; }
-	$(KBUILD) C=2 CF="$(SPARSE_CF)" modules
+	@+base=$$($(PEA_BTF_BASE_CMD)) && \
+	$(KBUILD) C=2 CF="$(SPARSE_CF)" PEA_BTF_BASE="$$base" modules && \
+	if [ -n "$$base" ]; then \
+		scripts/module-btf.sh --apply "$(KVER)" "$(KDIR)" "$$base" pea.ko; \
+	fi
 
 checkpatch:
 	@scripts/checkpatch.sh

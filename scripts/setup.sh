@@ -158,9 +158,12 @@ ARG=${1:-}
 # busybox-static: the guest userland; cpio/gzip: initramfs; kmod: modinfo;
 # sparse: `make sparse`; build-essential + libc6-dev: static test programs;
 # gcc-multilib: the 32-bit (compat ioctl) test program; babeltrace2:
-# test_tool_ctf reads CTF traces back with it in the guest.
+# test_tool_ctf reads CTF traces back with it in the guest; pahole: pea.ko's
+# BTF (its kfuncs, scripts/module-btf.sh); clang, bpftool, libbpf-dev and
+# the static libraries libbpf links against: test_kfunc's BPF programs.
 PKGS=(build-essential gcc make libc6-dev gcc-multilib qemu-system-x86
-      busybox-static cpio gzip sparse kmod coreutils babeltrace2)
+      busybox-static cpio gzip sparse kmod coreutils babeltrace2
+      pahole clang bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev)
 [ -z "$ARG" ] && [ "$PACKAGES_ONLY" -eq 0 ] && PKGS+=(linux-headers-amd64)
 [[ "$ARG" =~ ^[0-9]+\.[0-9]+$ ]] && PKGS+=("linux-headers-$ARG-amd64")
 if [[ "$ARG" =~ ^[0-9]+\.[0-9]+-rt$ ]]; then
@@ -202,6 +205,17 @@ install_pkgs "linux-headers-$KVER"
 [ -f "/usr/src/linux-headers-$KVER/Makefile" ] ||
 	[ -e "/lib/modules/$KVER/build/Makefile" ] ||
 	die "headers for $KVER are not where they should be"
+# Headers without a vmlinux (Debian's 6.1) cannot give pea.ko BTF: the
+# kernel's source gives resolve_btfids (scripts/module-btf.sh).
+if [ ! -f "/usr/src/linux-headers-$KVER/vmlinux" ] &&
+   [ ! -f "/lib/modules/$KVER/build/vmlinux" ]; then
+	series=$(printf '%s\n' "$KVER" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+	if pkg_known "linux-source-$series" || pkg_installed "linux-source-$series"; then
+		install_pkgs "linux-source-$series"
+	else
+		log "no linux-source-$series: pea.ko for $KVER is built without kfuncs"
+	fi
+fi
 
 mkdir -p "$CACHE"
 # Only the default kernel becomes the cached default of the Makefile.
