@@ -105,6 +105,10 @@ PEA_TOOL := $(BUILD)/tools/pea
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
+# BPF programs (bench/, selftests/kfunc/): clang, and bpftool for skeletons.
+BPF_CLANG ?= clang
+BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool) bpftool)
+
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
 SPARSE_CF ?= -Wsparse-error
 
@@ -171,6 +175,26 @@ $(BUILD)/selftests/fuzz-objs/%.o: selftests/fuzz/%.c
 $(BUILD)/selftests/test_%: selftests/test_%.c $(LIBPEA)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -MP -static -o $@ $< $(LIBPEA) -lpthread
+
+# test_kfunc: BPF programs calling pea's kfuncs (selftests/kfunc/), built
+# with clang and embedded through a bpftool skeleton; the test links
+# Debian's libbpf statically, as bench/ does (scripts/setup.sh installs
+# clang, bpftool and libbpf-dev).
+KFUNC_BPF := $(BUILD)/selftests/kfunc/test_kfunc.bpf.o
+KFUNC_SKEL := $(BUILD)/selftests/kfunc/test_kfunc.skel.h
+$(KFUNC_BPF): selftests/kfunc/test_kfunc.bpf.c selftests/kfunc/test_kfunc.h
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -Iinclude/uapi \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+
+$(KFUNC_SKEL): $(KFUNC_BPF)
+	$(BPFTOOL) gen skeleton $< name test_kfunc > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/selftests/test_kfunc: selftests/test_kfunc.c $(KFUNC_SKEL) $(LIBPEA)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -Iselftests/kfunc \
+		-I$(BUILD)/selftests/kfunc \
+		-MMD -MP -static -o $@ $< $(LIBPEA) -lbpf -lelf -lz -lzstd -lpthread
 
 # test_uprobe and test_tool_uprobe embed a small shared object (the guest
 # has no dynamic libc: the tests write it out, map its text and call it).
@@ -261,8 +285,6 @@ check-install:
 BENCH_SRCS := $(filter-out %.bpf.c,$(wildcard bench/*.c))
 BENCH_OBJS := $(patsubst bench/%.c,$(BUILD)/bench/objs/%.o,$(BENCH_SRCS))
 BENCH_BIN := $(BUILD)/bench/pea-bench
-BPF_CLANG ?= clang
-BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool) bpftool)
 BENCH_LIBS := -lbpf -lelf -lz -lzstd -lpthread
 
 .PHONY: bench bench-tools

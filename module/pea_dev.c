@@ -75,6 +75,8 @@ static int __init pea_init(void)
 		return err;
 	}
 	pea_debugfs_init();
+	/* Last: a module's kfunc sets cannot be unregistered. */
+	pea_kfunc_init();
 	return 0;
 }
 

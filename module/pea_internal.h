@@ -124,6 +124,21 @@ struct pea_map_entry {
 	struct rcu_head rcu;
 };
 
+/*
+ * Errors of pea's kfuncs on a map, counted per map: a BPF program may
+ * ignore what the kfunc returns (pea_kfunc.c).
+ */
+enum pea_kf_err {
+	PEA_KF_EPERM,		/* the map is not open to BPF writers */
+	PEA_KF_EINVAL,		/* flag bits, or not an output event */
+	PEA_KF_E2BIG,		/* index past max_entries, or payload too big */
+	PEA_KF_ENOENT,		/* empty slot */
+	PEA_KF_EOPNOTSUPP,	/* event disabled or bound to another CPU */
+	PEA_KF_EBUSY,		/* nested deeper than PEA_NEST_MAX */
+	PEA_KF_ENOSPC,		/* dropped (and counted lost by the event) */
+	PEA_KF_NR_ERR
+};
+
 struct pea_map {
 	refcount_t refcnt;
 	atomic_t usercnt;		/* open map fds */
@@ -135,6 +150,13 @@ struct pea_map {
 	struct list_head node;		/* pea_maps, under pea_maps_lock */
 	struct mutex update_lock;	/* serialises slot updates */
 	struct pea_map_entry __rcu **slots;
+	/*
+	 * By id for the kfuncs, under pea_maps_lock; readers under RCU, so
+	 * the map and its slots are freed after a grace period.
+	 */
+	struct hlist_node id_node;
+	struct rcu_head rcu;
+	atomic64_t kf_errors[PEA_KF_NR_ERR];
 };
 
 extern struct workqueue_struct *pea_wq;
@@ -157,6 +179,13 @@ long pea_map_create(const struct pea_map_attr __user *uattr);
 void pea_map_get(struct pea_map *map);
 struct pea_map *pea_map_fget(int fd);
 int pea_maps_show(struct seq_file *m, void *v);
+struct pea_map *pea_map_find_rcu(u64 id);
+void pea_maps_kf_show(struct seq_file *m);
+
+/* pea_kfunc.c */
+long pea_kf_output(u64 map_id, u64 flags, const void *data, u32 data__sz);
+void pea_kfunc_init(void);
+int pea_kfunc_show(struct seq_file *m, void *v);
 
 /* pea_probe.c */
 /*

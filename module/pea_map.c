@@ -21,12 +21,15 @@
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
 #include <linux/capability.h>
+#include <linux/hashtable.h>
 #include "pea_internal.h"
 
 #define PEA_BPF_F_LOCK	4ULL	/* BPF_F_LOCK, refused as BPF refuses it here */
 
 static LIST_HEAD(pea_maps);
 static DEFINE_MUTEX(pea_maps_lock);	/* the name registry */
+/* Live maps by id, for the kfuncs (pea_map_find_rcu()). */
+static DEFINE_HASHTABLE(pea_map_ids, 6);
 
 static void pea_entry_free_rcu(struct rcu_head *rcu)
 {
@@ -64,6 +67,35 @@ void pea_map_get(struct pea_map *map)
 	refcount_inc(&map->refcnt);
 }
 
+static void pea_map_free_rcu(struct rcu_head *rcu)
+{
+	struct pea_map *map = container_of(rcu, struct pea_map, rcu);
+
+	kvfree(map->slots);
+	kfree(map);
+}
+
+/**
+ * pea_map_find_rcu() - the live map with an id, for the kfuncs
+ * @id: the map's id (pea_map_info.id)
+ *
+ * The map stays valid until the caller leaves its RCU read-side critical
+ * section; it may be on its way out (slots being cleared), which the
+ * output path sees as empty slots.
+ *
+ * Context: any, including NMI; inside rcu_read_lock().
+ * Return: the map, or NULL.
+ */
+struct pea_map *pea_map_find_rcu(u64 id)
+{
+	struct pea_map *map;
+
+	hash_for_each_possible_rcu(pea_map_ids, map, id_node, id)
+		if (map->id == id)
+			return map;
+	return NULL;
+}
+
 /**
  * pea_map_put() - drop a reference to a map
  * @map: the map, from pea_map_get_by_name()
@@ -75,10 +107,11 @@ void pea_map_put(struct pea_map *map)
 	if (!refcount_dec_and_mutex_lock(&map->refcnt, &pea_maps_lock))
 		return;
 	list_del(&map->node);
+	hash_del_rcu(&map->id_node);
 	mutex_unlock(&pea_maps_lock);
 	pea_map_clear(map);
-	kvfree(map->slots);
-	kfree(map);
+	/* A kfunc may still hold the map it found by id: free after RCU. */
+	call_rcu(&map->rcu, pea_map_free_rcu);
 	atomic_dec(&pea_objects.maps);
 }
 EXPORT_SYMBOL_GPL(pea_map_put);
@@ -392,6 +425,7 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 		}
 	}
 	list_add_tail(&map->node, &pea_maps);
+	hash_add_rcu(pea_map_ids, &map->id_node, map->id);
 	mutex_unlock(&pea_maps_lock);
 
 	fd = anon_inode_getfd("[pea_map]", &pea_map_fops, map,
@@ -442,4 +476,27 @@ int pea_maps_show(struct seq_file *m, void *v)
 	}
 	mutex_unlock(&pea_maps_lock);
 	return 0;
+}
+
+/**
+ * pea_maps_kf_show() - per map, the errors of the kfuncs on it
+ * @m: the seq_file of the debugfs "kfunc" file
+ */
+void pea_maps_kf_show(struct seq_file *m)
+{
+	struct pea_map *map;
+	int i;
+
+	seq_puts(m, "# map_id name bpf_write eperm einval e2big enoent eopnotsupp ebusy enospc\n");
+	mutex_lock(&pea_maps_lock);
+	list_for_each_entry(map, &pea_maps, node) {
+		seq_printf(m, "%llu %s %d", map->id,
+			   map->name[0] ? map->name : "-",
+			   !!(map->map_flags & PEA_F_BPF_WRITE));
+		for (i = 0; i < PEA_KF_NR_ERR; i++)
+			seq_printf(m, " %lld",
+				   (long long)atomic64_read(&map->kf_errors[i]));
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&pea_maps_lock);
 }

@@ -39,8 +39,17 @@
 #define PEA_F_RDONLY		(1U << 3)	/* BPF_F_RDONLY: fd may only look up */
 #define PEA_F_WRONLY		(1U << 4)	/* BPF_F_WRONLY: fd may only update */
 #define PEA_F_PRESERVE_ELEMS	(1U << 11)	/* BPF_F_PRESERVE_ELEMS */
+/*
+ * Beyond Linux: BPF programs may write into the map with pea's kfuncs
+ * (docs/kfuncs.md), naming it by its id (pea_map_info.id). Without it a
+ * kfunc call on the map fails with EPERM: a map id is easy to guess, so
+ * only the map's creator opens it to programs. Who may load a program
+ * that calls the kfuncs is what loading that program type needs.
+ */
+#define PEA_F_BPF_WRITE		(1U << 31)
 #define PEA_MAP_FLAGS_MASK	(PEA_F_NUMA_NODE | PEA_F_RDONLY | \
-				 PEA_F_WRONLY | PEA_F_PRESERVE_ELEMS)
+				 PEA_F_WRONLY | PEA_F_PRESERVE_ELEMS | \
+				 PEA_F_BPF_WRITE)
 
 /* pea_output() flags: the same layout as bpf_perf_event_output()'s. */
 #define PEA_F_INDEX_MASK	0xffffffffULL

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BPF side of test_kfunc: programs of several types calling pea's
+ * kfunc pea_kf_output() with what the test put in their globals.
+ *
+ * kf_syscall: run with BPF_PROG_TEST_RUN; writes out_size bytes of payload
+ *             (the size bounded by the array, so E2BIG is reachable).
+ * kf_xdp:     run with BPF_PROG_TEST_RUN on a packet; writes its first
+ *             XDP_BYTES bytes.
+ * kf_fentry:  on bpf_fentry_test1(), which the kernel calls when the test
+ *             runs a tracing program with BPF_PROG_TEST_RUN, for the
+ *             test's own pid only; writes a struct kf_event.
+ * kf_kprobe:  the same from a kprobe program on getppid(2)'s entry (a
+ *             type 6.1 does not let call module kfuncs).
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "test_kfunc.h"
+
+extern long pea_kf_output(__u64 map_id, __u64 flags, const void *data,
+			  __u32 data__sz) __ksym;
+
+__u64 map_id;
+__u64 out_flags;
+__u32 out_size;
+__u32 target_pid;
+__u64 seq;
+long ret_syscall;
+long ret_xdp;
+long ret_fentry;
+long ret_kprobe;
+__u64 fentry_calls;
+__u64 kprobe_calls;
+unsigned char payload[KF_PAYLOAD_MAX];
+
+SEC("syscall")
+int kf_syscall(void *ctx)
+{
+	__u32 size = out_size;
+
+	if (size > sizeof(payload))
+		size = sizeof(payload);
+	ret_syscall = pea_kf_output(map_id, out_flags, payload, size);
+	return 0;
+}
+
+SEC("xdp")
+int kf_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	unsigned char buf[XDP_BYTES];
+
+	if (data + XDP_BYTES > end)
+		return XDP_ABORTED;
+	__builtin_memcpy(buf, data, XDP_BYTES);
+	ret_xdp = pea_kf_output(map_id, out_flags, buf, XDP_BYTES);
+	return XDP_PASS;
+}
+
+static __always_inline long kf_event(long *ret, __u64 *calls, __u32 kind)
+{
+	struct kf_event ev = {};
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if ((__u32)(pid_tgid >> 32) != target_pid)
+		return 0;
+	ev.magic = KF_MAGIC;
+	ev.kind = kind;
+	ev.pid = pid_tgid >> 32;
+	ev.seq = __sync_fetch_and_add(&seq, 1);
+	*ret = pea_kf_output(map_id, out_flags, &ev, sizeof(ev));
+	__sync_fetch_and_add(calls, 1);
+	return 0;
+}
+
+SEC("fentry/bpf_fentry_test1")
+int kf_fentry(void *ctx)
+{
+	return kf_event(&ret_fentry, &fentry_calls, KF_KIND_FENTRY);
+}
+
+SEC("kprobe/__x64_sys_getppid")
+int kf_kprobe(void *ctx)
+{
+	return kf_event(&ret_kprobe, &kprobe_calls, KF_KIND_KPROBE);
+}
+
+char LICENSE[] SEC("license") = "GPL";

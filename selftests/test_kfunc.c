@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea's kfunc pea_kf_output() called by BPF programs (docs/kfuncs.md):
+ * /sys/kernel/btf/pea and the state in debugfs; a SYSCALL and an XDP
+ * program run through BPF_PROG_TEST_RUN and an fentry program on
+ * bpf_fentry_test1() (which the kernel calls when the test runs a
+ * tracing program through BPF_PROG_TEST_RUN), each writing known bytes that libpea reads back exactly; a
+ * kprobe program, which the kernel lets call module kfuncs or refuses
+ * with the verifier's message, as the module says it registered; the
+ * errnos in bpf_perf_event_output()'s order and their per-map counters;
+ * a full ring's losses; maps destroyed under a running program; and the
+ * module held while a program that calls the kfunc is loaded.
+ *
+ * Where pea.ko has no kfuncs the test asserts the state says so, and
+ * why: on a kernel with module BTF (/sys/kernel/btf/vmlinux) the build
+ * must have given pea.ko BTF, so there the kfuncs must be on.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+#include <sys/stat.h>
+#include "pea_test.h"
+#include "libpea.h"
+#include "test_kfunc.h"
+#include "test_kfunc.skel.h"
+
+#define KFUNC_FILE	"/sys/kernel/debug/pea/kfunc"
+#define PAGES		32	/* 128 KiB rings: a 65516-byte payload fits */
+
+static unsigned char got[2][KF_PAYLOAD_MAX];
+static __u32 got_size[2];
+static int got_cpu[2];
+static int nrec;
+static __u64 nlost;
+static char vlog[65536];
+static size_t vlog_len;
+
+static void on_sample(void *ctx, int cpu, void *data, __u32 size)
+{
+	if (nrec < 2 && size <= sizeof(got[0])) {
+		memcpy(got[nrec], data, size);
+		got_size[nrec] = size;
+		got_cpu[nrec] = cpu;
+	}
+	nrec++;
+}
+
+static void on_lost(void *ctx, int cpu, __u64 cnt)
+{
+	nlost += cnt;
+}
+
+static int on_print(enum libbpf_print_level level, const char *fmt,
+		    va_list ap)
+{
+	int n;
+
+	if (vlog_len < sizeof(vlog) - 1) {
+		n = vsnprintf(vlog + vlog_len, sizeof(vlog) - vlog_len, fmt, ap);
+		if (n > 0)
+			vlog_len += (size_t)n;
+		if (vlog_len >= sizeof(vlog))
+			vlog_len = sizeof(vlog) - 1;
+	}
+	return 0;
+}
+
+/* The kfunc file: the "state" line's value into @state, or -1. */
+static int kf_state(char *state, size_t len, char *types, size_t tlen)
+{
+	char buf[8192], *p, *nl;
+
+	if (pt_read_file(KFUNC_FILE, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "state ");
+	if (!p)
+		return -1;
+	nl = strchr(p, '\n');
+	snprintf(state, len, "%.*s", (int)(nl ? nl - p - 6 : (long)strlen(p + 6)),
+		 p + 6);
+	types[0] = 0;
+	p = strstr(buf, "program_types ");
+	if (p) {
+		nl = strchr(p, '\n');
+		snprintf(types, tlen, "%.*s",
+			 (int)(nl ? nl - p - 14 : (long)strlen(p + 14)), p + 14);
+	}
+	return 0;
+}
+
+static long long kf_bad_handle(void)
+{
+	char buf[8192], *p;
+
+	if (pt_read_file(KFUNC_FILE, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "bad_handle ");
+	return p ? atoll(p + 11) : -1;
+}
+
+/*
+ * A map's line of the kfunc file: bpf_write, then the counters in the
+ * order of its header (eperm einval e2big enoent eopnotsupp ebusy enospc).
+ */
+enum { C_BPFW, C_EPERM, C_EINVAL, C_E2BIG, C_ENOENT, C_EOPNOTSUPP, C_EBUSY,
+	C_ENOSPC, C_NR };
+
+static int kf_map_counters(__u64 id, long long c[C_NR])
+{
+	char buf[65536], *line, *save = NULL;
+	unsigned long long mid;
+	char name[32];
+
+	if (pt_read_file(KFUNC_FILE, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%llu %31s %lld %lld %lld %lld %lld %lld %lld %lld",
+			   &mid, name, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5],
+			   &c[6], &c[7]) == 10 && mid == id)
+			return 0;
+	}
+	return -1;
+}
+
+static __u64 map_id_of(int fd)
+{
+	struct pea_map_info info;
+
+	if (pea_map_get_info(fd, &info))
+		pt_fatal("pea_map_get_info");
+	return info.id;
+}
+
+static long run_syscall(struct test_kfunc *skel, __u64 id, __u64 flags,
+			__u32 size)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int err;
+
+	skel->bss->map_id = id;
+	skel->bss->out_flags = flags;
+	skel->bss->out_size = size;
+	skel->bss->ret_syscall = 12345;
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.kf_syscall),
+				     &opts);
+	if (err)
+		return 1000 + err;
+	return skel->bss->ret_syscall;
+}
+
+static int module_refcnt(void)
+{
+	char buf[32];
+
+	if (pt_read_file("/sys/module/pea/refcnt", buf, sizeof(buf)) < 0)
+		return -1;
+	return atoi(buf);
+}
+
+/* The record @i holds @len bytes of @want, zero padding, perf's size. */
+static bool rec_is(int i, const void *want, __u32 len)
+{
+	__u32 raw = ((len + 4 + 7) & ~7U) - 4, k;
+
+	if (got_size[i] != raw || memcmp(got[i], want, len)) {
+		pt_diag("record %d: size %u (want %u)", i, got_size[i], raw);
+		return false;
+	}
+	for (k = len; k < raw; k++)
+		if (got[i][k])
+			return false;
+	return true;
+}
+
+/* The skeleton with only @keep loaded (the kprobe fails on 6.1). */
+static struct test_kfunc *kf_load_only(struct bpf_program *(*keep)(struct test_kfunc *))
+{
+	struct test_kfunc *k = test_kfunc__open();
+	struct bpf_program *p, *want;
+	int err;
+
+	if (!k)
+		return NULL;
+	want = keep(k);
+	bpf_object__for_each_program(p, k->obj)
+		bpf_program__set_autoload(p, p == want);
+	err = test_kfunc__load(k);
+	if (err) {
+		test_kfunc__destroy(k);
+		errno = -err;
+		return NULL;
+	}
+	return k;
+}
+
+static struct bpf_program *kf_syscall_prog(struct test_kfunc *k)
+{
+	return k->progs.kf_syscall;
+}
+
+static struct bpf_program *kf_kprobe_prog(struct test_kfunc *k)
+{
+	return k->progs.kf_kprobe;
+}
+
+static void test_off(const char *state)
+{
+	struct stat st;
+	bool vmlinux_btf = stat("/sys/kernel/btf/vmlinux", &st) == 0;
+
+	PT_OK(!vmlinux_btf,
+	      "kfuncs are off only where the kernel has no BTF: state \"%s\"",
+	      state);
+	PT_OK(!strcmp(state, "off: the kernel has no module BTF (CONFIG_DEBUG_INFO_BTF_MODULES)"),
+	      "the state says why: \"%s\"", state);
+	PT_OK(stat("/sys/kernel/btf/pea", &st) != 0,
+	      "no /sys/kernel/btf/pea where the kfuncs are off");
+}
+
+static void test_output(struct test_kfunc *skel, struct pea_buffer *pb,
+			__u64 id)
+{
+	unsigned char pkt[64];
+	LIBBPF_OPTS(bpf_test_run_opts, xo, .data_in = pkt,
+		    .data_size_in = sizeof(pkt));
+	LIBBPF_OPTS(bpf_test_run_opts, fo);
+	struct kf_event *ev;
+	struct bpf_link *link;
+	int i;
+
+	for (i = 0; i < KF_PAYLOAD_MAX; i++)
+		skel->bss->payload[i] = (unsigned char)(i * 7 + 3);
+
+	/* SYSCALL program */
+	nrec = 0;
+	PT_EQ(run_syscall(skel, id, PEA_F_CURRENT_CPU, 37), 0,
+	      "syscall program: pea_kf_output(CURRENT_CPU, 37 bytes) returns 0");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_EQ(nrec, 1, "one record");
+	PT_OK(nrec == 1 && got_cpu[0] == 0 && rec_is(0, skel->bss->payload, 37),
+	      "syscall program: the 37 bytes read back exactly, on CPU 0, raw size 44");
+	nrec = 0;
+	PT_EQ(run_syscall(skel, id, 0, 0), 0,
+	      "syscall program: index 0, an empty payload, returns 0");
+	PT_EQ(run_syscall(skel, id, PEA_F_CURRENT_CPU, 65516), 0,
+	      "syscall program: the largest payload (65516 bytes) returns 0");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_EQ(nrec, 2, "two records");
+	PT_OK(nrec == 2 && rec_is(0, "", 0) &&
+	      rec_is(1, skel->bss->payload, 65516),
+	      "syscall program: an empty record and 65516 bytes read back exactly");
+
+	/* XDP program */
+	for (i = 0; i < (int)sizeof(pkt); i++)
+		pkt[i] = (unsigned char)(0xa0 + i);
+	nrec = 0;
+	skel->bss->ret_xdp = 12345;
+	skel->bss->out_flags = PEA_F_CURRENT_CPU;
+	PT_EQ(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.kf_xdp), &xo), 0,
+	      "xdp program: BPF_PROG_TEST_RUN");
+	PT_EQ(xo.retval, XDP_PASS, "xdp program: XDP_PASS");
+	PT_EQ(skel->bss->ret_xdp, 0, "xdp program: pea_kf_output returns 0");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_OK(nrec == 1 && rec_is(0, pkt, XDP_BYTES),
+	      "xdp program: the packet's first %d bytes read back exactly",
+	      XDP_BYTES);
+
+	/* fentry program on bpf_fentry_test1() */
+	nrec = 0;
+	skel->bss->target_pid = (__u32)getpid();
+	skel->bss->seq = 0;
+	link = bpf_program__attach(skel->progs.kf_fentry);
+	PT_OK(link != NULL, "fentry program: attached to bpf_fentry_test1");
+	for (i = 0; i < 2; i++)
+		PT_EQ(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.kf_fentry),
+					     &fo), 0,
+		      "fentry program: BPF_PROG_TEST_RUN calls bpf_fentry_test1()");
+	bpf_link__destroy(link);
+	PT_EQ(skel->bss->fentry_calls, 2, "fentry program: ran twice");
+	PT_EQ(skel->bss->ret_fentry, 0, "fentry program: pea_kf_output returns 0");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_EQ(nrec, 2, "fentry program: two records");
+	for (i = 0; i < 2 && i < nrec; i++) {
+		ev = (struct kf_event *)got[i];
+		PT_OK(got_size[i] == sizeof(*ev) + 4 && ev->magic == KF_MAGIC &&
+		      ev->seq == (__u64)i && ev->kind == KF_KIND_FENTRY &&
+		      ev->pid == (__u32)getpid(),
+		      "fentry program: record %d is its event exactly (seq %d)",
+		      i, i);
+	}
+}
+
+static void test_kprobe(const char *types, __u64 id, struct pea_buffer *pb)
+{
+	bool all = !strcmp(types, "all program types");
+	struct test_kfunc *k;
+	struct bpf_link *link;
+	struct kf_event *ev;
+	int err;
+
+	vlog_len = 0;
+	vlog[0] = 0;
+	k = kf_load_only(kf_kprobe_prog);
+	err = k ? 0 : -errno;
+	if (!all) {
+		PT_EQ(err, -EACCES,
+		      "kprobe program: refused with EACCES where kfuncs serve %s",
+		      types);
+		PT_OK(strstr(vlog, "calling kernel function pea_kf_output is not allowed"),
+		      "kprobe program: the verifier says \"calling kernel function pea_kf_output is not allowed\"");
+		test_kfunc__destroy(k);
+		return;
+	}
+	PT_EQ(err, 0, "kprobe program: loaded where kfuncs serve all types");
+	if (err) {
+		pt_diag("%s", vlog);
+		return;
+	}
+	k->bss->map_id = id;
+	k->bss->out_flags = PEA_F_CURRENT_CPU;
+	k->bss->target_pid = (__u32)getpid();
+	link = bpf_program__attach(k->progs.kf_kprobe);
+	PT_OK(link != NULL, "kprobe program: attached to __x64_sys_getppid");
+	nrec = 0;
+	syscall(SYS_getppid);
+	bpf_link__destroy(link);
+	PT_EQ(k->bss->kprobe_calls, 1, "kprobe program: ran once");
+	PT_EQ(k->bss->ret_kprobe, 0, "kprobe program: pea_kf_output returns 0");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	ev = (struct kf_event *)got[0];
+	PT_OK(nrec == 1 && got_size[0] == sizeof(*ev) + 4 &&
+	      ev->magic == KF_MAGIC && ev->kind == KF_KIND_KPROBE &&
+	      ev->seq == 0 && ev->pid == (__u32)getpid(),
+	      "kprobe program: its event read back exactly");
+	test_kfunc__destroy(k);
+}
+
+static void test_errnos(struct test_kfunc *skel, int map, __u64 id)
+{
+	long long c[C_NR], b[C_NR], e[C_NR], bad0;
+	int ncpu = pt_nr_cpus();
+	int closed, plain, empty;
+	__u64 plain_id, empty_id, closed_id;
+	bool ok;
+
+	plain = pea_map_create(NULL, 1, 0);
+	empty = pea_map_create(NULL, 1, PEA_F_BPF_WRITE);
+	closed = pea_map_create(NULL, 1, PEA_F_BPF_WRITE);
+	if (plain < 0 || empty < 0 || closed < 0)
+		pt_fatal("pea_map_create");
+	plain_id = map_id_of(plain);
+	empty_id = map_id_of(empty);
+	closed_id = map_id_of(closed);
+	close(closed);
+
+	bad0 = kf_bad_handle();
+	PT_EQ(run_syscall(skel, 0, PEA_F_CURRENT_CPU, 8), -EBADF,
+	      "id 0: EBADF");
+	PT_EQ(run_syscall(skel, ~0ULL, PEA_F_CURRENT_CPU, 8), -EBADF,
+	      "an unused id: EBADF");
+	PT_EQ(run_syscall(skel, closed_id, PEA_F_CURRENT_CPU, 8), -EBADF,
+	      "a destroyed map's id: EBADF");
+	PT_EQ(kf_bad_handle() - bad0, 3, "3 calls without a live map counted");
+
+	PT_EQ(run_syscall(skel, plain_id, PEA_F_CURRENT_CPU, 8), -EPERM,
+	      "a map without PEA_F_BPF_WRITE: EPERM");
+	PT_OK(!kf_map_counters(plain_id, b) && b[C_BPFW] == 0 &&
+	      b[C_EPERM] == 1 && b[C_EINVAL] == 0,
+	      "its eperm counter is 1, bpf_write 0");
+	PT_EQ(run_syscall(skel, empty_id, PEA_F_CURRENT_CPU, 8), -ENOENT,
+	      "an empty slot: ENOENT");
+	PT_OK(!kf_map_counters(empty_id, e) && e[C_BPFW] == 1 &&
+	      e[C_ENOENT] == 1 && e[C_EPERM] == 0,
+	      "its enoent counter is 1, bpf_write 1");
+
+	PT_EQ(run_syscall(skel, id, (1ULL << 32) | PEA_F_CURRENT_CPU, 8), -EINVAL,
+	      "a CTXLEN bit: EINVAL, as pea_output()");
+	PT_EQ(run_syscall(skel, id, 1ULL << 63, 8), -EINVAL, "bit 63: EINVAL");
+	PT_EQ(run_syscall(skel, id, (1ULL << 40) | (__u64)ncpu, 8), -EINVAL,
+	      "bad flags are checked before the index");
+	PT_EQ(run_syscall(skel, id, (__u64)ncpu, 8), -E2BIG,
+	      "index == max_entries: E2BIG");
+	PT_EQ(run_syscall(skel, id, PEA_F_CURRENT_CPU, 65517), -E2BIG,
+	      "a 65517-byte payload: E2BIG");
+	if (ncpu > 1)
+		PT_EQ(run_syscall(skel, id, 1, 8), -EOPNOTSUPP,
+		      "another CPU's slot: EOPNOTSUPP");
+	else
+		PT_OK(0, "the guest has more than one CPU");
+	memset(c, 0xff, sizeof(c));
+	ok = !kf_map_counters(id, c);
+	PT_OK(ok && c[C_EINVAL] == 3 && c[C_E2BIG] == 2 &&
+	      c[C_EOPNOTSUPP] == 1 && c[C_EPERM] == 0 && c[C_ENOENT] == 0 &&
+	      c[C_EBUSY] == 0 && c[C_ENOSPC] == 0,
+	      "the map counts einval 3, e2big 2, eopnotsupp 1, nothing else (%lld %lld %lld)",
+	      c[C_EINVAL], c[C_E2BIG], c[C_EOPNOTSUPP]);
+	(void)map;
+	close(plain);
+	close(empty);
+}
+
+/* A one-page ring: every drop is an ENOSPC, counted per map and lost. */
+static void test_full(struct test_kfunc *skel)
+{
+	int map = pea_map_create(NULL, pt_nr_cpus(), PEA_F_BPF_WRITE);
+	int i, ok = 0, nospc = 0, other = 0;
+	int want = (int)(pt_page_size() / 216);
+	struct pea_buffer *pb;
+	long long c[C_NR];
+	__u64 id;
+	long r;
+
+	if (map < 0)
+		pt_fatal("pea_map_create");
+	id = map_id_of(map);
+	pb = pea_buffer__new(map, 1, on_sample, on_lost, NULL, NULL);
+	if (!pb)
+		pt_fatal("pea_buffer__new");
+	for (i = 0; i < 40; i++) {
+		r = run_syscall(skel, id, PEA_F_CURRENT_CPU, 200);
+		if (r == 0)
+			ok++;
+		else if (r == -ENOSPC)
+			nospc++;
+		else
+			other++;
+	}
+	nrec = 0;
+	nlost = 0;
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes the full ring");
+	PT_EQ(other, 0, "a full ring: only 0 and ENOSPC");
+	/* A page holds this many records of 216 bytes (header, size, 200). */
+	PT_EQ(ok, want, "a full ring: %d records of 216 bytes written", want);
+	PT_EQ(nospc, 40 - want, "a full ring: %d ENOSPC", 40 - want);
+	PT_EQ(nrec, want, "libpea reads %d records", want);
+	PT_EQ(nlost, 40 - want, "libpea reports %d lost", 40 - want);
+	memset(c, 0xff, sizeof(c));
+	i = kf_map_counters(id, c);
+	PT_OK(!i && c[C_ENOSPC] == 40 - want,
+	      "the map counts enospc %d (%lld)", 40 - want, c[C_ENOSPC]);
+	pea_buffer__free(pb);
+	close(map);
+}
+
+/*
+ * Maps destroyed while the program runs: a thread runs the program on
+ * the id of the current map while maps come and go. The program finds
+ * the map or not (EBADF), never a freed one.
+ */
+static volatile int churn_stop;
+static volatile __u64 churn_id;
+static long churn_bad;
+
+static void *churn_runner(void *arg)
+{
+	struct test_kfunc *skel = arg;
+	long r;
+
+	pt_pin(1 % pt_nr_cpus());
+	while (!churn_stop) {
+		r = run_syscall(skel, churn_id, PEA_F_CURRENT_CPU, 16);
+		if (r && r != -EBADF && r != -ENOENT && r != -EOPNOTSUPP &&
+		    r != -ENOSPC)
+			churn_bad++;
+	}
+	return NULL;
+}
+
+static void test_churn(void)
+{
+	struct test_kfunc *skel = kf_load_only(kf_syscall_prog);
+	struct pea_buffer *pb;
+	pthread_t th;
+	int i, map;
+
+	if (!skel) {
+		PT_OK(0, "the syscall program loads");
+		return;
+	}
+	if (pthread_create(&th, NULL, churn_runner, skel))
+		pt_fatal("pthread_create");
+	for (i = 0; i < 100; i++) {
+		map = pea_map_create(NULL, pt_nr_cpus(), PEA_F_BPF_WRITE);
+		if (map < 0)
+			pt_fatal("pea_map_create");
+		pb = pea_buffer__new(map, 1, NULL, NULL, NULL, NULL);
+		churn_id = map_id_of(map);
+		usleep(1000);
+		pea_buffer__free(pb);
+		close(map);
+	}
+	churn_stop = 1;
+	pthread_join(th, NULL);
+	PT_EQ(churn_bad, 0,
+	      "100 maps destroyed under a running program: only 0, EBADF, ENOENT, EOPNOTSUPP, ENOSPC");
+	test_kfunc__destroy(skel);
+}
+
+/*
+ * A loaded program that calls the kfunc holds pea (the verifier takes a
+ * reference on the module whose BTF has the kfunc): delete_module()
+ * refuses with EWOULDBLOCK (EAGAIN), as for any module in use; the
+ * reference goes when the program is freed.
+ */
+static void test_module_held(void)
+{
+	struct test_kfunc *k;
+	int r0, r1, r2 = -1, i;
+
+	r0 = module_refcnt();
+	k = kf_load_only(kf_syscall_prog);
+	PT_OK(k, "one program calling the kfunc loaded");
+	if (!k)
+		return;
+	r1 = module_refcnt();
+	PT_EQ(r1 - r0, 1, "the program holds a reference on pea (refcnt %d -> %d)",
+	      r0, r1);
+	if (r1 >= 1) {
+		long rc = syscall(SYS_delete_module, "pea", O_NONBLOCK);
+		int err = rc ? errno : 0;
+
+		PT_OK(rc == -1 && err == EWOULDBLOCK,
+		      "delete_module(pea) while it is loaded: EWOULDBLOCK (%s)",
+		      strerror(err));
+	} else {
+		PT_OK(0, "delete_module not tried: pea's refcnt is %d", r1);
+	}
+	test_kfunc__destroy(k);
+	for (i = 0; i < 100 * pt_time_scale(); i++) {
+		r2 = module_refcnt();
+		if (r2 == r0)
+			break;
+		usleep(50000);
+	}
+	PT_EQ(r2, r0, "the reference goes with the program");
+}
+
+int main(void)
+{
+	char state[256], types[128];
+	struct test_kfunc *skel;
+	struct pea_buffer *pb;
+	struct stat st;
+	int map, i, r0, r1 = -1;
+	__u64 id;
+
+	pt_pin(0);
+	r0 = module_refcnt();
+	if (kf_state(state, sizeof(state), types, sizeof(types)))
+		pt_fatal("read " KFUNC_FILE);
+	pt_diag("kfuncs: %s; program types: %s", state, types);
+	if (strcmp(state, "on")) {
+		test_off(state);
+		return pt_done();
+	}
+	PT_OK(stat("/sys/kernel/btf/pea", &st) == 0, "/sys/kernel/btf/pea exists");
+	PT_OK(!strcmp(types, "all program types") ||
+	      !strcmp(types, "tracing lsm xdp tc syscall programs"),
+	      "the program types are named: %s", types);
+
+	libbpf_set_print(on_print);
+	/* test_module_held() first: pea must have no open fd of this test. */
+	test_module_held();
+
+	map = pea_map_create(NULL, pt_nr_cpus(), PEA_F_BPF_WRITE);
+	if (map < 0)
+		pt_fatal("pea_map_create");
+	id = map_id_of(map);
+	pb = pea_buffer__new(map, PAGES, on_sample, on_lost, NULL, NULL);
+	if (!pb)
+		pt_fatal("pea_buffer__new");
+
+	skel = test_kfunc__open();
+	if (!skel)
+		pt_fatal("test_kfunc__open");
+	bpf_program__set_autoload(skel->progs.kf_kprobe, false);
+	vlog_len = 0;
+	if (test_kfunc__load(skel)) {
+		pt_diag("%s", vlog);
+		PT_OK(0, "syscall, xdp and fentry programs calling pea_kf_output load");
+		return pt_done();
+	}
+	PT_OK(1, "syscall, xdp and fentry programs calling pea_kf_output load");
+
+	test_output(skel, pb, id);
+	test_kprobe(types, id, pb);
+	test_errnos(skel, map, id);
+	test_full(skel);
+	test_churn();
+
+	test_kfunc__destroy(skel);
+	pea_buffer__free(pb);
+	close(map);
+	/*
+	 * The kernel frees programs after a grace period and drops their
+	 * module references then: wait, so that the next test starts from
+	 * the references it expects (test_map counts them).
+	 */
+	for (i = 0; i < 100 * pt_time_scale(); i++) {
+		r1 = module_refcnt();
+		if (r1 == r0)
+			break;
+		usleep(50000);
+	}
+	PT_EQ(r1, r0, "every reference the test took on pea is gone");
+	return pt_done();
+}
