@@ -12,6 +12,8 @@
  *                       perf_event_open() of a BPF output event (pid -1):
  *                       pea differs on purpose (docs/security.md)
  *   named map           no Linux counterpart: pea's own rule
+ *   map for BPF writers a map with PEA_F_BPF_WRITE (BPF programs may write
+ *                       into it with pea's kfunc): as a map
  *   counters            perf_event_open() of the same attr, CPU-wide
  *   kprobe, kretprobe   the kprobe PMU (its type from sysfs), pid -1
  *   tracepoint          PERF_TYPE_TRACEPOINT with PERF_SAMPLE_RAW, pid -1
@@ -81,11 +83,11 @@ static int dev_open(void)
 }
 
 /* A map of the caller's own, from its own open of /dev/pea; -1 if none. */
-static int own_map(void)
+static int own_map_flags(__u32 flags)
 {
 	struct pea_map_attr a = {
 		.key_size = 4, .value_size = 4, .max_entries = 4,
-		.open_flags = O_CLOEXEC,
+		.map_flags = flags, .open_flags = O_CLOEXEC,
 	};
 	int dev = dev_open(), fd;
 
@@ -104,9 +106,21 @@ static int perf_open(struct perf_event_attr *a, int pid, int cpu)
 
 /* ---- maps and output events ---- */
 
+static int own_map(void)
+{
+	return own_map_flags(0);
+}
+
 static int pea_map(void)
 {
 	int fd = own_map();
+
+	return fd < 0 ? errno : errno_of(fd);
+}
+
+static int pea_bpf_map(void)
+{
+	int fd = own_map_flags(PEA_F_BPF_WRITE);
 
 	return fd < 0 ? errno : errno_of(fd);
 }
@@ -451,6 +465,7 @@ static void dbg_maps(void) { dbg_file = "maps"; }
 static void dbg_links(void) { dbg_file = "links"; }
 static void dbg_objects(void) { dbg_file = "objects"; }
 static void dbg_mlock(void) { dbg_file = "mlock"; }
+static void dbg_kfunc(void) { dbg_file = "kfunc"; }
 
 /* ---- perf_event_mlock_kb: a ring of 1 + 16 pages past the budget ---- */
 
@@ -576,6 +591,7 @@ struct op {
 static const struct op ops[] = {
 	{ "map", NULL, pea_map, linux_map, rule_open_dev },
 	{ "named map", NULL, pea_named_map, NULL, rule_named },
+	{ "map for BPF writers", NULL, pea_bpf_map, linux_map, rule_open_dev },
 	{ "output event", NULL, pea_output_event, linux_output_event,
 	  rule_open_dev },
 	{ "counter software", cnt_sw_kernel, pea_counter, linux_counter, NULL },
@@ -598,6 +614,7 @@ static const struct op ops[] = {
 	{ "debugfs links", dbg_links, pea_debugfs, linux_debugfs, NULL },
 	{ "debugfs objects", dbg_objects, pea_debugfs, linux_debugfs, NULL },
 	{ "debugfs mlock", dbg_mlock, pea_debugfs, linux_debugfs, NULL },
+	{ "debugfs kfunc", dbg_kfunc, pea_debugfs, linux_debugfs, NULL },
 	{ "ring past perf_event_mlock_kb", NULL, pea_mlock, linux_mlock,
 	  rule_mlock },
 };
