@@ -8,7 +8,8 @@
  * kprobe program, which the kernel lets call module kfuncs or refuses
  * with the verifier's message, as the module says it registered; the
  * errnos in bpf_perf_event_output()'s order and their per-map counters;
- * a full ring's losses; maps destroyed under a running program; and the
+ * a full ring's losses; records of a BPF program and of pea_output() on
+ * every CPU in one ordered stream; maps destroyed under a running program; and the
  * module held while a program that calls the kfunc is loaded.
  *
  * Where pea.ko has no kfuncs the test asserts the state says so, and
@@ -444,6 +445,82 @@ static void test_full(struct test_kfunc *skel)
 }
 
 /*
+ * One ordered stream (PEA_BUFFER_FLAG_ORDERED): records of the syscall
+ * program and of pea_output() (pea's in-kernel producer API, through the
+ * test module), written one after the other by one thread hopping over
+ * the CPUs, come out in the order they were written, whatever their CPU.
+ */
+#define ORD_N	64
+static __u64 ord_seq[ORD_N];
+static int ord_cpu[ORD_N];
+static int ord_n, ord_bad;
+
+static void on_ordered(void *ctx, int cpu, void *data, __u32 size)
+{
+	__u64 rec[2];
+
+	if (size < sizeof(rec)) {
+		ord_bad++;
+		return;
+	}
+	memcpy(rec, data, sizeof(rec));
+	if (rec[0] != KF_MAGIC)
+		ord_bad++;
+	if (ord_n < ORD_N) {
+		ord_seq[ord_n] = rec[1];
+		ord_cpu[ord_n] = cpu;
+	}
+	ord_n++;
+}
+
+static void test_ordered(struct test_kfunc *skel)
+{
+	struct pea_buffer_opts o = {
+		.sz = sizeof(o), .flags = PEA_BUFFER_FLAG_ORDERED,
+	};
+	int ncpu = pt_nr_cpus(), map, n, i, wrong = 0, bpf_ok = 0, mod_ok = 0;
+	struct pea_buffer *pb;
+	__u64 rec[2], id;
+
+	map = pea_map_create("kf_ordered", ncpu, PEA_F_BPF_WRITE);
+	if (map < 0)
+		pt_fatal("pea_map_create kf_ordered");
+	id = map_id_of(map);
+	pb = pea_buffer__new(map, 8, on_ordered, NULL, NULL, &o);
+	if (!pb)
+		pt_fatal("pea_buffer__new (ordered)");
+	for (n = 0; n < ORD_N; n++) {
+		pt_pin(n % ncpu);
+		rec[0] = KF_MAGIC;
+		rec[1] = n;
+		/* BPF and the module alternate, and so do the CPUs. */
+		if ((n + n / ncpu) % 2 == 0) {
+			memcpy(skel->bss->payload, rec, sizeof(rec));
+			bpf_ok += run_syscall(skel, id, PEA_F_CURRENT_CPU,
+					      sizeof(rec)) == 0;
+		} else {
+			mod_ok += pt_output("kf_ordered", PEA_F_CURRENT_CPU, rec,
+					    sizeof(rec)) == 0;
+		}
+	}
+	pt_pin(0);
+	PT_EQ(bpf_ok + mod_ok, ORD_N,
+	      "ordered: %d records written, %d by the BPF program, %d by pea_output()",
+	      ORD_N, bpf_ok, mod_ok);
+	for (i = 0; i < 50 * pt_time_scale() && ord_n < ORD_N; i++)
+		if (pea_buffer__poll(pb, 100) < 0)
+			break;
+	for (n = 0; n < ORD_N && n < ord_n; n++)
+		if (ord_seq[n] != (__u64)n || ord_cpu[n] != n % ncpu)
+			wrong++;
+	PT_OK(ord_n == ORD_N && !wrong && !ord_bad,
+	      "ordered: the %d records of BPF and pea_output() on %d CPUs come out in the order written (%d read, %d out of place)",
+	      ORD_N, ncpu, ord_n, wrong);
+	pea_buffer__free(pb);
+	close(map);
+}
+
+/*
  * Maps destroyed while the program runs: a thread runs the program on
  * the id of the current map while maps come and go. The program finds
  * the map or not (EBADF), never a freed one.
@@ -546,6 +623,7 @@ int main(void)
 	__u64 id;
 
 	pt_pin(0);
+	pt_st();	/* the test module, before pea's references are counted */
 	r0 = module_refcnt();
 	if (kf_state(state, sizeof(state), types, sizeof(types)))
 		pt_fatal("read " KFUNC_FILE);
@@ -587,6 +665,7 @@ int main(void)
 	test_kprobe(types, id, pb);
 	test_errnos(skel, map, id);
 	test_full(skel);
+	test_ordered(skel);
 	test_churn();
 
 	test_kfunc__destroy(skel);
