@@ -10,6 +10,8 @@
 #                     ones in selftests/m32/: needs gcc-multilib) and
 #                     build/selftests/pea-storm (the demo's storm driver)
 #   make tools        build/tools/pea from tools/pea/*.c
+#   make examples     build/examples/bpf/*: libbpf tools writing into pea
+#                     maps with pea's kfunc (docs/kfuncs.md)
 #   make sparse       the kernel modules through sparse (C=2; warnings fail)
 #   make checkpatch   checkpatch.pl --strict (Debian's 6.1 source) over every
 #                     kernel file; exceptions in scripts/checkpatch-exceptions
@@ -112,11 +114,11 @@ BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool) bpftool)
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
 SPARSE_CF ?= -Wsparse-error
 
-.PHONY: all module lib selftests tools sparse checkpatch check check-debug check-kcsan \
+.PHONY: all module lib selftests tools examples sparse checkpatch check check-debug check-kcsan \
 	canary fuzz \
 	soak demo vm-shell qemu-repro clean distclean kdir-check
 
-all: module lib selftests tools
+all: module lib selftests tools examples
 
 kdir-check:
 	@test -n "$(KVER)" || { echo "KVER is unknown: run scripts/setup.sh" >&2; exit 1; }
@@ -195,6 +197,26 @@ $(BUILD)/selftests/test_kfunc: selftests/test_kfunc.c $(KFUNC_SKEL) $(LIBPEA)
 	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -Iselftests/kfunc \
 		-I$(BUILD)/selftests/kfunc \
 		-MMD -MP -static -o $@ $< $(LIBPEA) -lbpf -lelf -lz -lzstd -lpthread
+
+# examples/bpf/: libbpf tools written for pea's kfunc (docs/kfuncs.md),
+# built as test_kfunc is; test_kfunc runs them in the guest.
+EXAMPLES := $(BUILD)/examples/bpf/opensnoop
+$(BUILD)/examples/bpf/%.bpf.o: examples/bpf/%.bpf.c examples/bpf/%.h
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -O2 -g -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+		-Iinclude/uapi -I/usr/include/$(shell $(CC) -dumpmachine) \
+		-c -o $@ $<
+
+$(BUILD)/examples/bpf/%.skel.h: $(BUILD)/examples/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+$(EXAMPLES): $(BUILD)/examples/bpf/%: examples/bpf/%.c \
+		$(BUILD)/examples/bpf/%.skel.h $(LIBPEA)
+	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -Iexamples/bpf \
+		-I$(BUILD)/examples/bpf -MMD -MP -static -o $@ $< $(LIBPEA) \
+		-lbpf -lelf -lz -lzstd -lpthread
+
+examples: $(EXAMPLES)
 
 # test_uprobe and test_tool_uprobe embed a small shared object (the guest
 # has no dynamic libc: the tests write it out, map its text and call it).

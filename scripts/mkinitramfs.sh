@@ -13,6 +13,7 @@
 # selftests/module/pea_selftest.ko, build/selftests/test_*,
 # scripts/pea-demo.sh (or $PEA_DEMO) as /bin/pea-demo and, if they exist,
 # build/tools/pea as /bin/pea and build/selftests/pea-storm as /bin/pea-storm,
+# the BPF examples of build/examples/bpf/ in /usr/bin,
 # and the host's babeltrace2 with its ctf, text and utils plugins.
 #
 # Environment:
@@ -56,6 +57,10 @@ if [ "${#FILES[@]}" -eq 0 ]; then
 	[ -x "$ROOT/build/selftests/pea-storm" ] &&
 		FILES+=("$ROOT/build/selftests/pea-storm:/bin/pea-storm")
 	[ -x "$ROOT/build/tools/pea" ] && FILES+=("$ROOT/build/tools/pea:/bin/pea")
+	# The BPF examples (examples/bpf/), which test_kfunc runs.
+	for e in "$ROOT"/build/examples/bpf/*; do
+		[ -f "$e" ] && [ -x "$e" ] && FILES+=("$e:/usr/bin/$(basename "$e")")
+	done
 	# Modules of the booted kernel that tests load themselves (test_uprobe
 	# mounts overlayfs), uncompressed for busybox's insmod.
 	kmods=${PEA_CACHE:-$ROOT/.cache}/kernel/${KVER:-none}/lib/modules/${KVER:-none}

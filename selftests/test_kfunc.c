@@ -9,7 +9,8 @@
  * with the verifier's message, as the module says it registered; the
  * errnos in bpf_perf_event_output()'s order and their per-map counters;
  * a full ring's losses; records of a BPF program and of pea_output() on
- * every CPU in one ordered stream; maps destroyed under a running program; and the
+ * every CPU in one ordered stream; examples/bpf/opensnoop run as a user
+ * runs it; maps destroyed under a running program; and the
  * module held while a program that calls the kfunc is loaded.
  *
  * Where pea.ko has no kfuncs the test asserts the state says so, and
@@ -20,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include "pea_test.h"
 #include "libpea.h"
 #include "test_kfunc.h"
@@ -521,6 +523,70 @@ static void test_ordered(struct test_kfunc *skel)
 }
 
 /*
+ * examples/bpf/opensnoop, as a user runs it: attached to this process, it
+ * prints the three files this test then opens, in order, with their
+ * process and command.
+ */
+static void test_example(void)
+{
+	char line[512], want[64], comm[32], file[256], buf[8192];
+	int fds[2], status, i, n = 0, ready = 0, good = 0;
+	unsigned long long t, prev = 0;
+	unsigned int tgid;
+	size_t len = 0;
+	char *nl;
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(fds))
+		pt_fatal("pipe");
+	pid = fork();
+	if (pid == 0) {
+		char spid[16];
+
+		snprintf(spid, sizeof(spid), "%d", (int)getppid());
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execl("/usr/bin/opensnoop", "opensnoop", "-p", spid, "-n", "3",
+		      "-d", "60", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if (f && fgets(line, sizeof(line), f))
+		ready = !strcmp(line, "ready\n");
+	PT_OK(ready, "example: opensnoop attached (ready)");
+	for (i = 0; ready && i < 3; i++) {
+		snprintf(want, sizeof(want), "/tmp/kfunc-example-%d", i);
+		close(open(want, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+	}
+	while (f && fgets(line, sizeof(line), f) && len < sizeof(buf) - 1) {
+		len += snprintf(buf + len, sizeof(buf) - len, "%s", line);
+		if (sscanf(line, "%llu %*d %u %31s %255s", &t, &tgid, comm,
+			   file) != 4)
+			continue;
+		snprintf(want, sizeof(want), "/tmp/kfunc-example-%d", n);
+		if (tgid == (unsigned int)getpid() && !strcmp(comm, "test_kfunc") &&
+		    !strcmp(file, want) && t >= prev)
+			good++;
+		prev = t;
+		n++;
+	}
+	if (f)
+		fclose(f);
+	waitpid(pid, &status, 0);
+	PT_OK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "example: opensnoop exits 0 after 3 events");
+	PT_OK(n == 3 && good == 3,
+	      "example: it printed the 3 opens of this test in order (%d lines, %d right)",
+	      n, good);
+	if (good != 3) {
+		for (nl = strtok(buf, "\n"); nl; nl = strtok(NULL, "\n"))
+			pt_diag("opensnoop: %s", nl);
+	}
+}
+
+/*
  * Maps destroyed while the program runs: a thread runs the program on
  * the id of the current map while maps come and go. The program finds
  * the map or not (EBADF), never a freed one.
@@ -666,6 +732,7 @@ int main(void)
 	test_errnos(skel, map, id);
 	test_full(skel);
 	test_ordered(skel);
+	test_example();
 	test_churn();
 
 	test_kfunc__destroy(skel);
