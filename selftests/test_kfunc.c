@@ -176,6 +176,23 @@ static bool rec_is(int i, const void *want, __u32 len)
 	return true;
 }
 
+/* What `pea stat @args` prints (stdout and stderr), into @buf. */
+static void pea_stat(const char *args, char *buf, size_t len)
+{
+	char cmd[128];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "/bin/pea stat %s 2>&1", args);
+	buf[0] = 0;
+	p = popen(cmd, "r");
+	if (!p)
+		return;
+	while (n < len - 1 && fgets(buf + n, (int)(len - n), p))
+		n += strlen(buf + n);
+	pclose(p);
+}
+
 /* The skeleton with only @keep loaded (the kprobe fails on 6.1). */
 static struct test_kfunc *kf_load_only(struct bpf_program *(*keep)(struct test_kfunc *))
 {
@@ -209,6 +226,8 @@ static struct bpf_program *kf_kprobe_prog(struct test_kfunc *k)
 
 static void test_off(const char *state)
 {
+	static char out[65536];
+	char want[512];
 	struct stat st;
 	bool vmlinux_btf = stat("/sys/kernel/btf/vmlinux", &st) == 0;
 
@@ -219,6 +238,9 @@ static void test_off(const char *state)
 	      "the state says why: \"%s\"", state);
 	PT_OK(stat("/sys/kernel/btf/pea", &st) != 0,
 	      "no /sys/kernel/btf/pea where the kfuncs are off");
+	pea_stat("", out, sizeof(out));
+	snprintf(want, sizeof(want), "\nkfuncs: %s; ", state);
+	PT_OK(strstr(out, want), "pea stat shows \"kfuncs: %s\"", state);
 }
 
 static void test_output(struct test_kfunc *skel, struct pea_buffer *pb,
@@ -345,6 +367,8 @@ static void test_errnos(struct test_kfunc *skel, int map, __u64 id)
 	int ncpu = pt_nr_cpus();
 	int closed, plain, empty;
 	__u64 plain_id, empty_id, closed_id;
+	static char out[65536];
+	char want[256];
 	bool ok;
 
 	plain = pea_map_create(NULL, 1, 0);
@@ -371,6 +395,18 @@ static void test_errnos(struct test_kfunc *skel, int map, __u64 id)
 	PT_OK(!kf_map_counters(plain_id, b) && b[C_BPFW] == 0 &&
 	      b[C_EPERM] == 1 && b[C_EINVAL] == 0,
 	      "its eperm counter is 1, bpf_write 0");
+	pea_stat("--json", out, sizeof(out));
+	snprintf(want, sizeof(want),
+		 "{\"type\":\"kfunc_map\",\"map_id\":%llu,\"bpf_write\":0,\"EPERM\":1,\"EINVAL\":0,",
+		 (unsigned long long)plain_id);
+	PT_OK(strstr(out, "{\"type\":\"kfunc\",\"state\":\"on\",") &&
+	      strstr(out, want),
+	      "pea stat --json shows the kfuncs on and the map's EPERM");
+	pea_stat("", out, sizeof(out));
+	PT_OK(strstr(out, "\nkfuncs: on ("),
+	      "pea stat shows \"kfuncs: on (...)\"");
+	if (!strstr(out, "\nkfuncs: on (") || !strstr(out, want))
+		pt_diag("pea stat: %s", out);
 	PT_EQ(run_syscall(skel, empty_id, PEA_F_CURRENT_CPU, 8), -ENOENT,
 	      "an empty slot: ENOENT");
 	PT_OK(!kf_map_counters(empty_id, e) && e[C_BPFW] == 1 &&
