@@ -6,7 +6,8 @@
  * bpf_fentry_test1() (which the kernel calls when the test runs a
  * tracing program through BPF_PROG_TEST_RUN), each writing known bytes that libpea reads back exactly; a
  * kprobe program, which the kernel lets call module kfuncs or refuses
- * with the verifier's message, as the module says it registered; the
+ * with the verifier's message, as the module says it registered, and a
+ * perf_event program on a cpu-clock event (its hrtimer interrupt) alike; the
  * errnos in bpf_perf_event_output()'s order and their per-map counters;
  * a full ring's losses; records of a BPF program and of pea_output() on
  * every CPU in one ordered stream; examples/bpf/opensnoop run as a user
@@ -358,6 +359,82 @@ static void test_kprobe(const char *types, __u64 id, struct pea_buffer *pb)
 	      ev->magic == KF_MAGIC && ev->kind == KF_KIND_KPROBE &&
 	      ev->seq == 0 && ev->pid == (__u32)getpid(),
 	      "kprobe program: its event read back exactly");
+	test_kfunc__destroy(k);
+}
+
+static struct bpf_program *kf_perf_prog(struct test_kfunc *k)
+{
+	return k->progs.kf_perf;
+}
+
+/*
+ * A perf_event program on a cpu-clock event of this task, every
+ * millisecond of its CPU time: pea_kf_output() from the event's hrtimer
+ * interrupt. 6.12 lets it call the kfunc; 6.1 refuses it.
+ */
+static void test_perf(const char *types, __u64 id, struct pea_buffer *pb)
+{
+	bool all = !strcmp(types, "all program types");
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1000000,
+	};
+	struct bpf_link *link;
+	struct test_kfunc *k;
+	struct kf_event *ev;
+	struct timespec t0, t;
+	int pfd, err;
+	bool good = true;
+	__u64 calls;
+
+	vlog_len = 0;
+	vlog[0] = 0;
+	k = kf_load_only(kf_perf_prog);
+	err = k ? 0 : -errno;
+	if (!all) {
+		PT_EQ(err, -EACCES,
+		      "perf_event program: refused with EACCES where kfuncs serve %s",
+		      types);
+		PT_OK(strstr(vlog, "calling kernel function pea_kf_output is not allowed"),
+		      "perf_event program: the verifier says \"calling kernel function pea_kf_output is not allowed\"");
+		test_kfunc__destroy(k);
+		return;
+	}
+	PT_EQ(err, 0, "perf_event program: loaded where kfuncs serve all types");
+	if (err) {
+		pt_diag("%s", vlog);
+		return;
+	}
+	k->bss->map_id = id;
+	k->bss->out_flags = PEA_F_CURRENT_CPU;
+	k->bss->target_pid = (__u32)getpid();
+	pfd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	link = pfd < 0 ? NULL : bpf_program__attach_perf_event(k->progs.kf_perf, pfd);
+	PT_OK(link != NULL, "perf_event program: attached to a cpu-clock event of this task");
+	nrec = 0;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec <
+		 20000000L);
+	bpf_link__destroy(link);
+	if (pfd >= 0)
+		close(pfd);
+	calls = k->bss->perf_calls;
+	PT_OK(calls >= 5, "perf_event program: ran %llu times in 20 ms of CPU time",
+	      (unsigned long long)calls);
+	PT_EQ(k->bss->ret_perf, 0, "perf_event program: pea_kf_output returns 0");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	ev = (struct kf_event *)got[0];
+	if (nrec < 2 || got_size[0] != sizeof(*ev) + 4 || ev->magic != KF_MAGIC ||
+	    ev->kind != KF_KIND_PERF || ev->seq != 0 || ev->pid != (__u32)getpid())
+		good = false;
+	ev = (struct kf_event *)got[1];
+	if (nrec < 2 || ev->kind != KF_KIND_PERF || ev->seq != 1)
+		good = false;
+	PT_OK((__u64)nrec == calls && good,
+	      "perf_event program: one record per run, read back exactly (%d records)",
+	      nrec);
 	test_kfunc__destroy(k);
 }
 
@@ -755,6 +832,7 @@ int main(void)
 	if (!skel)
 		pt_fatal("test_kfunc__open");
 	bpf_program__set_autoload(skel->progs.kf_kprobe, false);
+	bpf_program__set_autoload(skel->progs.kf_perf, false);
 	vlog_len = 0;
 	if (test_kfunc__load(skel)) {
 		pt_diag("%s", vlog);
@@ -765,6 +843,7 @@ int main(void)
 
 	test_output(skel, pb, id);
 	test_kprobe(types, id, pb);
+	test_perf(types, id, pb);
 	test_errnos(skel, map, id);
 	test_full(skel);
 	test_ordered(skel);

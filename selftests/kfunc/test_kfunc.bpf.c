@@ -12,6 +12,9 @@
  *             test's own pid only; writes a struct kf_event.
  * kf_kprobe:  the same from a kprobe program on getppid(2)'s entry (a
  *             type 6.1 does not let call module kfuncs).
+ * kf_perf:    the same from a perf_event program, on the overflow of a
+ *             cpu-clock event of the test's task (hard interrupt
+ *             context; 6.1 does not let it call module kfuncs either).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -29,8 +32,10 @@ long ret_syscall;
 long ret_xdp;
 long ret_fentry;
 long ret_kprobe;
+long ret_perf;
 __u64 fentry_calls;
 __u64 kprobe_calls;
+__u64 perf_calls;
 unsigned char payload[KF_PAYLOAD_MAX];
 
 SEC("syscall")
@@ -84,6 +89,13 @@ SEC("kprobe/__x64_sys_getppid")
 int kf_kprobe(void *ctx)
 {
 	return kf_event(&ret_kprobe, &kprobe_calls, KF_KIND_KPROBE);
+}
+
+/* On a task-bound cpu-clock event: runs from its hrtimer interrupt. */
+SEC("perf_event")
+int kf_perf(void *ctx)
+{
+	return kf_event(&ret_perf, &perf_calls, KF_KIND_PERF);
 }
 
 char LICENSE[] SEC("license") = "GPL";

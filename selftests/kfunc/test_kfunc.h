@@ -13,6 +13,7 @@
 #define KF_MAGIC	0x70656131deadbeefULL
 #define KF_KIND_FENTRY	1
 #define KF_KIND_KPROBE	2
+#define KF_KIND_PERF	3
 
 struct kf_event {
 	__u64 magic;
