@@ -179,13 +179,6 @@ long pea_map_create(const struct pea_map_attr __user *uattr);
 void pea_map_get(struct pea_map *map);
 struct pea_map *pea_map_fget(int fd);
 int pea_maps_show(struct seq_file *m, void *v);
-struct pea_map *pea_map_find_rcu(u64 id);
-void pea_maps_kf_show(struct seq_file *m);
-
-/* pea_kfunc.c */
-long pea_kf_output(u64 map_id, u64 flags, const void *data, u32 data__sz);
-void pea_kfunc_init(void);
-int pea_kfunc_show(struct seq_file *m, void *v);
 
 /* pea_probe.c */
 /*
@@ -253,6 +246,15 @@ long pea_ring_reserve(struct pea_event *ev, u32 size,
 long pea_ring_output(struct pea_event *ev, const void *data, u32 size);
 u64 pea_ring_clock(u8 clock);
 void pea_ring_commit(struct pea_output_handle *h);
+
+/* pea_map.c: the maps by id, for pea_kfunc.c */
+struct pea_map *pea_map_find_rcu(u64 id);
+void pea_maps_kf_show(struct seq_file *m);
+
+/* pea_kfunc.c */
+long pea_kf_output(u64 map_id, u64 flags, const void *data, u32 data__sz);
+void pea_kfunc_init(void);
+int pea_kfunc_show(struct seq_file *m, void *v);
 
 /*
  * The event in the slot that @flags names, with bpf_perf_event_output()'s
