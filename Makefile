@@ -9,9 +9,9 @@
 #   make selftests    only the user-space test programs (with the 32-bit
 #                     ones in selftests/m32/: needs gcc-multilib) and
 #                     build/selftests/pea-storm (the demo's storm driver)
-#   make tools        build/tools/pea from tools/pea/*.c
 #   make examples     build/examples/bpf/*: libbpf tools writing into pea
 #                     maps with pea's kfunc (docs/kfuncs.md)
+#   make tools        build/tools/pea from tools/pea/*.c
 #   make sparse       the kernel modules through sparse (C=2; warnings fail)
 #   make checkpatch   checkpatch.pl --strict (Debian's 6.1 source) over every
 #                     kernel file; exceptions in scripts/checkpatch-exceptions
@@ -114,7 +114,7 @@ BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool) bpftool)
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
 SPARSE_CF ?= -Wsparse-error
 
-.PHONY: all module lib selftests tools examples sparse checkpatch check check-debug check-kcsan \
+.PHONY: all module lib selftests tools sparse checkpatch check check-debug check-kcsan \
 	canary fuzz \
 	soak demo vm-shell qemu-repro clean distclean kdir-check
 
@@ -216,6 +216,7 @@ $(EXAMPLES): $(BUILD)/examples/bpf/%: examples/bpf/%.c \
 		-I$(BUILD)/examples/bpf -MMD -MP -static -o $@ $< $(LIBPEA) \
 		-lbpf -lelf -lz -lzstd -lpthread
 
+.PHONY: examples
 examples: $(EXAMPLES)
 
 # test_uprobe and test_tool_uprobe embed a small shared object (the guest

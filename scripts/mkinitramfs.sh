@@ -13,7 +13,6 @@
 # selftests/module/pea_selftest.ko, build/selftests/test_*,
 # scripts/pea-demo.sh (or $PEA_DEMO) as /bin/pea-demo and, if they exist,
 # build/tools/pea as /bin/pea and build/selftests/pea-storm as /bin/pea-storm,
-# the BPF examples of build/examples/bpf/ in /usr/bin,
 # and the host's babeltrace2 with its ctf, text and utils plugins.
 #
 # Environment:
@@ -57,7 +56,8 @@ if [ "${#FILES[@]}" -eq 0 ]; then
 	[ -x "$ROOT/build/selftests/pea-storm" ] &&
 		FILES+=("$ROOT/build/selftests/pea-storm:/bin/pea-storm")
 	[ -x "$ROOT/build/tools/pea" ] && FILES+=("$ROOT/build/tools/pea:/bin/pea")
-	# The BPF examples (examples/bpf/), which test_kfunc runs.
+	# The BPF examples (build/examples/bpf/) in /usr/bin: test_kfunc
+	# runs them.
 	for e in "$ROOT"/build/examples/bpf/*; do
 		[ -f "$e" ] && [ -x "$e" ] && FILES+=("$e:/usr/bin/$(basename "$e")")
 	done

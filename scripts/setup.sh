@@ -158,14 +158,15 @@ ARG=${1:-}
 # busybox-static: the guest userland; cpio/gzip: initramfs; kmod: modinfo;
 # sparse: `make sparse`; build-essential + libc6-dev: static test programs;
 # gcc-multilib: the 32-bit (compat ioctl) test program; babeltrace2:
-# test_tool_ctf reads CTF traces back with it in the guest; pahole: pea.ko's
-# BTF (its kfuncs, scripts/module-btf.sh); clang, bpftool, libbpf-dev and
-# the static libraries libbpf links against: test_kfunc's BPF programs.
+# test_tool_ctf reads CTF traces back with it in the guest.
 PKGS=(build-essential gcc make libc6-dev gcc-multilib qemu-system-x86
-      busybox-static cpio gzip sparse kmod coreutils babeltrace2
-      pahole clang bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev)
+      busybox-static cpio gzip sparse kmod coreutils babeltrace2)
 [ -z "$ARG" ] && [ "$PACKAGES_ONLY" -eq 0 ] && PKGS+=(linux-headers-amd64)
 [[ "$ARG" =~ ^[0-9]+\.[0-9]+$ ]] && PKGS+=("linux-headers-$ARG-amd64")
+# pahole: pea.ko's BTF (its kfuncs, scripts/module-btf.sh); clang, bpftool,
+# libbpf-dev and the static libraries libbpf links against: the BPF
+# programs of test_kfunc and examples/bpf/.
+PKGS+=(pahole clang bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev)
 if [[ "$ARG" =~ ^[0-9]+\.[0-9]+-rt$ ]]; then
 	meta=$(rt_meta "${ARG%-rt}" 1) || exit 1
 	PKGS+=("$meta")
