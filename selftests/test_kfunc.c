@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pea's kfunc pea_kf_output() called by BPF programs (docs/kfuncs.md):
- * /sys/kernel/btf/pea and the state in debugfs; a SYSCALL and an XDP
- * program run through BPF_PROG_TEST_RUN and an fentry program on
- * bpf_fentry_test1() (which the kernel calls when the test runs a
- * tracing program through BPF_PROG_TEST_RUN), each writing known bytes that libpea reads back exactly; a
- * kprobe program, which the kernel lets call module kfuncs or refuses
- * with the verifier's message, as the module says it registered, and a
- * perf_event program on a cpu-clock event (its hrtimer interrupt) alike; the
- * errnos in bpf_perf_event_output()'s order and their per-map counters;
- * a full ring's losses; records of a BPF program and of pea_output() on
- * every CPU in one ordered stream; examples/bpf/opensnoop run as a user
- * runs it; maps destroyed under a running program; and the
+ * /sys/kernel/btf/pea and the state in debugfs and pea stat; a SYSCALL
+ * and an XDP program run through BPF_PROG_TEST_RUN and an fentry program
+ * on bpf_fentry_test1() (which the kernel calls when the test runs a
+ * tracing program through BPF_PROG_TEST_RUN), each writing known bytes
+ * that libpea reads back exactly; a kprobe program and a perf_event
+ * program on a cpu-clock event (its hrtimer interrupt), which the kernel
+ * lets call module kfuncs or refuses with the verifier's message, as the
+ * module says it registered; the verifier's refusal of a size it cannot
+ * bound; the errnos in bpf_perf_event_output()'s order and their per-map
+ * counters; a full ring's losses; records of a BPF program and of
+ * pea_output() on every CPU in one ordered stream; examples/bpf/opensnoop
+ * run as a user runs it; maps destroyed under a running program; and the
  * module held while a program that calls the kfunc is loaded.
  *
  * Where pea.ko has no kfuncs the test asserts the state says so, and
@@ -22,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "libpea.h"
@@ -438,6 +440,35 @@ static void test_perf(const char *types, __u64 id, struct pea_buffer *pb)
 	test_kfunc__destroy(k);
 }
 
+static struct bpf_program *kf_unbounded_prog(struct test_kfunc *k)
+{
+	return k->progs.kf_unbounded;
+}
+
+/*
+ * The verifier refuses a size it cannot bound, as for any helper: EACCES,
+ * except that 6.1's check of a kfunc's arguments answers EINVAL for it
+ * ("arg#2 arg#3 memory, len pair leads to invalid memory access").
+ */
+static void test_unbounded(void)
+{
+	struct test_kfunc *k;
+	struct utsname u;
+	bool v61 = !uname(&u) && !strncmp(u.release, "6.1.", 4);
+	int err;
+
+	vlog_len = 0;
+	vlog[0] = 0;
+	k = kf_load_only(kf_unbounded_prog);
+	err = k ? 0 : -errno;
+	PT_EQ(err, v61 ? -EINVAL : -EACCES,
+	      "a size the verifier cannot bound: %s", v61 ? "EINVAL (6.1)" : "EACCES");
+	PT_OK(strstr(vlog, "R4 unbounded memory access") &&
+	      (!v61 || strstr(vlog, "arg#2 arg#3 memory, len pair leads to invalid memory access")),
+	      "the verifier says \"R4 unbounded memory access\"");
+	test_kfunc__destroy(k);
+}
+
 static void test_errnos(struct test_kfunc *skel, int map, __u64 id)
 {
 	long long c[C_NR], b[C_NR], e[C_NR], bad0;
@@ -833,6 +864,7 @@ int main(void)
 		pt_fatal("test_kfunc__open");
 	bpf_program__set_autoload(skel->progs.kf_kprobe, false);
 	bpf_program__set_autoload(skel->progs.kf_perf, false);
+	bpf_program__set_autoload(skel->progs.kf_unbounded, false);
 	vlog_len = 0;
 	if (test_kfunc__load(skel)) {
 		pt_diag("%s", vlog);
@@ -844,6 +876,7 @@ int main(void)
 	test_output(skel, pb, id);
 	test_kprobe(types, id, pb);
 	test_perf(types, id, pb);
+	test_unbounded();
 	test_errnos(skel, map, id);
 	test_full(skel);
 	test_ordered(skel);

@@ -5,6 +5,7 @@
  *
  * kf_syscall: run with BPF_PROG_TEST_RUN; writes out_size bytes of payload
  *             (the size bounded by the array, so E2BIG is reachable).
+ * kf_unbounded: the same without the bound: the verifier refuses it.
  * kf_xdp:     run with BPF_PROG_TEST_RUN on a packet; writes its first
  *             XDP_BYTES bytes.
  * kf_fentry:  on bpf_fentry_test1(), which the kernel calls when the test
@@ -46,6 +47,14 @@ int kf_syscall(void *ctx)
 	if (size > sizeof(payload))
 		size = sizeof(payload);
 	ret_syscall = pea_kf_output(map_id, out_flags, payload, size);
+	return 0;
+}
+
+/* Misuse: a size the verifier cannot bound (out_size is any u32). */
+SEC("syscall")
+int kf_unbounded(void *ctx)
+{
+	ret_syscall = pea_kf_output(map_id, out_flags, payload, out_size);
 	return 0;
 }
 
