@@ -5,7 +5,7 @@
  * and an XDP program run through BPF_PROG_TEST_RUN and an fentry program
  * on bpf_fentry_test1() (which the kernel calls when the test runs a
  * tracing program through BPF_PROG_TEST_RUN), each writing known bytes
- * that libpea reads back exactly; a kprobe program and a perf_event
+ * that libpea reads back exactly; a kprobe, a tracepoint and a perf_event
  * program on a cpu-clock event (its hrtimer interrupt), which the kernel
  * lets call module kfuncs or refuses with the verifier's message, as the
  * module says it registered; the verifier's refusal of a size it cannot
@@ -319,7 +319,18 @@ static void test_output(struct test_kfunc *skel, struct pea_buffer *pb,
 	}
 }
 
-static void test_kprobe(const char *types, __u64 id, struct pea_buffer *pb)
+static struct bpf_program *kf_tp_prog(struct test_kfunc *k)
+{
+	return k->progs.kf_tp;
+}
+
+/*
+ * A kprobe or tracepoint program on getppid(2): 6.12 lets it call the
+ * kfunc, 6.1 refuses it with the verifier's message.
+ */
+static void test_probe_prog(const char *types, __u64 id, struct pea_buffer *pb,
+			    const char *what, const char *where, __u32 kind,
+			    struct bpf_program *(*prog)(struct test_kfunc *))
 {
 	bool all = !strcmp(types, "all program types");
 	struct test_kfunc *k;
@@ -329,18 +340,19 @@ static void test_kprobe(const char *types, __u64 id, struct pea_buffer *pb)
 
 	vlog_len = 0;
 	vlog[0] = 0;
-	k = kf_load_only(kf_kprobe_prog);
+	k = kf_load_only(prog);
 	err = k ? 0 : -errno;
 	if (!all) {
 		PT_EQ(err, -EACCES,
-		      "kprobe program: refused with EACCES where kfuncs serve %s",
-		      types);
+		      "%s program: refused with EACCES where kfuncs serve %s",
+		      what, types);
 		PT_OK(strstr(vlog, "calling kernel function pea_kf_output is not allowed"),
-		      "kprobe program: the verifier says \"calling kernel function pea_kf_output is not allowed\"");
+		      "%s program: the verifier says \"calling kernel function pea_kf_output is not allowed\"",
+		      what);
 		test_kfunc__destroy(k);
 		return;
 	}
-	PT_EQ(err, 0, "kprobe program: loaded where kfuncs serve all types");
+	PT_EQ(err, 0, "%s program: loaded where kfuncs serve all types", what);
 	if (err) {
 		pt_diag("%s", vlog);
 		return;
@@ -348,19 +360,19 @@ static void test_kprobe(const char *types, __u64 id, struct pea_buffer *pb)
 	k->bss->map_id = id;
 	k->bss->out_flags = PEA_F_CURRENT_CPU;
 	k->bss->target_pid = (__u32)getpid();
-	link = bpf_program__attach(k->progs.kf_kprobe);
-	PT_OK(link != NULL, "kprobe program: attached to __x64_sys_getppid");
+	link = bpf_program__attach(prog(k));
+	PT_OK(link != NULL, "%s program: attached to %s", what, where);
 	nrec = 0;
 	syscall(SYS_getppid);
 	bpf_link__destroy(link);
-	PT_EQ(k->bss->kprobe_calls, 1, "kprobe program: ran once");
-	PT_EQ(k->bss->ret_kprobe, 0, "kprobe program: pea_kf_output returns 0");
+	PT_EQ(k->bss->probe_calls, 1, "%s program: ran once", what);
+	PT_EQ(k->bss->ret_probe, 0, "%s program: pea_kf_output returns 0", what);
 	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
 	ev = (struct kf_event *)got[0];
 	PT_OK(nrec == 1 && got_size[0] == sizeof(*ev) + 4 &&
-	      ev->magic == KF_MAGIC && ev->kind == KF_KIND_KPROBE &&
+	      ev->magic == KF_MAGIC && ev->kind == kind &&
 	      ev->seq == 0 && ev->pid == (__u32)getpid(),
-	      "kprobe program: its event read back exactly");
+	      "%s program: its event read back exactly", what);
 	test_kfunc__destroy(k);
 }
 
@@ -864,6 +876,7 @@ int main(void)
 		pt_fatal("test_kfunc__open");
 	bpf_program__set_autoload(skel->progs.kf_kprobe, false);
 	bpf_program__set_autoload(skel->progs.kf_perf, false);
+	bpf_program__set_autoload(skel->progs.kf_tp, false);
 	bpf_program__set_autoload(skel->progs.kf_unbounded, false);
 	vlog_len = 0;
 	if (test_kfunc__load(skel)) {
@@ -874,7 +887,10 @@ int main(void)
 	PT_OK(1, "syscall, xdp and fentry programs calling pea_kf_output load");
 
 	test_output(skel, pb, id);
-	test_kprobe(types, id, pb);
+	test_probe_prog(types, id, pb, "kprobe", "__x64_sys_getppid",
+			KF_KIND_KPROBE, kf_kprobe_prog);
+	test_probe_prog(types, id, pb, "tracepoint", "syscalls:sys_enter_getppid",
+			KF_KIND_TP, kf_tp_prog);
 	test_perf(types, id, pb);
 	test_unbounded();
 	test_errnos(skel, map, id);

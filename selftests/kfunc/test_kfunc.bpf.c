@@ -13,6 +13,8 @@
  *             test's own pid only; writes a struct kf_event.
  * kf_kprobe:  the same from a kprobe program on getppid(2)'s entry (a
  *             type 6.1 does not let call module kfuncs).
+ * kf_tp:      the same from a tracepoint program on sys_enter_getppid
+ *             (nor this one).
  * kf_perf:    the same from a perf_event program, on the overflow of a
  *             cpu-clock event of the test's task (hard interrupt
  *             context; 6.1 does not let it call module kfuncs either).
@@ -32,10 +34,10 @@ __u64 seq;
 long ret_syscall;
 long ret_xdp;
 long ret_fentry;
-long ret_kprobe;
+long ret_probe;
 long ret_perf;
 __u64 fentry_calls;
-__u64 kprobe_calls;
+__u64 probe_calls;
 __u64 perf_calls;
 unsigned char payload[KF_PAYLOAD_MAX];
 
@@ -97,7 +99,13 @@ int kf_fentry(void *ctx)
 SEC("kprobe/__x64_sys_getppid")
 int kf_kprobe(void *ctx)
 {
-	return kf_event(&ret_kprobe, &kprobe_calls, KF_KIND_KPROBE);
+	return kf_event(&ret_probe, &probe_calls, KF_KIND_KPROBE);
+}
+
+SEC("tracepoint/syscalls/sys_enter_getppid")
+int kf_tp(void *ctx)
+{
+	return kf_event(&ret_probe, &probe_calls, KF_KIND_TP);
 }
 
 /* On a task-bound cpu-clock event: runs from its hrtimer interrupt. */

@@ -14,6 +14,7 @@
 #define KF_KIND_FENTRY	1
 #define KF_KIND_KPROBE	2
 #define KF_KIND_PERF	3
+#define KF_KIND_TP	4
 
 struct kf_event {
 	__u64 magic;
