@@ -136,6 +136,7 @@ enum pea_kf_err {
 	PEA_KF_EOPNOTSUPP,	/* event disabled or bound to another CPU */
 	PEA_KF_EBUSY,		/* nested deeper than PEA_NEST_MAX */
 	PEA_KF_ENOSPC,		/* dropped (and counted lost by the event) */
+	PEA_KF_EFAULT,		/* NULL data with a size (unchecked by 6.1) */
 	PEA_KF_NR_ERR
 };
 

@@ -66,6 +66,9 @@ static __always_inline void pea_kf_count(struct pea_map *map, long err)
 	case -EBUSY:
 		i = PEA_KF_EBUSY;
 		break;
+	case -EFAULT:
+		i = PEA_KF_EFAULT;
+		break;
 	default:
 		i = PEA_KF_ENOSPC;
 		break;
@@ -86,7 +89,9 @@ static __always_inline void pea_kf_count(struct pea_map *map, long err)
  * Context: any a BPF program runs in, NMI included; takes no locks,
  * allocates nothing, never sleeps.
  * Return: 0; -EBADF when no live map has @map_id; -EPERM when the map
- * was not created with PEA_F_BPF_WRITE; else pea_output()'s errors:
+ * was not created with PEA_F_BPF_WRITE; -EFAULT when @data is NULL and
+ * @data__sz is not 0 (a map value the program did not check: 6.12's
+ * verifier refuses it, 6.1's does not); else pea_output()'s errors:
  * -EBUSY, -EINVAL (flag bits other than the index, CTXLEN included; not
  * an output event), -E2BIG, -ENOENT, -EOPNOTSUPP, -ENOSPC (dropped and
  * counted lost). Every error is counted (debugfs "kfunc").
@@ -106,6 +111,8 @@ __bpf_kfunc long pea_kf_output(u64 map_id, u64 flags, const void *data,
 	}
 	if (unlikely(!(map->map_flags & PEA_F_BPF_WRITE)))
 		err = -EPERM;
+	else if (unlikely(!data && data__sz))
+		err = -EFAULT;
 	else
 		err = pea_output(map, flags, data, data__sz);
 	if (unlikely(err))
@@ -114,8 +121,14 @@ __bpf_kfunc long pea_kf_output(u64 map_id, u64 flags, const void *data,
 	return err;
 }
 
+/*
+ * KF_TRUSTED_ARGS: 6.12's verifier then refuses a pointer that may be
+ * NULL as @data ("Possibly NULL pointer passed to trusted arg2"); it
+ * changes nothing else for a memory argument. 6.1's checks no memory
+ * argument for NULL, hence the kfunc's own -EFAULT.
+ */
 PEA_KFUNCS_START(pea_kf_ids)
-BTF_ID_FLAGS(func, pea_kf_output)
+BTF_ID_FLAGS(func, pea_kf_output, KF_TRUSTED_ARGS)
 PEA_KFUNCS_END(pea_kf_ids)
 
 static const struct btf_kfunc_id_set pea_kf_set = {

@@ -83,10 +83,13 @@ static void pea_map_free_rcu(struct rcu_head *rcu)
  * section; it may be on its way out (slots being cleared), which the
  * output path sees as empty slots.
  *
+ * notrace: it runs before pea_output()'s nesting guard, so a traced
+ * program here calling the kfunc would nest without its bound.
+ *
  * Context: any, including NMI; inside rcu_read_lock().
  * Return: the map, or NULL.
  */
-struct pea_map *pea_map_find_rcu(u64 id)
+notrace struct pea_map *pea_map_find_rcu(u64 id)
 {
 	struct pea_map *map;
 
@@ -487,7 +490,7 @@ void pea_maps_kf_show(struct seq_file *m)
 	struct pea_map *map;
 	int i;
 
-	seq_puts(m, "# map_id name bpf_write eperm einval e2big enoent eopnotsupp ebusy enospc\n");
+	seq_puts(m, "# map_id name bpf_write eperm einval e2big enoent eopnotsupp ebusy enospc efault\n");
 	mutex_lock(&pea_maps_lock);
 	list_for_each_entry(map, &pea_maps, node) {
 		seq_printf(m, "%llu %s %d", map->id,

@@ -106,10 +106,11 @@ static long long kf_bad_handle(void)
 
 /*
  * A map's line of the kfunc file: bpf_write, then the counters in the
- * order of its header (eperm einval e2big enoent eopnotsupp ebusy enospc).
+ * order of its header (eperm einval e2big enoent eopnotsupp ebusy enospc
+ * efault).
  */
 enum { C_BPFW, C_EPERM, C_EINVAL, C_E2BIG, C_ENOENT, C_EOPNOTSUPP, C_EBUSY,
-	C_ENOSPC, C_NR };
+	C_ENOSPC, C_EFAULT, C_NR };
 
 static int kf_map_counters(__u64 id, long long c[C_NR])
 {
@@ -121,9 +122,9 @@ static int kf_map_counters(__u64 id, long long c[C_NR])
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%llu %31s %lld %lld %lld %lld %lld %lld %lld %lld",
+		if (sscanf(line, "%llu %31s %lld %lld %lld %lld %lld %lld %lld %lld %lld",
 			   &mid, name, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5],
-			   &c[6], &c[7]) == 10 && mid == id)
+			   &c[6], &c[7], &c[8]) == 11 && mid == id)
 			return 0;
 	}
 	return -1;
@@ -137,6 +138,7 @@ static __u64 map_id_of(int fd)
 		pt_fatal("pea_map_get_info");
 	return info.id;
 }
+
 
 static long run_syscall(struct test_kfunc *skel, __u64 id, __u64 flags,
 			__u32 size)
@@ -478,6 +480,109 @@ static void test_unbounded(void)
 	PT_OK(strstr(vlog, "R4 unbounded memory access") &&
 	      (!v61 || strstr(vlog, "arg#2 arg#3 memory, len pair leads to invalid memory access")),
 	      "the verifier says \"R4 unbounded memory access\"");
+	test_kfunc__destroy(k);
+}
+
+static struct bpf_program *kf_fentry_find_prog(struct test_kfunc *k)
+{
+	return k->progs.kf_fentry_find;
+}
+
+static struct bpf_program *kf_fentry_output_prog(struct test_kfunc *k)
+{
+	return k->progs.kf_fentry_output;
+}
+
+/*
+ * What the kfunc runs before pea_output()'s nesting guard cannot be
+ * traced: fentry programs there, each calling the kfunc, would nest
+ * without the guard's bound (only pea_kf_output() itself can be, as
+ * bpf_perf_event_output() can in Linux).
+ */
+static void test_notrace(void)
+{
+	static const char *const fn[] = { "pea_map_find_rcu", "pea_output" };
+	struct bpf_program *(*prog[])(struct test_kfunc *) = {
+		kf_fentry_find_prog, kf_fentry_output_prog,
+	};
+	struct bpf_link *link;
+	struct test_kfunc *k;
+	int i, lerr, aerr;
+
+	for (i = 0; i < 2; i++) {
+		vlog_len = 0;
+		vlog[0] = 0;
+		k = kf_load_only(prog[i]);
+		lerr = k ? 0 : -errno;
+		link = k ? bpf_program__attach(prog[i](k)) : NULL;
+		aerr = k && !link ? -errno : 0;
+		PT_OK(lerr == 0 && aerr == -EINVAL,
+		      "fentry on %s (before the nesting guard) loads but cannot attach: EINVAL (load %d, attach %d)",
+		      fn[i], lerr, aerr);
+		bpf_link__destroy(link);
+		test_kfunc__destroy(k);
+	}
+}
+
+static struct bpf_program *kf_maybe_null_prog(struct test_kfunc *k)
+{
+	return k->progs.kf_maybe_null;
+}
+
+/*
+ * A map value that may be NULL passed as data, unchecked: 6.12's
+ * verifier refuses it (the kfunc's arguments are trusted); 6.1's does not
+ * check it, so the kfunc answers EFAULT for a NULL with a size, counted,
+ * and writes nothing.
+ */
+static void test_maybe_null(__u64 id, struct pea_buffer *pb)
+{
+	static const unsigned char zero[KF_NULL_BYTES];
+	struct test_kfunc *k;
+	struct utsname u;
+	bool v61 = !uname(&u) && !strncmp(u.release, "6.1.", 4);
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+	long long c[C_NR];
+	int err, fd;
+
+	vlog_len = 0;
+	vlog[0] = 0;
+	k = kf_load_only(kf_maybe_null_prog);
+	err = k ? 0 : -errno;
+	if (!v61) {
+		PT_EQ(err, -EACCES,
+		      "a map value that may be NULL as data: refused, EACCES");
+		PT_OK(strstr(vlog, "Possibly NULL pointer passed to trusted arg2"),
+		      "the verifier says \"Possibly NULL pointer passed to trusted arg2\"");
+		test_kfunc__destroy(k);
+		return;
+	}
+	PT_EQ(err, 0, "a map value that may be NULL as data: 6.1's verifier loads it");
+	if (err) {
+		pt_diag("%s", vlog);
+		return;
+	}
+	fd = bpf_program__fd(k->progs.kf_maybe_null);
+	k->bss->map_id = id;
+	k->bss->out_flags = PEA_F_CURRENT_CPU;
+	k->bss->null_key = 0;
+	nrec = 0;
+	PT_EQ(bpf_prog_test_run_opts(fd, &o), 0, "maybe-NULL program: run (a value)");
+	PT_EQ(k->bss->ret_null, 0, "with a value: pea_kf_output returns 0");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_OK(nrec == 1 && rec_is(0, zero, KF_NULL_BYTES),
+	      "with a value: its %d bytes read back exactly", KF_NULL_BYTES);
+	k->bss->null_key = 1;	/* past max_entries: the lookup gives NULL */
+	nrec = 0;
+	PT_EQ(bpf_prog_test_run_opts(fd, &o), 0, "maybe-NULL program: run (NULL)");
+	PT_EQ(k->bss->ret_null, -EFAULT, "NULL with %d bytes: EFAULT",
+	      KF_NULL_BYTES);
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_EQ(nrec, 0, "NULL: no record");
+	memset(c, 0xff, sizeof(c));
+	err = kf_map_counters(id, c);
+	PT_OK(!err && c[C_EFAULT] == 1, "the map counts efault 1 (%lld)",
+	      c[C_EFAULT]);
 	test_kfunc__destroy(k);
 }
 
@@ -878,6 +983,9 @@ int main(void)
 	bpf_program__set_autoload(skel->progs.kf_perf, false);
 	bpf_program__set_autoload(skel->progs.kf_tp, false);
 	bpf_program__set_autoload(skel->progs.kf_unbounded, false);
+	bpf_program__set_autoload(skel->progs.kf_maybe_null, false);
+	bpf_program__set_autoload(skel->progs.kf_fentry_find, false);
+	bpf_program__set_autoload(skel->progs.kf_fentry_output, false);
 	vlog_len = 0;
 	if (test_kfunc__load(skel)) {
 		pt_diag("%s", vlog);
@@ -893,11 +1001,14 @@ int main(void)
 			KF_KIND_TP, kf_tp_prog);
 	test_perf(types, id, pb);
 	test_unbounded();
+	test_notrace();
 	test_errnos(skel, map, id);
 	test_full(skel);
 	test_ordered(skel);
 	test_example();
 	test_churn();
+	/* Last: before its fix, 6.1's kernel oopses here. */
+	test_maybe_null(id, pb);
 
 	test_kfunc__destroy(skel);
 	pea_buffer__free(pb);

@@ -18,6 +18,11 @@
  * kf_perf:    the same from a perf_event program, on the overflow of a
  *             cpu-clock event of the test's task (hard interrupt
  *             context; 6.1 does not let it call module kfuncs either).
+ * kf_maybe_null: misuse: a map value that may be NULL passed as data
+ *             unchecked (6.12's verifier refuses it; on 6.1 the kfunc
+ *             answers EFAULT when it is NULL).
+ * kf_fentry_find, kf_fentry_output: fentry on the functions the kfunc
+ *             calls before pea's nesting guard; attaching must fail.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -40,6 +45,19 @@ __u64 fentry_calls;
 __u64 probe_calls;
 __u64 perf_calls;
 unsigned char payload[KF_PAYLOAD_MAX];
+__u32 null_key;
+long ret_null;
+
+struct kf_val {
+	unsigned char b[KF_NULL_BYTES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kf_val);
+} kf_arr SEC(".maps");
 
 SEC("syscall")
 int kf_syscall(void *ctx)
@@ -113,6 +131,30 @@ SEC("perf_event")
 int kf_perf(void *ctx)
 {
 	return kf_event(&ret_perf, &perf_calls, KF_KIND_PERF);
+}
+
+/* Misuse: the lookup may return NULL (null_key past max_entries). */
+SEC("syscall")
+int kf_maybe_null(void *ctx)
+{
+	__u32 k = null_key;
+	void *v = bpf_map_lookup_elem(&kf_arr, &k);
+
+	ret_null = pea_kf_output(map_id, out_flags, v, KF_NULL_BYTES);
+	return 0;
+}
+
+/* Misuse: tracing what the kfunc runs before pea's nesting guard. */
+SEC("fentry/pea_map_find_rcu")
+int kf_fentry_find(void *ctx)
+{
+	return 0;
+}
+
+SEC("fentry/pea_output")
+int kf_fentry_output(void *ctx)
+{
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

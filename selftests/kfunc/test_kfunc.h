@@ -10,6 +10,9 @@
 /* Bytes of the packet kf_xdp writes. */
 #define XDP_BYTES	24
 
+/* Bytes of the map value kf_maybe_null passes. */
+#define KF_NULL_BYTES	64
+
 #define KF_MAGIC	0x70656131deadbeefULL
 #define KF_KIND_FENTRY	1
 #define KF_KIND_KPROBE	2
