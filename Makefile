@@ -198,6 +198,12 @@ $(BUILD)/selftests/test_kfunc: selftests/test_kfunc.c $(KFUNC_SKEL) $(LIBPEA)
 		-I$(BUILD)/selftests/kfunc \
 		-MMD -MP -static -o $@ $< $(LIBPEA) -lbpf -lelf -lz -lzstd -lpthread
 
+# test_caps: finds pea's module BTF with libbpf, linked as test_kfunc's.
+$(BUILD)/selftests/test_caps: selftests/test_caps.c $(LIBPEA)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -MMD -MP -static -o $@ $< $(LIBPEA) -lbpf -lelf \
+		-lz -lzstd -lpthread
+
 # examples/bpf/: libbpf tools written for pea's kfunc (docs/kfuncs.md),
 # built as test_kfunc is; test_kfunc runs them in the guest.
 EXAMPLES := $(BUILD)/examples/bpf/opensnoop

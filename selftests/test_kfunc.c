@@ -22,10 +22,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include "pea_test.h"
+#include "pt_perm.h"
 #include "libpea.h"
 #include "test_kfunc.h"
 #include "test_kfunc.skel.h"
@@ -586,6 +588,92 @@ static void test_maybe_null(__u64 id, struct pea_buffer *pb)
 	test_kfunc__destroy(k);
 }
 
+/* pea's BTF object id (BPF_BTF_GET_NEXT_ID, as root), or 0. */
+static __u32 pea_btf_obj_id(void)
+{
+	struct bpf_btf_info info;
+	__u32 id = 0, found = 0, len;
+	char name[64];
+	int fd;
+
+	while (!found && !bpf_btf_get_next_id(id, &id)) {
+		fd = bpf_btf_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.name = (uintptr_t)name;
+		info.name_len = sizeof(name);
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    info.kernel_btf && !strcmp(name, "pea"))
+			found = id;
+		close(fd);
+	}
+	return found;
+}
+
+struct priv_result {
+	__u32 btf_id;
+	int btf_errno;	/* BPF_BTF_GET_FD_BY_ID of pea's BTF: 0 or errno */
+	int load_err;	/* libbpf's load of kf_syscall */
+	int log_iterate;	/* libbpf said "failed to iterate BTF objects" */
+};
+
+static struct priv_result *priv;
+
+/* As nobody keeping @arg's capabilities: pea's BTF fd, then libbpf. */
+static int load_as(void *arg)
+{
+	__u64 caps = *(__u64 *)arg;
+	struct test_kfunc *k;
+	int fd;
+
+	if (pt_drop_to_nobody_caps(caps))
+		return 1;
+	fd = bpf_btf_get_fd_by_id(priv->btf_id);
+	priv->btf_errno = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	vlog_len = 0;
+	vlog[0] = 0;
+	k = kf_load_only(kf_syscall_prog);
+	priv->load_err = k ? 0 : -errno;
+	priv->log_iterate = !!strstr(vlog, "failed to iterate BTF objects");
+	test_kfunc__destroy(k);
+	return 0;
+}
+
+/*
+ * Who may load a program calling the kfunc: the program needs pea's
+ * module BTF fd, which only BPF_BTF_GET_FD_BY_ID gives, to CAP_SYS_ADMIN
+ * (docs/security.md): CAP_BPF and CAP_PERFMON are not enough.
+ */
+static void test_privilege(void)
+{
+	__u64 bp = (1ULL << CAP_BPF) | (1ULL << CAP_PERFMON);
+	__u64 bps = bp | (1ULL << CAP_SYS_ADMIN);
+
+	priv = mmap(NULL, sizeof(*priv), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (priv == MAP_FAILED)
+		pt_fatal("mmap");
+	priv->btf_id = pea_btf_obj_id();
+	PT_OK(priv->btf_id > 0, "pea's BTF object: id %u", priv->btf_id);
+	memset(&priv->btf_errno, 0xff, sizeof(*priv) - sizeof(priv->btf_id));
+	PT_EQ(pt_in_child(load_as, &bp), 0, "a child as nobody with CAP_BPF, CAP_PERFMON");
+	PT_EQ(priv->btf_errno, EPERM,
+	      "CAP_BPF+CAP_PERFMON: BPF_BTF_GET_FD_BY_ID of pea's BTF: EPERM");
+	PT_OK(priv->load_err == -EINVAL && priv->log_iterate,
+	      "CAP_BPF+CAP_PERFMON: libbpf cannot load a program calling pea_kf_output (%d, \"failed to iterate BTF objects\": %d)",
+	      priv->load_err, priv->log_iterate);
+	memset(&priv->btf_errno, 0xff, sizeof(*priv) - sizeof(priv->btf_id));
+	PT_EQ(pt_in_child(load_as, &bps), 0,
+	      "a child as nobody with CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN");
+	PT_EQ(priv->btf_errno, 0, "with CAP_SYS_ADMIN: pea's BTF fd");
+	PT_EQ(priv->load_err, 0, "with CAP_SYS_ADMIN: the program loads");
+	munmap(priv, sizeof(*priv));
+}
+
 static void test_errnos(struct test_kfunc *skel, int map, __u64 id)
 {
 	long long c[C_NR], b[C_NR], e[C_NR], bad0;
@@ -1002,6 +1090,7 @@ int main(void)
 	test_perf(types, id, pb);
 	test_unbounded();
 	test_notrace();
+	test_privilege();
 	test_errnos(skel, map, id);
 	test_full(skel);
 	test_ordered(skel);

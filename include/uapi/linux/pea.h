@@ -44,7 +44,10 @@
  * (docs/kfuncs.md), naming it by its id (pea_map_info.id). Without it a
  * kfunc call on the map fails with EPERM: a map id is easy to guess, so
  * only the map's creator opens it to programs. Who may load a program
- * that calls the kfuncs is what loading that program type needs.
+ * that calls the kfuncs: what loading that program type needs, and
+ * CAP_SYS_ADMIN, which the kernel asks for pea's module BTF fd
+ * (BPF_BTF_GET_FD_BY_ID) that the program's kfunc call needs
+ * (docs/security.md).
  */
 #define PEA_F_BPF_WRITE		(1U << 31)
 #define PEA_MAP_FLAGS_MASK	(PEA_F_NUMA_NODE | PEA_F_RDONLY | \
