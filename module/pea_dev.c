@@ -60,8 +60,15 @@ static int __init pea_init(void)
 		return -ENOMEM;
 	pea_limits_init();
 	pea_quota_init();
+	err = pea_map_init();
+	if (err) {
+		pea_limits_exit();
+		destroy_workqueue(pea_wq);
+		return err;
+	}
 	err = pea_counter_init();
 	if (err) {
+		pea_map_exit();
 		pea_limits_exit();
 		destroy_workqueue(pea_wq);
 		return err;
@@ -70,6 +77,7 @@ static int __init pea_init(void)
 	err = misc_register(&pea_miscdev);
 	if (err) {
 		pea_counter_exit();
+		pea_map_exit();
 		pea_limits_exit();
 		destroy_workqueue(pea_wq);
 		return err;
@@ -88,6 +96,7 @@ static void __exit pea_exit(void)
 	rcu_barrier();
 	destroy_workqueue(pea_wq);
 	pea_counter_exit();
+	pea_map_exit();
 	pea_limits_exit();
 }
 

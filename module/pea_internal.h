@@ -15,6 +15,7 @@
 #include <linux/hrtimer.h>
 #include <linux/workqueue.h>
 #include <linux/rcupdate.h>
+#include <linux/rhashtable-types.h>
 #include <linux/list.h>
 #include <linux/smp.h>
 #include <asm/local.h>
@@ -129,7 +130,6 @@ struct pea_map_entry {
  * ignore what the kfunc returns (pea_kfunc.c).
  */
 enum pea_kf_err {
-	PEA_KF_EPERM,		/* the map is not open to BPF writers */
 	PEA_KF_EINVAL,		/* flag bits, or not an output event */
 	PEA_KF_E2BIG,		/* index past max_entries, or payload too big */
 	PEA_KF_ENOENT,		/* empty slot */
@@ -152,10 +152,12 @@ struct pea_map {
 	struct mutex update_lock;	/* serialises slot updates */
 	struct pea_map_entry __rcu **slots;
 	/*
-	 * By id for the kfuncs, under pea_maps_lock; readers under RCU, so
-	 * the map and its slots are freed after a grace period.
+	 * PEA_F_BPF_WRITE: by bpf_handle (random, never 0) for the kfuncs,
+	 * added and removed under pea_maps_lock; readers under RCU, so the
+	 * map and its slots are freed after a grace period.
 	 */
-	struct hlist_node id_node;
+	u64 bpf_handle;
+	struct rhash_head handle_node;
 	struct rcu_head rcu;
 	atomic64_t kf_errors[PEA_KF_NR_ERR];
 };
@@ -190,6 +192,9 @@ int pea_maps_show(struct seq_file *m, void *v);
 	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x14, PEA_PROBE_ATTR_SIZE_VER0)
 #define PEA_MAP_IOC_ATTACH_TP_VER0 \
 	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x15, PEA_TP_ATTR_SIZE_VER0)
+/* And of the map info's, before bpf_handle. */
+#define PEA_MAP_IOC_INFO_VER0 \
+	_IOC(_IOC_READ, PEA_IOC_MAGIC, 0x13, PEA_MAP_INFO_SIZE_VER0)
 
 long pea_probe_attach(struct pea_map *map,
 		      const struct pea_probe_attr __user *ua);
@@ -248,12 +253,14 @@ long pea_ring_output(struct pea_event *ev, const void *data, u32 size);
 u64 pea_ring_clock(u8 clock);
 void pea_ring_commit(struct pea_output_handle *h);
 
-/* pea_map.c: the maps by id, for pea_kfunc.c */
-struct pea_map *pea_map_find_rcu(u64 id);
+/* pea_map.c: the maps by BPF handle, for pea_kfunc.c */
+int pea_map_init(void);
+void pea_map_exit(void);
+struct pea_map *pea_map_find_rcu(u64 handle);
 void pea_maps_kf_show(struct seq_file *m);
 
 /* pea_kfunc.c */
-long pea_kf_output(u64 map_id, u64 flags, const void *data, u32 data__sz);
+long pea_kf_output(u64 handle, u64 flags, const void *data, u32 data__sz);
 void pea_kfunc_init(void);
 int pea_kfunc_show(struct seq_file *m, void *v);
 

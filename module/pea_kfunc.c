@@ -5,13 +5,15 @@
  * pea_kf_output() is bpf_perf_event_output() for a pea map: the same
  * flags (the slot index or PEA_F_CURRENT_CPU; PEA_F_CTXLEN_MASK refused
  * with EINVAL, as pea_output() refuses it), the same record and errnos.
- * The program names the map by its id (pea_map_info.id), a scalar it can
- * carry in any context: the kfunc finds the map under RCU, and maps are
- * freed after a grace period (pea_map_put()), so a map destroyed while a
- * program runs is never touched after it is freed. Only maps created
- * with PEA_F_BPF_WRITE take records from BPF programs (EPERM otherwise).
- * Errors a program may ignore are counted: per map by errno, and a global
- * count of calls naming no live map (debugfs "kfunc").
+ * The program names the map by its BPF handle (pea_map_info.bpf_handle):
+ * a random 64-bit value that only maps created with PEA_F_BPF_WRITE have,
+ * known only through the map's fd, so a program writes only into maps
+ * its loader was given, as in Linux. It is a scalar the program carries
+ * in any context: the kfunc finds the map under RCU, and maps are freed
+ * after a grace period (pea_map_put()), so a map destroyed while a
+ * program runs is never touched after it is freed. Errors a program may
+ * ignore are counted: per map by errno, and a global count of calls
+ * naming no live map (debugfs "kfunc").
  *
  * A module kfunc needs the module's BTF and resolved BTF ids, and a
  * kernel that lets the program type call module kfuncs. Kbuild builds
@@ -48,9 +50,6 @@ static __always_inline void pea_kf_count(struct pea_map *map, long err)
 	int i;
 
 	switch (err) {
-	case -EPERM:
-		i = PEA_KF_EPERM;
-		break;
 	case -EINVAL:
 		i = PEA_KF_EINVAL;
 		break;
@@ -78,7 +77,7 @@ static __always_inline void pea_kf_count(struct pea_map *map, long err)
 
 /**
  * pea_kf_output() - write one PERF_RECORD_SAMPLE into a pea map, from BPF
- * @map_id: the map's id (pea_map_info.id, libpea's pea_map_id())
+ * @handle: the map's BPF handle (pea_map_info.bpf_handle)
  * @flags: slot index in the low 32 bits, or PEA_F_CURRENT_CPU
  * @data: payload
  * @data__sz: payload bytes (the verifier checks @data holds as many)
@@ -88,30 +87,28 @@ static __always_inline void pea_kf_count(struct pea_map *map, long err)
  *
  * Context: any a BPF program runs in, NMI included; takes no locks,
  * allocates nothing, never sleeps.
- * Return: 0; -EBADF when no live map has @map_id; -EPERM when the map
- * was not created with PEA_F_BPF_WRITE; -EFAULT when @data is NULL and
+ * Return: 0; -EBADF when no live map has @handle (maps created without
+ * PEA_F_BPF_WRITE have none); -EFAULT when @data is NULL and
  * @data__sz is not 0 (a map value the program did not check: 6.12's
  * verifier refuses it, 6.1's does not); else pea_output()'s errors:
  * -EBUSY, -EINVAL (flag bits other than the index, CTXLEN included; not
  * an output event), -E2BIG, -ENOENT, -EOPNOTSUPP, -ENOSPC (dropped and
  * counted lost). Every error is counted (debugfs "kfunc").
  */
-__bpf_kfunc long pea_kf_output(u64 map_id, u64 flags, const void *data,
+__bpf_kfunc long pea_kf_output(u64 handle, u64 flags, const void *data,
 			       u32 data__sz)
 {
 	struct pea_map *map;
 	long err;
 
 	rcu_read_lock();
-	map = pea_map_find_rcu(map_id);
+	map = pea_map_find_rcu(handle);
 	if (unlikely(!map)) {
 		rcu_read_unlock();
 		atomic64_inc(&pea_kf_bad_handle);
 		return -EBADF;
 	}
-	if (unlikely(!(map->map_flags & PEA_F_BPF_WRITE)))
-		err = -EPERM;
-	else if (unlikely(!data && data__sz))
+	if (unlikely(!data && data__sz))
 		err = -EFAULT;
 	else
 		err = pea_output(map, flags, data, data__sz);

@@ -21,15 +21,43 @@
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
 #include <linux/capability.h>
-#include <linux/hashtable.h>
+#include <linux/random.h>
+#include <linux/rhashtable.h>
 #include "pea_internal.h"
 
 #define PEA_BPF_F_LOCK	4ULL	/* BPF_F_LOCK, refused as BPF refuses it here */
 
 static LIST_HEAD(pea_maps);
 static DEFINE_MUTEX(pea_maps_lock);	/* the name registry */
-/* Live maps by id, for the kfuncs (pea_map_find_rcu()). */
-static DEFINE_HASHTABLE(pea_map_ids, 6);
+/*
+ * Live maps created with PEA_F_BPF_WRITE, by their random BPF handle, for
+ * the kfuncs (pea_map_find_rcu()): a lock-free RCU lookup whose cost does
+ * not grow with the number of maps (the table grows with them, from a
+ * worker), callable in NMI.
+ */
+static struct rhashtable pea_map_handles;
+static const struct rhashtable_params pea_handle_params = {
+	.key_len = sizeof(u64),
+	.key_offset = offsetof(struct pea_map, bpf_handle),
+	.head_offset = offsetof(struct pea_map, handle_node),
+	.automatic_shrinking = true,
+};
+
+/**
+ * pea_map_init() - set up the table of BPF handles
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int pea_map_init(void)
+{
+	return rhashtable_init(&pea_map_handles, &pea_handle_params);
+}
+
+/** pea_map_exit() - free the table of BPF handles (no map is left) */
+void pea_map_exit(void)
+{
+	rhashtable_destroy(&pea_map_handles);
+}
 
 static void pea_entry_free_rcu(struct rcu_head *rcu)
 {
@@ -76,8 +104,8 @@ static void pea_map_free_rcu(struct rcu_head *rcu)
 }
 
 /**
- * pea_map_find_rcu() - the live map with an id, for the kfuncs
- * @id: the map's id (pea_map_info.id)
+ * pea_map_find_rcu() - the live map with a BPF handle, for the kfuncs
+ * @handle: the map's BPF handle (pea_map_info.bpf_handle)
  *
  * The map stays valid until the caller leaves its RCU read-side critical
  * section; it may be on its way out (slots being cleared), which the
@@ -89,14 +117,27 @@ static void pea_map_free_rcu(struct rcu_head *rcu)
  * Context: any, including NMI; inside rcu_read_lock().
  * Return: the map, or NULL.
  */
-notrace struct pea_map *pea_map_find_rcu(u64 id)
+notrace struct pea_map *pea_map_find_rcu(u64 handle)
 {
-	struct pea_map *map;
+	return rhashtable_lookup(&pea_map_handles, &handle, pea_handle_params);
+}
 
-	hash_for_each_possible_rcu(pea_map_ids, map, id_node, id)
-		if (map->id == id)
-			return map;
-	return NULL;
+/* A random handle, never 0 nor another map's; under pea_maps_lock. */
+static int pea_map_add_handle(struct pea_map *map)
+{
+	int err = 0;
+
+	do {
+		map->bpf_handle = get_random_u64();
+		if (!map->bpf_handle)
+			continue;
+		err = rhashtable_lookup_insert_fast(&pea_map_handles,
+						    &map->handle_node,
+						    pea_handle_params);
+	} while (!map->bpf_handle || err == -EEXIST);
+	if (err)
+		map->bpf_handle = 0;
+	return err;
 }
 
 /**
@@ -110,10 +151,12 @@ void pea_map_put(struct pea_map *map)
 	if (!refcount_dec_and_mutex_lock(&map->refcnt, &pea_maps_lock))
 		return;
 	list_del(&map->node);
-	hash_del_rcu(&map->id_node);
+	if (map->bpf_handle)
+		rhashtable_remove_fast(&pea_map_handles, &map->handle_node,
+				       pea_handle_params);
 	mutex_unlock(&pea_maps_lock);
 	pea_map_clear(map);
-	/* A kfunc may still hold the map it found by id: free after RCU. */
+	/* A kfunc may still hold the map it found by handle: after RCU. */
 	call_rcu(&map->rcu, pea_map_free_rcu);
 	atomic_dec(&pea_objects.maps);
 }
@@ -231,7 +274,8 @@ static long pea_map_lookup(struct pea_map *map, struct pea_map_elem *elem)
 	return err;
 }
 
-static long pea_map_info(struct pea_map *map, struct pea_map_info __user *u)
+static long pea_map_info(struct pea_map *map, struct pea_map_info __user *u,
+			 size_t size)
 {
 	struct pea_map_info info = {
 		.key_size = 4,
@@ -240,6 +284,7 @@ static long pea_map_info(struct pea_map *map, struct pea_map_info __user *u)
 		.map_flags = map->map_flags,
 		.numa_node = map->numa_node,
 		.id = map->id,
+		.bpf_handle = map->bpf_handle,
 	};
 	u32 i;
 
@@ -249,7 +294,7 @@ static long pea_map_info(struct pea_map *map, struct pea_map_info __user *u)
 		if (rcu_access_pointer(map->slots[i]))
 			info.nr_used++;
 	rcu_read_unlock();
-	return copy_to_user(u, &info, sizeof(info)) ? -EFAULT : 0;
+	return copy_to_user(u, &info, size) ? -EFAULT : 0;
 }
 
 static long pea_map_ioctl(struct file *file, unsigned int cmd,
@@ -271,7 +316,9 @@ static long pea_map_ioctl(struct file *file, unsigned int cmd,
 			return -EINVAL;
 		break;
 	case PEA_MAP_IOC_INFO:
-		return pea_map_info(map, uarg);
+		return pea_map_info(map, uarg, sizeof(struct pea_map_info));
+	case PEA_MAP_IOC_INFO_VER0:
+		return pea_map_info(map, uarg, PEA_MAP_INFO_SIZE_VER0);
 	case PEA_MAP_IOC_ATTACH_PROBE:
 	case PEA_MAP_IOC_ATTACH_PROBE_VER0:
 		return pea_probe_attach(map, uarg);
@@ -427,8 +474,17 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 			}
 		}
 	}
+	if (map->map_flags & PEA_F_BPF_WRITE) {
+		err = pea_map_add_handle(map);
+		if (err) {
+			mutex_unlock(&pea_maps_lock);
+			kvfree(map->slots);
+			kfree(map);
+			atomic_dec(&pea_objects.maps);
+			return err;
+		}
+	}
 	list_add_tail(&map->node, &pea_maps);
-	hash_add_rcu(pea_map_ids, &map->id_node, map->id);
 	mutex_unlock(&pea_maps_lock);
 
 	fd = anon_inode_getfd("[pea_map]", &pea_map_fops, map,
@@ -482,15 +538,26 @@ int pea_maps_show(struct seq_file *m, void *v)
 }
 
 /**
- * pea_maps_kf_show() - per map, the errors of the kfuncs on it
+ * pea_maps_kf_show() - the handle table's size, and per map the errors
+ * of the kfuncs on it
  * @m: the seq_file of the debugfs "kfunc" file
+ *
+ * "handles N buckets B": the maps with a BPF handle and the table's
+ * buckets (it grows past 3/4 full), so a lookup walks a chain of about
+ * one map however many there are.
  */
 void pea_maps_kf_show(struct seq_file *m)
 {
+	const struct bucket_table *tbl;
 	struct pea_map *map;
 	int i;
 
-	seq_puts(m, "# map_id name bpf_write eperm einval e2big enoent eopnotsupp ebusy enospc efault\n");
+	rcu_read_lock();
+	tbl = rcu_dereference(pea_map_handles.tbl);
+	seq_printf(m, "handles %u buckets %u\n",
+		   atomic_read(&pea_map_handles.nelems), tbl->size);
+	rcu_read_unlock();
+	seq_puts(m, "# map_id name bpf_write einval e2big enoent eopnotsupp ebusy enospc efault\n");
 	mutex_lock(&pea_maps_lock);
 	list_for_each_entry(map, &pea_maps, node) {
 		seq_printf(m, "%llu %s %d", map->id,

@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -108,10 +109,9 @@ static long long kf_bad_handle(void)
 
 /*
  * A map's line of the kfunc file: bpf_write, then the counters in the
- * order of its header (eperm einval e2big enoent eopnotsupp ebusy enospc
- * efault).
+ * order of its header (einval e2big enoent eopnotsupp ebusy enospc efault).
  */
-enum { C_BPFW, C_EPERM, C_EINVAL, C_E2BIG, C_ENOENT, C_EOPNOTSUPP, C_EBUSY,
+enum { C_BPFW, C_EINVAL, C_E2BIG, C_ENOENT, C_EOPNOTSUPP, C_EBUSY,
 	C_ENOSPC, C_EFAULT, C_NR };
 
 static int kf_map_counters(__u64 id, long long c[C_NR])
@@ -124,9 +124,9 @@ static int kf_map_counters(__u64 id, long long c[C_NR])
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%llu %31s %lld %lld %lld %lld %lld %lld %lld %lld %lld",
+		if (sscanf(line, "%llu %31s %lld %lld %lld %lld %lld %lld %lld %lld",
 			   &mid, name, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5],
-			   &c[6], &c[7], &c[8]) == 11 && mid == id)
+			   &c[6], &c[7]) == 10 && mid == id)
 			return 0;
 	}
 	return -1;
@@ -141,14 +141,26 @@ static __u64 map_id_of(int fd)
 	return info.id;
 }
 
+/* The BPF handle a program names the map by (PEA_F_BPF_WRITE), or 0. */
+static __u64 handle_of(int fd)
+{
+	struct pea_map_info info;
 
-static long run_syscall(struct test_kfunc *skel, __u64 id, __u64 flags,
+	if (pea_map_get_info(fd, &info))
+		pt_fatal("pea_map_get_info");
+	return info.bpf_handle;
+}
+
+/* The main map's id, for its counters (the tests get its handle). */
+static __u64 main_id;
+
+static long run_syscall(struct test_kfunc *skel, __u64 handle, __u64 flags,
 			__u32 size)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	int err;
 
-	skel->bss->map_id = id;
+	skel->bss->map_handle = handle;
 	skel->bss->out_flags = flags;
 	skel->bss->out_size = size;
 	skel->bss->ret_syscall = 12345;
@@ -361,7 +373,7 @@ static void test_probe_prog(const char *types, __u64 id, struct pea_buffer *pb,
 		pt_diag("%s", vlog);
 		return;
 	}
-	k->bss->map_id = id;
+	k->bss->map_handle = id;
 	k->bss->out_flags = PEA_F_CURRENT_CPU;
 	k->bss->target_pid = (__u32)getpid();
 	link = bpf_program__attach(prog(k));
@@ -423,7 +435,7 @@ static void test_perf(const char *types, __u64 id, struct pea_buffer *pb)
 		pt_diag("%s", vlog);
 		return;
 	}
-	k->bss->map_id = id;
+	k->bss->map_handle = id;
 	k->bss->out_flags = PEA_F_CURRENT_CPU;
 	k->bss->target_pid = (__u32)getpid();
 	pfd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -565,7 +577,7 @@ static void test_maybe_null(__u64 id, struct pea_buffer *pb)
 		return;
 	}
 	fd = bpf_program__fd(k->progs.kf_maybe_null);
-	k->bss->map_id = id;
+	k->bss->map_handle = id;
 	k->bss->out_flags = PEA_F_CURRENT_CPU;
 	k->bss->null_key = 0;
 	nrec = 0;
@@ -582,7 +594,7 @@ static void test_maybe_null(__u64 id, struct pea_buffer *pb)
 	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
 	PT_EQ(nrec, 0, "NULL: no record");
 	memset(c, 0xff, sizeof(c));
-	err = kf_map_counters(id, c);
+	err = kf_map_counters(main_id, c);
 	PT_OK(!err && c[C_EFAULT] == 1, "the map counts efault 1 (%lld)",
 	      c[C_EFAULT]);
 	test_kfunc__destroy(k);
@@ -674,12 +686,25 @@ static void test_privilege(void)
 	munmap(priv, sizeof(*priv));
 }
 
-static void test_errnos(struct test_kfunc *skel, int map, __u64 id)
+/* The handles table of the kfunc file: maps with a handle, buckets. */
+static int kf_handles(unsigned int *n, unsigned int *buckets)
 {
-	long long c[C_NR], b[C_NR], e[C_NR], bad0;
+	char buf[8192], *p;
+
+	if (pt_read_file(KFUNC_FILE, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "handles ");
+	if (!p || sscanf(p, "handles %u buckets %u", n, buckets) != 2)
+		return -1;
+	return 0;
+}
+
+static void test_errnos(struct test_kfunc *skel, int map, __u64 handle)
+{
+	long long c[C_NR], e[C_NR], bad0;
 	int ncpu = pt_nr_cpus();
-	int closed, plain, empty;
-	__u64 plain_id, empty_id, closed_id;
+	int closed, plain, empty, other = 0;
+	__u64 plain_id, empty_id, empty_h, closed_h, h, k;
 	static char out[65536];
 	char want[256];
 	bool ok;
@@ -691,65 +716,125 @@ static void test_errnos(struct test_kfunc *skel, int map, __u64 id)
 		pt_fatal("pea_map_create");
 	plain_id = map_id_of(plain);
 	empty_id = map_id_of(empty);
-	closed_id = map_id_of(closed);
+	empty_h = handle_of(empty);
+	closed_h = handle_of(closed);
+	PT_EQ(handle_of(plain), 0, "a map without PEA_F_BPF_WRITE has no handle (0)");
+	PT_OK(empty_h && closed_h && empty_h != closed_h && empty_h != empty_id,
+	      "maps with PEA_F_BPF_WRITE have handles of their own, not their ids");
 	close(closed);
 
 	bad0 = kf_bad_handle();
 	PT_EQ(run_syscall(skel, 0, PEA_F_CURRENT_CPU, 8), -EBADF,
-	      "id 0: EBADF");
+	      "handle 0: EBADF");
 	PT_EQ(run_syscall(skel, ~0ULL, PEA_F_CURRENT_CPU, 8), -EBADF,
-	      "an unused id: EBADF");
-	PT_EQ(run_syscall(skel, closed_id, PEA_F_CURRENT_CPU, 8), -EBADF,
-	      "a destroyed map's id: EBADF");
-	PT_EQ(kf_bad_handle() - bad0, 3, "3 calls without a live map counted");
+	      "an unused handle: EBADF");
+	PT_EQ(run_syscall(skel, closed_h, PEA_F_CURRENT_CPU, 8), -EBADF,
+	      "a destroyed map's handle: EBADF");
+	PT_EQ(run_syscall(skel, main_id, PEA_F_CURRENT_CPU, 8), -EBADF,
+	      "a writable map's id, not its handle: EBADF");
+	PT_EQ(run_syscall(skel, plain_id, PEA_F_CURRENT_CPU, 8), -EBADF,
+	      "a map without PEA_F_BPF_WRITE, by its id: EBADF");
+	PT_EQ(run_syscall(skel, handle ^ 1, PEA_F_CURRENT_CPU, 8), -EBADF,
+	      "a guessed handle (one bit off a live one): EBADF");
+	PT_EQ(kf_bad_handle() - bad0, 6, "6 calls without a live map counted");
+	/* No oracle: every id, writable or not, answers as nothing. */
+	for (k = 1; k <= 1000; k++)
+		other += run_syscall(skel, k, (1ULL << 32) | PEA_F_CURRENT_CPU,
+				     8) != -EBADF;
+	PT_EQ(other, 0, "ids 1..1000 with a CTXLEN flag: all EBADF, nothing to enumerate");
 
-	PT_EQ(run_syscall(skel, plain_id, PEA_F_CURRENT_CPU, 8), -EPERM,
-	      "a map without PEA_F_BPF_WRITE: EPERM");
-	PT_OK(!kf_map_counters(plain_id, b) && b[C_BPFW] == 0 &&
-	      b[C_EPERM] == 1 && b[C_EINVAL] == 0,
-	      "its eperm counter is 1, bpf_write 0");
+	PT_OK(!kf_map_counters(plain_id, c) && c[C_BPFW] == 0 &&
+	      c[C_EINVAL] == 0,
+	      "the plain map: bpf_write 0, no errors");
+	PT_EQ(run_syscall(skel, empty_h, PEA_F_CURRENT_CPU, 8), -ENOENT,
+	      "an empty slot: ENOENT");
+	PT_OK(!kf_map_counters(empty_id, e) && e[C_BPFW] == 1 &&
+	      e[C_ENOENT] == 1 && e[C_EINVAL] == 0,
+	      "its enoent counter is 1, bpf_write 1");
 	pea_stat("--json", out, sizeof(out));
 	snprintf(want, sizeof(want),
-		 "{\"type\":\"kfunc_map\",\"map_id\":%llu,\"bpf_write\":0,\"EPERM\":1,\"EINVAL\":0,",
-		 (unsigned long long)plain_id);
+		 "{\"type\":\"kfunc_map\",\"map_id\":%llu,\"bpf_write\":1,\"EINVAL\":0,\"E2BIG\":0,\"ENOENT\":1,",
+		 (unsigned long long)empty_id);
 	PT_OK(strstr(out, "{\"type\":\"kfunc\",\"state\":\"on\",") &&
 	      strstr(out, want),
-	      "pea stat --json shows the kfuncs on and the map's EPERM");
+	      "pea stat --json shows the kfuncs on and the map's ENOENT");
 	pea_stat("", out, sizeof(out));
 	PT_OK(strstr(out, "\nkfuncs: on ("),
 	      "pea stat shows \"kfuncs: on (...)\"");
 	if (!strstr(out, "\nkfuncs: on (") || !strstr(out, want))
 		pt_diag("pea stat: %s", out);
-	PT_EQ(run_syscall(skel, empty_id, PEA_F_CURRENT_CPU, 8), -ENOENT,
-	      "an empty slot: ENOENT");
-	PT_OK(!kf_map_counters(empty_id, e) && e[C_BPFW] == 1 &&
-	      e[C_ENOENT] == 1 && e[C_EPERM] == 0,
-	      "its enoent counter is 1, bpf_write 1");
 
-	PT_EQ(run_syscall(skel, id, (1ULL << 32) | PEA_F_CURRENT_CPU, 8), -EINVAL,
+	h = handle;
+	PT_EQ(run_syscall(skel, h, (1ULL << 32) | PEA_F_CURRENT_CPU, 8), -EINVAL,
 	      "a CTXLEN bit: EINVAL, as pea_output()");
-	PT_EQ(run_syscall(skel, id, 1ULL << 63, 8), -EINVAL, "bit 63: EINVAL");
-	PT_EQ(run_syscall(skel, id, (1ULL << 40) | (__u64)ncpu, 8), -EINVAL,
+	PT_EQ(run_syscall(skel, h, 1ULL << 63, 8), -EINVAL, "bit 63: EINVAL");
+	PT_EQ(run_syscall(skel, h, (1ULL << 40) | (__u64)ncpu, 8), -EINVAL,
 	      "bad flags are checked before the index");
-	PT_EQ(run_syscall(skel, id, (__u64)ncpu, 8), -E2BIG,
+	PT_EQ(run_syscall(skel, h, (__u64)ncpu, 8), -E2BIG,
 	      "index == max_entries: E2BIG");
-	PT_EQ(run_syscall(skel, id, PEA_F_CURRENT_CPU, 65517), -E2BIG,
+	PT_EQ(run_syscall(skel, h, PEA_F_CURRENT_CPU, 65517), -E2BIG,
 	      "a 65517-byte payload: E2BIG");
 	if (ncpu > 1)
-		PT_EQ(run_syscall(skel, id, 1, 8), -EOPNOTSUPP,
+		PT_EQ(run_syscall(skel, h, 1, 8), -EOPNOTSUPP,
 		      "another CPU's slot: EOPNOTSUPP");
 	else
 		PT_OK(0, "the guest has more than one CPU");
 	memset(c, 0xff, sizeof(c));
-	ok = !kf_map_counters(id, c);
+	ok = !kf_map_counters(main_id, c);
 	PT_OK(ok && c[C_EINVAL] == 3 && c[C_E2BIG] == 2 &&
-	      c[C_EOPNOTSUPP] == 1 && c[C_EPERM] == 0 && c[C_ENOENT] == 0 &&
-	      c[C_EBUSY] == 0 && c[C_ENOSPC] == 0,
+	      c[C_EOPNOTSUPP] == 1 && c[C_ENOENT] == 0 &&
+	      c[C_EBUSY] == 0 && c[C_ENOSPC] == 0 && c[C_EFAULT] == 0,
 	      "the map counts einval 3, e2big 2, eopnotsupp 1, nothing else (%lld %lld %lld)",
 	      c[C_EINVAL], c[C_E2BIG], c[C_EOPNOTSUPP]);
 	(void)map;
 	close(plain);
 	close(empty);
+}
+
+/*
+ * Many maps: the handle table grows with them, so a lookup walks about
+ * one map whatever their number (a count, not a time), and live and
+ * absent handles still answer right.
+ */
+#define MANY_MAPS	3000
+static void test_many(struct test_kfunc *skel, __u64 handle,
+		      struct pea_buffer *pb)
+{
+	static int fds[MANY_MAPS];
+	struct rlimit rl = { MANY_MAPS + 256, MANY_MAPS + 256 };
+	unsigned int n0 = 0, b0 = 0, n = 0, b = 0;
+	int i, made = 0;
+
+	PT_EQ(setrlimit(RLIMIT_NOFILE, &rl), 0, "RLIMIT_NOFILE %d", MANY_MAPS + 256);
+	PT_EQ(kf_handles(&n0, &b0), 0, "the kfunc file has the handle table: %u in %u buckets",
+	      n0, b0);
+	for (i = 0; i < MANY_MAPS; i++) {
+		fds[i] = pea_map_create(NULL, 1, PEA_F_BPF_WRITE);
+		made += fds[i] >= 0;
+	}
+	PT_EQ(made, MANY_MAPS, "%d more maps with PEA_F_BPF_WRITE", MANY_MAPS);
+	/* The table grows from a worker: wait for it. */
+	for (i = 0; i < 100 * pt_time_scale(); i++) {
+		if (!kf_handles(&n, &b) && n * 4 <= b * 3)
+			break;
+		usleep(20000);
+	}
+	PT_EQ(n, n0 + MANY_MAPS, "the table holds %u handles", n0 + MANY_MAPS);
+	PT_OK(n * 4 <= b * 3,
+	      "it grew to %u buckets: at most 3/4 full, a chain of about one map", b);
+	nrec = 0;
+	PT_EQ(run_syscall(skel, handle, PEA_F_CURRENT_CPU, 8), 0,
+	      "with %d maps: the first map's handle writes", MANY_MAPS);
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_OK(nrec == 1 && rec_is(0, skel->bss->payload, 8),
+	      "its record read back exactly");
+	PT_EQ(run_syscall(skel, handle_of(fds[MANY_MAPS / 2]), PEA_F_CURRENT_CPU, 8),
+	      -ENOENT, "a map among them: found (its empty slot: ENOENT)");
+	PT_EQ(run_syscall(skel, handle + 1, PEA_F_CURRENT_CPU, 8), -EBADF,
+	      "an absent handle: EBADF");
+	for (i = 0; i < MANY_MAPS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 /* A one-page ring: every drop is an ENOSPC, counted per map and lost. */
@@ -765,7 +850,7 @@ static void test_full(struct test_kfunc *skel)
 
 	if (map < 0)
 		pt_fatal("pea_map_create");
-	id = map_id_of(map);
+	id = handle_of(map);
 	pb = pea_buffer__new(map, 1, on_sample, on_lost, NULL, NULL);
 	if (!pb)
 		pt_fatal("pea_buffer__new");
@@ -788,7 +873,7 @@ static void test_full(struct test_kfunc *skel)
 	PT_EQ(nrec, want, "libpea reads %d records", want);
 	PT_EQ(nlost, 40 - want, "libpea reports %d lost", 40 - want);
 	memset(c, 0xff, sizeof(c));
-	i = kf_map_counters(id, c);
+	i = kf_map_counters(map_id_of(map), c);
 	PT_OK(!i && c[C_ENOSPC] == 40 - want,
 	      "the map counts enospc %d (%lld)", 40 - want, c[C_ENOSPC]);
 	pea_buffer__free(pb);
@@ -836,7 +921,7 @@ static void test_ordered(struct test_kfunc *skel)
 	map = pea_map_create("kf_ordered", ncpu, PEA_F_BPF_WRITE);
 	if (map < 0)
 		pt_fatal("pea_map_create kf_ordered");
-	id = map_id_of(map);
+	id = handle_of(map);
 	pb = pea_buffer__new(map, 8, on_ordered, NULL, NULL, &o);
 	if (!pb)
 		pt_fatal("pea_buffer__new (ordered)");
@@ -937,7 +1022,7 @@ static void test_example(void)
 
 /*
  * Maps destroyed while the program runs: a thread runs the program on
- * the id of the current map while maps come and go. The program finds
+ * the handle of the current map while maps come and go. The program finds
  * the map or not (EBADF), never a freed one.
  */
 static volatile int churn_stop;
@@ -977,7 +1062,7 @@ static void test_churn(void)
 		if (map < 0)
 			pt_fatal("pea_map_create");
 		pb = pea_buffer__new(map, 1, NULL, NULL, NULL, NULL);
-		churn_id = map_id_of(map);
+		churn_id = handle_of(map);
 		usleep(1000);
 		pea_buffer__free(pb);
 		close(map);
@@ -1059,7 +1144,8 @@ int main(void)
 	map = pea_map_create(NULL, pt_nr_cpus(), PEA_F_BPF_WRITE);
 	if (map < 0)
 		pt_fatal("pea_map_create");
-	id = map_id_of(map);
+	id = handle_of(map);
+	main_id = map_id_of(map);
 	pb = pea_buffer__new(map, PAGES, on_sample, on_lost, NULL, NULL);
 	if (!pb)
 		pt_fatal("pea_buffer__new");
@@ -1093,6 +1179,7 @@ int main(void)
 	test_privilege();
 	test_errnos(skel, map, id);
 	test_full(skel);
+	test_many(skel, id, pb);
 	test_ordered(skel);
 	test_example();
 	test_churn();

@@ -10,7 +10,7 @@
  * open, in time order, until COUNT events, SECONDS or SIGINT.
  *
  * From a perf event array, two things change: the program calls
- * pea_kf_output() on a pea map's id instead of bpf_perf_event_output() on
+ * pea_kf_output() on a pea map's handle instead of bpf_perf_event_output() on
  * its map, and the loader reads with pea_buffer__new() instead of
  * perf_buffer__new(). The map is created here, with PEA_F_BPF_WRITE, which
  * lets BPF programs write into it.
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 	skel = opensnoop__open();
 	if (!skel)
 		goto out;
-	skel->rodata->map_id = info.id;
+	skel->rodata->map_handle = info.bpf_handle;
 	skel->rodata->target_tgid = pid;
 	if (opensnoop__load(skel) || opensnoop__attach(skel)) {
 		fprintf(stderr, "opensnoop: load or attach failed (is pea.ko loaded, with kfuncs on?)\n");

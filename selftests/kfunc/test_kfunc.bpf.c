@@ -28,10 +28,10 @@
 #include <bpf/bpf_helpers.h>
 #include "test_kfunc.h"
 
-extern long pea_kf_output(__u64 map_id, __u64 flags, const void *data,
+extern long pea_kf_output(__u64 map_handle, __u64 flags, const void *data,
 			  __u32 data__sz) __ksym;
 
-__u64 map_id;
+__u64 map_handle;
 __u64 out_flags;
 __u32 out_size;
 __u32 target_pid;
@@ -66,7 +66,7 @@ int kf_syscall(void *ctx)
 
 	if (size > sizeof(payload))
 		size = sizeof(payload);
-	ret_syscall = pea_kf_output(map_id, out_flags, payload, size);
+	ret_syscall = pea_kf_output(map_handle, out_flags, payload, size);
 	return 0;
 }
 
@@ -74,7 +74,7 @@ int kf_syscall(void *ctx)
 SEC("syscall")
 int kf_unbounded(void *ctx)
 {
-	ret_syscall = pea_kf_output(map_id, out_flags, payload, out_size);
+	ret_syscall = pea_kf_output(map_handle, out_flags, payload, out_size);
 	return 0;
 }
 
@@ -88,7 +88,7 @@ int kf_xdp(struct xdp_md *ctx)
 	if (data + XDP_BYTES > end)
 		return XDP_ABORTED;
 	__builtin_memcpy(buf, data, XDP_BYTES);
-	ret_xdp = pea_kf_output(map_id, out_flags, buf, XDP_BYTES);
+	ret_xdp = pea_kf_output(map_handle, out_flags, buf, XDP_BYTES);
 	return XDP_PASS;
 }
 
@@ -103,7 +103,7 @@ static __always_inline long kf_event(long *ret, __u64 *calls, __u32 kind)
 	ev.kind = kind;
 	ev.pid = pid_tgid >> 32;
 	ev.seq = __sync_fetch_and_add(&seq, 1);
-	*ret = pea_kf_output(map_id, out_flags, &ev, sizeof(ev));
+	*ret = pea_kf_output(map_handle, out_flags, &ev, sizeof(ev));
 	__sync_fetch_and_add(calls, 1);
 	return 0;
 }
@@ -140,7 +140,7 @@ int kf_maybe_null(void *ctx)
 	__u32 k = null_key;
 	void *v = bpf_map_lookup_elem(&kf_arr, &k);
 
-	ret_null = pea_kf_output(map_id, out_flags, v, KF_NULL_BYTES);
+	ret_null = pea_kf_output(map_handle, out_flags, v, KF_NULL_BYTES);
 	return 0;
 }
 

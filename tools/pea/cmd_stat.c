@@ -365,11 +365,11 @@ static int show_links(const struct stat_opts *o)
 static void show_kfunc(const struct stat_opts *o)
 {
 	static const char *const names[] = {
-		"EPERM", "EINVAL", "E2BIG", "ENOENT", "EOPNOTSUPP", "EBUSY",
-		"ENOSPC", "EFAULT",
+		"EINVAL", "E2BIG", "ENOENT", "EOPNOTSUPP", "EBUSY", "ENOSPC",
+		"EFAULT",
 	};
 	char line[512], state[256] = "", types[128] = "", name[32];
-	unsigned long long id, bad = 0, c[8];
+	unsigned long long id, bad = 0, c[7];
 	bool table = false;
 	int bpfw, rows = 0, i;
 	FILE *f = fopen(PEA_DEBUGFS_KFUNC, "re");
@@ -402,31 +402,30 @@ static void show_kfunc(const struct stat_opts *o)
 			}
 			continue;
 		}
-		c[7] = 0;	/* efault: not counted by older modules */
-		if (sscanf(line, "%llu %31s %d %llu %llu %llu %llu %llu %llu %llu %llu",
+		if (sscanf(line, "%llu %31s %d %llu %llu %llu %llu %llu %llu %llu",
 			   &id, name, &bpfw, &c[0], &c[1], &c[2], &c[3], &c[4],
-			   &c[5], &c[6], &c[7]) < 10)
+			   &c[5], &c[6]) != 10)
 			continue;
 		if (o->map && strcmp(o->map, name) && strtoull(o->map, NULL, 10) != id)
 			continue;
-		if (!bpfw && !c[0])
+		if (!bpfw)
 			continue;
 		if (o->json) {
 			printf("{\"type\":\"kfunc_map\",\"map_id\":%llu,\"bpf_write\":%d",
 			       id, bpfw);
-			for (i = 0; i < 8; i++)
+			for (i = 0; i < 7; i++)
 				printf(",\"%s\":%llu", names[i], c[i]);
 			fputs("}\n", stdout);
 			continue;
 		}
 		if (!rows++) {
 			printf("%5s %-15s %3s", "MAP", "NAME", "BPF");
-			for (i = 0; i < 8; i++)
+			for (i = 0; i < 7; i++)
 				printf(" %10s", names[i]);
 			putchar('\n');
 		}
 		printf("%5llu %-15s %3s", id, name, bpfw ? "yes" : "no");
-		for (i = 0; i < 8; i++)
+		for (i = 0; i < 7; i++)
 			printf(" %10llu", c[i]);
 		putchar('\n');
 	}

@@ -41,10 +41,12 @@
 #define PEA_F_PRESERVE_ELEMS	(1U << 11)	/* BPF_F_PRESERVE_ELEMS */
 /*
  * Beyond Linux: BPF programs may write into the map with pea's kfuncs
- * (docs/kfuncs.md), naming it by its id (pea_map_info.id). Without it a
- * kfunc call on the map fails with EPERM: a map id is easy to guess, so
- * only the map's creator opens it to programs. Who may load a program
- * that calls the kfuncs: what loading that program type needs, and
+ * (docs/kfuncs.md), naming it by its BPF handle (pea_map_info.bpf_handle):
+ * a random 64-bit value made when the map is created, known only through
+ * the map's fd, as a program in Linux writes only into the maps its
+ * loader holds an fd of. A map without the flag has no handle (0), and no
+ * program can name it. Who may load a program that calls the kfuncs:
+ * what loading that program type needs, and
  * CAP_SYS_ADMIN, which the kernel asks for pea's module BTF fd
  * (BPF_BTF_GET_FD_BY_ID) that the program's kfunc call needs
  * (docs/security.md).
@@ -151,7 +153,12 @@ struct pea_map_info {
 	__u32 nr_used;		/* slots holding an event */
 	__u64 id;		/* unique map id */
 	char name[PEA_OBJ_NAME_LEN];
+	__u64 bpf_handle;	/* PEA_F_BPF_WRITE: the kfuncs' handle; else 0 */
+	__u64 reserved[2];	/* zero */
 };
+
+/* The size of struct pea_map_info before @bpf_handle (still answered). */
+#define PEA_MAP_INFO_SIZE_VER0	48
 
 /**
  * struct pea_event_stats - filled by PEA_EVENT_IOC_STATS
