@@ -43,14 +43,12 @@ KDIR=${3:-}
 	{ log "usage: $0 --prepare|--apply KVER KDIR [BASE MODULE.ko...]"; exit 2; }
 DIR=$CACHE/btf/$KVER
 
-# base_btf: KVER's vmlinux BTF as a raw BTF file in $DIR.
+# base_btf: KVER's vmlinux BTF as a raw BTF file in $DIR, cached under
+# the SHA-256 of what it came from (the image, /sys/kernel/btf/vmlinux or
+# PEA_BTF_VMLINUX): Debian may rebuild a kernel under the same KVER, and
+# module BTF split against a stale base is refused, or worse, mistyped.
 base_btf() {
-	local img= src vml
-	if [ -s "$DIR/vmlinux.btf" ]; then
-		printf '%s\n' "$DIR/vmlinux.btf"
-		return 0
-	fi
-	mkdir -p "$DIR"
+	local img= src vml key
 	if [ -n "${PEA_BTF_VMLINUX:-}" ]; then
 		vml=$PEA_BTF_VMLINUX
 	elif [ "$KVER" = "$(uname -r)" ] && [ -r /sys/kernel/btf/vmlinux ]; then
@@ -60,6 +58,16 @@ base_btf() {
 			[ -r "$src" ] && { img=$src; break; }
 		done
 		[ -n "$img" ] || { log "no image of $KVER (run scripts/setup.sh $KVER)"; return 1; }
+	fi
+	key=$(sha256sum < "${img:-$vml}") || { log "cannot read ${img:-$vml}"; return 1; }
+	key=${key%% *}
+	if [ -s "$DIR/vmlinux.btf" ] && [ "$(cat "$DIR/vmlinux.btf.sha256" 2>/dev/null)" = "$key" ]; then
+		printf '%s\n' "$DIR/vmlinux.btf"
+		return 0
+	fi
+	# Replaced by rename only: other trees may share this cache.
+	mkdir -p "$DIR"
+	if [ -n "$img" ]; then
 		extract=$(extract_vmlinux) || return 1
 		vml=$DIR/vmlinux.elf
 		"$extract" "$img" > "$vml.tmp" && [ -s "$vml.tmp" ] ||
@@ -75,6 +83,7 @@ base_btf() {
 	rm -f "$DIR/vmlinux.elf"
 	[ -s "$DIR/vmlinux.btf.tmp" ] || { log "$vml has no BTF"; return 1; }
 	mv "$DIR/vmlinux.btf.tmp" "$DIR/vmlinux.btf"
+	printf '%s\n' "$key" > "$DIR/vmlinux.btf.sha256"
 	printf '%s\n' "$DIR/vmlinux.btf"
 }
 

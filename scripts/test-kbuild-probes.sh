@@ -89,6 +89,29 @@ for kver in "$@"; do
 	tap "$([ "$got" = "$want" ]; echo $?)" \
 		"[$kver] kfuncs with PEA_BTF_BASE: '${got}' (want '$want')"
 
+	# scripts/module-btf.sh's cache of the kernel's BTF follows what it
+	# came from, not KVER alone: a kernel rebuilt under the same KVER
+	# (here another PEA_BTF_VMLINUX) gives a new base, never the cached one.
+	if [ ! -f "$kdir/vmlinux" ] && [ -z "$nobtf" ] &&
+	   [ -s "$ROOT/.cache/btf/$kver/vmlinux.btf" ]; then
+		t=$(mktemp -d)
+		mkdir -p "$t/btf"
+		for rb in "$ROOT"/.cache/btf/resolve_btfids-*; do
+			[ -x "$rb/resolve_btfids" ] && ln -s "$(readlink -f "$rb")" "$t/btf/"
+		done
+		cp "$ROOT/.cache/btf/$kver/vmlinux.btf" "$t/a.btf"
+		{ cat "$t/a.btf"; printf 'x'; } > "$t/b.btf"
+		ok=1
+		for f in a b a; do
+			got=$(PEA_CACHE=$t PEA_BTF_VMLINUX=$t/$f.btf \
+			      "$ROOT/scripts/module-btf.sh" --prepare "$kver" "$kdir" 2>/dev/null)
+			cmp -s "$got" "$t/$f.btf" || ok=0
+		done
+		tap "$([ "$ok" = 1 ]; echo $?)" \
+			"[$kver] module-btf.sh's cached kernel BTF follows its source's SHA-256 (a, b, a again)"
+		rm -rf "$t"
+	fi
+
 	# The configuration probe of pea.ko: pea_nf.c where netfilter is.
 	want=
 	grep -qsx '#define CONFIG_NETFILTER 1' "$kdir/include/generated/autoconf.h" &&
