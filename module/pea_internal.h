@@ -159,7 +159,12 @@ struct pea_map {
 	u64 bpf_handle;
 	struct rhash_head handle_node;
 	struct rcu_head rcu;
-	atomic64_t kf_errors[PEA_KF_NR_ERR];
+	/*
+	 * PEA_F_BPF_WRITE: PEA_KF_NR_ERR counters per CPU (this_cpu_inc():
+	 * no shared cacheline on error storms, NMI-safe on x86), summed by
+	 * pea_maps_kf_show(); NULL for other maps.
+	 */
+	u64 __percpu *kf_errors;
 };
 
 extern struct workqueue_struct *pea_wq;

@@ -41,8 +41,8 @@ MODULE_INFO(kfuncs, "off: " PEA_KFUNC_OFF);
 /* "on", or "off: why" */
 static const char *pea_kf_state = "off: not registered";
 static int pea_kf_errno;
-/* Calls that named no live map. */
-static atomic64_t pea_kf_bad_handle = ATOMIC64_INIT(0);
+/* Calls that named no live map, per CPU (summed when shown). */
+static DEFINE_PER_CPU(u64, pea_kf_bad_handle);
 
 #ifdef PEA_HAVE_KFUNCS
 static __always_inline void pea_kf_count(struct pea_map *map, long err)
@@ -72,7 +72,7 @@ static __always_inline void pea_kf_count(struct pea_map *map, long err)
 		i = PEA_KF_ENOSPC;
 		break;
 	}
-	atomic64_inc(&map->kf_errors[i]);
+	this_cpu_inc(map->kf_errors[i]);
 }
 
 /**
@@ -105,7 +105,7 @@ __bpf_kfunc long pea_kf_output(u64 handle, u64 flags, const void *data,
 	map = pea_map_find_rcu(handle);
 	if (unlikely(!map)) {
 		rcu_read_unlock();
-		atomic64_inc(&pea_kf_bad_handle);
+		this_cpu_inc(pea_kf_bad_handle);
 		return -EBADF;
 	}
 	if (unlikely(!data && data__sz))
@@ -188,14 +188,18 @@ void pea_kfunc_init(void)
  */
 int pea_kfunc_show(struct seq_file *m, void *v)
 {
+	u64 bad = 0;
+	int cpu;
+
 	seq_printf(m, "state %s\n", pea_kf_state);
 	if (pea_kf_errno)
 		seq_printf(m, "errno %d\n", pea_kf_errno);
 #ifdef PEA_HAVE_KFUNCS
 	seq_printf(m, "program_types %s\n", PEA_KFUNC_PROG_TYPES_NAME);
 #endif
-	seq_printf(m, "bad_handle %lld\n",
-		   (long long)atomic64_read(&pea_kf_bad_handle));
+	for_each_possible_cpu(cpu)
+		bad += per_cpu(pea_kf_bad_handle, cpu);
+	seq_printf(m, "bad_handle %llu\n", bad);
 	pea_maps_kf_show(m);
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
 #include <linux/capability.h>
+#include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/rhashtable.h>
 #include "pea_internal.h"
@@ -99,6 +100,7 @@ static void pea_map_free_rcu(struct rcu_head *rcu)
 {
 	struct pea_map *map = container_of(rcu, struct pea_map, rcu);
 
+	free_percpu(map->kf_errors);
 	kvfree(map->slots);
 	kfree(map);
 }
@@ -452,6 +454,16 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 		kfree(map);
 		return -ENOMEM;
 	}
+	if (attr.map_flags & PEA_F_BPF_WRITE) {
+		map->kf_errors = __alloc_percpu_gfp(PEA_KF_NR_ERR * sizeof(u64),
+						    __alignof__(u64),
+						    GFP_KERNEL_ACCOUNT);
+		if (!map->kf_errors) {
+			kvfree(map->slots);
+			kfree(map);
+			return -ENOMEM;
+		}
+	}
 	atomic_inc(&pea_objects.maps);
 	refcount_set(&map->refcnt, 1);
 	atomic_set(&map->usercnt, 1);
@@ -467,6 +479,7 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 		list_for_each_entry(other, &pea_maps, node) {
 			if (!strcmp(other->name, map->name)) {
 				mutex_unlock(&pea_maps_lock);
+				free_percpu(map->kf_errors);
 				kvfree(map->slots);
 				kfree(map);
 				atomic_dec(&pea_objects.maps);
@@ -478,6 +491,7 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 		err = pea_map_add_handle(map);
 		if (err) {
 			mutex_unlock(&pea_maps_lock);
+			free_percpu(map->kf_errors);
 			kvfree(map->slots);
 			kfree(map);
 			atomic_dec(&pea_objects.maps);
@@ -550,7 +564,8 @@ void pea_maps_kf_show(struct seq_file *m)
 {
 	const struct bucket_table *tbl;
 	struct pea_map *map;
-	int i;
+	u64 sum;
+	int i, cpu;
 
 	rcu_read_lock();
 	tbl = rcu_dereference(pea_map_handles.tbl);
@@ -563,9 +578,14 @@ void pea_maps_kf_show(struct seq_file *m)
 		seq_printf(m, "%llu %s %d", map->id,
 			   map->name[0] ? map->name : "-",
 			   !!(map->map_flags & PEA_F_BPF_WRITE));
-		for (i = 0; i < PEA_KF_NR_ERR; i++)
-			seq_printf(m, " %lld",
-				   (long long)atomic64_read(&map->kf_errors[i]));
+		for (i = 0; i < PEA_KF_NR_ERR; i++) {
+			sum = 0;
+			if (map->kf_errors)
+				for_each_possible_cpu(cpu)
+					sum += *per_cpu_ptr(&map->kf_errors[i],
+							    cpu);
+			seq_printf(m, " %llu", sum);
+		}
 		seq_putc(m, '\n');
 	}
 	mutex_unlock(&pea_maps_lock);

@@ -497,6 +497,38 @@ static void test_unbounded(void)
 	test_kfunc__destroy(k);
 }
 
+static struct bpf_program *kf_rodata_prog(struct test_kfunc *k)
+{
+	return k->progs.kf_rodata;
+}
+
+/*
+ * Read-only memory is refused as data (the verifier checks a kfunc's
+ * memory argument for writing too), where bpf_perf_event_output() takes
+ * it: a constant global, EACCES ("write into map forbidden"), which
+ * 6.1's check of kfunc arguments turns into EINVAL (docs/kfuncs.md).
+ */
+static void test_rodata(void)
+{
+	struct test_kfunc *k;
+	struct utsname u;
+	bool v61 = !uname(&u) && !strncmp(u.release, "6.1.", 4);
+	int err;
+
+	vlog_len = 0;
+	vlog[0] = 0;
+	k = kf_load_only(kf_rodata_prog);
+	err = k ? 0 : -errno;
+	PT_EQ(err, v61 ? -EINVAL : -EACCES,
+	      "a constant global (.rodata) as data: refused, %s",
+	      v61 ? "EINVAL (6.1)" : "EACCES");
+	PT_OK(strstr(vlog, "write into map forbidden"),
+	      "the verifier says \"write into map forbidden\"");
+	if (!strstr(vlog, "write into map forbidden"))
+		pt_diag("%s", vlog);
+	test_kfunc__destroy(k);
+}
+
 static struct bpf_program *kf_fentry_find_prog(struct test_kfunc *k)
 {
 	return k->progs.kf_fentry_find;
@@ -837,6 +869,31 @@ static void test_many(struct test_kfunc *skel, __u64 handle,
 			close(fds[i]);
 }
 
+/*
+ * The counters are per CPU, summed when shown: errors on every CPU
+ * (an EINVAL and a call naming no map each) sum exactly.
+ */
+static void test_percpu_counts(struct test_kfunc *skel, __u64 handle)
+{
+	long long c0[C_NR], c1[C_NR], bad0, bad1;
+	int ncpu = pt_nr_cpus(), cpu, bad = 0;
+
+	if (kf_map_counters(main_id, c0))
+		pt_fatal("kfunc counters");
+	bad0 = kf_bad_handle();
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		pt_pin(cpu);
+		bad += run_syscall(skel, handle, 1ULL << 63, 8) != -EINVAL;
+		bad += run_syscall(skel, 1, PEA_F_CURRENT_CPU, 8) != -EBADF;
+	}
+	pt_pin(0);
+	bad1 = kf_bad_handle();
+	PT_OK(!bad && !kf_map_counters(main_id, c1) &&
+	      c1[C_EINVAL] - c0[C_EINVAL] == ncpu && bad1 - bad0 == ncpu,
+	      "an EINVAL and an EBADF on each of %d CPUs: the per-CPU counters sum to %d each",
+	      ncpu, ncpu);
+}
+
 /* A one-page ring: every drop is an ENOSPC, counted per map and lost. */
 static void test_full(struct test_kfunc *skel)
 {
@@ -1158,6 +1215,7 @@ int main(void)
 	bpf_program__set_autoload(skel->progs.kf_tp, false);
 	bpf_program__set_autoload(skel->progs.kf_unbounded, false);
 	bpf_program__set_autoload(skel->progs.kf_maybe_null, false);
+	bpf_program__set_autoload(skel->progs.kf_rodata, false);
 	bpf_program__set_autoload(skel->progs.kf_fentry_find, false);
 	bpf_program__set_autoload(skel->progs.kf_fentry_output, false);
 	vlog_len = 0;
@@ -1176,8 +1234,10 @@ int main(void)
 	test_perf(types, id, pb);
 	test_unbounded();
 	test_notrace();
+	test_rodata();
 	test_privilege();
 	test_errnos(skel, map, id);
+	test_percpu_counts(skel, id);
 	test_full(skel);
 	test_many(skel, id, pb);
 	test_ordered(skel);

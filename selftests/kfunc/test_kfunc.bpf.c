@@ -21,6 +21,9 @@
  * kf_maybe_null: misuse: a map value that may be NULL passed as data
  *             unchecked (6.12's verifier refuses it; on 6.1 the kfunc
  *             answers EFAULT when it is NULL).
+ * kf_rodata: a constant global (.rodata, read-only to programs) as
+ *             data: the verifier refuses it, as it checks the kfunc's
+ *             memory for writing too (docs/kfuncs.md).
  * kf_fentry_find, kf_fentry_output: fentry on the functions the kfunc
  *             calls before pea's nesting guard; attaching must fail.
  */
@@ -131,6 +134,16 @@ SEC("perf_event")
 int kf_perf(void *ctx)
 {
 	return kf_event(&ret_perf, &perf_calls, KF_KIND_PERF);
+}
+
+const volatile unsigned char kf_const[16] = { 1, 2, 3, 4 };
+
+SEC("syscall")
+int kf_rodata(void *ctx)
+{
+	ret_syscall = pea_kf_output(map_handle, out_flags,
+				    (const void *)kf_const, sizeof(kf_const));
+	return 0;
 }
 
 /* Misuse: the lookup may return NULL (null_key past max_entries). */
