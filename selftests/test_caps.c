@@ -802,12 +802,23 @@ static void run_matrix(int paranoid)
 	}
 }
 
+/* pea's use count (/sys/module/pea/refcnt), or -1. */
+static int pea_refcnt(void)
+{
+	char buf[32];
+
+	if (pt_read_file("/sys/module/pea/refcnt", buf, sizeof(buf)) < 0)
+		return -1;
+	return atoi(buf);
+}
+
 int main(void)
 {
 	long paranoid = pt_perm_read_int(PT_PARANOID);
 	long mlock_kb = pt_perm_read_int(PT_MLOCK_KB);
 	char buf[32];
 	struct stat st;
+	int r0, r1 = -2, i;
 	ssize_t n;
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -828,6 +839,7 @@ int main(void)
 	/* The budget: one page per CPU; nobody's RLIMIT_MEMLOCK is 0. */
 	PT_EQ(pt_perm_write_int(PT_MLOCK_KB, pt_page_size() / 1024), 0,
 	      "perf_event_mlock_kb one page");
+	r0 = pea_refcnt();
 	kf_find();
 	pt_diag("caps op|who|paranoid|linux|pea");
 	for (int p = -1; p <= 3; p++)
@@ -838,5 +850,16 @@ int main(void)
 	      "perf_event_mlock_kb restored");
 	PT_EQ(chmod(PEA_DEVICE_PATH, st.st_mode & 07777), 0,
 	      "device mode restored");
+	/*
+	 * A program calling the kfunc holds pea until the kernel frees it,
+	 * after a grace period (longer on PREEMPT_RT): wait, so that the
+	 * next test starts from the references it expects (test_map).
+	 */
+	for (i = 0; i < 100 * pt_time_scale() && r1 != r0; i++) {
+		r1 = pea_refcnt();
+		if (r1 != r0)
+			usleep(50000);
+	}
+	PT_EQ(r1, r0, "the programs' references on pea are gone");
 	return pt_done();
 }
