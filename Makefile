@@ -9,6 +9,8 @@
 #   make selftests    only the user-space test programs (with the 32-bit
 #                     ones in selftests/m32/: needs gcc-multilib) and
 #                     build/selftests/pea-storm (the demo's storm driver)
+#   make examples     build/examples/bpf/*: libbpf tools writing into pea
+#                     maps with pea's kfunc (docs/kfuncs.md)
 #   make tools        build/tools/pea from tools/pea/*.c
 #   make host-tests   build/host/*: the host tests' programs (selftests/host/,
 #                     linked with the tool's objects but its main), which
@@ -115,6 +117,10 @@ PEA_LIBS := -lbpf -lelf -lz -lzstd -lpthread
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
+# BPF programs (bench/, selftests/kfunc/): clang, and bpftool for skeletons.
+BPF_CLANG ?= clang
+BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool) bpftool)
+
 # sparse warnings fail `make sparse`; SPARSE_CF= makes them non-fatal.
 SPARSE_CF ?= -Wsparse-error
 
@@ -122,18 +128,33 @@ SPARSE_CF ?= -Wsparse-error
 	canary fuzz \
 	soak demo vm-shell qemu-repro clean distclean kdir-check
 
-all: module lib selftests tools
+all: module lib selftests tools examples
 
 kdir-check:
 	@test -n "$(KVER)" || { echo "KVER is unknown: run scripts/setup.sh" >&2; exit 1; }
 	@test -f $(KDIR)/Makefile || { echo "no kernel headers in $(KDIR): run scripts/setup.sh $(KVER)" >&2; exit 1; }
 
+# pea.ko's BTF where the kernel's build tree cannot make it (no vmlinux
+# there: Debian's 6.1): the kernel's BTF as the base, then the BTF step
+# after the link (scripts/module-btf.sh). Empty: kbuild makes the BTF, or
+# nothing can (Kbuild then builds pea.ko without kfuncs and says why).
+PEA_BTF_BASE_CMD = scripts/module-btf.sh --prepare "$(KVER)" "$(KDIR)"
+
 module: kdir-check
-	$(KBUILD) modules
+	@+base=$$($(PEA_BTF_BASE_CMD)) && \
+	echo "$(KBUILD) modules PEA_BTF_BASE=$$base" && \
+	$(KBUILD) modules PEA_BTF_BASE="$$base" && \
+	if [ -n "$$base" ]; then \
+		scripts/module-btf.sh --apply "$(KVER)" "$(KDIR)" "$$base" pea.ko; \
+	fi
 
 sparse: kdir-check
 	@command -v sparse >/dev/null || { echo "sparse missing: run scripts/setup.sh" >&2; exit 1; }
-	$(KBUILD) C=2 CF="$(SPARSE_CF)" modules
+	@+base=$$($(PEA_BTF_BASE_CMD)) && \
+	$(KBUILD) C=2 CF="$(SPARSE_CF)" PEA_BTF_BASE="$$base" modules && \
+	if [ -n "$$base" ]; then \
+		scripts/module-btf.sh --apply "$(KVER)" "$(KDIR)" "$$base" pea.ko; \
+	fi
 
 checkpatch:
 	@scripts/checkpatch.sh
@@ -166,6 +187,53 @@ $(BUILD)/selftests/fuzz-objs/%.o: selftests/fuzz/%.c
 $(BUILD)/selftests/test_%: selftests/test_%.c $(LIBPEA)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -MMD -MP -static -o $@ $< $(LIBPEA) -lpthread
+
+# test_kfunc: BPF programs calling pea's kfuncs (selftests/kfunc/), built
+# with clang and embedded through a bpftool skeleton; the test links
+# Debian's libbpf statically, as bench/ does (scripts/setup.sh installs
+# clang, bpftool and libbpf-dev).
+KFUNC_BPF := $(BUILD)/selftests/kfunc/test_kfunc.bpf.o
+KFUNC_SKEL := $(BUILD)/selftests/kfunc/test_kfunc.skel.h
+$(KFUNC_BPF): selftests/kfunc/test_kfunc.bpf.c selftests/kfunc/test_kfunc.h
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -Iinclude/uapi \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+
+$(KFUNC_SKEL): $(KFUNC_BPF)
+	$(BPFTOOL) gen skeleton $< name test_kfunc > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/selftests/test_kfunc: selftests/test_kfunc.c $(KFUNC_SKEL) $(LIBPEA)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -Iselftests/kfunc \
+		-I$(BUILD)/selftests/kfunc \
+		-MMD -MP -static -o $@ $< $(LIBPEA) -lbpf -lelf -lz -lzstd -lpthread
+
+# test_caps: finds pea's module BTF with libbpf, linked as test_kfunc's.
+$(BUILD)/selftests/test_caps: selftests/test_caps.c $(LIBPEA)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -MMD -MP -static -o $@ $< $(LIBPEA) -lbpf -lelf \
+		-lz -lzstd -lpthread
+
+# examples/bpf/: libbpf tools written for pea's kfunc (docs/kfuncs.md),
+# built as test_kfunc is; test_kfunc runs them in the guest.
+EXAMPLES := $(BUILD)/examples/bpf/opensnoop
+$(BUILD)/examples/bpf/%.bpf.o: examples/bpf/%.bpf.c examples/bpf/%.h
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -O2 -g -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+		-Iinclude/uapi -I/usr/include/$(shell $(CC) -dumpmachine) \
+		-c -o $@ $<
+
+$(BUILD)/examples/bpf/%.skel.h: $(BUILD)/examples/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+$(EXAMPLES): $(BUILD)/examples/bpf/%: examples/bpf/%.c \
+		$(BUILD)/examples/bpf/%.skel.h $(LIBPEA)
+	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -Iexamples/bpf \
+		-I$(BUILD)/examples/bpf -MMD -MP -static -o $@ $< $(LIBPEA) \
+		-lbpf -lelf -lz -lzstd -lpthread
+
+.PHONY: examples
+examples: $(EXAMPLES)
 
 # test_uprobe and test_tool_uprobe embed a small shared object (the guest
 # has no dynamic libc: the tests write it out, map its text and call it).
@@ -274,8 +342,6 @@ check-install:
 BENCH_SRCS := $(filter-out %.bpf.c,$(wildcard bench/*.c))
 BENCH_OBJS := $(patsubst bench/%.c,$(BUILD)/bench/objs/%.o,$(BENCH_SRCS))
 BENCH_BIN := $(BUILD)/bench/pea-bench
-BPF_CLANG ?= clang
-BPFTOOL ?= $(firstword $(wildcard /usr/sbin/bpftool) bpftool)
 BENCH_LIBS := -lbpf -lelf -lz -lzstd -lpthread
 
 .PHONY: bench bench-icount bench-tools

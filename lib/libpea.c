@@ -87,7 +87,12 @@ int pea_map_get_info(int map_fd, struct pea_map_info *info)
 	if (!info)
 		return pea_err(-EINVAL);
 	memset(info, 0, sizeof(*info));
-	if (ioctl(map_fd, PEA_MAP_IOC_INFO, info) < 0)
+	if (ioctl(map_fd, PEA_MAP_IOC_INFO, info) == 0)
+		return 0;
+	/* A module older than bpf_handle knows the old size only. */
+	if (errno != ENOTTY ||
+	    ioctl(map_fd, _IOC(_IOC_READ, PEA_IOC_MAGIC, 0x13,
+			       PEA_MAP_INFO_SIZE_VER0), info) < 0)
 		return pea_err(-errno);
 	return 0;
 }

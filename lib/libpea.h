@@ -444,7 +444,9 @@ LIBPEA_API int pea_map_create(const char *name, __u32 max_entries,
 /**
  * pea_map_get_info() - read a map's parameters
  * @map_fd: the map
- * @info:   filled by PEA_MAP_IOC_INFO
+ * @info:   filled by PEA_MAP_IOC_INFO (bpf_handle: the handle BPF
+ *          programs name the map by with pea's kfunc, for a map created
+ *          with PEA_F_BPF_WRITE; 0 from a module older than it)
  *
  * Return: 0 or -errno.
  */

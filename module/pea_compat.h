@@ -190,4 +190,61 @@ static inline size_t pea_kretprobe_mem(unsigned int maxactive, size_t size)
 	return total;
 }
 
+/*
+ * The kfunc set of pea_kfunc.c (PEA_HAVE_KFUNCS: the build gives pea.ko
+ * BTF, see Kbuild). Later kernels (6.9) mark a set of kfuncs with
+ * BTF_SET8_KFUNCS, and refuse to register a module's set without it.
+ */
+#ifdef PEA_HAVE_KFUNCS
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+
+#ifdef PEA_HAVE_BTF_KFUNCS_START
+#define PEA_KFUNCS_START(name)	BTF_KFUNCS_START(name)
+#define PEA_KFUNCS_END(name)	BTF_KFUNCS_END(name)
+#else
+#define PEA_KFUNCS_START(name)	BTF_SET8_START(name)
+#define PEA_KFUNCS_END(name)	BTF_SET8_END(name)
+#endif
+
+/*
+ * The kfunc tag (6.3). Before it, a global function the BTF ids name is
+ * kept as it is: never inlined is all it takes.
+ */
+#ifndef PEA_HAVE_BPF_KFUNC_TAG
+#define __bpf_kfunc noinline
+#endif
+
+/*
+ * The program types pea registers its kfuncs for. Kernels that filter
+ * kfuncs per program (btf_kfunc_filter_t, 6.6) have the common hook
+ * (6.2): BPF_PROG_TYPE_UNSPEC's set serves every program type. Before,
+ * module kfuncs serve only the hooks of tracing (fentry, fexit, fmod_ret,
+ * tp_btf, LSM, iterators), XDP, TC and SYSCALL programs; tracing and LSM
+ * share a hook, so LSM is not registered apart (a second set on a hook
+ * fails, and a failure frees every set of the module).
+ */
+#ifdef PEA_HAVE_KFUNC_COMMON_HOOK
+#define PEA_KFUNC_PROG_TYPES_NAME	"all program types"
+#else
+#define PEA_KFUNC_PROG_TYPES_NAME	"tracing lsm xdp tc syscall programs"
+#endif
+
+static inline unsigned int
+pea_kfunc_prog_types(const enum bpf_prog_type **types)
+{
+#ifdef PEA_HAVE_KFUNC_COMMON_HOOK
+	static const enum bpf_prog_type t[] = { BPF_PROG_TYPE_UNSPEC };
+#else
+	static const enum bpf_prog_type t[] = {
+		BPF_PROG_TYPE_TRACING, BPF_PROG_TYPE_XDP,
+		BPF_PROG_TYPE_SCHED_CLS, BPF_PROG_TYPE_SYSCALL,
+	};
+#endif
+	*types = t;
+	return ARRAY_SIZE(t);
+}
+#endif /* PEA_HAVE_KFUNCS */
+
 #endif /* _PEA_COMPAT_H */

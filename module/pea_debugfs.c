@@ -7,6 +7,7 @@
  *   /sys/kernel/debug/pea/objects  live maps, events, rings and links
  *   /sys/kernel/debug/pea/mlock    ring pages charged, per ring and in all
  *   /sys/kernel/debug/pea/quota    probe links and memory, per user and in all
+ *   /sys/kernel/debug/pea/kfunc    the kfuncs' state, their errors per map
  *
  * Each file starts with a "#" line naming its columns.
  */
@@ -32,6 +33,7 @@ DEFINE_SHOW_ATTRIBUTE(pea_links);
 DEFINE_SHOW_ATTRIBUTE(pea_objects);
 DEFINE_SHOW_ATTRIBUTE(pea_mlock);
 DEFINE_SHOW_ATTRIBUTE(pea_quota);
+DEFINE_SHOW_ATTRIBUTE(pea_kfunc);
 
 /**
  * pea_debugfs_init() - create /sys/kernel/debug/pea
@@ -51,6 +53,8 @@ void pea_debugfs_init(void)
 			    &pea_mlock_fops);
 	debugfs_create_file("quota", 0400, pea_debugfs_dir, NULL,
 			    &pea_quota_fops);
+	debugfs_create_file("kfunc", 0400, pea_debugfs_dir, NULL,
+			    &pea_kfunc_fops);
 }
 
 /**

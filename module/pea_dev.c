@@ -59,8 +59,15 @@ static int __init pea_init(void)
 	pea_limits_init();
 	pea_quota_init();
 	pea_attach_init();
+	err = pea_map_init();
+	if (err) {
+		pea_limits_exit();
+		destroy_workqueue(pea_wq);
+		return err;
+	}
 	err = pea_counter_init();
 	if (err) {
+		pea_map_exit();
 		pea_limits_exit();
 		destroy_workqueue(pea_wq);
 		return err;
@@ -69,11 +76,14 @@ static int __init pea_init(void)
 	err = misc_register(&pea_miscdev);
 	if (err) {
 		pea_counter_exit();
+		pea_map_exit();
 		pea_limits_exit();
 		destroy_workqueue(pea_wq);
 		return err;
 	}
 	pea_debugfs_init();
+	/* Last: a module's kfunc sets cannot be unregistered. */
+	pea_kfunc_init();
 	return 0;
 }
 
@@ -86,6 +96,7 @@ static void __exit pea_exit(void)
 	rcu_barrier();
 	destroy_workqueue(pea_wq);
 	pea_counter_exit();
+	pea_map_exit();
 	pea_limits_exit();
 }
 

@@ -15,6 +15,7 @@
 #include <linux/hrtimer.h>
 #include <linux/workqueue.h>
 #include <linux/rcupdate.h>
+#include <linux/rhashtable-types.h>
 #include <linux/list.h>
 #include <linux/smp.h>
 #include <asm/local.h>
@@ -124,6 +125,21 @@ struct pea_map_entry {
 	struct rcu_head rcu;
 };
 
+/*
+ * Errors of pea's kfuncs on a map, counted per map: a BPF program may
+ * ignore what the kfunc returns (pea_kfunc.c).
+ */
+enum pea_kf_err {
+	PEA_KF_EINVAL,		/* flag bits, or not an output event */
+	PEA_KF_E2BIG,		/* index past max_entries, or payload too big */
+	PEA_KF_ENOENT,		/* empty slot */
+	PEA_KF_EOPNOTSUPP,	/* event disabled or bound to another CPU */
+	PEA_KF_EBUSY,		/* nested deeper than PEA_NEST_MAX */
+	PEA_KF_ENOSPC,		/* dropped (and counted lost by the event) */
+	PEA_KF_EFAULT,		/* NULL data with a size (unchecked by 6.1) */
+	PEA_KF_NR_ERR
+};
+
 struct pea_map {
 	refcount_t refcnt;
 	atomic_t usercnt;		/* open map fds */
@@ -135,6 +151,20 @@ struct pea_map {
 	struct list_head node;		/* pea_maps, under pea_maps_lock */
 	struct mutex update_lock;	/* serialises slot updates */
 	struct pea_map_entry __rcu **slots;
+	/*
+	 * PEA_F_BPF_WRITE: by bpf_handle (random, never 0) for the kfuncs,
+	 * added and removed under pea_maps_lock; readers under RCU, so the
+	 * map and its slots are freed after a grace period.
+	 */
+	u64 bpf_handle;
+	struct rhash_head handle_node;
+	struct rcu_head rcu;
+	/*
+	 * PEA_F_BPF_WRITE: PEA_KF_NR_ERR counters per CPU (this_cpu_inc():
+	 * no shared cacheline on error storms, NMI-safe on x86), summed by
+	 * pea_maps_kf_show(); NULL for other maps.
+	 */
+	u64 __percpu *kf_errors;
 };
 
 /* pea_objects.c: the queue deferred frees run on (allocated at load) */
@@ -163,6 +193,13 @@ void pea_map_get(struct pea_map *map);
 struct pea_map *pea_map_fget(int fd);
 int pea_maps_show(struct seq_file *m, void *v);
 void pea_map_attach_init(const struct pea_attach *table, unsigned int nr);
+
+/*
+ * The map info ioctl's number before bpf_handle (the struct's size is
+ * part of it): binaries built before the kfunc send it.
+ */
+#define PEA_MAP_IOC_INFO_VER0 \
+	_IOC(_IOC_READ, PEA_IOC_MAGIC, 0x13, PEA_MAP_INFO_SIZE_VER0)
 
 /* pea_link.c */
 int pea_links_show(struct seq_file *m, void *v);
@@ -213,6 +250,17 @@ long pea_ring_reserve(struct pea_event *ev, u32 size,
 long pea_ring_output(struct pea_event *ev, const void *data, u32 size);
 u64 pea_ring_clock(u8 clock);
 void pea_ring_commit(struct pea_output_handle *h);
+
+/* pea_map.c: the maps by BPF handle, for pea_kfunc.c */
+int pea_map_init(void);
+void pea_map_exit(void);
+struct pea_map *pea_map_find_rcu(u64 handle);
+void pea_maps_kf_show(struct seq_file *m);
+
+/* pea_kfunc.c */
+long pea_kf_output(u64 handle, u64 flags, const void *data, u32 data__sz);
+void pea_kfunc_init(void);
+int pea_kfunc_show(struct seq_file *m, void *v);
 
 /*
  * The event in the slot that @flags names, with bpf_perf_event_output()'s

@@ -21,6 +21,9 @@
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
 #include <linux/capability.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/rhashtable.h>
 #include "pea_internal.h"
 #include "pea_provider.h"
 
@@ -28,6 +31,35 @@
 
 static LIST_HEAD(pea_maps);
 static DEFINE_MUTEX(pea_maps_lock);	/* the name registry */
+/*
+ * Live maps created with PEA_F_BPF_WRITE, by their random BPF handle, for
+ * the kfuncs (pea_map_find_rcu()): a lock-free RCU lookup whose cost does
+ * not grow with the number of maps (the table grows with them, from a
+ * worker), callable in NMI.
+ */
+static struct rhashtable pea_map_handles;
+static const struct rhashtable_params pea_handle_params = {
+	.key_len = sizeof(u64),
+	.key_offset = offsetof(struct pea_map, bpf_handle),
+	.head_offset = offsetof(struct pea_map, handle_node),
+	.automatic_shrinking = true,
+};
+
+/**
+ * pea_map_init() - set up the table of BPF handles
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int pea_map_init(void)
+{
+	return rhashtable_init(&pea_map_handles, &pea_handle_params);
+}
+
+/** pea_map_exit() - free the table of BPF handles (no map is left) */
+void pea_map_exit(void)
+{
+	rhashtable_destroy(&pea_map_handles);
+}
 
 /* The attach commands and their kinds (pea_attach.c), set at load. */
 static const struct pea_attach *pea_attach_table __ro_after_init;
@@ -69,6 +101,52 @@ void pea_map_get(struct pea_map *map)
 	refcount_inc(&map->refcnt);
 }
 
+static void pea_map_free_rcu(struct rcu_head *rcu)
+{
+	struct pea_map *map = container_of(rcu, struct pea_map, rcu);
+
+	free_percpu(map->kf_errors);
+	kvfree(map->slots);
+	kfree(map);
+}
+
+/**
+ * pea_map_find_rcu() - the live map with a BPF handle, for the kfuncs
+ * @handle: the map's BPF handle (pea_map_info.bpf_handle)
+ *
+ * The map stays valid until the caller leaves its RCU read-side critical
+ * section; it may be on its way out (slots being cleared), which the
+ * output path sees as empty slots.
+ *
+ * notrace: it runs before pea_output()'s nesting guard, so a traced
+ * program here calling the kfunc would nest without its bound.
+ *
+ * Context: any, including NMI; inside rcu_read_lock().
+ * Return: the map, or NULL.
+ */
+notrace struct pea_map *pea_map_find_rcu(u64 handle)
+{
+	return rhashtable_lookup(&pea_map_handles, &handle, pea_handle_params);
+}
+
+/* A random handle, never 0 nor another map's; under pea_maps_lock. */
+static int pea_map_add_handle(struct pea_map *map)
+{
+	int err = 0;
+
+	do {
+		map->bpf_handle = get_random_u64();
+		if (!map->bpf_handle)
+			continue;
+		err = rhashtable_lookup_insert_fast(&pea_map_handles,
+						    &map->handle_node,
+						    pea_handle_params);
+	} while (!map->bpf_handle || err == -EEXIST);
+	if (err)
+		map->bpf_handle = 0;
+	return err;
+}
+
 /**
  * pea_map_put() - drop a reference to a map
  * @map: the map, from pea_map_get_by_name()
@@ -80,10 +158,13 @@ void pea_map_put(struct pea_map *map)
 	if (!refcount_dec_and_mutex_lock(&map->refcnt, &pea_maps_lock))
 		return;
 	list_del(&map->node);
+	if (map->bpf_handle)
+		rhashtable_remove_fast(&pea_map_handles, &map->handle_node,
+				       pea_handle_params);
 	mutex_unlock(&pea_maps_lock);
 	pea_map_clear(map);
-	kvfree(map->slots);
-	kfree(map);
+	/* A kfunc may still hold the map it found by handle: after RCU. */
+	call_rcu(&map->rcu, pea_map_free_rcu);
 	atomic_dec(&pea_objects.maps);
 }
 EXPORT_SYMBOL_GPL(pea_map_put);
@@ -200,7 +281,8 @@ static long pea_map_lookup(struct pea_map *map, struct pea_map_elem *elem)
 	return err;
 }
 
-static long pea_map_info(struct pea_map *map, struct pea_map_info __user *u)
+static long pea_map_info(struct pea_map *map, struct pea_map_info __user *u,
+			 size_t size)
 {
 	struct pea_map_info info = {
 		.key_size = 4,
@@ -209,6 +291,7 @@ static long pea_map_info(struct pea_map *map, struct pea_map_info __user *u)
 		.map_flags = map->map_flags,
 		.numa_node = map->numa_node,
 		.id = map->id,
+		.bpf_handle = map->bpf_handle,
 	};
 	u32 i;
 
@@ -218,7 +301,7 @@ static long pea_map_info(struct pea_map *map, struct pea_map_info __user *u)
 		if (rcu_access_pointer(map->slots[i]))
 			info.nr_used++;
 	rcu_read_unlock();
-	return copy_to_user(u, &info, sizeof(info)) ? -EFAULT : 0;
+	return copy_to_user(u, &info, size) ? -EFAULT : 0;
 }
 
 /**
@@ -266,7 +349,9 @@ static long pea_map_ioctl(struct file *file, unsigned int cmd,
 			return -EINVAL;
 		break;
 	case PEA_MAP_IOC_INFO:
-		return pea_map_info(map, uarg);
+		return pea_map_info(map, uarg, sizeof(struct pea_map_info));
+	case PEA_MAP_IOC_INFO_VER0:
+		return pea_map_info(map, uarg, PEA_MAP_INFO_SIZE_VER0);
 	default:
 		return pea_map_attach(map, cmd, uarg);
 	}
@@ -390,6 +475,16 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 		kfree(map);
 		return -ENOMEM;
 	}
+	if (attr.map_flags & PEA_F_BPF_WRITE) {
+		map->kf_errors = __alloc_percpu_gfp(PEA_KF_NR_ERR * sizeof(u64),
+						    __alignof__(u64),
+						    GFP_KERNEL_ACCOUNT);
+		if (!map->kf_errors) {
+			kvfree(map->slots);
+			kfree(map);
+			return -ENOMEM;
+		}
+	}
 	atomic_inc(&pea_objects.maps);
 	refcount_set(&map->refcnt, 1);
 	atomic_set(&map->usercnt, 1);
@@ -405,11 +500,23 @@ long pea_map_create(const struct pea_map_attr __user *uattr)
 		list_for_each_entry(other, &pea_maps, node) {
 			if (!strcmp(other->name, map->name)) {
 				mutex_unlock(&pea_maps_lock);
+				free_percpu(map->kf_errors);
 				kvfree(map->slots);
 				kfree(map);
 				atomic_dec(&pea_objects.maps);
 				return -EEXIST;
 			}
+		}
+	}
+	if (map->map_flags & PEA_F_BPF_WRITE) {
+		err = pea_map_add_handle(map);
+		if (err) {
+			mutex_unlock(&pea_maps_lock);
+			free_percpu(map->kf_errors);
+			kvfree(map->slots);
+			kfree(map);
+			atomic_dec(&pea_objects.maps);
+			return err;
 		}
 	}
 	list_add_tail(&map->node, &pea_maps);
@@ -463,4 +570,44 @@ int pea_maps_show(struct seq_file *m, void *v)
 	}
 	mutex_unlock(&pea_maps_lock);
 	return 0;
+}
+
+/**
+ * pea_maps_kf_show() - the handle table's size, and per map the errors
+ * of the kfuncs on it
+ * @m: the seq_file of the debugfs "kfunc" file
+ *
+ * "handles N buckets B": the maps with a BPF handle and the table's
+ * buckets (it grows past 3/4 full), so a lookup walks a chain of about
+ * one map however many there are.
+ */
+void pea_maps_kf_show(struct seq_file *m)
+{
+	const struct bucket_table *tbl;
+	struct pea_map *map;
+	u64 sum;
+	int i, cpu;
+
+	rcu_read_lock();
+	tbl = rcu_dereference(pea_map_handles.tbl);
+	seq_printf(m, "handles %u buckets %u\n",
+		   atomic_read(&pea_map_handles.nelems), tbl->size);
+	rcu_read_unlock();
+	seq_puts(m, "# map_id name bpf_write einval e2big enoent eopnotsupp ebusy enospc efault\n");
+	mutex_lock(&pea_maps_lock);
+	list_for_each_entry(map, &pea_maps, node) {
+		seq_printf(m, "%llu %s %d", map->id,
+			   map->name[0] ? map->name : "-",
+			   !!(map->map_flags & PEA_F_BPF_WRITE));
+		for (i = 0; i < PEA_KF_NR_ERR; i++) {
+			sum = 0;
+			if (map->kf_errors)
+				for_each_possible_cpu(cpu)
+					sum += *per_cpu_ptr(&map->kf_errors[i],
+							    cpu);
+			seq_printf(m, " %llu", sum);
+		}
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&pea_maps_lock);
 }

@@ -116,11 +116,15 @@ EXPORT_SYMBOL_GPL(pea_output_commit);
  * The record is byte for byte what bpf_perf_event_output() writes for
  * the same payload, with zeroed padding.
  *
+ * notrace: the nesting guard is taken inside, so a traced program here
+ * calling a producer (pea's kfunc) would nest without its bound.
+ *
  * Context: any, including NMI; takes no locks and never sleeps.
  * Return: 0 on success; -EBUSY, -EINVAL, -E2BIG, -ENOENT, -EOPNOTSUPP,
  * or -ENOSPC when the record was dropped (and counted lost).
  */
-long pea_output(struct pea_map *map, u64 flags, const void *data, u64 size)
+notrace long pea_output(struct pea_map *map, u64 flags, const void *data,
+			u64 size)
 {
 	struct pea_event *ev;
 	long err;

@@ -59,6 +59,11 @@ if [ "${#FILES[@]}" -eq 0 ]; then
 	[ -x "$ROOT/build/selftests/pea-storm" ] &&
 		FILES+=("$ROOT/build/selftests/pea-storm:/bin/pea-storm")
 	[ -x "$ROOT/build/tools/pea" ] && FILES+=("$ROOT/build/tools/pea:/bin/pea")
+	# The BPF examples (build/examples/bpf/) in /usr/bin: test_kfunc
+	# runs them.
+	for e in "$ROOT"/build/examples/bpf/*; do
+		[ -f "$e" ] && [ -x "$e" ] && FILES+=("$e:/usr/bin/$(basename "$e")")
+	done
 	# Modules of the booted kernel that tests load themselves (test_uprobe
 	# mounts overlayfs), uncompressed for busybox's insmod.
 	kmods=${PEA_CACHE:-$ROOT/.cache}/kernel/${KVER:-none}/lib/modules/${KVER:-none}

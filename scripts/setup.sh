@@ -168,6 +168,10 @@ PKGS=(build-essential gcc make libc6-dev gcc-multilib qemu-system-x86
 PKGS+=(libbpf-dev libelf-dev zlib1g-dev libzstd-dev)
 [ -z "$ARG" ] && [ "$PACKAGES_ONLY" -eq 0 ] && PKGS+=(linux-headers-amd64)
 [[ "$ARG" =~ ^[0-9]+\.[0-9]+$ ]] && PKGS+=("linux-headers-$ARG-amd64")
+# pahole: pea.ko's BTF (its kfuncs, scripts/module-btf.sh); clang, bpftool,
+# libbpf-dev and the static libraries libbpf links against: the BPF
+# programs of test_kfunc and examples/bpf/.
+PKGS+=(pahole clang bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev)
 if [[ "$ARG" =~ ^[0-9]+\.[0-9]+-rt$ ]]; then
 	meta=$(rt_meta "${ARG%-rt}" 1) || exit 1
 	PKGS+=("$meta")
@@ -209,6 +213,17 @@ install_pkgs "linux-headers-$KVER"
 [ -f "/usr/src/linux-headers-$KVER/Makefile" ] ||
 	[ -e "/lib/modules/$KVER/build/Makefile" ] ||
 	die "headers for $KVER are not where they should be"
+# Headers without a vmlinux (Debian's 6.1) cannot give pea.ko BTF: the
+# kernel's source gives resolve_btfids (scripts/module-btf.sh).
+if [ ! -f "/usr/src/linux-headers-$KVER/vmlinux" ] &&
+   [ ! -f "/lib/modules/$KVER/build/vmlinux" ]; then
+	series=$(printf '%s\n' "$KVER" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+	if pkg_known "linux-source-$series" || pkg_installed "linux-source-$series"; then
+		install_pkgs "linux-source-$series"
+	else
+		log "no linux-source-$series: pea.ko for $KVER is built without kfuncs"
+	fi
+fi
 
 mkdir -p "$CACHE"
 # Only the default kernel becomes the cached default of the Makefile.

@@ -38,9 +38,14 @@ REFERENCE=(
 	"PEA_HAVE_UPROBE_NOSYNC linux/uprobes.h void uprobe_unregister_nosync"
 	"PEA_HAVE_UPROBE_HANDLER_DATA linux/uprobes.h struct pt_regs *regs, __u64 *data);"
 	"PEA_HAVE_RETHOOK_OBJPOOL linux/rethook.h struct objpool_head"
+	# The kfuncs' probes (given PEA_BTF_BASE, as where pea.ko gets BTF).
+	"PEA_HAVE_BTF_KFUNCS_START linux/btf_ids.h define BTF_KFUNCS_START"
+	"PEA_HAVE_BPF_KFUNC_TAG linux/btf.h define __bpf_kfunc"
+	"PEA_HAVE_KFUNC_COMMON_HOOK linux/btf.h btf_kfunc_filter_t filter;"
 )
-# The configuration probes of pea.ko, checked against autoconf.h below.
-CONFIG_PROBES="-DPEA_HAVE_NETFILTER -DPEA_HAVE_DYNAMIC_FTRACE -DPEA_HAVE_KPROBE_EVENTS_ON_NOTRACE"
+# The configuration probes of pea.ko, checked against autoconf.h below,
+# and the kfuncs' switch (PEA_HAVE_KFUNCS), checked on its own.
+CONFIG_PROBES="-DPEA_HAVE_NETFILTER -DPEA_HAVE_DYNAMIC_FTRACE -DPEA_HAVE_KPROBE_EVENTS_ON_NOTRACE -DPEA_HAVE_KFUNCS"
 
 [ $# -gt 0 ] || set -- "$("$ROOT/scripts/setup.sh" --resolve 2>/dev/null)"
 for kver in "$@"; do
@@ -62,16 +67,57 @@ for kver in "$@"; do
 			want+="-D$macro "
 	done
 	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter-out $(CONFIG_PROBES),$(filter -DPEA_HAVE_%%,$(ccflags-y)))\n' "$ROOT" |
-		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" CONFIG_PROBES="$CONFIG_PROBES" 2>&1)
+		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" CONFIG_PROBES="$CONFIG_PROBES" PEA_BTF_BASE=/base.btf 2>&1)
 	tap "$([ "$got" = "$(echo $want)" ]; echo $?)" \
 		"[$kver] kbuild probes give '${got}', as the one-pattern probes ('$(echo $want)')"
+
+	# The kfuncs: built where kbuild makes BTF (a vmlinux in the build
+	# tree) or the Makefile gives PEA_BTF_BASE; else left out, saying why.
+	kf="ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo '\$(filter -DPEA_HAVE_KFUNCS,\$(ccflags-y))\$(if \$(pea_kfunc_off),off: \$(pea_kfunc_off))'\n"
+	nobtf=
+	grep -qsx '#define CONFIG_DEBUG_INFO_BTF_MODULES 1' "$kdir/include/generated/autoconf.h" ||
+		nobtf="off: the kernel has no module BTF (CONFIG_DEBUG_INFO_BTF_MODULES)"
+	want=-DPEA_HAVE_KFUNCS
+	[ -f "$kdir/vmlinux" ] ||
+		want="off: built without BTF ($kdir has no vmlinux and scripts/module-btf.sh found no kernel BTF and resolve_btfids)"
+	want=${nobtf:-$want}
+	got=$(printf "$kf" "$ROOT" | make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" 2>&1 | grep -v '^pea: building without kfuncs')
+	tap "$([ "$got" = "$want" ]; echo $?)" \
+		"[$kver] kfuncs without PEA_BTF_BASE: '${got}' (want '$want')"
+	got=$(printf "$kf" "$ROOT" | make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" PEA_BTF_BASE=/base.btf 2>&1 | grep -v '^pea: building without kfuncs')
+	want=${nobtf:--DPEA_HAVE_KFUNCS}
+	tap "$([ "$got" = "$want" ]; echo $?)" \
+		"[$kver] kfuncs with PEA_BTF_BASE: '${got}' (want '$want')"
+
+	# scripts/module-btf.sh's cache of the kernel's BTF follows what it
+	# came from, not KVER alone: a kernel rebuilt under the same KVER
+	# (here another PEA_BTF_VMLINUX) gives a new base, never the cached one.
+	if [ ! -f "$kdir/vmlinux" ] && [ -z "$nobtf" ] &&
+	   [ -s "$ROOT/.cache/btf/$kver/vmlinux.btf" ]; then
+		t=$(mktemp -d)
+		mkdir -p "$t/btf"
+		for rb in "$ROOT"/.cache/btf/resolve_btfids-*; do
+			[ -x "$rb/resolve_btfids" ] && ln -s "$(readlink -f "$rb")" "$t/btf/"
+		done
+		cp "$ROOT/.cache/btf/$kver/vmlinux.btf" "$t/a.btf"
+		{ cat "$t/a.btf"; printf 'x'; } > "$t/b.btf"
+		ok=1
+		for f in a b a; do
+			got=$(PEA_CACHE=$t PEA_BTF_VMLINUX=$t/$f.btf \
+			      "$ROOT/scripts/module-btf.sh" --prepare "$kver" "$kdir" 2>/dev/null)
+			cmp -s "$got" "$t/$f.btf" || ok=0
+		done
+		tap "$([ "$ok" = 1 ]; echo $?)" \
+			"[$kver] module-btf.sh's cached kernel BTF follows its source's SHA-256 (a, b, a again)"
+		rm -rf "$t"
+	fi
 
 	# The configuration probe of pea.ko: pea_nf.c where netfilter is.
 	want=
 	grep -qsx '#define CONFIG_NETFILTER 1' "$kdir/include/generated/autoconf.h" &&
 		want=-DPEA_HAVE_NETFILTER
 	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter -DPEA_HAVE_NETFILTER,$(ccflags-y)) $(filter %%pea_nf.o,$(pea-y))\n' "$ROOT" |
-		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" 2>&1)
+		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" PEA_BTF_BASE=/base.btf 2>&1)
 	tap "$([ "$got" = "$(echo $want ${want:+module/pea_nf.o})" ]; echo $?)" \
 		"[$kver] the NETFILTER config probe gives '${got}', as autoconf.h ('$want')"
 
@@ -82,7 +128,7 @@ for kver in "$@"; do
 			want+="-DPEA_HAVE_$c "
 	done
 	got=$(printf 'ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter -DPEA_HAVE_DYNAMIC_FTRACE -DPEA_HAVE_KPROBE_EVENTS_ON_NOTRACE,$(ccflags-y))\n' "$ROOT" |
-		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" 2>&1)
+		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" PEA_BTF_BASE=/base.btf 2>&1)
 	tap "$([ "$got" = "$(echo $want)" ]; echo $?)" \
 		"[$kver] the notrace config probes give '${got}', as autoconf.h ('$(echo $want)')"
 

@@ -330,6 +330,21 @@ static void test_map_ioctls(void)
 	PT_OK(info.max_entries == 2 && info.key_size == 4 &&
 	      info.value_size == 4 && info.nr_used == 2 && info.id != 0,
 	      "map info: max_entries 2, sizes 4, 2 slots used");
+	PT_OK(info.bpf_handle == 0 && !info.reserved[0] && !info.reserved[1],
+	      "map info: no BPF handle without PEA_F_BPF_WRITE, reserved 0");
+	{
+		/* A binary built before bpf_handle: the old size's number. */
+		unsigned char old[sizeof(info) + 8];
+
+		memset(old, 0xa5, sizeof(old));
+		PT_EQ(pt_ioctl_errno(map, _IOC(_IOC_READ, PEA_IOC_MAGIC, 0x13,
+					       PEA_MAP_INFO_SIZE_VER0), old), 0,
+		      "map info of the old size (%d bytes) succeeds",
+		      PEA_MAP_INFO_SIZE_VER0);
+		PT_OK(!memcmp(old, &info, PEA_MAP_INFO_SIZE_VER0) &&
+		      old[PEA_MAP_INFO_SIZE_VER0] == 0xa5,
+		      "map info of the old size: the same fields, nothing past them");
+	}
 	PT_EQ(pt_map_delete(map, 1), 0, "map delete: a set slot succeeds");
 	PT_EQ(pt_map_delete(map, 1), ENOENT, "map delete: twice gives ENOENT");
 	PT_EQ(pt_ioctl_errno(map, _IO(PEA_IOC_MAGIC, 0x1f), NULL), ENOTTY,

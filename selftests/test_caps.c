@@ -12,12 +12,20 @@
  *                       perf_event_open() of a BPF output event (pid -1):
  *                       pea differs on purpose (docs/security.md)
  *   named map           no Linux counterpart: pea's own rule
+ *   map for BPF writers a map with PEA_F_BPF_WRITE (BPF programs may write
+ *                       into it with pea's kfunc): as a map
  *   counters            perf_event_open() of the same attr, CPU-wide
  *   kprobe, kretprobe   the kprobe PMU (its type from sysfs), pid -1
  *   tracepoint          PERF_TYPE_TRACEPOINT with PERF_SAMPLE_RAW, pid -1
  *   uprobe, uretprobe   the uprobe PMU on the same file and offset, pid -1
  *   kprobe kernel       the kprobe PMU, then bpf(BPF_PROG_LOAD) of a kprobe
  *   capture             program (what reads kernel memory at a kprobe)
+ *   BPF program calling bpf(BPF_PROG_LOAD) of a SYSCALL program calling
+ *   pea_kf_output       pea_kf_output(), the pea module's BTF fd from
+ *                       BPF_BTF_GET_FD_BY_ID in its fd_array; Linux's: a
+ *                       kprobe program, bpf_perf_event_output()'s usual
+ *                       caller; pea's rule adds CAP_SYS_ADMIN, which the
+ *                       kernel asks for the BTF fd (docs/security.md)
  *   netfilter           bpf(BPF_PROG_LOAD) of a program at a network hook
  *                       (SCHED_CLS: NETFILTER's rule on 6.12, and 6.1 has
  *                       no NETFILTER type)
@@ -30,7 +38,10 @@
  * which docs/security.md is written.
  */
 #include <linux/bpf.h>
+#include <linux/btf.h>
 #include <linux/hw_breakpoint.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include "pea_test.h"
 #include "pt_counter.h"
 #include "pt_perm.h"
@@ -81,11 +92,11 @@ static int dev_open(void)
 }
 
 /* A map of the caller's own, from its own open of /dev/pea; -1 if none. */
-static int own_map(void)
+static int own_map_flags(__u32 flags)
 {
 	struct pea_map_attr a = {
 		.key_size = 4, .value_size = 4, .max_entries = 4,
-		.open_flags = O_CLOEXEC,
+		.map_flags = flags, .open_flags = O_CLOEXEC,
 	};
 	int dev = dev_open(), fd;
 
@@ -104,9 +115,21 @@ static int perf_open(struct perf_event_attr *a, int pid, int cpu)
 
 /* ---- maps and output events ---- */
 
+static int own_map(void)
+{
+	return own_map_flags(0);
+}
+
 static int pea_map(void)
 {
 	int fd = own_map();
+
+	return fd < 0 ? errno : errno_of(fd);
+}
+
+static int pea_bpf_map(void)
+{
+	int fd = own_map_flags(PEA_F_BPF_WRITE);
 
 	return fd < 0 ? errno : errno_of(fd);
 }
@@ -429,6 +452,94 @@ static int linux_netfilter(void)
 	return linux_prog_load(BPF_PROG_TYPE_SCHED_CLS);
 }
 
+/* ---- a BPF program calling pea's kfunc ---- */
+
+static __u32 kf_btf_id;		/* pea's BTF object; 0 if none */
+static __s32 kf_func_id;	/* pea_kf_output in it */
+
+/* As root, before the matrix: pea's BTF object and its kfunc's type. */
+static void kf_find(void)
+{
+	struct bpf_btf_info info;
+	struct btf *vml, *mod;
+	char name[64];
+	__u32 id = 0, len;
+	int fd;
+
+	vml = btf__load_vmlinux_btf();
+	mod = vml ? btf__load_module_btf("pea", vml) : NULL;
+	if (mod)
+		kf_func_id = btf__find_by_name_kind(mod, "pea_kf_output",
+						    BTF_KIND_FUNC);
+	btf__free(mod);
+	btf__free(vml);
+	while (!bpf_btf_get_next_id(id, &id)) {
+		fd = bpf_btf_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.name = (uintptr_t)name;
+		info.name_len = sizeof(name);
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    info.kernel_btf && !strcmp(name, "pea"))
+			kf_btf_id = id;
+		close(fd);
+	}
+	pt_diag("pea's BTF object %u, pea_kf_output type %d", kf_btf_id,
+		kf_func_id);
+}
+
+/*
+ * What libbpf does for a program calling the kfunc: the module's BTF fd
+ * (BPF_BTF_GET_FD_BY_ID), then bpf(BPF_PROG_LOAD) with it in fd_array:
+ * "*(u64 *)(r10 - 8) = 0; pea_kf_output(0, 0, r10 - 8, 8); r0 = 0; exit",
+ * sleepable as every SYSCALL program.
+ */
+static int pea_kfunc_prog(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10,
+		  .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_3,
+		  .src_reg = BPF_REG_10 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_3,
+		  .imm = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_4,
+		  .imm = 8 },
+		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL,
+		  .off = 1, .imm = kf_func_id },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr a;
+	int fds[2] = { -1, -1 }, err;
+
+	memset(&a, 0, sizeof(a));
+	a.btf_id = kf_btf_id;
+	fds[1] = syscall(SYS_bpf, BPF_BTF_GET_FD_BY_ID, &a, sizeof(a));
+	if (fds[1] < 0)
+		return errno;
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_SYSCALL;
+	a.insns = (__u64)(uintptr_t)insns;
+	a.insn_cnt = sizeof(insns) / sizeof(insns[0]);
+	a.license = (__u64)(uintptr_t)"GPL";
+	a.prog_flags = BPF_F_SLEEPABLE;	/* SYSCALL programs must be */
+	a.fd_array = (__u64)(uintptr_t)fds;
+	err = errno_of(syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a)));
+	close(fds[1]);
+	return err;
+}
+
+/* Linux's: a kprobe program (CAP_BPF and CAP_PERFMON). */
+static int linux_kfunc_prog(void)
+{
+	return linux_prog_load(BPF_PROG_TYPE_KPROBE);
+}
+
 /* ---- debugfs ---- */
 
 static const char *dbg_file;
@@ -451,6 +562,7 @@ static void dbg_maps(void) { dbg_file = "maps"; }
 static void dbg_links(void) { dbg_file = "links"; }
 static void dbg_objects(void) { dbg_file = "objects"; }
 static void dbg_mlock(void) { dbg_file = "mlock"; }
+static void dbg_kfunc(void) { dbg_file = "kfunc"; }
 
 /* ---- perf_event_mlock_kb: a ring of 1 + 16 pages past the budget ---- */
 
@@ -557,6 +669,18 @@ static int rule_bpf_kread(const struct who *w, int paranoid, int lin)
 	return has(w, CAP_BPF) && has(w, CAP_PERFMON) ? 0 : EPERM;
 }
 
+/*
+ * A program calling pea's kfunc: the type's rule (Linux's answer), and
+ * CAP_SYS_ADMIN for pea's module BTF fd (BPF_BTF_GET_FD_BY_ID).
+ */
+static int rule_bpf_kfunc(const struct who *w, int paranoid, int lin)
+{
+	(void)paranoid;
+	if (!lin && !(w->caps & CAP(CAP_SYS_ADMIN)))
+		return EPERM;
+	return lin;
+}
+
 static int rule_bpf_netfilter(const struct who *w, int paranoid, int lin)
 {
 	(void)paranoid;
@@ -576,6 +700,7 @@ struct op {
 static const struct op ops[] = {
 	{ "map", NULL, pea_map, linux_map, rule_open_dev },
 	{ "named map", NULL, pea_named_map, NULL, rule_named },
+	{ "map for BPF writers", NULL, pea_bpf_map, linux_map, rule_open_dev },
 	{ "output event", NULL, pea_output_event, linux_output_event,
 	  rule_open_dev },
 	{ "counter software", cnt_sw_kernel, pea_counter, linux_counter, NULL },
@@ -592,12 +717,15 @@ static const struct op ops[] = {
 	{ "tracepoint", NULL, pea_tracepoint, linux_tracepoint, NULL },
 	{ "uprobe", NULL, pea_uprobe, linux_uprobe, NULL },
 	{ "uretprobe", NULL, pea_uretprobe, linux_uretprobe, NULL },
+	{ "BPF program calling pea_kf_output", NULL, pea_kfunc_prog,
+	  linux_kfunc_prog, rule_bpf_kfunc },
 	{ "netfilter", NULL, pea_netfilter, linux_netfilter,
 	  rule_bpf_netfilter },
 	{ "debugfs maps", dbg_maps, pea_debugfs, linux_debugfs, NULL },
 	{ "debugfs links", dbg_links, pea_debugfs, linux_debugfs, NULL },
 	{ "debugfs objects", dbg_objects, pea_debugfs, linux_debugfs, NULL },
 	{ "debugfs mlock", dbg_mlock, pea_debugfs, linux_debugfs, NULL },
+	{ "debugfs kfunc", dbg_kfunc, pea_debugfs, linux_debugfs, NULL },
 	{ "ring past perf_event_mlock_kb", NULL, pea_mlock, linux_mlock,
 	  rule_mlock },
 };
@@ -674,12 +802,23 @@ static void run_matrix(int paranoid)
 	}
 }
 
+/* pea's use count (/sys/module/pea/refcnt), or -1. */
+static int pea_refcnt(void)
+{
+	char buf[32];
+
+	if (pt_read_file("/sys/module/pea/refcnt", buf, sizeof(buf)) < 0)
+		return -1;
+	return atoi(buf);
+}
+
 int main(void)
 {
 	long paranoid = pt_perm_read_int(PT_PARANOID);
 	long mlock_kb = pt_perm_read_int(PT_MLOCK_KB);
 	char buf[32];
 	struct stat st;
+	int r0, r1 = -2, i;
 	ssize_t n;
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -700,6 +839,8 @@ int main(void)
 	/* The budget: one page per CPU; nobody's RLIMIT_MEMLOCK is 0. */
 	PT_EQ(pt_perm_write_int(PT_MLOCK_KB, pt_page_size() / 1024), 0,
 	      "perf_event_mlock_kb one page");
+	r0 = pea_refcnt();
+	kf_find();
 	pt_diag("caps op|who|paranoid|linux|pea");
 	for (int p = -1; p <= 3; p++)
 		run_matrix(p);
@@ -709,5 +850,16 @@ int main(void)
 	      "perf_event_mlock_kb restored");
 	PT_EQ(chmod(PEA_DEVICE_PATH, st.st_mode & 07777), 0,
 	      "device mode restored");
+	/*
+	 * A program calling the kfunc holds pea until the kernel frees it,
+	 * after a grace period (longer on PREEMPT_RT): wait, so that the
+	 * next test starts from the references it expects (test_map).
+	 */
+	for (i = 0; i < 100 * pt_time_scale() && r1 != r0; i++) {
+		r1 = pea_refcnt();
+		if (r1 != r0)
+			usleep(50000);
+	}
+	PT_EQ(r1, r0, "the programs' references on pea are gone");
 	return pt_done();
 }

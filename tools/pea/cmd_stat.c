@@ -41,6 +41,9 @@ static const char stat_help[] =
 "and FILL (USED of RING), then since the event was opened: RECORDS written,\n"
 "BYTES written (headers included), LOST (dropped: ring full, paused, not\n"
 "mapped), PENDING (dropped, not yet reported to the reader) and WAKEUPS.\n"
+"Then whether BPF programs may call pea's kfunc (kfuncs: on, or off and\n"
+"why; docs/kfuncs.md), how many calls named no live map, and per map open\n"
+"to BPF writers (PEA_F_BPF_WRITE) the errors of their calls by errno.\n"
 "Probe columns: LINK id, MAP id, PROBE, HITS, WRITTEN, FILTERED (by\n"
 "--pid/--cpu), ERRORS (output failed, e.g. ring full) and MISSED (by the\n"
 "kprobe layer itself).\n"
@@ -354,6 +357,81 @@ static int show_links(const struct stat_opts *o)
 	return PEA_EXIT_OK;
 }
 
+/*
+ * The kfunc's state and the calls naming no live map (debugfs "kfunc"),
+ * then per map the errors of BPF programs' calls, where there were any.
+ * A module without the file (older) shows nothing.
+ */
+static void show_kfunc(const struct stat_opts *o)
+{
+	static const char *const names[] = {
+		"EINVAL", "E2BIG", "ENOENT", "EOPNOTSUPP", "EBUSY", "ENOSPC",
+		"EFAULT",
+	};
+	char line[512], state[256] = "", types[128] = "", name[32];
+	unsigned long long id, bad = 0, c[7];
+	bool table = false;
+	int bpfw, rows = 0, i;
+	FILE *f = fopen(PEA_DEBUGFS_KFUNC, "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!table) {
+			if (!strncmp(line, "state ", 6))
+				snprintf(state, sizeof(state), "%.255s", line + 6);
+			else if (!strncmp(line, "program_types ", 14))
+				snprintf(types, sizeof(types), "%.127s", line + 14);
+			else if (!strncmp(line, "bad_handle ", 11))
+				bad = strtoull(line + 11, NULL, 10);
+			else if (line[0] == '#')
+				table = true;
+			if (!table)
+				continue;
+			if (o->json) {
+				fputs("{\"type\":\"kfunc\",\"state\":", stdout);
+				json_put_str(stdout, state, strlen(state));
+				fputs(",\"program_types\":", stdout);
+				json_put_str(stdout, types, strlen(types));
+				printf(",\"bad_handle\":%llu}\n", bad);
+			} else {
+				printf("\nkfuncs: %s%s%s%s; calls naming no map: %llu\n",
+				       state, types[0] ? " (" : "", types,
+				       types[0] ? ")" : "", bad);
+			}
+			continue;
+		}
+		if (sscanf(line, "%llu %31s %d %llu %llu %llu %llu %llu %llu %llu",
+			   &id, name, &bpfw, &c[0], &c[1], &c[2], &c[3], &c[4],
+			   &c[5], &c[6]) != 10)
+			continue;
+		if (o->map && strcmp(o->map, name) && strtoull(o->map, NULL, 10) != id)
+			continue;
+		if (!bpfw)
+			continue;
+		if (o->json) {
+			printf("{\"type\":\"kfunc_map\",\"map_id\":%llu,\"bpf_write\":%d",
+			       id, bpfw);
+			for (i = 0; i < 7; i++)
+				printf(",\"%s\":%llu", names[i], c[i]);
+			fputs("}\n", stdout);
+			continue;
+		}
+		if (!rows++) {
+			printf("%5s %-15s %3s", "MAP", "NAME", "BPF");
+			for (i = 0; i < 7; i++)
+				printf(" %10s", names[i]);
+			putchar('\n');
+		}
+		printf("%5llu %-15s %3s", id, name, bpfw ? "yes" : "no");
+		for (i = 0; i < 7; i++)
+			printf(" %10llu", c[i]);
+		putchar('\n');
+	}
+	fclose(f);
+}
+
 /* With --map NAME, links name the map by id: find it. */
 static const char *map_id_of(const char *name, char *buf, size_t len)
 {
@@ -415,6 +493,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (!found && !o.json)
 		printf("no maps\n");
+	show_kfunc(&o);
 	if (o.map)
 		o.map = map_id_of(o.map, idbuf, sizeof(idbuf));
 	rc = show_links(&o);

@@ -17,6 +17,7 @@
 #define PEA_DEBUGFS_DIR		"/sys/kernel/debug"
 #define PEA_DEBUGFS_MAPS	PEA_DEBUGFS_DIR "/pea/maps"
 #define PEA_DEBUGFS_LINKS	PEA_DEBUGFS_DIR "/pea/links"
+#define PEA_DEBUGFS_KFUNC	PEA_DEBUGFS_DIR "/pea/kfunc"
 
 struct pea_cmd {
 	const char *name;

@@ -39,8 +39,22 @@
 #define PEA_F_RDONLY		(1U << 3)	/* BPF_F_RDONLY: fd may only look up */
 #define PEA_F_WRONLY		(1U << 4)	/* BPF_F_WRONLY: fd may only update */
 #define PEA_F_PRESERVE_ELEMS	(1U << 11)	/* BPF_F_PRESERVE_ELEMS */
+/*
+ * Beyond Linux: BPF programs may write into the map with pea's kfuncs
+ * (docs/kfuncs.md), naming it by its BPF handle (pea_map_info.bpf_handle):
+ * a random 64-bit value made when the map is created, known only through
+ * the map's fd, as a program in Linux writes only into the maps its
+ * loader holds an fd of. A map without the flag has no handle (0), and no
+ * program can name it. Who may load a program that calls the kfuncs:
+ * what loading that program type needs, and
+ * CAP_SYS_ADMIN, which the kernel asks for pea's module BTF fd
+ * (BPF_BTF_GET_FD_BY_ID) that the program's kfunc call needs
+ * (docs/security.md).
+ */
+#define PEA_F_BPF_WRITE		(1U << 31)
 #define PEA_MAP_FLAGS_MASK	(PEA_F_NUMA_NODE | PEA_F_RDONLY | \
-				 PEA_F_WRONLY | PEA_F_PRESERVE_ELEMS)
+				 PEA_F_WRONLY | PEA_F_PRESERVE_ELEMS | \
+				 PEA_F_BPF_WRITE)
 
 /* pea_output() flags: the same layout as bpf_perf_event_output()'s. */
 #define PEA_F_INDEX_MASK	0xffffffffULL
@@ -139,7 +153,12 @@ struct pea_map_info {
 	__u32 nr_used;		/* slots holding an event */
 	__u64 id;		/* unique map id */
 	char name[PEA_OBJ_NAME_LEN];
+	__u64 bpf_handle;	/* PEA_F_BPF_WRITE: the kfuncs' handle; else 0 */
+	__u64 reserved[2];	/* zero */
 };
+
+/* The size of struct pea_map_info before @bpf_handle (still answered). */
+#define PEA_MAP_INFO_SIZE_VER0	48
 
 /**
  * struct pea_event_stats - filled by PEA_EVENT_IOC_STATS
