@@ -22,21 +22,8 @@
 #include "probe_kind.h"
 #include "ktypes.h"
 
-static int n, failed;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n++;
-	if (!cond)
-		failed++;
-	printf("%sok %d - ktypes: ", cond ? "" : "not ", n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
+#define HOST_TAP_NAME "ktypes"
+#include "host_tap.h"
 
 static const char *fmt_of(const struct ktype *t, __u64 raw)
 {
@@ -388,6 +375,5 @@ int main(void)
 	test_load(b);
 	test_printer(b);
 	btf__free(b);
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return host_tap_done();
 }

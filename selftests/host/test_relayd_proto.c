@@ -21,21 +21,8 @@
 #include "relayd_proto.h"
 #include "trace_sink.h"
 
-static int n, failed;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n++;
-	if (!cond)
-		failed++;
-	printf("%sok %d - relayd_proto: ", cond ? "" : "not ", n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
+#define HOST_TAP_NAME "relayd_proto"
+#include "host_tap.h"
 
 static __u64 be64(const unsigned char *p)
 {
@@ -266,6 +253,5 @@ int main(void)
 	test_messages();
 	test_urls();
 	test_refusals();
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return host_tap_done();
 }

@@ -15,21 +15,8 @@
 #include "probe_kind.h"
 #include "walltime.h"
 
-static int n, failed;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n++;
-	if (!cond)
-		failed++;
-	printf("%sok %d - walltime: ", cond ? "" : "not ", n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
+#define HOST_TAP_NAME "walltime"
+#include "host_tap.h"
 
 static void iso(__s64 ns, const char *want)
 {
@@ -155,6 +142,5 @@ int main(void)
 	ok(starts(p, "{\"type\":\"event\",\"time_ns\":1000000000,\"time_wall\":\"2025-11-27T11:54:46.123456789Z\",\"cpu\":1,\"pid\":42,\"tid\":43,\"comm\":\"cat\","),
 	   "JSON with --time wall: time_wall after time_ns");
 
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return host_tap_done();
 }
