@@ -12,7 +12,8 @@
  * A task that exits inside the function never returns: the kernel
  * recycles its instance at the task's last put (rethook_flush_task(),
  * after the task has been reaped) without calling a handler. A slot
- * remembers its owner (thread id, task, start time; its thread group and
+ * remembers its owner (thread id, task and its stack canary, start time;
+ * its thread group and
  * the group leader's start time) so that a scan can tell such a slot from
  * a live one: the owner is gone when neither its thread id nor its thread
  * group id names that same task any more. A zombie not yet reaped still
@@ -54,6 +55,7 @@
  */
 struct pea_inflight_who {
 	unsigned long task;
+	unsigned long cookie;	/* pea_inflight_cookie() */
 	u64 start;		/* the task's start_time */
 	u64 leader_start;	/* its group leader's */
 	pid_t tgid;
@@ -121,6 +123,20 @@ void pea_inflight_free(struct pea_inflight *f)
 }
 
 /*
+ * A value fixed at fork for the life of a task, exec included, that a
+ * later task reusing the same task_struct does not inherit: the stack
+ * canary, random per task. Without CONFIG_STACKPROTECTOR, none.
+ */
+static unsigned long pea_inflight_cookie(const struct task_struct *t)
+{
+#ifdef CONFIG_STACKPROTECTOR
+	return t->stack_canary;
+#else
+	return 0;
+#endif
+}
+
+/*
  * Whether slot @i's owner, as its word @o names it, can never return: see
  * the file's comment. @o was read with acquire and without PENDING, so
  * what is read of @who here is the owner's.
@@ -130,6 +146,7 @@ static bool pea_inflight_stale(struct pea_inflight *f, u32 i, u64 o)
 	const struct pea_inflight_who *w = &f->who[i];
 	pid_t tid = (pid_t)(o & PEA_IF_TID_MASK) - 1;
 	unsigned long task = READ_ONCE(w->task);
+	unsigned long cookie = READ_ONCE(w->cookie);
 	struct task_struct *t;
 	bool live;
 
@@ -138,11 +155,13 @@ static bool pea_inflight_stale(struct pea_inflight *f, u32 i, u64 o)
 	rcu_read_lock();
 	t = pid_task(find_pid_ns(tid, &init_pid_ns), PIDTYPE_PID);
 	live = t && (unsigned long)t == task &&
+	       pea_inflight_cookie(t) == cookie &&
 	       t->start_time == READ_ONCE(w->start);
 	if (!live) {
 		t = pid_task(find_pid_ns(READ_ONCE(w->tgid), &init_pid_ns),
 			     PIDTYPE_PID);
 		live = t && (unsigned long)t == task &&
+		       pea_inflight_cookie(t) == cookie &&
 		       t->start_time == READ_ONCE(w->leader_start);
 	}
 	rcu_read_unlock();
@@ -163,6 +182,7 @@ static bool pea_inflight_take(struct pea_inflight *f, u32 i, u64 old,
 				     mine | PEA_IF_PENDING) != old)
 		return false;
 	WRITE_ONCE(f->who[i].task, (unsigned long)current);
+	WRITE_ONCE(f->who[i].cookie, pea_inflight_cookie(current));
 	WRITE_ONCE(f->who[i].start, current->start_time);
 	WRITE_ONCE(f->who[i].leader_start, current->group_leader->start_time);
 	WRITE_ONCE(f->who[i].tgid, current->tgid);

@@ -26,10 +26,16 @@
  * the exemption may take at most three quarters of max_probe_kb and of
  * PEA_MAX_LINKS, so that users who each stay within their own bounds
  * cannot together lock root (or a uprobe, which needs CAP_SYS_ADMIN) out,
- * as the key quotas keep root_maxkeys apart from maxkeys. Nobody is
- * exempt from max_probe_kb itself, nor from PEA_MAX_LINKS. The parameters
- * are writable by root at run time (/sys/module/pea/parameters/); a lower
- * bound refuses new charges and leaves existing links alone.
+ * as the key quotas keep root_maxkeys apart from maxkeys. Retired links
+ * (closed kretprobes kept while calls are in flight, pea_link.c) leave
+ * those counts but stay registered, so they have bounds of their own, the
+ * same numbers: max_user_links per user, three quarters of PEA_MAX_LINKS
+ * for the users without the exemption, and PEA_MAX_LINKS for all; a user
+ * past them cannot attach (EMLINK) until the calls return. Those bounds
+ * keep the probes' per-hit walk of registered kretprobes short.
+ * Nobody is exempt from max_probe_kb itself, nor from PEA_MAX_LINKS. The
+ * parameters are writable by root at run time (/sys/module/pea/parameters/);
+ * a lower bound refuses new charges and leaves existing links alone.
  *
  * What a link is charged (pea_link_charge()): its struct pea_link and
  * per-CPU stats, a kretprobe's instances (pea_kretprobe_mem()), a
@@ -72,6 +78,7 @@ struct pea_quota {
 	struct hlist_node node;
 	struct user_struct *user;	/* a reference */
 	unsigned int links;
+	unsigned int retired;	/* retired links, pea_link.c */
 	unsigned long bytes;
 };
 
@@ -79,6 +86,7 @@ static DEFINE_RAW_SPINLOCK(pea_quota_lock);	/* the table and every count */
 static DEFINE_HASHTABLE(pea_quotas, 6);
 static unsigned long pea_quota_total;	/* bytes, all links */
 static unsigned int pea_quota_links;
+static unsigned int pea_quota_retired;
 
 static struct pea_quota *pea_quota_find(struct user_struct *user)
 {
@@ -139,13 +147,16 @@ again:
 	raw_spin_lock_irqsave(&pea_quota_lock, flags);
 	q = pea_quota_find(user);
 	over = (q ? q->links : 0) >= READ_ONCE(max_user_links) ||
-	       pea_quota_links >= pea_quota_shared(PEA_MAX_LINKS);
+	       (q ? q->retired : 0) >= READ_ONCE(max_user_links) ||
+	       pea_quota_links >= pea_quota_shared(PEA_MAX_LINKS) ||
+	       pea_quota_retired >= pea_quota_shared(PEA_MAX_LINKS);
 	if (over && !l->quota_asked) {
 		raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
 		pea_quota_exempt(l);
 		goto again;
 	}
-	if (over && !l->quota_exempt) {
+	/* Retired links stay registered: nobody may have more than 1024. */
+	if ((over && !l->quota_exempt) || pea_quota_retired >= PEA_MAX_LINKS) {
 		err = -EMLINK;
 		goto out;
 	}
@@ -242,14 +253,30 @@ static void pea_quota_drop(struct pea_link *l, bool uncharge)
 
 	if (!q)
 		return;
-	if (uncharge)
-		pea_link_uncharge(l, l->charged);
+	/*
+	 * The charge, the counts and the emptiness test in one critical
+	 * section: another link's drop must not find this link's bytes gone
+	 * and free the entry before this one has looked at it a last time.
+	 */
 	raw_spin_lock_irqsave(&pea_quota_lock, flags);
+	if (uncharge) {
+		q->bytes -= l->charged;
+		pea_quota_total -= l->charged;
+		l->charged = 0;
+	}
 	if (!l->retired) {
 		pea_quota_links--;
 		q->links--;
 	}
-	if (!q->links && !q->bytes) {
+	if (!l->retired && !uncharge) {
+		/* Retiring: counted among the retired until freed. */
+		pea_quota_retired++;
+		q->retired++;
+	} else if (l->retired && uncharge) {
+		pea_quota_retired--;
+		q->retired--;
+	}
+	if (!q->links && !q->retired && !q->bytes) {
 		hash_del(&q->node);
 		gone = q;
 	}

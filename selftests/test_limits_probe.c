@@ -375,6 +375,22 @@ int main(void)
 	      "once the sleepers return, the retired links are freed");
 
 	/*
+	 * Retired links stay registered: they have a count bound of their
+	 * own, max_user_links, whatever their bytes.
+	 */
+	PT_EQ(pt_perm_write_int(PARAM("max_user_links"), 3), 0,
+	      "root lowers max_user_links to 3");
+	cheap = pt_probe_attr("pipe_read", PEA_PROBE_F_RETPROBE);
+	park_start(&a, &cheap, ATTACK_MAX);
+	PT_OK(a.n == 3 && a.err == EMLINK,
+	      "3 links retired with sleepers, then EMLINK (%d, %d)", a.n, a.err);
+	hold_end(&a);
+	PT_EQ(pt_perm_write_int(PARAM("max_user_links"), user_links), 0,
+	      "max_user_links restored");
+	PT_EQ(pt_quota_settled(PT_NOBODY), 0,
+	      "once their sleepers return, the retired links are freed");
+
+	/*
 	 * Calls that never return: a task that exits inside the function
 	 * leaves its slot to the next call (its owner is gone), and a link
 	 * closed then is freed at once.
