@@ -97,19 +97,6 @@ static const char count_keys[] =
 /* Context keys are spelled ctx.NAME where a tracepoint field is NAME. */
 #define CTX_PFX "ctx."
 
-/* A C identifier: what a parameter's name can be. */
-static bool is_ident(const char *s)
-{
-	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-	      *s == '_'))
-		return false;
-	for (s++; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_'))
-			return false;
-	return true;
-}
-
 static bool is_argn(const char *s, unsigned int *n)
 {
 	if (strncasecmp(s, "arg", 3) || s[3] < '0' || s[3] > '5' || s[4])
@@ -196,7 +183,7 @@ static int parse_key(struct agg_table *t, const char *text,
 	if (fmt->kind->args && fmt->sig)
 		return tool_usage("trace", "%s '%s': %s has no parameter '%s' (pea list -v shows them; %s allows %s)",
 				  opt, text, fmt->probe, text, opt, allowed);
-	if (fmt->kind->args && fmt->sig_why && is_ident(text))
+	if (fmt->kind->args && fmt->sig_why && tool_is_ident(text))
 		return tool_usage("trace", "%s '%s': %s: %s (%s allows %s)",
 				  opt, text, fmt->probe, fmt->sig_why, opt,
 				  allowed);

@@ -62,6 +62,7 @@ void tool_explain_dev_error(const char *what, int err);
 
 /* Strict number parsers: the whole string, no sign for unsigned. */
 int tool_parse_u64(const char *s, unsigned long long *v);
+bool tool_is_ident(const char *s);
 int tool_parse_uint(const char *s, unsigned int max, unsigned int *v);
 int tool_parse_seconds(const char *s, double *v);
 

@@ -400,19 +400,6 @@ static void probe_opts_merge(struct probe_opts *eff,
 	eff->nparams = own->nparams;
 }
 
-/* A C identifier: a parameter's name (a PROBE has a ':'). */
-static bool param_name(const char *s)
-{
-	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-	      *s == '_'))
-		return false;
-	for (s++; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_'))
-			return false;
-	return true;
-}
-
 /* Whether the options in effect for @p suit its kind. */
 static int probe_validate(const struct trace_probe *p)
 {
@@ -476,7 +463,7 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		pos += next - 1;
 		if (pos >= argc)
 			break;
-		if (probe && param_name(argv[pos])) {
+		if (probe && tool_is_ident(argv[pos])) {
 			/* PARAM: print the probe's parameter by name. */
 			if (po->nparams == PROBE_MAX_PARAMS)
 				return probe_usage(probe, "at most %d parameters by name ('%s' is one more)",
