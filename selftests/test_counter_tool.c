@@ -137,14 +137,14 @@ int main(void)
 	PT_EQ(count_lines(r->out, "seconds time elapsed"), 1, "the elapsed time");
 	pt_diag("%s", r->out);
 
-	run(r, "-e", "page-faults", "--", "/bin/dd", "if=/dev/zero",
+	run(r, "-e", "page-faults", "-a", "--", "/bin/dd", "if=/dev/zero",
 	    "of=/dev/null", "bs=1M", "count=4", NULL);
 	faults = total_of(r->out, "page-faults");
 	PT_OK(r->status == 0 && faults >= 256,
 	      "dd with a 1 MiB buffer on any CPU: total page-faults %lld >= 256",
 	      faults);
 	PT_EQ(count_lines(r->out, "page-faults"), pt_nr_cpus() + 1,
-	      "without -C: one line per online CPU, and the total");
+	      "-a without -C: one line per online CPU, and the total");
 
 	run(r, "--json", "-e", "page-faults", "-C", "0-1", "--", "/bin/true",
 	    NULL);

@@ -2,13 +2,15 @@
 /*
  * pea: `pea stat -e` (also `pea counters`): count events on every chosen
  * CPU through pea counter fds and print per-CPU and total counts with
- * their scaling, like `perf stat -a -A`.
+ * their scaling, like `perf stat -a -A`; or, for a command or a process,
+ * count its own tasks (stat_task.c), like `perf stat -- CMD` / `-p PID`.
  *
- *   pea stat -e EVENT[,EVENT...] [-C CPUS] [--interval MS
+ *   pea stat -e EVENT[,EVENT...] [-a | -C CPUS | -p PID] [--interval MS
  *             [--interval-count N]] [--json] [-- COMMAND [ARG...]]
  *
- * Without a command it counts until SIGINT or SIGTERM (or the last
- * interval). A count its PMU multiplexed is scaled by enabled / running
+ * A command is counted per task unless -a or -C asks for CPUs (then it
+ * only bounds the run); -p PID counts that process's threads. Without a
+ * command it counts until SIGINT or SIGTERM (or the last interval). A count its PMU multiplexed is scaled by enabled / running
  * and shown with the percentage of time it ran; "<not counted>" means it
  * never ran; an event no PMU provides is reported with its errno and what
  * to try, and shown as "<not supported>".
@@ -27,18 +29,28 @@
 #include "libpea.h"
 #include "pea_tool.h"
 #include "counter_events.h"
+#include "stat_task.h"
 
 struct ctr {
 	struct pea_ev ev;
 	struct pea_counters *cs;	/* NULL: could not be opened */
 	struct pea_counter_value *last;	/* per CPU, at the last print */
+	struct task_ctr task;		/* task mode: nfds 0 if not opened */
+	struct pea_counter_value task_last;
 };
 
+/*
+ * struct stat_run - one pea stat -e run
+ * @task: count tasks (a command's, or @pid's), not CPUs
+ * @pid:  with @task: the process of -p, or the forked command
+ */
 struct stat_run {
 	struct ctr *ctrs;
 	int n;
 	const char *cpus;
 	bool json;
+	bool task;
+	pid_t pid;
 	__u64 t0;
 	__u64 t_last;
 };
@@ -82,7 +94,7 @@ static const char *errno_hint(int err, int cpu)
 {
 	switch (err) {
 	case ENOENT:
-		if (cpu < 0)
+		if (cpu == -1)
 			return "cannot open /dev/pea: is the pea module loaded?";
 		return "no PMU on this system provides this event (a virtual machine without a virtual PMU has no hardware or hw-cache events); try a software event such as cpu-clock, task-clock, page-faults or context-switches, or a PMU listed in /sys/bus/event_source/devices";
 	case EOPNOTSUPP:
@@ -91,6 +103,8 @@ static const char *errno_hint(int err, int cpu)
 		return "the PMU rejected this config or a modifier (a PMU that cannot separate user and kernel mode refuses :u and :k)";
 	case EACCES:
 	case EPERM:
+		if (cpu == -2)
+			return "not permitted: perf_event_open(2) on these tasks needs ptrace access to them and kernel.perf_event_paranoid <= 2 (Debian's default 3 needs CAP_PERFMON), and counting kernel mode (no :u) needs <= 1";
 		return "not permitted: counting CPU-wide needs kernel.perf_event_paranoid <= 0 or CAP_PERFMON, and counting kernel mode (no :u) needs <= 1";
 	case ENODEV:
 		return "that CPU is offline; choose online CPUs with -C";
@@ -158,6 +172,7 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/* @cpu: a CPU, -1 for the CPUs' total, -2 for the tasks of task mode. */
 static void print_line(const struct stat_run *r, const struct ctr *c,
 		       int cpu, const struct pea_counter_value *d, double when)
 {
@@ -174,7 +189,10 @@ static void print_line(const struct stat_run *r, const struct ctr *c,
 		printf("{");
 		if (when >= 0)
 			printf("\"interval\": %.9f, ", when);
-		printf("\"cpu\": \"%s\", \"event\": ", cpu_s);
+		if (cpu == -2)
+			printf("\"pid\": %d, \"event\": ", (int)r->pid);
+		else
+			printf("\"cpu\": \"%s\", \"event\": ", cpu_s);
 		json_str(c->ev.name);
 		printf(", \"counter-value\": %" PRIu64
 		       ", \"scaled-value\": %" PRIu64 ", \"unit\": \"%s\", "
@@ -189,8 +207,10 @@ static void print_line(const struct stat_run *r, const struct ctr *c,
 		printf("%15.9f ", when);
 	if (cpu >= 0)
 		snprintf(cpu_s, sizeof(cpu_s), "CPU%d", cpu);
-	else
+	else if (cpu == -1)
 		snprintf(cpu_s, sizeof(cpu_s), "total");
+	else
+		snprintf(cpu_s, sizeof(cpu_s), "tasks");
 	if (!d->running) {
 		printf("%-8s %22s %-5s %s\n", cpu_s, "<not counted>",
 		       c->ev.clock ? "msec" : "", c->ev.name);
@@ -233,6 +253,16 @@ static void print_counts(struct stat_run *r, double when)
 		struct pea_counter_value total = { 0 }, v, d;
 		size_t k;
 
+		if (r->task && c->task.nfds) {
+			if (task_ctr_read(&c->task, &v))
+				v = c->task_last;
+			d.value = v.value - c->task_last.value;
+			d.enabled = v.enabled - c->task_last.enabled;
+			d.running = v.running - c->task_last.running;
+			c->task_last = v;
+			print_line(r, c, -2, &d, when);
+			continue;
+		}
 		if (!c->cs) {
 			print_unsupported(r, c, when);
 			continue;
@@ -259,26 +289,53 @@ static void print_counts(struct stat_run *r, double when)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pea stat -e EVENT[,EVENT...] [-C CPUS] [--interval MS [--interval-count N]]\n"
-		"                [--json] [-- COMMAND [ARG...]]\n"
+		"usage: pea stat -e EVENT[,EVENT...] [-a | -C CPUS | -p PID]\n"
+		"                [--interval MS [--interval-count N]] [--json] [-- COMMAND [ARG...]]\n"
 		"       (or: pea counters -e ...)\n"
 		"\n"
-		"Count events on every CPU (or CPUS, e.g. 0-3,8) through pea counters and\n"
-		"print per-CPU and total counts, like perf stat -a -A. Without COMMAND,\n"
-		"count until interrupted.\n"
+		"With COMMAND, count its own tasks (every thread and child, from its exec),\n"
+		"like perf stat -- COMMAND; with -p PID, that process's threads. With -a or\n"
+		"-C, or with neither COMMAND nor -p, count on every CPU (or CPUS, e.g. 0-3,8)\n"
+		"through pea counters and print per-CPU and total counts, like perf stat -a -A\n"
+		"(COMMAND then only bounds the run). Without COMMAND, count until interrupted.\n"
 		"\n"
 		"  -e, --event EVENTS      perf event names: cycles, instructions, cache-misses,\n"
 		"                          branch-misses, cpu-clock, task-clock, page-faults,\n"
 		"                          context-switches, cpu-migrations, L1-dcache-load-misses,\n"
 		"                          ..., rHEX, pmu/config=0x...,config1=0x.../, pmu/alias/;\n"
 		"                          modifiers :u (user), :k (kernel), :D (pinned)\n"
-		"  -C, --cpu CPUS          CPUs to count on (default: all online)\n"
+		"  -a, --all-cpus          count on every online CPU, not the tasks\n"
+		"  -C, --cpu CPUS          count on these CPUs (implies -a)\n"
+		"  -p, --pid PID           count the threads of process PID (and their children)\n"
 		"  -I, --interval MS       print the counts of every MS milliseconds\n"
 		"      --interval-count N  stop after N intervals\n"
 		"  -j, --json              one JSON object per line\n"
 		"\n"
 		"A multiplexed count is scaled by time enabled / time running and shown with\n"
 		"the share of time it ran; <not counted>: it never ran.\n");
+}
+
+/* Task mode: each event on the command (@r->pid, forked) or process. */
+static int open_task_counters(struct stat_run *r, bool cmd)
+{
+	int i, err, opened = 0;
+
+	for (i = 0; i < r->n; i++) {
+		struct ctr *c = &r->ctrs[i];
+
+		err = cmd ? task_ctr_open_cmd(&c->task, &c->ev.attr, r->pid) :
+			    task_ctr_open_pid(&c->task, &c->ev.attr, r->pid);
+		if (err == -ESRCH) {
+			fprintf(stderr, "%s: no process %d\n", me, (int)r->pid);
+			return err;
+		}
+		if (err) {
+			report_open_error(&c->ev, -err, -2);
+			continue;
+		}
+		opened++;
+	}
+	return opened;
 }
 
 static int open_counters(struct stat_run *r)
@@ -313,6 +370,7 @@ static void close_counters(struct stat_run *r)
 	for (i = 0; i < r->n; i++) {
 		pea_counters__free(r->ctrs[i].cs);
 		free(r->ctrs[i].last);
+		task_ctr_close(&r->ctrs[i].task);
 	}
 	free(r->ctrs);
 }
@@ -321,10 +379,12 @@ static void set_enabled(struct stat_run *r, bool on)
 {
 	int i;
 
-	for (i = 0; i < r->n; i++)
+	for (i = 0; i < r->n; i++) {
 		if (r->ctrs[i].cs)
 			(void)(on ? pea_counters__enable(r->ctrs[i].cs) :
 			       pea_counters__disable(r->ctrs[i].cs));
+		task_ctr_enable(&r->ctrs[i].task, on);
+	}
 }
 
 static pid_t start_command(char **argv)
@@ -357,6 +417,8 @@ int cmd_stat_counters(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "cpu", required_argument, NULL, 'C' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "interval-count", required_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' },
@@ -368,15 +430,17 @@ int cmd_stat_counters(int argc, char **argv)
 	const char *events = NULL;
 	long interval_ms = 0, count = 0, done = 0;
 	int opt, status = 0, ret = 0, opened, i;
-	bool child_done = false;
+	bool child_done = false, all_cpus = false;
 	pid_t child = -1;
+	long pid = 0;
+	int go_fd = -1;
 	char err[512];
 	char *end;
 
 	me = argc > 0 && !strcmp(argv[0], "counters") ? "pea counters" :
 	     "pea stat";
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:C:I:jh", longopts,
+	while ((opt = getopt_long(argc, argv, "+e:C:ap:I:jh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'e':
@@ -384,6 +448,17 @@ int cmd_stat_counters(int argc, char **argv)
 			break;
 		case 'C':
 			r.cpus = optarg;
+			all_cpus = true;
+			break;
+		case 'a':
+			all_cpus = true;
+			break;
+		case 'p':
+			pid = strtol(optarg, &end, 10);
+			if (*end || pid <= 0 || pid > INT32_MAX) {
+				fprintf(stderr, "%s: bad --pid '%s'\n", me, optarg);
+				return 2;
+			}
 			break;
 		case 'I':
 			interval_ms = strtol(optarg, &end, 10);
@@ -415,6 +490,11 @@ int cmd_stat_counters(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (pid && all_cpus) {
+		fprintf(stderr, "%s: -p counts a process's tasks, -a and -C count CPUs: choose one\n", me);
+		return 2;
+	}
+	r.task = !all_cpus && (pid || optind < argc);
 	if (count && !interval_ms) {
 		fprintf(stderr, "%s: --interval-count needs --interval\n", me);
 		return 2;
@@ -432,26 +512,52 @@ int cmd_stat_counters(int argc, char **argv)
 		r.ctrs[i].ev = evs[i];
 	free(evs);
 
-	i = pea_open_dev();
-	if (i < 0) {
+	/* Task mode needs no pea device: its events are Linux's own. */
+	i = r.task ? -1 : pea_open_dev();
+	if (!r.task && i < 0) {
 		fprintf(stderr, "%s: cannot open %s: %s: is the pea module loaded?\n",
 			me, PEA_DEVICE_PATH, strerror(-i));
 		close_counters(&r);
 		return 1;
 	}
-	close(i);
+	if (i >= 0)
+		close(i);
 
-	opened = open_counters(&r);
+	if (r.task && !pid) {
+		/* Stopped before its exec until its events are open. */
+		child = task_cmd_fork(argv + optind, &go_fd, me);
+		if (child < 0) {
+			perror(me);
+			close_counters(&r);
+			return 1;
+		}
+		r.pid = child;
+	} else if (r.task) {
+		r.pid = (pid_t)pid;
+	}
+	opened = r.task ? open_task_counters(&r, !pid) : open_counters(&r);
 	if (opened <= 0) {
+		if (go_fd >= 0)
+			close(go_fd);	/* the child exits unrun */
+		if (child > 0)
+			waitpid(child, &status, 0);
 		close_counters(&r);
 		return 1;
 	}
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	set_enabled(&r, true);
+	/* A command's events start at its exec (enable_on_exec). */
+	if (go_fd < 0)
+		set_enabled(&r, true);
 	r.t0 = r.t_last = mono_ns();
-	if (optind < argc) {
+	if (go_fd >= 0) {
+		if (task_cmd_go(go_fd)) {
+			perror(me);
+			ret = 1;
+			goto out;
+		}
+	} else if (optind < argc) {
 		child = start_command(argv + optind);
 		if (child < 0) {
 			perror(me);
@@ -485,9 +591,18 @@ int cmd_stat_counters(int argc, char **argv)
 	set_enabled(&r, false);
 
 	if (!interval_ms) {
-		if (!r.json)
+		if (!r.json && r.task && !pid) {
+			printf("\n Performance counter stats for '");
+			for (i = optind; i < argc; i++)
+				printf("%s%s", i > optind ? " " : "", argv[i]);
+			printf("':\n\n");
+		} else if (!r.json && r.task) {
+			printf("\n Performance counter stats for process id '%ld':\n\n",
+			       pid);
+		} else if (!r.json) {
 			printf("\n Performance counter stats for 'system wide' (CPUs %s):\n\n",
 			       r.cpus ? r.cpus : "all online");
+		}
 		print_counts(&r, -1);
 		if (r.json)
 			printf("{\"elapsed-ns\": %" PRIu64 "}\n",
