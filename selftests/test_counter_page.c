@@ -284,24 +284,21 @@ static void test_libpea_pages(void)
 	PT_OK(cs != NULL && opts.err_cpu == -1,
 	      "pea_counters__new with opts.mmap");
 	/*
-	 * A new counter's page is first published by its CPU's refresh timer
-	 * (counter_refresh_ms, 10) or a read: not at creation. The debug
-	 * kernel once read a page before that. Known, to be fixed in the
-	 * module (publish at creation); until then, wait for the first one.
+	 * The module publishes a new counter's page at creation, from its
+	 * CPU (an IPI), before the fd exists: no wait. Its time_enabled may
+	 * still be 0 there, as perf's own page would show: with the TSC
+	 * marked unstable (TCG guests) local_clock() is clamped to the tick
+	 * window and may not have moved since the event was installed.
 	 */
-	for (i = 0; cs && i < pea_counters__cnt(cs); i++) {
-		int tries = 0;
-
-		do {
-			if (pea_counters__read_page(cs, i, &v, &stamp))
-				break;
-			if (v.enabled && stamp)
-				break;
-			pt_sleep_ns(10000000);
-		} while (++tries < 100);
-		if (!v.enabled || !stamp)
+	for (i = 0; cs && i < pea_counters__cnt(cs); i++)
+		if (pea_counters__read_page(cs, i, &v, &stamp) || !stamp)
 			ok = false;
-	}
+	PT_OK(ok, "every CPU's page is published at creation");
+	pt_sleep_ns(30000000);	/* three refresh periods, several ticks */
+	for (i = 0; cs && i < pea_counters__cnt(cs); i++)
+		if (pea_counters__read_page(cs, i, &v, &stamp) ||
+		    !v.enabled || !stamp)
+			ok = false;
 	PT_OK(ok, "pea_counters__read_page reads every CPU's page");
 	PT_EQ(pea_counters__read_page(cs, 9, &v, NULL), -EINVAL,
 	      "pea_counters__read_page: a bad index gives -EINVAL");
