@@ -67,9 +67,10 @@ static uint32_t name_hash(const char *s)
 /*
  * A frame's colour: a family per kind, the shade from the name's hash.
  * The families do not overlap (the browser test classifies pixels by
- * them, docs/flamegraphs.md lists them): process blue (b >= 200,
- * r <= 140), user red (r >= 215, g 60-120), kernel orange (g 135-175,
- * b <= 50), module yellow (g 190-225), and grey for the root.
+ * them, docs/flamegraphs.md lists them): process blue (r 110-140,
+ * g 140-170, b 200-230), user red (r 210-250, g 45-85, b 45-75), kernel
+ * orange (r 230-255, g 140-180, b 10-40), module yellow (r 200-230,
+ * g 190-225, b 40-70), and grey (200, 200, 200) for the root.
  */
 static void frame_colour(int root, enum pea_frame_kind kind, const char *name,
 			 unsigned int rgb[3])
@@ -90,9 +91,9 @@ static void frame_colour(int root, enum pea_frame_kind kind, const char *name,
 		rgb[2] = 200 + 30 * a / 255;
 		break;
 	case PEA_FRAME_KERNEL:
-		rgb[0] = 225 + 30 * a / 255;
-		rgb[1] = 135 + 40 * b / 255;
-		rgb[2] = 20 + 30 * a / 255;
+		rgb[0] = 230 + 25 * a / 255;
+		rgb[1] = 140 + 40 * b / 255;
+		rgb[2] = 10 + 30 * a / 255;
 		break;
 	case PEA_FRAME_MODULE:
 		rgb[0] = 200 + 30 * a / 255;
@@ -101,9 +102,9 @@ static void frame_colour(int root, enum pea_frame_kind kind, const char *name,
 		break;
 	case PEA_FRAME_USER:
 	default:
-		rgb[0] = 215 + 40 * a / 255;
-		rgb[1] = 60 + 60 * b / 255;
-		rgb[2] = 50 + 30 * a / 255;
+		rgb[0] = 210 + 40 * a / 255;
+		rgb[1] = 45 + 40 * b / 255;
+		rgb[2] = 45 + 30 * a / 255;
 		break;
 	}
 }
@@ -283,7 +284,8 @@ static const char flame_style[] =
 ".btn:hover { text-decoration: underline; }\n"
 "#unzoom { opacity: 0.3; }\n"
 "g.f { cursor: pointer; }\n"
-"g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+"g.f rect { stroke: #f6f6f2; stroke-width: 0.6; }\n"
+"g.f:hover rect { stroke: #000; }\n"
 "g.f.hit rect { fill: rgb(60,200,90); }\n"
 "g.f.anc rect { opacity: 0.55; }\n"
 "g.f.out { display: none; }\n"
@@ -490,8 +492,8 @@ int pea_stacks_write_svg(const struct pea_stack_set *set, FILE *out,
 		"<text id=\"matched\" x=\"%d\" y=\"40\" text-anchor=\"end\"> </text>\n",
 		FLAME_XPAD, FLAME_WIDTH - FLAME_XPAD, FLAME_WIDTH - FLAME_XPAD);
 	put_legend(out, FLAME_XPAD, "process", 125, 155, 215);
-	put_legend(out, FLAME_XPAD + 90, "user", 235, 90, 65);
-	put_legend(out, FLAME_XPAD + 160, "kernel", 240, 155, 35);
+	put_legend(out, FLAME_XPAD + 90, "user", 230, 65, 60);
+	put_legend(out, FLAME_XPAD + 160, "kernel", 242, 160, 25);
 	put_legend(out, FLAME_XPAD + 240, "module", 215, 207, 55);
 
 	fputs("<g id=\"frames\">\n", out);
