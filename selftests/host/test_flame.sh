@@ -128,12 +128,13 @@ rc=$?
 ok $? "Chromium renders the SVG to a screenshot (status $rc)" "$(tail -5 "$TMP/chromium.log")"
 checks png "$OUT/flamegraph-example.png" "$OUT/example.svg" "$EXAMPLE"
 
-# A real hit test: the frame at flush_log's centre, clicked, then "Reset zoom".
+# A real hit test: the frame at flush_log's centre, hovered and clicked,
+# then "Reset zoom".
 read -r zid zx zy < <("${CHECK[@]}" pick "$OUT/example.svg" flush_log)
 chrome --allow-file-access-from-files --dump-dom \
-	"file://$DIR/click.html?svg=file://$OUT/example.svg&h=$H&click=$zx,$zy&click=30,15" \
+	"file://$DIR/click.html?svg=file://$OUT/example.svg&h=$H&hover=$zx,$zy&click=$zx,$zy&click=30,15" \
 	> "$TMP/click.dom"
-ok $? "Chromium runs click.html: a click at ($zx, $zy), then at Reset zoom"
+ok $? "Chromium runs click.html: the pointer over ($zx, $zy), a click there, then at Reset zoom"
 checks click "$TMP/click.dom" "$OUT/example.svg" "$zid"
 
 chrome --window-size=1200,"$H" --screenshot="$OUT/zoomed.png" \

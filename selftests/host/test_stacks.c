@@ -369,6 +369,30 @@ static void test_svg(void)
 	pea_stacks_free(set);
 }
 
+/* A frame of 1 in 2^20 is 0.001 px: not drawn, nor its children; said. */
+static void test_svg_narrow(void)
+{
+	struct pea_stack_set *set = pea_stacks_new();
+	const char *big[] = { "prog", "main", "hot" };
+	const char *tiny[] = { "prog", "main", "cold", "colder" };
+	const enum pea_frame_kind k[] = { P, U, U, U };
+	char *svg;
+
+	pea_stacks_add(set, big, k, 3, (1 << 20) - 1);
+	pea_stacks_add(set, tiny, k, 4, 1);
+	svg = svg_of(set, NULL);
+	ok(svg && count_of(svg, "<g class=\"f\"") == 4 &&
+	   !strstr(svg, "<title>cold") && !strstr(svg, "<title>colder"),
+	   "a frame narrower than 0.1 px is not drawn, nor what stands on it");
+	ok(svg && strstr(svg, ">frames not drawn: 1 (narrower than 0.1 px), nor what stands on them</text>"),
+	   "the header says how many were left out");
+	ok(svg && strstr(svg, "<title>main (1048576 samples, 100.00%)</title>") &&
+	   strstr(svg, ">Flame graph</text>"),
+	   "their weight stays in their parents; no title: \"Flame graph\"");
+	free(svg);
+	pea_stacks_free(set);
+}
+
 int main(void)
 {
 	test_set();
@@ -377,5 +401,6 @@ int main(void)
 	test_odd();
 	test_refusals();
 	test_svg();
+	test_svg_narrow();
 	return host_tap_done();
 }

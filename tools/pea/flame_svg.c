@@ -505,7 +505,7 @@ int pea_stacks_write_svg(const struct pea_stack_set *set, FILE *out,
 		FLAME_XPAD, c.height - 8);
 	if (c.elided)
 		fprintf(out,
-			"<text id=\"elided\" x=\"%d\" y=\"40\" text-anchor=\"middle\">%lu frames narrower than %.1f px not drawn, nor what stands on them</text>\n",
+			"<text id=\"elided\" x=\"%d\" y=\"40\" text-anchor=\"middle\">frames not drawn: %lu (narrower than %.1f px), nor what stands on them</text>\n",
 			FLAME_WIDTH / 2, c.elided, FLAME_MIN_PX);
 	fputs("</svg>\n", out);
 	free(v);

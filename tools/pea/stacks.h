@@ -10,7 +10,8 @@
  * A frame's kind travels in the folded text as flamegraph.pl marks it:
  * kernel frames (a module's included, named "func [module]") end in
  * "_[k]", the process frame at the root is the first frame of a line,
- * user frames carry no mark.
+ * user frames carry no mark. So a stack without a process frame whose
+ * root is a user frame reads back with that frame as the process.
  */
 #ifndef _PEA_STACKS_H
 #define _PEA_STACKS_H

@@ -8,7 +8,7 @@ it was drawn from, read here independently of the tool:
   flame_check.py png PNG SVG FOLDED        a screenshot's pixels
   flame_check.py zoomed PNG SVG ID         a screenshot zoomed to ID
   flame_check.py search DOM FOLDED REGEX   chromium's DOM after #search=
-  flame_check.py click DOM SVG ID          click.html's states: ID, reset
+  flame_check.py click DOM SVG ID          click.html's: hover and click ID, reset
 
 Each check prints "ok - ..." or "not ok - ..." (test_flame.sh numbers
 them); the geometry is the writer's (tools/pea/flame_svg.c): 1180 px of
@@ -381,11 +381,15 @@ def check_click(dom, svg, zid):
         text = f.read()
     m = re.search(r'<pre id="state">([^<]*)</pre>', text)
     try:
-        states = json.loads(m.group(1).replace('&amp;', '&').replace('&lt;', '<')
-                            .replace('&gt;', '>').replace('&quot;', '"'))
-    except (AttributeError, ValueError):
+        got = json.loads(m.group(1).replace('&lt;', '<').replace('&gt;', '>')
+                         .replace('&quot;', '"').replace('&amp;', '&'))
+        states = got['states']
+    except (AttributeError, ValueError, KeyError, TypeError):
         ok(False, 'click.html reported the states (%s)' % (m.group(1)[:200] if m else None))
         return
+    z = byid[zid]
+    ok(got['details'] == z.title, 'the pointer over %s: the details line is its title '
+       '"%s" (got "%s")' % (z.name, z.title, got['details']))
     ok(len(states) == 2 and 'frames' in states[0] and 'frames' in states[1],
        'click.html clicked twice and reported both states')
     if len(states) != 2 or 'frames' not in states[1]:
