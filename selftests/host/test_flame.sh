@@ -8,14 +8,17 @@
 # the merged frames and their weights, widths summing at each depth,
 # titles, colours by kind, labels), then Debian's headless Chromium
 # (scripts/setup.sh installs it) renders it: the screenshot's pixels show
-# each frame's colour where the SVG puts it and dark, clipped labels; a
-# click at a frame's centre (flame/click.html) zooms to it and "Reset
-# zoom" undoes it; #zoom= and #search= in the URL zoom (screenshot) and
-# search (the matched share). Also the command's own contract: usage
+# each frame's colour where the SVG puts it and dark, clipped labels;
+# driven by Chromium's own input events (flame/cdp_drive.py), hovering a
+# frame shows its title, a click zooms to it, "Reset zoom" undoes it,
+# "Search" with its prompt answered highlights the matches (green on the
+# screenshot) and shows their share, Escape undoes both; #zoom= and
+# #search= in the URL zoom (screenshot) and search (the matched share).
+# Also the command's own contract: usage
 # errors, malformed input named by its line, repeatable bytes. The
 # screenshot is build/host/flame/flamegraph-example.png;
 # PEA_FLAME_DOCS=1 copies it to docs/flamegraph-example.png. TAP on
-# stdout; each Chromium run is bounded by a 60 s timeout.
+# stdout; each Chromium run is bounded by a timeout (60 s, the session 90).
 
 set -uo pipefail
 
@@ -128,14 +131,18 @@ rc=$?
 ok $? "Chromium renders the SVG to a screenshot (status $rc)" "$(tail -5 "$TMP/chromium.log")"
 checks png "$OUT/flamegraph-example.png" "$OUT/example.svg" "$EXAMPLE"
 
-# A real hit test: the frame at flush_log's centre, hovered and clicked,
-# then "Reset zoom".
+# A person's session, Chromium's own input events through the DevTools
+# protocol: the pointer over flush_log, a click there, Reset zoom, Search
+# with its prompt answered, Escape.
 read -r zid zx zy < <("${CHECK[@]}" pick "$OUT/example.svg" flush_log)
-chrome --allow-file-access-from-files --dump-dom \
-	"file://$DIR/click.html?svg=file://$OUT/example.svg&h=$H&hover=$zx,$zy&click=$zx,$zy&click=30,15" \
-	> "$TMP/click.dom"
-ok $? "Chromium runs click.html: the pointer over ($zx, $zy), a click there, then at Reset zoom"
-checks click "$TMP/click.dom" "$OUT/example.svg" "$zid"
+rm -rf "$OUT/session"
+mkdir -p "$OUT/session"
+timeout 90 python3 "$DIR/cdp_drive.py" "$CHROMIUM" "file://$OUT/example.svg" 1200 "$H" \
+	"$zx" "$zy" "$OUT/session"
+ok $? "Chromium, driven over --remote-debugging-pipe: pointer and clicks at ($zx, $zy), Reset zoom, Search, Escape" \
+	"$(tail -5 "$OUT/session/cdp-chromium.log" 2>/dev/null)"
+checks session "$OUT/session/session.json" "$OUT/example.svg" "$EXAMPLE" "$zid" \
+	'^spin$|write' "$OUT/session"
 
 chrome --window-size=1200,"$H" --screenshot="$OUT/zoomed.png" \
 	"file://$OUT/example.svg#zoom=$zid" > /dev/null

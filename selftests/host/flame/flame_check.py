@@ -8,7 +8,8 @@ it was drawn from, read here independently of the tool:
   flame_check.py png PNG SVG FOLDED        a screenshot's pixels
   flame_check.py zoomed PNG SVG ID         a screenshot zoomed to ID
   flame_check.py search DOM FOLDED REGEX   chromium's DOM after #search=
-  flame_check.py click DOM SVG ID          click.html's: hover and click ID, reset
+  flame_check.py session JSON SVG FOLDED ID REGEX DIR
+                                           cdp_drive.py's session in DIR
 
 Each check prints "ok - ..." or "not ok - ..." (test_flame.sh numbers
 them); the geometry is the writer's (tools/pea/flame_svg.c): 1180 px of
@@ -16,6 +17,7 @@ graph from x = 10, 16 px a depth, labels cut at 7.44 px a character.
 """
 import collections
 import json
+import os
 import re
 import struct
 import sys
@@ -26,6 +28,7 @@ SVG_NS = '{http://www.w3.org/2000/svg}'
 XPAD, GW, CHAR_W = 10, 1180, 7.44
 GLYPH_W = 7.22                      # DejaVu Sans Mono's advance at 12 px
 BG = (246, 246, 242)
+HIT = (60, 200, 90)                 # a search match
 
 
 def ok(cond, desc):
@@ -374,30 +377,7 @@ def check_search(dom, folded, regex):
        'the %d frames whose names match are highlighted, no other' % len(hits))
 
 
-def check_click(dom, svg, zid):
-    _, frames = svg_frames(svg)
-    byid = {f.id: f for f in frames}
-    with open(dom, encoding='utf-8') as f:
-        text = f.read()
-    m = re.search(r'<pre id="state">([^<]*)</pre>', text)
-    try:
-        got = json.loads(m.group(1).replace('&lt;', '<').replace('&gt;', '>')
-                         .replace('&quot;', '"').replace('&amp;', '&'))
-        states = got['states']
-    except (AttributeError, ValueError, KeyError, TypeError):
-        ok(False, 'click.html reported the states (%s)' % (m.group(1)[:200] if m else None))
-        return
-    z = byid[zid]
-    ok(got['details'] == z.title, 'the pointer over %s: the details line is its title '
-       '"%s" (got "%s")' % (z.name, z.title, got['details']))
-    ok(len(states) == 2 and 'frames' in states[0] and 'frames' in states[1],
-       'click.html clicked twice and reported both states')
-    if len(states) != 2 or 'frames' not in states[1]:
-        note(states)
-        return
-    z = byid[zid]
-    st = states[0]
-    ok(st['zoom'] == zid, 'a click at %s\'s centre zoomed to it (%s)' % (z.name, st['zoom']))
+def check_zoom_state(st, byid, z):
     bad = []
     for g in st['frames']:
         f = byid[g['id']]
@@ -412,14 +392,76 @@ def check_click(dom, svg, zid):
                 bad.append(('under', f.name, g))
         elif 'out' not in cls:
             bad.append(('out', f.name, g))
+    return bad
+
+
+def as_written(st, byid):
+    return [g['id'] for g in st['frames']
+            if g['cls'] != 'f' or abs(g['x'] - byid[g['id']].x) > 0.006 or
+            abs(g['w'] - byid[g['id']].width) > 0.006 or g['label'] != byid[g['id']].label]
+
+
+def check_session(path, svg, folded, zid, regex, outdir):
+    """cdp_drive.py's session: hover, click, reset, search, Escape."""
+    _, frames = svg_frames(svg)
+    byid = {f.id: f for f in frames}
+    z = byid[zid]
+    try:
+        with open(path, encoding='utf-8') as f:
+            got = json.load(f)
+    except (OSError, ValueError) as e:
+        ok(False, 'the browser session was recorded: %s' % e)
+        return
+    ok('error' not in got, 'the browser session ran to its end %s' % got.get('error', ''))
+    ok(got.get('hover') == z.title, 'the pointer over %s: the details line is its title '
+       '"%s" (got "%s")' % (z.name, z.title, got.get('hover')))
+    st = got.get('zoom')
+    ok(st and st['zoom'] == zid, 'a click at %s\'s centre zoomed to it (%s)'
+       % (z.name, st and st['zoom']))
+    bad = check_zoom_state(st, byid, z) if st else ['no state']
     ok(not bad, 'zoomed: the frame fills 1180 px, those on it rescaled and relabelled, '
        'those under it full width and dimmed, the rest hidden %s' % bad[:2])
-    st = states[1]
-    bad = [g['id'] for g in st['frames']
-           if g['cls'] != 'f' or abs(g['x'] - byid[g['id']].x) > 0.006 or
-           abs(g['w'] - byid[g['id']].width) > 0.006 or g['label'] != byid[g['id']].label]
-    ok(st['zoom'] == 'f0' and not bad,
+    check_zoomed(os.path.join(outdir, 'zoom.png'), svg, zid)
+    st = got.get('reset')
+    bad = as_written(st, byid) if st else ['no state']
+    ok(st and st['zoom'] == 'f0' and not bad,
        'a click on "Reset zoom" puts every frame back as written %s' % bad[:3])
+    st = got.get('search')
+    stacks = read_folded(folded)
+    total = sum(stacks.values())
+    rx = re.compile(regex)
+    want = sum(w for s, w in stacks.items()
+               if any(rx.search(kind_of(f, i)[0]) for i, f in enumerate(s)))
+    expect = 'Matched: %.2f%% (%d samples)' % (100.0 * want / total, want)
+    ok(st and st['matched'] == expect, '"Search", /%s/ typed in its prompt: "%s" (got "%s")'
+       % (regex, expect, st and st['matched']))
+    hits = sorted(g['id'] for g in st['frames'] if 'hit' in g['cls'].split()) if st else []
+    want_hits = sorted(f.id for f in frames if f.d and rx.search(f.name))
+    ok(hits and hits == want_hits, 'exactly the %d frames whose names match are '
+       'highlighted' % len(want_hits))
+    try:
+        w, h, px = read_png(os.path.join(outdir, 'search.png'))
+    except (OSError, ValueError, zlib.error) as e:
+        ok(False, 'the search screenshot is a PNG: %s' % e)
+        return
+    bad = []
+    for f in frames:
+        if f.width < 6:
+            continue
+        lx = int(f.x + 3 + len(f.label) * GLYPH_W) + 2
+        x0, x1 = int(f.x) + 2, int(f.x + f.width) - 1
+        if x1 - max(x0, lx) >= 2:
+            x0 = max(x0, lx)
+        c = dominant(px, x0, x1, int(f.y) + 2, int(f.y) + 13)
+        want_c = HIT if f.id in want_hits else f.fill
+        if not close(c, want_c):
+            bad.append((f.name, want_c, c))
+    ok(not bad, 'on screen the matches are green, every other frame keeps its colour %s'
+       % bad[:3])
+    st = got.get('escape')
+    bad = as_written(st, byid) if st else ['no state']
+    ok(st and st['zoom'] == 'f0' and not bad and st['matched'].strip() == '',
+       'Escape, zoomed and searching: both undone %s' % bad[:3])
 
 
 def main(argv):
@@ -434,8 +476,8 @@ def main(argv):
         check_zoomed(argv[2], argv[3], argv[4])
     elif cmd == 'search':
         check_search(argv[2], argv[3], argv[4])
-    elif cmd == 'click':
-        check_click(argv[2], argv[3], argv[4])
+    elif cmd == 'session':
+        check_session(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7])
     else:
         sys.exit('flame_check.py: unknown check %s' % cmd)
 
