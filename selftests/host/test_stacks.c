@@ -366,6 +366,10 @@ static void test_svg(void)
 	ok(svg && strstr(svg, ">t&lt;1&gt;</text>"), "the escaped title");
 	free(svg);
 	free(again);
+	svg = svg_of(set, "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789");
+	ok(svg && strstr(svg, ">0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567..</text>"),
+	   "a title past 90 characters is cut to 88 and \"..\", clear of the buttons");
+	free(svg);
 	pea_stacks_free(set);
 }
 

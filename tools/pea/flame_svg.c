@@ -42,6 +42,7 @@
 #define FLAME_HEAD	52	/* title, buttons, legend */
 #define FLAME_FOOT	26	/* the details line */
 #define FLAME_MIN_PX	0.1	/* narrower frames are not drawn */
+#define FLAME_TITLE_MAX	90	/* characters of the title (17 px, centred) */
 
 struct svg_ctx {
 	FILE *out;
@@ -484,7 +485,12 @@ int pea_stacks_write_svg(const struct pea_stack_set *set, FILE *out,
 		FLAME_WIDTH, c.height);
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"20\" text-anchor=\"middle\">",
 		FLAME_WIDTH / 2);
-	put_xml(out, title, SIZE_MAX);
+	if (xml_chars(title) > FLAME_TITLE_MAX) {	/* clear of the buttons */
+		put_xml(out, title, FLAME_TITLE_MAX - 2);
+		fputs("..", out);
+	} else {
+		put_xml(out, title, SIZE_MAX);
+	}
 	fputs("</text>\n", out);
 	fprintf(out,
 		"<text id=\"unzoom\" class=\"btn\" x=\"%d\" y=\"20\">Reset zoom</text>\n"
