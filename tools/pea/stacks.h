@@ -94,8 +94,8 @@ int pea_stacks_write_folded(const struct pea_stack_set *set, FILE *out);
  * Reads folded text (its own or flamegraph.pl's) into @set; a line that
  * does not parse is an error naming its line number in @err (size
  * @errlen). Blank lines are skipped, equal stacks summed; weights are
- * decimal integers (fractional ones are refused). Returns 0 or -EINVAL /
- * -ENOMEM / -EIO.
+ * decimal integers (fractional ones are refused). On an error the set
+ * keeps the lines before it. Returns 0 or -EINVAL / -ENOMEM / -EIO.
  */
 int pea_stacks_read_folded(struct pea_stack_set *set, FILE *in,
 			   char *err, size_t errlen);
