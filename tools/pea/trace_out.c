@@ -24,6 +24,9 @@ struct trace_writer *trace_writer_open(const struct trace_out_opts *o,
 	if (o->format == TRACE_OUT_PERFETTO)
 		return trace_perfetto_open(o->path, probes, nprobes, ncpus,
 					   err, err_len);
+	if (o->format == TRACE_OUT_PFTRACE)
+		return trace_pftrace_open(o->path, probes, nprobes, ncpus,
+					  err, err_len);
 	if (o->format != TRACE_OUT_CTF) {
 		snprintf(err, err_len, "unknown trace format");
 		return NULL;

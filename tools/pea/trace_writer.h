@@ -12,9 +12,11 @@
  *             CPU ring (trace_ctf.c), to a directory or to an
  *             lttng-relayd (trace_sink.h)
  *   perfetto  a Chrome Trace Event JSON file (trace_perfetto.c)
+ *   pftrace   a Perfetto protobuf trace with clock snapshots, which lines
+ *             up with the host's other Perfetto traces (trace_pftrace.c)
  *
  * trace_out.c opens the writer and sink --output and --format ask for.
- * docs/trace-formats.md describes both layouts.
+ * docs/trace-formats.md describes the layouts.
  */
 #ifndef _PEA_TRACE_WRITER_H
 #define _PEA_TRACE_WRITER_H
@@ -29,6 +31,7 @@ enum trace_out_format {
 	TRACE_OUT_NONE = 0,
 	TRACE_OUT_CTF,
 	TRACE_OUT_PERFETTO,
+	TRACE_OUT_PFTRACE,
 };
 
 struct trace_writer;
@@ -116,14 +119,20 @@ struct trace_writer *trace_perfetto_open(const char *path,
 					 const struct trace_fmt *const *probes,
 					 unsigned int nprobes, int ncpus,
 					 char *err, size_t err_len);
+struct trace_writer *trace_pftrace_open(const char *path,
+					const struct trace_fmt *const *probes,
+					unsigned int nprobes, int ncpus,
+					char *err, size_t err_len);
 
-/* "ctf" or "perfetto"; TRACE_OUT_NONE for anything else. */
+/* "ctf", "perfetto" or "pftrace"; TRACE_OUT_NONE for anything else. */
 static inline enum trace_out_format trace_writer_format(const char *name)
 {
 	if (!strcmp(name, "ctf"))
 		return TRACE_OUT_CTF;
 	if (!strcmp(name, "perfetto"))
 		return TRACE_OUT_PERFETTO;
+	if (!strcmp(name, "pftrace"))
+		return TRACE_OUT_PFTRACE;
 	return TRACE_OUT_NONE;
 }
 
