@@ -146,6 +146,22 @@ struct trace_writer *trace_writer_open(const struct trace_out_opts *o,
 				       unsigned int nprobes, int ncpus,
 				       char *err, size_t err_len);
 
+/*
+ * The writer of flight-recorder snapshot @n (from 1) of a session whose
+ * --output @o describes, in the same format, holding the snapshot whole
+ * (no live interval): beside a file or directory PATH, PATH.N; for an
+ * lttng-relayd, a snapshot session of its own named SESSION.N on the same
+ * relayd and host, which relayd stores as HOST/SESSION.N-DATE-TIME/pea/.
+ * What it is written to, in words, goes to @where (@where_len bytes).
+ * NULL with a message in @err on failure.
+ */
+struct trace_writer *trace_snapshot_open(const struct trace_out_opts *o,
+					 unsigned int n, char *where,
+					 size_t where_len,
+					 const struct trace_fmt *const *probes,
+					 unsigned int nprobes, int ncpus,
+					 char *err, size_t err_len);
+
 /* One event of probe @probe; 0 or -errno (a write error). */
 static inline int trace_writer_event(struct trace_writer *w,
 				     unsigned int probe,
