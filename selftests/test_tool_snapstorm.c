@@ -51,6 +51,7 @@
 
 enum { CTX_TASK, CTX_SOFT, CTX_HARD, CTX_NMI, NCTX };
 
+
 static const char *const ctx_probe[NCTX] = {
 	OPEN_PROBE, SOFT_PROBE, HARD_PROBE, NMI_PROBE,
 };
@@ -88,7 +89,7 @@ static int ev_cmp(const void *a, const void *b)
 /* Whether @s holds @e (its events sorted into s->ev by ev_cmp). */
 static bool holds(const struct snap *s, const struct ev *e)
 {
-	return bsearch(e, s->ev, s->n, sizeof(*e), ev_cmp) != NULL;
+	return !!bsearch(e, s->ev, s->n, sizeof(*e), ev_cmp);
 }
 
 /*

@@ -45,7 +45,7 @@ hz=$(getconf CLK_TCK)
 # One run: $1 the kind, the rest ctf_feed's arguments. Prints
 # "events_per_s bytes_per_s cpu_ns_per_event relayd_ms".
 run() {
-	local kind=$1 out t0 t1 feed_us cpu bytes r0 r1
+	local kind=$1 out feed_us cpu bytes r0 r1
 	shift
 	r0=$(ticks "$RELAYD")
 	out=$( { "$BIN/ctf_feed" --events "$EVENTS" "$@" > "$TMP/out" 2> "$TMP/err"; times; } 2>&1 )

@@ -55,7 +55,7 @@ listens() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 start_relayd() {
 	local out=$1 try ports
-	for try in 1 2 3; do
+	for _ in 1 2 3; do
 		mapfile -t ports < <("$BIN/free_ports" 3)
 		CTRL=${ports[0]} DATA=${ports[1]} LIVE=${ports[2]}
 		lttng-relayd -C "tcp://127.0.0.1:$CTRL" -D "tcp://127.0.0.1:$DATA" \

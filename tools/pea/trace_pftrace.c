@@ -101,9 +101,9 @@ static void pb_put(struct pb *b, const void *s, size_t len)
 	b->len += len;
 }
 
-static void pb_varint(struct pb *b, __u64 v)
+/* @v as a base-128 varint into @buf (10 bytes at most); its length. */
+static size_t varint_enc(unsigned char *buf, __u64 v)
 {
-	unsigned char buf[10];
 	size_t n = 0;
 
 	do {
@@ -113,7 +113,14 @@ static void pb_varint(struct pb *b, __u64 v)
 			buf[n] |= 0x80;
 		n++;
 	} while (v);
-	pb_put(b, buf, n);
+	return n;
+}
+
+static void pb_varint(struct pb *b, __u64 v)
+{
+	unsigned char buf[10];
+
+	pb_put(b, buf, varint_enc(buf, v));
 }
 
 /* A varint field (wire type 0). */
@@ -200,8 +207,8 @@ static int key_add(struct pftrace *p, __u64 key)
  */
 static int pf_packet(struct pftrace *p)
 {
-	struct pb out = { 0 };
-	unsigned char hdr[16];
+	unsigned char hdr[20];
+	size_t n;
 	int err;
 
 	pb_uint(&p->pkt, PB_PKT_SEQ_ID, PF_SEQ_ID);
@@ -210,15 +217,11 @@ static int pf_packet(struct pftrace *p)
 		pb_uint(&p->pkt, PB_PKT_SEQ_FLAGS, PB_SEQ_CLEARED);
 		p->first = false;
 	}
-	if (p->pkt.oom)
-		err = -ENOMEM;
-	else
-		err = 0;
-	out.p = hdr;
-	out.cap = sizeof(hdr);
-	pb_varint(&out, (__u64)PB_TRACE_PACKET << 3 | 2);
-	pb_varint(&out, p->pkt.len);
-	if (!err && (fwrite(hdr, 1, out.len, p->f) != out.len ||
+	err = p->pkt.oom ? -ENOMEM : 0;
+	/* Trace.packet: its key and length, then the packet. */
+	n = varint_enc(hdr, (__u64)PB_TRACE_PACKET << 3 | 2);
+	n += varint_enc(hdr + n, p->pkt.len);
+	if (!err && (fwrite(hdr, 1, n, p->f) != n ||
 		     fwrite(p->pkt.p, 1, p->pkt.len, p->f) != p->pkt.len))
 		err = -EIO;
 	p->pkt.len = 0;
