@@ -51,10 +51,10 @@
 
 enum { CTX_TASK, CTX_SOFT, CTX_HARD, CTX_NMI, NCTX };
 
-
 static const char *const ctx_probe[NCTX] = {
 	OPEN_PROBE, SOFT_PROBE, HARD_PROBE, NMI_PROBE,
 };
+
 static const char *const ctx_name[NCTX] = {
 	"task", "softirq", "hardirq", "NMI",
 };
