@@ -98,6 +98,8 @@ int main(void)
 	char path[] = "/tmp/pea-pftrace.XXXXXX", file[64], msg[512];
 	struct trace_event ev[NEV];
 	__u64 b0, m0, r0, b1, m1, r1, cb0, cm0, cr0, cb1, cm1, cr1;
+	__u64 tb0, tm0, tr0, tb1, tm1, tr1;
+	int nsnap = 0;
 	__u64 bound, now_b0, now_b1, base, last = 0;
 	const struct pkt *open_cs, *close_cs;
 	int i, e, nslice = 0, ninst = 0, nlost = 0, bad = 0, ret;
@@ -135,6 +137,17 @@ int main(void)
 			ret |= trace_writer_lost(w, 1, 7);
 	}
 	ok(ret == 0, "%d events and a loss written", NEV);
+	/* pea trace's ticks: a snapshot once one is 10 s old, not before. */
+	ret = trace_writer_tick(w, base + 9000000000ULL);
+	tb0 = clk(CLOCK_BOOTTIME);
+	tm0 = clk(CLOCK_MONOTONIC);
+	tr0 = clk(CLOCK_REALTIME);
+	ret |= trace_writer_tick(w, m1 + 10000000000ULL);
+	tr1 = clk(CLOCK_REALTIME);
+	tm1 = clk(CLOCK_MONOTONIC);
+	tb1 = clk(CLOCK_BOOTTIME);
+	ret |= trace_writer_tick(w, m1 + 10500000000ULL);
+	ok(ret == 0, "ticks at 9 s, 10 s and 10.5 s");
 	cb0 = clk(CLOCK_BOOTTIME);
 	cm0 = clk(CLOCK_MONOTONIC);
 	cr0 = clk(CLOCK_REALTIME);
@@ -197,6 +210,15 @@ int main(void)
 
 		if (k->kind == 60)
 			continue;
+		if (k->kind == 6) {
+			nsnap++;
+			ok(k->clocks[6] >= tb0 && k->clocks[6] <= tb1 &&
+			   k->clocks[3] >= tm0 && k->clocks[3] <= tm1 &&
+			   k->clocks[1] >= tr0 && k->clocks[1] <= tr1 &&
+			   k->has_ts && k->ts == k->clocks[6],
+			   "the 10 s tick's clock snapshot: its clocks within the readings around that tick");
+			continue;
+		}
 		if (k->kind != 11) {
 			bad++;
 			continue;
@@ -244,6 +266,8 @@ int main(void)
 		last = x->rec.time_ns;
 		e++;
 	}
+	ok(nsnap == 1, "one snapshot from the ticks (the 9 s and 10.5 s ones add none): %d",
+	   nsnap);
 	ok(e == NEV && nslice == 40 && ninst == 20 && nlost == 1 && !bad,
 	   "%d events (want %d): %d kretprobe slices (begin at entry, end at return), %d instants, %d loss, each on its thread's track at its CLOCK_MONOTONIC time with its --json args; %d mismatches",
 	   e, NEV, nslice, ninst, nlost, bad);

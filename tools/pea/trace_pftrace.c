@@ -7,7 +7,9 @@
  * The file is a perfetto.protos.Trace: a sequence of TracePacket
  * messages (field 1), all on one packet sequence (id 1):
  *   - first a ClockSnapshot: CLOCK_BOOTTIME, CLOCK_MONOTONIC and
- *     CLOCK_REALTIME read together at open, and again at close;
+ *     CLOCK_REALTIME read together at open, again at least every
+ *     PF_SNAP_EVERY_NS while pea trace runs (its ticks), so that NTP's
+ *     slewing of the wall clock and a suspend are followed, and at close;
  *   - a TrackDescriptor for each process and thread when its first event
  *     comes (named by the comm), and one for the "lost records" track;
  *   - each hit a TrackEvent on its thread's track: a kretprobe hit is a
@@ -71,6 +73,8 @@ enum {
 #define PB_TYPE_INSTANT		3
 #define PB_SEQ_CLEARED		1
 #define PF_SEQ_ID		1
+/* A clock snapshot at least this often (ns of CLOCK_MONOTONIC). */
+#define PF_SNAP_EVERY_NS	10000000000ULL
 /* The "lost records" track: no thread key (bit 63 clear, bit 62 set). */
 #define PF_LOST_TRACK		0x4000000000000000ULL
 
@@ -159,6 +163,7 @@ struct pftrace {
 	struct pb pkt, msg, sub;	/* a packet and its nested messages */
 	bool first;			/* no packet written yet */
 	__u64 last_ts;			/* the latest event time, ns */
+	__u64 next_snap;		/* the next clock snapshot is due */
 	__u64 *keys;			/* tracks described; 0 free */
 	size_t nkeys, cap;		/* a power of two */
 	FILE *mem;			/* one event's --json, into @buf */
@@ -270,6 +275,7 @@ static int pf_clocks(struct pftrace *p)
 	}
 	pb_uint(&p->pkt, PB_PKT_TIMESTAMP, v[0]);
 	pb_msg(&p->pkt, PB_PKT_CLOCK_SNAPSHOT, &p->msg);
+	p->next_snap = v[1] + PF_SNAP_EVERY_NS;
 	return pf_packet(p);
 }
 
@@ -395,6 +401,19 @@ static int pf_lost(struct trace_writer *w, int cpu, __u64 count)
 	return pf_te_end(p);
 }
 
+/* pea trace's tick (@now: CLOCK_MONOTONIC ns): a clock snapshot if due. */
+static int pf_tick(struct trace_writer *w, __u64 now)
+{
+	struct pftrace *p = (struct pftrace *)w;
+	int err;
+
+	if (now < p->next_snap)
+		return 0;
+	err = pf_clocks(p);
+	p->next_snap = now + PF_SNAP_EVERY_NS;
+	return err;
+}
+
 static void pf_free(struct pftrace *p)
 {
 	if (p->mem)
@@ -425,6 +444,7 @@ static int pf_close(struct trace_writer *w, char *msg, size_t msg_len)
 static const struct trace_writer_ops pf_ops = {
 	.event = pf_event,
 	.lost = pf_lost,
+	.tick = pf_tick,
 	.close = pf_close,
 };
 
