@@ -4,11 +4,17 @@
  * lttng-relayd (lttng-tools, packed into the initramfs with its libraries
  * when this test may run) on the guest's own loopback, 127.0.0.1:
  *
- *   - a kretprobe on do_sys_openat2 for the test's own opens, --json on
- *     stdout and the CTF trace to relayd: pea exits 0, relayd stored
- *     guest/SESSION-DATE-TIME/pea/ with metadata and a stream per CPU,
- *     and babeltrace2 reads there exactly the --json events, in order,
- *     each with its time_ns and file name;
+ *   - a kretprobe on do_sys_openat2 with --args --str ARG1 for the test's
+ *     own opens, --json on stdout and the CTF trace to relayd: pea exits
+ *     0, relayd stored guest/SESSION-DATE-TIME/pea/ with metadata and a
+ *     stream per CPU, and babeltrace2 reads there exactly the --json
+ *     events, in order, each with every field and value of its --json
+ *     line (pt_ctf.h: time_ns, cpu, pid, tid, comm, ret, latency_ns, the
+ *     six args, str and whatever else --json prints);
+ *   - a flight recorder streaming to relayd: each SIGUSR1's snapshot N
+ *     goes to relayd as its own snapshot session SESSION.N, which holds
+ *     exactly the snapshot's --json events, every field (README, "Many
+ *     machines"); the final snapshot at SIGINT goes to SESSION itself;
  *   - relayd killed during the trace: pea says it lost the connection,
  *     keeps tracing (every open still on stdout) and exits 1;
  *   - nothing listening: exit 1 and the message, before any probe.
@@ -21,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include "pt_tool.h"
+#include "pt_ctf.h"
 
 #define RELAYD		"/usr/bin/lttng-relayd"
 #define PT_BT		"/usr/bin/babeltrace2"
@@ -30,8 +37,7 @@
 #define NOPENS		20
 
 static char line[8192];
-static char bt_out[1 << 20], bt_err[1 << 16];
-static char json[NOPENS][8192];
+static char json[PT_CTF_MAXEV][PT_CTF_EVLEN];
 
 static bool port_open(int port)
 {
@@ -134,19 +140,20 @@ static void test_stream(void)
 		return;
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	snprintf(url, sizeof(url), "net://127.0.0.1:%d:%d", RD_PORT, RD_PORT + 1);
-	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
-					     "ARG1", "--pid", pid, "--json",
-					     "--count", "20", "--output", url,
-					     "--format", "ctf", "--session",
-					     "s1", "--hostname", "guest",
-					     "--live-interval", "0.2", NULL }),
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--args",
+					     "--str", "ARG1", "--pid", pid,
+					     "--json", "--count", "20",
+					     "--output", url, "--format", "ctf",
+					     "--session", "s1", "--hostname",
+					     "guest", "--live-interval", "0.2",
+					     NULL }),
 	      "stream: pea trace attached, streaming to %s", url);
 	for (i = 0; i < NOPENS; i++)
 		do_open("s", i);
 	while (n < NOPENS &&
 	       pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS))
 		if (pt_json_streq(line, "type", "event"))
-			snprintf(json[n++], sizeof(json[0]), "%s", line);
+			snprintf(json[n++], sizeof(json[0]), "%.4000s", line);
 	PT_EQ(n, NOPENS, "stream: %d events on stdout", NOPENS);
 	pt_proc_drain_err(&p);
 	rc = pt_proc_wait(&p);
@@ -161,10 +168,9 @@ static void test_stream(void)
 	PT_OK(session_dir("s1", path, sizeof(path)),
 	      "stream: relayd stored the session under " OUTDIR "/guest/s1-DATE-TIME/pea");
 	usleep(500000);
-	rc = pt_run((char *[]){ PT_BT, "--clock-cycles", "--no-delta", path,
-				NULL },
-		    bt_out, sizeof(bt_out), bt_err, sizeof(bt_err), NULL,
-		    NULL);
+	/* Every field of every event, then their order. */
+	pt_ctf_compare(path, PROBE, "stream", json, n);
+	rc = babeltrace(path);
 	PT_EQ(rc, 0, "stream: babeltrace2 reads relayd's copy");
 	for (i = 0, b = bt_out; b && *b; i++) {
 		b = strchr(b, '\n');
@@ -188,6 +194,122 @@ static void test_stream(void)
 	}
 	PT_EQ(in_order, NOPENS,
 	      "stream: each --json event is in relayd's copy, in order, with its time_ns and file name");
+	relayd_kill(relayd);
+}
+
+/* How many of the @n events in json[] are the opens of do_open("f"). */
+static int f_opens(int n)
+{
+	char str[128];
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (pt_json_get(json[i], "str", str, sizeof(str), NULL) &&
+		    !strncmp(str, "/tmp/pea-relayd-f-", 18))
+			k++;
+	return k;
+}
+
+/*
+ * Snapshot @no of a flight recorder streaming to relayd: read its --json
+ * events into json[] up to its line; 0 if that line is missing or does
+ * not name relayd's session SESSION.@no. (The test's own opens of
+ * relayd's directories are events too.)
+ */
+static int read_net_snap(struct pt_proc *p, int no, const char *url)
+{
+	char want[256], out[256] = "";
+	int n = 0;
+
+	snprintf(want, sizeof(want), "%s (host guest, session s3.%d)", url, no);
+	while (pt_proc_line(p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (pt_json_streq(line, "type", "snapshot")) {
+			pt_json_get(line, "output", out, sizeof(out), NULL);
+			if (pt_json_num(line, "snapshot", -1) != no ||
+			    pt_json_num(line, "events", -1) != n ||
+			    strcmp(out, want)) {
+				pt_diag("snapshot line: %s (want %s)", line, want);
+				return 0;
+			}
+			return n;
+		}
+		if (pt_json_streq(line, "type", "event") && n < PT_CTF_MAXEV)
+			snprintf(json[n++], sizeof(json[0]), "%.4000s", line);
+	}
+	return 0;
+}
+
+/* relayd's copy of session @s, once it holds @n events (or 10 s). */
+static bool net_snap_dir(const char *s, int n, char *path, size_t len)
+{
+	int i, lines;
+	const char *b;
+
+	for (i = 0; i < 500; i++, usleep(20000)) {
+		if (!session_dir(s, path, len) || babeltrace(path))
+			continue;
+		for (lines = 0, b = bt_out; (b = strchr(b, '\n')); b++)
+			lines++;
+		if (lines == n)
+			return true;
+	}
+	return false;
+}
+
+static void test_flight_net(void)
+{
+	char pid[16], path[512], url[64];
+	struct pt_proc p;
+	pid_t relayd = relayd_start(RD_PORT + 20);
+	int i, n, rc;
+
+	PT_OK(relayd > 0, "flight: lttng-relayd listens");
+	if (relayd <= 0)
+		return;
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	snprintf(url, sizeof(url), "net://127.0.0.1:%d:%d", RD_PORT + 20,
+		 RD_PORT + 21);
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--args",
+					     "--str", "ARG1", "--pid", pid,
+					     "--json", "--flight-recorder",
+					     "--output", url, "--format", "ctf",
+					     "--session", "s3", "--hostname",
+					     "guest", NULL }),
+	      "flight: pea trace --flight-recorder attached, streaming to %s",
+	      url);
+	for (i = 0; i < 10; i++)
+		do_open("f", i);
+	kill(p.pid, SIGUSR1);
+	n = read_net_snap(&p, 1, url);
+	PT_EQ(f_opens(n), 10, "flight: SIGUSR1: snapshot 1 has the 10 opens, its line names relayd's session s3.1");
+	PT_OK(net_snap_dir("s3.1", n, path, sizeof(path)),
+	      "flight: relayd stored snapshot 1 as guest/s3.1-DATE-TIME/pea");
+	pt_ctf_compare(path, PROBE, "flight: snapshot 1 in relayd", json, n);
+
+	for (; i < 15; i++)
+		do_open("f", i);
+	kill(p.pid, SIGUSR1);
+	n = read_net_snap(&p, 2, url);
+	PT_EQ(f_opens(n), 15, "flight: snapshot 2 has all 15 opens (the rings did not wrap), session s3.2");
+	PT_OK(net_snap_dir("s3.2", n, path, sizeof(path)),
+	      "flight: relayd stored snapshot 2 as guest/s3.2-DATE-TIME/pea");
+	pt_ctf_compare(path, PROBE, "flight: snapshot 2 in relayd", json, n);
+
+	kill(p.pid, SIGINT);
+	n = 0;
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS))
+		if (pt_json_streq(line, "type", "event") && n < PT_CTF_MAXEV)
+			snprintf(json[n++], sizeof(json[0]), "%.4000s", line);
+	pt_proc_drain_err(&p);
+	rc = pt_proc_wait(&p);
+	PT_EQ(rc, 0, "flight: SIGINT: pea trace exits 0");
+	if (rc)
+		pt_diag("stderr: %s", p.err_all ? p.err_all : "");
+	pt_proc_close(&p);
+	PT_EQ(f_opens(n), 15, "flight: the final snapshot has the 15 opens");
+	PT_OK(net_snap_dir("s3", n, path, sizeof(path)),
+	      "flight: the final snapshot went to the session's own stream, guest/s3-DATE-TIME/pea");
+	pt_ctf_compare(path, PROBE, "flight: final snapshot in relayd", json, n);
 	relayd_kill(relayd);
 }
 
@@ -264,6 +386,7 @@ int main(void)
 		return pt_done();
 	}
 	test_stream();
+	test_flight_net();
 	test_killed();
 	test_unreachable();
 	return pt_done();

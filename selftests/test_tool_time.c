@@ -12,9 +12,17 @@
  *     starting with such a time, within the same bound;
  *   - --time mono (text): the column is CLOCK_MONOTONIC seconds, between
  *     the clock read before and after the open;
- *   - --time with anything else: exit 2.
+ *   - --time with anything else: exit 2;
+ *   - --output FILE --format pftrace with --time wall --json: the
+ *     Perfetto file's clock snapshots (decoded by pt_pftrace.h) hold
+ *     CLOCK_BOOTTIME, CLOCK_MONOTONIC and CLOCK_REALTIME within the
+ *     guest's readings around the run, each open's slice ends at its
+ *     time_ns on CLOCK_MONOTONIC, and converted through the snapshot
+ *     it is on the wall clock at its "time_wall" (within WALL_BOUND_NS)
+ *     and on CLOCK_BOOTTIME where the guest's clocks put it.
  */
 #include "pt_tool.h"
+#include "pt_pftrace.h"
 
 #define PROBE		"kretprobe:do_sys_openat2"
 #define NOPENS		3
@@ -173,6 +181,97 @@ static void test_text(const char *mode)
 	pt_proc_close(&p);
 }
 
+/* Perfetto protobuf: its clock snapshots line pea's times up. */
+static void test_pftrace(void)
+{
+	const char *path = "/tmp/pea-time.pftrace";
+	long long rt[NOPENS][2], mono[NOPENS][2], t[NOPENS], w[NOPENS];
+	long long b0, m0, r0, b1, m1, r1, boot_off;
+	const struct pkt *cs, *ce;
+	char pid[16], wall[64];
+	int i, n = 0, rc, ends = 0, wall_ok = 0, boot_ok = 0;
+	struct pt_proc p;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	b0 = clk(CLOCK_BOOTTIME);
+	m0 = clk(CLOCK_MONOTONIC);
+	r0 = clk(CLOCK_REALTIME);
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
+					     "ARG1", "--pid", pid, "--time",
+					     "wall", "--count", "3", "--json",
+					     "--output", (char *)path,
+					     "--format", "pftrace", NULL }),
+	      "pftrace: attached, writing %s", path);
+	for (i = 0; i < NOPENS; i++)
+		do_open("p", i, rt[i], mono[i]);
+	while (n < NOPENS &&
+	       pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (!pt_json_streq(line, "type", "event"))
+			continue;
+		pt_json_get(line, "time_wall", wall, sizeof(wall), NULL);
+		t[n] = pt_json_num(line, "time_ns", -1);
+		w[n] = iso_ns(wall);
+		n++;
+	}
+	PT_EQ(n, NOPENS, "pftrace: %d events on stdout", NOPENS);
+	pt_proc_drain_err(&p);
+	rc = pt_proc_wait(&p);
+	PT_EQ(rc, 0, "pftrace: exit 0");
+	pt_proc_close(&p);
+	r1 = clk(CLOCK_REALTIME);
+	m1 = clk(CLOCK_MONOTONIC);
+	b1 = clk(CLOCK_BOOTTIME);
+	boot_off = b1 - m1;
+
+	PT_EQ(pt_pf_decode(path), 0, "pftrace: the file decodes (%d packets)", npk);
+	if (npk < 2)
+		return;
+	cs = &pk[0];
+	ce = &pk[npk - 1];
+	PT_OK(cs->kind == 6 && ce->kind == 6,
+	      "pftrace: the first and last packets are clock snapshots");
+	PT_OK(cs->clocks[6] >= (__u64)b0 && cs->clocks[6] <= (__u64)b1 &&
+	      cs->clocks[3] >= (__u64)m0 && cs->clocks[3] <= (__u64)m1 &&
+	      cs->clocks[1] >= (__u64)r0 && cs->clocks[1] <= (__u64)r1 &&
+	      ce->clocks[3] >= (__u64)mono[NOPENS - 1][1] &&
+	      ce->clocks[3] <= (__u64)m1,
+	      "pftrace: BOOTTIME, MONOTONIC and REALTIME of the snapshots within the guest's readings around the run");
+	for (i = 1; i < npk - 1; i++) {
+		const struct pkt *k = &pk[i];
+		long long ts, wt, bt;
+		int e;
+
+		if (k->kind != 11 || k->type != 2)
+			continue;
+		for (e = 0; e < n && t[e] != (long long)k->ts; e++)
+			;
+		if (e == n || k->clock_id != 3)
+			continue;
+		ends++;
+		ts = k->ts;
+		wt = ts - (long long)cs->clocks[3] + (long long)cs->clocks[1];
+		bt = ts - (long long)cs->clocks[3] + (long long)cs->clocks[6];
+		if (wt >= w[e] - WALL_BOUND_NS && wt <= w[e] + WALL_BOUND_NS &&
+		    wt >= rt[e][0] - WALL_BOUND_NS &&
+		    wt <= rt[e][1] + WALL_BOUND_NS)
+			wall_ok++;
+		else
+			pt_diag("open %d: REALTIME by the snapshot %lld, time_wall %lld",
+				e, wt, w[e]);
+		if (bt - ts >= boot_off - WALL_BOUND_NS &&
+		    bt - ts <= boot_off + WALL_BOUND_NS)
+			boot_ok++;
+	}
+	PT_EQ(ends, NOPENS,
+	      "pftrace: each open's slice ends at its time_ns, on CLOCK_MONOTONIC (clock id 3)");
+	PT_EQ(wall_ok, NOPENS,
+	      "pftrace: through the snapshot each is on the wall clock at its time_wall and within CLOCK_REALTIME around its open (%lld ns)",
+	      WALL_BOUND_NS);
+	PT_EQ(boot_ok, NOPENS,
+	      "pftrace: and on CLOCK_BOOTTIME where the guest's clocks put it");
+	unlink(path);
+}
+
 static void test_bad(void)
 {
 	static char out[4096], err[4096];
@@ -190,5 +289,6 @@ int main(void)
 	test_text("wall");
 	test_text("mono");
 	test_bad();
+	test_pftrace();
 	return pt_done();
 }

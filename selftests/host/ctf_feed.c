@@ -33,6 +33,11 @@
  *   --wall-offset-ns N  the CTF clock's offset to the epoch (default 0)
  *   --dry               build the events but write them nowhere (no
  *                       OUTPUT: the cost of the feeding alone)
+ *   --snapshot N        write it as pea trace writes flight-recorder
+ *                       snapshot N of a session with that OUTPUT
+ *                       (trace_snapshot_open(): OUTPUT.N, or relayd's
+ *                       snapshot session SESSION.N); prints where on
+ *                       stdout first: "snapshot N: WHERE"
  *
  * pea trace's messages on stderr ("pea: --output OUT: ..."), and on
  * stdout one line: "fed N calls C max_call_us M failed F feed_us T"
@@ -129,6 +134,7 @@ int main(int argc, char **argv)
 	const struct trace_fmt *probes[2] = { &fmt[0], &fmt[1] };
 	const char *log_file = NULL, *log_pat = NULL, *ready = NULL;
 	unsigned long events = 4000, pace = 0, live_ms = 100, kill_after = 0;
+	unsigned int snap = 0;
 	struct feed f = { 0 };
 	bool dry = false;
 	int kill_pid = 0, rc = 0, i, a;
@@ -157,6 +163,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[a], "--wall-offset-ns") &&
 			   a + 1 < argc) {
 			oo.wall_offset_ns = strtoll(argv[++a], NULL, 0);
+		} else if (!strcmp(argv[a], "--snapshot") && a + 1 < argc) {
+			snap = strtoul(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--dry")) {
 			dry = true;
 		} else if (!strcmp(argv[a], "--kill") && a + 2 < argc) {
@@ -181,8 +189,17 @@ int main(int argc, char **argv)
 		char msg[512];
 
 		oo.path = f.path[i];
-		f.w[i] = trace_writer_open(&oo, probes, 2, NCPUS, msg,
-					   sizeof(msg));
+		if (snap) {
+			char where[4200];
+
+			f.w[i] = trace_snapshot_open(&oo, snap, where,
+						     sizeof(where), probes, 2,
+						     NCPUS, msg, sizeof(msg));
+			printf("snapshot %u: %s\n", snap, where);
+		} else {
+			f.w[i] = trace_writer_open(&oo, probes, 2, NCPUS, msg,
+						   sizeof(msg));
+		}
 		if (!f.w[i]) {
 			tool_err("--output: %s", msg);
 			return PEA_EXIT_ERR;

@@ -67,7 +67,7 @@ static void test_messages(void)
 	   len);
 
 	memset(b, 0xaa, sizeof(b));
-	len = relayd_msg_create_session(b, "sess", "host", 1000000);
+	len = relayd_msg_create_session(b, "sess", "host", 1000000, false);
 	ok(len == 24 + 255 + 64 + 8 && hdr_is(b, 327, 2) &&
 	   !memcmp(b + 24, "sess", 4) && zeros(b + 28, 251) &&
 	   !memcmp(b + 279, "host", 4) && zeros(b + 283, 60) &&
@@ -77,9 +77,14 @@ static void test_messages(void)
 
 	memset(name, 'x', sizeof(name));
 	name[sizeof(name) - 1] = 0;
-	relayd_msg_create_session(b, name, name, 1);
+	relayd_msg_create_session(b, name, name, 1, false);
 	ok(b[24 + 254] == 0 && b[24 + 253] == 'x' && b[279 + 63] == 0 &&
 	   b[279 + 62] == 'x', "CREATE_SESSION: too long names are cut to keep their field's NUL");
+
+	len = relayd_msg_create_session(b, "s.2", "h", 0, true);
+	ok(len == 24 + 255 + 64 + 8 && be32(b + 343) == 0 &&
+	   be32(b + 347) == 1,
+	   "CREATE_SESSION of a snapshot: live timer 0, snapshot 1");
 
 	memset(b, 0xaa, sizeof(b));
 	len = relayd_msg_add_stream(b, "stream_3", "h/s-20261127-000000/pea");

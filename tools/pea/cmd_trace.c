@@ -237,28 +237,23 @@ static int trace_setup(struct tracer *t)
 
 /*
  * The writer of snapshot @n: --output PATH gets PATH.N beside it, in the
- * same format (not an lttng-relayd: its stream is the final snapshot's).
- * NULL without.
+ * same format; --output net:// a snapshot session SESSION.N of its own
+ * on the same relayd (trace_snapshot_open()). NULL without --output.
  */
 static struct trace_writer *snap_writer(struct tracer *t, unsigned int n,
-					char *path, size_t len)
+					char *where, size_t len)
 {
 	struct trace_out_opts oo;
 	struct trace_writer *w;
 	char msg[512];
 
-	if (!t->o.output || net_url_is(t->o.output))
+	if (!t->o.output)
 		return NULL;
-	memset(&oo, 0, sizeof(oo));
-	oo.format = t->o.format;
-	oo.ordered = true;
-	oo.wall_offset_ns = t->wall_off;
-	snprintf(path, len, "%s.%u", t->o.output, n);
-	oo.path = path;
-	w = trace_writer_open(&oo, t->out_probes, t->o.nprobes, t->ncpus, msg,
-			      sizeof(msg));
+	oo = t->out_oo;
+	w = trace_snapshot_open(&oo, n, where, len, t->out_probes,
+				t->o.nprobes, t->ncpus, msg, sizeof(msg));
 	if (!w)
-		tool_err("snapshot %u: --output %s: %s", n, path, msg);
+		tool_err("snapshot %u: --output %s: %s", n, where, msg);
 	return w;
 }
 
@@ -649,6 +644,7 @@ int cmd_trace(int argc, char **argv)
 		char msg[512];
 
 		out_opts(&t, &oo);
+		t.out_oo = oo;
 		t.out = trace_writer_open(&oo, t.out_probes, t.o.nprobes,
 					  t.ncpus, msg, sizeof(msg));
 		if (!t.out) {

@@ -64,9 +64,14 @@ size_t relayd_msg_version(unsigned char *buf, __u32 major, __u32 minor)
 	return p - buf;
 }
 
-/* struct lttcomm_relayd_create_session_2_4; not a snapshot session. */
+/*
+ * struct lttcomm_relayd_create_session_2_4; @snapshot: marked as a
+ * snapshot session (one flight-recorder snapshot, sent whole), which
+ * relayd stores as any other.
+ */
 size_t relayd_msg_create_session(unsigned char *buf, const char *name,
-				 const char *hostname, __u32 live_us)
+				 const char *hostname, __u32 live_us,
+				 bool snapshot)
 {
 	unsigned char *p = put_hdr(buf, RELAYD_CREATE_SESSION,
 				   RELAYD_SESSION_NAME_LEN +
@@ -75,7 +80,7 @@ size_t relayd_msg_create_session(unsigned char *buf, const char *name,
 	p = put_field(p, name, RELAYD_SESSION_NAME_LEN);
 	p = put_field(p, hostname, RELAYD_HOST_NAME_LEN);
 	p = put_be32(p, live_us);
-	p = put_be32(p, 0);		/* snapshot */
+	p = put_be32(p, snapshot);
 	return p - buf;
 }
 

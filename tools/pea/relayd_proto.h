@@ -15,6 +15,7 @@
 #ifndef _PEA_RELAYD_PROTO_H
 #define _PEA_RELAYD_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -85,7 +86,8 @@ struct relayd_index {
  */
 size_t relayd_msg_version(unsigned char *buf, __u32 major, __u32 minor);
 size_t relayd_msg_create_session(unsigned char *buf, const char *name,
-				 const char *hostname, __u32 live_us);
+				 const char *hostname, __u32 live_us,
+				 bool snapshot);
 size_t relayd_msg_add_stream(unsigned char *buf, const char *channel,
 			     const char *path);
 size_t relayd_msg_streams_sent(unsigned char *buf);

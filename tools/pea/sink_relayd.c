@@ -407,7 +407,7 @@ static int rs_close(struct trace_sink *s, char *msg, size_t msg_len)
 	 * close. babeltrace2 2.0 ends a session it finds closed, unread
 	 * indexes and all.
 	 */
-	if (!r->err && r->nst)
+	if (!r->err && r->nst && r->s.live)
 		nanosleep(&ts, NULL);
 	for (i = 0; i < r->nst; i++) {
 		struct relayd_stream *st = &r->st[i];
@@ -465,7 +465,8 @@ static int rs_create_session(struct relayd_sink *r,
 	unsigned char reply[RELAYD_REPLY_SESSION];
 
 	return rs_cmd(r, relayd_msg_create_session(r->msg, o->session,
-						   o->hostname, o->live_us),
+						   o->hostname, o->live_us,
+						   o->snapshot),
 		      NULL, 0, reply, sizeof(reply), "CREATE_SESSION");
 }
 
@@ -499,7 +500,7 @@ struct trace_sink *sink_relayd_open(const struct relayd_opts *o,
 		return NULL;
 	}
 	r->s.ops = &relayd_ops;
-	r->s.live = true;
+	r->s.live = !o->snapshot;
 	r->ctrl = -1;
 	r->data = -1;
 	r->timeout_ms = o->timeout_ms;

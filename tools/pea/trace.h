@@ -92,6 +92,7 @@ struct tracer {
 	__u64 t0, t_end;
 	__s64 wall_off;		/* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
 	struct trace_writer *out;	/* --output, or NULL */
+	struct trace_out_opts out_oo;	/* what it was opened with */
 	char out_session[TRACE_SESSION_MAX + 1];	/* net://: in effect */
 	char out_host[TRACE_HOSTNAME_MAX + 1];
 	const struct trace_fmt *out_probes[TRACE_MAX_PROBES];

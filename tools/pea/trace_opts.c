@@ -240,7 +240,8 @@ static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 	case OPT_FORMAT:
 		o->format = trace_writer_format(arg);
 		if (!o->format)
-			return tool_usage("trace", "--format '%s': ctf or perfetto",
+			return tool_usage("trace",
+					  "--format '%s': ctf or perfetto (JSON), or pftrace (protobuf)",
 					  arg);
 		return 0;
 	case 'j':
@@ -495,7 +496,7 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 			return ret;
 	}
 	if (!o->output != !o->format)
-		return tool_usage("trace", "--output PATH and --format ctf|perfetto go together");
+		return tool_usage("trace", "--output PATH and --format ctf|perfetto|pftrace go together");
 	net = o->output && net_url_is(o->output);
 	if (net && o->format != TRACE_OUT_CTF)
 		return tool_usage("trace", "--output net://... (an lttng-relayd) takes --format ctf");

@@ -93,6 +93,8 @@ struct trace_sink *sink_dir_open(const char *dir, char *err, size_t err_len);
  * @hostname:     the host name relayd files the session under
  * @live_us:      the live interval, in µs (relayd's live timer)
  * @timeout_ms:   how long a connect, a send or a reply may take
+ * @snapshot:     a snapshot session: one flight-recorder snapshot, whole
+ *                when it is sent (no live timer, no beacons)
  */
 struct relayd_opts {
 	const char *url;
@@ -100,6 +102,7 @@ struct relayd_opts {
 	const char *hostname;
 	__u32 live_us;
 	int timeout_ms;
+	bool snapshot;
 };
 
 /*

@@ -12,9 +12,11 @@
  *             CPU ring (trace_ctf.c), to a directory or to an
  *             lttng-relayd (trace_sink.h)
  *   perfetto  a Chrome Trace Event JSON file (trace_perfetto.c)
+ *   pftrace   a Perfetto protobuf trace with clock snapshots, which lines
+ *             up with the host's other Perfetto traces (trace_pftrace.c)
  *
  * trace_out.c opens the writer and sink --output and --format ask for.
- * docs/trace-formats.md describes both layouts.
+ * docs/trace-formats.md describes the layouts.
  */
 #ifndef _PEA_TRACE_WRITER_H
 #define _PEA_TRACE_WRITER_H
@@ -29,6 +31,7 @@ enum trace_out_format {
 	TRACE_OUT_NONE = 0,
 	TRACE_OUT_CTF,
 	TRACE_OUT_PERFETTO,
+	TRACE_OUT_PFTRACE,
 };
 
 struct trace_writer;
@@ -116,14 +119,20 @@ struct trace_writer *trace_perfetto_open(const char *path,
 					 const struct trace_fmt *const *probes,
 					 unsigned int nprobes, int ncpus,
 					 char *err, size_t err_len);
+struct trace_writer *trace_pftrace_open(const char *path,
+					const struct trace_fmt *const *probes,
+					unsigned int nprobes, int ncpus,
+					char *err, size_t err_len);
 
-/* "ctf" or "perfetto"; TRACE_OUT_NONE for anything else. */
+/* "ctf", "perfetto" or "pftrace"; TRACE_OUT_NONE for anything else. */
 static inline enum trace_out_format trace_writer_format(const char *name)
 {
 	if (!strcmp(name, "ctf"))
 		return TRACE_OUT_CTF;
 	if (!strcmp(name, "perfetto"))
 		return TRACE_OUT_PERFETTO;
+	if (!strcmp(name, "pftrace"))
+		return TRACE_OUT_PFTRACE;
 	return TRACE_OUT_NONE;
 }
 
@@ -136,6 +145,22 @@ struct trace_writer *trace_writer_open(const struct trace_out_opts *o,
 				       const struct trace_fmt *const *probes,
 				       unsigned int nprobes, int ncpus,
 				       char *err, size_t err_len);
+
+/*
+ * The writer of flight-recorder snapshot @n (from 1) of a session whose
+ * --output @o describes, in the same format, holding the snapshot whole
+ * (no live interval): beside a file or directory PATH, PATH.N; for an
+ * lttng-relayd, a snapshot session of its own named SESSION.N on the same
+ * relayd and host, which relayd stores as HOST/SESSION.N-DATE-TIME/pea/.
+ * What it is written to, in words, goes to @where (@where_len bytes).
+ * NULL with a message in @err on failure.
+ */
+struct trace_writer *trace_snapshot_open(const struct trace_out_opts *o,
+					 unsigned int n, char *where,
+					 size_t where_len,
+					 const struct trace_fmt *const *probes,
+					 unsigned int nprobes, int ncpus,
+					 char *err, size_t err_len);
 
 /* One event of probe @probe; 0 or -errno (a write error). */
 static inline int trace_writer_event(struct trace_writer *w,
