@@ -9,22 +9,11 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TAP_NAME='ctf time'
+. "$ROOT/selftests/host/host_tap.sh"
 BIN=$ROOT/build/host
 TMP=$(mktemp -d /tmp/pea-ctftime.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-N=0
-FAILED=0
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" = 0 ]; then
-		printf 'ok %d - ctf time: %s\n' "$N" "$2"
-	else
-		printf 'not ok %d - ctf time: %s\n' "$N" "$2"
-		FAILED=$((FAILED + 1))
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | head -10 | sed 's/^/# /'
-	fi
-}
 
 # The first event is at CLOCK_MONOTONIC 1 s; the offset puts it at
 # 2025-11-27T11:54:46.123456789Z.

@@ -23,28 +23,17 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TAP_NAME='flamegraph'
+. "$ROOT/selftests/host/host_tap.sh"
 PEA=$ROOT/build/tools/pea
 DIR=$ROOT/selftests/host/flame
 EXAMPLE=$DIR/example.folded
 CHECK=(python3 "$DIR/flame_check.py")
 OUT=$ROOT/build/host/flame
 TMP=$(mktemp -d /tmp/pea-flame.XXXXXX)
-N=0
-FAILED=0
 
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$OUT"
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" = 0 ]; then
-		printf 'ok %d - flamegraph: %s\n' "$N" "$2"
-	else
-		printf 'not ok %d - flamegraph: %s\n' "$N" "$2"
-		FAILED=$((FAILED + 1))
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | head -10 | sed 's/^/# /'
-	fi
-}
 
 # checks CHECK-ARGS...: flame_check.py's cases as ours.
 checks() {

@@ -26,11 +26,12 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TAP_NAME='relayd'
+TAP_DETAIL_LINES=20
+. "$ROOT/selftests/host/host_tap.sh"
 BIN=$ROOT/build/host
 TMP=$(mktemp -d /tmp/pea-relayd.XXXXXX)
 PIDS=()
-N=0
-FAILED=0
 
 cleanup() {
 	local p
@@ -42,17 +43,6 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" = 0 ]; then
-		printf 'ok %d - relayd: %s\n' "$N" "$2"
-	else
-		printf 'not ok %d - relayd: %s\n' "$N" "$2"
-		FAILED=$((FAILED + 1))
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | head -20 | sed 's/^/# /'
-	fi
-}
 
 for t in lttng-relayd babeltrace2 "$BIN/ctf_feed" "$BIN/free_ports"; do
 	if ! command -v "$t" >/dev/null; then

@@ -19,11 +19,12 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TAP_NAME='relayd snapshot'
+TAP_DETAIL_LINES=20
+. "$ROOT/selftests/host/host_tap.sh"
 BIN=$ROOT/build/host
 TMP=$(mktemp -d /tmp/pea-relayd-snap.XXXXXX)
 RELAYD=
-N=0
-FAILED=0
 
 cleanup() {
 	[ -n "$RELAYD" ] && kill -KILL "$RELAYD" 2>/dev/null
@@ -31,17 +32,6 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" = 0 ]; then
-		printf 'ok %d - relayd snapshot: %s\n' "$N" "$2"
-	else
-		printf 'not ok %d - relayd snapshot: %s\n' "$N" "$2"
-		FAILED=$((FAILED + 1))
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | head -20 | sed 's/^/# /'
-	fi
-}
 
 for t in lttng-relayd babeltrace2 "$BIN/ctf_feed" "$BIN/free_ports"; do
 	if ! command -v "$t" >/dev/null; then

@@ -9,12 +9,12 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TAP_NAME='pea snapshot'
+. "$ROOT/selftests/host/host_tap.sh"
 BIN=$ROOT/build/host
 PEA=$ROOT/build/tools/pea
 TMP=$(mktemp -d /tmp/pea-snapcmd.XXXXXX)
 PIDS=()
-N=0
-FAILED=0
 
 cleanup() {
 	local p
@@ -25,17 +25,6 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" = 0 ]; then
-		printf 'ok %d - pea snapshot: %s\n' "$N" "$2"
-	else
-		printf 'not ok %d - pea snapshot: %s\n' "$N" "$2"
-		FAILED=$((FAILED + 1))
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | head -10 | sed 's/^/# /'
-	fi
-}
 
 # fake NAME ARGS...: a stand-in pea trace, its output in $TMP/NAME; sets FAKE.
 fake() {
