@@ -149,16 +149,139 @@ static bool quiet(struct pea_cpu_buf *buf, bool *moved)
 }
 
 /*
- * Phase C; returns the records delivered or a negative errno. Each ring's
+ * Deliver a run of @buf's records (the ring at index @idx of the buffer),
+ * starting with the one at o_pos, whose header o_hdr holds, while they
+ * come before the next oldest ring's first record (@next_t of ring
+ * @next_i; on a tie, while @idx is the lower), or to the end of what it
+ * holds if @next_i is pb->cnt (no other ring has records). The other
+ * rings do not change meanwhile. The first record is always delivered.
+ * Returns 0 or a negative errno.
+ *
+ * This is the reader's per-record loop. What does not change between
+ * records is loaded once; a sample that does not wrap is peeked and
+ * delivered inline, with the checks of peek() and deliver(), which take
+ * anything else (a LOST, a record that wraps, a bad header).
+ */
+static inline __attribute__((always_inline)) int
+run_ring(struct pea_buffer *pb, struct pea_cpu_buf *buf, size_t idx,
+	 size_t next_i, __u64 next_t, const bool bounded)
+{
+	const struct pea_ring *ring = &buf->ring;
+	const char *data = ring->data;
+	const __u64 size = ring->data_size, mask = size - 1;
+	const size_t raw_off = sizeof(struct perf_event_header) +
+			       pea_sample_raw_offset(ring->sample_type);
+	const size_t t_off = time_off(ring, PERF_RECORD_SAMPLE);
+	const __u32 min_size = t_off + sizeof(__u64);
+	const pea_buffer_sample_fn sample_cb = pb->sample_cb;
+	void *const ctx = pb->ctx;
+	const int cpu = ring->cpu;
+	const __u64 head = buf->o_head;
+	/* Never address-taken, so kept in registers: copies go out. */
+	struct perf_event_header hdr = buf->o_hdr, tmp;
+	__u64 pos = buf->o_pos, off = pos & mask, avail, t, stop = UINT64_MAX;
+	int err;
+
+	/*
+	 * Go on while a record's time is below @stop: the next oldest's
+	 * time, plus one unless a tie stops the run. Saturated at
+	 * UINT64_MAX, where a run may stop one record early: never out of
+	 * order, since merge() then picks the oldest ring again.
+	 */
+	if (bounded) {
+		stop = next_t;
+		if (idx < next_i && stop != UINT64_MAX)
+			stop++;
+	}
+	buf->o_peeked = false;
+	buf->o_done = true;
+	if (hdr.type != PERF_RECORD_SAMPLE || off + hdr.size > size)
+		goto slow;
+	for (;;) {
+		err = pea_ring_deliver_sample(data + off, hdr.size, raw_off,
+					      sample_cb, ctx, cpu);
+		pos += hdr.size;
+delivered:
+		if (err) {
+			buf->o_pos = pos;
+			return err;
+		}
+		/*
+		 * The next record, as peek() reads it: a header not all
+		 * published (or none: pos at head) is read inside the
+		 * mapping and refused by its size, as pea_ring_read() does.
+		 */
+		avail = head - pos;
+		off = pos & mask;
+		if (off + sizeof(hdr) <= size) {
+			memcpy(&hdr, data + off, sizeof(hdr));
+			if (hdr.type == PERF_RECORD_SAMPLE &&
+			    hdr.size >= min_size && hdr.size <= avail &&
+			    off + hdr.size <= size) {
+				if (!bounded)
+					continue;
+				memcpy(&t, data + off + t_off, sizeof(t));
+				if (t >= stop)
+					break;
+				continue;
+			}
+		}
+		if (!avail) {
+			/* Dry, and not proven quiet since the load. */
+			buf->o_pos = pos;
+			buf->o_quiet = false;
+			return 0;
+		}
+		buf->o_pos = pos;
+		err = peek(buf, &tmp, &t);
+		if (err) {
+			buf->o_pos = buf->o_head;	/* resync */
+			return err;
+		}
+		hdr = tmp;
+		if (t >= stop)
+			break;
+		if (hdr.type == PERF_RECORD_SAMPLE && off + hdr.size <= size)
+			continue;
+slow:
+		buf->o_pos = pos;
+		tmp = hdr;
+		err = deliver(pb, buf, &tmp);
+		pos = buf->o_pos;
+		goto delivered;
+	}
+	/* Held for the next oldest ring: peeked already. */
+	buf->o_pos = pos;
+	buf->o_hdr = hdr;
+	buf->o_time = t;
+	buf->o_peeked = true;
+	return 0;
+}
+
+/*
+ * A run bounded by another ring's first record, or a ring alone: when no
+ * other ring holds records (every other one is quiet and empty), its own
+ * order is the stream's, and its records' times need not be read.
+ */
+static int run(struct pea_buffer *pb, struct pea_cpu_buf *buf, size_t idx,
+	       size_t next_i, __u64 next_t)
+{
+	if (next_i < pb->cnt)
+		return run_ring(pb, buf, idx, next_i, next_t, true);
+	return run_ring(pb, buf, idx, next_i, next_t, false);
+}
+
+/*
+ * Phase C; returns 1 if it delivered records, 0 if not, or a negative
+ * errno. Each ring's
  * first unread record is peeked once (o_hdr, o_time) and again only after
  * it was delivered, and the oldest ring delivers a run of records up to
- * the next oldest ring's first, so a record mostly costs one peek and one
- * comparison.
+ * the next oldest ring's first (run()), so a record mostly costs one
+ * peek and one comparison.
  */
 static long merge(struct pea_buffer *pb)
 {
 	size_t i, best_i, next_i;
-	struct pea_cpu_buf *best;
 	__u64 best_t, next_t;
 	long n = 0;
 	int err;
@@ -198,34 +321,10 @@ static long merge(struct pea_buffer *pb)
 		}
 		if (best_i == pb->cnt)
 			return n;
-		best = &pb->bufs[best_i];
-		/*
-		 * A run: the other rings do not change meanwhile, so the best
-		 * ring goes on while its records come before the next oldest
-		 * (on a tie, while its CPU is the lower).
-		 */
-		for (;;) {
-			best->o_peeked = false;
-			err = deliver(pb, best, &best->o_hdr);
-			if (err)
-				return err;
-			n++;
-			if (best->o_pos == best->o_head) {
-				/* Dry, and not proven quiet since the load. */
-				best->o_quiet = false;
-				break;
-			}
-			err = peek(best, &best->o_hdr, &best->o_time);
-			if (err) {
-				best->o_pos = best->o_head;	/* resync */
-				return err;
-			}
-			best->o_peeked = true;
-			if (next_i < pb->cnt &&
-			    (best->o_time > next_t ||
-			     (best->o_time == next_t && best_i > next_i)))
-				break;
-		}
+		err = run(pb, &pb->bufs[best_i], best_i, next_i, next_t);
+		if (err)
+			return err;
+		n = 1;
 	}
 }
 
@@ -266,7 +365,10 @@ int pea_ordered_consume(struct pea_buffer *pb)
 
 			__atomic_store_n(&buf->ring.page->data_tail, buf->o_pos,
 					 __ATOMIC_RELEASE);
-			if (buf->o_pos == buf->o_head) {
+			/* As pea_ring_check_lost(), without a call if no hint. */
+			if (buf->o_pos == buf->o_head &&
+			    __atomic_load_n(&PEA_PAGE_LOST_HINT(buf->ring.page),
+					    __ATOMIC_RELAXED)) {
 				int e = pea_cpu_buf_check_lost(pb, buf);
 
 				if (e && !err)
