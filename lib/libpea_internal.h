@@ -225,6 +225,9 @@ PEA_HIDDEN int pea_parse_cpu_list(const char *s, bool **mask, int *n);
  * @o_peeked:    ORDERED: @o_hdr and @o_time hold the record at @o_pos
  * @o_hdr:       ORDERED: the header of the first unread record
  * @o_time:      ORDERED: its time
+ * @o_raw_off:   ORDERED: where a sample's raw size sits (header included),
+ *               set by the first read (0 before)
+ * @o_t_off:     ORDERED: where a sample's time sits, set with @o_raw_off
  */
 struct pea_cpu_buf {
 	struct pea_ring ring;
@@ -249,6 +252,8 @@ struct pea_cpu_buf {
 	bool o_peeked;
 	struct perf_event_header o_hdr;
 	__u64 o_time;
+	__u32 o_raw_off;
+	__u32 o_t_off;
 };
 
 /**

@@ -169,17 +169,18 @@ run_ring(struct pea_buffer *pb, struct pea_cpu_buf *buf, size_t idx,
 	const struct pea_ring *ring = &buf->ring;
 	const char *data = ring->data;
 	const __u64 size = ring->data_size, mask = size - 1;
-	const size_t raw_off = sizeof(struct perf_event_header) +
-			       pea_sample_raw_offset(ring->sample_type);
-	const size_t t_off = time_off(ring, PERF_RECORD_SAMPLE);
+	const size_t raw_off = buf->o_raw_off;
+	const size_t t_off = buf->o_t_off;
 	const __u32 min_size = t_off + sizeof(__u64);
 	const pea_buffer_sample_fn sample_cb = pb->sample_cb;
 	void *const ctx = pb->ctx;
 	const int cpu = ring->cpu;
 	const __u64 head = buf->o_head;
-	/* Never address-taken, so kept in registers: copies go out. */
-	struct perf_event_header hdr = buf->o_hdr, tmp;
+	struct perf_event_header hdr;
 	__u64 pos = buf->o_pos, off = pos & mask, avail, t, stop = UINT64_MAX;
+	/* The header's type and size, as scalars: kept in registers. */
+	__u32 type = buf->o_hdr.type, rsize = buf->o_hdr.size;
+	__u16 size16;
 	int err;
 
 	/*
@@ -195,12 +196,13 @@ run_ring(struct pea_buffer *pb, struct pea_cpu_buf *buf, size_t idx,
 	}
 	buf->o_peeked = false;
 	buf->o_done = true;
-	if (hdr.type != PERF_RECORD_SAMPLE || off + hdr.size > size)
+	hdr = buf->o_hdr;
+	if (type != PERF_RECORD_SAMPLE || off + rsize > size)
 		goto slow;
 	for (;;) {
-		err = pea_ring_deliver_sample(data + off, hdr.size, raw_off,
+		err = pea_ring_deliver_sample(data + off, rsize, raw_off,
 					      sample_cb, ctx, cpu);
-		pos += hdr.size;
+		pos += rsize;
 delivered:
 		if (err) {
 			buf->o_pos = pos;
@@ -210,20 +212,28 @@ delivered:
 		 * The next record, as peek() reads it: a header not all
 		 * published (or none: pos at head) is read inside the
 		 * mapping and refused by its size, as pea_ring_read() does.
+		 * A record that starts before head is all published, so its
+		 * fields may be loaded one by one.
 		 */
 		avail = head - pos;
 		off = pos & mask;
 		if (off + sizeof(hdr) <= size) {
-			memcpy(&hdr, data + off, sizeof(hdr));
-			if (hdr.type == PERF_RECORD_SAMPLE &&
-			    hdr.size >= min_size && hdr.size <= avail &&
-			    off + hdr.size <= size) {
+			memcpy(&type, data + off +
+			       offsetof(struct perf_event_header, type),
+			       sizeof(type));
+			memcpy(&size16, data + off +
+			       offsetof(struct perf_event_header, size),
+			       sizeof(size16));
+			rsize = size16;
+			if (type == PERF_RECORD_SAMPLE && rsize >= min_size &&
+			    rsize <= avail && off + rsize <= size) {
 				if (!bounded)
 					continue;
 				memcpy(&t, data + off + t_off, sizeof(t));
-				if (t >= stop)
-					break;
-				continue;
+				if (t < stop)
+					continue;
+				memcpy(&hdr, data + off, sizeof(hdr));
+				break;
 			}
 		}
 		if (!avail) {
@@ -233,26 +243,26 @@ delivered:
 			return 0;
 		}
 		buf->o_pos = pos;
-		err = peek(buf, &tmp, &t);
+		err = peek(buf, &hdr, &t);
 		if (err) {
 			buf->o_pos = buf->o_head;	/* resync */
 			return err;
 		}
-		hdr = tmp;
+		type = hdr.type;
+		rsize = hdr.size;
 		if (t >= stop)
 			break;
-		if (hdr.type == PERF_RECORD_SAMPLE && off + hdr.size <= size)
+		if (type == PERF_RECORD_SAMPLE && off + rsize <= size)
 			continue;
 slow:
 		buf->o_pos = pos;
-		tmp = hdr;
-		err = deliver(pb, buf, &tmp);
+		err = deliver(pb, buf, &hdr);
 		pos = buf->o_pos;
 		goto delivered;
 	}
 	/* Held for the next oldest ring: peeked already. */
-	buf->o_pos = pos;
 	buf->o_hdr = hdr;
+	buf->o_pos = pos;
 	buf->o_time = t;
 	buf->o_peeked = true;
 	return 0;
@@ -266,6 +276,12 @@ slow:
 static int run(struct pea_buffer *pb, struct pea_cpu_buf *buf, size_t idx,
 	       size_t next_i, __u64 next_t)
 {
+	/* The ring's sample_type never changes: its offsets, once. */
+	if (!buf->o_t_off) {
+		buf->o_raw_off = sizeof(struct perf_event_header) +
+				 pea_sample_raw_offset(buf->ring.sample_type);
+		buf->o_t_off = time_off(&buf->ring, PERF_RECORD_SAMPLE);
+	}
 	if (next_i < pb->cnt)
 		return run_ring(pb, buf, idx, next_i, next_t, true);
 	return run_ring(pb, buf, idx, next_i, next_t, false);
