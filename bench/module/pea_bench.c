@@ -60,6 +60,23 @@ static long pb_loop_output(struct pea_map *map, const void *src, u32 size,
 	return last;
 }
 
+/* pea_output() failing with @want each time: its parts before the ring. */
+static long pb_loop_fail(struct pea_map *map, u64 flags, u64 size, long want,
+			 u32 count, u64 *n_ok)
+{
+	long ret, last = 0;
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		ret = pea_output(map, flags, pb_payload, size);
+		if (likely(ret == want))
+			(*n_ok)++;
+		else
+			last = ret;
+	}
+	return last;
+}
+
 static long pb_loop_reserve(struct pea_map *map, const void *src, u32 size,
 			    u32 count, u64 *n_ok, bool copy)
 {
@@ -149,6 +166,16 @@ static long pb_ioc_loop(struct pea_bench_loop __user *uarg)
 	case PEA_BENCH_RESERVE_ONLY:
 		a.ret = pb_loop_reserve(map, pb_payload, a.size, a.count,
 					&a.n_ok, a.op == PEA_BENCH_RESERVE);
+		break;
+	case PEA_BENCH_GUARD:
+		/* Bit 32 is outside PEA_F_INDEX_MASK: -EINVAL. */
+		a.ret = pb_loop_fail(map, PEA_F_CURRENT_CPU | BIT_ULL(32),
+				     a.size, -EINVAL, a.count, &a.n_ok);
+		break;
+	case PEA_BENCH_CHECKS:
+		/* Past any event's max_payload: -E2BIG, the last check. */
+		a.ret = pb_loop_fail(map, PEA_F_CURRENT_CPU, U32_MAX, -E2BIG,
+				     a.count, &a.n_ok);
 		break;
 	case PEA_BENCH_MEMCPY:
 		pb_loop_memcpy(ring, a.ring_bytes, pb_payload, a.size,
