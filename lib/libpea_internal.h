@@ -257,6 +257,16 @@ struct pea_cpu_buf {
 };
 
 /**
+ * struct pea_heap_ent - an entry of the ordered merge's heap
+ * @time: the time of the ring's first unread record
+ * @idx:  the ring, an index into the buffer's rings
+ */
+struct pea_heap_ent {
+	__u64 time;
+	size_t idx;
+};
+
+/**
  * struct pea_buffer - what pea_buffer__new() returns
  * @sample_cb:   the sample callback
  * @lost_cb:     the lost callback
@@ -279,6 +289,7 @@ struct pea_cpu_buf {
  * @thread_on:   @thread was started and not yet joined
  * @o_held:      ORDERED: the last read left records held back or saw a
  *               writer in flight, so the next poll must come soon
+ * @o_heap:      ORDERED: the merge's heap, one entry per ring
  * @snap_horizon: OVERWRITE + ORDERED: the horizon of the last snapshot
  */
 struct pea_buffer {
@@ -306,6 +317,7 @@ struct pea_buffer {
 	bool thread_on;
 	bool o_held;
 	__u64 snap_horizon;
+	struct pea_heap_ent *o_heap;
 };
 
 /* The epoll key of @stop_fd: never a ring index. */

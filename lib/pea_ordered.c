@@ -287,61 +287,96 @@ static int run(struct pea_buffer *pb, struct pea_cpu_buf *buf, size_t idx,
 	return run_ring(pb, buf, idx, next_i, next_t, false);
 }
 
+/* Whether entry @a comes before entry @b: time, then CPU. */
+static inline bool before(const struct pea_heap_ent *a,
+			  const struct pea_heap_ent *b)
+{
+	return a->time < b->time || (a->time == b->time && a->idx < b->idx);
+}
+
+/* Restore the heap @h of @n entries below entry @k. */
+static inline void sift_down(struct pea_heap_ent *h, size_t n, size_t k)
+{
+	struct pea_heap_ent top = h[k];
+	size_t c;
+
+	while ((c = 2 * k + 1) < n) {
+		if (c + 1 < n && before(&h[c + 1], &h[c]))
+			c++;
+		if (!before(&h[c], &top))
+			break;
+		h[k] = h[c];
+		k = c;
+	}
+	h[k] = top;
+}
+
 /*
  * Phase C; returns 1 if it delivered records, 0 if not, or a negative
- * errno. Each ring's
- * first unread record is peeked once (o_hdr, o_time) and again only after
- * it was delivered, and the oldest ring delivers a run of records up to
- * the next oldest ring's first (run()), so a record mostly costs one
- * peek and one comparison.
+ * errno. The rings with records form a binary heap on their first
+ * record's (time, CPU), peeked once; the oldest ring delivers a run up
+ * to the next oldest's first record (one of the root's children), then
+ * goes back down the heap, so a record mostly costs one peek and one
+ * comparison, and a change of ring O(log rings). A ring that runs dry
+ * leaves the heap if it is quiet then; if not, it ends the phase: it may
+ * hold older records.
  */
 static long merge(struct pea_buffer *pb)
 {
-	size_t i, best_i, next_i;
-	__u64 best_t, next_t;
-	long n = 0;
+	struct pea_heap_ent *h = pb->o_heap;
+	size_t i, n = 0, next;
+	bool moved = false;	/* the next round sees it */
+	long done = 0;
 	int err;
 
-	for (i = 0; i < pb->cnt; i++)
-		pb->bufs[i].o_peeked = false;
-	for (;;) {
-		/* The oldest first record, and the next oldest of the others. */
-		best_i = next_i = pb->cnt;
-		best_t = next_t = 0;
-		for (i = 0; i < pb->cnt; i++) {
-			struct pea_cpu_buf *buf = &pb->bufs[i];
+	for (i = 0; i < pb->cnt; i++) {
+		struct pea_cpu_buf *buf = &pb->bufs[i];
 
-			if (buf->o_pos == buf->o_head) {
-				if (!buf->o_quiet)
-					return n;	/* may hold older */
-				continue;
-			}
-			if (!buf->o_peeked) {
-				err = peek(buf, &buf->o_hdr, &buf->o_time);
-				if (err) {
-					buf->o_pos = buf->o_head; /* resync */
-					return err;
-				}
-				buf->o_peeked = true;
-			}
-			/* Strictly older wins: ties go to the lower CPU. */
-			if (best_i == pb->cnt || buf->o_time < best_t) {
-				next_i = best_i;
-				next_t = best_t;
-				best_i = i;
-				best_t = buf->o_time;
-			} else if (next_i == pb->cnt || buf->o_time < next_t) {
-				next_i = i;
-				next_t = buf->o_time;
-			}
+		if (buf->o_pos == buf->o_head) {
+			if (!buf->o_quiet)
+				return 0;	/* may hold older */
+			continue;
 		}
-		if (best_i == pb->cnt)
-			return n;
-		err = run(pb, &pb->bufs[best_i], best_i, next_i, next_t);
+		err = peek(buf, &buf->o_hdr, &buf->o_time);
+		if (err) {
+			buf->o_pos = buf->o_head;	/* resync */
+			return err;
+		}
+		h[n].time = buf->o_time;
+		h[n++].idx = i;
+	}
+	for (i = n / 2; i-- > 0;)
+		sift_down(h, n, i);
+	while (n) {
+		struct pea_cpu_buf *best = &pb->bufs[h[0].idx];
+
+		next = 0;
+		if (n > 1)
+			next = 1;
+		if (n > 2 && before(&h[2], &h[1]))
+			next = 2;
+		err = run(pb, best, h[0].idx, next ? h[next].idx : pb->cnt,
+			  h[next].time);
 		if (err)
 			return err;
-		n = 1;
+		done = 1;
+		if (best->o_peeked) {
+			h[0].time = best->o_time;
+		} else {
+			/*
+			 * Dry. Quiet now, it holds nothing back: (F) and (G)
+			 * come after phase A's loads of every data_head whose
+			 * records the heap holds, as in phase B. If not, it
+			 * may hold older records: the phase ends.
+			 */
+			if (!quiet(best, &moved))
+				break;
+			best->o_quiet = true;
+			h[0] = h[--n];
+		}
+		sift_down(h, n, 0);
 	}
+	return done;
 }
 
 int pea_ordered_consume(struct pea_buffer *pb)

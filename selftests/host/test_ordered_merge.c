@@ -4,7 +4,8 @@
  * rings laid out in memory as the kernel writes them, no writer in
  * flight. Records of random payload sizes (some wrapping at the ring's
  * end), TIME with and without TID, PERF_RECORD_LOST with its sample_id,
- * ties across rings, and headers that cannot be valid. Every delivery is
+ * ties across rings, 1 to 16 rings (the merge's heap), and headers that
+ * cannot be valid. Every delivery is
  * compared, in order and byte for byte, with a reference: all records
  * sorted by (time, ring, position in its ring). TAP on stdout.
  *
@@ -21,7 +22,7 @@
 #define HOST_TAP_NAME "ordered_merge"
 #include "host_tap.h"
 
-#define RINGS_MAX	4
+#define RINGS_MAX	16
 #define DATA_SIZE	4096
 #define RECS_MAX	4096
 #define PAYLOAD_MAX	60
@@ -39,6 +40,7 @@ struct rec {
 struct world {
 	struct pea_buffer pb;
 	struct pea_cpu_buf bufs[RINGS_MAX];
+	struct pea_heap_ent heap[RINGS_MAX];
 	void *pages[RINGS_MAX];
 	__u64 head[RINGS_MAX];
 	struct rec written[RECS_MAX];
@@ -102,6 +104,7 @@ static void world_init(struct world *w, int nrings, __u64 sample_type)
 	w->pb.flags = PEA_BUFFER_FLAG_ORDERED;
 	w->pb.bufs = w->bufs;
 	w->pb.cnt = nrings;
+	w->pb.o_heap = w->heap;
 }
 
 static void world_free(struct world *w)
@@ -408,6 +411,7 @@ int main(void)
 	test_random(4, PERF_SAMPLE_TIME, true, "4 rings, lost records");
 	test_random(3, PERF_SAMPLE_TID | PERF_SAMPLE_TIME, true,
 		    "3 rings, TID, lost records");
+	test_random(16, PERF_SAMPLE_TIME, true, "16 rings, lost records");
 	test_bad();
 	test_bad_raw();
 	return host_tap_done();
