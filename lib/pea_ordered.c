@@ -362,6 +362,17 @@ static long merge(struct pea_buffer *pb)
 		done = 1;
 		if (best->o_peeked) {
 			h[0].time = best->o_time;
+			/*
+			 * It stopped at a record after the next oldest's
+			 * first: of two rings, they swap.
+			 */
+			if (n == 2) {
+				struct pea_heap_ent e = h[0];
+
+				h[0] = h[1];
+				h[1] = e;
+				continue;
+			}
 		} else {
 			/*
 			 * Dry. Quiet now, it holds nothing back: (F) and (G)
