@@ -32,7 +32,9 @@
  * the head, so the interrupted writer's cmpxchg fails and it reads the
  * clock again; one that interrupts it after the cmpxchg reads the clock
  * later and writes after it. Either way the records of a ring are in the
- * order of their times, on any clock that is monotonic on one CPU.
+ * order of their times, on any clock that is monotonic on one CPU. The
+ * loop is bounded: a record whose cmpxchg failed PEA_RING_CLAIM_TRIES
+ * times is dropped and counted lost.
  *
  * PEA_FLAG_ORDERED adds a proof for readers that a ring has nothing older
  * to come: PEA_PAGE_WRITERS() in the control page is non-zero from before
@@ -382,12 +384,16 @@ static __always_inline void *pea_put_sample(void *p, struct pea_event *ev,
  * @clock: PEA_CLOCK_MONO or PEA_CLOCK_MONO_RAW
  *
  * The fast accessors, NMI-safe. Out of line (two tail calls) so that the
- * selftests can put a kprobe between a writer's head load and its
- * cmpxchg.
+ * selftests' module can put a raw kprobe between a writer's head load and
+ * its cmpxchg. notrace, as the accessors: it runs inside the claim loop,
+ * where no kprobe link, kprobe event, BPF kprobe or fentry program may
+ * attach (each would be a writer nested at every try; trace_kprobe's
+ * notrace rule, pea_notrace.c, refuses a function without an ftrace
+ * location).
  *
  * Return: the time in ns.
  */
-noinline u64 pea_ring_clock(u8 clock)
+noinline notrace u64 pea_ring_clock(u8 clock)
 {
 	if (clock == PEA_CLOCK_MONO_RAW)
 		return ktime_get_raw_fast_ns();
@@ -402,13 +408,25 @@ static __always_inline u64 pea_ring_time(const struct pea_event *ev)
 	return pea_ring_clock(ev->clock);
 }
 
-/* pea_ring_claim()'s answer when @len bytes do not fit. */
+/* pea_ring_claim()'s answer when @len bytes cannot be had. */
 #define PEA_RING_FULL	1UL
+
+/*
+ * Tries of the claim loop before the record is dropped (and counted
+ * lost, as when the ring is full). A try fails when a writer nested
+ * between the head load and the cmpxchg (an interrupt, an NMI) moved the
+ * head; each context nests once per try at most, so a few tries are what
+ * real nesting needs. Anything that wrote there at every try (a probe on
+ * the loop's clock read) would keep the loop going for ever, preemption
+ * and maybe interrupts off: the bound ends it.
+ */
+#define PEA_RING_CLAIM_TRIES	16
 
 /*
  * Move the head of @ring by @len bytes; *@head receives the new head and,
  * if @timed, *@time the record's time. Return: the head before the move,
- * or PEA_RING_FULL (never a head: heads stay multiples of 8).
+ * or PEA_RING_FULL (never a head: heads stay multiples of 8) when the
+ * record does not fit or PEA_RING_CLAIM_TRIES tries failed.
  */
 static __always_inline unsigned long
 pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
@@ -416,9 +434,10 @@ pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
 	       unsigned long *head, u64 *time, bool timed)
 {
 	unsigned long offset, tail;
+	unsigned int tries = 0;
 
 	*time = 0;
-	do {
+	for (;;) {
 		tail = READ_ONCE(pg->data_tail);
 		offset = local_read(&ring->head);
 		/*
@@ -435,8 +454,11 @@ pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
 		if (timed)
 			*time = pea_ring_time(ev);
 		barrier();
-	} while (local_cmpxchg(&ring->head, offset, *head) != offset);
-	return offset;
+		if (local_cmpxchg(&ring->head, offset, *head) == offset)
+			return offset;
+		if (unlikely(++tries == PEA_RING_CLAIM_TRIES))
+			return PEA_RING_FULL;
+	}
 }
 
 /*
