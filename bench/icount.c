@@ -106,6 +106,11 @@ static const struct ic_row ic_rows[] = {
 	{ .name = "ordered-raw", .op = PEA_BENCH_OUTPUT, .open = IC_RAW,
 	  .sample_type = PERF_SAMPLE_TIME, .clockid = CLOCK_MONOTONIC_RAW,
 	  .ev_flags = PEA_FLAG_ORDERED },
+	/* pea_output() stopped before the ring: the per-part profile. */
+	{ .name = "pea-guard", .op = PEA_BENCH_GUARD, .open = IC_RAW,
+	  .clockid = CLOCK_MONOTONIC },
+	{ .name = "pea-checks", .op = PEA_BENCH_CHECKS, .open = IC_RAW,
+	  .clockid = CLOCK_MONOTONIC },
 	{ .name = "perf", .reader = "perf", .prog = IC_BPF_PERF,
 	  .open = IC_CHAN, .kind = CH_PERF, .wake = WAKE_EVERY },
 	{ .name = "ring", .reader = "ring", .prog = IC_BPF_RING,
@@ -456,6 +461,69 @@ static void ic_print_rows(const char *what,
 	}
 }
 
+/*
+ * issue 23's per-part profile of pea_output(), from rows that stop
+ * before a part or leave it out, and the ring buffer's for comparison:
+ * each part is the difference of two rows' means (a row alone when @b
+ * is NULL; less the memcpy floor's when @less_copy).
+ */
+static const struct ic_part {
+	const char *name;
+	const char *a, *b;
+	bool less_copy;
+} ic_parts[] = {
+	{ "pea: call, preemption, nest slot, flags", "pea-guard", NULL, false },
+	{ "pea: map slot, event checks", "pea-checks", "pea-guard", false },
+	{ "pea: claim, header, stats, publish", "pea-nowake", "pea-checks",
+	  true },
+	{ "pea: payload copy (memcpy floor)", "memcpy", NULL, false },
+	{ "pea: wake-up accounting", "pea", "pea-nowake", false },
+	{ "pea: TIME on local_clock()", "pea-local", "pea", false },
+	{ "pea: TIME on CLOCK_MONOTONIC", "pea-mono", "pea", false },
+	{ "pea: ordered protocol", "ordered-mono", "pea-mono", false },
+	{ "ring: reserve + submit", "ring-reserve", NULL, false },
+	{ "ring: output's rest, less the copy", "ring-nowake", "ring-reserve",
+	  true },
+	{ "ring: wake-up accounting", "ring", "ring-nowake", false },
+};
+
+#define IC_NPARTS	(sizeof(ic_parts) / sizeof(ic_parts[0]))
+
+static double ic_part(const struct ic_part *pt, int pass, int s)
+{
+	double v = ic_kern[pass][s][ic_find(pt->a)];
+
+	if (pt->b)
+		v -= ic_kern[pass][s][ic_find(pt->b)];
+	if (pt->less_copy)
+		v -= ic_kern[pass][s][ic_find("memcpy")];
+	return v;
+}
+
+static void ic_print_parts(void)
+{
+	double v[IC_PASSES];
+	unsigned int k, s;
+	int p;
+
+	printf("# per-part profile (instructions per record, mean of the passes):\n");
+	printf("%-42s", "part");
+	for (s = 0; s < IC_NSIZES; s++)
+		printf(" | %6u B", ic_sizes[s]);
+	printf("\n");
+	for (k = 0; k < IC_NPARTS; k++) {
+		printf("%-42s", ic_parts[k].name);
+		for (s = 0; s < IC_NSIZES; s++) {
+			for (p = 0; p < IC_PASSES; p++)
+				v[p] = ic_part(&ic_parts[k], p, s);
+			printf(" | %8.1f", (v[0] + v[1]) / 2);
+			fig_add("ic-part", ic_parts[k].name, ic_sizes[s], v,
+				IC_PASSES, "instr/rec");
+		}
+		printf("\n");
+	}
+}
+
 /* "a/b" of the means, and whether it is at most @target. */
 static void ic_print_target(const char *label, int s, const char *a,
 			    const char *b, double target, bool reader)
@@ -507,4 +575,5 @@ void icount_print(void)
 		ic_print_target("reader ordered / pea-time", s, "ordered-mono",
 				"pea-local", 1.15, true);
 	}
+	ic_print_parts();
 }

@@ -496,7 +496,8 @@ struct pea_buffer *pea_buffer__new(int map_fd, size_t page_cnt,
 		pb->events_cnt++;
 	pb->bufs = calloc(pb->events_cnt, sizeof(*pb->bufs));
 	pb->events = calloc(pb->events_cnt, sizeof(*pb->events));
-	if (!pb->bufs || !pb->events) {
+	pb->o_heap = calloc(pb->events_cnt, sizeof(*pb->o_heap));
+	if (!pb->bufs || !pb->events || !pb->o_heap) {
 		err = -ENOMEM;
 		goto err_out;
 	}
@@ -552,6 +553,7 @@ void pea_buffer__free(struct pea_buffer *pb)
 		close(pb->epoll_fd);
 	free(pb->bufs);
 	free(pb->events);
+	free(pb->o_heap);
 	free(pb);
 }
 

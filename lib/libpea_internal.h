@@ -225,6 +225,9 @@ PEA_HIDDEN int pea_parse_cpu_list(const char *s, bool **mask, int *n);
  * @o_peeked:    ORDERED: @o_hdr and @o_time hold the record at @o_pos
  * @o_hdr:       ORDERED: the header of the first unread record
  * @o_time:      ORDERED: its time
+ * @o_raw_off:   ORDERED: where a sample's raw size sits (header included),
+ *               set by the first read (0 before)
+ * @o_t_off:     ORDERED: where a sample's time sits, set with @o_raw_off
  */
 struct pea_cpu_buf {
 	struct pea_ring ring;
@@ -249,6 +252,18 @@ struct pea_cpu_buf {
 	bool o_peeked;
 	struct perf_event_header o_hdr;
 	__u64 o_time;
+	__u32 o_raw_off;
+	__u32 o_t_off;
+};
+
+/**
+ * struct pea_heap_ent - an entry of the ordered merge's heap
+ * @time: the time of the ring's first unread record
+ * @idx:  the ring, an index into the buffer's rings
+ */
+struct pea_heap_ent {
+	__u64 time;
+	size_t idx;
 };
 
 /**
@@ -274,6 +289,7 @@ struct pea_cpu_buf {
  * @thread_on:   @thread was started and not yet joined
  * @o_held:      ORDERED: the last read left records held back or saw a
  *               writer in flight, so the next poll must come soon
+ * @o_heap:      ORDERED: the merge's heap, one entry per ring
  * @snap_horizon: OVERWRITE + ORDERED: the horizon of the last snapshot
  */
 struct pea_buffer {
@@ -301,6 +317,7 @@ struct pea_buffer {
 	bool thread_on;
 	bool o_held;
 	__u64 snap_horizon;
+	struct pea_heap_ent *o_heap;
 };
 
 /* The epoll key of @stop_fd: never a ring index. */

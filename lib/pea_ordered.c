@@ -149,84 +149,245 @@ static bool quiet(struct pea_cpu_buf *buf, bool *moved)
 }
 
 /*
- * Phase C; returns the records delivered or a negative errno. Each ring's
- * first unread record is peeked once (o_hdr, o_time) and again only after
- * it was delivered, and the oldest ring delivers a run of records up to
- * the next oldest ring's first, so a record mostly costs one peek and one
- * comparison.
+ * Deliver a run of @buf's records (the ring at index @idx of the buffer),
+ * starting with the one at o_pos, whose header o_hdr holds, while they
+ * come before the next oldest ring's first record (@next_t of ring
+ * @next_i; on a tie, while @idx is the lower), or to the end of what it
+ * holds if @next_i is pb->cnt (no other ring has records). The other
+ * rings do not change meanwhile. The first record is always delivered.
+ * Returns 0 or a negative errno.
+ *
+ * This is the reader's per-record loop. What does not change between
+ * records is loaded once; a sample that does not wrap is peeked and
+ * delivered inline, with the checks of peek() and deliver(), which take
+ * anything else (a LOST, a record that wraps, a bad header).
+ */
+static inline __attribute__((always_inline)) int
+run_ring(struct pea_buffer *pb, struct pea_cpu_buf *buf, size_t idx,
+	 size_t next_i, __u64 next_t, const bool bounded)
+{
+	const struct pea_ring *ring = &buf->ring;
+	const char *data = ring->data;
+	const __u64 size = ring->data_size, mask = size - 1;
+	const size_t raw_off = buf->o_raw_off;
+	const size_t t_off = buf->o_t_off;
+	const __u32 min_size = t_off + sizeof(__u64);
+	const pea_buffer_sample_fn sample_cb = pb->sample_cb;
+	void *const ctx = pb->ctx;
+	const int cpu = ring->cpu;
+	const __u64 head = buf->o_head;
+	struct perf_event_header hdr;
+	__u64 pos = buf->o_pos, off = pos & mask, avail, t, stop = UINT64_MAX;
+	/* The header's type and size, as scalars: kept in registers. */
+	__u32 type = buf->o_hdr.type, rsize = buf->o_hdr.size;
+	__u16 size16;
+	int err;
+
+	/*
+	 * Go on while a record's time is below @stop: the next oldest's
+	 * time, plus one unless a tie stops the run. Saturated at
+	 * UINT64_MAX, where a run may stop one record early: never out of
+	 * order, since merge() then picks the oldest ring again.
+	 */
+	if (bounded) {
+		stop = next_t;
+		if (idx < next_i && stop != UINT64_MAX)
+			stop++;
+	}
+	buf->o_peeked = false;
+	buf->o_done = true;
+	hdr = buf->o_hdr;
+	if (type != PERF_RECORD_SAMPLE || off + rsize > size)
+		goto slow;
+	for (;;) {
+		err = pea_ring_deliver_sample(data + off, rsize, raw_off,
+					      sample_cb, ctx, cpu);
+		pos += rsize;
+delivered:
+		if (err) {
+			buf->o_pos = pos;
+			return err;
+		}
+		/*
+		 * The next record, as peek() reads it: a header not all
+		 * published (or none: pos at head) is read inside the
+		 * mapping and refused by its size, as pea_ring_read() does.
+		 * A record that starts before head is all published, so its
+		 * fields may be loaded one by one.
+		 */
+		avail = head - pos;
+		off = pos & mask;
+		if (off + sizeof(hdr) <= size) {
+			memcpy(&type, data + off +
+			       offsetof(struct perf_event_header, type),
+			       sizeof(type));
+			memcpy(&size16, data + off +
+			       offsetof(struct perf_event_header, size),
+			       sizeof(size16));
+			rsize = size16;
+			if (type == PERF_RECORD_SAMPLE && rsize >= min_size &&
+			    rsize <= avail && off + rsize <= size) {
+				if (!bounded)
+					continue;
+				memcpy(&t, data + off + t_off, sizeof(t));
+				if (t < stop)
+					continue;
+				memcpy(&hdr, data + off, sizeof(hdr));
+				break;
+			}
+		}
+		if (!avail) {
+			/* Dry, and not proven quiet since the load. */
+			buf->o_pos = pos;
+			buf->o_quiet = false;
+			return 0;
+		}
+		buf->o_pos = pos;
+		err = peek(buf, &hdr, &t);
+		if (err) {
+			buf->o_pos = buf->o_head;	/* resync */
+			return err;
+		}
+		type = hdr.type;
+		rsize = hdr.size;
+		if (t >= stop)
+			break;
+		if (type == PERF_RECORD_SAMPLE && off + rsize <= size)
+			continue;
+slow:
+		buf->o_pos = pos;
+		err = deliver(pb, buf, &hdr);
+		pos = buf->o_pos;
+		goto delivered;
+	}
+	/* Held for the next oldest ring: peeked already. */
+	buf->o_hdr = hdr;
+	buf->o_pos = pos;
+	buf->o_time = t;
+	buf->o_peeked = true;
+	return 0;
+}
+
+/*
+ * A run bounded by another ring's first record, or a ring alone: when no
+ * other ring holds records (every other one is quiet and empty), its own
+ * order is the stream's, and its records' times need not be read.
+ */
+static int run(struct pea_buffer *pb, struct pea_cpu_buf *buf, size_t idx,
+	       size_t next_i, __u64 next_t)
+{
+	/* The ring's sample_type never changes: its offsets, once. */
+	if (!buf->o_t_off) {
+		buf->o_raw_off = sizeof(struct perf_event_header) +
+				 pea_sample_raw_offset(buf->ring.sample_type);
+		buf->o_t_off = time_off(&buf->ring, PERF_RECORD_SAMPLE);
+	}
+	if (next_i < pb->cnt)
+		return run_ring(pb, buf, idx, next_i, next_t, true);
+	return run_ring(pb, buf, idx, next_i, next_t, false);
+}
+
+/* Whether entry @a comes before entry @b: time, then CPU. */
+static inline bool before(const struct pea_heap_ent *a,
+			  const struct pea_heap_ent *b)
+{
+	return a->time < b->time || (a->time == b->time && a->idx < b->idx);
+}
+
+/* Restore the heap @h of @n entries below entry @k. */
+static inline void sift_down(struct pea_heap_ent *h, size_t n, size_t k)
+{
+	struct pea_heap_ent top = h[k];
+	size_t c;
+
+	while ((c = 2 * k + 1) < n) {
+		if (c + 1 < n && before(&h[c + 1], &h[c]))
+			c++;
+		if (!before(&h[c], &top))
+			break;
+		h[k] = h[c];
+		k = c;
+	}
+	h[k] = top;
+}
+
+/*
+ * Phase C; returns 1 if it delivered records, 0 if not, or a negative
+ * errno. The rings with records form a binary heap on their first
+ * record's (time, CPU), peeked once; the oldest ring delivers a run up
+ * to the next oldest's first record (one of the root's children), then
+ * goes back down the heap, so a record mostly costs one peek and one
+ * comparison, and a change of ring O(log rings). A ring that runs dry
+ * leaves the heap if it is quiet then; if not, it ends the phase: it may
+ * hold older records.
  */
 static long merge(struct pea_buffer *pb)
 {
-	size_t i, best_i, next_i;
-	struct pea_cpu_buf *best;
-	__u64 best_t, next_t;
-	long n = 0;
+	struct pea_heap_ent *h = pb->o_heap;
+	size_t i, n = 0, next;
+	bool moved = false;	/* the next round sees it */
+	long done = 0;
 	int err;
 
-	for (i = 0; i < pb->cnt; i++)
-		pb->bufs[i].o_peeked = false;
-	for (;;) {
-		/* The oldest first record, and the next oldest of the others. */
-		best_i = next_i = pb->cnt;
-		best_t = next_t = 0;
-		for (i = 0; i < pb->cnt; i++) {
-			struct pea_cpu_buf *buf = &pb->bufs[i];
+	for (i = 0; i < pb->cnt; i++) {
+		struct pea_cpu_buf *buf = &pb->bufs[i];
 
-			if (buf->o_pos == buf->o_head) {
-				if (!buf->o_quiet)
-					return n;	/* may hold older */
+		if (buf->o_pos == buf->o_head) {
+			if (!buf->o_quiet)
+				return 0;	/* may hold older */
+			continue;
+		}
+		err = peek(buf, &buf->o_hdr, &buf->o_time);
+		if (err) {
+			buf->o_pos = buf->o_head;	/* resync */
+			return err;
+		}
+		h[n].time = buf->o_time;
+		h[n++].idx = i;
+	}
+	for (i = n / 2; i-- > 0;)
+		sift_down(h, n, i);
+	while (n) {
+		struct pea_cpu_buf *best = &pb->bufs[h[0].idx];
+
+		next = 0;
+		if (n > 1)
+			next = 1;
+		if (n > 2 && before(&h[2], &h[1]))
+			next = 2;
+		err = run(pb, best, h[0].idx, next ? h[next].idx : pb->cnt,
+			  h[next].time);
+		if (err)
+			return err;
+		done = 1;
+		if (best->o_peeked) {
+			h[0].time = best->o_time;
+			/*
+			 * It stopped at a record after the next oldest's
+			 * first: of two rings, they swap.
+			 */
+			if (n == 2) {
+				struct pea_heap_ent e = h[0];
+
+				h[0] = h[1];
+				h[1] = e;
 				continue;
 			}
-			if (!buf->o_peeked) {
-				err = peek(buf, &buf->o_hdr, &buf->o_time);
-				if (err) {
-					buf->o_pos = buf->o_head; /* resync */
-					return err;
-				}
-				buf->o_peeked = true;
-			}
-			/* Strictly older wins: ties go to the lower CPU. */
-			if (best_i == pb->cnt || buf->o_time < best_t) {
-				next_i = best_i;
-				next_t = best_t;
-				best_i = i;
-				best_t = buf->o_time;
-			} else if (next_i == pb->cnt || buf->o_time < next_t) {
-				next_i = i;
-				next_t = buf->o_time;
-			}
-		}
-		if (best_i == pb->cnt)
-			return n;
-		best = &pb->bufs[best_i];
-		/*
-		 * A run: the other rings do not change meanwhile, so the best
-		 * ring goes on while its records come before the next oldest
-		 * (on a tie, while its CPU is the lower).
-		 */
-		for (;;) {
-			best->o_peeked = false;
-			err = deliver(pb, best, &best->o_hdr);
-			if (err)
-				return err;
-			n++;
-			if (best->o_pos == best->o_head) {
-				/* Dry, and not proven quiet since the load. */
-				best->o_quiet = false;
+		} else {
+			/*
+			 * Dry. Quiet now, it holds nothing back: (F) and (G)
+			 * come after phase A's loads of every data_head whose
+			 * records the heap holds, as in phase B. If not, it
+			 * may hold older records: the phase ends.
+			 */
+			if (!quiet(best, &moved))
 				break;
-			}
-			err = peek(best, &best->o_hdr, &best->o_time);
-			if (err) {
-				best->o_pos = best->o_head;	/* resync */
-				return err;
-			}
-			best->o_peeked = true;
-			if (next_i < pb->cnt &&
-			    (best->o_time > next_t ||
-			     (best->o_time == next_t && best_i > next_i)))
-				break;
+			best->o_quiet = true;
+			h[0] = h[--n];
 		}
+		sift_down(h, n, 0);
 	}
+	return done;
 }
 
 int pea_ordered_consume(struct pea_buffer *pb)
@@ -266,7 +427,10 @@ int pea_ordered_consume(struct pea_buffer *pb)
 
 			__atomic_store_n(&buf->ring.page->data_tail, buf->o_pos,
 					 __ATOMIC_RELEASE);
-			if (buf->o_pos == buf->o_head) {
+			/* As pea_ring_check_lost(), without a call if no hint. */
+			if (buf->o_pos == buf->o_head &&
+			    __atomic_load_n(&PEA_PAGE_LOST_HINT(buf->ring.page),
+					    __ATOMIC_RELAXED)) {
 				int e = pea_cpu_buf_check_lost(pb, buf);
 
 				if (e && !err)

@@ -32,7 +32,9 @@
  * the head, so the interrupted writer's cmpxchg fails and it reads the
  * clock again; one that interrupts it after the cmpxchg reads the clock
  * later and writes after it. Either way the records of a ring are in the
- * order of their times, on any clock that is monotonic on one CPU.
+ * order of their times, on any clock that is monotonic on one CPU. The
+ * loop is bounded: a record whose cmpxchg failed PEA_RING_CLAIM_TRIES
+ * times is dropped and counted lost.
  *
  * PEA_FLAG_ORDERED adds a proof for readers that a ring has nothing older
  * to come: PEA_PAGE_WRITERS() in the control page is non-zero from before
@@ -235,6 +237,7 @@ static __always_inline void pea_ring_put_handle(struct pea_event *ev,
 						struct pea_ring *ring,
 						unsigned long wakeup)
 {
+	struct perf_event_mmap_page *pg = ring->user_page;
 	unsigned long head, prev;
 	bool woke;
 
@@ -243,11 +246,11 @@ static __always_inline void pea_ring_put_handle(struct pea_event *ev,
 		return;
 	}
 	/* Only writers on this CPU store data_head: the last one published. */
-	prev = READ_ONCE(ring->user_page->data_head);
+	prev = READ_ONCE(pg->data_head);
 again:
 	head = local_read(&ring->head);
 	smp_wmb();	/* (B): the record before data_head */
-	WRITE_ONCE(ring->user_page->data_head, head);
+	WRITE_ONCE(pg->data_head, head);
 	/*
 	 * Publish the head before dropping the nest count: an interrupting
 	 * writer that sees nest == 0 publishes its own, newer head, and one
@@ -262,7 +265,7 @@ again:
 	}
 	if (ev->ordered) {
 		/* (H): data_head before the end of the writers in flight. */
-		smp_store_release(&PEA_PAGE_WRITERS(ring->user_page), 0);
+		smp_store_release(&PEA_PAGE_WRITERS(pg), 0);
 	}
 	if (ev->adaptive) {
 		woke = pea_ring_wakeup_adaptive(ev, ring, prev, head);
@@ -325,19 +328,21 @@ static __always_inline u32 pea_sample_pid(struct task_struct *task,
 static __always_inline void *__pea_put_fields(void *p, struct pea_event *ev,
 					      u64 time)
 {
+	/* Loaded once: the stores below may alias @ev as far as C knows. */
+	u64 st = ev->sample_type;
 	u32 *w;
 
-	if (ev->sample_type & PERF_SAMPLE_TID) {
+	if (st & PERF_SAMPLE_TID) {
 		w = p;
 		w[0] = pea_sample_pid(current, PIDTYPE_TGID, ev->pid_ns);
 		w[1] = pea_sample_pid(current, PIDTYPE_PID, ev->pid_ns);
 		p += 8;
 	}
-	if (ev->sample_type & PERF_SAMPLE_TIME) {
+	if (st & PERF_SAMPLE_TIME) {
 		*(u64 *)p = time;
 		p += 8;
 	}
-	if (ev->sample_type & PERF_SAMPLE_CPU) {
+	if (st & PERF_SAMPLE_CPU) {
 		w = p;
 		w[0] = smp_processor_id();
 		w[1] = 0;
@@ -379,64 +384,61 @@ static __always_inline void *pea_put_sample(void *p, struct pea_event *ev,
  * @clock: PEA_CLOCK_MONO or PEA_CLOCK_MONO_RAW
  *
  * The fast accessors, NMI-safe. Out of line (two tail calls) so that the
- * selftests can put a kprobe between a writer's head load and its
- * cmpxchg.
+ * selftests' module can put a raw kprobe between a writer's head load and
+ * its cmpxchg. notrace, as the accessors: it runs inside the claim loop,
+ * where no kprobe link, kprobe event, BPF kprobe or fentry program may
+ * attach (each would be a writer nested at every try; trace_kprobe's
+ * notrace rule, pea_notrace.c, refuses a function without an ftrace
+ * location).
  *
  * Return: the time in ns.
  */
-noinline u64 pea_ring_clock(u8 clock)
+noinline notrace u64 pea_ring_clock(u8 clock)
 {
 	if (clock == PEA_CLOCK_MONO_RAW)
 		return ktime_get_raw_fast_ns();
 	return ktime_get_mono_fast_ns();
 }
 
+/* The time of a record of @ev, which has PERF_SAMPLE_TIME. */
 static __always_inline u64 pea_ring_time(const struct pea_event *ev)
 {
-	if (!(ev->sample_type & PERF_SAMPLE_TIME))
-		return 0;
 	if (ev->clock == PEA_CLOCK_LOCAL)
 		return local_clock();
 	return pea_ring_clock(ev->clock);
 }
 
-static __always_inline long __pea_ring_reserve(struct pea_event *ev, u32 size,
-					       struct pea_output_handle *h)
+/* pea_ring_claim()'s answer when @len bytes cannot be had. */
+#define PEA_RING_FULL	1UL
+
+/*
+ * Tries of the claim loop before the record is dropped (and counted
+ * lost, as when the ring is full). A try fails when a writer nested
+ * between the head load and the cmpxchg (an interrupt, an NMI) moved the
+ * head; each context nests once per try at most, so a few tries are what
+ * real nesting needs. Anything that wrote there at every try (a probe on
+ * the loop's clock read) would keep the loop going for ever, preemption
+ * and maybe interrupts off: the bound ends it.
+ */
+#define PEA_RING_CLAIM_TRIES	16
+
+/*
+ * Move the head of @ring by @len bytes; *@head receives the new head and,
+ * if @timed, *@time the record's time. Return: the head before the move,
+ * or PEA_RING_FULL (never a head: heads stay multiples of 8) when the
+ * record does not fit or PEA_RING_CLAIM_TRIES tries failed.
+ */
+static __always_inline unsigned long
+pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
+	       struct perf_event_mmap_page *pg, unsigned long len,
+	       unsigned long *head, u64 *time, bool timed)
 {
-	struct pea_ring *ring = rcu_dereference_sched(ev->ring);
-	u32 rec = pea_record_size(ev, size);
-	unsigned long head, offset, tail, len, fwd;
-	long lost = 0;
-	u64 time;
-	void *p;
+	unsigned long offset, tail;
+	unsigned int tries = 0;
 
-	if (unlikely(!ring || READ_ONCE(ring->paused) || rec > ring->size)) {
-		pea_ring_count_lost(ev, ring);
-		return -ENOSPC;
-	}
-
-	local_inc(&ring->nest);
-	if (ev->ordered) {
-		/*
-		 * (E): writers = 1 is visible before the clock read. The
-		 * store and the full barrier in one (an xchg on x86).
-		 */
-		smp_store_mb(PEA_PAGE_WRITERS(ring->user_page), 1);
-	}
-	h->wakeup = local_read(&ring->wakeup);
-
-	len = rec;
-	if (unlikely(atomic_long_read(&ev->lost_pending)) &&
-	    rec + ev->lost_size <= ring->size) {
-		/* Clear the hint first: a drop after this sets it again. */
-		WRITE_ONCE(PEA_PAGE_LOST_HINT(ring->user_page), 0);
-		lost = atomic_long_xchg(&ev->lost_pending, 0);
-		if (lost)
-			len += ev->lost_size;
-	}
-
-	do {
-		tail = READ_ONCE(ring->user_page->data_tail);
+	*time = 0;
+	for (;;) {
+		tail = READ_ONCE(pg->data_tail);
 		offset = local_read(&ring->head);
 		/*
 		 * data_tail is user-controlled: any value only changes
@@ -445,13 +447,79 @@ static __always_inline long __pea_ring_reserve(struct pea_event *ev, u32 size,
 		 */
 		if (!ring->overwrite &&
 		    unlikely(offset - tail > ring->size - len))
-			goto fail;
-		head = ring->backward ? offset - len : offset + len;
+			return PEA_RING_FULL;
+		*head = ring->backward ? offset - len : offset + len;
 		/* Between the head load and the cmpxchg: see "Time order". */
 		barrier();
-		time = pea_ring_time(ev);
+		if (timed)
+			*time = pea_ring_time(ev);
 		barrier();
-	} while (local_cmpxchg(&ring->head, offset, head) != offset);
+		if (local_cmpxchg(&ring->head, offset, *head) == offset)
+			return offset;
+		if (unlikely(++tries == PEA_RING_CLAIM_TRIES))
+			return PEA_RING_FULL;
+	}
+}
+
+/*
+ * Reserve a sample of @rec bytes in @ring, @ev's ring as the caller
+ * loaded it, and write its header, fields and padding (and a
+ * PERF_RECORD_LOST before it when drops are pending). *@wakeup receives
+ * the wake-up position to hand to __pea_ring_commit().
+ *
+ * The reservation is described by scalars, not by a handle on the
+ * stack: with CONFIG_INIT_STACK_ALL_ZERO (Debian's kernels) a handle
+ * local to pea_ring_output() was zeroed on every call.
+ *
+ * Return: the payload pointer, or NULL when the record was dropped and
+ * counted lost.
+ */
+static __always_inline void *__pea_ring_reserve(struct pea_event *ev,
+						struct pea_ring *ring, u32 rec,
+						unsigned long *wakeup)
+{
+	struct perf_event_mmap_page *pg;
+	unsigned long head, offset, len, fwd;
+	long lost = 0;
+	u64 time;
+	void *p;
+
+	if (unlikely(!ring || READ_ONCE(ring->paused) || rec > ring->size)) {
+		pea_ring_count_lost(ev, ring);
+		return NULL;
+	}
+	pg = ring->user_page;
+
+	local_inc(&ring->nest);
+	if (ev->ordered) {
+		/*
+		 * (E): writers = 1 is visible before the clock read. The
+		 * store and the full barrier in one (an xchg on x86).
+		 */
+		smp_store_mb(PEA_PAGE_WRITERS(pg), 1);
+	}
+	*wakeup = local_read(&ring->wakeup);
+
+	len = rec;
+	if (unlikely(atomic_long_read(&ev->lost_pending)) &&
+	    rec + ev->lost_size <= ring->size) {
+		/* Clear the hint first: a drop after this sets it again. */
+		WRITE_ONCE(PEA_PAGE_LOST_HINT(pg), 0);
+		lost = atomic_long_xchg(&ev->lost_pending, 0);
+		if (lost)
+			len += ev->lost_size;
+	}
+
+	/*
+	 * Two copies of the loop: without TIME it makes no call, so what
+	 * it keeps in registers need not be saved around one.
+	 */
+	if (ev->sample_type & PERF_SAMPLE_TIME)
+		offset = pea_ring_claim(ev, ring, pg, len, &head, &time, true);
+	else
+		offset = pea_ring_claim(ev, ring, pg, len, &head, &time, false);
+	if (unlikely(offset == PEA_RING_FULL))
+		goto fail;
 
 	if (ring->backward) {
 		offset = head;
@@ -465,39 +533,39 @@ static __always_inline long __pea_ring_reserve(struct pea_event *ev, u32 size,
 	p = ring->data + (offset & ring->mask);
 	if (lost)
 		p = pea_put_lost(p, ev, lost, time);
-	h->data = pea_put_sample(p, ev, rec, time);
-	h->size = size;
-	h->rec_size = rec;
-	h->event = ev;
-	h->ring = ring;
-	return 0;
+	return pea_put_sample(p, ev, rec, time);
 
 fail:
 	if (lost) {
 		atomic_long_add(lost, &ev->lost_pending);
-		WRITE_ONCE(PEA_PAGE_LOST_HINT(ring->user_page), 1);
+		WRITE_ONCE(PEA_PAGE_LOST_HINT(pg), 1);
 	}
 	pea_ring_count_lost(ev, ring);
-	pea_ring_put_handle(ev, ring, h->wakeup);
-	return -ENOSPC;
+	pea_ring_put_handle(ev, ring, *wakeup);
+	return NULL;
 }
 
-static __always_inline void __pea_ring_commit(struct pea_output_handle *h)
+/* Count the record of @rec bytes, account wake-ups, publish data_head. */
+static __always_inline void __pea_ring_commit(struct pea_event *ev,
+					      struct pea_ring *ring, u32 rec,
+					      unsigned long wakeup)
 {
-	struct pea_event *ev = h->event;
-	struct pea_ring *ring = h->ring;
+	u32 every = ev->wakeup_events;	/* 0 with attr.watermark */
 
 	local64_inc(&ev->records);
-	local64_add(h->rec_size, &ev->bytes);
-	if (!ev->watermark && ev->wakeup_events) {
+	local64_add(rec, &ev->bytes);
+	if (every == 1) {
+		/* Linux's default: every record wakes, nothing to count. */
+		local_inc(&ring->wakeup);
+	} else if (every) {
 		long events = local_inc_return(&ring->events);
 
-		if (events >= ev->wakeup_events) {
-			local_sub(ev->wakeup_events, &ring->events);
+		if (events >= every) {
+			local_sub(every, &ring->events);
 			local_inc(&ring->wakeup);
 		}
 	}
-	pea_ring_put_handle(ev, ring, h->wakeup);
+	pea_ring_put_handle(ev, ring, wakeup);
 }
 
 /**
@@ -515,7 +583,17 @@ static __always_inline void __pea_ring_commit(struct pea_output_handle *h)
 long pea_ring_reserve(struct pea_event *ev, u32 size,
 		      struct pea_output_handle *h)
 {
-	return __pea_ring_reserve(ev, size, h);
+	struct pea_ring *ring = rcu_dereference_sched(ev->ring);
+	u32 rec = pea_record_size(ev, size);
+
+	h->data = __pea_ring_reserve(ev, ring, rec, &h->wakeup);
+	if (unlikely(!h->data))
+		return -ENOSPC;
+	h->size = size;
+	h->rec_size = rec;
+	h->event = ev;
+	h->ring = ring;
+	return 0;
 }
 
 /**
@@ -524,7 +602,7 @@ long pea_ring_reserve(struct pea_event *ev, u32 size,
  */
 void pea_ring_commit(struct pea_output_handle *h)
 {
-	__pea_ring_commit(h);
+	__pea_ring_commit(h->event, h->ring, h->rec_size, h->wakeup);
 }
 
 /**
@@ -542,13 +620,15 @@ void pea_ring_commit(struct pea_output_handle *h)
  */
 long pea_ring_output(struct pea_event *ev, const void *data, u32 size)
 {
-	struct pea_output_handle h;
-	long err;
+	struct pea_ring *ring = rcu_dereference_sched(ev->ring);
+	u32 rec = pea_record_size(ev, size);
+	unsigned long wakeup;
+	void *p;
 
-	err = __pea_ring_reserve(ev, size, &h);
-	if (unlikely(err))
-		return err;
-	memcpy(h.data, data, size);
-	__pea_ring_commit(&h);
+	p = __pea_ring_reserve(ev, ring, rec, &wakeup);
+	if (unlikely(!p))
+		return -ENOSPC;
+	memcpy(p, data, size);
+	__pea_ring_commit(ev, ring, rec, wakeup);
 	return 0;
 }

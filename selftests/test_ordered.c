@@ -210,6 +210,63 @@ static void test_mid(void)
 	close(map);
 }
 
+/* ---- claimloop: a nested writer at every clock read ---- */
+
+struct cl {
+	__u64 n, lost, nested_ok;
+};
+
+static void cl_sample(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct cl *c = ctx;
+	__u64 v;
+
+	(void)cpu;
+	memcpy(&v, data, sizeof(v));
+	if (size >= sizeof(v) && v == c->n)
+		c->nested_ok++;		/* nested record k carries k */
+	c->n++;
+}
+
+static void cl_lost(void *ctx, int cpu, __u64 cnt)
+{
+	(void)cpu;
+	((struct cl *)ctx)->lost += cnt;
+}
+
+/*
+ * A probe inside the claim loop that writes a nested record at every
+ * clock read kept the task writer's cmpxchg failing for as long as it
+ * wrote (review of perf, F1: with a probe that always writes, for ever,
+ * preemption off). The loop gives up after PEA_ST_CLAIM_TRIES tries:
+ * the record is dropped and counted lost.
+ */
+static void test_claimloop(void)
+{
+	struct pea_st_claimloop a = { .limit = 1000 };
+	int map = pt_map_create("ordloop", ncpu, 0);
+	struct cl c = { 0 };
+	struct pea_buffer *pb;
+
+	pb = ordered_buffer(map, 64, cl_sample, cl_lost, &c);
+	pt_pin(1 % ncpu);
+	strcpy(a.map, "ordloop");
+	PT_EQ(pt_ioctl_errno(pt_st(), PEA_ST_IOC_CLAIMLOOP, &a), 0,
+	      "claimloop: a writer with a nested writer at each clock read");
+	PT_EQ(a.ret, -ENOSPC,
+	      "claimloop: the writer gives up: -ENOSPC (got %lld)",
+	      (long long)a.ret);
+	PT_EQ(a.nested, PEA_ST_CLAIM_TRIES,
+	      "claimloop: after %u tries (nested records written: %u)",
+	      PEA_ST_CLAIM_TRIES, a.nested);
+	PT_EQ(pea_buffer__consume(pb), 0, "claimloop: consume");
+	PT_EQ(c.n, a.nested, "claimloop: every nested record delivered");
+	PT_EQ(c.nested_ok, a.nested, "claimloop: in order");
+	PT_EQ(c.lost, 1, "claimloop: the writer's record counted lost");
+	pea_buffer__free(pb);
+	close(map);
+}
+
 /* ---- token ---- */
 
 struct tok {
@@ -542,6 +599,7 @@ int main(void)
 	}
 	test_abi();
 	test_mid();
+	test_claimloop();
 	test_token();
 	test_storm();
 	test_idle();

@@ -60,6 +60,23 @@ static long pb_loop_output(struct pea_map *map, const void *src, u32 size,
 	return last;
 }
 
+/* pea_output() failing with @want each time: its parts before the ring. */
+static long pb_loop_fail(struct pea_map *map, u64 flags, u64 size, long want,
+			 u32 count, u64 *n_ok)
+{
+	long ret, last = 0;
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		ret = pea_output(map, flags, pb_payload, size);
+		if (likely(ret == want))
+			(*n_ok)++;
+		else
+			last = ret;
+	}
+	return last;
+}
+
 static long pb_loop_reserve(struct pea_map *map, const void *src, u32 size,
 			    u32 count, u64 *n_ok, bool copy)
 {
@@ -136,6 +153,19 @@ static long pb_ioc_loop(struct pea_bench_loop __user *uarg)
 	a.ret = 0;
 	preempt_disable();
 	a.cpu = smp_processor_id();
+	/*
+	 * PEA_BENCH_CHECKS must fail at the payload size, not at an index
+	 * past the map's slots (-E2BIG too, before the event's checks): an
+	 * empty record on this CPU must go through first, untimed.
+	 */
+	if (a.op == PEA_BENCH_CHECKS) {
+		err = pea_output(map, PEA_F_CURRENT_CPU, pb_payload, 0);
+		if (err) {
+			preempt_enable();
+			pea_map_put(map);
+			return err;
+		}
+	}
 	t0 = ktime_get_ns();
 	switch (a.op) {
 	case PEA_BENCH_EMPTY:
@@ -149,6 +179,16 @@ static long pb_ioc_loop(struct pea_bench_loop __user *uarg)
 	case PEA_BENCH_RESERVE_ONLY:
 		a.ret = pb_loop_reserve(map, pb_payload, a.size, a.count,
 					&a.n_ok, a.op == PEA_BENCH_RESERVE);
+		break;
+	case PEA_BENCH_GUARD:
+		/* Bit 32 is outside PEA_F_INDEX_MASK: -EINVAL. */
+		a.ret = pb_loop_fail(map, PEA_F_CURRENT_CPU | BIT_ULL(32),
+				     a.size, -EINVAL, a.count, &a.n_ok);
+		break;
+	case PEA_BENCH_CHECKS:
+		/* Past any event's max_payload: -E2BIG, the last check. */
+		a.ret = pb_loop_fail(map, PEA_F_CURRENT_CPU, U32_MAX, -E2BIG,
+				     a.count, &a.n_ok);
 		break;
 	case PEA_BENCH_MEMCPY:
 		pb_loop_memcpy(ring, a.ring_bytes, pb_payload, a.size,

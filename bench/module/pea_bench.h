@@ -20,6 +20,16 @@ enum pea_bench_op {
 	PEA_BENCH_RESERVE,	/* pea_output_reserve() + memcpy + commit */
 	PEA_BENCH_MEMCPY,	/* memcpy into a ring-sized buffer: the floor */
 	PEA_BENCH_RESERVE_ONLY,	/* reserve + commit, no payload copy */
+	/*
+	 * pea_output()'s parts before the ring, alone (issue 23's profile):
+	 * GUARD fails at the flag check (-EINVAL: the call, preemption and
+	 * the nesting slot), CHECKS at the payload size (-E2BIG: also the
+	 * slot lookup and the event's checks; an empty record goes through
+	 * first, untimed, so that the index is known good). Counted ok on
+	 * that error.
+	 */
+	PEA_BENCH_GUARD,
+	PEA_BENCH_CHECKS,
 	PEA_BENCH_NR_OPS,
 };
 

@@ -300,8 +300,28 @@ struct pea_st_midres {
 	__s64 ret;		/* out: first error */
 };
 
+/*
+ * PEA_ST_IOC_CLAIMLOOP: on the calling CPU, one task writer writes a
+ * record while a kprobe on pea_ring_clock() (inside its claim loop)
+ * writes a nested record each time the loop reads the clock, @limit
+ * times at most: each nested record makes the task writer's cmpxchg fail
+ * and read the clock again. pea gives up after PEA_ST_CLAIM_TRIES tries
+ * (module/pea_ring.c's PEA_RING_CLAIM_TRIES) and drops the record.
+ */
+struct pea_st_claimloop {
+	char map[16];
+	__u32 limit;
+	__u32 nested;		/* out: nested records written */
+	__s32 cpu;		/* out */
+	__u32 pad;
+	__s64 ret;		/* out: the task writer's pea_output() */
+};
+
+#define PEA_ST_CLAIM_TRIES	16
+
 #define PEA_ST_IOC_TOKEN	_IOWR(PEA_ST_MAGIC, 0x30, struct pea_st_token)
 #define PEA_ST_IOC_MIDRES	_IOWR(PEA_ST_MAGIC, 0x31, struct pea_st_midres)
+#define PEA_ST_IOC_CLAIMLOOP	_IOWR(PEA_ST_MAGIC, 0x32, struct pea_st_claimloop)
 
 /* ---- Context payload append (pea_st_ctx.c) ---- */
 

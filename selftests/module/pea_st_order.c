@@ -413,6 +413,64 @@ put:
 	return err;
 }
 
+/* ---- PEA_ST_IOC_CLAIMLOOP: a writer nested at every clock read ---- */
+
+static struct pea_map *cl_map;
+static u32 cl_limit, cl_nested;
+static DEFINE_PER_CPU(int, cl_armed);
+
+/* At pea_ring_clock(): nested writes the task writer's cmpxchg will see. */
+static int cl_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	u64 v = cl_nested;
+
+	if (!this_cpu_read(cl_armed) || cl_nested >= cl_limit)
+		return 0;
+	if (!pea_output(cl_map, PEA_F_CURRENT_CPU, &v, sizeof(v)))
+		cl_nested++;
+	return 0;
+}
+
+static struct kprobe cl_kp = {
+	.symbol_name = "pea_ring_clock",
+	.pre_handler = cl_pre,
+};
+
+static long st_claimloop(struct pea_st_claimloop __user *uarg)
+{
+	struct pea_st_claimloop arg;
+	u64 v = U64_MAX;
+	long err;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	arg.map[sizeof(arg.map) - 1] = 0;
+	cl_map = pea_map_get_by_name(arg.map);
+	if (IS_ERR(cl_map))
+		return PTR_ERR(cl_map);
+	cl_limit = arg.limit;
+	cl_nested = 0;
+	err = register_kprobe(&cl_kp);
+	if (err)
+		goto put;
+	preempt_disable();
+	arg.cpu = smp_processor_id();
+	this_cpu_write(cl_armed, 1);
+	arg.ret = pea_output(cl_map, PEA_F_CURRENT_CPU, &v, sizeof(v));
+	this_cpu_write(cl_armed, 0);
+	preempt_enable();
+	unregister_kprobe(&cl_kp);
+	cl_kp.addr = NULL;
+	cl_kp.flags = 0;
+	arg.nested = cl_nested;
+	if (copy_to_user(uarg, &arg, sizeof(arg)))
+		err = -EFAULT;
+put:
+	pea_map_put(cl_map);
+	cl_map = NULL;
+	return err;
+}
+
 /**
  * st_order_ioctl() - the ordered-delivery ioctls of /dev/pea_selftest
  * @cmd: the ioctl
@@ -429,6 +487,8 @@ long st_order_ioctl(unsigned int cmd, void __user *uarg)
 		return st_token(uarg);
 	case PEA_ST_IOC_MIDRES:
 		return st_midres(uarg);
+	case PEA_ST_IOC_CLAIMLOOP:
+		return st_claimloop(uarg);
 	default:
 		return -ENOTTY;
 	}
