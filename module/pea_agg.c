@@ -439,8 +439,9 @@ static void pea_agg_destroy(struct pea_agg *agg)
  *
  * Context: process context, the ioctl.
  * Return: 0, -EINVAL (the attr; a value the link's kind does not give),
- * -EOPNOTSUPP (a kind without tables), -EEXIST (the link has one),
- * -ENOMEM (no memory; max_user_probe_kb or max_probe_kb reached).
+ * -EOPNOTSUPP (a kind without tables), -E2BIG (one CPU's table past
+ * INT_MAX bytes), -EEXIST (the link has one), -ENOMEM (no memory;
+ * max_user_probe_kb or max_probe_kb reached).
  */
 long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 {
@@ -464,6 +465,9 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	/* max_keys <= 65536: 2^17 slots of at most 8.3 KiB, no overflow. */
 	gen_size = sizeof(struct pea_agg_gen) +
 		   (size_t)roundup_pow_of_two(2 * a->max_keys) * slot_size;
+	/* One CPU's memory is one kvmalloc(), which takes at most INT_MAX. */
+	if (2 * gen_size > INT_MAX)
+		return -E2BIG;
 	bytes = struct_size(agg, cpu, nr_cpu_ids);
 	if (check_add_overflow(bytes, (size_t)num_possible_cpus() * 2 *
 			       gen_size, &bytes))

@@ -889,7 +889,8 @@ struct pea_event_value {
  * struct pea_agg_attr - argument of PEA_LINK_IOC_AGG_CREATE
  * @size:       sizeof(struct pea_agg_attr) (PEA_AGG_ATTR_SIZE_VER0 or more)
  * @flags:      PEA_AGG_F_*
- * @max_keys:   keys each CPU's table holds, 1 .. PEA_AGG_MAX_KEYS; a hit
+ * @max_keys:   keys each CPU's table holds, 1 .. PEA_AGG_MAX_KEYS (E2BIG
+ *              when one CPU's table would pass INT_MAX bytes); a hit
  *              whose key is new when its CPU's table is full is counted
  *              in dropped, never folded into another key
  * @keys:       PEA_AGG_KEY_* parts, at most PEA_AGG_KEY_WORDS words in
