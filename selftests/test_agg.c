@@ -527,8 +527,11 @@ static void test_memory(void)
 	PT_OK(b2 < b1 && b1 - b2 >= want,
 	      "closing the link gives it back (%ld -> %ld)", b1, b2);
 	link = probe("pea_st_kstack_target", 0);
+	PT_EQ(agg_create(link, &a), E2BIG,
+	      "65536 keys of 1026 buckets: 2.2 GB per CPU, past one kvmalloc(): E2BIG");
+	a.max_keys = 32768;
 	PT_EQ(agg_create(link, &a), ENOMEM,
-	      "65536 keys of 1026 buckets on every CPU: ENOMEM (max_probe_kb)");
+	      "32768 keys of 1026 buckets: 1.1 GB per CPU, past max_probe_kb: ENOMEM");
 	close(link);
 }
 
