@@ -14,7 +14,9 @@
  * at most PEA_KSTACK_MAX addresses).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <string.h>
 #include <time.h>
 #include "pea_tool.h"
@@ -60,6 +62,9 @@ struct count_ent {
  * @hist:   a histogram, else a count table
  * @probe:  the probe's index (-1: every probe, --count-by probe)
  * @unused: the option is for another probe: no table here
+ * @kern:   filled from the probe's table in the kernel (agg_kernel()):
+ *          every hit counted, no record needed
+ * @kword:  @kern count tables: the key's first word in the kernel's key
  */
 struct agg_table {
 	const char *text;
@@ -70,6 +75,8 @@ struct agg_table {
 	bool sgn, hex, hist;
 	int probe;
 	bool unused;
+	bool kern;
+	unsigned int kword;
 	__u64 total;
 	/* histogram */
 	__u64 neg, b[HIST_BUCKETS];
@@ -85,6 +92,10 @@ struct agg {
 	const struct trace_fmt *const *probes;
 	struct agg_table *tabs;	/* [spec][probe], hist specs first */
 	int ntabs;
+	int *kfd;		/* per probe: its link with a kernel table, or -1 */
+	__u64 lost;		/* records lost in the interval */
+	void *kbuf;		/* entries read from the kernel */
+	size_t kbuf_len;
 };
 
 /* ---- parsing the keys ---- */
@@ -239,6 +250,15 @@ int agg_new(struct agg **out, const struct agg_opts *o,
 		tool_err("out of memory");
 		return PEA_EXIT_ERR;
 	}
+	a->kfd = malloc(nprobes * sizeof(*a->kfd));
+	if (!a->kfd) {
+		free(a->tabs);
+		free(a);
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
+	}
+	for (p = 0; p < nprobes; p++)
+		a->kfd[p] = -1;
 	a->o = *o;
 	a->nprobes = nprobes;
 	a->probes = probes;
@@ -280,6 +300,8 @@ void agg_free(struct agg *a)
 		free(a->tabs[i].slots);
 	}
 	free(a->tabs);
+	free(a->kfd);
+	free(a->kbuf);
 	free(a);
 }
 
@@ -400,32 +422,32 @@ static bool count_grow(struct agg_table *t, size_t nslots)
 }
 
 static void count_add(struct agg *a, struct agg_table *t,
-		      const unsigned char *key, __u32 len)
+		      const unsigned char *key, __u32 len, __u64 n)
 {
 	__u64 h = fnv1a(key, len);
 	struct count_ent *e;
 	size_t i;
 
-	t->total++;
+	t->total += n;
 	if (t->nslots) {
 		for (i = h & (t->nslots - 1); t->slots[i].key;
 		     i = (i + 1) & (t->nslots - 1)) {
 			e = &t->slots[i];
 			if (e->hash == h && e->len == len &&
 			    !memcmp(e->key, key, len)) {
-				e->count++;
+				e->count += n;
 				return;
 			}
 		}
 	}
 	if (t->nkeys >= a->o.max_keys) {
-		t->other++;
+		t->other += n;
 		return;
 	}
 	/* At most half full: the slots stay below 4 * max_keys. */
 	if ((t->nkeys + 1) * 2 > t->nslots &&
 	    !count_grow(t, t->nslots ? t->nslots * 2 : 64)) {
-		t->other++;
+		t->other += n;
 		return;
 	}
 	for (i = h & (t->nslots - 1); t->slots[i].key;
@@ -434,13 +456,13 @@ static void count_add(struct agg *a, struct agg_table *t,
 	e = &t->slots[i];
 	e->key = malloc(len ? len : 1);
 	if (!e->key) {
-		t->other++;
+		t->other += n;
 		return;
 	}
 	memcpy(e->key, key, len);
 	e->len = len;
 	e->hash = h;
-	e->count = 1;
+	e->count = n;
 	t->nkeys++;
 }
 
@@ -457,7 +479,7 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 
 		if (t->probe < 0)	/* one table for all probes */
 			t = &a->tabs[s * a->nprobes];
-		if (t->unused)
+		if (t->unused || t->kern)
 			continue;
 		if (t->hist) {
 			if (!key_num(t, ev, &v))
@@ -488,8 +510,223 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 			key = (const unsigned char *)&v;
 			len = sizeof(v);
 		}
-		count_add(a, t, key, len);
+		count_add(a, t, key, len, 1);
 	}
+}
+
+
+/* ---- tables in the kernel (PEA_LINK_IOC_AGG_*) ---- */
+
+/* The kernel key part of a context count table, or NONE. */
+static __u8 kern_key(const struct agg_table *t)
+{
+	switch (t->kind) {
+	case K_COMM:
+		return PEA_AGG_KEY_COMM;
+	case K_PID:
+		return PEA_AGG_KEY_PID;
+	case K_TID:
+		return PEA_AGG_KEY_TID;
+	case K_CPU:
+		return PEA_AGG_KEY_CPU;
+	default:
+		return PEA_AGG_KEY_NONE;
+	}
+}
+
+/*
+ * Whether the kernel computes histogram @t exactly as agg_add() would:
+ * a latency, or a signed integer field (its log2 buckets are the tool's,
+ * the negative one included). Unsigned values past 2^63 would land in
+ * the kernel's negative bucket, and a typed ret differs from the raw
+ * register: those stay with the records.
+ */
+static bool kern_hist_ok(const struct agg_table *t)
+{
+	if (t->kind == K_LATENCY)
+		return true;
+	return t->kind == K_FIELD && t->field->kind == TPF_INT && t->sgn &&
+	       (t->field->size == 1 || t->field->size == 2 ||
+		t->field->size == 4 || t->field->size == 8);
+}
+
+static struct agg_table *tab_of(struct agg *a, int s, int p)
+{
+	return &a->tabs[s * a->nprobes + p];
+}
+
+int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
+{
+	int s, nspecs, words = 0, nparts = 0, i;
+	struct agg_table *hist = NULL;
+	struct pea_agg_attr attr;
+	bool all = true;
+
+	if (!a)
+		return 0;
+	nspecs = a->o.nhist + a->o.ncount;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	/* The first histogram the kernel can compute, keyed by nothing. */
+	for (s = 0; s < a->o.nhist && !hist; s++)
+		if (!tab_of(a, s, p)->unused && kern_hist_ok(tab_of(a, s, p)))
+			hist = tab_of(a, s, p);
+	if (hist) {
+		attr.max_keys = 1;
+		attr.hist = PEA_AGG_HIST_LOG2;
+		if (hist->kind == K_LATENCY) {
+			attr.value = PEA_AGG_VAL_LATENCY;
+		} else {
+			attr.value = PEA_AGG_VAL_FIELD;
+			attr.val_offset = hist->field->offset;
+			attr.val_size = hist->field->size;
+			attr.flags |= PEA_AGG_F_SIGNED;
+		}
+	} else {
+		/* Else the context count tables, their keys in one. */
+		for (s = a->o.nhist; s < nspecs; s++) {
+			struct agg_table *t = tab_of(a, s, p);
+			__u8 k = kern_key(t);
+
+			if (t->unused || t->probe < 0 || !k)
+				continue;
+			for (i = 0; i < nparts && attr.keys[i] != k; i++)
+				;
+			if (i < nparts)
+				continue;
+			if (words + (k == PEA_AGG_KEY_COMM ? 2 : 1) >
+			    PEA_AGG_KEY_WORDS)
+				continue;
+			attr.keys[nparts++] = k;
+			words += k == PEA_AGG_KEY_COMM ? 2 : 1;
+		}
+		if (!nparts)
+			return 0;
+		attr.max_keys = a->o.max_keys < PEA_AGG_MAX_KEYS ?
+				a->o.max_keys : PEA_AGG_MAX_KEYS;
+	}
+	/* Records are needed unless the kernel takes every table of @p. */
+	for (s = 0; s < nspecs; s++) {
+		struct agg_table *t = tab_of(a, s, p);
+
+		if (t->probe < 0 && !tab_of(a, s, 0)->unused)
+			all = false;	/* --count-by probe: from records */
+		else if (!t->unused &&
+			 !(hist ? t == hist : !t->hist && kern_key(t)))
+			all = false;
+	}
+	if (all && no_records)
+		attr.flags |= PEA_AGG_F_NO_RECORDS;
+	if (ioctl(link_fd, PEA_LINK_IOC_AGG_CREATE, &attr))
+		return -errno;	/* an older module: the records path */
+	a->kfd[p] = link_fd;
+	if (hist) {
+		hist->kern = true;
+		return 0;
+	}
+	for (s = a->o.nhist; s < nspecs; s++) {
+		struct agg_table *t = tab_of(a, s, p);
+		__u8 k = kern_key(t);
+
+		if (t->unused || t->probe < 0 || !k)
+			continue;
+		for (i = 0, words = 0; i < nparts && attr.keys[i] != k; i++)
+			words += attr.keys[i] == PEA_AGG_KEY_COMM ? 2 : 1;
+		if (i == nparts)
+			continue;	/* no room in the key: from records */
+		t->kern = true;
+		t->kword = words;
+	}
+	return 0;
+}
+
+/* Add one kernel entry to the kernel tables of probe @p. */
+static void kern_add(struct agg *a, int p, const struct pea_agg_entry *e,
+		     __u32 nb)
+{
+	int s, nspecs = a->o.nhist + a->o.ncount;
+	__u32 b, len;
+	__u64 v;
+
+	for (s = 0; s < nspecs; s++) {
+		struct agg_table *t = tab_of(a, s, p);
+
+		if (!t->kern)
+			continue;
+		if (t->hist) {
+			/* Kernel buckets: negative, 0, then [2^k, 2^(k+1)). */
+			t->total += e->count;
+			if (nb > 0)
+				t->neg += e->buckets[0];
+			for (b = 1; b < nb && b - 1 < HIST_BUCKETS; b++)
+				t->b[b - 1] += e->buckets[b];
+			continue;
+		}
+		if (t->kind == K_COMM) {
+			len = strnlen((const char *)&e->key[t->kword], 16);
+			count_add(a, t, (const unsigned char *)&e->key[t->kword],
+				  len, e->count);
+		} else {
+			v = e->key[t->kword];
+			count_add(a, t, (const unsigned char *)&v, sizeof(v),
+				  e->count);
+		}
+	}
+}
+
+/* Read and clear probe @p's kernel table into its tables. */
+static void kern_collect(struct agg *a, int p)
+{
+	struct pea_agg_read r;
+	int s, nspecs = a->o.nhist + a->o.ncount;
+	__u32 i;
+
+	if (a->kfd[p] < 0)
+		return;
+	for (;;) {
+		memset(&r, 0, sizeof(r));
+		r.size = sizeof(r);
+		r.flags = PEA_AGG_READ_F_CLEAR;
+		r.buf = (uintptr_t)a->kbuf;
+		r.buf_len = a->kbuf_len;
+		if (!ioctl(a->kfd[p], PEA_LINK_IOC_AGG_READ, &r))
+			break;
+		if (errno != ENOSPC) {
+			tool_err("reading the kernel's table of %s: %s",
+				 a->probes[p]->probe, strerror(errno));
+			return;
+		}
+		/* Nothing was cleared: again with room for all of them. */
+		free(a->kbuf);
+		a->kbuf_len = (size_t)r.nr_entries * r.entry_size + 4096;
+		a->kbuf = malloc(a->kbuf_len);
+		if (!a->kbuf) {
+			a->kbuf_len = 0;
+			tool_err("out of memory reading the kernel's table");
+			return;
+		}
+	}
+	for (i = 0; i < r.nr_entries; i++)
+		kern_add(a, p, (const struct pea_agg_entry *)
+			 ((const char *)a->kbuf + (size_t)i * r.entry_size),
+			 r.nr_buckets);
+	/* Hits whose key did not fit: the count tables' "other". */
+	for (s = a->o.nhist; s < nspecs; s++) {
+		struct agg_table *t = tab_of(a, s, p);
+
+		if (t->kern) {
+			t->other += r.dropped;
+			t->total += r.dropped;
+		}
+	}
+}
+
+void agg_kernel_detach(struct agg *a, int p)
+{
+	if (!a || a->kfd[p] < 0)
+		return;
+	kern_collect(a, p);
+	a->kfd[p] = -1;
 }
 
 /* ---- printing ---- */
@@ -544,6 +781,31 @@ static const char *hist_unit(const struct agg_table *t)
 	return t->kind == K_LATENCY ? "ns" : NULL;
 }
 
+/*
+ * How complete a table is, after its header: every hit counted in the
+ * kernel, or the records that arrived (and how many the session lost
+ * meanwhile; nothing said when none was).
+ */
+static void put_origin(FILE *f, const struct agg *a, const struct agg_table *t)
+{
+	if (t->kern)
+		fputs(", complete (in-kernel)", f);
+	else if (a->lost)
+		fprintf(f, ", sampled from records (%llu records lost)",
+			(unsigned long long)a->lost);
+	fputc('\n', f);
+}
+
+static void put_origin_json(FILE *f, const struct agg *a,
+			    const struct agg_table *t)
+{
+	fprintf(f, ",\"complete\":%s", t->kern || !a->lost ? "true" : "false");
+	if (t->kern)
+		fputs(",\"in_kernel\":true", f);
+	else
+		fprintf(f, ",\"lost\":%llu", (unsigned long long)a->lost);
+}
+
 static void hist_print_human(FILE *f, const struct agg *a,
 			     const struct agg_table *t)
 {
@@ -552,9 +814,10 @@ static void hist_print_human(FILE *f, const struct agg *a,
 	char label[64];
 	int i, lo = -1, hi = -1;
 
-	fprintf(f, "%s: histogram of %s%s%s%s, %llu values\n",
+	fprintf(f, "%s: histogram of %s%s%s%s, %llu values",
 		probe_name(a, t), t->text, unit ? " (" : "", unit ? unit : "",
 		unit ? ")" : "", (unsigned long long)t->total);
+	put_origin(f, a, t);
 	for (i = 0; i < HIST_BUCKETS; i++) {
 		if (!t->b[i])
 			continue;
@@ -612,6 +875,7 @@ static void hist_print_json(FILE *f, const struct agg *a,
 	fputs(",\"key\":", f);
 	json_put_str(f, t->text, strlen(t->text));
 	fprintf(f, ",\"source\":\"%s\"", key_source(t));
+	put_origin_json(f, a, t);
 	if (unit)
 		fprintf(f, ",\"unit\":\"%s\"", unit);
 	if (interval)
@@ -782,6 +1046,7 @@ static void count_print(FILE *f, struct agg *a, const struct agg_table *t,
 		fputs(",\"by\":", f);
 		json_put_str(f, t->text, strlen(t->text));
 		fprintf(f, ",\"source\":\"%s\"", key_source(t));
+		put_origin_json(f, a, t);
 		if (interval)
 			fprintf(f, ",\"interval\":%u", interval);
 		fprintf(f, ",\"count\":%llu,\"keys\":%zu,\"rows\":[",
@@ -798,8 +1063,9 @@ static void count_print(FILE *f, struct agg *a, const struct agg_table *t,
 		free(rows);
 		return;
 	}
-	fprintf(f, "%s: count by %s, %llu events, %zu keys\n",
+	fprintf(f, "%s: count by %s, %llu events, %zu keys",
 		probe_name(a, t), t->text, (unsigned long long)t->total, n);
+	put_origin(f, a, t);
 	fprintf(f, "%10s  %s\n", "COUNT", "KEY");
 	for (i = 0; i < top; i++) {
 		fprintf(f, "%10llu  ", (unsigned long long)rows[i]->count);
@@ -831,12 +1097,15 @@ static void table_reset(struct agg_table *t)
 	t->other = 0;
 }
 
-void agg_print(struct agg *a, FILE *f, unsigned int interval)
+void agg_print(struct agg *a, FILE *f, unsigned int interval, __u64 lost)
 {
 	int i;
 
 	if (!a)
 		return;
+	a->lost = lost;
+	for (i = 0; i < a->nprobes; i++)
+		kern_collect(a, i);
 	if (interval && !a->o.json) {
 		time_t now = time(NULL);
 		struct tm tm;
