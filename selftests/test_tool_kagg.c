@@ -8,8 +8,13 @@
  *     records were lost and counts fewer;
  *   - --hist latency of the kretprobe: 2000 values, complete;
  *   - without --events the link writes no records: none lost;
- *   - --interval: the intervals' counts add up to the calls made.
+ *   - --interval: the intervals' counts add up to the calls made;
+ *   - --count-by comm,tid: one table of both keys, in the kernel, and
+ *     from records with --count; lists refused as usage errors;
+ *   - four count tables whose keys do not all fit one kernel key: the
+ *     one left out still counts from the records.
  */
+#include <sys/prctl.h>
 #include "pt_tool.h"
 
 #define N	2000
@@ -193,6 +198,99 @@ static void test_interval(void)
 	      n, sum);
 }
 
+static void test_multi(void)
+{
+	char *argv[] = { PT_PEA, "trace", "kprobe:pea_st_kstack_target",
+			 "--count-by", "comm,tid", "--json", NULL };
+	char *argv_rec[] = { PT_PEA, "trace", "kprobe:pea_st_kstack_target",
+			     "--count-by", "comm,tid", "--json", "--count", "200",
+			     NULL };
+	char want[128], comm[16] = "";
+	const char *c;
+	struct pt_proc p;
+	int n;
+
+	prctl(PR_GET_NAME, comm);
+	snprintf(want, sizeof(want),
+		 "\"rows\":[{\"key\":[\"%s\",%d],\"count\":%d}", comm,
+		 (int)syscall(SYS_gettid), N);
+	if (!pt_trace_start(&p, argv)) {
+		PT_OK(0, "pea trace --count-by comm,tid starts");
+		pt_proc_close(&p);
+		return;
+	}
+	pt_pin(0);
+	calls(0, N);
+	n = finish(&p, "count", objs, 64);
+	c = find(n, "by", "comm,tid");
+	PT_OK(c && strstr(c, want) && strstr(c, "\"in_kernel\":true"),
+	      "--count-by comm,tid in the kernel: %s", want);
+	if (c)
+		pt_diag("%s", c);
+
+	snprintf(want, sizeof(want),
+		 "\"rows\":[{\"key\":[\"%s\",%d],\"count\":200}", comm,
+		 (int)syscall(SYS_gettid));
+	if (!pt_trace_start(&p, argv_rec)) {
+		PT_OK(0, "pea trace --count-by comm,tid --count 200 starts");
+		pt_proc_close(&p);
+		return;
+	}
+	calls(0, 200);
+	n = finish(&p, "count", objs, 64);
+	c = find(n, "by", "comm,tid");
+	PT_OK(c && strstr(c, want) && !strstr(c, "in_kernel"),
+	      "--count-by comm,tid from records (--count 200): %s", want);
+	if (c)
+		pt_diag("%s", c);
+}
+
+static void usage(const char *keys, const char *msg)
+{
+	char *argv[] = { PT_PEA, "trace", "kprobe:pea_st_kstack_target",
+			 "--count-by", (char *)keys, NULL };
+	static char out[4096], err[4096];
+	int rc = pt_run(argv, out, sizeof(out), err, sizeof(err), NULL, NULL);
+
+	PT_OK(rc == 2 && strstr(err, msg), "--count-by %s: exit 2, '%s' (%d)",
+	      keys, msg, rc);
+	if (rc != 2 || !strstr(err, msg))
+		pt_diag("%s", err);
+}
+
+/*
+ * comm, pid, tid and cpu are five words: the kernel key takes the first
+ * three, and the cpu table must still count, from the records (before
+ * the fix the link wrote none and it counted 0).
+ */
+static void test_partial(void)
+{
+	char *argv[] = { PT_PEA, "trace", "kprobe:pea_st_kstack_target",
+			 "--count-by", "comm", "--count-by", "pid",
+			 "--count-by", "tid", "--count-by", "cpu", "--json",
+			 NULL };
+	const char *c, *cm;
+	struct pt_proc p;
+	int n;
+
+	if (!pt_trace_start(&p, argv)) {
+		PT_OK(0, "pea trace with four count tables starts");
+		pt_proc_close(&p);
+		return;
+	}
+	pt_pin(0);
+	calls(0, 300);
+	n = finish(&p, "count", objs, 64);
+	c = find(n, "by", "cpu");
+	cm = find(n, "by", "comm");
+	PT_OK(cm && strstr(cm, "\"in_kernel\":true") &&
+	      pt_json_num(cm, "count", -1) == 300,
+	      "comm (with pid and tid) in the kernel: 300");
+	PT_OK(c && !strstr(c, "in_kernel") && pt_json_num(c, "count", -1) == 300,
+	      "cpu, past the kernel key's 4 words, from the records: %lld of 300",
+	      c ? pt_json_num(c, "count", -1) : -1);
+}
+
 int main(void)
 {
 	ncpu = pt_nr_cpus();
@@ -201,5 +299,11 @@ int main(void)
 	test_hist_latency();
 	test_no_records();
 	test_interval();
+	test_multi();
+	test_partial();
+	usage("comm,comm", "comm twice");
+	usage("comm,ret", "a list of keys takes comm, pid, tid and cpu");
+	usage("comm,pid,tid,cpu", "at most 4 words");
+	usage("comm,", "a key after the last ','");
 	return pt_done();
 }

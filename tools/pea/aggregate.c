@@ -40,7 +40,10 @@ enum agg_kind {
 	K_CPU,
 	K_PROBE,
 	K_KSTACK,
+	K_MULTI,	/* --count-by comm,pid: context keys together */
 };
+
+#define MULTI_MAX	4	/* parts of a K_MULTI key */
 
 struct count_ent {
 	__u64 hash;
@@ -65,6 +68,10 @@ struct count_ent {
  * @kern:   filled from the probe's table in the kernel (agg_kernel()):
  *          every hit counted, no record needed
  * @kword:  @kern count tables: the key's first word in the kernel's key
+ * @parts:  K_MULTI: the kinds of its parts, @nparts of them (K_COMM,
+ *          K_PID, K_TID, K_CPU); its key is their bytes in order, 16 for
+ *          a comm, 8 for a number
+ * @pword:  K_MULTI and @kern: each part's first word in the kernel's key
  */
 struct agg_table {
 	const char *text;
@@ -77,6 +84,9 @@ struct agg_table {
 	bool unused;
 	bool kern;
 	unsigned int kword;
+	enum agg_kind parts[MULTI_MAX];
+	unsigned int pword[MULTI_MAX];
+	int nparts;
 	__u64 total;
 	/* histogram */
 	__u64 neg, b[HIST_BUCKETS];
@@ -116,6 +126,58 @@ static bool is_argn(const char *s, unsigned int *n)
 	return true;
 }
 
+/*
+ * --count-by comm,pid: context keys together (comm, pid, tid, cpu, each
+ * once, as ctx.NAME too: a list names no field), at most 4 words as the
+ * kernel's tables hold them (a comm is two). 0 or PEA_EXIT_USAGE.
+ */
+static int parse_multi(struct agg_table *t, const char *text)
+{
+	static const struct {
+		const char *name;
+		enum agg_kind kind;
+	} ctxk[] = {
+		{ "comm", K_COMM }, { "pid", K_PID }, { "tid", K_TID },
+		{ "cpu", K_CPU },
+	};
+	const char *p = text, *e;
+	unsigned int words = 0;
+	size_t i, n;
+	int j;
+
+	t->kind = K_MULTI;
+	while (*p) {
+		e = strchr(p, ',');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n > strlen(CTX_PFX) && !strncmp(p, CTX_PFX, strlen(CTX_PFX))) {
+			p += strlen(CTX_PFX);
+			n -= strlen(CTX_PFX);
+		}
+		for (i = 0; i < sizeof(ctxk) / sizeof(ctxk[0]); i++)
+			if (strlen(ctxk[i].name) == n && !strncmp(p, ctxk[i].name, n))
+				break;
+		if (i == sizeof(ctxk) / sizeof(ctxk[0]))
+			return tool_usage("trace", "--count-by '%s': a list of keys takes comm, pid, tid and cpu, each once",
+					  text);
+		for (j = 0; j < t->nparts; j++)
+			if (t->parts[j] == ctxk[i].kind)
+				return tool_usage("trace", "--count-by '%s': %s twice",
+						  text, ctxk[i].name);
+		words += ctxk[i].kind == K_COMM ? 2 : 1;
+		if (t->nparts == MULTI_MAX || words > 4)
+			return tool_usage("trace", "--count-by '%s': at most 4 words of key (comm takes 2, pid, tid and cpu 1)",
+					  text);
+		t->parts[t->nparts++] = ctxk[i].kind;
+		if (!e)
+			break;
+		p = e + 1;
+		if (!*p)
+			return tool_usage("trace", "--count-by '%s': a key after the last ','",
+					  text);
+	}
+	return 0;
+}
+
 /* Set @t's key from @text for probe @fmt; 0 or PEA_EXIT_USAGE. */
 static int parse_key(struct agg_table *t, const char *text,
 		     const struct trace_fmt *fmt, bool hist)
@@ -128,6 +190,8 @@ static int parse_key(struct agg_table *t, const char *text,
 
 	t->text = text;
 	t->hist = hist;
+	if (!hist && strchr(text, ','))
+		return parse_multi(t, text);
 	/*
 	 * A tracepoint's own fields win over the context keys of the same
 	 * name (sched_wakeup's comm is the woken task's, sys_exit's ret the
@@ -466,6 +530,30 @@ static void count_add(struct agg *a, struct agg_table *t,
 	t->nkeys++;
 }
 
+/* A K_MULTI key's bytes: each part's, a comm as 16 bytes NUL-padded. */
+static __u32 multi_key(const struct agg_table *t, const struct trace_event *ev,
+		       unsigned char *out)
+{
+	__u32 len = 0;
+	__u64 v;
+	int i;
+
+	for (i = 0; i < t->nparts; i++) {
+		if (t->parts[i] == K_COMM) {
+			memset(out + len, 0, 16);
+			memcpy(out + len, ev->rec.comm,
+			       strnlen(ev->rec.comm, sizeof(ev->rec.comm)));
+			len += 16;
+			continue;
+		}
+		v = t->parts[i] == K_PID ? ev->rec.tgid :
+		    t->parts[i] == K_TID ? ev->rec.pid : ev->rec.cpu;
+		memcpy(out + len, &v, 8);
+		len += 8;
+	}
+	return len;
+}
+
 void agg_add(struct agg *a, const struct trace_event *ev)
 {
 	int probe = ev->probe >= 0 && ev->probe < a->nprobes ? ev->probe : 0;
@@ -473,6 +561,7 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 
 	for (s = 0; s < nspecs; s++) {
 		struct agg_table *t = &a->tabs[s * a->nprobes + probe];
+		unsigned char mk[MULTI_MAX * 16];
 		const unsigned char *key;
 		__u32 len;
 		__u64 v;
@@ -491,7 +580,10 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 				t->b[hist_bucket(v)]++;
 			continue;
 		}
-		if (t->kind == K_COMM) {
+		if (t->kind == K_MULTI) {
+			len = multi_key(t, ev, mk);
+			key = mk;
+		} else if (t->kind == K_COMM) {
 			key = (const unsigned char *)ev->rec.comm;
 			len = strnlen(ev->rec.comm, sizeof(ev->rec.comm));
 		} else if (t->kind == K_KSTACK) {
@@ -517,10 +609,10 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 
 /* ---- tables in the kernel (PEA_LINK_IOC_AGG_*) ---- */
 
-/* The kernel key part of a context count table, or NONE. */
-static __u8 kern_key(const struct agg_table *t)
+/* The kernel key part of a context key, or NONE. */
+static __u8 kern_key_of(enum agg_kind kind)
 {
-	switch (t->kind) {
+	switch (kind) {
 	case K_COMM:
 		return PEA_AGG_KEY_COMM;
 	case K_PID:
@@ -532,6 +624,35 @@ static __u8 kern_key(const struct agg_table *t)
 	default:
 		return PEA_AGG_KEY_NONE;
 	}
+}
+
+/* The word of key part @k in the kernel key @keys, or -1 if absent. */
+static int kern_word(const __u8 *keys, int nparts, __u8 k)
+{
+	int i, w = 0;
+
+	for (i = 0; i < nparts; i++) {
+		if (keys[i] == k)
+			return w;
+		w += keys[i] == PEA_AGG_KEY_COMM ? 2 : 1;
+	}
+	return -1;
+}
+
+/*
+ * Whether a count table's key is made of context keys (the first part's
+ * kernel key, or NONE).
+ */
+static __u8 kern_key(const struct agg_table *t)
+{
+	int j;
+
+	if (t->kind != K_MULTI)
+		return kern_key_of(t->kind);
+	for (j = 0; j < t->nparts; j++)
+		if (!kern_key_of(t->parts[j]))
+			return PEA_AGG_KEY_NONE;
+	return kern_key_of(t->parts[0]);
 }
 
 /*
@@ -548,6 +669,27 @@ static bool kern_hist_ok(const struct agg_table *t)
 	return t->kind == K_FIELD && t->field->kind == TPF_INT && t->sgn &&
 	       (t->field->size == 1 || t->field->size == 2 ||
 		t->field->size == 4 || t->field->size == 8);
+}
+
+/*
+ * Whether count table @t's key parts are all in the kernel key @keys
+ * (@nparts parts); sets where each part's words are (@t->pword).
+ */
+static bool kern_fits(struct agg_table *t, const __u8 *keys, int nparts)
+{
+	int np = t->kind == K_MULTI ? t->nparts : 1, j, w;
+
+	if (!kern_key(t))
+		return false;
+	for (j = 0; j < np; j++) {
+		w = kern_word(keys, nparts,
+			      kern_key_of(t->kind == K_MULTI ? t->parts[j] :
+					  t->kind));
+		if (w < 0)
+			return false;
+		t->pword[j] = w;
+	}
+	return true;
 }
 
 static struct agg_table *tab_of(struct agg *a, int s, int p)
@@ -586,19 +728,25 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 		/* Else the context count tables, their keys in one. */
 		for (s = a->o.nhist; s < nspecs; s++) {
 			struct agg_table *t = tab_of(a, s, p);
-			__u8 k = kern_key(t);
+			int np = t->kind == K_MULTI ? t->nparts : 1, j;
 
-			if (t->unused || t->probe < 0 || !k)
+			if (t->unused || t->probe < 0 || !kern_key(t))
 				continue;
-			for (i = 0; i < nparts && attr.keys[i] != k; i++)
-				;
-			if (i < nparts)
-				continue;
-			if (words + (k == PEA_AGG_KEY_COMM ? 2 : 1) >
-			    PEA_AGG_KEY_WORDS)
-				continue;
-			attr.keys[nparts++] = k;
-			words += k == PEA_AGG_KEY_COMM ? 2 : 1;
+			for (j = 0; j < np; j++) {
+				__u8 k = kern_key_of(t->kind == K_MULTI ?
+						     t->parts[j] : t->kind);
+
+				for (i = 0; i < nparts && attr.keys[i] != k;
+				     i++)
+					;
+				if (i < nparts)
+					continue;
+				if (words + (k == PEA_AGG_KEY_COMM ? 2 : 1) >
+				    PEA_AGG_KEY_WORDS)
+					continue;
+				attr.keys[nparts++] = k;
+				words += k == PEA_AGG_KEY_COMM ? 2 : 1;
+			}
 		}
 		if (!nparts)
 			return 0;
@@ -612,7 +760,8 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 		if (t->probe < 0 && !tab_of(a, s, 0)->unused)
 			all = false;	/* --count-by probe: from records */
 		else if (!t->unused &&
-			 !(hist ? t == hist : !t->hist && kern_key(t)))
+			 !(hist ? t == hist :
+			   !t->hist && kern_fits(t, attr.keys, nparts)))
 			all = false;
 	}
 	if (all && no_records)
@@ -626,16 +775,12 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 	}
 	for (s = a->o.nhist; s < nspecs; s++) {
 		struct agg_table *t = tab_of(a, s, p);
-		__u8 k = kern_key(t);
 
-		if (t->unused || t->probe < 0 || !k)
-			continue;
-		for (i = 0, words = 0; i < nparts && attr.keys[i] != k; i++)
-			words += attr.keys[i] == PEA_AGG_KEY_COMM ? 2 : 1;
-		if (i == nparts)
+		if (t->unused || t->probe < 0 ||
+		    !kern_fits(t, attr.keys, nparts))
 			continue;	/* no room in the key: from records */
 		t->kern = true;
-		t->kword = words;
+		t->kword = t->pword[0];
 	}
 	return 0;
 }
@@ -662,7 +807,21 @@ static void kern_add(struct agg *a, int p, const struct pea_agg_entry *e,
 				t->b[b - 1] += e->buckets[b];
 			continue;
 		}
-		if (t->kind == K_COMM) {
+		if (t->kind == K_MULTI) {
+			unsigned char mk[MULTI_MAX * 16];
+			int j;
+
+			for (j = 0, len = 0; j < t->nparts; j++) {
+				if (t->parts[j] == K_COMM) {
+					memcpy(mk + len, &e->key[t->pword[j]], 16);
+					len += 16;
+				} else {
+					memcpy(mk + len, &e->key[t->pword[j]], 8);
+					len += 8;
+				}
+			}
+			count_add(a, t, mk, len, e->count);
+		} else if (t->kind == K_COMM) {
 			len = strnlen((const char *)&e->key[t->kword], 16);
 			count_add(a, t, (const unsigned char *)&e->key[t->kword],
 				  len, e->count);
@@ -914,7 +1073,7 @@ static __u64 ent_num(const struct count_ent *e)
 
 static bool key_is_num(const struct agg_table *t)
 {
-	return t->kind != K_COMM && t->kind != K_KSTACK &&
+	return t->kind != K_COMM && t->kind != K_KSTACK && t->kind != K_MULTI &&
 	       !(t->kind == K_FIELD && t->field->kind != TPF_INT);
 }
 
@@ -977,6 +1136,32 @@ static void put_key(FILE *f, struct agg *a, const struct agg_table *t,
 				fprintf(f, "\n    %s", sym);
 			if (json && i + 8 < e->len)
 				fputc(',', f);
+		}
+		fputs(json ? "]" : "", f);
+		return;
+	}
+	if (t->kind == K_MULTI) {
+		/* JSON: an array, comm a string; columns: space-separated. */
+		__u32 off = 0;
+		int k;
+
+		fputs(json ? "[" : "", f);
+		for (k = 0; k < t->nparts; k++) {
+			if (k)
+				fputs(json ? "," : " ", f);
+			if (t->parts[k] == K_COMM) {
+				__u32 n = strnlen((const char *)e->key + off, 16);
+
+				if (json)
+					json_put_str(f, e->key + off, n);
+				else
+					put_text(f, e->key + off, n);
+				off += 16;
+				continue;
+			}
+			memcpy(&v, e->key + off, 8);
+			fprintf(f, "%llu", (unsigned long long)v);
+			off += 8;
 		}
 		fputs(json ? "]" : "", f);
 		return;
