@@ -12,9 +12,13 @@
  *   - --count-by comm,tid: one table of both keys, in the kernel, and
  *     from records with --count; lists refused as usage errors;
  *   - four count tables whose keys do not all fit one kernel key: the
- *     one left out still counts from the records.
+ *     one left out still counts from the records;
+ *   - --hist of a signed field (raw_syscalls:sys_exit's ret of a child's
+ *     getppid(), this test's pid) with its sum, min, max and avg, in the
+ *     kernel and from records.
  */
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include "pt_tool.h"
 
 #define N	2000
@@ -291,6 +295,66 @@ static void test_partial(void)
 	      c ? pt_json_num(c, "count", -1) : -1);
 }
 
+/* --hist ret of raw_syscalls:sys_exit for @n getppid() calls. */
+static void hist_field(bool records)
+{
+	char filter[64], pid[16], cnt[16];
+	char *argv[] = { PT_PEA, "trace", "tracepoint:raw_syscalls:sys_exit",
+			 "--filter", filter, "--pid", pid, "--hist", "ret",
+			 "--json", records ? "--count" : NULL, cnt, NULL };
+	long long ppid = getpid(), n = records ? 100 : N;
+	const char *what = records ? "from records (--count 100)" :
+				     "in the kernel";
+	const char *h;
+	struct pt_proc p;
+	int i, k, go[2];
+	pid_t child;
+	char c;
+
+	/* A child calls getppid(): its parent's pid is this test's. */
+	if (pipe(go))
+		pt_fatal("pipe");
+	child = fork();
+	if (child == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		_exit(0);
+	}
+	close(go[0]);
+	snprintf(filter, sizeof(filter), "id == %d", SYS_getppid);
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	snprintf(cnt, sizeof(cnt), "%lld", n);
+	if (!pt_trace_start(&p, argv)) {
+		PT_OK(0, "pea trace --hist ret (sys_exit) starts");
+		pt_proc_close(&p);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		close(go[1]);
+		return;
+	}
+	c = 1;
+	if (write(go[1], &c, 1) != 1)
+		pt_fatal("write");
+	close(go[1]);
+	waitpid(child, NULL, 0);
+	k = finish(&p, "hist", objs, 64);
+	h = k ? objs[0] : NULL;
+	PT_OK(h && pt_json_num(h, "count", -1) == n &&
+	      pt_json_num(h, "sum", -1) == n * ppid &&
+	      pt_json_num(h, "min", -1) == ppid &&
+	      pt_json_num(h, "max", -1) == ppid &&
+	      pt_json_num(h, "avg", -1) == ppid &&
+	      (records ? !strstr(h, "in_kernel") :
+			 !!strstr(h, "\"in_kernel\":true")),
+	      "--hist ret of sys_exit %s: %lld values, sum %lld = %lld x ppid %lld, min = max = avg = ppid",
+	      what, n, h ? pt_json_num(h, "sum", -1) : -1, n, ppid);
+	if (h)
+		pt_diag("%s", h);
+}
+
 int main(void)
 {
 	ncpu = pt_nr_cpus();
@@ -301,6 +365,8 @@ int main(void)
 	test_interval();
 	test_multi();
 	test_partial();
+	hist_field(false);
+	hist_field(true);
 	usage("comm,comm", "comm twice");
 	usage("comm,ret", "a list of keys takes comm, pid, tid and cpu");
 	usage("comm,pid,tid,cpu", "at most 4 words");

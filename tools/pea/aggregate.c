@@ -88,8 +88,9 @@ struct agg_table {
 	unsigned int pword[MULTI_MAX];
 	int nparts;
 	__u64 total;
-	/* histogram */
+	/* histogram, and its values' sum, min and max (signed with @sgn) */
 	__u64 neg, b[HIST_BUCKETS];
+	__u64 sum, vmin, vmax;
 	/* count table */
 	struct count_ent *slots;
 	size_t nslots, nkeys;
@@ -530,6 +531,25 @@ static void count_add(struct agg *a, struct agg_table *t,
 	t->nkeys++;
 }
 
+/* Whether @x < @y as the table's values (signed with @sgn). */
+static bool val_lt(const struct agg_table *t, __u64 x, __u64 y)
+{
+	return t->sgn ? (__s64)x < (__s64)y : x < y;
+}
+
+/* Add @n values of sum @sum, min @lo and max @hi to @t's stats. */
+static void hist_stats(struct agg_table *t, __u64 sum, __u64 lo, __u64 hi,
+		       __u64 n)
+{
+	if (!n)
+		return;
+	if (!t->total || val_lt(t, lo, t->vmin))
+		t->vmin = lo;
+	if (!t->total || val_lt(t, t->vmax, hi))
+		t->vmax = hi;
+	t->sum += sum;	/* wraps past 64 bits */
+}
+
 /* A K_MULTI key's bytes: each part's, a comm as 16 bytes NUL-padded. */
 static __u32 multi_key(const struct agg_table *t, const struct trace_event *ev,
 		       unsigned char *out)
@@ -573,6 +593,7 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 		if (t->hist) {
 			if (!key_num(t, ev, &v))
 				continue;
+			hist_stats(t, v, v, v, 1);
 			t->total++;
 			if (t->sgn && (__s64)v < 0)
 				t->neg++;
@@ -800,6 +821,8 @@ static void kern_add(struct agg *a, int p, const struct pea_agg_entry *e,
 			continue;
 		if (t->hist) {
 			/* Kernel buckets: negative, 0, then [2^k, 2^(k+1)). */
+			hist_stats(t, (__u64)e->sum, (__u64)e->min,
+				   (__u64)e->max, e->count);
 			t->total += e->count;
 			if (nb > 0)
 				t->neg += e->buckets[0];
@@ -965,6 +988,24 @@ static void put_origin_json(FILE *f, const struct agg *a,
 		fprintf(f, ",\"lost\":%llu", (unsigned long long)a->lost);
 }
 
+static void put_val(FILE *f, const struct agg_table *t, __u64 v)
+{
+	if (t->sgn)
+		fprintf(f, "%lld", (long long)v);
+	else
+		fprintf(f, "%llu", (unsigned long long)v);
+}
+
+/* The mean, rounded toward zero (of the sum as it wrapped). */
+static __u64 hist_avg(const struct agg_table *t)
+{
+	if (!t->total)
+		return 0;
+	if (t->sgn)
+		return (__u64)((__s64)t->sum / (__s64)t->total);
+	return t->sum / t->total;
+}
+
 static void hist_print_human(FILE *f, const struct agg *a,
 			     const struct agg_table *t)
 {
@@ -992,6 +1033,17 @@ static void hist_print_human(FILE *f, const struct agg *a,
 		bucket_label(label, sizeof(label), i);
 		print_bar_line(f, label, t->b[i], max);
 	}
+	if (!t->total)
+		return;
+	fputs("min ", f);
+	put_val(f, t, t->vmin);
+	fputs(", avg ", f);
+	put_val(f, t, hist_avg(t));
+	fputs(", max ", f);
+	put_val(f, t, t->vmax);
+	fputs(", sum ", f);
+	put_val(f, t, t->sum);
+	fputc('\n', f);
 }
 
 /* 2^@k as decimal digits, k = 0..64. */
@@ -1039,8 +1091,18 @@ static void hist_print_json(FILE *f, const struct agg *a,
 		fprintf(f, ",\"unit\":\"%s\"", unit);
 	if (interval)
 		fprintf(f, ",\"interval\":%u", interval);
-	fprintf(f, ",\"count\":%llu,\"buckets\":[",
-		(unsigned long long)t->total);
+	fprintf(f, ",\"count\":%llu", (unsigned long long)t->total);
+	if (t->total) {
+		fputs(",\"sum\":", f);
+		put_val(f, t, t->sum);
+		fputs(",\"min\":", f);
+		put_val(f, t, t->vmin);
+		fputs(",\"max\":", f);
+		put_val(f, t, t->vmax);
+		fputs(",\"avg\":", f);
+		put_val(f, t, hist_avg(t));
+	}
+	fputs(",\"buckets\":[", f);
 	if (t->neg) {
 		fprintf(f, "{\"lo\":-9223372036854775808,\"hi\":0,\"count\":%llu}",
 			(unsigned long long)t->neg);
@@ -1271,6 +1333,9 @@ static void table_reset(struct agg_table *t)
 	size_t i;
 
 	t->total = 0;
+	t->sum = 0;
+	t->vmin = 0;
+	t->vmax = 0;
 	t->neg = 0;
 	memset(t->b, 0, sizeof(t->b));
 	for (i = 0; i < t->nslots; i++)
