@@ -29,9 +29,13 @@
  * up like the entries of two CPUs. A slot is never freed while its
  * generation is live, so a lookup that reaches a free slot knows the key
  * is not there. Before claiming, a writer takes one of max_keys tickets
- * (@used); none left: the hit counts in @dropped, exactly, and no other
- * key's entry changes. A writer that loses the slot to an interrupting
- * writer of the same key gives its ticket back.
+ * (@used); none left: it gives the ticket back, the hit counts in
+ * @dropped, exactly, and no other key's entry changes. A writer that
+ * loses the slot to an interrupting writer of the same key gives its
+ * ticket back too, so @used is the tickets held plus the slots claimed.
+ * At the boundary, an interrupting writer may find the last ticket held
+ * by the writer it interrupted and be dropped though its key is the one
+ * that writer is inserting (nesting exactly there: rare, and counted).
  *
  * Read and clear. Readers serialise on @lock. A read copies every READY
  * slot of both generations out, fields read one by one while writers
@@ -48,9 +52,15 @@
  * read-and-clear returns it without flipping (no writer uses it).
  *
  * Memory: both generations of every possible CPU, allocated at creation
- * (kvzalloc: GFP_KERNEL_ACCOUNT, the caller's memory cgroup) and charged
- * to the link's user (pea_link_charge(): max_user_probe_kb, max_probe_kb)
- * as the link itself is; freed with the link.
+ * (kvzalloc: GFP_KERNEL_ACCOUNT, the caller's memory cgroup) and charged,
+ * at the size the allocator takes (kmalloc rounds up to a power of two
+ * pages up to KMALLOC_MAX_SIZE), to the link's user with the caller's own
+ * exemption (pea_link_charge_caller(): max_user_probe_kb, max_probe_kb);
+ * freed with the link, or when a kretprobe link is retired (its calls in
+ * flight never reach the table again).
+ *
+ * Readers sleep interruptibly on @lock and reschedule while they walk a
+ * large table.
  */
 #include <linux/cpumask.h>
 #include <linux/jhash.h>
@@ -62,6 +72,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
+#include <linux/sizes.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -113,6 +124,8 @@ struct pea_agg {
 	u32 hist;
 	u32 nr_lin;		/* linear: buckets between the bounds */
 	u32 nr_buckets;
+	bool sgn;		/* values are signed (else __u64) */
+	size_t charged;		/* bytes charged to the link for it */
 	s64 lin_min;
 	u64 lin_step;
 	size_t slot_size;
@@ -193,10 +206,13 @@ static u32 pea_agg_bucket(const struct pea_agg *agg, s64 v)
 	u64 i;
 
 	if (agg->hist == PEA_AGG_HIST_LOG2) {
-		if (v < 0)
+		if (agg->sgn && v < 0)
 			return 0;
+		/* Unsigned: [2^63, 2^64) is bucket 65. */
 		return v ? ilog2((u64)v) + 2 : 1;
 	}
+	if (!agg->sgn && v < 0)
+		return agg->nr_lin + 1;	/* an unsigned value past 2^63 */
 	if (v < agg->lin_min)
 		return 0;
 	i = div64_u64((u64)v - (u64)agg->lin_min, agg->lin_step);
@@ -257,8 +273,11 @@ static struct pea_agg_slot *pea_agg_find(struct pea_agg *agg,
 	while (n < agg->cap) {
 		if (st == PEA_AGG_FREE) {
 			if (!ticket) {
-				if (local_inc_return(&g->used) > agg->max_keys)
+				if (local_inc_return(&g->used) >
+				    agg->max_keys) {
+					local_dec(&g->used);
 					return NULL;
+				}
 				ticket = true;
 			}
 			/* Only writers nesting on this CPU compete. */
@@ -266,8 +285,8 @@ static struct pea_agg_slot *pea_agg_find(struct pea_agg *agg,
 					   PEA_AGG_CLAIMING);
 			if (st == PEA_AGG_FREE) {
 				memcpy(s->key, key, sizeof(s->key));
-				local64_set(&s->min, S64_MAX);
-				local64_set(&s->max, S64_MIN);
+				local64_set(&s->min, agg->sgn ? S64_MAX : -1);
+				local64_set(&s->max, agg->sgn ? S64_MIN : 0);
 				/* The key before READY (pea_agg_copy_gen()). */
 				smp_store_release(&s->state, PEA_AGG_READY);
 				return s;
@@ -293,11 +312,17 @@ static struct pea_agg_slot *pea_agg_find(struct pea_agg *agg,
 	return NULL;
 }
 
-static void pea_agg_min(local64_t *m, s64 v)
+/* Whether @x < @y, signed or as __u64. */
+static bool pea_agg_lt(bool sgn, s64 x, s64 y)
+{
+	return sgn ? x < y : (u64)x < (u64)y;
+}
+
+static void pea_agg_min(local64_t *m, s64 v, bool sgn)
 {
 	s64 old = local64_read(m), prev;
 
-	while (v < old) {
+	while (pea_agg_lt(sgn, v, old)) {
 		prev = local64_cmpxchg(m, old, v);
 		if (prev == old)
 			return;
@@ -305,11 +330,11 @@ static void pea_agg_min(local64_t *m, s64 v)
 	}
 }
 
-static void pea_agg_max(local64_t *m, s64 v)
+static void pea_agg_max(local64_t *m, s64 v, bool sgn)
 {
 	s64 old = local64_read(m), prev;
 
-	while (v > old) {
+	while (pea_agg_lt(sgn, old, v)) {
 		prev = local64_cmpxchg(m, old, v);
 		if (prev == old)
 			return;
@@ -350,8 +375,8 @@ bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 	local64_inc(&slot->count);
 	if (agg->value != PEA_AGG_VAL_NONE) {
 		local64_add(v, &slot->sum);
-		pea_agg_min(&slot->min, v);
-		pea_agg_max(&slot->max, v);
+		pea_agg_min(&slot->min, v, agg->sgn);
+		pea_agg_max(&slot->max, v, agg->sgn);
 		if (agg->hist != PEA_AGG_HIST_NONE)
 			local64_inc(&slot->buckets[pea_agg_bucket(agg, v)]);
 	}
@@ -401,10 +426,12 @@ static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
 			return -EINVAL;
 		if (a->val_offset > PAGE_SIZE)
 			return -EINVAL;
-	} else if (a->val_offset || a->val_size ||
-		   (a->flags & PEA_AGG_F_SIGNED)) {
+	} else if (a->val_offset || a->val_size) {
 		return -EINVAL;
 	}
+	if ((a->flags & PEA_AGG_F_SIGNED) && a->value != PEA_AGG_VAL_FIELD &&
+	    a->value != PEA_AGG_VAL_ARG)
+		return -EINVAL;
 	if (a->hist > PEA_AGG_HIST_LINEAR ||
 	    (a->hist != PEA_AGG_HIST_NONE && a->value == PEA_AGG_VAL_NONE))
 		return -EINVAL;
@@ -421,6 +448,12 @@ static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
 		return -EINVAL;
 	*nr_lin = span;
 	return 0;
+}
+
+/* The bytes kvmalloc() takes for @n: kmalloc's rounding, or pages. */
+static size_t pea_agg_alloc_size(size_t n)
+{
+	return n <= KMALLOC_MAX_SIZE ? kmalloc_size_roundup(n) : PAGE_ALIGN(n);
 }
 
 static void pea_agg_destroy(struct pea_agg *agg)
@@ -468,9 +501,10 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	/* One CPU's memory is one kvmalloc(), which takes at most INT_MAX. */
 	if (2 * gen_size > INT_MAX)
 		return -E2BIG;
-	bytes = struct_size(agg, cpu, nr_cpu_ids);
-	if (check_add_overflow(bytes, (size_t)num_possible_cpus() * 2 *
-			       gen_size, &bytes))
+	/* What the allocators take: kmalloc's rounding, else whole pages. */
+	bytes = kmalloc_size_roundup(struct_size(agg, cpu, nr_cpu_ids));
+	if (check_add_overflow(bytes, (size_t)num_possible_cpus() *
+			       pea_agg_alloc_size(2 * gen_size), &bytes))
 		return -ENOMEM;
 
 	mutex_lock(&pea_agg_create_lock);
@@ -478,7 +512,7 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 		err = -EEXIST;
 		goto unlock;
 	}
-	err = pea_link_charge(l, bytes);
+	err = pea_link_charge_caller(l, bytes);
 	if (err)
 		goto unlock;
 	agg = kzalloc(struct_size(agg, cpu, nr_cpu_ids), GFP_KERNEL_ACCOUNT);
@@ -508,6 +542,9 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	agg->lin_step = a->lin_step;
 	agg->slot_size = slot_size;
 	agg->gen_size = gen_size;
+	agg->sgn = a->value == PEA_AGG_VAL_RET ||
+		   (a->flags & PEA_AGG_F_SIGNED);
+	agg->charged = bytes;
 	memcpy(agg->keys, a->keys, sizeof(agg->keys));
 	/* Filled before handlers see it (pea_agg_hit()'s acquire). */
 	smp_store_release(&l->agg, agg);
@@ -549,6 +586,8 @@ static int pea_agg_copy_gen(const struct pea_agg *agg, unsigned int cpu,
 	c->dropped += local64_read(&g->dropped);
 	c->errors += local64_read(&g->errors);
 	for (i = 0; i < agg->cap; i++) {
+		if (!(i & 1023))
+			cond_resched();
 		s = pea_agg_slot(agg, g, i);
 		/* Acquire: pairs with pea_agg_find()'s release of READY. */
 		if (smp_load_acquire(&s->state) != PEA_AGG_READY)
@@ -573,19 +612,36 @@ static int pea_agg_copy_gen(const struct pea_agg *agg, unsigned int cpu,
 	return 0;
 }
 
+/* Zero one CPU's generation, a megabyte at a time. */
+static void pea_agg_clear_gen(const struct pea_agg *agg, struct pea_agg_gen *g)
+{
+	size_t off, n;
+
+	for (off = 0; off < agg->gen_size; off += n) {
+		n = min_t(size_t, agg->gen_size - off, SZ_1M);
+		memset((u8 *)g + off, 0, n);
+		cond_resched();
+	}
+}
+
 /**
  * pea_agg_read() - PEA_LINK_IOC_AGG_READ: copy @l's table out
  * @l: a live link
- * @r: the request, copied from user space; its out fields are filled
- *     (also on -ENOSPC)
+ * @r: the request, copied from user space
+ * @ua: where it came from: its out fields go back there (also with
+ *      -ENOSPC) before anything is cleared
+ * @usize: the bytes of it to write back
  *
  * Context: process context, the ioctl; with PEA_AGG_READ_F_CLEAR it
  * waits for an RCU grace period.
- * Return: 0, -EINVAL (flags, reserved), -ENOENT (no table), -ENOSPC
- * (more entries than @buf_len holds: nothing cleared, @nr_entries says
- * how many), -EFAULT (nothing cleared), -ENOMEM.
+ * Return: 0, -EINVAL (flags, reserved), -ENOENT (no table), -EINTR (a
+ * signal while waiting for another reader: nothing done), -ENOSPC (more
+ * entries than @buf_len holds: nothing cleared, @nr_entries says how
+ * many), -EFAULT (the entries or the request not writable: nothing
+ * cleared), -ENOMEM.
  */
-long pea_agg_read(struct pea_link *l, struct pea_agg_read *r)
+long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
+		  void __user *ua, u32 usize)
 {
 	/* Acquire: pairs with pea_agg_create()'s release. */
 	struct pea_agg *agg = smp_load_acquire(&l->agg);
@@ -603,7 +659,10 @@ long pea_agg_read(struct pea_link *l, struct pea_agg_read *r)
 	c.e = kmalloc(c.entry_size, GFP_KERNEL);
 	if (!c.e)
 		return -ENOMEM;
-	mutex_lock(&agg->lock);
+	if (mutex_lock_interruptible(&agg->lock)) {
+		kfree(c.e);
+		return -EINTR;
+	}
 	if (r->flags & PEA_AGG_READ_F_CLEAR) {
 		old = agg->gen;
 		if (agg->pending) {
@@ -625,12 +684,6 @@ long pea_agg_read(struct pea_link *l, struct pea_agg_read *r)
 			if (err)
 				break;
 		}
-		/* Not returned whole: the next clear returns it first. */
-		agg->pending = err || c.seen > c.room;
-		if (!agg->pending)
-			for_each_possible_cpu(cpu)
-				memset(pea_agg_gen(agg, cpu, old), 0,
-				       agg->gen_size);
 	} else {
 		for_each_possible_cpu(cpu) {
 			err = pea_agg_copy_gen(agg, cpu,
@@ -643,17 +696,45 @@ long pea_agg_read(struct pea_link *l, struct pea_agg_read *r)
 				break;
 		}
 	}
+	if (!err) {
+		r->nr_entries = min_t(u64, c.seen, U32_MAX);
+		r->entry_size = c.entry_size;
+		r->nr_buckets = agg->nr_buckets;
+		r->hits = c.hits;
+		r->dropped = c.dropped;
+		r->errors = c.errors;
+		/* The answer first: what cannot be told is not cleared. */
+		if (copy_to_user(ua, r, usize))
+			err = -EFAULT;
+		else if (c.seen > c.room)
+			err = -ENOSPC;
+	}
+	if (r->flags & PEA_AGG_READ_F_CLEAR) {
+		/* Not returned whole: the next clear returns it first. */
+		agg->pending = !!err;
+		if (!err)
+			for_each_possible_cpu(cpu)
+				pea_agg_clear_gen(agg,
+						  pea_agg_gen(agg, cpu, old));
+	}
 	mutex_unlock(&agg->lock);
 	kfree(c.e);
-	if (err)
-		return err;
-	r->nr_entries = min_t(u64, c.seen, U32_MAX);
-	r->entry_size = c.entry_size;
-	r->nr_buckets = agg->nr_buckets;
-	r->hits = c.hits;
-	r->dropped = c.dropped;
-	r->errors = c.errors;
-	return c.seen > c.room ? -ENOSPC : 0;
+	return err;
+}
+
+/**
+ * pea_agg_retire() - free a retired link's table and its charge
+ * @l: a kretprobe link just retired: no handler reaches the table again
+ */
+void pea_agg_retire(struct pea_link *l)
+{
+	struct pea_agg *agg = l->agg;
+
+	if (!agg)
+		return;
+	l->agg = NULL;
+	pea_link_uncharge(l, agg->charged);
+	pea_agg_destroy(agg);
 }
 
 /**

@@ -187,7 +187,11 @@ static void pea_link_close(struct pea_link *l)
 		pea_link_free(l);
 		return;
 	}
-	/* No handler of @l reaches its maps or filters any more (@retire). */
+	/*
+	 * No handler of @l reaches its maps, filters or table any more
+	 * (@retire): the table, which the kernel does not hold, goes now.
+	 */
+	pea_agg_retire(l);
 	if (l->counter_map)
 		pea_map_put(l->counter_map);
 	pea_map_put(l->map);
@@ -287,23 +291,19 @@ static long pea_link_agg_create(struct pea_link *l, const void __user *ua)
 }
 
 /*
- * PEA_LINK_IOC_AGG_READ: the request as an attr; its out fields go back
- * (as many bytes of them as the caller's size has) also with ENOSPC.
+ * PEA_LINK_IOC_AGG_READ: the request as an attr; pea_agg_read() writes
+ * its out fields back (as many bytes as the caller's size has) before it
+ * clears anything.
  */
 static long pea_link_agg_read(struct pea_link *l, void __user *ua)
 {
 	struct pea_agg_read r;
 	long err;
-	u32 size;
 
 	err = pea_link_copy_attr(&r, sizeof(r), PEA_AGG_READ_SIZE_VER0, ua);
 	if (err)
 		return err;
-	size = min_t(u32, r.size, sizeof(r));
-	err = pea_agg_read(l, &r);
-	if (err && err != -ENOSPC)
-		return err;
-	return copy_to_user(ua, &r, size) ? -EFAULT : err;
+	return pea_agg_read(l, &r, ua, min_t(u32, r.size, sizeof(r)));
 }
 
 static long pea_link_ioctl(struct file *file, unsigned int cmd,

@@ -161,9 +161,10 @@ void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
 
 	if (nr)
 		flags |= PEA_REC_F_KSTACK;
-	pea_link_count_hit(l);
+	/* In the table only (PEA_AGG_F_NO_RECORDS): no record attempted. */
 	if (pea_agg_hit(l, &as))
-		return;		/* in the table only (PEA_AGG_F_NO_RECORDS) */
+		return;
+	pea_link_count_hit(l);
 	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
 			       pea_kstack_rec_size(used, nr), &h)) {
 		this_cpu_inc(l->stats->errors);

@@ -241,11 +241,12 @@ static void pea_tp_overflow(struct perf_event *event,
 		this_cpu_inc(l->stats->filtered);
 		return;
 	}
-	pea_link_count_hit(l);
 	as.raw = raw->frag.data;
 	as.raw_len = raw->frag.size;
+	/* In the table only (PEA_AGG_F_NO_RECORDS): no record attempted. */
 	if (pea_agg_hit(l, &as))
-		return;		/* in the table only (PEA_AGG_F_NO_RECORDS) */
+		return;
+	pea_link_count_hit(l);
 	size = pea_tp_raw_size(raw);
 	used = sizeof(*r) + size;
 	if (l->kstack_depth) {

@@ -13,6 +13,7 @@
  * back; every bad argument's errno.
  */
 #include <stddef.h>
+#include <sys/mman.h>
 #include "pea_test.h"
 #include "pt_perm.h"
 #include "pt_quota.h"
@@ -513,7 +514,9 @@ static void test_memory(void)
 	/* 256 slots of 72 + 8 * 1026 bytes, two generations per CPU. */
 	a.lin_max = 1024;
 	a.lin_step = 1;
-	want = 2L * possible_cpus() * (32 + 256L * (72 + 8 * 1026));
+	/* Past KMALLOC_MAX_SIZE (4 MiB): vmalloc, whole pages. */
+	want = possible_cpus() *
+	       ((2L * (32 + 256L * (72 + 8 * 1026)) + 4095) & ~4095L);
 	link = probe("pea_st_kstack_target", 0);
 	pt_quota(-1, &l0, &b0);
 	PT_EQ(agg_create(link, &a), 0, "a table of 100 keys, 1026 buckets");
@@ -575,7 +578,8 @@ static void test_errors(void)
 	BAD(a.value = PEA_AGG_VAL_RET, EINVAL, "ret on a kprobe: EINVAL");
 	BAD((a.value = PEA_AGG_VAL_FIELD, a.val_size = 8), EINVAL,
 	    "a tracepoint field on a kprobe: EINVAL");
-	BAD(a.flags = PEA_AGG_F_SIGNED, EINVAL, "PEA_AGG_F_SIGNED without a field: EINVAL");
+	BAD((a.value = PEA_AGG_VAL_NONE, a.hist = 0, a.flags = PEA_AGG_F_SIGNED),
+	    EINVAL, "PEA_AGG_F_SIGNED without an argument or a field: EINVAL");
 	BAD(a.value = PEA_AGG_VAL_NONE, EINVAL, "a histogram without a value: EINVAL");
 	BAD(a.hist = 3, EINVAL, "unknown histogram: EINVAL");
 	BAD(a.lin_step = 1, EINVAL, "linear bounds on a log2 histogram: EINVAL");
@@ -670,7 +674,7 @@ static void test_errors(void)
 	r.buf_len = 16;
 	PT_EQ(pt_ioctl_errno(kp, PEA_LINK_IOC_AGG_READ, &r), ENOSPC,
 	      "read-and-clear into 16 bytes: ENOSPC");
-	PT_OK(r.nr_entries == 1 && r.entry_size == 72 + 8 * 65,
+	PT_OK(r.nr_entries == 1 && r.entry_size == 72 + 8 * PEA_AGG_LOG2_BUCKETS,
 	      "ENOSPC says 1 entry of %u bytes", r.entry_size);
 	r.buf_len = sizeof(rbuf);
 	r.buf = 8;
@@ -697,6 +701,169 @@ static void test_errors(void)
 #undef BAD
 }
 
+
+/* ---- what the hostile review found ---- */
+
+/*
+ * F1: a read-and-clear whose request cannot be written back (EFAULT)
+ * must clear nothing: the next one returns the hits.
+ */
+static void test_efault_after_clear(void)
+{
+	struct pea_agg_attr a = agg_attr(4, PEA_AGG_KEY_NONE, PEA_AGG_VAL_NONE,
+					 PEA_AGG_HIST_NONE);
+	long pg = pt_page_size();
+	struct pea_agg_read *r;
+	struct table t;
+	int link;
+
+	link = probe("pea_st_kstack_target", 0);
+	a.flags = PEA_AGG_F_NO_RECORDS;
+	PT_EQ(agg_create(link, &a), 0, "F1: a table");
+	pt_pin(0);
+	calls(CTX_TASK, 100);
+	r = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (r == MAP_FAILED)
+		pt_fatal("mmap");
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	r->flags = PEA_AGG_READ_F_CLEAR;
+	r->buf = (uintptr_t)rbuf;
+	r->buf_len = sizeof(rbuf);
+	mprotect(r, pg, PROT_READ);
+	PT_EQ(pt_ioctl_errno(link, PEA_LINK_IOC_AGG_READ, r), EFAULT,
+	      "F1: read-and-clear whose request is read-only: EFAULT");
+	munmap(r, pg);
+	PT_EQ(agg_read(link, true, &t), 0, "F1: read-and-clear again");
+	PT_OK(t.hits == 100 && t.nr == 1 && t.e[0].count == 100,
+	      "F1: the 100 hits are in the next read-and-clear (hits %llu)",
+	      (unsigned long long)t.hits);
+	close(link);
+}
+
+/*
+ * F2: a link whose table takes its hits without records attempts no
+ * record: INFO's hits == written + errors + filtered.
+ */
+static void test_no_records_info(void)
+{
+	struct pea_agg_attr a = agg_attr(4, PEA_AGG_KEY_NONE, PEA_AGG_VAL_NONE,
+					 PEA_AGG_HIST_NONE);
+	struct pea_link_info li;
+	struct table t;
+	int link;
+
+	link = probe("pea_st_kstack_target", 0);
+	a.flags = PEA_AGG_F_NO_RECORDS;
+	PT_EQ(agg_create(link, &a), 0, "F2: a table, no records");
+	pt_pin(0);
+	calls(CTX_TASK, 100);
+	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, &li), 0, "F2: link info");
+	PT_OK(li.hits == li.written + li.errors + li.filtered,
+	      "F2: INFO hits %llu == written %llu + errors %llu + filtered %llu",
+	      (unsigned long long)li.hits, (unsigned long long)li.written,
+	      (unsigned long long)li.errors, (unsigned long long)li.filtered);
+	PT_EQ(agg_read(link, false, &t), 0, "F2: read");
+	PT_EQ(t.hits, 100, "F2: the table has the 100 hits");
+	close(link);
+}
+
+/* F3: the charge is what the allocator takes (kmalloc rounds up). */
+static void test_charge_rounded(void)
+{
+	struct pea_agg_attr a = agg_attr(4096, PEA_AGG_KEY_PID, PEA_AGG_VAL_ARG,
+					 PEA_AGG_HIST_LINEAR);
+	long l0, b0, l1, b1, want;
+	int link;
+
+	/* slot 72 + 8 x 8 = 136 B, 8192 slots: 2 x 1,114,144 B per CPU */
+	a.lin_max = 6;
+	a.lin_step = 1;
+	want = 4194304L * possible_cpus();	/* kmalloc: 4 MiB each */
+	link = probe("pea_st_kstack_target", 0);
+	pt_quota(-1, &l0, &b0);
+	PT_EQ(agg_create(link, &a), 0, "F3: 4096 keys, 8 buckets");
+	pt_quota(-1, &l1, &b1);
+	PT_OK(b1 - b0 >= want && b1 - b0 < want + 4096,
+	      "F3: charged %ld bytes for %ld allocated (4 MiB per CPU)",
+	      b1 - b0, want);
+	close(link);
+}
+
+static int block_pipe[2];
+
+static void *blocked_reader(void *arg)
+{
+	char c;
+
+	if (read(block_pipe[0], &c, 1) != 1)
+		return arg;
+	return NULL;
+}
+
+/*
+ * F5: a kretprobe closed with a call in flight is retired; its table is
+ * not the kernel's and goes at once, with its charge.
+ */
+static void test_retired_table(void)
+{
+	struct pea_agg_attr a = agg_attr(100, PEA_AGG_KEY_PID, PEA_AGG_VAL_ARG,
+					 PEA_AGG_HIST_LINEAR);
+	long l0, b0, l1, b1, table;
+	pthread_t th;
+	int link;
+
+	a.lin_max = 1024;
+	a.lin_step = 1;
+	table = 2L * possible_cpus() * (32 + 256L * (72 + 8 * 1026));
+	if (pipe(block_pipe))
+		pt_fatal("pipe");
+	link = probe("pipe_read", PEA_PROBE_F_RETPROBE);
+	if (pthread_create(&th, NULL, blocked_reader, NULL))
+		pt_fatal("pthread_create");
+	usleep(200000);		/* in pipe_read(), asleep */
+	PT_EQ(agg_create(link, &a), 0, "F5: a 17 MB table on kretprobe:pipe_read");
+	pt_quota(-1, &l0, &b0);
+	close(link);		/* retired: a call is in flight */
+	pt_quota(-1, &l1, &b1);
+	PT_OK(b0 - b1 >= table,
+	      "F5: closing the retired link gives its table's %ld bytes back at once (%ld -> %ld)",
+	      table, b0, b1);
+	if (write(block_pipe[1], "x", 1) != 1)
+		pt_fatal("write");
+	pthread_join(th, NULL);
+	close(block_pipe[0]);
+	close(block_pipe[1]);
+}
+
+/*
+ * F6: unsigned 64-bit values past 2^63 (a kernel pointer argument) go to
+ * the top log2 bucket, and min and max compare them unsigned.
+ */
+static void test_unsigned(void)
+{
+	struct pea_agg_attr a = agg_attr(4, PEA_AGG_KEY_NONE, PEA_AGG_VAL_ARG,
+					 PEA_AGG_HIST_LOG2);
+	struct table t;
+	int link, nb;
+
+	a.val_arg = 1;	/* pea_st_kstack_nmi(type, regs): regs */
+	link = probe("pea_st_kstack_nmi", 0);
+	PT_EQ(agg_create(link, &a), 0, "F6: a table of a pointer argument");
+	pt_pin(0);
+	calls(CTX_NMI, 1);
+	PT_EQ(agg_read(link, false, &t), 0, "F6: read");
+	nb = (int)t.nr_buckets;
+	PT_OK(t.nr >= 1 && nb == 66 && t.e[0].buckets[nb - 1] == t.e[0].count &&
+	      t.e[0].buckets[0] == 0 && (__u64)t.e[0].min >= (1ULL << 63) &&
+	      t.e[0].min <= t.e[0].max,
+	      "F6: %llu hit(s) of regs %llx in the top bucket of %d ([2^63, 2^64)), none negative",
+	      t.nr ? (unsigned long long)t.e[0].count : 0,
+	      t.nr ? (unsigned long long)t.e[0].min : 0, nb);
+	close(link);
+}
+
 int main(void)
 {
 	ncpu = pt_setup(NCPU_MAX);
@@ -708,5 +875,10 @@ int main(void)
 	test_clear_under_writers();
 	test_memory();
 	test_errors();
+	test_efault_after_clear();
+	test_no_records_info();
+	test_charge_rounded();
+	test_retired_table();
+	test_unsigned();
 	return pt_done();
 }

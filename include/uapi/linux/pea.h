@@ -451,7 +451,9 @@ struct pea_probe_record {
 struct pea_link_info {
 	__u64 id;		/* the producer id records carry */
 	__u64 addr;		/* the probed address */
-	__u64 hits;		/* records attempted */
+	__u64 hits;		/* records attempted (not the hits of a table
+				 * with PEA_AGG_F_NO_RECORDS)
+				 */
 	__u64 written;		/* records pea_output() accepted */
 	__u64 filtered;		/* hits skipped by the tgid/cpu filters */
 	__u64 errors;		/* pea_output() errors (ENOSPC counts lost) */
@@ -871,18 +873,21 @@ struct pea_event_value {
 #define PEA_AGG_HIST_LINEAR	2	/* lin_min .. lin_max by lin_step */
 
 /*
- * Log2 buckets of a value v (signed): 0: v < 0; 1: v == 0; i >= 2:
- * 2^(i-2) <= v < 2^(i-1). Linear: 0: v < lin_min; i in 1..n:
- * lin_min + (i-1)*lin_step <= v < lin_min + i*lin_step, n =
- * ceil((lin_max - lin_min) / lin_step); n + 1: v >= the last bound.
+ * Values are signed for PEA_AGG_VAL_RET and with PEA_AGG_F_SIGNED (an
+ * argument or a field), else unsigned (__u64). Log2 buckets of a value
+ * v: 0: v < 0 (signed only); 1: v == 0; i >= 2: 2^(i-2) <= v < 2^(i-1),
+ * up to 65: [2^63, 2^64) (unsigned only). Linear: 0: v < lin_min; i in
+ * 1..n: lin_min + (i-1)*lin_step <= v < lin_min + i*lin_step, n =
+ * ceil((lin_max - lin_min) / lin_step); n + 1: v >= the last bound (an
+ * unsigned v past 2^63 too).
  */
-#define PEA_AGG_LOG2_BUCKETS	65
+#define PEA_AGG_LOG2_BUCKETS	66
 #define PEA_AGG_LINEAR_MAX	1024	/* n at most */
 #define PEA_AGG_MAX_KEYS	65536	/* max_keys at most */
 
 /* struct pea_agg_attr.flags */
 #define PEA_AGG_F_NO_RECORDS	(1U << 0)	/* the link writes no records */
-#define PEA_AGG_F_SIGNED	(1U << 1)	/* PEA_AGG_VAL_FIELD is signed */
+#define PEA_AGG_F_SIGNED	(1U << 1)	/* an argument or field is signed */
 #define PEA_AGG_FLAGS		(PEA_AGG_F_NO_RECORDS | PEA_AGG_F_SIGNED)
 
 /**
@@ -936,9 +941,10 @@ struct pea_agg_attr {
  * @cpu:      the CPU whose table holds it
  * @reserved: zero
  * @count:    hits
- * @sum:      the values' sum (wraps as a __s64); 0 without a value
+ * @sum:      the values' sum (wraps past 64 bits); 0 without a value
  * @min:      the smallest value (without a value: 0)
- * @max:      the largest value (without a value: 0)
+ * @max:      the largest value (without a value: 0); @sum, @min and
+ *            @max are __u64 for unsigned values (see the buckets)
  * @buckets:  pea_agg_read.nr_buckets counts (none without a histogram)
  *
  * The same key may come in several entries (each CPU's, and a read
@@ -974,6 +980,11 @@ struct pea_agg_entry {
  * @dropped:    out: hits whose key did not fit in its CPU's table
  * @errors:     out: hits whose value could not be read (a tracepoint
  *              field past the entry), in no entry
+ *
+ * The out fields are written back before anything is cleared: a
+ * request that cannot be written back (EFAULT) clears nothing. The read
+ * may sleep (a grace period) and is interrupted by a signal (EINTR,
+ * nothing read nor cleared).
  *
  * Without PEA_AGG_READ_F_CLEAR a read sees a live table: each entry's
  * fields are read one by one while hits may land. With it the read
