@@ -15,7 +15,9 @@
  *     one left out still counts from the records;
  *   - --hist of a signed field (raw_syscalls:sys_exit's ret of a child's
  *     getppid(), this test's pid) with its sum, min, max and avg, in the
- *     kernel and from records.
+ *     kernel and from records;
+ *   - --hist arg1 of the test module's NMI handler, a kernel pointer,
+ *     in the kernel's [2^63, 2^64) bucket.
  */
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -355,6 +357,36 @@ static void hist_field(bool records)
 		pt_diag("%s", h);
 }
 
+/*
+ * --hist arg1 of pea_st_kstack_nmi(type, regs): a kernel pointer, an
+ * unsigned value past 2^63, counted in the kernel in [2^63, 2^64).
+ */
+static void test_hist_pointer(void)
+{
+	char *argv[] = { PT_PEA, "trace", "kprobe:pea_st_kstack_nmi",
+			 "--hist", "arg1", "--json", NULL };
+	struct pt_proc p;
+	const char *h;
+	int k;
+
+	if (!pt_trace_start(&p, argv)) {
+		PT_OK(0, "pea trace --hist arg1 starts");
+		pt_proc_close(&p);
+		return;
+	}
+	pt_pin(0);
+	calls(2, 1);
+	k = finish(&p, "hist", objs, 64);
+	h = k ? objs[0] : NULL;
+	PT_OK(h && strstr(h, "\"in_kernel\":true") &&
+	      pt_json_num(h, "count", -1) >= 1 &&
+	      strstr(h, "{\"lo\":9223372036854775808,\"hi\":18446744073709551616,\"count\":") &&
+	      !strstr(h, "\"lo\":-9223372036854775808"),
+	      "--hist arg1 (regs) in the kernel: in [2^63, 2^64), none negative");
+	if (h)
+		pt_diag("%s", h);
+}
+
 int main(void)
 {
 	ncpu = pt_nr_cpus();
@@ -367,6 +399,7 @@ int main(void)
 	test_partial();
 	hist_field(false);
 	hist_field(true);
+	test_hist_pointer();
 	usage("comm,comm", "comm twice");
 	usage("comm,ret", "a list of keys takes comm, pid, tid and cpu");
 	usage("comm,pid,tid,cpu", "at most 4 words");

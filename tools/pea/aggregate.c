@@ -678,16 +678,19 @@ static __u8 kern_key(const struct agg_table *t)
 
 /*
  * Whether the kernel computes histogram @t exactly as agg_add() would:
- * a latency, or a signed integer field (its log2 buckets are the tool's,
- * the negative one included). Unsigned values past 2^63 would land in
- * the kernel's negative bucket, and a typed ret differs from the raw
- * register: those stay with the records.
+ * a latency, an argument register as it is (no BTF type), or an integer
+ * field, signed or not as the tool takes it (the kernel's log2 buckets
+ * are the tool's, the negative and [2^63, 2^64) ones included). A typed
+ * ret or parameter differs from the raw register: those stay with the
+ * records.
  */
 static bool kern_hist_ok(const struct agg_table *t)
 {
 	if (t->kind == K_LATENCY)
 		return true;
-	return t->kind == K_FIELD && t->field->kind == TPF_INT && t->sgn &&
+	if (t->kind == K_ARG)
+		return !t->ty && !t->sgn;
+	return t->kind == K_FIELD && t->field->kind == TPF_INT &&
 	       (t->field->size == 1 || t->field->size == 2 ||
 		t->field->size == 4 || t->field->size == 8);
 }
@@ -739,11 +742,15 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 		attr.hist = PEA_AGG_HIST_LOG2;
 		if (hist->kind == K_LATENCY) {
 			attr.value = PEA_AGG_VAL_LATENCY;
+		} else if (hist->kind == K_ARG) {
+			attr.value = PEA_AGG_VAL_ARG;
+			attr.val_arg = hist->arg;
 		} else {
 			attr.value = PEA_AGG_VAL_FIELD;
 			attr.val_offset = hist->field->offset;
 			attr.val_size = hist->field->size;
-			attr.flags |= PEA_AGG_F_SIGNED;
+			if (hist->sgn)
+				attr.flags |= PEA_AGG_F_SIGNED;
 		}
 	} else {
 		/* Else the context count tables, their keys in one. */

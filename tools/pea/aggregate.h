@@ -60,7 +60,8 @@ void agg_add(struct agg *a, const struct trace_event *ev);
 
 /*
  * Let the kernel count probe @p's tables it can compute exactly (a
- * latency or signed-field histogram, or counts by comm, pid, tid, cpu)
+ * histogram of a latency, a raw argument or an integer field, or counts
+ * by comm, pid, tid, cpu)
  * in a table of link @link_fd (PEA_LINK_IOC_AGG_CREATE): every hit, not
  * only the records that arrive. With @no_records, and when the kernel
  * takes every table of @p, the link writes no records. 0, or -errno when
