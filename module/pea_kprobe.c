@@ -428,4 +428,5 @@ const struct pea_provider pea_kprobe_provider = {
 	.busy = pea_kprobe_busy,
 	.free = pea_kprobe_free,
 	.info = pea_kprobe_info,
+	.agg_check = pea_probe_agg_check,
 };

@@ -20,6 +20,7 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include "pea_internal.h"
+#include "pea_agg.h"
 #include "pea_link.h"
 #include "pea_provider.h"
 
@@ -127,6 +128,7 @@ void pea_link_free(struct pea_link *l)
 {
 	if (l->provider->free)
 		l->provider->free(l);
+	pea_agg_free(l);
 	pea_quota_unlink(l);
 	if (!l->retired) {
 		if (l->counter_map)
@@ -185,7 +187,11 @@ static void pea_link_close(struct pea_link *l)
 		pea_link_free(l);
 		return;
 	}
-	/* No handler of @l reaches its maps or filters any more (@retire). */
+	/*
+	 * No handler of @l reaches its maps, filters or table any more
+	 * (@retire): the table, which the kernel does not hold, goes now.
+	 */
+	pea_agg_retire(l);
 	if (l->counter_map)
 		pea_map_put(l->counter_map);
 	pea_map_put(l->map);
@@ -274,17 +280,50 @@ static void pea_link_get_info(struct pea_link *l, struct pea_link_info *info)
 		l->provider->info(l, &sum, info);
 }
 
+/* PEA_LINK_IOC_AGG_CREATE: the attr as the attach ioctls take theirs. */
+static long pea_link_agg_create(struct pea_link *l, const void __user *ua)
+{
+	struct pea_agg_attr a;
+	long err;
+
+	err = pea_link_copy_attr(&a, sizeof(a), PEA_AGG_ATTR_SIZE_VER0, ua);
+	return err ? err : pea_agg_create(l, &a);
+}
+
+/*
+ * PEA_LINK_IOC_AGG_READ: the request as an attr; pea_agg_read() writes
+ * its out fields back (as many bytes as the caller's size has) before it
+ * clears anything.
+ */
+static long pea_link_agg_read(struct pea_link *l, void __user *ua)
+{
+	struct pea_agg_read r;
+	long err;
+
+	err = pea_link_copy_attr(&r, sizeof(r), PEA_AGG_READ_SIZE_VER0, ua);
+	if (err)
+		return err;
+	return pea_agg_read(l, &r, ua, min_t(u32, r.size, sizeof(r)));
+}
+
 static long pea_link_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
 	struct pea_link *l = file->private_data;
 	struct pea_link_info info;
 
-	if (cmd != PEA_LINK_IOC_INFO)
+	switch (cmd) {
+	case PEA_LINK_IOC_INFO:
+		pea_link_get_info(l, &info);
+		return copy_to_user((void __user *)arg, &info, sizeof(info)) ?
+			-EFAULT : 0;
+	case PEA_LINK_IOC_AGG_CREATE:
+		return pea_link_agg_create(l, (const void __user *)arg);
+	case PEA_LINK_IOC_AGG_READ:
+		return pea_link_agg_read(l, (void __user *)arg);
+	default:
 		return -ENOTTY;
-	pea_link_get_info(l, &info);
-	return copy_to_user((void __user *)arg, &info, sizeof(info)) ?
-		-EFAULT : 0;
+	}
 }
 
 static const struct file_operations pea_link_fops = {

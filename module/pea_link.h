@@ -14,6 +14,7 @@
 #include <linux/pea.h>
 #include "pea_quota.h"
 
+struct pea_agg;
 struct pea_map;
 struct pea_provider;
 struct pea_quota;
@@ -49,6 +50,7 @@ struct pea_link {
 	struct pid_namespace *pid_ns;
 	bool retired;		/* closed, kept while calls are in flight */
 	struct pea_link_stats __percpu *stats;
+	struct pea_agg *agg;	/* its table (pea_agg.c), else NULL */
 	struct list_head node;	/* pea_links, or retired ones (pea_link.c) */
 	char symbol[PEA_SYM_LEN];
 };

@@ -17,6 +17,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include "pea_internal.h"
+#include "pea_agg.h"
 #include "pea_link.h"
 #include "pea_kstack.h"
 #include "pea_probe_rec.h"
@@ -154,9 +155,15 @@ void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
 	struct task_struct *task = current;
 	u32 extra = l->counter_map ? sizeof(struct pea_event_value) : 0;
 	u32 used = sizeof(*r) + extra + caplen;
+	struct pea_agg_sample as = {
+		.args = args, .ret = ret, .latency = latency,
+	};
 
 	if (nr)
 		flags |= PEA_REC_F_KSTACK;
+	/* In the table only (PEA_AGG_F_NO_RECORDS): no record attempted. */
+	if (pea_agg_hit(l, &as))
+		return;
 	pea_link_count_hit(l);
 	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
 			       pea_kstack_rec_size(used, nr), &h)) {
@@ -243,4 +250,27 @@ void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
 		this_cpu_inc(l->stats->errors);
 	}
 	pea_scratch_put();
+}
+
+/**
+ * pea_probe_agg_check() - the values a probe's table may take
+ * @l: a kprobe or uprobe link (their PEA_*_F_RETPROBE is the same bit)
+ * @a: the table's attr
+ *
+ * Every hit gives its arguments; a return also its value and latency.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pea_probe_agg_check(struct pea_link *l, const struct pea_agg_attr *a)
+{
+	switch (a->value) {
+	case PEA_AGG_VAL_NONE:
+	case PEA_AGG_VAL_ARG:
+		return 0;
+	case PEA_AGG_VAL_LATENCY:
+	case PEA_AGG_VAL_RET:
+		return l->flags & PEA_PROBE_F_RETPROBE ? 0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
 }

@@ -8,6 +8,7 @@
 
 #include <linux/types.h>
 
+struct pea_agg_attr;
 struct pea_link;
 struct pt_regs;
 
@@ -20,5 +21,6 @@ void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
 		    u64 latency, u16 flags, const void *cap, u32 caplen);
 void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
 		   struct pt_regs *regs);
+int pea_probe_agg_check(struct pea_link *l, const struct pea_agg_attr *a);
 
 #endif /* _PEA_PROBE_REC_H */

@@ -11,6 +11,7 @@
 #include <linux/compiler_types.h>
 #include <linux/types.h>
 
+struct pea_agg_attr;
 struct pea_link;
 struct pea_link_info;
 struct pea_link_stats;
@@ -39,6 +40,10 @@ struct pea_map;
  * @info:       optional: the kind's part of PEA_LINK_IOC_INFO, which the
  *              debugfs links file prints too: @info->missed, from the
  *              stats summed in @sum (0 without @info)
+ * @agg_check:  optional: whether the kind's hits give the value a table
+ *              asks for (@a checked otherwise already): 0 or -EINVAL;
+ *              without it the kind has no tables (EOPNOTSUPP). A kind
+ *              that has them hands every hit to pea_agg_hit() (pea_agg.h)
  *
  * Each kind has one const struct pea_provider in a file of its own; the
  * link core reaches a kind only through it, and the map's attach ioctl
@@ -55,6 +60,7 @@ struct pea_provider {
 	void (*info)(struct pea_link *l,
 		     const struct pea_link_stats *sum,
 		     struct pea_link_info *info);
+	int (*agg_check)(struct pea_link *l, const struct pea_agg_attr *a);
 };
 
 /**

@@ -175,6 +175,50 @@ out:
 	return err;
 }
 
+/*
+ * Charge @bytes to @l's user. Exempt from the per-user bounds and the
+ * reserve: the attacher (cached in @l) or, with @caller, the caller as it
+ * is now, asked each time and never cached (an ioctl on the link's fd
+ * may come from another task than the attacher).
+ */
+static int pea_charge(struct pea_link *l, size_t bytes, bool caller)
+{
+	struct pea_quota *q = l->quota;
+	unsigned long flags, user_max, max;
+	bool over, asked = false, exempt = false;
+	int err = -ENOMEM;
+
+	user_max = READ_ONCE(max_user_probe_kb);
+	max = READ_ONCE(max_probe_kb);
+	user_max = user_max > ULONG_MAX / 1024 ? ULONG_MAX : user_max * 1024;
+	max = max > ULONG_MAX / 1024 ? ULONG_MAX : max * 1024;
+again:
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
+	if (bytes > max || pea_quota_total > max - bytes)
+		goto out;
+	over = bytes > user_max || q->bytes > user_max - bytes ||
+	       pea_quota_total + bytes > pea_quota_shared(max);
+	if (over && !(caller ? asked : l->quota_asked)) {
+		raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
+		if (caller)
+			exempt = capable(CAP_SYS_RESOURCE) ||
+				 capable(CAP_SYS_ADMIN);
+		else
+			pea_quota_exempt(l);
+		asked = true;
+		goto again;
+	}
+	if (over && !(caller ? exempt : l->quota_exempt))
+		goto out;
+	q->bytes += bytes;
+	pea_quota_total += bytes;
+	l->charged += bytes;
+	err = 0;
+out:
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
+	return err;
+}
+
 /**
  * pea_link_charge() - charge @bytes of kernel memory to @l's user
  * @l: the link (counted by pea_quota_link())
@@ -189,35 +233,25 @@ out:
  */
 int pea_link_charge(struct pea_link *l, size_t bytes)
 {
-	struct pea_quota *q = l->quota;
-	unsigned long flags, user_max, max;
-	bool over;
-	int err = -ENOMEM;
+	return pea_charge(l, bytes, false);
+}
 
-	user_max = READ_ONCE(max_user_probe_kb);
-	max = READ_ONCE(max_probe_kb);
-	user_max = user_max > ULONG_MAX / 1024 ? ULONG_MAX : user_max * 1024;
-	max = max > ULONG_MAX / 1024 ? ULONG_MAX : max * 1024;
-again:
-	raw_spin_lock_irqsave(&pea_quota_lock, flags);
-	if (bytes > max || pea_quota_total > max - bytes)
-		goto out;
-	over = bytes > user_max || q->bytes > user_max - bytes ||
-	       pea_quota_total + bytes > pea_quota_shared(max);
-	if (over && !l->quota_asked) {
-		raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
-		pea_quota_exempt(l);
-		goto again;
-	}
-	if (over && !l->quota_exempt)
-		goto out;
-	q->bytes += bytes;
-	pea_quota_total += bytes;
-	l->charged += bytes;
-	err = 0;
-out:
-	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
-	return err;
+/**
+ * pea_link_charge_caller() - pea_link_charge() from an ioctl on the link
+ * @l: the link
+ * @bytes: what the link is about to pin
+ *
+ * The same bounds, but whether the per-user ones apply is the caller's
+ * own exemption (CAP_SYS_RESOURCE or CAP_SYS_ADMIN), asked only when a
+ * bound would refuse, never the attacher's: a task the fd was handed to
+ * gets no more than it may have.
+ *
+ * Context: process context (it may ask capable()).
+ * Return: 0 or -ENOMEM.
+ */
+int pea_link_charge_caller(struct pea_link *l, size_t bytes)
+{
+	return pea_charge(l, bytes, true);
 }
 
 /**

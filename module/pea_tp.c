@@ -38,6 +38,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include "pea_internal.h"
+#include "pea_agg.h"
 #include "pea_link.h"
 #include "pea_provider.h"
 #include "pea_kstack.h"
@@ -220,6 +221,7 @@ static void pea_tp_overflow(struct perf_event *event,
 	struct task_struct *task = current;
 	struct pea_output_handle h;
 	struct pea_scratch *s = NULL;
+	struct pea_agg_sample as = {};
 	struct pea_tp_record *r;
 	u32 size, used, nr = 0;
 
@@ -239,6 +241,11 @@ static void pea_tp_overflow(struct perf_event *event,
 		this_cpu_inc(l->stats->filtered);
 		return;
 	}
+	as.raw = raw->frag.data;
+	as.raw_len = raw->frag.size;
+	/* In the table only (PEA_AGG_F_NO_RECORDS): no record attempted. */
+	if (pea_agg_hit(l, &as))
+		return;
 	pea_link_count_hit(l);
 	size = pea_tp_raw_size(raw);
 	used = sizeof(*r) + size;
@@ -468,9 +475,17 @@ static long pea_tp_attach(struct pea_map *map, const void __user *ua)
 	return pea_link_install(l, a.flags & PEA_TP_F_CLOEXEC, NULL);
 }
 
+/* A tracepoint's table takes a field of its entry (first fragment). */
+static int pea_tp_agg_check(struct pea_link *l, const struct pea_agg_attr *a)
+{
+	return a->value == PEA_AGG_VAL_NONE || a->value == PEA_AGG_VAL_FIELD ?
+		0 : -EINVAL;
+}
+
 const struct pea_provider pea_tp_provider = {
 	.link_size = sizeof(struct pea_tp_link),
 	.attach = pea_tp_attach,
 	.reg = pea_tp_register,
 	.unregister = pea_tp_unregister,
+	.agg_check = pea_tp_agg_check,
 };

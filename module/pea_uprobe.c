@@ -653,4 +653,5 @@ const struct pea_provider pea_uprobe_provider = {
 	.unregister = pea_uprobe_unregister,
 	.free = pea_uprobe_free,
 	.info = pea_uprobe_info,
+	.agg_check = pea_probe_agg_check,
 };

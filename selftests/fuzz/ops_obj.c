@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_fuzz: creating maps and events, every ioctl on every fd kind
- * (/dev/pea, map, output event, counter, link) with random and boundary
+ * (/dev/pea, map, output event, counter, link, a link's aggregation
+ * table) with random and boundary
  * arguments, wrong and closed fds, and close. Where Linux defines the
  * answer (a bad pointer is EFAULT, an unknown command ENOTTY, an unknown
  * flag or a reserved field EINVAL) the result is checked.
@@ -566,8 +567,11 @@ static int op_link_ioctl(struct fz_thread *t)
 		fz_expect("link_ioctl", "bad pointer", err, EFAULT);
 		break;
 	case 1: {
-		static const unsigned long known[] = { PEA_LINK_IOC_INFO };
-		unsigned long cmd = fz_unknown_cmd(r, known, 1);
+		static const unsigned long known[] = {
+			PEA_LINK_IOC_INFO, PEA_LINK_IOC_AGG_CREATE,
+			PEA_LINK_IOC_AGG_READ,
+		};
+		unsigned long cmd = fz_unknown_cmd(r, known, 3);
 
 		err = fz_ioctl(fd, cmd, &li);
 		fz_expect("link_ioctl", "unknown command", err, ENOTTY);
@@ -583,6 +587,106 @@ static int op_link_ioctl(struct fz_thread *t)
 				     (unsigned long long)li.errors,
 				     (unsigned long long)li.filtered,
 				     (unsigned long long)li.hits);
+		break;
+	}
+	fz_fd_unlock(s);
+	return err;
+}
+
+/*
+ * A random aggregation table on a random link (random keys, values,
+ * histograms and limits; refused with EINVAL, EOPNOTSUPP, E2BIG, EEXIST
+ * or ENOMEM, nothing else), a broken attr (EINVAL, EFAULT), or a read
+ * (and clear) into a random buffer: a read-and-clear returns a
+ * generation no writer touches any more, so its hits must equal its
+ * entries' counts, dropped and errors exactly.
+ */
+static int op_link_agg(struct fz_thread *t)
+{
+	static __thread unsigned char buf[32768];
+	struct fz_rng *r = &t->rng;
+	int s = fz_fd_lock(r, FZ_LINK), err, fd, i;
+	struct pea_agg_attr a;
+	struct pea_agg_read rd;
+	__u64 sum = 0;
+	__u32 k;
+
+	if (s < 0)
+		return -ENOENT;
+	fd = fz_fds[s].fd;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.max_keys = 1 + (__u32)fz_below(r, fz_chance(r, 8) ? 70000 : 64);
+	for (i = 0; i < (int)fz_below(r, 4); i++)
+		a.keys[i] = (__u8)fz_below(r, 6);
+	a.value = (__u32)fz_below(r, 5);
+	if (a.value == PEA_AGG_VAL_ARG)
+		a.val_arg = (__u32)fz_below(r, 6);
+	if (a.value == PEA_AGG_VAL_FIELD) {
+		a.val_offset = (__u32)fz_below(r, 64);
+		a.val_size = 1U << fz_below(r, 4);
+		a.flags |= fz_chance(r, 2) ? PEA_AGG_F_SIGNED : 0;
+	}
+	if (a.value)
+		a.hist = (__u32)fz_below(r, 3);
+	if (a.hist == PEA_AGG_HIST_LINEAR) {
+		a.lin_min = (__s64)fz_below(r, 1000) - 500;
+		a.lin_max = a.lin_min + 1 + (__s64)fz_below(r, 2000);
+		a.lin_step = 1 + fz_below(r, 50);
+	}
+	a.flags |= fz_chance(r, 4) ? PEA_AGG_F_NO_RECORDS : 0;
+	switch (fz_below(r, 5)) {
+	case 0:
+	case 1:
+		err = fz_ioctl(fd, PEA_LINK_IOC_AGG_CREATE, &a);
+		if (err && err != EINVAL && err != EOPNOTSUPP &&
+		    err != E2BIG && err != EEXIST && err != ENOMEM)
+			fz_violation("link_agg", "create: errno %d", err);
+		break;
+	case 2:
+		if (fz_chance(r, 2)) {
+			err = fz_ioctl(fd, PEA_LINK_IOC_AGG_CREATE,
+				       fz_bad_ptr(r));
+			fz_expect("link_agg", "create, bad pointer", err,
+				  EFAULT);
+		} else {
+			a.reserved = 1 + fz_u32(r) % 7;
+			err = fz_ioctl(fd, PEA_LINK_IOC_AGG_CREATE, &a);
+			fz_expect("link_agg", "create, reserved", err, EINVAL);
+		}
+		break;
+	default:
+		memset(&rd, 0, sizeof(rd));
+		rd.size = sizeof(rd);
+		rd.flags = fz_chance(r, 2) ? PEA_AGG_READ_F_CLEAR : 0;
+		rd.buf = fz_chance(r, 16) ? (__u64)(uintptr_t)fz_bad_ptr(r) :
+					    (__u64)(uintptr_t)buf;
+		rd.buf_len = fz_below(r, sizeof(buf) + 1);
+		err = fz_ioctl(fd, PEA_LINK_IOC_AGG_READ, &rd);
+		if (err && err != ENOENT && err != ENOSPC && err != EFAULT)
+			fz_violation("link_agg", "read: errno %d", err);
+		if (err || !rd.entry_size)
+			break;
+		if ((__u64)rd.nr_entries * rd.entry_size > rd.buf_len)
+			fz_violation("link_agg", "%u entries of %u bytes in %llu",
+				     rd.nr_entries, rd.entry_size,
+				     (unsigned long long)rd.buf_len);
+		if (!(rd.flags & PEA_AGG_READ_F_CLEAR) ||
+		    rd.buf != (__u64)(uintptr_t)buf)
+			break;
+		for (k = 0; k < rd.nr_entries; k++) {
+			struct pea_agg_entry *e =
+				(void *)(buf + (size_t)k * rd.entry_size);
+
+			sum += e->count;
+		}
+		if (sum + rd.dropped + rd.errors != rd.hits)
+			fz_violation("link_agg",
+				     "read-and-clear: counts %llu + dropped %llu + errors %llu != hits %llu",
+				     (unsigned long long)sum,
+				     (unsigned long long)rd.dropped,
+				     (unsigned long long)rd.errors,
+				     (unsigned long long)rd.hits);
 		break;
 	}
 	fz_fd_unlock(s);
@@ -634,6 +738,7 @@ const struct fz_op fz_ops_obj[] = {
 	{ "map_fill", op_map_fill, 3, false },
 	{ "event_ioctl", op_event_ioctl, 12, false },
 	{ "link_ioctl", op_link_ioctl, 3, false },
+	{ "link_agg", op_link_agg, 3, false },
 	{ "close", op_close, 6, false },
 	{ NULL, NULL, 0, false },
 };

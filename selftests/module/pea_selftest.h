@@ -391,7 +391,8 @@ struct pea_st_ctx_output {
  * from pea_st_kstack_nmi(), an NMI handler, in an NMI the module sends to
  * the calling CPU (a kprobe on the target records a stack that crosses
  * from the NMI stack to the task's); with @hardirq, from
- * pea_st_kstack_irq_work(), a hard irq_work on the calling CPU, instead.
+ * pea_st_kstack_irq_work(), a hard irq_work on the calling CPU, instead;
+ * with @task, from the ioctl itself (task context, test_agg).
  */
 struct pea_st_kstack_nmi {
 	__u32 count;
@@ -400,6 +401,8 @@ struct pea_st_kstack_nmi {
 	__u32 in_nmi;		/* out: in_nmi() was true during them */
 	__u32 hardirq;		/* in hardirq context, not NMI */
 	__u32 in_hardirq;	/* out: in_hardirq() && !in_nmi() was true */
+	__u32 task;		/* in the ioctl itself (task context) instead */
+	__u32 pad;
 };
 
 #define PEA_ST_IOC_KSTACK_NMI	_IOWR(PEA_ST_MAGIC, 0x50, struct pea_st_kstack_nmi)

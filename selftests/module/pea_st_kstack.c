@@ -109,6 +109,10 @@ long st_kstack_nmi(void __user *uarg)
 		return -EINVAL;
 	memset(&ks, 0, sizeof(ks));
 	ks.count = a.count;
+	if (a.task) {
+		ks_calls();
+		goto out;
+	}
 	if (a.hardirq) {
 		err = st_kstack_calls_in_hardirq();
 		if (err)

@@ -14,7 +14,9 @@
  * at most PEA_KSTACK_MAX addresses).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <string.h>
 #include <time.h>
 #include "pea_tool.h"
@@ -38,7 +40,10 @@ enum agg_kind {
 	K_CPU,
 	K_PROBE,
 	K_KSTACK,
+	K_MULTI,	/* --count-by comm,pid: context keys together */
 };
+
+#define MULTI_MAX	4	/* parts of a K_MULTI key */
 
 struct count_ent {
 	__u64 hash;
@@ -60,6 +65,13 @@ struct count_ent {
  * @hist:   a histogram, else a count table
  * @probe:  the probe's index (-1: every probe, --count-by probe)
  * @unused: the option is for another probe: no table here
+ * @kern:   filled from the probe's table in the kernel (agg_kernel()):
+ *          every hit counted, no record needed
+ * @kword:  @kern count tables: the key's first word in the kernel's key
+ * @parts:  K_MULTI: the kinds of its parts, @nparts of them (K_COMM,
+ *          K_PID, K_TID, K_CPU); its key is their bytes in order, 16 for
+ *          a comm, 8 for a number
+ * @pword:  K_MULTI and @kern: each part's first word in the kernel's key
  */
 struct agg_table {
 	const char *text;
@@ -70,9 +82,15 @@ struct agg_table {
 	bool sgn, hex, hist;
 	int probe;
 	bool unused;
+	bool kern;
+	unsigned int kword;
+	enum agg_kind parts[MULTI_MAX];
+	unsigned int pword[MULTI_MAX];
+	int nparts;
 	__u64 total;
-	/* histogram */
+	/* histogram, and its values' sum, min and max (signed with @sgn) */
 	__u64 neg, b[HIST_BUCKETS];
+	__u64 sum, vmin, vmax;
 	/* count table */
 	struct count_ent *slots;
 	size_t nslots, nkeys;
@@ -85,6 +103,10 @@ struct agg {
 	const struct trace_fmt *const *probes;
 	struct agg_table *tabs;	/* [spec][probe], hist specs first */
 	int ntabs;
+	int *kfd;		/* per probe: its link with a kernel table, or -1 */
+	__u64 lost;		/* records lost in the interval */
+	void *kbuf;		/* entries read from the kernel */
+	size_t kbuf_len;
 };
 
 /* ---- parsing the keys ---- */
@@ -105,6 +127,58 @@ static bool is_argn(const char *s, unsigned int *n)
 	return true;
 }
 
+/*
+ * --count-by comm,pid: context keys together (comm, pid, tid, cpu, each
+ * once, as ctx.NAME too: a list names no field), at most 4 words as the
+ * kernel's tables hold them (a comm is two). 0 or PEA_EXIT_USAGE.
+ */
+static int parse_multi(struct agg_table *t, const char *text)
+{
+	static const struct {
+		const char *name;
+		enum agg_kind kind;
+	} ctxk[] = {
+		{ "comm", K_COMM }, { "pid", K_PID }, { "tid", K_TID },
+		{ "cpu", K_CPU },
+	};
+	const char *p = text, *e;
+	unsigned int words = 0;
+	size_t i, n;
+	int j;
+
+	t->kind = K_MULTI;
+	while (*p) {
+		e = strchr(p, ',');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n > strlen(CTX_PFX) && !strncmp(p, CTX_PFX, strlen(CTX_PFX))) {
+			p += strlen(CTX_PFX);
+			n -= strlen(CTX_PFX);
+		}
+		for (i = 0; i < sizeof(ctxk) / sizeof(ctxk[0]); i++)
+			if (strlen(ctxk[i].name) == n && !strncmp(p, ctxk[i].name, n))
+				break;
+		if (i == sizeof(ctxk) / sizeof(ctxk[0]))
+			return tool_usage("trace", "--count-by '%s': a list of keys takes comm, pid, tid and cpu, each once",
+					  text);
+		for (j = 0; j < t->nparts; j++)
+			if (t->parts[j] == ctxk[i].kind)
+				return tool_usage("trace", "--count-by '%s': %s twice",
+						  text, ctxk[i].name);
+		words += ctxk[i].kind == K_COMM ? 2 : 1;
+		if (t->nparts == MULTI_MAX || words > 4)
+			return tool_usage("trace", "--count-by '%s': at most 4 words of key (comm takes 2, pid, tid and cpu 1)",
+					  text);
+		t->parts[t->nparts++] = ctxk[i].kind;
+		if (!e)
+			break;
+		p = e + 1;
+		if (!*p)
+			return tool_usage("trace", "--count-by '%s': a key after the last ','",
+					  text);
+	}
+	return 0;
+}
+
 /* Set @t's key from @text for probe @fmt; 0 or PEA_EXIT_USAGE. */
 static int parse_key(struct agg_table *t, const char *text,
 		     const struct trace_fmt *fmt, bool hist)
@@ -117,6 +191,8 @@ static int parse_key(struct agg_table *t, const char *text,
 
 	t->text = text;
 	t->hist = hist;
+	if (!hist && strchr(text, ','))
+		return parse_multi(t, text);
 	/*
 	 * A tracepoint's own fields win over the context keys of the same
 	 * name (sched_wakeup's comm is the woken task's, sys_exit's ret the
@@ -239,6 +315,15 @@ int agg_new(struct agg **out, const struct agg_opts *o,
 		tool_err("out of memory");
 		return PEA_EXIT_ERR;
 	}
+	a->kfd = malloc(nprobes * sizeof(*a->kfd));
+	if (!a->kfd) {
+		free(a->tabs);
+		free(a);
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
+	}
+	for (p = 0; p < nprobes; p++)
+		a->kfd[p] = -1;
 	a->o = *o;
 	a->nprobes = nprobes;
 	a->probes = probes;
@@ -280,6 +365,8 @@ void agg_free(struct agg *a)
 		free(a->tabs[i].slots);
 	}
 	free(a->tabs);
+	free(a->kfd);
+	free(a->kbuf);
 	free(a);
 }
 
@@ -400,32 +487,32 @@ static bool count_grow(struct agg_table *t, size_t nslots)
 }
 
 static void count_add(struct agg *a, struct agg_table *t,
-		      const unsigned char *key, __u32 len)
+		      const unsigned char *key, __u32 len, __u64 n)
 {
 	__u64 h = fnv1a(key, len);
 	struct count_ent *e;
 	size_t i;
 
-	t->total++;
+	t->total += n;
 	if (t->nslots) {
 		for (i = h & (t->nslots - 1); t->slots[i].key;
 		     i = (i + 1) & (t->nslots - 1)) {
 			e = &t->slots[i];
 			if (e->hash == h && e->len == len &&
 			    !memcmp(e->key, key, len)) {
-				e->count++;
+				e->count += n;
 				return;
 			}
 		}
 	}
 	if (t->nkeys >= a->o.max_keys) {
-		t->other++;
+		t->other += n;
 		return;
 	}
 	/* At most half full: the slots stay below 4 * max_keys. */
 	if ((t->nkeys + 1) * 2 > t->nslots &&
 	    !count_grow(t, t->nslots ? t->nslots * 2 : 64)) {
-		t->other++;
+		t->other += n;
 		return;
 	}
 	for (i = h & (t->nslots - 1); t->slots[i].key;
@@ -434,14 +521,57 @@ static void count_add(struct agg *a, struct agg_table *t,
 	e = &t->slots[i];
 	e->key = malloc(len ? len : 1);
 	if (!e->key) {
-		t->other++;
+		t->other += n;
 		return;
 	}
 	memcpy(e->key, key, len);
 	e->len = len;
 	e->hash = h;
-	e->count = 1;
+	e->count = n;
 	t->nkeys++;
+}
+
+/* Whether @x < @y as the table's values (signed with @sgn). */
+static bool val_lt(const struct agg_table *t, __u64 x, __u64 y)
+{
+	return t->sgn ? (__s64)x < (__s64)y : x < y;
+}
+
+/* Add @n values of sum @sum, min @lo and max @hi to @t's stats. */
+static void hist_stats(struct agg_table *t, __u64 sum, __u64 lo, __u64 hi,
+		       __u64 n)
+{
+	if (!n)
+		return;
+	if (!t->total || val_lt(t, lo, t->vmin))
+		t->vmin = lo;
+	if (!t->total || val_lt(t, t->vmax, hi))
+		t->vmax = hi;
+	t->sum += sum;	/* wraps past 64 bits */
+}
+
+/* A K_MULTI key's bytes: each part's, a comm as 16 bytes NUL-padded. */
+static __u32 multi_key(const struct agg_table *t, const struct trace_event *ev,
+		       unsigned char *out)
+{
+	__u32 len = 0;
+	__u64 v;
+	int i;
+
+	for (i = 0; i < t->nparts; i++) {
+		if (t->parts[i] == K_COMM) {
+			memset(out + len, 0, 16);
+			memcpy(out + len, ev->rec.comm,
+			       strnlen(ev->rec.comm, sizeof(ev->rec.comm)));
+			len += 16;
+			continue;
+		}
+		v = t->parts[i] == K_PID ? ev->rec.tgid :
+		    t->parts[i] == K_TID ? ev->rec.pid : ev->rec.cpu;
+		memcpy(out + len, &v, 8);
+		len += 8;
+	}
+	return len;
 }
 
 void agg_add(struct agg *a, const struct trace_event *ev)
@@ -451,17 +581,19 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 
 	for (s = 0; s < nspecs; s++) {
 		struct agg_table *t = &a->tabs[s * a->nprobes + probe];
+		unsigned char mk[MULTI_MAX * 16];
 		const unsigned char *key;
 		__u32 len;
 		__u64 v;
 
 		if (t->probe < 0)	/* one table for all probes */
 			t = &a->tabs[s * a->nprobes];
-		if (t->unused)
+		if (t->unused || t->kern)
 			continue;
 		if (t->hist) {
 			if (!key_num(t, ev, &v))
 				continue;
+			hist_stats(t, v, v, v, 1);
 			t->total++;
 			if (t->sgn && (__s64)v < 0)
 				t->neg++;
@@ -469,7 +601,10 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 				t->b[hist_bucket(v)]++;
 			continue;
 		}
-		if (t->kind == K_COMM) {
+		if (t->kind == K_MULTI) {
+			len = multi_key(t, ev, mk);
+			key = mk;
+		} else if (t->kind == K_COMM) {
 			key = (const unsigned char *)ev->rec.comm;
 			len = strnlen(ev->rec.comm, sizeof(ev->rec.comm));
 		} else if (t->kind == K_KSTACK) {
@@ -488,8 +623,299 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 			key = (const unsigned char *)&v;
 			len = sizeof(v);
 		}
-		count_add(a, t, key, len);
+		count_add(a, t, key, len, 1);
 	}
+}
+
+
+/* ---- tables in the kernel (PEA_LINK_IOC_AGG_*) ---- */
+
+/* The kernel key part of a context key, or NONE. */
+static __u8 kern_key_of(enum agg_kind kind)
+{
+	switch (kind) {
+	case K_COMM:
+		return PEA_AGG_KEY_COMM;
+	case K_PID:
+		return PEA_AGG_KEY_PID;
+	case K_TID:
+		return PEA_AGG_KEY_TID;
+	case K_CPU:
+		return PEA_AGG_KEY_CPU;
+	default:
+		return PEA_AGG_KEY_NONE;
+	}
+}
+
+/* The word of key part @k in the kernel key @keys, or -1 if absent. */
+static int kern_word(const __u8 *keys, int nparts, __u8 k)
+{
+	int i, w = 0;
+
+	for (i = 0; i < nparts; i++) {
+		if (keys[i] == k)
+			return w;
+		w += keys[i] == PEA_AGG_KEY_COMM ? 2 : 1;
+	}
+	return -1;
+}
+
+/*
+ * Whether a count table's key is made of context keys (the first part's
+ * kernel key, or NONE).
+ */
+static __u8 kern_key(const struct agg_table *t)
+{
+	int j;
+
+	if (t->kind != K_MULTI)
+		return kern_key_of(t->kind);
+	for (j = 0; j < t->nparts; j++)
+		if (!kern_key_of(t->parts[j]))
+			return PEA_AGG_KEY_NONE;
+	return kern_key_of(t->parts[0]);
+}
+
+/*
+ * Whether the kernel computes histogram @t exactly as agg_add() would:
+ * a latency, an argument register as it is (no BTF type), or an integer
+ * field, signed or not as the tool takes it (the kernel's log2 buckets
+ * are the tool's, the negative and [2^63, 2^64) ones included). A typed
+ * ret or parameter differs from the raw register: those stay with the
+ * records.
+ */
+static bool kern_hist_ok(const struct agg_table *t)
+{
+	if (t->kind == K_LATENCY)
+		return true;
+	if (t->kind == K_ARG)
+		return !t->ty && !t->sgn;
+	return t->kind == K_FIELD && t->field->kind == TPF_INT &&
+	       (t->field->size == 1 || t->field->size == 2 ||
+		t->field->size == 4 || t->field->size == 8);
+}
+
+/*
+ * Whether count table @t's key parts are all in the kernel key @keys
+ * (@nparts parts); sets where each part's words are (@t->pword).
+ */
+static bool kern_fits(struct agg_table *t, const __u8 *keys, int nparts)
+{
+	int np = t->kind == K_MULTI ? t->nparts : 1, j, w;
+
+	if (!kern_key(t))
+		return false;
+	for (j = 0; j < np; j++) {
+		w = kern_word(keys, nparts,
+			      kern_key_of(t->kind == K_MULTI ? t->parts[j] :
+					  t->kind));
+		if (w < 0)
+			return false;
+		t->pword[j] = w;
+	}
+	return true;
+}
+
+static struct agg_table *tab_of(struct agg *a, int s, int p)
+{
+	return &a->tabs[s * a->nprobes + p];
+}
+
+int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
+{
+	int s, nspecs, words = 0, nparts = 0, i;
+	struct agg_table *hist = NULL;
+	struct pea_agg_attr attr;
+	bool all = true;
+
+	if (!a)
+		return 0;
+	nspecs = a->o.nhist + a->o.ncount;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	/* The first histogram the kernel can compute, keyed by nothing. */
+	for (s = 0; s < a->o.nhist && !hist; s++)
+		if (!tab_of(a, s, p)->unused && kern_hist_ok(tab_of(a, s, p)))
+			hist = tab_of(a, s, p);
+	if (hist) {
+		attr.max_keys = 1;
+		attr.hist = PEA_AGG_HIST_LOG2;
+		if (hist->kind == K_LATENCY) {
+			attr.value = PEA_AGG_VAL_LATENCY;
+		} else if (hist->kind == K_ARG) {
+			attr.value = PEA_AGG_VAL_ARG;
+			attr.val_arg = hist->arg;
+		} else {
+			attr.value = PEA_AGG_VAL_FIELD;
+			attr.val_offset = hist->field->offset;
+			attr.val_size = hist->field->size;
+			if (hist->sgn)
+				attr.flags |= PEA_AGG_F_SIGNED;
+		}
+	} else {
+		/* Else the context count tables, their keys in one. */
+		for (s = a->o.nhist; s < nspecs; s++) {
+			struct agg_table *t = tab_of(a, s, p);
+			int np = t->kind == K_MULTI ? t->nparts : 1, j;
+
+			if (t->unused || t->probe < 0 || !kern_key(t))
+				continue;
+			for (j = 0; j < np; j++) {
+				__u8 k = kern_key_of(t->kind == K_MULTI ?
+						     t->parts[j] : t->kind);
+
+				for (i = 0; i < nparts && attr.keys[i] != k;
+				     i++)
+					;
+				if (i < nparts)
+					continue;
+				if (words + (k == PEA_AGG_KEY_COMM ? 2 : 1) >
+				    PEA_AGG_KEY_WORDS)
+					continue;
+				attr.keys[nparts++] = k;
+				words += k == PEA_AGG_KEY_COMM ? 2 : 1;
+			}
+		}
+		if (!nparts)
+			return 0;
+		attr.max_keys = a->o.max_keys < PEA_AGG_MAX_KEYS ?
+				a->o.max_keys : PEA_AGG_MAX_KEYS;
+	}
+	/* Records are needed unless the kernel takes every table of @p. */
+	for (s = 0; s < nspecs; s++) {
+		struct agg_table *t = tab_of(a, s, p);
+
+		if (t->probe < 0 && !tab_of(a, s, 0)->unused)
+			all = false;	/* --count-by probe: from records */
+		else if (!t->unused &&
+			 !(hist ? t == hist :
+			   !t->hist && kern_fits(t, attr.keys, nparts)))
+			all = false;
+	}
+	if (all && no_records)
+		attr.flags |= PEA_AGG_F_NO_RECORDS;
+	if (ioctl(link_fd, PEA_LINK_IOC_AGG_CREATE, &attr))
+		return -errno;	/* an older module: the records path */
+	a->kfd[p] = link_fd;
+	if (hist) {
+		hist->kern = true;
+		return 0;
+	}
+	for (s = a->o.nhist; s < nspecs; s++) {
+		struct agg_table *t = tab_of(a, s, p);
+
+		if (t->unused || t->probe < 0 ||
+		    !kern_fits(t, attr.keys, nparts))
+			continue;	/* no room in the key: from records */
+		t->kern = true;
+		t->kword = t->pword[0];
+	}
+	return 0;
+}
+
+/* Add one kernel entry to the kernel tables of probe @p. */
+static void kern_add(struct agg *a, int p, const struct pea_agg_entry *e,
+		     __u32 nb)
+{
+	int s, nspecs = a->o.nhist + a->o.ncount;
+	__u32 b, len;
+	__u64 v;
+
+	for (s = 0; s < nspecs; s++) {
+		struct agg_table *t = tab_of(a, s, p);
+
+		if (!t->kern)
+			continue;
+		if (t->hist) {
+			/* Kernel buckets: negative, 0, then [2^k, 2^(k+1)). */
+			hist_stats(t, (__u64)e->sum, (__u64)e->min,
+				   (__u64)e->max, e->count);
+			t->total += e->count;
+			if (nb > 0)
+				t->neg += e->buckets[0];
+			for (b = 1; b < nb && b - 1 < HIST_BUCKETS; b++)
+				t->b[b - 1] += e->buckets[b];
+			continue;
+		}
+		if (t->kind == K_MULTI) {
+			unsigned char mk[MULTI_MAX * 16];
+			int j;
+
+			for (j = 0, len = 0; j < t->nparts; j++) {
+				if (t->parts[j] == K_COMM) {
+					memcpy(mk + len, &e->key[t->pword[j]], 16);
+					len += 16;
+				} else {
+					memcpy(mk + len, &e->key[t->pword[j]], 8);
+					len += 8;
+				}
+			}
+			count_add(a, t, mk, len, e->count);
+		} else if (t->kind == K_COMM) {
+			len = strnlen((const char *)&e->key[t->kword], 16);
+			count_add(a, t, (const unsigned char *)&e->key[t->kword],
+				  len, e->count);
+		} else {
+			v = e->key[t->kword];
+			count_add(a, t, (const unsigned char *)&v, sizeof(v),
+				  e->count);
+		}
+	}
+}
+
+/* Read and clear probe @p's kernel table into its tables. */
+static void kern_collect(struct agg *a, int p)
+{
+	struct pea_agg_read r;
+	int s, nspecs = a->o.nhist + a->o.ncount;
+	__u32 i;
+
+	if (a->kfd[p] < 0)
+		return;
+	for (;;) {
+		memset(&r, 0, sizeof(r));
+		r.size = sizeof(r);
+		r.flags = PEA_AGG_READ_F_CLEAR;
+		r.buf = (uintptr_t)a->kbuf;
+		r.buf_len = a->kbuf_len;
+		if (!ioctl(a->kfd[p], PEA_LINK_IOC_AGG_READ, &r))
+			break;
+		if (errno != ENOSPC) {
+			tool_err("reading the kernel's table of %s: %s",
+				 a->probes[p]->probe, strerror(errno));
+			return;
+		}
+		/* Nothing was cleared: again with room for all of them. */
+		free(a->kbuf);
+		a->kbuf_len = (size_t)r.nr_entries * r.entry_size + 4096;
+		a->kbuf = malloc(a->kbuf_len);
+		if (!a->kbuf) {
+			a->kbuf_len = 0;
+			tool_err("out of memory reading the kernel's table");
+			return;
+		}
+	}
+	for (i = 0; i < r.nr_entries; i++)
+		kern_add(a, p, (const struct pea_agg_entry *)
+			 ((const char *)a->kbuf + (size_t)i * r.entry_size),
+			 r.nr_buckets);
+	/* Hits whose key did not fit: the count tables' "other". */
+	for (s = a->o.nhist; s < nspecs; s++) {
+		struct agg_table *t = tab_of(a, s, p);
+
+		if (t->kern) {
+			t->other += r.dropped;
+			t->total += r.dropped;
+		}
+	}
+}
+
+void agg_kernel_detach(struct agg *a, int p)
+{
+	if (!a || a->kfd[p] < 0)
+		return;
+	kern_collect(a, p);
+	a->kfd[p] = -1;
 }
 
 /* ---- printing ---- */
@@ -544,6 +970,49 @@ static const char *hist_unit(const struct agg_table *t)
 	return t->kind == K_LATENCY ? "ns" : NULL;
 }
 
+/*
+ * How complete a table is, after its header: every hit counted in the
+ * kernel, or the records that arrived (and how many the session lost
+ * meanwhile; nothing said when none was).
+ */
+static void put_origin(FILE *f, const struct agg *a, const struct agg_table *t)
+{
+	if (t->kern)
+		fputs(", complete (in-kernel)", f);
+	else if (a->lost)
+		fprintf(f, ", sampled from records (%llu records lost)",
+			(unsigned long long)a->lost);
+	fputc('\n', f);
+}
+
+static void put_origin_json(FILE *f, const struct agg *a,
+			    const struct agg_table *t)
+{
+	fprintf(f, ",\"complete\":%s", t->kern || !a->lost ? "true" : "false");
+	if (t->kern)
+		fputs(",\"in_kernel\":true", f);
+	else
+		fprintf(f, ",\"lost\":%llu", (unsigned long long)a->lost);
+}
+
+static void put_val(FILE *f, const struct agg_table *t, __u64 v)
+{
+	if (t->sgn)
+		fprintf(f, "%lld", (long long)v);
+	else
+		fprintf(f, "%llu", (unsigned long long)v);
+}
+
+/* The mean, rounded toward zero (of the sum as it wrapped). */
+static __u64 hist_avg(const struct agg_table *t)
+{
+	if (!t->total)
+		return 0;
+	if (t->sgn)
+		return (__u64)((__s64)t->sum / (__s64)t->total);
+	return t->sum / t->total;
+}
+
 static void hist_print_human(FILE *f, const struct agg *a,
 			     const struct agg_table *t)
 {
@@ -552,9 +1021,10 @@ static void hist_print_human(FILE *f, const struct agg *a,
 	char label[64];
 	int i, lo = -1, hi = -1;
 
-	fprintf(f, "%s: histogram of %s%s%s%s, %llu values\n",
+	fprintf(f, "%s: histogram of %s%s%s%s, %llu values",
 		probe_name(a, t), t->text, unit ? " (" : "", unit ? unit : "",
 		unit ? ")" : "", (unsigned long long)t->total);
+	put_origin(f, a, t);
 	for (i = 0; i < HIST_BUCKETS; i++) {
 		if (!t->b[i])
 			continue;
@@ -570,6 +1040,17 @@ static void hist_print_human(FILE *f, const struct agg *a,
 		bucket_label(label, sizeof(label), i);
 		print_bar_line(f, label, t->b[i], max);
 	}
+	if (!t->total)
+		return;
+	fputs("min ", f);
+	put_val(f, t, t->vmin);
+	fputs(", avg ", f);
+	put_val(f, t, hist_avg(t));
+	fputs(", max ", f);
+	put_val(f, t, t->vmax);
+	fputs(", sum ", f);
+	put_val(f, t, t->sum);
+	fputc('\n', f);
 }
 
 /* 2^@k as decimal digits, k = 0..64. */
@@ -612,12 +1093,23 @@ static void hist_print_json(FILE *f, const struct agg *a,
 	fputs(",\"key\":", f);
 	json_put_str(f, t->text, strlen(t->text));
 	fprintf(f, ",\"source\":\"%s\"", key_source(t));
+	put_origin_json(f, a, t);
 	if (unit)
 		fprintf(f, ",\"unit\":\"%s\"", unit);
 	if (interval)
 		fprintf(f, ",\"interval\":%u", interval);
-	fprintf(f, ",\"count\":%llu,\"buckets\":[",
-		(unsigned long long)t->total);
+	fprintf(f, ",\"count\":%llu", (unsigned long long)t->total);
+	if (t->total) {
+		fputs(",\"sum\":", f);
+		put_val(f, t, t->sum);
+		fputs(",\"min\":", f);
+		put_val(f, t, t->vmin);
+		fputs(",\"max\":", f);
+		put_val(f, t, t->vmax);
+		fputs(",\"avg\":", f);
+		put_val(f, t, hist_avg(t));
+	}
+	fputs(",\"buckets\":[", f);
 	if (t->neg) {
 		fprintf(f, "{\"lo\":-9223372036854775808,\"hi\":0,\"count\":%llu}",
 			(unsigned long long)t->neg);
@@ -650,7 +1142,7 @@ static __u64 ent_num(const struct count_ent *e)
 
 static bool key_is_num(const struct agg_table *t)
 {
-	return t->kind != K_COMM && t->kind != K_KSTACK &&
+	return t->kind != K_COMM && t->kind != K_KSTACK && t->kind != K_MULTI &&
 	       !(t->kind == K_FIELD && t->field->kind != TPF_INT);
 }
 
@@ -713,6 +1205,32 @@ static void put_key(FILE *f, struct agg *a, const struct agg_table *t,
 				fprintf(f, "\n    %s", sym);
 			if (json && i + 8 < e->len)
 				fputc(',', f);
+		}
+		fputs(json ? "]" : "", f);
+		return;
+	}
+	if (t->kind == K_MULTI) {
+		/* JSON: an array, comm a string; columns: space-separated. */
+		__u32 off = 0;
+		int k;
+
+		fputs(json ? "[" : "", f);
+		for (k = 0; k < t->nparts; k++) {
+			if (k)
+				fputs(json ? "," : " ", f);
+			if (t->parts[k] == K_COMM) {
+				__u32 n = strnlen((const char *)e->key + off, 16);
+
+				if (json)
+					json_put_str(f, e->key + off, n);
+				else
+					put_text(f, e->key + off, n);
+				off += 16;
+				continue;
+			}
+			memcpy(&v, e->key + off, 8);
+			fprintf(f, "%llu", (unsigned long long)v);
+			off += 8;
 		}
 		fputs(json ? "]" : "", f);
 		return;
@@ -782,6 +1300,7 @@ static void count_print(FILE *f, struct agg *a, const struct agg_table *t,
 		fputs(",\"by\":", f);
 		json_put_str(f, t->text, strlen(t->text));
 		fprintf(f, ",\"source\":\"%s\"", key_source(t));
+		put_origin_json(f, a, t);
 		if (interval)
 			fprintf(f, ",\"interval\":%u", interval);
 		fprintf(f, ",\"count\":%llu,\"keys\":%zu,\"rows\":[",
@@ -798,8 +1317,9 @@ static void count_print(FILE *f, struct agg *a, const struct agg_table *t,
 		free(rows);
 		return;
 	}
-	fprintf(f, "%s: count by %s, %llu events, %zu keys\n",
+	fprintf(f, "%s: count by %s, %llu events, %zu keys",
 		probe_name(a, t), t->text, (unsigned long long)t->total, n);
+	put_origin(f, a, t);
 	fprintf(f, "%10s  %s\n", "COUNT", "KEY");
 	for (i = 0; i < top; i++) {
 		fprintf(f, "%10llu  ", (unsigned long long)rows[i]->count);
@@ -820,6 +1340,9 @@ static void table_reset(struct agg_table *t)
 	size_t i;
 
 	t->total = 0;
+	t->sum = 0;
+	t->vmin = 0;
+	t->vmax = 0;
 	t->neg = 0;
 	memset(t->b, 0, sizeof(t->b));
 	for (i = 0; i < t->nslots; i++)
@@ -831,12 +1354,15 @@ static void table_reset(struct agg_table *t)
 	t->other = 0;
 }
 
-void agg_print(struct agg *a, FILE *f, unsigned int interval)
+void agg_print(struct agg *a, FILE *f, unsigned int interval, __u64 lost)
 {
 	int i;
 
 	if (!a)
 		return;
+	a->lost = lost;
+	for (i = 0; i < a->nprobes; i++)
+		kern_collect(a, i);
 	if (interval && !a->o.json) {
 		time_t now = time(NULL);
 		struct tm tm;

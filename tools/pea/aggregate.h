@@ -59,10 +59,25 @@ int agg_new(struct agg **out, const struct agg_opts *o,
 void agg_add(struct agg *a, const struct trace_event *ev);
 
 /*
- * Print every table to @f, then empty them. @interval is the interval's
- * number from 1 with --interval, 0 for the one print at the end.
+ * Let the kernel count probe @p's tables it can compute exactly (a
+ * histogram of a latency, a raw argument or an integer field, or counts
+ * by comm, pid, tid, cpu)
+ * in a table of link @link_fd (PEA_LINK_IOC_AGG_CREATE): every hit, not
+ * only the records that arrive. With @no_records, and when the kernel
+ * takes every table of @p, the link writes no records. 0, or -errno when
+ * the kernel cannot (its tables then come from the records).
  */
-void agg_print(struct agg *a, FILE *f, unsigned int interval);
+int agg_kernel(struct agg *a, int p, int link_fd, bool no_records);
+
+/* Before probe @p's link is closed: read what its kernel table holds. */
+void agg_kernel_detach(struct agg *a, int p);
+
+/*
+ * Print every table to @f, then empty them. @interval is the interval's
+ * number from 1 with --interval, 0 for the one print at the end; @lost
+ * the records lost since the last print (shown on tables from records).
+ */
+void agg_print(struct agg *a, FILE *f, unsigned int interval, __u64 lost);
 
 void agg_free(struct agg *a);
 

@@ -231,6 +231,15 @@ static int trace_setup(struct tracer *t)
 		if (fd < 0)
 			return PEA_EXIT_ERR;
 		t->o.probes[i].link_fd = fd;
+		/*
+		 * What the kernel can count, it counts: every hit, whatever
+		 * the rings lose. Not with --count (the tables hold the
+		 * events delivered) nor a flight recorder's snapshot.
+		 */
+		if (t->agg && !t->o.flight && !t->o.count)
+			agg_kernel(t->agg, (int)i, fd,
+				   !show_events(t) && !t->o.output &&
+				   !t->o.snapshot_on);
 	}
 	return PEA_EXIT_OK;
 }
@@ -440,6 +449,7 @@ static void trace_detach(struct tracer *t)
 
 		if (p->link_fd < 0)
 			continue;
+		agg_kernel_detach(t->agg, (int)i);	/* its table goes with it */
 		memset(&p->li, 0, sizeof(p->li));
 		p->have_li = !ioctl(p->link_fd, PEA_LINK_IOC_INFO, &p->li);
 		close(p->link_fd);	/* detaches the probe */

@@ -102,6 +102,7 @@ struct tracer {
 	__u64 snap_on_written;	/* --snapshot-on: its probe's records seen */
 	__u64 snap_on_last;	/* and when it last took a snapshot */
 	__u64 next_interval;	/* when the tables print next */
+	__u64 lost_at_tables;	/* @lost when the tables last printed */
 	unsigned int interval_no;
 };
 

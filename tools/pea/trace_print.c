@@ -147,7 +147,9 @@ void print_tables(struct tracer *t, bool last)
 			t->next_interval += (__u64)(t->o.interval * 1e9);
 	}
 	live_clear(t);
-	agg_print(t->agg, stdout, t->o.interval ? ++t->interval_no : 0);
+	agg_print(t->agg, stdout, t->o.interval ? ++t->interval_no : 0,
+		  t->lost - t->lost_at_tables);
+	t->lost_at_tables = t->lost;
 	if (fflush(stdout) || ferror(stdout))
 		t->out_closed = true;
 }

@@ -451,7 +451,9 @@ struct pea_probe_record {
 struct pea_link_info {
 	__u64 id;		/* the producer id records carry */
 	__u64 addr;		/* the probed address */
-	__u64 hits;		/* records attempted */
+	__u64 hits;		/* records attempted (not the hits of a table
+				 * with PEA_AGG_F_NO_RECORDS)
+				 */
 	__u64 written;		/* records pea_output() accepted */
 	__u64 filtered;		/* hits skipped by the tgid/cpu filters */
 	__u64 errors;		/* pea_output() errors (ENOSPC counts lost) */
@@ -833,5 +835,181 @@ struct pea_event_value {
  */
 #define PEA_PAGE_COUNTER_TIME(pg)	(((__u64 *)(pg)->__reserved)[1])
 #define PEA_PAGE_COUNTER_PERIOD(pg)	(((__u64 *)(pg)->__reserved)[2])
+
+/* ---- In-kernel aggregation tables (ioctls on a link fd) ---- */
+
+/*
+ * PEA_LINK_IOC_AGG_CREATE gives a link a table that its producer updates
+ * in the kernel at every hit, per CPU and lock-free, from any context
+ * (NMI included): a count, and with a value a sum, a minimum, a maximum
+ * and a histogram, per key. No hit is lost to a full ring: every hit the
+ * table sees is in one entry's count or in @dropped (a key that did not
+ * fit). PEA_LINK_IOC_AGG_READ copies the per-CPU entries out, and with
+ * PEA_AGG_READ_F_CLEAR empties the table at the same time without
+ * stopping the producer and without losing a hit (docs/aggregations.md).
+ * A link has at most one table, freed with the link.
+ */
+
+/* struct pea_agg_attr.keys[]: the parts of a key, in order. */
+#define PEA_AGG_KEY_NONE	0	/* ends the list (all zero: one entry) */
+#define PEA_AGG_KEY_CPU		1	/* the CPU of the hit: 1 word */
+#define PEA_AGG_KEY_PID		2	/* tgid, in the attacher's pid namespace */
+#define PEA_AGG_KEY_TID		3	/* pid (thread id), the same namespace */
+#define PEA_AGG_KEY_COMM	4	/* current->comm: 2 words (16 bytes) */
+#define PEA_AGG_KEY_PROBE	5	/* the link's record id: 1 word */
+#define PEA_AGG_KEY_PARTS	4	/* entries of keys[] */
+#define PEA_AGG_KEY_WORDS	4	/* __u64 words of a key */
+
+/* struct pea_agg_attr.value: what sum, min, max and the histogram take. */
+#define PEA_AGG_VAL_NONE	0	/* counts only */
+#define PEA_AGG_VAL_LATENCY	1	/* a return's entry-to-return ns */
+#define PEA_AGG_VAL_RET		2	/* a return's value, signed */
+#define PEA_AGG_VAL_ARG		3	/* argument val_arg (0..5) of a probe */
+#define PEA_AGG_VAL_FIELD	4	/* a tracepoint's integer field */
+
+/* struct pea_agg_attr.hist */
+#define PEA_AGG_HIST_NONE	0
+#define PEA_AGG_HIST_LOG2	1	/* PEA_AGG_LOG2_BUCKETS buckets */
+#define PEA_AGG_HIST_LINEAR	2	/* lin_min .. lin_max by lin_step */
+
+/*
+ * Values are signed for PEA_AGG_VAL_RET and with PEA_AGG_F_SIGNED (an
+ * argument or a field), else unsigned (__u64). Log2 buckets of a value
+ * v: 0: v < 0 (signed only); 1: v == 0; i >= 2: 2^(i-2) <= v < 2^(i-1),
+ * up to 65: [2^63, 2^64) (unsigned only). Linear: 0: v < lin_min; i in
+ * 1..n: lin_min + (i-1)*lin_step <= v < lin_min + i*lin_step, n =
+ * ceil((lin_max - lin_min) / lin_step); n + 1: v >= the last bound (an
+ * unsigned v past 2^63 too).
+ */
+#define PEA_AGG_LOG2_BUCKETS	66
+#define PEA_AGG_LINEAR_MAX	1024	/* n at most */
+#define PEA_AGG_MAX_KEYS	65536	/* max_keys at most */
+
+/* struct pea_agg_attr.flags */
+#define PEA_AGG_F_NO_RECORDS	(1U << 0)	/* the link writes no records */
+#define PEA_AGG_F_SIGNED	(1U << 1)	/* an argument or field is signed */
+#define PEA_AGG_FLAGS		(PEA_AGG_F_NO_RECORDS | PEA_AGG_F_SIGNED)
+
+/**
+ * struct pea_agg_attr - argument of PEA_LINK_IOC_AGG_CREATE
+ * @size:       sizeof(struct pea_agg_attr) (PEA_AGG_ATTR_SIZE_VER0 or more)
+ * @flags:      PEA_AGG_F_*
+ * @max_keys:   keys each CPU's table holds, 1 .. PEA_AGG_MAX_KEYS (E2BIG
+ *              when one CPU's table would pass INT_MAX bytes); a hit
+ *              whose key is new when its CPU's table is full is counted
+ *              in dropped, never folded into another key
+ * @keys:       PEA_AGG_KEY_* parts, at most PEA_AGG_KEY_WORDS words in
+ *              all, the rest PEA_AGG_KEY_NONE; each part once
+ * @value:      PEA_AGG_VAL_*
+ * @val_arg:    PEA_AGG_VAL_ARG: the argument, 0 .. 5; else 0
+ * @val_offset: PEA_AGG_VAL_FIELD: the field's offset in the raw entry
+ * @val_size:   PEA_AGG_VAL_FIELD: 1, 2, 4 or 8; else 0
+ * @hist:       PEA_AGG_HIST_* (a histogram needs a value)
+ * @reserved:   zero
+ * @lin_min:    PEA_AGG_HIST_LINEAR: the lowest bound; else 0
+ * @lin_max:    PEA_AGG_HIST_LINEAR: the highest bound, above lin_min
+ * @lin_step:   PEA_AGG_HIST_LINEAR: the width of a bucket, at least 1
+ *
+ * Which values a link gives depends on its kind: kprobes and uprobes
+ * PEA_AGG_VAL_ARG, their returns also _LATENCY and _RET, tracepoints
+ * PEA_AGG_VAL_FIELD (EINVAL otherwise); netfilter links have no tables
+ * (EOPNOTSUPP).
+ */
+struct pea_agg_attr {
+	__u32 size;
+	__u32 flags;
+	__u32 max_keys;
+	__u8 keys[PEA_AGG_KEY_PARTS];
+	__u32 value;
+	__u32 val_arg;
+	__u32 val_offset;
+	__u32 val_size;
+	__u32 hist;
+	__u32 reserved;
+	__s64 lin_min;
+	__s64 lin_max;
+	__u64 lin_step;
+};
+
+#define PEA_AGG_ATTR_SIZE_VER0	64
+
+/**
+ * struct pea_agg_entry - one key of one CPU, as PEA_LINK_IOC_AGG_READ
+ * writes it (pea_agg_read.entry_size bytes each)
+ * @key:      the key's parts in keys[] order (a comm in two words, its
+ *            bytes as in memory), the unused words zero
+ * @cpu:      the CPU whose table holds it
+ * @reserved: zero
+ * @count:    hits
+ * @sum:      the values' sum (wraps past 64 bits); 0 without a value
+ * @min:      the smallest value (without a value: 0)
+ * @max:      the largest value (without a value: 0); @sum, @min and
+ *            @max are __u64 for unsigned values (see the buckets)
+ * @buckets:  pea_agg_read.nr_buckets counts (none without a histogram)
+ *
+ * The same key may come in several entries (each CPU's, and a read
+ * without PEA_AGG_READ_F_CLEAR of a table cleared before reads two
+ * generations): the reader adds them up.
+ */
+struct pea_agg_entry {
+	__u64 key[PEA_AGG_KEY_WORDS];
+	__u32 cpu;
+	__u32 reserved;
+	__u64 count;
+	__s64 sum;
+	__s64 min;
+	__s64 max;
+	__u64 buckets[];
+};
+
+/* struct pea_agg_read.flags */
+#define PEA_AGG_READ_F_CLEAR	(1U << 0)	/* empty what was read */
+
+/**
+ * struct pea_agg_read - argument of PEA_LINK_IOC_AGG_READ
+ * @size:       sizeof(struct pea_agg_read) (PEA_AGG_READ_SIZE_VER0 or more)
+ * @flags:      PEA_AGG_READ_F_*
+ * @buf:        user pointer to @buf_len bytes for the entries
+ * @buf_len:    bytes at @buf
+ * @nr_entries: out: entries written; with ENOSPC, the entries there are
+ *              (nothing is cleared then)
+ * @entry_size: out: bytes of each entry (struct pea_agg_entry and its
+ *              buckets)
+ * @nr_buckets: out: histogram buckets per entry
+ * @hits:       out: hits the entries read count, and dropped ones
+ * @dropped:    out: hits whose key did not fit in its CPU's table
+ * @errors:     out: hits whose value could not be read (a tracepoint
+ *              field past the entry), in no entry
+ *
+ * The out fields are written back before anything is cleared: a
+ * request that cannot be written back (EFAULT) clears nothing. The read
+ * may sleep (a grace period) and is interrupted by a signal (EINTR,
+ * nothing read nor cleared).
+ *
+ * Without PEA_AGG_READ_F_CLEAR a read sees a live table: each entry's
+ * fields are read one by one while hits may land. With it the read
+ * switches each CPU's writers to the table's other generation, waits
+ * until no writer still uses the one read, then copies it out and
+ * empties it: hits == sum of count + dropped + errors exactly, and
+ * every hit is in exactly one such read.
+ */
+struct pea_agg_read {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 buf;
+	__u64 buf_len;
+	__u32 nr_entries;
+	__u32 entry_size;
+	__u32 nr_buckets;
+	__u32 reserved;
+	__u64 hits;
+	__u64 dropped;
+	__u64 errors;
+};
+
+#define PEA_AGG_READ_SIZE_VER0	64
+
+#define PEA_LINK_IOC_AGG_CREATE	_IOW(PEA_IOC_MAGIC, 0x38, struct pea_agg_attr)
+#define PEA_LINK_IOC_AGG_READ	_IOWR(PEA_IOC_MAGIC, 0x39, struct pea_agg_read)
 
 #endif /* _UAPI_LINUX_PEA_H */

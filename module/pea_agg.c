@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: in-kernel aggregation tables (PEA_LINK_IOC_AGG_CREATE, _READ).
+ *
+ * A link's table counts every hit its producer hands it, in the kernel,
+ * so that no hit depends on room in a ring: per key (cpu, pid, tid,
+ * comm, probe, or several), a count and, of a value (a return's latency
+ * or value, an argument, a tracepoint field), a sum, a minimum, a maximum
+ * and a log2 or linear histogram.
+ *
+ * Layout. Each possible CPU has its own memory, two generations of one
+ * table each; writers use the generation @gen names. A generation is a
+ * header (hits, dropped, errors, keys claimed) and an open-addressing
+ * table of @cap slots (a power of two, at least twice max_keys, probed
+ * linearly from the key's jhash), each slot a state word, the key, the
+ * count, sum, min, max and the buckets.
+ *
+ * Writers. A hit runs on one CPU with preemption off (kprobe, kretprobe
+ * and perf overflow handlers; uprobe handlers disable it around the
+ * write) and touches only that CPU's table, so the only writers that can
+ * race with it are the ones that interrupt it there (softirq, hardirq,
+ * NMI) and run to completion before it resumes. Hence the local_t /
+ * local64_t operations: single instructions (or atomics) no interrupt
+ * splits, no lock. A new key claims a free slot with cmpxchg_local()
+ * (FREE -> CLAIMING), writes the key and sets READY with a release, so
+ * that a reader on another CPU that sees READY (acquire) sees the key. A
+ * writer that meets a CLAIMING slot (one it interrupted) passes over it:
+ * the same key may then take two slots of a CPU, which the reader adds
+ * up like the entries of two CPUs. A slot is never freed while its
+ * generation is live, so a lookup that reaches a free slot knows the key
+ * is not there. Before claiming, a writer takes one of max_keys tickets
+ * (@used); none left: it gives the ticket back, the hit counts in
+ * @dropped, exactly, and no other key's entry changes. A writer that
+ * loses the slot to an interrupting writer of the same key gives its
+ * ticket back too, so @used is the tickets held plus the slots claimed.
+ * At the boundary, an interrupting writer may find the last ticket held
+ * by the writer it interrupted and be dropped though its key is the one
+ * that writer is inserting (nesting exactly there: rare, and counted).
+ *
+ * Read and clear. Readers serialise on @lock. A read copies every READY
+ * slot of both generations out, fields read one by one while writers
+ * may be adding. A read-and-clear flips @gen (a release: the writers that
+ * see the new value see the generation cleared before), then waits with
+ * synchronize_rcu(): every writer that read the old value did so with
+ * preemption off, an RCU read-side section which the grace period waits
+ * for (NMI handlers included), and RCU orders all its stores before the
+ * return. The old generation is then quiescent: it is copied out whole
+ * and zeroed, and will be the one writers use after the next flip. Every
+ * hit is counted in exactly one generation, which exactly one successful
+ * read-and-clear returns. A read-and-clear that fails (ENOSPC, EFAULT)
+ * leaves the old generation as it is and marks it @pending: the next
+ * read-and-clear returns it without flipping (no writer uses it).
+ *
+ * Memory: both generations of every possible CPU, allocated at creation
+ * (kvzalloc: GFP_KERNEL_ACCOUNT, the caller's memory cgroup) and charged,
+ * at the size the allocator takes (kmalloc rounds up to a power of two
+ * pages up to KMALLOC_MAX_SIZE), to the link's user with the caller's own
+ * exemption (pea_link_charge_caller(): max_user_probe_kb, max_probe_kb);
+ * freed with the link, or when a kretprobe link is retired (its calls in
+ * flight never reach the table again).
+ *
+ * Readers sleep interruptibly on @lock and reschedule while they walk a
+ * large table.
+ */
+#include <linux/cpumask.h>
+#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/pid_namespace.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/sizes.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <asm/local.h>
+#include <asm/local64.h>
+#include "pea_internal.h"
+#include "pea_link.h"
+#include "pea_provider.h"
+#include "pea_quota.h"
+#include "pea_agg.h"
+
+enum pea_agg_state {
+	PEA_AGG_FREE = 0,	/* zeroed: what clearing leaves */
+	PEA_AGG_CLAIMING,	/* a writer of this CPU fills the key in */
+	PEA_AGG_READY,		/* the key is there (release / acquire) */
+};
+
+struct pea_agg_slot {
+	unsigned long state;
+	u64 key[PEA_AGG_KEY_WORDS];
+	local64_t count;
+	local64_t sum;
+	local64_t min;
+	local64_t max;
+	local64_t buckets[];
+};
+
+/* One CPU's table of one generation; @cap slots follow. */
+struct pea_agg_gen {
+	local64_t hits;
+	local64_t dropped;
+	local64_t errors;
+	local_t used;		/* tickets taken; may pass max_keys */
+};
+
+struct pea_agg {
+	struct mutex lock;	/* readers */
+	unsigned int gen;	/* the generation writers use, 0 or 1 */
+	bool pending;		/* the other one holds a failed clear's hits */
+	u32 flags;
+	u32 max_keys;
+	u32 cap;		/* slots per generation, a power of two */
+	u32 seed;
+	u32 value;
+	u32 val_arg;
+	u32 val_offset;
+	u32 val_size;
+	u32 hist;
+	u32 nr_lin;		/* linear: buckets between the bounds */
+	u32 nr_buckets;
+	bool sgn;		/* values are signed (else __u64) */
+	size_t charged;		/* bytes charged to the link for it */
+	s64 lin_min;
+	u64 lin_step;
+	size_t slot_size;
+	size_t gen_size;	/* header and slots */
+	u8 keys[PEA_AGG_KEY_PARTS];
+	void *cpu[];		/* nr_cpu_ids: 2 * gen_size bytes each */
+};
+
+static DEFINE_MUTEX(pea_agg_create_lock);
+
+static struct pea_agg_gen *pea_agg_gen(const struct pea_agg *agg, int cpu,
+				       unsigned int gen)
+{
+	return (struct pea_agg_gen *)((u8 *)agg->cpu[cpu] +
+				      gen * agg->gen_size);
+}
+
+static struct pea_agg_slot *pea_agg_slot(const struct pea_agg *agg,
+					 struct pea_agg_gen *g, u32 i)
+{
+	return (struct pea_agg_slot *)((u8 *)(g + 1) + i * agg->slot_size);
+}
+
+static u64 pea_agg_load(const u8 *p, u32 size, bool is_signed)
+{
+	u8 v8;
+	u16 v16;
+	u32 v32;
+	u64 v64;
+
+	switch (size) {
+	case 1:
+		v8 = *p;
+		return is_signed ? (u64)(s64)(s8)v8 : v8;
+	case 2:
+		memcpy(&v16, p, 2);
+		return is_signed ? (u64)(s64)(s16)v16 : v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return is_signed ? (u64)(s64)(s32)v32 : v32;
+	default:
+		memcpy(&v64, p, 8);
+		return v64;
+	}
+}
+
+/* The hit's value; false if it cannot be read (counted in errors). */
+static bool pea_agg_value(const struct pea_agg *agg,
+			  const struct pea_agg_sample *s, s64 *v)
+{
+	switch (agg->value) {
+	case PEA_AGG_VAL_LATENCY:
+		*v = s->latency;
+		return true;
+	case PEA_AGG_VAL_RET:
+		*v = s->ret;
+		return true;
+	case PEA_AGG_VAL_ARG:
+		if (!s->args)
+			return false;
+		*v = s->args[agg->val_arg];
+		return true;
+	case PEA_AGG_VAL_FIELD:
+		if (!s->raw || agg->val_offset > s->raw_len ||
+		    agg->val_size > s->raw_len - agg->val_offset)
+			return false;
+		*v = pea_agg_load(s->raw + agg->val_offset, agg->val_size,
+				  agg->flags & PEA_AGG_F_SIGNED);
+		return true;
+	default:
+		*v = 0;
+		return true;
+	}
+}
+
+static u32 pea_agg_bucket(const struct pea_agg *agg, s64 v)
+{
+	u64 i;
+
+	if (agg->hist == PEA_AGG_HIST_LOG2) {
+		if (agg->sgn && v < 0)
+			return 0;
+		/* Unsigned: [2^63, 2^64) is bucket 65. */
+		return v ? ilog2((u64)v) + 2 : 1;
+	}
+	if (!agg->sgn && v < 0)
+		return agg->nr_lin + 1;	/* an unsigned value past 2^63 */
+	if (v < agg->lin_min)
+		return 0;
+	i = div64_u64((u64)v - (u64)agg->lin_min, agg->lin_step);
+	return i >= agg->nr_lin ? agg->nr_lin + 1 : (u32)i + 1;
+}
+
+static void pea_agg_key(const struct pea_agg *agg, struct pea_link *l,
+			u64 *key)
+{
+	struct task_struct *task = current;
+	char comm[16];
+	unsigned int i, w = 0;
+
+	memset(key, 0, PEA_AGG_KEY_WORDS * sizeof(u64));
+	for (i = 0; i < PEA_AGG_KEY_PARTS; i++) {
+		switch (agg->keys[i]) {
+		case PEA_AGG_KEY_CPU:
+			key[w++] = smp_processor_id();
+			break;
+		case PEA_AGG_KEY_PID:
+			key[w++] = task_tgid_nr_ns(task, l->pid_ns);
+			break;
+		case PEA_AGG_KEY_TID:
+			key[w++] = task_pid_nr_ns(task, l->pid_ns);
+			break;
+		case PEA_AGG_KEY_COMM:
+			strscpy_pad(comm, task->comm, sizeof(comm));
+			memcpy(&key[w], comm, sizeof(comm));
+			w += 2;
+			break;
+		case PEA_AGG_KEY_PROBE:
+			key[w++] = l->rec_id;
+			break;
+		default:	/* PEA_AGG_KEY_NONE ends the list */
+			return;
+		}
+	}
+}
+
+/*
+ * The slot of @key in this CPU's generation @g, claimed if new; NULL if
+ * no ticket is left (the hit is dropped). See the comment at the top.
+ */
+static struct pea_agg_slot *pea_agg_find(struct pea_agg *agg,
+					 struct pea_agg_gen *g,
+					 const u64 *key)
+{
+	u32 i = jhash2((const u32 *)key, PEA_AGG_KEY_WORDS * 2, agg->seed);
+	struct pea_agg_slot *s;
+	bool ticket = false;
+	unsigned long st;
+	u32 n = 0;
+
+	i &= agg->cap - 1;
+	s = pea_agg_slot(agg, g, i);
+	/* Acquire: a READY slot's key was written before (the release). */
+	st = smp_load_acquire(&s->state);
+	while (n < agg->cap) {
+		if (st == PEA_AGG_FREE) {
+			if (!ticket) {
+				if (local_inc_return(&g->used) >
+				    agg->max_keys) {
+					local_dec(&g->used);
+					return NULL;
+				}
+				ticket = true;
+			}
+			/* Only writers nesting on this CPU compete. */
+			st = cmpxchg_local(&s->state, PEA_AGG_FREE,
+					   PEA_AGG_CLAIMING);
+			if (st == PEA_AGG_FREE) {
+				memcpy(s->key, key, sizeof(s->key));
+				local64_set(&s->min, agg->sgn ? S64_MAX : -1);
+				local64_set(&s->max, agg->sgn ? S64_MIN : 0);
+				/* The key before READY (pea_agg_copy_gen()). */
+				smp_store_release(&s->state, PEA_AGG_READY);
+				return s;
+			}
+			/* An interrupting writer took it: look at it again. */
+			continue;
+		}
+		if (st == PEA_AGG_READY &&
+		    !memcmp(s->key, key, sizeof(s->key))) {
+			if (ticket)
+				local_dec(&g->used);
+			return s;
+		}
+		/* Another key, or one an interrupted writer is claiming. */
+		i = (i + 1) & (agg->cap - 1);
+		s = pea_agg_slot(agg, g, i);
+		st = smp_load_acquire(&s->state);	/* as above */
+		n++;
+	}
+	/* Not reached: at most max_keys of the 2 * max_keys slots are used. */
+	if (ticket)
+		local_dec(&g->used);
+	return NULL;
+}
+
+/* Whether @x < @y, signed or as __u64. */
+static bool pea_agg_lt(bool sgn, s64 x, s64 y)
+{
+	return sgn ? x < y : (u64)x < (u64)y;
+}
+
+static void pea_agg_min(local64_t *m, s64 v, bool sgn)
+{
+	s64 old = local64_read(m), prev;
+
+	while (pea_agg_lt(sgn, v, old)) {
+		prev = local64_cmpxchg(m, old, v);
+		if (prev == old)
+			return;
+		old = prev;
+	}
+}
+
+static void pea_agg_max(local64_t *m, s64 v, bool sgn)
+{
+	s64 old = local64_read(m), prev;
+
+	while (pea_agg_lt(sgn, old, v)) {
+		prev = local64_cmpxchg(m, old, v);
+		if (prev == old)
+			return;
+		old = prev;
+	}
+}
+
+/**
+ * pea_agg_update() - count one hit in this CPU's table
+ * @agg: the link's table
+ * @l: the link
+ * @s: what the hit offers for the value
+ *
+ * Context: any (NMI included), preemption off: no lock, no allocation.
+ * Return: true if the link writes no record for the hit.
+ */
+bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
+		    const struct pea_agg_sample *s)
+{
+	/* Acquire: pairs with pea_agg_read()'s flip (see the top). */
+	unsigned int gen = smp_load_acquire(&agg->gen);
+	struct pea_agg_gen *g = pea_agg_gen(agg, smp_processor_id(), gen);
+	u64 key[PEA_AGG_KEY_WORDS];
+	struct pea_agg_slot *slot;
+	s64 v = 0;
+
+	local64_inc(&g->hits);
+	if (!pea_agg_value(agg, s, &v)) {
+		local64_inc(&g->errors);
+		goto out;
+	}
+	pea_agg_key(agg, l, key);
+	slot = pea_agg_find(agg, g, key);
+	if (!slot) {
+		local64_inc(&g->dropped);
+		goto out;
+	}
+	local64_inc(&slot->count);
+	if (agg->value != PEA_AGG_VAL_NONE) {
+		local64_add(v, &slot->sum);
+		pea_agg_min(&slot->min, v, agg->sgn);
+		pea_agg_max(&slot->max, v, agg->sgn);
+		if (agg->hist != PEA_AGG_HIST_NONE)
+			local64_inc(&slot->buckets[pea_agg_bucket(agg, v)]);
+	}
+out:
+	return agg->flags & PEA_AGG_F_NO_RECORDS;
+}
+
+static bool pea_agg_keys_ok(const u8 *keys)
+{
+	unsigned int i, words = 0, seen = 0;
+
+	for (i = 0; i < PEA_AGG_KEY_PARTS; i++) {
+		if (keys[i] == PEA_AGG_KEY_NONE)
+			break;
+		if (keys[i] > PEA_AGG_KEY_PROBE || (seen & (1U << keys[i])))
+			return false;
+		seen |= 1U << keys[i];
+		words += keys[i] == PEA_AGG_KEY_COMM ? 2 : 1;
+	}
+	if (words > PEA_AGG_KEY_WORDS)
+		return false;
+	/* Nothing after the end of the list. */
+	for (; i < PEA_AGG_KEY_PARTS; i++)
+		if (keys[i] != PEA_AGG_KEY_NONE)
+			return false;
+	return true;
+}
+
+/* What every table takes; the kind says which values it gives. */
+static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
+{
+	u64 span, rem;
+
+	if (a->flags & ~PEA_AGG_FLAGS || a->reserved)
+		return -EINVAL;
+	if (!a->max_keys || a->max_keys > PEA_AGG_MAX_KEYS)
+		return -EINVAL;
+	if (!pea_agg_keys_ok(a->keys))
+		return -EINVAL;
+	if (a->value > PEA_AGG_VAL_FIELD)
+		return -EINVAL;
+	if (a->value == PEA_AGG_VAL_ARG ? a->val_arg > 5 : a->val_arg)
+		return -EINVAL;
+	if (a->value == PEA_AGG_VAL_FIELD) {
+		if (a->val_size != 1 && a->val_size != 2 && a->val_size != 4 &&
+		    a->val_size != 8)
+			return -EINVAL;
+		if (a->val_offset > PAGE_SIZE)
+			return -EINVAL;
+	} else if (a->val_offset || a->val_size) {
+		return -EINVAL;
+	}
+	if ((a->flags & PEA_AGG_F_SIGNED) && a->value != PEA_AGG_VAL_FIELD &&
+	    a->value != PEA_AGG_VAL_ARG)
+		return -EINVAL;
+	if (a->hist > PEA_AGG_HIST_LINEAR ||
+	    (a->hist != PEA_AGG_HIST_NONE && a->value == PEA_AGG_VAL_NONE))
+		return -EINVAL;
+	*nr_lin = 0;
+	if (a->hist != PEA_AGG_HIST_LINEAR)
+		return a->lin_min || a->lin_max || a->lin_step ? -EINVAL : 0;
+	if (a->lin_max <= a->lin_min || !a->lin_step)
+		return -EINVAL;
+	span = div64_u64_rem((u64)a->lin_max - (u64)a->lin_min, a->lin_step,
+			     &rem);
+	if (rem)
+		span++;
+	if (span > PEA_AGG_LINEAR_MAX)
+		return -EINVAL;
+	*nr_lin = span;
+	return 0;
+}
+
+/* The bytes kvmalloc() takes for @n: kmalloc's rounding, or pages. */
+static size_t pea_agg_alloc_size(size_t n)
+{
+	return n <= KMALLOC_MAX_SIZE ? kmalloc_size_roundup(n) : PAGE_ALIGN(n);
+}
+
+static void pea_agg_destroy(struct pea_agg *agg)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		kvfree(agg->cpu[cpu]);
+	kfree(agg);
+}
+
+/**
+ * pea_agg_create() - PEA_LINK_IOC_AGG_CREATE: give @l its table
+ * @l: a live link
+ * @a: the attr, copied from user space (pea_link_copy_attr())
+ *
+ * Context: process context, the ioctl.
+ * Return: 0, -EINVAL (the attr; a value the link's kind does not give),
+ * -EOPNOTSUPP (a kind without tables), -E2BIG (one CPU's table past
+ * INT_MAX bytes), -EEXIST (the link has one), -ENOMEM (no memory;
+ * max_user_probe_kb or max_probe_kb reached).
+ */
+long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
+{
+	size_t slot_size, gen_size, bytes;
+	struct pea_agg *agg;
+	unsigned int cpu;
+	u32 nr_lin, nb;
+	long err;
+
+	err = pea_agg_check_attr(a, &nr_lin);
+	if (err)
+		return err;
+	if (!l->provider->agg_check)
+		return -EOPNOTSUPP;
+	err = l->provider->agg_check(l, a);
+	if (err)
+		return err;
+	nb = a->hist == PEA_AGG_HIST_LOG2 ? PEA_AGG_LOG2_BUCKETS :
+	     a->hist == PEA_AGG_HIST_LINEAR ? nr_lin + 2 : 0;
+	slot_size = sizeof(struct pea_agg_slot) + nb * sizeof(local64_t);
+	/* max_keys <= 65536: 2^17 slots of at most 8.3 KiB, no overflow. */
+	gen_size = sizeof(struct pea_agg_gen) +
+		   (size_t)roundup_pow_of_two(2 * a->max_keys) * slot_size;
+	/* One CPU's memory is one kvmalloc(), which takes at most INT_MAX. */
+	if (2 * gen_size > INT_MAX)
+		return -E2BIG;
+	/* What the allocators take: kmalloc's rounding, else whole pages. */
+	bytes = kmalloc_size_roundup(struct_size(agg, cpu, nr_cpu_ids));
+	if (check_add_overflow(bytes, (size_t)num_possible_cpus() *
+			       pea_agg_alloc_size(2 * gen_size), &bytes))
+		return -ENOMEM;
+
+	mutex_lock(&pea_agg_create_lock);
+	if (l->agg) {
+		err = -EEXIST;
+		goto unlock;
+	}
+	err = pea_link_charge_caller(l, bytes);
+	if (err)
+		goto unlock;
+	agg = kzalloc(struct_size(agg, cpu, nr_cpu_ids), GFP_KERNEL_ACCOUNT);
+	if (!agg)
+		goto uncharge;
+	for_each_possible_cpu(cpu) {
+		agg->cpu[cpu] = kvzalloc_node(2 * gen_size, GFP_KERNEL_ACCOUNT,
+					      cpu_to_node(cpu));
+		if (!agg->cpu[cpu]) {
+			pea_agg_destroy(agg);
+			goto uncharge;
+		}
+	}
+	mutex_init(&agg->lock);
+	agg->flags = a->flags;
+	agg->max_keys = a->max_keys;
+	agg->cap = roundup_pow_of_two(2 * a->max_keys);
+	agg->seed = get_random_u32();
+	agg->value = a->value;
+	agg->val_arg = a->val_arg;
+	agg->val_offset = a->val_offset;
+	agg->val_size = a->val_size;
+	agg->hist = a->hist;
+	agg->nr_lin = nr_lin;
+	agg->nr_buckets = nb;
+	agg->lin_min = a->lin_min;
+	agg->lin_step = a->lin_step;
+	agg->slot_size = slot_size;
+	agg->gen_size = gen_size;
+	agg->sgn = a->value == PEA_AGG_VAL_RET ||
+		   (a->flags & PEA_AGG_F_SIGNED);
+	agg->charged = bytes;
+	memcpy(agg->keys, a->keys, sizeof(agg->keys));
+	/* Filled before handlers see it (pea_agg_hit()'s acquire). */
+	smp_store_release(&l->agg, agg);
+	err = 0;
+	goto unlock;
+uncharge:
+	pea_link_uncharge(l, bytes);
+	err = -ENOMEM;
+unlock:
+	mutex_unlock(&pea_agg_create_lock);
+	return err;
+}
+
+/* Where a read puts its entries, and what it has seen. */
+struct pea_agg_copy {
+	u8 __user *buf;
+	u64 room;		/* entries that fit */
+	u64 seen;		/* entries there are */
+	struct pea_agg_entry *e;	/* a bounce buffer, entry_size bytes */
+	size_t entry_size;
+	u64 hits;
+	u64 dropped;
+	u64 errors;
+};
+
+/*
+ * Copy the READY slots of one CPU's generation out. Without writers (a
+ * cleared generation after the grace period) the copy is exact; with
+ * writers each field is a value it had.
+ */
+static int pea_agg_copy_gen(const struct pea_agg *agg, unsigned int cpu,
+			    struct pea_agg_gen *g, struct pea_agg_copy *c)
+{
+	struct pea_agg_entry *e = c->e;
+	struct pea_agg_slot *s;
+	u32 i, b;
+
+	c->hits += local64_read(&g->hits);
+	c->dropped += local64_read(&g->dropped);
+	c->errors += local64_read(&g->errors);
+	for (i = 0; i < agg->cap; i++) {
+		if (!(i & 1023))
+			cond_resched();
+		s = pea_agg_slot(agg, g, i);
+		/* Acquire: pairs with pea_agg_find()'s release of READY. */
+		if (smp_load_acquire(&s->state) != PEA_AGG_READY)
+			continue;
+		if (c->seen++ >= c->room)
+			continue;
+		memset(e, 0, c->entry_size);
+		memcpy(e->key, s->key, sizeof(e->key));
+		e->cpu = cpu;
+		e->count = local64_read(&s->count);
+		if (agg->value != PEA_AGG_VAL_NONE) {
+			e->sum = local64_read(&s->sum);
+			e->min = local64_read(&s->min);
+			e->max = local64_read(&s->max);
+		}
+		for (b = 0; b < agg->nr_buckets; b++)
+			e->buckets[b] = local64_read(&s->buckets[b]);
+		if (copy_to_user(c->buf, e, c->entry_size))
+			return -EFAULT;
+		c->buf += c->entry_size;
+	}
+	return 0;
+}
+
+/* Zero one CPU's generation, a megabyte at a time. */
+static void pea_agg_clear_gen(const struct pea_agg *agg, struct pea_agg_gen *g)
+{
+	size_t off, n;
+
+	for (off = 0; off < agg->gen_size; off += n) {
+		n = min_t(size_t, agg->gen_size - off, SZ_1M);
+		memset((u8 *)g + off, 0, n);
+		cond_resched();
+	}
+}
+
+/**
+ * pea_agg_read() - PEA_LINK_IOC_AGG_READ: copy @l's table out
+ * @l: a live link
+ * @r: the request, copied from user space
+ * @ua: where it came from: its out fields go back there (also with
+ *      -ENOSPC) before anything is cleared
+ * @usize: the bytes of it to write back
+ *
+ * Context: process context, the ioctl; with PEA_AGG_READ_F_CLEAR it
+ * waits for an RCU grace period.
+ * Return: 0, -EINVAL (flags, reserved), -ENOENT (no table), -EINTR (a
+ * signal while waiting for another reader: nothing done), -ENOSPC (more
+ * entries than @buf_len holds: nothing cleared, @nr_entries says how
+ * many), -EFAULT (the entries or the request not writable: nothing
+ * cleared), -ENOMEM.
+ */
+long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
+		  void __user *ua, u32 usize)
+{
+	/* Acquire: pairs with pea_agg_create()'s release. */
+	struct pea_agg *agg = smp_load_acquire(&l->agg);
+	struct pea_agg_copy c = {};
+	unsigned int cpu, old;
+	int err = 0;
+
+	if (r->flags & ~PEA_AGG_READ_F_CLEAR || r->reserved)
+		return -EINVAL;
+	if (!agg)
+		return -ENOENT;
+	c.entry_size = struct_size(c.e, buckets, agg->nr_buckets);
+	c.buf = u64_to_user_ptr(r->buf);
+	c.room = div64_u64(r->buf_len, c.entry_size);
+	c.e = kmalloc(c.entry_size, GFP_KERNEL);
+	if (!c.e)
+		return -ENOMEM;
+	if (mutex_lock_interruptible(&agg->lock)) {
+		kfree(c.e);
+		return -EINTR;
+	}
+	if (r->flags & PEA_AGG_READ_F_CLEAR) {
+		old = agg->gen;
+		if (agg->pending) {
+			/* A failed clear's generation: quiescent already. */
+			old = !old;
+		} else {
+			/*
+			 * Release: writers that see the new generation see
+			 * it as the last clear left it. Then every writer
+			 * that may still use the old one (preemption off:
+			 * an RCU reader) finishes.
+			 */
+			smp_store_release(&agg->gen, !old);
+			synchronize_rcu();
+		}
+		for_each_possible_cpu(cpu) {
+			err = pea_agg_copy_gen(agg, cpu,
+					       pea_agg_gen(agg, cpu, old), &c);
+			if (err)
+				break;
+		}
+	} else {
+		for_each_possible_cpu(cpu) {
+			err = pea_agg_copy_gen(agg, cpu,
+					       pea_agg_gen(agg, cpu, 0), &c);
+			if (!err)
+				err = pea_agg_copy_gen(agg, cpu,
+						       pea_agg_gen(agg, cpu, 1),
+						       &c);
+			if (err)
+				break;
+		}
+	}
+	if (!err) {
+		r->nr_entries = min_t(u64, c.seen, U32_MAX);
+		r->entry_size = c.entry_size;
+		r->nr_buckets = agg->nr_buckets;
+		r->hits = c.hits;
+		r->dropped = c.dropped;
+		r->errors = c.errors;
+		/* The answer first: what cannot be told is not cleared. */
+		if (copy_to_user(ua, r, usize))
+			err = -EFAULT;
+		else if (c.seen > c.room)
+			err = -ENOSPC;
+	}
+	if (r->flags & PEA_AGG_READ_F_CLEAR) {
+		/* Not returned whole: the next clear returns it first. */
+		agg->pending = !!err;
+		if (!err)
+			for_each_possible_cpu(cpu)
+				pea_agg_clear_gen(agg,
+						  pea_agg_gen(agg, cpu, old));
+	}
+	mutex_unlock(&agg->lock);
+	kfree(c.e);
+	return err;
+}
+
+/**
+ * pea_agg_retire() - free a retired link's table and its charge
+ * @l: a kretprobe link just retired: no handler reaches the table again
+ */
+void pea_agg_retire(struct pea_link *l)
+{
+	struct pea_agg *agg = l->agg;
+
+	if (!agg)
+		return;
+	l->agg = NULL;
+	pea_link_uncharge(l, agg->charged);
+	pea_agg_destroy(agg);
+}
+
+/**
+ * pea_agg_free() - free @l's table, when no handler of @l runs any more
+ * @l: the link, being freed (its charge goes with the link's)
+ */
+void pea_agg_free(struct pea_link *l)
+{
+	if (l->agg)
+		pea_agg_destroy(l->agg);
+	l->agg = NULL;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pea: a link's in-kernel aggregation table (pea_agg.c). The link core
+ * creates and reads it (PEA_LINK_IOC_AGG_*); a kind's handler hands each
+ * hit to pea_agg_hit() with what it knows of the hit. Nothing here is ABI.
+ */
+#ifndef _PEA_AGG_H
+#define _PEA_AGG_H
+
+#include <linux/types.h>
+#include <linux/pea.h>
+#include "pea_link.h"
+
+struct pea_agg;
+
+/**
+ * struct pea_agg_sample - what a hit offers a table's value
+ * @args:    the six arguments (probes), else NULL
+ * @ret:     a return's value
+ * @latency: a return's entry-to-return ns
+ * @raw:     a tracepoint's raw entry, else NULL
+ * @raw_len: its bytes
+ *
+ * Which of them a kind fills is what its provider's agg_check accepts.
+ */
+struct pea_agg_sample {
+	const u64 *args;
+	s64 ret;
+	u64 latency;
+	const u8 *raw;
+	u32 raw_len;
+};
+
+bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
+		    const struct pea_agg_sample *s);
+long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a);
+long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
+		  void __user *ua, u32 usize);
+void pea_agg_retire(struct pea_link *l);
+void pea_agg_free(struct pea_link *l);
+
+/*
+ * Hand a hit to @l's table, if it has one. Called by the kinds' handlers
+ * with preemption off, after pea_link_count_hit() (any context). The
+ * acquire pairs with pea_agg_create()'s release: a table seen is filled.
+ *
+ * Return: true if the link writes no record for the hit
+ * (PEA_AGG_F_NO_RECORDS).
+ */
+static inline bool pea_agg_hit(struct pea_link *l,
+			       const struct pea_agg_sample *s)
+{
+	/* Acquire: pairs with pea_agg_create()'s release. */
+	struct pea_agg *agg = smp_load_acquire(&l->agg);
+
+	return agg ? pea_agg_update(agg, l, s) : false;
+}
+
+#endif /* _PEA_AGG_H */
