@@ -20,6 +20,9 @@
  *
  * With kstack_depth the record ends with the kernel call stack of the hit
  * (pea_kstack.c); a kretprobe's is the one at entry.
+ *
+ * Fetch chains (pea_fetch.c) are evaluated where the record is written: a
+ * kprobe's at the hit, a kretprobe's at the return.
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
@@ -33,6 +36,7 @@
 #include "pea_provider.h"
 #include "pea_kstack.h"
 #include "pea_probe_rec.h"
+#include "pea_fetch.h"
 #include "pea_compat.h"
 #include "pea_perm.h"
 
@@ -136,7 +140,8 @@ static int pea_kretprobe_ret(struct kretprobe_instance *ri,
 
 	/* A retired link's calls only give their slots back. */
 	if (!READ_ONCE(k->retired) && !pea_link_filtered_cpu(l))
-		pea_link_write_stack(l, e->args, (s64)regs_return_value(regs),
+		pea_link_write_stack(l, regs, e->args,
+				     (s64)regs_return_value(regs),
 				     ktime_get_mono_fast_ns() - e->t0,
 				     e->flags, e->capture, e->capture_len,
 				     pea_rp_kstack(l, ri), e->kstack_nr);
@@ -276,16 +281,17 @@ static int pea_kprobe_register(struct pea_link *l, const void *arg)
  * Kernel lockdown, as Linux applies it: trace_kprobe refuses to register
  * a kprobe under LOCKDOWN_KPROBES, and BPF loses bpf_probe_read_kernel()
  * under LOCKDOWN_BPF_READ_KERNEL (both at the confidentiality level);
- * user-pointer reads stay allowed.
+ * user-pointer reads stay allowed. @kernel_read: a capture or a fetch
+ * may read kernel memory.
  */
-static int pea_probe_lockdown(const struct pea_probe_attr *a)
+static int pea_probe_lockdown(const struct pea_probe_attr *a,
+			      bool kernel_read)
 {
 	int err = security_locked_down(LOCKDOWN_KPROBES);
 
 	if (err)
 		return err;
-	if (a->capture_mode != PEA_CAPTURE_NONE &&
-	    !(a->capture_flags & PEA_CAPTURE_USER))
+	if (kernel_read)
 		return security_locked_down(LOCKDOWN_BPF_READ_KERNEL);
 	return 0;
 }
@@ -297,7 +303,9 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  *
  * Return: a link fd, or -EACCES (as the kprobe PMU: CAP_PERFMON or
  * CAP_SYS_ADMIN; at perf_event_paranoid 3, CAP_SYS_ADMIN), -EPERM (a
- * kernel-memory capture without CAP_BPF and CAP_PERFMON; kernel lockdown),
+ * kernel-memory capture or fetch without CAP_BPF and CAP_PERFMON; kernel
+ * lockdown), -E2BIG (fetches past PEA_FETCH_MAX, PEA_FETCH_DEPTH_MAX or
+ * PEA_FETCH_DATA_MAX: pea_fetch_copy()),
  * -EFAULT, -EINVAL (attr; size below PEA_PROBE_ATTR_SIZE_VER0; offset past
  * UINT_MAX, maxactive past PEA_MAXACTIVE_MAX or on a kprobe, kstack_depth
  * past PEA_KSTACK_MAX, reserved not zero), -E2BIG (attr tail), -EBADF
@@ -311,6 +319,7 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  */
 static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 {
+	struct pea_fetch_set *fs;
 	struct pea_probe_attr a;
 	struct pea_link *l;
 	long err;
@@ -324,20 +333,32 @@ static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 	err = pea_check_probe_attr(&a);
 	if (err)
 		return err;
+	fs = pea_fetch_copy(a.fetches, a.nr_fetches, a.reserved2,
+			    a.flags & PEA_PROBE_F_RETPROBE ?
+			    PEA_FETCH_KIND_RET : 0);
+	if (IS_ERR(fs))
+		return PTR_ERR(fs);
 	/* Kernel memory behind an argument: a kprobe program's rule. */
-	if (a.capture_mode != PEA_CAPTURE_NONE &&
-	    !(a.capture_flags & PEA_CAPTURE_USER)) {
+	if ((a.capture_mode != PEA_CAPTURE_NONE &&
+	     !(a.capture_flags & PEA_CAPTURE_USER)) ||
+	    (fs && fs->kernel_read)) {
 		err = pea_perm_kernel_read();
-		if (err)
-			return err;
+		if (!err)
+			err = pea_probe_lockdown(&a, true);
+	} else {
+		err = pea_probe_lockdown(&a, false);
 	}
-	err = pea_probe_lockdown(&a);
-	if (err)
+	if (err) {
+		pea_fetch_free(fs);
 		return err;
+	}
 	l = pea_link_alloc(map, &pea_kprobe_provider, a.id, a.flags,
 			   a.filter_tgid, a.filter_cpu);
-	if (IS_ERR(l))
+	if (IS_ERR(l)) {
+		pea_fetch_free(fs);
 		return PTR_ERR(l);
+	}
+	l->fetch = fs;
 	l->capture_arg = a.capture_arg;
 	l->capture_mode = a.capture_mode;
 	l->capture_len = a.capture_len;

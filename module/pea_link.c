@@ -20,6 +20,7 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include "pea_internal.h"
+#include "pea_fetch.h"
 #include "pea_link.h"
 #include "pea_provider.h"
 
@@ -136,6 +137,7 @@ void pea_link_free(struct pea_link *l)
 		atomic_dec(&pea_nr_links);
 	}
 	free_percpu(l->stats);
+	pea_fetch_free(l->fetch);
 	kfree(l);
 	atomic_dec(&pea_objects.links);
 }

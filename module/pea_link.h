@@ -14,6 +14,7 @@
 #include <linux/pea.h>
 #include "pea_quota.h"
 
+struct pea_fetch_set;
 struct pea_map;
 struct pea_provider;
 struct pea_quota;
@@ -46,6 +47,7 @@ struct pea_link {
 	u32 capture_len;
 	u32 capture_flags;
 	u32 kstack_depth;	/* frames per record at most (0: no stack) */
+	struct pea_fetch_set *fetch;	/* probes' fetch chains, or NULL */
 	struct pid_namespace *pid_ns;
 	bool retired;		/* closed, kept while calls are in flight */
 	struct pea_link_stats __percpu *stats;

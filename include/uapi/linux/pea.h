@@ -361,9 +361,14 @@ struct pea_event_stats {
  *                 many frames (1..PEA_KSTACK_MAX; 0: no stack): a
  *                 kretprobe records the stack at entry
  * @reserved:      zero
+ * @fetches:       user pointer to @nr_fetches struct pea_fetch (see
+ *                 "Fetch chains" below), or 0
+ * @nr_fetches:    fetches per hit, 0..PEA_FETCH_MAX
+ * @reserved2:     zero
  *
  * A kretprobe captures at function entry and writes its record at
- * return, with the entry arguments, the return value and the latency.
+ * return, with the entry arguments, the return value and the latency;
+ * its fetches are evaluated at return (with the entry's arguments).
  */
 struct pea_probe_attr {
 	__u32 size;
@@ -381,10 +386,15 @@ struct pea_probe_attr {
 	__s32 counter_map;
 	__u32 kstack_depth;
 	__u32 reserved;
+	__aligned_u64 fetches;
+	__u32 nr_fetches;
+	__u32 reserved2;
 };
 
 /* The size of struct pea_probe_attr before @kstack_depth (still taken). */
 #define PEA_PROBE_ATTR_SIZE_VER0	184
+/* Its size before @fetches (still taken). */
+#define PEA_PROBE_ATTR_SIZE_VER1	192
 
 /* struct pea_probe_record.flags */
 #define PEA_REC_F_RETPROBE	(1U << 0)	/* written at function return */
@@ -637,6 +647,10 @@ struct pea_tp_record {
  *                @reserved (zero), which still names it
  * @name:         a label the link reports (PEA_LINK_IOC_INFO, debugfs),
  *                NUL-terminated; empty: "FILENAME+0xOFFSET"
+ * @fetches:      user pointer to @nr_fetches struct pea_fetch, or 0: every
+ *                read is of the probed process's memory (@user zero)
+ * @nr_fetches:   fetches per hit, 0..PEA_FETCH_MAX
+ * @reserved2:    zero
  */
 struct pea_uprobe_attr {
 	__u32 size;
@@ -654,7 +668,13 @@ struct pea_uprobe_attr {
 		__u32 reserved;		/* its name before maxactive */
 	};
 	char name[PEA_SYM_LEN];
+	__aligned_u64 fetches;
+	__u32 nr_fetches;
+	__u32 reserved2;
 };
+
+/* The size of struct pea_uprobe_attr before @fetches (still taken). */
+#define PEA_UPROBE_ATTR_SIZE_VER0	184
 
 /* struct pea_probe_record.flags of a uprobe hit */
 #define PEA_REC_F_UPROBE	(1U << 7)	/* a uprobe or uretprobe */
@@ -833,5 +853,140 @@ struct pea_event_value {
  */
 #define PEA_PAGE_COUNTER_TIME(pg)	(((__u64 *)(pg)->__reserved)[1])
 #define PEA_PAGE_COUNTER_PERIOD(pg)	(((__u64 *)(pg)->__reserved)[2])
+
+/* ---- Fetch chains (kprobes, kretprobes, uprobes, uretprobes) ---- */
+
+/*
+ * A probe may carry up to PEA_FETCH_MAX fetches (struct pea_probe_attr
+ * and struct pea_uprobe_attr: @fetches, @nr_fetches), each evaluated in
+ * the kernel at every hit, as the fetch arguments of kprobe_events and
+ * uprobe_events are (Documentation/trace/kprobetrace.rst):
+ *
+ *	v = the base (an argument register, the return value, the stack
+ *	    pointer);
+ *	for i in 0 .. nr_deref - 1:	v = *(pointer *)(v + offset[i]);
+ *	the value:  PEA_FETCH_F_LOAD or a string or an array: the type read
+ *		    at v + offset[nr_deref]; otherwise v itself, cut to the
+ *		    type's width (offset[nr_deref] 0).
+ *
+ * Every read is fault-safe: a kprobe's reads of an address below the
+ * task's TASK_SIZE read user memory and the others kernel memory, as
+ * Linux's own kprobe fetches do on x86 (probe_mem_read()); a set bit i
+ * of @user makes read i a user read whatever the address (kprobe_events'
+ * "+u" and ustring). A uprobe's reads are all of the probed process's
+ * memory (@user zero). A read that fails (a NULL or unmapped pointer, a
+ * non-canonical address) does not fail the hit: that value is marked
+ * PEA_FETCH_FAULT with the failing read's number, and the others are
+ * kept. A kretprobe's or uretprobe's fetches are evaluated at the
+ * return: memory as it is then, the arguments as they were at entry.
+ *
+ * Bounds, with Linux's errno for the same refusal in trace_probe.c:
+ * more than PEA_FETCH_MAX fetches, more than PEA_FETCH_DEPTH_MAX pointer
+ * reads before the value, or values (each rounded up to 8 bytes) of more
+ * than PEA_FETCH_DATA_MAX bytes in all: E2BIG; anything else malformed
+ * (a base, type, size, flag or offset out of its range, a reserved field
+ * not zero, a return value outside a return probe): EINVAL. Reading
+ * kernel memory (any read a kprobe's @user does not mark) needs what
+ * capturing kernel memory needs (CAP_BPF and CAP_PERFMON; lockdown's
+ * LOCKDOWN_BPF_READ_KERNEL): docs/security.md.
+ */
+#define PEA_FETCH_MAX		8	/* fetches per probe */
+#define PEA_FETCH_DEPTH_MAX	4	/* pointer reads before the value */
+#define PEA_FETCH_DATA_MAX	1024	/* value bytes per record, rounded */
+
+/* struct pea_fetch.base */
+#define PEA_FETCH_BASE_ARG	1	/* argument @arg (0..5), at entry */
+#define PEA_FETCH_BASE_RET	2	/* the return value (returns only) */
+#define PEA_FETCH_BASE_SP	3	/* the stack pointer at the hit */
+
+/* struct pea_fetch.type */
+#define PEA_FETCH_U8		1
+#define PEA_FETCH_U16		2
+#define PEA_FETCH_U32		3
+#define PEA_FETCH_U64		4
+#define PEA_FETCH_S8		5
+#define PEA_FETCH_S16		6
+#define PEA_FETCH_S32		7
+#define PEA_FETCH_S64		8
+#define PEA_FETCH_STR		9	/* NUL-terminated, at most @size bytes */
+#define PEA_FETCH_ARRAY		10	/* exactly @size bytes */
+
+/* struct pea_fetch.flags */
+#define PEA_FETCH_F_LOAD	(1U << 0)	/* integers: read at the address */
+#define PEA_FETCH_F_PTR32	(1U << 1)	/* pointers are 4 bytes (compat) */
+#define PEA_FETCH_FLAGS		(PEA_FETCH_F_LOAD | PEA_FETCH_F_PTR32)
+
+/**
+ * struct pea_fetch - one fetch chain
+ * @base:     PEA_FETCH_BASE_*
+ * @arg:      PEA_FETCH_BASE_ARG: the argument, 0..5; else 0
+ * @nr_deref: pointer reads before the value, 0..PEA_FETCH_DEPTH_MAX
+ * @type:     PEA_FETCH_U8 .. PEA_FETCH_ARRAY
+ * @size:     strings: bytes kept at most (1..PEA_FETCH_DATA_MAX, the NUL
+ *            not kept); arrays: bytes (1..PEA_FETCH_DATA_MAX); integers: 0
+ * @flags:    PEA_FETCH_F_*
+ * @user:     kprobes: bit i set makes read i (0..nr_deref, nr_deref the
+ *            value's) a user-memory read; uprobes: 0
+ * @offset:   added to the address of each read, offset[nr_deref] for the
+ *            value's; the entries past nr_deref are 0
+ * @reserved: zero
+ */
+struct pea_fetch {
+	__u8 base;
+	__u8 arg;
+	__u8 nr_deref;
+	__u8 type;
+	__u16 size;
+	__u8 flags;
+	__u8 user;
+	__s32 offset[PEA_FETCH_DEPTH_MAX + 1];
+	__u32 reserved;
+};
+
+/* struct pea_probe_record.flags: a struct pea_fetch_block follows */
+#define PEA_REC_F_FETCH		(1U << 10)
+
+/* struct pea_fetch_value.status */
+#define PEA_FETCH_OK		0
+#define PEA_FETCH_FAULT		1	/* read @step failed: no bytes */
+#define PEA_FETCH_TRUNCATED	2	/* a string longer than @size: cut */
+
+/**
+ * struct pea_fetch_value - where one fetch's value sits in its block
+ * @offset:   of its bytes, from the start of struct pea_fetch_block (a
+ *            multiple of 8)
+ * @len:      its bytes: an integer's width, a string's length (no NUL),
+ *            an array's size; 0 on a fault
+ * @status:   PEA_FETCH_OK, _FAULT or _TRUNCATED
+ * @step:     PEA_FETCH_FAULT: the read that failed (0..nr_deref); else 0
+ * @reserved: zero
+ *
+ * Integers are stored in the CPU's byte order at their width; a signed
+ * type's reader sign-extends.
+ */
+struct pea_fetch_value {
+	__u16 offset;
+	__u16 len;
+	__u8 status;
+	__u8 step;
+	__u16 reserved;
+};
+
+/**
+ * struct pea_fetch_block - the fetched values of a hit (PEA_REC_F_FETCH)
+ * @nr:       values, one per fetch of the probe, in their order
+ * @size:     bytes of the block, values included (a multiple of 8)
+ * @reserved: zero
+ * @values:   where each value sits; the values' bytes follow
+ *
+ * It follows the record's other parts (counters, capture) at the next
+ * 8-byte boundary from the record's start, before a struct pea_kstack.
+ */
+struct pea_fetch_block {
+	__u16 nr;
+	__u16 size;
+	__u32 reserved;
+	struct pea_fetch_value values[];
+};
 
 #endif /* _UAPI_LINUX_PEA_H */
