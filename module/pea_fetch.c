@@ -313,6 +313,17 @@ fail:
 }
 
 /**
+ * pea_fetch_size() - the bytes a set holds, for the attacher's quota
+ * @fs: the set, or NULL
+ *
+ * Return: its allocation's size (0 for none).
+ */
+size_t pea_fetch_size(const struct pea_fetch_set *fs)
+{
+	return fs ? struct_size(fs, f, fs->nr) : 0;
+}
+
+/**
  * pea_fetch_free() - free what pea_fetch_copy() returned
  * @fs: the set, or NULL
  */

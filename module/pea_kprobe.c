@@ -37,6 +37,7 @@
 #include "pea_kstack.h"
 #include "pea_probe_rec.h"
 #include "pea_fetch.h"
+#include "pea_pred.h"
 #include "pea_compat.h"
 #include "pea_perm.h"
 
@@ -305,7 +306,8 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a,
  * CAP_SYS_ADMIN; at perf_event_paranoid 3, CAP_SYS_ADMIN), -EPERM (a
  * kernel-memory capture or fetch without CAP_BPF and CAP_PERFMON; kernel
  * lockdown), -E2BIG (fetches past PEA_FETCH_MAX, PEA_FETCH_DEPTH_MAX or
- * PEA_FETCH_DATA_MAX: pea_fetch_copy()),
+ * PEA_FETCH_DATA_MAX: pea_fetch_copy(); a predicate past PEA_PRED_MAX or
+ * PEA_PRED_DEPTH_MAX: pea_pred_copy()),
  * -EFAULT, -EINVAL (attr; size below PEA_PROBE_ATTR_SIZE_VER0; offset past
  * UINT_MAX, maxactive past PEA_MAXACTIVE_MAX or on a kprobe, kstack_depth
  * past PEA_KSTACK_MAX, reserved not zero), -E2BIG (attr tail), -EBADF
@@ -320,6 +322,7 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a,
 static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_fetch_set *fs;
+	struct pea_pred_set *ps;
 	struct pea_probe_attr a;
 	struct pea_link *l;
 	long err;
@@ -338,6 +341,11 @@ static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 			    PEA_FETCH_KIND_RET : 0);
 	if (IS_ERR(fs))
 		return PTR_ERR(fs);
+	ps = pea_pred_copy(a.preds, a.nr_preds, a.reserved3, fs);
+	if (IS_ERR(ps)) {
+		pea_fetch_free(fs);
+		return PTR_ERR(ps);
+	}
 	/* Kernel memory behind an argument: a kprobe program's rule. */
 	if ((a.capture_mode != PEA_CAPTURE_NONE &&
 	     !(a.capture_flags & PEA_CAPTURE_USER)) ||
@@ -349,16 +357,26 @@ static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 		err = pea_probe_lockdown(&a, false);
 	}
 	if (err) {
+		pea_pred_free(ps);
 		pea_fetch_free(fs);
 		return err;
 	}
 	l = pea_link_alloc(map, &pea_kprobe_provider, a.id, a.flags,
 			   a.filter_tgid, a.filter_cpu);
 	if (IS_ERR(l)) {
+		pea_pred_free(ps);
 		pea_fetch_free(fs);
 		return PTR_ERR(l);
 	}
 	l->fetch = fs;
+	l->pred = ps;
+	/* Freed with the link; charged as its other memory is. */
+	err = fs ? pea_link_charge(l, pea_fetch_size(fs) +
+				   pea_pred_size(ps)) : 0;
+	if (err) {
+		pea_link_free(l);
+		return err;
+	}
 	l->capture_arg = a.capture_arg;
 	l->capture_mode = a.capture_mode;
 	l->capture_len = a.capture_len;

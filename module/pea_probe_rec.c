@@ -20,6 +20,7 @@
 #include "pea_internal.h"
 #include "pea_link.h"
 #include "pea_fetch.h"
+#include "pea_pred.h"
 #include "pea_kstack.h"
 #include "pea_probe_rec.h"
 
@@ -89,7 +90,8 @@ u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags)
  *
  * The link's fetches are evaluated here, before the record is reserved,
  * into this nesting level's block buffer: the record has their exact
- * size. Preemption must be off: the record goes to this CPU's event.
+ * size. A hit their predicate rejects counts as filtered, not as a hit.
+ * Preemption must be off: the record goes to this CPU's event.
  */
 void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 			  const u64 *args, s64 ret, u64 latency, u16 flags,
@@ -111,6 +113,11 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 		}
 		flen = pea_fetch_eval(l->fetch, regs, args, ret,
 				      flags & PEA_REC_F_UPROBE, fb);
+		/* The predicate decides before anything is reserved. */
+		if (l->pred && !pea_pred_eval(l->pred, l->fetch, fb)) {
+			this_cpu_inc(l->stats->filtered);
+			goto out;
+		}
 		flags |= PEA_REC_F_FETCH;
 		foff = ALIGN(used, 8);
 		used = foff + flen;

@@ -53,6 +53,7 @@
 #include "pea_provider.h"
 #include "pea_probe_rec.h"
 #include "pea_fetch.h"
+#include "pea_pred.h"
 #include "pea_compat.h"
 
 #define PEA_UPROBE_DEPTH	4
@@ -597,13 +598,15 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
  * Return: a link fd, or -EACCES (needs CAP_SYS_ADMIN, as the uprobe
  * PMU), -EFAULT, -EINVAL (attr; not a regular file; offset past the
  * file's end or refused by uprobe_register()), -E2BIG (attr tail; fetches
- * past PEA_FETCH_MAX, PEA_FETCH_DEPTH_MAX or PEA_FETCH_DATA_MAX), -EBADF
+ * past PEA_FETCH_MAX, PEA_FETCH_DEPTH_MAX or PEA_FETCH_DATA_MAX; a
+ * predicate past PEA_PRED_MAX or PEA_PRED_DEPTH_MAX), -EBADF
  * (path_fd), -ENOENT and the other path lookup errors, -EMLINK
  * (PEA_MAX_LINKS live), -ENOMEM, -EMFILE, uprobe_register()'s errors.
  */
 static long pea_uprobe_attach(struct pea_map *map, const void __user *ua)
 {
 	struct pea_fetch_set *fs;
+	struct pea_pred_set *ps;
 	struct pea_uprobe_attr a;
 	struct pea_link *l;
 	struct path path;
@@ -629,20 +632,35 @@ static long pea_uprobe_attach(struct pea_map *map, const void __user *ua)
 			     PEA_FETCH_KIND_RET : 0));
 	if (IS_ERR(fs))
 		return PTR_ERR(fs);
+	ps = pea_pred_copy(a.preds, a.nr_preds, a.reserved3, fs);
+	if (IS_ERR(ps)) {
+		pea_fetch_free(fs);
+		return PTR_ERR(ps);
+	}
 	err = pea_uprobe_path(&a, &path);
 	if (err) {
+		pea_pred_free(ps);
 		pea_fetch_free(fs);
 		return err;
 	}
 	l = pea_link_alloc(map, &pea_uprobe_provider, a.id, a.flags,
 			   a.filter_tgid, -1);
 	if (IS_ERR(l)) {
+		pea_pred_free(ps);
 		pea_fetch_free(fs);
 		path_put(&path);
 		return PTR_ERR(l);
 	}
 	l->fetch = fs;
+	l->pred = ps;
 	pea_up(l)->path = path;
+	/* Freed with the link; charged as its other memory is. */
+	err = fs ? pea_link_charge(l, pea_fetch_size(fs) +
+				   pea_pred_size(ps)) : 0;
+	if (err) {
+		pea_link_free(l);
+		return err;
+	}
 	err = pea_uprobe_setup(l, &a);
 	if (err) {
 		pea_link_free(l);

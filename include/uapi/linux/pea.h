@@ -365,6 +365,10 @@ struct pea_event_stats {
  *                 "Fetch chains" below), or 0
  * @nr_fetches:    fetches per hit, 0..PEA_FETCH_MAX
  * @reserved2:     zero
+ * @preds:         user pointer to @nr_preds struct pea_pred: a predicate
+ *                 on the fetched values ("Predicates" below), or 0
+ * @nr_preds:      its instructions, 0..PEA_PRED_MAX
+ * @reserved3:     zero
  *
  * A kretprobe captures at function entry and writes its record at
  * return, with the entry arguments, the return value and the latency;
@@ -389,6 +393,9 @@ struct pea_probe_attr {
 	__aligned_u64 fetches;
 	__u32 nr_fetches;
 	__u32 reserved2;
+	__aligned_u64 preds;
+	__u32 nr_preds;
+	__u32 reserved3;
 };
 
 /* The size of struct pea_probe_attr before @kstack_depth (still taken). */
@@ -651,6 +658,9 @@ struct pea_tp_record {
  *                read is of the probed process's memory (@user zero)
  * @nr_fetches:   fetches per hit, 0..PEA_FETCH_MAX
  * @reserved2:    zero
+ * @preds:        user pointer to @nr_preds struct pea_pred, or 0
+ * @nr_preds:     its instructions, 0..PEA_PRED_MAX
+ * @reserved3:    zero
  */
 struct pea_uprobe_attr {
 	__u32 size;
@@ -671,6 +681,9 @@ struct pea_uprobe_attr {
 	__aligned_u64 fetches;
 	__u32 nr_fetches;
 	__u32 reserved2;
+	__aligned_u64 preds;
+	__u32 nr_preds;
+	__u32 reserved3;
 };
 
 /* The size of struct pea_uprobe_attr before @fetches (still taken). */
@@ -987,6 +1000,67 @@ struct pea_fetch_block {
 	__u16 size;
 	__u32 reserved;
 	struct pea_fetch_value values[];
+};
+
+/* ---- Predicates on fetched values (kprobes to uretprobes) ---- */
+
+/*
+ * A probe with fetches may carry a predicate on their values (@preds,
+ * @nr_preds of its attr): a program of struct pea_pred in postfix order,
+ * evaluated in the kernel after the fetches and before the record is
+ * reserved. PEA_PRED_CMP pushes one comparison's truth, PEA_PRED_AND and
+ * PEA_PRED_OR pop two and push one, PEA_PRED_NOT negates the top; the
+ * program must leave exactly one value, which decides: true writes the
+ * record, false counts the hit as filtered (PEA_LINK_IOC_INFO's
+ * @filtered) and writes nothing. "a == 1 || !(b > 2 && c ~ "x*")" is
+ *
+ *	CMP(a == 1) CMP(b > 2) CMP(c ~ "x*") AND NOT OR
+ *
+ * A comparison on a value whose fetch faulted is false. Integers compare
+ * as their fetch's type (signed or not) with @value: PEA_TP_OP_EQ, _NE,
+ * _LT, _GT, PEA_PRED_OP_LE, _GE and _AND (bits in common); strings (a
+ * truncated one by its kept bytes) with @str: PEA_TP_OP_EQ, _NE and
+ * _GLOB ('*' any run, '?' one byte). Arrays take no comparison.
+ *
+ * Bounds: more than PEA_PRED_MAX instructions, or more than
+ * PEA_PRED_DEPTH_MAX values pending at once: E2BIG. A program that does
+ * not leave one value, an operator without its operands, a fetch index
+ * past the probe's fetches, an operator its value's type does not take,
+ * an operand of the other kind not zero, a @str without its NUL, a
+ * reserved field not zero, or a predicate on a probe without fetches:
+ * EINVAL.
+ */
+#define PEA_PRED_MAX		32	/* instructions per probe */
+#define PEA_PRED_DEPTH_MAX	16	/* values pending at once */
+#define PEA_PRED_STR_MAX	64	/* string operand, NUL included */
+
+/* struct pea_pred.op */
+#define PEA_PRED_CMP		1
+#define PEA_PRED_AND		2
+#define PEA_PRED_OR		3
+#define PEA_PRED_NOT		4
+
+/* struct pea_pred.cmp: PEA_TP_OP_EQ .. PEA_TP_OP_GLOB, and: */
+#define PEA_PRED_OP_LE		7	/* numbers */
+#define PEA_PRED_OP_GE		8	/* numbers */
+
+/**
+ * struct pea_pred - one instruction of a predicate
+ * @op:       PEA_PRED_*
+ * @fetch:    PEA_PRED_CMP: the fetch whose value it compares (its index in
+ *            the probe's fetches); else 0
+ * @cmp:      PEA_PRED_CMP: PEA_TP_OP_* or PEA_PRED_OP_*; else 0
+ * @reserved: zero
+ * @value:    integers: the operand; else 0
+ * @str:      strings: the NUL-terminated operand or pattern; else zeroes
+ */
+struct pea_pred {
+	__u8 op;
+	__u8 fetch;
+	__u8 cmp;
+	__u8 reserved[5];
+	__u64 value;
+	char str[PEA_PRED_STR_MAX];
 };
 
 #endif /* _UAPI_LINUX_PEA_H */
