@@ -7,7 +7,10 @@
  * array), a NULL and a non-canonical pointer marked at the failing read
  * with the hit kept, the record's layout with a capture and a stack, the
  * bounds' and the malformed descriptors' errnos, the attr sizes of older
- * binaries, and the privilege of kernel reads.
+ * binaries, the privilege of kernel reads, and predicates on the fetched
+ * values (each operator, AND, OR, NOT, strings and globs, signed and
+ * unsigned, faulted values) with exact written and filtered counts and
+ * their errnos.
  */
 #include <stddef.h>
 #include <sys/wait.h>
@@ -428,9 +431,10 @@ static void test_errnos(void)
 	if (fd >= 0)
 		close(fd);
 	PT_EQ(sizeof(struct pea_fetch), 32, "struct pea_fetch is 32 bytes");
-	PT_EQ(sizeof(struct pea_probe_attr), 208, "pea_probe_attr is 208 bytes");
-	PT_EQ(sizeof(struct pea_uprobe_attr), 200,
-	      "pea_uprobe_attr is 200 bytes");
+	PT_EQ(sizeof(struct pea_probe_attr), 224, "pea_probe_attr is 224 bytes");
+	PT_EQ(sizeof(struct pea_uprobe_attr), 216,
+	      "pea_uprobe_attr is 216 bytes");
+	PT_EQ(sizeof(struct pea_pred), 80, "struct pea_pred is 80 bytes");
 }
 
 /* Kernel reads need CAP_BPF and CAP_PERFMON; user-marked ones do not. */
@@ -569,6 +573,247 @@ static void test_uprobe(void)
 		close(link);
 }
 
+/* ---- Predicates ---- */
+
+static struct pea_pred cmp(__u8 fetch, __u8 op, __u64 value, const char *str)
+{
+	struct pea_pred p;
+
+	memset(&p, 0, sizeof(p));
+	p.op = PEA_PRED_CMP;
+	p.fetch = fetch;
+	p.cmp = op;
+	p.value = value;
+	if (str)
+		snprintf(p.str, sizeof(p.str), "%s", str);
+	return p;
+}
+
+static struct pea_pred join(__u8 op)
+{
+	struct pea_pred p;
+
+	memset(&p, 0, sizeof(p));
+	p.op = op;
+	return p;
+}
+
+/* The fetches every predicate test uses: 0 n, 1 kstr, 2 neg, 3 *null. */
+static void pred_fetches(struct pea_fetch *f)
+{
+	f[0] = fx(PEA_FETCH_BASE_ARG, 4, PEA_FETCH_U64, 0, 0);
+	f[1] = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
+	f[2] = at(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_S32, 0,
+		     PEA_FETCH_F_LOAD), FO(neg));
+	f[3] = deref(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U32, 0,
+			PEA_FETCH_F_LOAD), FO(null));
+}
+
+/*
+ * Attach with @p (@np instructions), call the target with n = 1..20 and
+ * n = -1, and compare the n of the records written with @want (a bit
+ * per n, bit 0 for -1) and the link's filtered count.
+ */
+static void pred_case(const char *what, const struct pea_pred *p, int np,
+		      __u32 want)
+{
+	struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target", 0);
+	struct pea_fetch f[4];
+	struct pea_link_info info;
+	int link, cpu = 1 % ncpu, i, nwant = 0, bad = 0;
+	__u32 got = 0;
+	__u64 n;
+
+	pred_fetches(f);
+	a.fetches = (uintptr_t)f;
+	a.nr_fetches = 4;
+	a.preds = (uintptr_t)p;
+	a.nr_preds = np;
+	a.filter_tgid = getpid();
+	link = attach(&a);
+	PT_OK(link >= 0, "%s: attaches (%d)", what, link);
+	if (link < 0)
+		return;
+	pt_pin(cpu);
+	pt_rings_drain(rings, ncpu);
+	for (i = 1; i <= 20; i++)
+		call_target("u", i, 1, NULL);
+	call_target("u", -1, 1, NULL);
+	while (next_rec(cpu)) {
+		if (!g.b || val(0)->len != 8) {
+			bad++;
+			continue;
+		}
+		memcpy(&n, vbytes(0), 8);
+		if (n == (__u64)-1)
+			got |= 1;
+		else if (n >= 1 && n <= 20)
+			got |= 1U << n;
+		else
+			bad++;
+	}
+	for (i = 0; i < 21; i++)
+		nwant += (want >> i) & 1;
+	PT_OK(got == want && !bad, "%s: records for exactly n in 0x%x (got 0x%x, %d odd)",
+	      what, want, got, bad);
+	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, &info), 0, "%s: link info", what);
+	/* PEA_LINK_IOC_INFO's hits count the filtered ones too. */
+	PT_OK(info.written == (__u64)nwant && info.hits == 21 &&
+	      info.filtered == (__u64)(21 - nwant) && info.errors == 0,
+	      "%s: 21 hits, %d written, %d filtered (got hits %llu written %llu filtered %llu)",
+	      what, nwant, 21 - nwant, (unsigned long long)info.hits,
+	      (unsigned long long)info.written,
+	      (unsigned long long)info.filtered);
+	close(link);
+}
+
+#define NBIT(n)		(1U << (n))
+#define NRANGE(a, b)	(((2U << (b)) - 1) & ~((1U << (a)) - 1))
+
+static void test_preds(void)
+{
+	struct pea_pred p[8];
+	__u32 even = 0;
+	int i;
+
+	for (i = 2; i <= 20; i += 2)
+		even |= NBIT(i);
+	/* n >= 5 && n <= 8 || n == 15 */
+	p[0] = cmp(0, PEA_PRED_OP_GE, 5, NULL);
+	p[1] = cmp(0, PEA_PRED_OP_LE, 8, NULL);
+	p[2] = join(PEA_PRED_AND);
+	p[3] = cmp(0, PEA_TP_OP_EQ, 15, NULL);
+	p[4] = join(PEA_PRED_OR);
+	pred_case("n >= 5 && n <= 8 || n == 15", p, 5,
+		  NRANGE(5, 8) | NBIT(15));
+	/* !(n & 1) && kstr ~ "kernel-*" */
+	p[0] = cmp(0, PEA_TP_OP_AND, 1, NULL);
+	p[1] = join(PEA_PRED_NOT);
+	p[2] = cmp(1, PEA_TP_OP_GLOB, 0, "kernel-*");
+	p[3] = join(PEA_PRED_AND);
+	pred_case("!(n & 1) && kstr ~ \"kernel-*\"", p, 4, even);
+	/* neg < 0 && n > 18: n unsigned, so -1 passes; neg signed */
+	p[0] = cmp(2, PEA_TP_OP_LT, 0, NULL);
+	p[1] = cmp(0, PEA_TP_OP_GT, 18, NULL);
+	p[2] = join(PEA_PRED_AND);
+	pred_case("neg < 0 && n > 18 (signed, unsigned)", p, 3,
+		  NBIT(19) | NBIT(20) | 1);
+	/* neg == -5 && kstr == "kernel-string" && kstr != "kernel" */
+	p[0] = cmp(2, PEA_TP_OP_EQ, (__u64)-5, NULL);
+	p[1] = cmp(1, PEA_TP_OP_EQ, 0, PEA_ST_FETCH_KSTR);
+	p[2] = join(PEA_PRED_AND);
+	p[3] = cmp(1, PEA_TP_OP_NE, 0, "kernel");
+	p[4] = join(PEA_PRED_AND);
+	pred_case("neg == -5 && kstr == \"kernel-string\" && kstr != \"kernel\"",
+		  p, 5, NRANGE(1, 20) | 1);
+	/* a faulted value: every comparison on it is false */
+	p[0] = cmp(3, PEA_TP_OP_EQ, 0, NULL);
+	pred_case("*null == 0 (a fault)", p, 1, 0);
+	p[0] = cmp(3, PEA_TP_OP_NE, 0, NULL);
+	pred_case("*null != 0 (a fault)", p, 1, 0);
+	p[1] = join(PEA_PRED_NOT);
+	pred_case("!(*null != 0) (a fault)", p, 2, NRANGE(1, 20) | 1);
+}
+
+static int pred_errno(const struct pea_pred *p, int np, int nf)
+{
+	struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target", 0);
+	struct pea_fetch f[4];
+	int fd;
+
+	pred_fetches(f);
+	a.fetches = nf ? (uintptr_t)f : 0;
+	a.nr_fetches = nf;
+	a.preds = (uintptr_t)p;
+	a.nr_preds = np;
+	fd = attach(&a);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return -fd;
+}
+
+static void test_pred_errnos(void)
+{
+	struct pea_pred p[PEA_PRED_MAX + 1];
+	int i;
+
+	/* n == 0 || n == 1 || ...: a comparison, then (comparison OR)s */
+	for (i = 0; i < PEA_PRED_MAX + 1; i++)
+		p[i] = i && !(i % 2) ? join(PEA_PRED_OR) :
+				      cmp(0, PEA_TP_OP_EQ, i, NULL);
+	PT_EQ(pred_errno(p, PEA_PRED_MAX - 1, 4), 0,
+	      "31 instructions (16 comparisons ORed) attach");
+	PT_EQ(pred_errno(p, PEA_PRED_MAX + 1, 4), E2BIG,
+	      "PEA_PRED_MAX + 1 instructions: E2BIG");
+	for (i = 0; i < 17; i++)
+		p[i] = cmp(0, PEA_TP_OP_EQ, i, NULL);
+	for (; i < 32; i++)
+		p[i] = join(PEA_PRED_AND);
+	PT_EQ(pred_errno(p, 32, 4), E2BIG,
+	      "17 values pending: E2BIG (PEA_PRED_DEPTH_MAX 16)");
+	p[0] = cmp(0, PEA_TP_OP_EQ, 1, NULL);
+	PT_EQ(pred_errno(p, 1, 0), EINVAL, "a predicate without fetches: EINVAL");
+	PT_EQ(pred_errno(p, 0, 4), EINVAL, "preds without nr_preds: EINVAL");
+#define PBAD(n, stmt, what) do {					\
+		p[0] = cmp(0, PEA_TP_OP_EQ, 1, NULL);			\
+		p[1] = cmp(1, PEA_TP_OP_EQ, 0, "x");			\
+		p[2] = join(PEA_PRED_AND);				\
+		stmt;							\
+		PT_EQ(pred_errno(p, n, 4), EINVAL, what ": EINVAL");	\
+	} while (0)
+	PBAD(1, p[0] = join(PEA_PRED_AND), "AND without operands");
+	PBAD(1, p[0] = join(PEA_PRED_NOT), "NOT without an operand");
+	PBAD(2, (void)0, "two values left");
+	PBAD(3, p[0].fetch = 4, "a fetch index past the fetches");
+	PBAD(3, p[0].cmp = PEA_TP_OP_GLOB, "a glob on an integer");
+	PBAD(3, p[1].cmp = PEA_TP_OP_LT, "< on a string");
+	PBAD(3, p[1].value = 1, "a number on a string");
+	PBAD(3, p[0].str[0] = 'x', "a string on an integer");
+	PBAD(3, memset(p[1].str, 'x', sizeof(p[1].str)), "a string without NUL");
+	PBAD(3, p[2].op = 5, "op 5");
+	PBAD(3, p[2].op = 0, "op 0");
+	PBAD(3, p[0].cmp = 9, "cmp 9");
+	PBAD(3, p[0].reserved[4] = 1, "reserved");
+	PBAD(3, p[2].fetch = 1, "a fetch on AND");
+	p[0] = cmp(0, PEA_TP_OP_EQ, 1, NULL);
+	p[1] = cmp(1, PEA_TP_OP_EQ, 0, "x");
+	p[2] = join(PEA_PRED_AND);
+	PT_EQ(pred_errno(p, 3, 4), 0, "the well-formed program attaches");
+	{
+		struct pea_fetch f = fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_ARRAY,
+					8, 0);
+		struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target",
+							0);
+
+		a.fetches = (uintptr_t)&f;
+		a.nr_fetches = 1;
+		a.preds = (uintptr_t)p;
+		a.nr_preds = 1;
+		i = attach(&a);
+		PT_EQ(i < 0 ? -i : 0, EINVAL, "a comparison on an array: EINVAL");
+		if (i >= 0)
+			close(i);
+	}
+	{
+		struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target",
+							0);
+		struct pea_fetch f[4];
+
+		pred_fetches(f);
+		a.fetches = (uintptr_t)f;
+		a.nr_fetches = 4;
+		a.preds = (uintptr_t)p;
+		a.nr_preds = 3;
+		a.reserved3 = 1;
+		i = attach(&a);
+		PT_EQ(i < 0 ? -i : 0, EINVAL, "attr reserved3: EINVAL");
+		if (i >= 0)
+			close(i);
+	}
+}
+
 int main(void)
 {
 	int i;
@@ -581,6 +826,8 @@ int main(void)
 	test_errnos();
 	test_perm();
 	test_uprobe();
+	test_preds();
+	test_pred_errnos();
 	for (i = 0; i < ncpu; i++)
 		close(ev_fd[i]);
 	close(map_fd);
