@@ -408,9 +408,12 @@ bool kfetch_block_ok(const void *b, __u32 size, __u32 nr)
 	if (size < sizeof(h))
 		return false;
 	memcpy(&h, b, sizeof(h));
-	if (h.nr != nr || h.size > size || h.size < hdr)
+	if (h.nr < nr || h.nr > PEA_FETCH_MAX || h.size > size)
 		return false;
-	for (i = 0; i < nr; i++) {
+	hdr = sizeof(h) + h.nr * sizeof(v);
+	if (h.size < hdr)
+		return false;
+	for (i = 0; i < h.nr; i++) {
 		memcpy(&v, (const char *)b + sizeof(h) + i * sizeof(v),
 		       sizeof(v));
 		if (v.offset < hdr || v.offset > h.size ||

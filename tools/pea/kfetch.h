@@ -45,7 +45,9 @@ void kfetch_release(struct kfetch *k);
 unsigned int kfetch_bytes(const struct kfetch *k);
 
 /*
- * Value @i of the block @b (@size bytes, checked by kfetch_block_ok()):
+ * Whether block @b of @size bytes holds at least @nr well-formed values
+ * (a probe's printed fetches; --filter's may follow them). Value @i of
+ * it:
  * "expr=value" in text, "expr":value in JSON (a fault is
  * {"fault":STEP}, a cut string {"str":"...","truncated":true}).
  */

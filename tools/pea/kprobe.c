@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include "kfetch.h"
+#include "kfilter.h"
 #include "ktypes.h"
 #include "probe_kind.h"
 
@@ -100,7 +101,9 @@ struct kprobe_priv {
 	char why[512];
 	struct kfetch fetches[PROBE_MAX_PARAMS];
 	struct pea_fetch f[PROBE_MAX_PARAMS];
-	unsigned int nfetches;
+	unsigned int nfetches;	/* printed ones first, then --filter's */
+	struct pea_pred preds[PEA_PRED_MAX];
+	unsigned int npreds;
 };
 
 /* The fetch expressions after the probe, as the kernel evaluates them. */
@@ -116,6 +119,10 @@ static void fill_fetches(const struct probe_spec *spec,
 		kp->f[i] = kp->fetches[i].f;
 	a->fetches = (uintptr_t)kp->f;
 	a->nr_fetches = kp->nfetches;
+	if (kp->npreds) {
+		a->preds = (uintptr_t)kp->preds;
+		a->nr_preds = kp->npreds;
+	}
 }
 
 static int kprobe_attach(int map_fd, struct probe_spec *spec,
@@ -181,6 +188,39 @@ static int kprobe_attach(int map_fd, struct probe_spec *spec,
  * named as a key then gets the reason (ktypes.c's message).
  */
 /*
+ * --filter: a predicate on fetch expressions (kfilter.c), in the kernel;
+ * an expression it names that the probe does not print is fetched after
+ * the printed ones. @bytes: what the printed ones take.
+ */
+static int kprobe_filter(const struct probe_spec *spec,
+			 const struct probe_opts *o, unsigned int bytes)
+{
+	struct kprobe_priv *kp = spec->priv;
+	struct kfilter_ctx c = {
+		.sig = kp->sig, .ret = spec->retprobe,
+		.fetches = kp->fetches, .nfetches = kp->nfetches,
+		.max = PROBE_MAX_PARAMS, .preds = kp->preds,
+	};
+	unsigned int i;
+	char msg[512];
+	int err;
+
+	if (!kp->sig)
+		return probe_usage(spec->text, "--filter: %s", kp->why);
+	err = kfilter_compile(&c, o->filter, msg, sizeof(msg));
+	for (i = kp->nfetches; i < c.nfetches; i++)
+		bytes += (kfetch_bytes(&kp->fetches[i]) + 7) & ~7U;
+	kp->nfetches = c.nfetches;	/* released with the others */
+	if (err)
+		return probe_usage(spec->text, "--filter: %s", msg);
+	if (bytes > PEA_FETCH_DATA_MAX)
+		return probe_usage(spec->text, "--filter: its fetches and the printed ones take more than %d bytes per event",
+				   PEA_FETCH_DATA_MAX);
+	kp->npreds = c.npreds;
+	return 0;
+}
+
+/*
  * The fetch expressions given after the probe (a parameter's name, a
  * field behind it: kfetch.c), resolved against its BTF; the kernel
  * evaluates them at each hit and they print from the record.
@@ -210,7 +250,7 @@ static int kprobe_params(const struct probe_spec *spec,
 	}
 	fmt->fetches = kp->fetches;
 	fmt->nfetches = kp->nfetches;
-	return 0;
+	return o->filter ? kprobe_filter(spec, o, bytes) : 0;
 }
 
 static int kprobe_prepare(struct probe_spec *spec, const struct probe_opts *o,
@@ -259,7 +299,7 @@ const struct probe_kind kprobe_kind = {
 	.prepare = kprobe_prepare,
 	.attach = kprobe_attach,
 	.release = kprobe_release,
-	.opts = PO_KSTACK | PO_PARAMS,
+	.opts = PO_KSTACK | PO_PARAMS | PO_FILTER,
 	.decode = decode_probe_record,
 	.args = true,
 };

@@ -414,7 +414,7 @@ static int probe_validate(const struct trace_probe *p)
 	if (msg)
 		return probe_usage(n, "%s", msg);
 	if (o->filter && !(k->opts & PO_FILTER))
-		return probe_usage(n, "--filter is for tracepoints");
+		return probe_usage(n, "--filter is for tracepoints, kprobes and kretprobes");
 	if (o->kstack && !(k->opts & PO_KSTACK))
 		return probe_usage(n, "--kstack is for kprobes, kretprobes and tracepoints");
 	if (o->packet && !(k->opts & PO_PACKET))
