@@ -212,7 +212,9 @@ static void test_print(void)
 		.offset = 64, .status = PEA_FETCH_FAULT, .step = 1 };
 	b->size = 64;
 	ok(kfetch_block_ok(b, 64, 4), "a well-formed block is taken");
-	ok(!kfetch_block_ok(b, 64, 3), "a block of other fetches is not");
+	ok(kfetch_block_ok(b, 64, 3),
+	   "a block with more values (--filter's fetches) is taken");
+	ok(!kfetch_block_ok(b, 64, 5), "a block with fewer values is not");
 	b->values[1].len = 30;
 	ok(!kfetch_block_ok(b, 64, 4), "a value past the block is not");
 	b->values[1].len = 6;
