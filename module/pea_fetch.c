@@ -25,6 +25,7 @@
 #include <linux/align.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/slab.h>
@@ -198,6 +199,19 @@ static bool pea_fetch_reads(const struct pea_fetch *f)
 	       !pea_fetch_width(f->type);
 }
 
+/*
+ * The reads of @f as @user bits: its pointer reads, and the value's unless
+ * it is an integer taken as it is (0 when it reads nothing).
+ */
+static u8 pea_fetch_read_mask(const struct pea_fetch *f)
+{
+	if (!pea_fetch_reads(f))
+		return 0;
+	if (pea_fetch_width(f->type) && !(f->flags & PEA_FETCH_F_LOAD))
+		return (u8)GENMASK(f->nr_deref - 1, 0);
+	return (u8)GENMASK(f->nr_deref, 0);
+}
+
 /* The value's bytes at most: the bound each fetch counts against. */
 static u32 pea_fetch_max(const struct pea_fetch *f)
 {
@@ -210,8 +224,9 @@ static int pea_fetch_check(const struct pea_fetch *f, u32 kind)
 {
 	u32 w = pea_fetch_width(f->type), i;
 
+	/* Too deep: EINVAL, as trace_probe.c's TOO_MANY_OPS. */
 	if (f->nr_deref > PEA_FETCH_DEPTH_MAX)
-		return -E2BIG;
+		return -EINVAL;
 	if (f->reserved || (f->flags & ~PEA_FETCH_FLAGS))
 		return -EINVAL;
 	switch (f->base) {
@@ -262,9 +277,10 @@ static int pea_fetch_check(const struct pea_fetch *f, u32 kind)
  * @kind: PEA_FETCH_KIND_* of the probe
  *
  * Return: the set (kfree()d by pea_fetch_free()), NULL for none, or
- * ERR_PTR(-E2BIG) (more than PEA_FETCH_MAX, deeper than
- * PEA_FETCH_DEPTH_MAX, values past PEA_FETCH_DATA_MAX), -EINVAL, -EFAULT
- * or -ENOMEM.
+ * ERR_PTR(-E2BIG) (more than PEA_FETCH_MAX, values past
+ * PEA_FETCH_DATA_MAX in all), -EINVAL (deeper than PEA_FETCH_DEPTH_MAX,
+ * one value past PEA_FETCH_DATA_MAX, anything malformed), -EFAULT or
+ * -ENOMEM.
  */
 struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 				     u32 kind)
@@ -299,9 +315,11 @@ struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 			err = -E2BIG;
 			goto fail;
 		}
+		if (pea_fetch_reads(f))
+			fs->mem_read = true;
 		/* A read no user bit marks may be of kernel memory. */
-		if (!(kind & PEA_FETCH_KIND_USER) && pea_fetch_reads(f) &&
-		    f->user != (u8)GENMASK(f->nr_deref, 0))
+		if (!(kind & PEA_FETCH_KIND_USER) &&
+		    (pea_fetch_read_mask(f) & ~f->user))
 			fs->kernel_read = true;
 	}
 	fs->block_max = struct_size_t(struct pea_fetch_block, values, nr) +
@@ -411,6 +429,56 @@ fault:
 	v->status = PEA_FETCH_FAULT;
 	v->step = i;
 	return 0;
+}
+
+/**
+ * pea_fetch_prefault() - fault in the user pages a uprobe's chains read
+ * @fs: the fetches (a uprobe's: every read is of user memory)
+ * @regs: the user registers of the hit
+ * @args: the six arguments at entry
+ * @ret: the return value (returns), else 0
+ *
+ * uprobe_events reads its fetches in the uprobe handler with
+ * copy_from_user(), which faults pages in (trace_uprobe.c); pea evaluates
+ * them later with preemption off, where a page not yet faulted in (a
+ * library's .rodata the caller only took the address of, untouched heap,
+ * swapped out) would read as a fault. So the chain is walked here first,
+ * where the handler may sleep: each pointer read with copy_from_user(),
+ * each value's bytes (a string's at most, and its NUL) with
+ * fault_in_readable(). A page reclaimed between the two still reads as a
+ * fault. Reads that fail here fail there too; nothing here is kept.
+ *
+ * Context: the probed task's uprobe handler, which may sleep.
+ */
+void pea_fetch_prefault(const struct pea_fetch_set *fs, struct pt_regs *regs,
+			const u64 *args, s64 ret)
+{
+	u32 i, j, w, plen;
+	unsigned long a;
+	u64 p;
+
+	for (i = 0; i < fs->nr; i++) {
+		const struct pea_fetch *f = &fs->f[i];
+
+		if (!pea_fetch_reads(f))
+			continue;
+		a = f->base == PEA_FETCH_BASE_ARG ? args[f->arg] :
+		    f->base == PEA_FETCH_BASE_RET ? (unsigned long)ret :
+						    user_stack_pointer(regs);
+		plen = f->flags & PEA_FETCH_F_PTR32 ? 4 : 8;
+		for (j = 0; j < f->nr_deref; j++) {
+			p = 0;
+			if (copy_from_user(&p, (const void __user *)(a +
+					   (long)f->offset[j]), plen))
+				break;
+			a = p;
+		}
+		w = pea_fetch_width(f->type);
+		if (j < f->nr_deref || (w && !(f->flags & PEA_FETCH_F_LOAD)))
+			continue;
+		fault_in_readable((const char __user *)(a + (long)f->offset[j]),
+				  w ? w : f->size + (f->type == PEA_FETCH_STR));
+	}
 }
 
 /**

@@ -16,12 +16,14 @@ struct pt_regs;
  * struct pea_fetch_set - a probe's fetches, checked
  * @nr:          fetches in @f
  * @block_max:   the largest struct pea_fetch_block they write
+ * @mem_read:    whether any fetch reads memory (user or kernel)
  * @kernel_read: whether a read may be of kernel memory
  * @f:           the fetches, as the attacher gave them
  */
 struct pea_fetch_set {
 	u32 nr;
 	u32 block_max;
+	bool mem_read;
 	bool kernel_read;
 	struct pea_fetch f[];
 };
@@ -39,6 +41,8 @@ struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 				     u32 kind);
 void pea_fetch_free(struct pea_fetch_set *fs);
 size_t pea_fetch_size(const struct pea_fetch_set *fs);
+void pea_fetch_prefault(const struct pea_fetch_set *fs, struct pt_regs *regs,
+			const u64 *args, s64 ret);
 u32 pea_fetch_eval(const struct pea_fetch_set *fs, struct pt_regs *regs,
 		   const u64 *args, s64 ret, bool user, void *block);
 int pea_fetch_init(void);

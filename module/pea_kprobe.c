@@ -304,8 +304,8 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a,
  *
  * Return: a link fd, or -EACCES (as the kprobe PMU: CAP_PERFMON or
  * CAP_SYS_ADMIN; at perf_event_paranoid 3, CAP_SYS_ADMIN), -EPERM (a
- * kernel-memory capture or fetch without CAP_BPF and CAP_PERFMON; kernel
- * lockdown), -E2BIG (fetches past PEA_FETCH_MAX, PEA_FETCH_DEPTH_MAX or
+ * capture or a fetch that reads memory, user or kernel, without CAP_BPF
+ * and CAP_PERFMON; kernel lockdown), -E2BIG (fetches past PEA_FETCH_MAX, PEA_FETCH_DEPTH_MAX or
  * PEA_FETCH_DATA_MAX: pea_fetch_copy(); a predicate past PEA_PRED_MAX or
  * PEA_PRED_DEPTH_MAX: pea_pred_copy()),
  * -EFAULT, -EINVAL (attr; size below PEA_PROBE_ATTR_SIZE_VER0; offset past
@@ -346,16 +346,18 @@ static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 		pea_fetch_free(fs);
 		return PTR_ERR(ps);
 	}
-	/* Kernel memory behind an argument: a kprobe program's rule. */
-	if ((a.capture_mode != PEA_CAPTURE_NONE &&
-	     !(a.capture_flags & PEA_CAPTURE_USER)) ||
-	    (fs && fs->kernel_read)) {
+	/*
+	 * Memory behind an argument, user or kernel: a kprobe program's rule
+	 * (bpf_probe_read_user() as bpf_probe_read_kernel()); kernel memory
+	 * also lockdown's.
+	 */
+	err = 0;
+	if (a.capture_mode != PEA_CAPTURE_NONE || (fs && fs->mem_read))
 		err = pea_perm_kernel_read();
-		if (!err)
-			err = pea_probe_lockdown(&a, true);
-	} else {
-		err = pea_probe_lockdown(&a, false);
-	}
+	if (!err)
+		err = pea_probe_lockdown(&a, (a.capture_mode != PEA_CAPTURE_NONE &&
+					      !(a.capture_flags & PEA_CAPTURE_USER)) ||
+					 (fs && fs->kernel_read));
 	if (err) {
 		pea_pred_free(ps);
 		pea_fetch_free(fs);

@@ -161,11 +161,13 @@ static int pea_uprobe_handler(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 	struct pea_link *l = pea_uc_link(uc);
 	u64 args[6];
 
+	pea_read_args(regs, args);
+	/* While the handler may still sleep: see pea_fetch_prefault(). */
+	if (l->fetch && !pea_uprobe_other_tgid(l))
+		pea_fetch_prefault(l->fetch, regs, args, 0);
 	preempt_disable();
-	if (!pea_link_filtered(l)) {
-		pea_read_args(regs, args);
+	if (!pea_link_filtered(l))
 		pea_probe_hit(l, args, PEA_REC_F_UPROBE, regs);
-	}
 	preempt_enable();
 	return 0;
 }
@@ -428,6 +430,10 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
 		f = pea_uprobe_pop(s, &d, sp, pea_uprobe_ret_pop(regs));
 		s->depth = d;
 	}
+	/* While the handler may still sleep: see pea_fetch_prefault(). */
+	if (f && l->fetch)
+		pea_fetch_prefault(l->fetch, regs, f->args,
+				   (s64)regs_return_value(regs));
 	preempt_disable();
 	if (f)
 		pea_link_write(l, regs, f->args, (s64)regs_return_value(regs),

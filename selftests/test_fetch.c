@@ -12,7 +12,9 @@
  * unsigned, faulted values) with exact written and filtered counts and
  * their errnos.
  */
+#include <fcntl.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "pt_maps.h"
@@ -375,7 +377,8 @@ static void test_errnos(void)
 		f[0] = deref(f[0], 0);
 	PT_EQ(attach_errno(a), 0, "PEA_FETCH_DEPTH_MAX pointer reads attach");
 	f[0].nr_deref++;
-	PT_EQ(attach_errno(a), E2BIG, "one pointer read more: E2BIG");
+	PT_EQ(attach_errno(a), EINVAL,
+	      "one pointer read more: EINVAL (trace_probe's TOO_MANY_OPS)");
 
 	a.nr_fetches = 2;
 	f[0] = fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_ARRAY, 1016, 0);
@@ -437,23 +440,69 @@ static void test_errnos(void)
 	PT_EQ(sizeof(struct pea_pred), 80, "struct pea_pred is 80 bytes");
 }
 
-/* Kernel reads need CAP_BPF and CAP_PERFMON; user-marked ones do not. */
+/*
+ * Every memory read at a kprobe needs CAP_BPF and CAP_PERFMON, as
+ * bpf_probe_read_kernel() and bpf_probe_read_user() in a kprobe program:
+ * with CAP_PERFMON alone a kernel read, a user-marked read and a user
+ * capture are EPERM, a register taken as it is attaches (review of this
+ * branch, finding 1: user-marked reads and user captures attached).
+ */
 static int perm_child(void *arg)
 {
 	struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target", 0);
 	struct pea_fetch f = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 8, 0);
-	int bad = 0;
+	int bad = 0, e;
 
 	(void)arg;
 	if (pt_drop_to_nobody(CAP_PERFMON))
 		return 100;
 	a.fetches = (uintptr_t)&f;
 	a.nr_fetches = 1;
-	bad |= attach_errno(a) != EPERM;
+	e = attach_errno(a);
+	pt_diag("perm: a kernel read: %d", e);
+	bad |= e != EPERM;
+	f.user = 1;
+	e = attach_errno(a);
+	pt_diag("perm: a user-marked read: %d", e);
+	bad |= (e != EPERM) << 1;
+	f = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_U64, 0, 0);
+	e = attach_errno(a);
+	pt_diag("perm: a register: %d", e);
+	bad |= (e != 0) << 2;
+	a.nr_fetches = 0;
+	a.fetches = 0;
+	a.capture_arg = 2;
+	a.capture_mode = PEA_CAPTURE_STR;
+	a.capture_len = 8;
+	a.capture_flags = PEA_CAPTURE_USER;
+	e = attach_errno(a);
+	pt_diag("perm: a user capture: %d", e);
+	bad |= (e != EPERM) << 3;
+	return bad;
+}
+
+/* The same with CAP_BPF and CAP_PERFMON: every one attaches. */
+static int perm_bpf_child(void *arg)
+{
+	struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target", 0);
+	struct pea_fetch f = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 8, 0);
+	int bad = 0;
+
+	(void)arg;
+	if (pt_drop_to_nobody_caps((1ULL << CAP_PERFMON) | (1ULL << CAP_BPF)))
+		return 100;
+	a.fetches = (uintptr_t)&f;
+	a.nr_fetches = 1;
+	bad |= attach_errno(a) != 0;
 	f.user = 1;
 	bad |= (attach_errno(a) != 0) << 1;
-	f = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_U64, 0, 0);
-	bad |= (attach_errno(a) != 0) << 2;
+	a.nr_fetches = 0;
+	a.fetches = 0;
+	a.capture_arg = 2;
+	a.capture_mode = PEA_CAPTURE_STR;
+	a.capture_len = 8;
+	a.capture_flags = PEA_CAPTURE_USER;
+	bad |= (attach_errno(a) != 0) << 3;
 	return bad;
 }
 
@@ -465,7 +514,9 @@ static void test_perm(void)
 	/* Debian's paranoid 3 lets only CAP_SYS_ADMIN attach a kprobe. */
 	PT_EQ(pt_perm_write_int(path, 2), 0, "perf_event_paranoid 2");
 	PT_EQ(pt_in_child(perm_child, NULL), 0,
-	      "CAP_PERFMON only: a kernel read EPERM, a user-marked read and a register attach");
+	      "CAP_PERFMON only: a kernel read, a user-marked read and a user capture EPERM, a register attaches");
+	PT_EQ(pt_in_child(perm_bpf_child, NULL), 0,
+	      "CAP_PERFMON and CAP_BPF: each of them attaches");
 	pt_perm_write_int(path, old);
 }
 
@@ -480,6 +531,60 @@ __attribute__((noipa, used)) int fetch_user_fn(struct ufobj *o, const char *s)
 {
 	__asm__ volatile("" : : "r"(o), "r"(s) : "memory");
 	return (int)o->tag;
+}
+
+/*
+ * A string in a page of a file mapped and never touched: uprobe_events
+ * reads it (its handler faults the page in); so does pea (review of this
+ * branch, finding 3: it was PEA_FETCH_FAULT).
+ */
+static void test_uprobe_untouched(const char *self)
+{
+	static const char text[] = "not-yet-faulted";
+	static const char path[] = "/tmp/pea-fetch-page";
+	struct ufobj o = { 1, "o", NULL };
+	struct pea_uprobe_attr a;
+	struct pea_fetch f;
+	int fd, link, cpu = 1 % ncpu;
+	char *m;
+
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, text, sizeof(text)) != sizeof(text)) {
+		PT_OK(0, "untouched page: the file");
+		return;
+	}
+	/* Dropped from the page cache: the first touch faults it in. */
+	fsync(fd);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_UPROBE_F_CLOEXEC;
+	a.path = (uintptr_t)self;
+	a.path_fd = -1;
+	a.offset = pt_file_off((void *)fetch_user_fn);
+	a.filter_tgid = getpid();
+	f = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
+	a.fetches = (uintptr_t)&f;
+	a.nr_fetches = 1;
+	link = ioctl(map_fd, PEA_MAP_IOC_ATTACH_UPROBE, &a);
+	PT_OK(m != MAP_FAILED && link >= 0, "untouched page: mapped, attached");
+	if (m == MAP_FAILED || link < 0)
+		goto out;
+	pt_pin(cpu);
+	pt_rings_drain(rings, ncpu);
+	fetch_user_fn(&o, m);
+	PT_OK(next_rec(cpu) && g.b, "untouched page: a record");
+	if (g.b)
+		expect_bytes(0, text, sizeof(text) - 1, PEA_FETCH_OK,
+			     "uprobe: a string in a page not yet faulted in");
+out:
+	if (link >= 0)
+		close(link);
+	if (m != MAP_FAILED)
+		munmap(m, 4096);
+	unlink(path);
 }
 
 static void test_uprobe(void)
@@ -550,6 +655,7 @@ static void test_uprobe(void)
 		}
 		close(link);
 	}
+	test_uprobe_untouched(self);
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = PEA_UPROBE_F_CLOEXEC;

@@ -144,14 +144,13 @@ static int kprobe_attach(int map_fd, struct probe_spec *spec,
 			 spec->text, spec->symbol);
 		break;
 	case EPERM:
-		if (attr.capture_mode && !(attr.capture_flags &
-					   PEA_CAPTURE_USER)) {
-			tool_err("cannot attach %s: capturing kernel memory needs CAP_BPF and CAP_PERFMON, and no kernel lockdown (run as root)",
+		if (attr.capture_mode) {
+			tool_err("cannot attach %s: capturing memory needs CAP_BPF and CAP_PERFMON, and kernel memory no kernel lockdown (run as root)",
 				 spec->text);
 			break;
 		}
 		if (attr.nr_fetches) {
-			tool_err("cannot attach %s: fetches that read kernel memory need CAP_BPF and CAP_PERFMON, and no kernel lockdown (run as root)",
+			tool_err("cannot attach %s: fetches that read memory need CAP_BPF and CAP_PERFMON, and kernel memory no kernel lockdown (run as root)",
 				 spec->text);
 			break;
 		}

@@ -350,7 +350,9 @@ struct pea_event_stats {
  * @capture_arg:   argument (0..5) pointing at the memory to capture
  * @capture_mode:  PEA_CAPTURE_NONE, _STR or _FIXED
  * @capture_len:   at most this many bytes (1..PEA_CAPTURE_MAX)
- * @capture_flags: PEA_CAPTURE_USER for a user pointer, else kernel
+ * @capture_flags: PEA_CAPTURE_USER for a user pointer, else kernel; any
+ *                 capture needs CAP_BPF and CAP_PERFMON (EPERM), a kernel
+ *                 one also no lockdown (docs/security.md)
  * @maxactive:     kretprobe instances in flight (0: the kernel default,
  *                 at most PEA_MAXACTIVE_MAX); 0 for a kprobe
  * @counter_map:   with PEA_PROBE_F_COUNTERS, a map fd whose slots hold
@@ -894,14 +896,19 @@ struct pea_event_value {
  * return: memory as it is then, the arguments as they were at entry.
  *
  * Bounds, with Linux's errno for the same refusal in trace_probe.c:
- * more than PEA_FETCH_MAX fetches, more than PEA_FETCH_DEPTH_MAX pointer
- * reads before the value, or values (each rounded up to 8 bytes) of more
- * than PEA_FETCH_DATA_MAX bytes in all: E2BIG; anything else malformed
+ * more than PEA_FETCH_MAX fetches (its TOO_MANY_ARGS) or values (each
+ * rounded up to 8 bytes) of more than PEA_FETCH_DATA_MAX bytes in all
+ * (EVENT_TOO_BIG): E2BIG; more than PEA_FETCH_DEPTH_MAX pointer reads
+ * before the value (TOO_MANY_OPS), one value of more than
+ * PEA_FETCH_DATA_MAX bytes (ARRAY_TOO_BIG) and anything else malformed
  * (a base, type, size, flag or offset out of its range, a reserved field
- * not zero, a return value outside a return probe): EINVAL. Reading
- * kernel memory (any read a kprobe's @user does not mark) needs what
- * capturing kernel memory needs (CAP_BPF and CAP_PERFMON; lockdown's
- * LOCKDOWN_BPF_READ_KERNEL): docs/security.md.
+ * not zero, a return value outside a return probe): EINVAL. At a kprobe,
+ * any fetch that reads memory, user or kernel, needs CAP_BPF and
+ * CAP_PERFMON (EPERM), as a kprobe program's bpf_probe_read_user() and
+ * bpf_probe_read_kernel() do; one that may read kernel memory (a read
+ * @user does not mark) also lockdown's LOCKDOWN_BPF_READ_KERNEL; a
+ * register taken as it is needs only the kprobe's rule
+ * (docs/security.md).
  */
 #define PEA_FETCH_MAX		8	/* fetches per probe */
 #define PEA_FETCH_DEPTH_MAX	4	/* pointer reads before the value */
