@@ -12,6 +12,7 @@
 #include <linux/workqueue.h>
 #include "pea_internal.h"
 #include "pea_counter.h"
+#include "pea_fetch.h"
 #include "pea_provider.h"
 #include "pea_quota.h"
 
@@ -56,12 +57,18 @@ static int __init pea_init(void)
 	pea_wq = alloc_workqueue("pea", WQ_UNBOUND, 0);
 	if (!pea_wq)
 		return -ENOMEM;
+	err = pea_fetch_init();
+	if (err) {
+		destroy_workqueue(pea_wq);
+		return err;
+	}
 	pea_limits_init();
 	pea_quota_init();
 	pea_attach_init();
 	err = pea_map_init();
 	if (err) {
 		pea_limits_exit();
+		pea_fetch_exit();
 		destroy_workqueue(pea_wq);
 		return err;
 	}
@@ -69,6 +76,7 @@ static int __init pea_init(void)
 	if (err) {
 		pea_map_exit();
 		pea_limits_exit();
+		pea_fetch_exit();
 		destroy_workqueue(pea_wq);
 		return err;
 	}
@@ -78,6 +86,7 @@ static int __init pea_init(void)
 		pea_counter_exit();
 		pea_map_exit();
 		pea_limits_exit();
+		pea_fetch_exit();
 		destroy_workqueue(pea_wq);
 		return err;
 	}
@@ -98,6 +107,7 @@ static void __exit pea_exit(void)
 	pea_counter_exit();
 	pea_map_exit();
 	pea_limits_exit();
+	pea_fetch_exit();
 }
 
 module_init(pea_init);

@@ -20,6 +20,9 @@
  *
  * With kstack_depth the record ends with the kernel call stack of the hit
  * (pea_kstack.c); a kretprobe's is the one at entry.
+ *
+ * Fetch chains (pea_fetch.c) are evaluated where the record is written: a
+ * kprobe's at the hit, a kretprobe's at the return.
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
@@ -33,6 +36,8 @@
 #include "pea_provider.h"
 #include "pea_kstack.h"
 #include "pea_probe_rec.h"
+#include "pea_fetch.h"
+#include "pea_pred.h"
 #include "pea_compat.h"
 #include "pea_perm.h"
 
@@ -136,7 +141,8 @@ static int pea_kretprobe_ret(struct kretprobe_instance *ri,
 
 	/* A retired link's calls only give their slots back. */
 	if (!READ_ONCE(k->retired) && !pea_link_filtered_cpu(l))
-		pea_link_write_stack(l, e->args, (s64)regs_return_value(regs),
+		pea_link_write_stack(l, regs, e->args,
+				     (s64)regs_return_value(regs),
 				     ktime_get_mono_fast_ns() - e->t0,
 				     e->flags, e->capture, e->capture_len,
 				     pea_rp_kstack(l, ri), e->kstack_nr);
@@ -276,16 +282,17 @@ static int pea_kprobe_register(struct pea_link *l, const void *arg)
  * Kernel lockdown, as Linux applies it: trace_kprobe refuses to register
  * a kprobe under LOCKDOWN_KPROBES, and BPF loses bpf_probe_read_kernel()
  * under LOCKDOWN_BPF_READ_KERNEL (both at the confidentiality level);
- * user-pointer reads stay allowed.
+ * user-pointer reads stay allowed. @kernel_read: a capture or a fetch
+ * may read kernel memory.
  */
-static int pea_probe_lockdown(const struct pea_probe_attr *a)
+static int pea_probe_lockdown(const struct pea_probe_attr *a,
+			      bool kernel_read)
 {
 	int err = security_locked_down(LOCKDOWN_KPROBES);
 
 	if (err)
 		return err;
-	if (a->capture_mode != PEA_CAPTURE_NONE &&
-	    !(a->capture_flags & PEA_CAPTURE_USER))
+	if (kernel_read)
 		return security_locked_down(LOCKDOWN_BPF_READ_KERNEL);
 	return 0;
 }
@@ -297,7 +304,10 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  *
  * Return: a link fd, or -EACCES (as the kprobe PMU: CAP_PERFMON or
  * CAP_SYS_ADMIN; at perf_event_paranoid 3, CAP_SYS_ADMIN), -EPERM (a
- * kernel-memory capture without CAP_BPF and CAP_PERFMON; kernel lockdown),
+ * capture or a fetch that reads memory, user or kernel, without CAP_BPF
+ * and CAP_PERFMON; kernel lockdown), -E2BIG (fetches past PEA_FETCH_MAX, PEA_FETCH_DEPTH_MAX or
+ * PEA_FETCH_DATA_MAX: pea_fetch_copy(); a predicate past PEA_PRED_MAX or
+ * PEA_PRED_DEPTH_MAX: pea_pred_copy()),
  * -EFAULT, -EINVAL (attr; size below PEA_PROBE_ATTR_SIZE_VER0; offset past
  * UINT_MAX, maxactive past PEA_MAXACTIVE_MAX or on a kprobe, kstack_depth
  * past PEA_KSTACK_MAX, reserved not zero), -E2BIG (attr tail), -EBADF
@@ -311,6 +321,8 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a)
  */
 static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 {
+	struct pea_fetch_set *fs;
+	struct pea_pred_set *ps;
 	struct pea_probe_attr a;
 	struct pea_link *l;
 	long err;
@@ -324,20 +336,49 @@ static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 	err = pea_check_probe_attr(&a);
 	if (err)
 		return err;
-	/* Kernel memory behind an argument: a kprobe program's rule. */
-	if (a.capture_mode != PEA_CAPTURE_NONE &&
-	    !(a.capture_flags & PEA_CAPTURE_USER)) {
-		err = pea_perm_kernel_read();
-		if (err)
-			return err;
+	fs = pea_fetch_copy(a.fetches, a.nr_fetches, a.reserved2,
+			    a.flags & PEA_PROBE_F_RETPROBE ?
+			    PEA_FETCH_KIND_RET : 0);
+	if (IS_ERR(fs))
+		return PTR_ERR(fs);
+	ps = pea_pred_copy(a.preds, a.nr_preds, a.reserved3, fs);
+	if (IS_ERR(ps)) {
+		pea_fetch_free(fs);
+		return PTR_ERR(ps);
 	}
-	err = pea_probe_lockdown(&a);
-	if (err)
+	/*
+	 * Memory behind an argument, user or kernel: a kprobe program's rule
+	 * (bpf_probe_read_user() as bpf_probe_read_kernel()); kernel memory
+	 * also lockdown's.
+	 */
+	err = 0;
+	if (a.capture_mode != PEA_CAPTURE_NONE || (fs && fs->mem_read))
+		err = pea_perm_kernel_read();
+	if (!err)
+		err = pea_probe_lockdown(&a, (a.capture_mode != PEA_CAPTURE_NONE &&
+					      !(a.capture_flags & PEA_CAPTURE_USER)) ||
+					 (fs && fs->kernel_read));
+	if (err) {
+		pea_pred_free(ps);
+		pea_fetch_free(fs);
 		return err;
+	}
 	l = pea_link_alloc(map, &pea_kprobe_provider, a.id, a.flags,
 			   a.filter_tgid, a.filter_cpu);
-	if (IS_ERR(l))
+	if (IS_ERR(l)) {
+		pea_pred_free(ps);
+		pea_fetch_free(fs);
 		return PTR_ERR(l);
+	}
+	l->fetch = fs;
+	l->pred = ps;
+	/* Freed with the link; charged as its other memory is. */
+	err = fs ? pea_link_charge(l, pea_fetch_size(fs) +
+				   pea_pred_size(ps)) : 0;
+	if (err) {
+		pea_link_free(l);
+		return err;
+	}
 	l->capture_arg = a.capture_arg;
 	l->capture_mode = a.capture_mode;
 	l->capture_len = a.capture_len;

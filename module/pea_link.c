@@ -21,6 +21,8 @@
 #include <linux/workqueue.h>
 #include "pea_internal.h"
 #include "pea_agg.h"
+#include "pea_fetch.h"
+#include "pea_pred.h"
 #include "pea_link.h"
 #include "pea_provider.h"
 
@@ -138,6 +140,8 @@ void pea_link_free(struct pea_link *l)
 		atomic_dec(&pea_nr_links);
 	}
 	free_percpu(l->stats);
+	pea_pred_free(l->pred);
+	pea_fetch_free(l->fetch);
 	kfree(l);
 	atomic_dec(&pea_objects.links);
 }

@@ -15,6 +15,8 @@
 #include "pea_quota.h"
 
 struct pea_agg;
+struct pea_fetch_set;
+struct pea_pred_set;
 struct pea_map;
 struct pea_provider;
 struct pea_quota;
@@ -47,6 +49,8 @@ struct pea_link {
 	u32 capture_len;
 	u32 capture_flags;
 	u32 kstack_depth;	/* frames per record at most (0: no stack) */
+	struct pea_fetch_set *fetch;	/* probes' fetch chains, or NULL */
+	struct pea_pred_set *pred;	/* a predicate on them, or NULL */
 	struct pid_namespace *pid_ns;
 	bool retired;		/* closed, kept while calls are in flight */
 	struct pea_link_stats __percpu *stats;

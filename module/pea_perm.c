@@ -25,8 +25,9 @@
  * bpf(BPF_PROG_LOAD) checks it in the initial user namespace (a BPF token
  * aside, which pea has no counterpart of), EPERM:
  *
- *   - a kprobe capture of kernel memory: a kprobe program calling
- *     bpf_probe_read_kernel(), CAP_BPF and CAP_PERFMON (after the kprobe
+ *   - a kprobe capture or fetch that reads memory, kernel or user: a
+ *     kprobe program calling bpf_probe_read_kernel() or
+ *     bpf_probe_read_user(), CAP_BPF and CAP_PERFMON (after the kprobe
  *     rule above, which perf_event_open() of its kprobe applies);
  *   - a netfilter hook: a program at a network hook (BPF_PROG_TYPE_
  *     NETFILTER on 6.12, SCHED_CLS on both), CAP_BPF and CAP_NET_ADMIN.
@@ -91,11 +92,13 @@ int pea_perm_tracepoint(void)
 }
 
 /**
- * pea_perm_kernel_read() - may the caller capture kernel memory at a kprobe
+ * pea_perm_kernel_read() - may the caller read memory at a kprobe
  *
- * As bpf(BPF_PROG_LOAD) of a kprobe program, the Linux way to read
- * kernel memory a probed argument points to: CAP_BPF and CAP_PERFMON (or
- * CAP_SYS_ADMIN). The kprobe itself is pea_perm_kprobe()'s.
+ * As bpf(BPF_PROG_LOAD) of a kprobe program, the Linux way to read the
+ * kernel or user memory a probed argument points to
+ * (bpf_probe_read_kernel(), bpf_probe_read_user()): CAP_BPF and
+ * CAP_PERFMON (or CAP_SYS_ADMIN). The kprobe itself is
+ * pea_perm_kprobe()'s.
  *
  * Return: 0 or -EPERM.
  */

@@ -3,8 +3,9 @@
  * pea: struct pea_probe_record, what kprobes, kretprobes, uprobes and
  * uretprobes write: the six arguments, the bytes an argument points to
  * (copied with the non-faulting routines), the return and latency of a
- * return, the counters of PEA_PROBE_F_COUNTERS and the kernel stack of
- * kstack_depth (pea_kstack.c). Shared by those producers, named by none
+ * return, the counters of PEA_PROBE_F_COUNTERS, the values of the
+ * probe's fetch chains (pea_fetch.c) and the kernel stack of kstack_depth
+ * (pea_kstack.c). Shared by those producers, named by none
  * of them in particular.
  */
 #include <linux/kernel.h>
@@ -19,6 +20,8 @@
 #include "pea_internal.h"
 #include "pea_agg.h"
 #include "pea_link.h"
+#include "pea_fetch.h"
+#include "pea_pred.h"
 #include "pea_kstack.h"
 #include "pea_probe_rec.h"
 
@@ -33,65 +36,6 @@ void pea_read_args(struct pt_regs *regs, u64 *args)
 
 	for (i = 0; i < 6; i++)
 		args[i] = regs_get_kernel_argument(regs, i);
-}
-
-/*
- * copy_from_kernel_nofault() refuses non-canonical addresses by the CPU's
- * virtual address width (x86_virt_bits, from CPUID), not by the width the
- * page tables use. With 4-level paging on a CPU that has LA57 (booted
- * no5lvl) an address canonical for 57 bits but not for 48 passes that
- * check, and the load takes a #GP, which the exception fixup survives but
- * reports with a WARNING ("General protection fault in user access"):
- * panic_on_warn would turn a capture into a crash. Check the whole range
- * against the paging mode in use first.
- */
-static bool pea_kernel_range_ok(const void *src, size_t len)
-{
-#ifdef CONFIG_X86_64
-	unsigned long start = (unsigned long)src, last = start + len - 1;
-
-	return last >= start &&
-	       __is_canonical_address(start, __VIRTUAL_MASK_SHIFT + 1) &&
-	       __is_canonical_address(last, __VIRTUAL_MASK_SHIFT + 1);
-#else
-	return true;
-#endif
-}
-
-static long pea_copy_nofault(void *dst, const void *src, size_t len,
-			     bool user)
-{
-	if (user)
-		return copy_from_user_nofault(dst, (const void __user *)src,
-					      len);
-	if (!pea_kernel_range_ok(src, len))
-		return -EFAULT;
-	return copy_from_kernel_nofault(dst, src, len);
-}
-
-/*
- * strncpy_from_{user,kernel}_nofault() are not exported to modules: copy
- * page by page (a chunk within one page is readable or not as a whole)
- * and stop at the first NUL. Return the length with the NUL, @count if
- * there is none in @count bytes, or -EFAULT.
- */
-static long pea_strncpy_nofault(u8 *dst, const u8 *src, size_t count,
-				bool user)
-{
-	size_t n = 0, chunk;
-	u8 *nul;
-
-	while (n < count) {
-		chunk = min(count - n, PAGE_SIZE -
-			    offset_in_page((unsigned long)(src + n)));
-		if (pea_copy_nofault(dst + n, src + n, chunk, user))
-			return -EFAULT;
-		nul = memchr(dst + n, 0, chunk);
-		if (nul)
-			return nul - dst + 1;
-		n += chunk;
-	}
-	return count;
 }
 
 /**
@@ -112,7 +56,7 @@ u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags)
 
 	*flags |= PEA_REC_F_CAPTURE;
 	if (l->capture_mode == PEA_CAPTURE_FIXED) {
-		if (pea_copy_nofault(buf, ptr, len, user)) {
+		if (pea_read_nofault(buf, ptr, len, user)) {
 			*flags |= PEA_REC_F_FAULT;
 			return 0;
 		}
@@ -135,6 +79,7 @@ u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags)
 /**
  * pea_link_write_stack() - pea_link_write() with a kernel stack
  * @l: the link
+ * @regs: the registers of the hit (a return's at the return)
  * @args: the six arguments
  * @ret: the return value (returns), else 0
  * @latency: entry to return in ns (returns), else 0
@@ -144,31 +89,53 @@ u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags)
  * @ips: the stack, @nr entries
  * @nr: entries of @ips (0: no stack)
  *
+ * The link's fetches are evaluated here, before the record is reserved,
+ * into this nesting level's block buffer: the record has their exact
+ * size. A hit their predicate rejects counts as filtered, not as a hit.
  * Preemption must be off: the record goes to this CPU's event.
  */
-void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
-			  u64 latency, u16 flags, const void *cap,
-			  u32 caplen, const u64 *ips, u32 nr)
+void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
+			  const u64 *args, s64 ret, u64 latency, u16 flags,
+			  const void *cap, u32 caplen, const u64 *ips, u32 nr)
 {
 	struct pea_output_handle h;
 	struct pea_probe_record *r;
 	struct task_struct *task = current;
 	u32 extra = l->counter_map ? sizeof(struct pea_event_value) : 0;
-	u32 used = sizeof(*r) + extra + caplen;
+	u32 used = sizeof(*r) + extra + caplen, foff = 0, flen = 0;
 	struct pea_agg_sample as = {
 		.args = args, .ret = ret, .latency = latency,
 	};
+	void *fb = NULL;
 
+	if (l->fetch) {
+		fb = pea_fetch_buf_get();
+		if (!fb) {
+			pea_link_count_hit(l);
+			this_cpu_inc(l->stats->errors);
+			goto out;
+		}
+		flen = pea_fetch_eval(l->fetch, regs, args, ret,
+				      flags & PEA_REC_F_UPROBE, fb);
+		/* The predicate decides before anything is reserved. */
+		if (l->pred && !pea_pred_eval(l->pred, l->fetch, fb)) {
+			this_cpu_inc(l->stats->filtered);
+			goto out;
+		}
+		flags |= PEA_REC_F_FETCH;
+		foff = ALIGN(used, 8);
+		used = foff + flen;
+	}
 	if (nr)
 		flags |= PEA_REC_F_KSTACK;
 	/* In the table only (PEA_AGG_F_NO_RECORDS): no record attempted. */
 	if (pea_agg_hit(l, &as))
-		return;
+		goto out;
 	pea_link_count_hit(l);
 	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
 			       pea_kstack_rec_size(used, nr), &h)) {
 		this_cpu_inc(l->stats->errors);
-		return;
+		goto out;
 	}
 	r = h.data;
 	if (extra) {
@@ -190,15 +157,25 @@ void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
 	r->ret = ret;
 	r->latency_ns = latency;
 	memcpy((u8 *)(r + 1) + extra, cap, caplen);
+	if (flen) {
+		/* The bytes between the capture and the block are zeroed. */
+		memset((u8 *)(r + 1) + extra + caplen, 0,
+		       foff - (sizeof(*r) + extra + caplen));
+		memcpy((u8 *)r + foff, fb, flen);
+	}
 	if (nr)
 		pea_kstack_put(r, used, ips, nr);
 	pea_output_commit(&h);
 	this_cpu_inc(l->stats->written);
+out:
+	if (l->fetch)
+		pea_fetch_buf_put();
 }
 
 /**
  * pea_link_write() - write one struct pea_probe_record into the link's map
  * @l: the link
+ * @regs: the registers of the hit (a return's at the return)
  * @args: the six arguments
  * @ret: the return value (returns), else 0
  * @latency: entry to return in ns (returns), else 0
@@ -208,11 +185,12 @@ void pea_link_write_stack(struct pea_link *l, const u64 *args, s64 ret,
  *
  * Preemption must be off: the record goes to this CPU's event.
  */
-void pea_link_write(struct pea_link *l, const u64 *args, s64 ret,
-		    u64 latency, u16 flags, const void *cap, u32 caplen)
+void pea_link_write(struct pea_link *l, struct pt_regs *regs,
+		    const u64 *args, s64 ret, u64 latency, u16 flags,
+		    const void *cap, u32 caplen)
 {
-	pea_link_write_stack(l, args, ret, latency, flags, cap, caplen, NULL,
-			     0);
+	pea_link_write_stack(l, regs, args, ret, latency, flags, cap, caplen,
+			     NULL, 0);
 }
 
 /**
@@ -234,7 +212,7 @@ void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
 	u32 caplen = 0, nr;
 
 	if (l->capture_mode == PEA_CAPTURE_NONE && !l->kstack_depth) {
-		pea_link_write(l, args, 0, 0, flags, NULL, 0);
+		pea_link_write(l, regs, args, 0, 0, flags, NULL, 0);
 		return;
 	}
 	/* Handlers run with preemption off; a nested one takes the next slot. */
@@ -244,8 +222,8 @@ void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
 			caplen = pea_capture(l, args, s->cap, &flags);
 		nr = pea_kstack_save(regs, READ_ONCE(l->addr), s->ips,
 				     l->kstack_depth);
-		pea_link_write_stack(l, args, 0, 0, flags, s->cap, caplen,
-				     s->ips, nr);
+		pea_link_write_stack(l, regs, args, 0, 0, flags, s->cap,
+				     caplen, s->ips, nr);
 	} else {
 		this_cpu_inc(l->stats->errors);
 	}

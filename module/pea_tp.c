@@ -40,6 +40,7 @@
 #include "pea_internal.h"
 #include "pea_agg.h"
 #include "pea_link.h"
+#include "pea_pred.h"
 #include "pea_provider.h"
 #include "pea_kstack.h"
 #include "pea_perm.h"
@@ -58,36 +59,6 @@ static_assert(offsetof(struct pea_tp_link, link) == 0);
 static struct pea_tp_link *pea_tp(struct pea_link *l)
 {
 	return container_of(l, struct pea_tp_link, link);
-}
-
-/*
- * Match @len bytes of @s against the NUL-terminated @pat: '*' matches any
- * run of bytes, '?' one byte, anything else itself. Iterative, with one
- * backtrack point (the last '*'): O(len * strlen(pat)) at worst, no
- * recursion, no stack beyond a few words.
- */
-static bool pea_glob(const char *pat, const char *s, size_t len)
-{
-	const char *star = NULL;
-	size_t i = 0, star_i = 0;
-
-	while (i < len) {
-		if (*pat == '*') {
-			star = ++pat;
-			star_i = i;
-		} else if (*pat && (*pat == '?' || *pat == s[i])) {
-			pat++;
-			i++;
-		} else if (star) {
-			pat = star;
-			i = ++star_i;
-		} else {
-			return false;
-		}
-	}
-	while (*pat == '*')
-		pat++;
-	return !*pat;
 }
 
 static u64 pea_tp_load(const u8 *p, u16 size, bool is_signed)

@@ -52,6 +52,8 @@
 #include "pea_link.h"
 #include "pea_provider.h"
 #include "pea_probe_rec.h"
+#include "pea_fetch.h"
+#include "pea_pred.h"
 #include "pea_compat.h"
 
 #define PEA_UPROBE_DEPTH	4
@@ -159,11 +161,13 @@ static int pea_uprobe_handler(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 	struct pea_link *l = pea_uc_link(uc);
 	u64 args[6];
 
+	pea_read_args(regs, args);
+	/* While the handler may still sleep: see pea_fetch_prefault(). */
+	if (l->fetch && !pea_uprobe_other_tgid(l))
+		pea_fetch_prefault(l->fetch, regs, args, 0);
 	preempt_disable();
-	if (!pea_link_filtered(l)) {
-		pea_read_args(regs, args);
+	if (!pea_link_filtered(l))
 		pea_probe_hit(l, args, PEA_REC_F_UPROBE, regs);
-	}
 	preempt_enable();
 	return 0;
 }
@@ -426,9 +430,13 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
 		f = pea_uprobe_pop(s, &d, sp, pea_uprobe_ret_pop(regs));
 		s->depth = d;
 	}
+	/* While the handler may still sleep: see pea_fetch_prefault(). */
+	if (f && l->fetch)
+		pea_fetch_prefault(l->fetch, regs, f->args,
+				   (s64)regs_return_value(regs));
 	preempt_disable();
 	if (f)
-		pea_link_write(l, f->args, (s64)regs_return_value(regs),
+		pea_link_write(l, regs, f->args, (s64)regs_return_value(regs),
 			       now - f->t0, f->flags, pea_uprobe_cap(l, i, d),
 			       f->capture_len);
 	else
@@ -595,12 +603,16 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
  *
  * Return: a link fd, or -EACCES (needs CAP_SYS_ADMIN, as the uprobe
  * PMU), -EFAULT, -EINVAL (attr; not a regular file; offset past the
- * file's end or refused by uprobe_register()), -E2BIG (attr tail), -EBADF
+ * file's end or refused by uprobe_register()), -E2BIG (attr tail; fetches
+ * past PEA_FETCH_MAX, PEA_FETCH_DEPTH_MAX or PEA_FETCH_DATA_MAX; a
+ * predicate past PEA_PRED_MAX or PEA_PRED_DEPTH_MAX), -EBADF
  * (path_fd), -ENOENT and the other path lookup errors, -EMLINK
  * (PEA_MAX_LINKS live), -ENOMEM, -EMFILE, uprobe_register()'s errors.
  */
 static long pea_uprobe_attach(struct pea_map *map, const void __user *ua)
 {
+	struct pea_fetch_set *fs;
+	struct pea_pred_set *ps;
 	struct pea_uprobe_attr a;
 	struct pea_link *l;
 	struct path path;
@@ -614,22 +626,47 @@ static long pea_uprobe_attach(struct pea_map *map, const void __user *ua)
 	 */
 	if (!capable(CAP_SYS_ADMIN))
 		return -EACCES;
-	err = pea_link_copy_attr(&a, sizeof(a), sizeof(a), ua);
+	err = pea_link_copy_attr(&a, sizeof(a), PEA_UPROBE_ATTR_SIZE_VER0, ua);
 	if (err)
 		return err;
 	err = pea_uprobe_check_attr(&a);
 	if (err)
 		return err;
+	fs = pea_fetch_copy(a.fetches, a.nr_fetches, a.reserved2,
+			    PEA_FETCH_KIND_USER |
+			    (a.flags & PEA_UPROBE_F_RETPROBE ?
+			     PEA_FETCH_KIND_RET : 0));
+	if (IS_ERR(fs))
+		return PTR_ERR(fs);
+	ps = pea_pred_copy(a.preds, a.nr_preds, a.reserved3, fs);
+	if (IS_ERR(ps)) {
+		pea_fetch_free(fs);
+		return PTR_ERR(ps);
+	}
 	err = pea_uprobe_path(&a, &path);
-	if (err)
+	if (err) {
+		pea_pred_free(ps);
+		pea_fetch_free(fs);
 		return err;
+	}
 	l = pea_link_alloc(map, &pea_uprobe_provider, a.id, a.flags,
 			   a.filter_tgid, -1);
 	if (IS_ERR(l)) {
+		pea_pred_free(ps);
+		pea_fetch_free(fs);
 		path_put(&path);
 		return PTR_ERR(l);
 	}
+	l->fetch = fs;
+	l->pred = ps;
 	pea_up(l)->path = path;
+	/* Freed with the link; charged as its other memory is. */
+	err = fs ? pea_link_charge(l, pea_fetch_size(fs) +
+				   pea_pred_size(ps)) : 0;
+	if (err) {
+		pea_link_free(l);
+		return err;
+	}
 	err = pea_uprobe_setup(l, &a);
 	if (err) {
 		pea_link_free(l);

@@ -69,10 +69,11 @@ static inline long pt_meminfo(const char *key)
 }
 
 /*
- * Become @uid for good with capability @cap only (-1: none), dumpable
- * again (after setuid) so that /proc/PID files of our children are ours.
+ * Become @uid for good with capabilities @cap and @cap2 only (-1: none),
+ * dumpable again (after setuid) so that /proc/PID files of our children
+ * are ours.
  */
-static inline int pt_drop_to(uid_t uid, int cap)
+static inline int pt_drop_to2(uid_t uid, int cap, int cap2)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -87,9 +88,19 @@ static inline int pt_drop_to(uid_t uid, int cap)
 		data[cap / 32].effective = 1U << (cap % 32);
 		data[cap / 32].permitted = 1U << (cap % 32);
 	}
+	if (cap2 >= 0) {
+		data[cap2 / 32].effective |= 1U << (cap2 % 32);
+		data[cap2 / 32].permitted |= 1U << (cap2 % 32);
+	}
 	if (syscall(SYS_capset, &hdr, data))
 		return -errno;
 	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ? -errno : 0;
+}
+
+/* Become @uid for good with capability @cap only (-1: none). */
+static inline int pt_drop_to(uid_t uid, int cap)
+{
+	return pt_drop_to2(uid, cap, -1);
 }
 
 /*

@@ -20,6 +20,8 @@
  *   uprobe, uretprobe   the uprobe PMU on the same file and offset, pid -1
  *   kprobe kernel       the kprobe PMU, then bpf(BPF_PROG_LOAD) of a kprobe
  *   capture             program (what reads kernel memory at a kprobe)
+ *   kprobe user capture the same: a kprobe program's bpf_probe_read_user()
+ *   and user fetch      is what reads user memory behind a probed argument
  *   BPF program calling bpf(BPF_PROG_LOAD) of a SYSCALL program calling
  *   pea_kf_output       pea_kf_output(), the pea module's BTF fd from
  *                       BPF_BTF_GET_FD_BY_ID in its fd_array; Linux's: a
@@ -329,7 +331,55 @@ static int pea_kprobe_kcapture(void)
 	return pea_kprobe_attach(0, 8);
 }
 
-/* The kprobe, then the program that reads kernel memory there. */
+/* A kprobe capturing 8 bytes of user memory argument 0 points to. */
+static int pea_kprobe_ucapture(void)
+{
+	struct pea_probe_attr a;
+	int map = own_map(), err;
+
+	if (map < 0)
+		return 200 + errno;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_PROBE_F_CLOEXEC;
+	strcpy(a.symbol, KP_SYM);
+	a.capture_mode = PEA_CAPTURE_FIXED;
+	a.capture_len = 8;
+	a.capture_flags = PEA_CAPTURE_USER;
+	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_PROBE, &a));
+	close(map);
+	return err;
+}
+
+/* A kprobe with a fetch chain whose one read is user-marked. */
+static int pea_kprobe_ufetch(void)
+{
+	struct pea_fetch f;
+	struct pea_probe_attr a;
+	int map = own_map(), err;
+
+	if (map < 0)
+		return 200 + errno;
+	memset(&f, 0, sizeof(f));
+	f.base = PEA_FETCH_BASE_ARG;
+	f.type = PEA_FETCH_U64;
+	f.flags = PEA_FETCH_F_LOAD;
+	f.user = 1;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_PROBE_F_CLOEXEC;
+	strcpy(a.symbol, KP_SYM);
+	a.fetches = (uintptr_t)&f;
+	a.nr_fetches = 1;
+	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_PROBE, &a));
+	close(map);
+	return err;
+}
+
+/*
+ * The kprobe, then the program that reads memory there
+ * (bpf_probe_read_kernel() or bpf_probe_read_user(): the same rule).
+ */
 static int linux_kprobe_kcapture(void)
 {
 	int err = linux_kprobe();
@@ -713,6 +763,10 @@ static const struct op ops[] = {
 	{ "kprobe", NULL, pea_kprobe, linux_kprobe, NULL },
 	{ "kretprobe", NULL, pea_kretprobe, linux_kretprobe, NULL },
 	{ "kprobe kernel capture", NULL, pea_kprobe_kcapture,
+	  linux_kprobe_kcapture, rule_bpf_kread },
+	{ "kprobe user capture", NULL, pea_kprobe_ucapture,
+	  linux_kprobe_kcapture, rule_bpf_kread },
+	{ "kprobe user fetch", NULL, pea_kprobe_ufetch,
 	  linux_kprobe_kcapture, rule_bpf_kread },
 	{ "tracepoint", NULL, pea_tracepoint, linux_tracepoint, NULL },
 	{ "uprobe", NULL, pea_uprobe, linux_uprobe, NULL },

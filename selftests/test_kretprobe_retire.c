@@ -125,7 +125,8 @@ static void attacker(int mode, int res, int rel)
 	char c;
 	struct pea_probe_attr a = big(mode ? "__x64_sys_execve" : "do_group_exit");
 
-	if (pt_drop_to(PT_NOBODY, CAP_PERFMON)) {
+	/* Its capture reads memory: CAP_BPF too (docs/security.md). */
+	if (pt_drop_to2(PT_NOBODY, CAP_PERFMON, CAP_BPF)) {
 		err = 1000;
 		goto out;
 	}

@@ -63,7 +63,8 @@ static void hold_start(struct holder *h, uid_t uid,
 		close(res[0]);
 		close(rel[1]);
 		setrlimit(RLIMIT_NOFILE, &rl);
-		if (pt_drop_to(uid, CAP_PERFMON)) {
+		/* A capture reads memory: CAP_BPF too (docs/security.md). */
+		if (pt_drop_to2(uid, CAP_PERFMON, CAP_BPF)) {
 			err = 1000;
 		} else {
 			while (n < max) {
@@ -138,7 +139,8 @@ static void park_start(struct holder *h, const struct pea_probe_attr *a,
 		close(res[0]);
 		close(rel[1]);
 		/* Dumpable again (pt_drop_to()): /proc/PID/wchan is ours. */
-		if (pt_drop_to(PT_NOBODY, CAP_PERFMON) || pipe(sleep)) {
+		if (pt_drop_to2(PT_NOBODY, CAP_PERFMON, CAP_BPF) ||
+		    pipe(sleep)) {
 			err = 1000;
 			max = 0;
 		}

@@ -335,8 +335,8 @@ static void test_usage(void)
 	} cases[] = {
 		{ { PT_PEA, "trace", "--maxactive", "4", "kretprobe:a", "kprobe:b", NULL },
 		  "kprobe:b: --maxactive is for kretprobes and uretprobes" },
-		{ { PT_PEA, "trace", "kprobe:a", "--filter", "pid == 1", TP, NULL },
-		  "kprobe:a: --filter is for tracepoints" },
+		{ { PT_PEA, "trace", "uprobe:/bin/true:main", "--filter", "pid == 1", TP, NULL },
+		  "uprobe:/bin/true:main: --filter is for tracepoints, kprobes and kretprobes" },
 		{ { PT_PEA, "trace", "--args", "kprobe:a", TP, NULL },
 		  TP ": --args, --str, --bytes, --user, --kernel and --maxactive are for kprobes" },
 		{ { PT_PEA, "trace", "kprobe:a", "--pid", "x", "kprobe:b", NULL },

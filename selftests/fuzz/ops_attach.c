@@ -3,9 +3,9 @@
  * test_fuzz: the producers beyond kprobes. Tracepoint, uprobe and
  * netfilter links attached with random attrs (filters, predicates on
  * random offsets, kernel stacks, captures, ids, priorities, packet
- * lengths), one attr in
- * four broken in a way the ioctl must refuse with a known errno whatever
- * else is random. Each link that attaches goes into the fd table, where
+ * lengths; on uprobes, random fetch chains and predicates on them), one
+ * attr in four (uprobes: three) broken in a way the ioctl must refuse
+ * with a known errno whatever else is random. Each link that attaches goes into the fd table, where
  * the other families read, ioctl and close it at random; the op then
  * makes its producer fire.
  *
@@ -304,10 +304,113 @@ static void fz_fire_uprobe(void)
 	fz_uprobe_target(getpid(), s);
 }
 
+/*
+ * Random fetch chains on a uprobe (the probed process's own memory, so
+ * any address is harmless): a random base, up to PEA_FETCH_DEPTH_MAX
+ * pointer reads at random offsets (most fault, some land in this
+ * process), a random type and size within the byte budget; and a random
+ * predicate on them, well formed by construction (a postfix tree of at
+ * most PEA_PRED_MAX instructions). Returns the fetches' count.
+ */
+static __u32 fz_random_fetches(struct fz_rng *r, struct pea_fetch *f,
+			       bool ret)
+{
+	__u32 n = 1 + (__u32)fz_below(r, PEA_FETCH_MAX), i, j, budget = 0;
+
+	memset(f, 0, PEA_FETCH_MAX * sizeof(*f));
+	for (i = 0; i < n; i++) {
+		__u32 w;
+
+		f[i].base = ret && fz_chance(r, 4) ? PEA_FETCH_BASE_RET :
+			    fz_chance(r, 8) ? PEA_FETCH_BASE_SP :
+					      PEA_FETCH_BASE_ARG;
+		if (f[i].base == PEA_FETCH_BASE_ARG)
+			f[i].arg = (__u8)fz_below(r, 6);
+		f[i].nr_deref = (__u8)fz_below(r, PEA_FETCH_DEPTH_MAX + 1);
+		for (j = 0; j < f[i].nr_deref; j++)
+			f[i].offset[j] = (__s32)fz_below(r, 64) - 16;
+		f[i].type = 1 + (__u8)fz_below(r, PEA_FETCH_ARRAY);
+		if (f[i].type >= PEA_FETCH_STR) {
+			f[i].size = 1 + (__u16)fz_below(r, 96);
+			f[i].offset[f[i].nr_deref] = (__s32)fz_below(r, 32);
+			w = f[i].size;
+		} else {
+			w = 8;
+			if (fz_chance(r, 2)) {
+				f[i].flags = PEA_FETCH_F_LOAD;
+				f[i].offset[f[i].nr_deref] =
+					(__s32)fz_below(r, 32);
+			}
+		}
+		if (fz_chance(r, 8))
+			f[i].flags |= PEA_FETCH_F_PTR32;
+		budget += (w + 7) & ~7U;
+		if (budget > PEA_FETCH_DATA_MAX)
+			return i ? i : 1;
+	}
+	return n;
+}
+
+/* A random well-formed predicate on @nf fetches @f: its length. */
+static __u32 fz_random_preds(struct fz_rng *r, const struct pea_fetch *f,
+			     __u32 nf, struct pea_pred *p)
+{
+	__u32 n = 0, depth = 0, want = 1 + (__u32)fz_below(r, 8), i;
+
+	memset(p, 0, PEA_PRED_MAX * sizeof(*p));
+	for (i = 0; i < nf && f[i].type == PEA_FETCH_ARRAY; i++)
+		;
+	if (i == nf)
+		return 0;	/* arrays take no comparison */
+	while (n + 2 < PEA_PRED_MAX && (want || depth != 1)) {
+		if (want && depth < PEA_PRED_DEPTH_MAX &&
+		    (depth < 2 || fz_chance(r, 2))) {
+			i = (__u32)fz_below(r, nf);
+			if (f[i].type == PEA_FETCH_ARRAY)
+				continue;
+			p[n].op = PEA_PRED_CMP;
+			p[n].fetch = (__u8)i;
+			if (f[i].type == PEA_FETCH_STR) {
+				static const __u8 s_ops[] = { PEA_TP_OP_EQ,
+					PEA_TP_OP_NE, PEA_TP_OP_GLOB };
+
+				p[n].cmp = s_ops[fz_below(r, 3)];
+				snprintf(p[n].str, sizeof(p[n].str), "%s",
+					 fz_chance(r, 2) ? "fz_*" : "?");
+			} else {
+				p[n].cmp = 1 + (__u8)fz_below(r, 8);
+				if (p[n].cmp == PEA_TP_OP_GLOB)
+					p[n].cmp = PEA_TP_OP_EQ;
+				p[n].value = fz_u64(r);
+			}
+			n++;
+			depth++;
+			want--;
+		} else if (depth >= 2) {
+			p[n++].op = fz_chance(r, 2) ? PEA_PRED_AND :
+						      PEA_PRED_OR;
+			depth--;
+		} else if (depth == 1 && !want) {
+			break;
+		} else {
+			want = want ? want : 1;
+		}
+		if (depth && fz_chance(r, 6))
+			p[n++].op = PEA_PRED_NOT;
+	}
+	while (depth > 1 && n < PEA_PRED_MAX) {
+		p[n++].op = PEA_PRED_AND;
+		depth--;
+	}
+	return depth == 1 ? n : 0;
+}
+
 static int op_attach_uprobe(struct fz_thread *t)
 {
 	static const char self[] = "/proc/self/exe";
 	struct fz_rng *r = &t->rng;
+	struct pea_fetch fetches[PEA_FETCH_MAX];
+	struct pea_pred preds[PEA_PRED_MAX];
 	struct pea_uprobe_attr a;
 	const char *invalid = NULL;
 	int fd, want = 0, path_fd = -1;
@@ -343,7 +446,17 @@ static int op_attach_uprobe(struct fz_thread *t)
 		a.path = 0;
 		a.path_fd = path_fd;
 	}
-	switch (fz_below(r, 32)) {	/* 8 broken cases of 32 */
+	if (fz_chance(r, 2)) {
+		a.nr_fetches = fz_random_fetches(r, fetches, a.flags &
+						 PEA_UPROBE_F_RETPROBE);
+		a.fetches = (__u64)(unsigned long)fetches;
+		if (fz_chance(r, 2)) {
+			a.nr_preds = fz_random_preds(r, fetches, a.nr_fetches,
+						     preds);
+			a.preds = a.nr_preds ? (__u64)(unsigned long)preds : 0;
+		}
+	}
+	switch (fz_below(r, 36)) {	/* 12 broken cases of 36 */
 	case 0:
 		a.flags |= 1U << (2 + fz_below(r, 30));
 		invalid = "unknown flag";
@@ -392,8 +505,47 @@ static int op_attach_uprobe(struct fz_thread *t)
 		want = EINVAL;
 		break;
 	case 7:
-		a.size = (__u32)fz_below(r, sizeof(a));
+		a.size = (__u32)fz_below(r, PEA_UPROBE_ATTR_SIZE_VER0);
 		invalid = "short size";
+		want = EINVAL;
+		break;
+	case 8:
+		fz_random_fetches(r, fetches, false);
+		a.fetches = (__u64)(unsigned long)fetches;
+		a.nr_fetches = PEA_FETCH_MAX + 1 + (__u32)fz_below(r, 100);
+		a.nr_preds = 0;
+		a.preds = 0;
+		invalid = "more than PEA_FETCH_MAX fetches";
+		want = E2BIG;
+		break;
+	case 9:
+		a.nr_fetches = fz_random_fetches(r, fetches, false);
+		a.fetches = (__u64)(unsigned long)fetches;
+		fetches[fz_below(r, a.nr_fetches)].nr_deref =
+			PEA_FETCH_DEPTH_MAX + 1 + (__u8)fz_below(r, 200);
+		a.nr_preds = 0;
+		a.preds = 0;
+		invalid = "deeper than PEA_FETCH_DEPTH_MAX";
+		want = EINVAL;
+		break;
+	case 10:
+		a.nr_fetches = fz_random_fetches(r, fetches, false);
+		a.fetches = (__u64)(unsigned long)fetches;
+		fetches[fz_below(r, a.nr_fetches)].user =
+			1 + (__u8)fz_below(r, 255);
+		a.nr_preds = 0;
+		a.preds = 0;
+		invalid = "a user bit on a uprobe";
+		want = EINVAL;
+		break;
+	case 11:
+		a.nr_fetches = fz_random_fetches(r, fetches, false);
+		a.fetches = (__u64)(unsigned long)fetches;
+		memset(preds, 0, sizeof(preds));
+		preds[0].op = fz_chance(r, 2) ? PEA_PRED_AND : PEA_PRED_NOT;
+		a.preds = (__u64)(unsigned long)preds;
+		a.nr_preds = 1 + (__u32)fz_below(r, 3);
+		invalid = "a predicate starting with an operator";
 		want = EINVAL;
 		break;
 	}

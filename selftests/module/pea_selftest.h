@@ -423,4 +423,47 @@ struct pea_st_drop {
 #define PEA_ST_IOC_DROP_ARM	_IOW(PEA_ST_MAGIC, 0x60, struct pea_st_drop)
 #define PEA_ST_IOC_DROP_END	_IOR(PEA_ST_MAGIC, 0x61, struct pea_st_drop)
 
+/* ---- Fetch chains (pea_st_fetch.c) ---- */
+
+/*
+ * The object pea_st_fetch_target() gets, as the module lays it out (its
+ * pointers are kernel pointers, in __u64 here so that the tests know the
+ * offsets). PEA_ST_IOC_FETCH builds two: the outer one (@next is the
+ * inner one, @null is NULL, @bad a non-canonical "freed" pointer) and
+ * the inner one (@next NULL).
+ */
+struct pea_st_fobj {
+	__u64 magic;		/* outer PEA_ST_FETCH_MAGIC, inner ~it */
+	__s32 neg;		/* outer -5, inner -7 */
+	__u16 small;		/* outer 0xbeef, inner 0x1234 */
+	__u8 byte;		/* outer 0x7f, inner 0x80 */
+	__u8 pad;
+	__aligned_u64 str;	/* outer "outer-str", inner "inner" */
+	__aligned_u64 next;
+	__aligned_u64 null;	/* NULL */
+	__aligned_u64 bad;	/* PEA_ST_FETCH_BAD */
+	__u8 bytes[8];		/* 1..8 (outer), 11..18 (inner) */
+	char name[16];		/* "outer-name", "inner-name" */
+};
+
+#define PEA_ST_FETCH_MAGIC	0x1122334455667788ULL
+#define PEA_ST_FETCH_BAD	0xdead000000000100ULL	/* as LIST_POISON1 */
+#define PEA_ST_FETCH_KSTR	"kernel-string"
+#define PEA_ST_FETCH_RET	(-22)
+
+/*
+ * PEA_ST_IOC_FETCH: call, @count times,
+ * pea_st_fetch_target(outer, PEA_ST_FETCH_KSTR, @ustr, NULL, @n, -5),
+ * which returns PEA_ST_FETCH_RET; @ret gets its return.
+ */
+struct pea_st_fetch {
+	__aligned_u64 ustr;	/* a user pointer passed on as argument 2 */
+	__s64 n;		/* argument 4 */
+	__u32 count;
+	__u32 pad;
+	__s64 ret;		/* out */
+};
+
+#define PEA_ST_IOC_FETCH	_IOWR(PEA_ST_MAGIC, 0x70, struct pea_st_fetch)
+
 #endif /* _PEA_SELFTEST_H */

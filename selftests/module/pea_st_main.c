@@ -52,6 +52,7 @@
 #include "pea_st_ctx.h"
 #include "pea_st_kstack.h"
 #include "pea_st_drop.h"
+#include "pea_st_fetch.h"
 
 struct st_cpu {
 	struct hrtimer hrtimer;
@@ -1254,6 +1255,9 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case PEA_ST_IOC_DROP_END:
 		err = st_drop_end(uarg);
+		break;
+	case PEA_ST_IOC_FETCH:
+		err = st_fetch(uarg);
 		break;
 	default:
 		err = st_order_ioctl(cmd, uarg);

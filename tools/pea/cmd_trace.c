@@ -131,6 +131,7 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	ev->raw = NULL;
 	ev->kstack = NULL;
 	ev->kstack_nr = 0;
+	ev->fetch = NULL;
 	p = record_probe(t, data, size);
 	if (!p) {
 		t->malformed++;

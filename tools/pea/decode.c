@@ -2,7 +2,8 @@
 /*
  * pea: decoding the payload of a probe hit (kprobes and uprobes): struct
  * pea_probe_record, then capture_len captured bytes, padded by the ring to
- * 8 bytes. With PEA_REC_F_KSTACK a struct pea_kstack ends it (or a
+ * 8 bytes. With PEA_REC_F_FETCH a struct pea_fetch_block follows at the
+ * next 8-byte boundary. With PEA_REC_F_KSTACK a struct pea_kstack ends it (or a
  * tracepoint's record, tracepoint.c), at the next 8-byte boundary.
  */
 #include <errno.h>
@@ -44,13 +45,43 @@ int kstack_copy(const unsigned char *p, __u32 used, __u32 nr,
 	return 0;
 }
 
+/*
+ * PEA_REC_F_FETCH: the struct pea_fetch_block at the 8-byte boundary
+ * after @used bytes, copied into ev->fetch; *@used then ends after it.
+ */
+static int fetch_copy(const unsigned char *p, __u32 size, __u32 *used,
+		      struct trace_event *ev)
+{
+	__u32 off = (*used + 7) & ~7U;
+	struct pea_fetch_block b;
+
+	if (!(ev->rec.flags & PEA_REC_F_FETCH))
+		return 0;
+	if (off > size || size - off < sizeof(b))
+		return -EINVAL;
+	memcpy(&b, p + off, sizeof(b));
+	if (b.nr > PEA_FETCH_MAX || b.size > size - off ||
+	    b.size < sizeof(b) + b.nr * sizeof(struct pea_fetch_value))
+		return -EINVAL;
+	ev->fetch = malloc(b.size);
+	if (!ev->fetch)
+		return -ENOMEM;
+	memcpy(ev->fetch, p + off, b.size);
+	ev->fetch_size = b.size;
+	*used = off + b.size;
+	return 0;
+}
+
 int decode_probe_record(const void *data, __u32 size, struct trace_event *ev)
 {
 	const unsigned char *p = data;
-	__u32 extra, nr;
+	__u32 extra, nr, used;
+	int err;
 
 	ev->kstack = NULL;
 	ev->kstack_nr = 0;
+	ev->fetch = NULL;
+	ev->fetch_size = 0;
 	if (size < sizeof(ev->rec))
 		return -EINVAL;
 	memcpy(&ev->rec, p, sizeof(ev->rec));
@@ -59,12 +90,22 @@ int decode_probe_record(const void *data, __u32 size, struct trace_event *ev)
 	if (ev->rec.capture_len > PEA_CAPTURE_MAX ||
 	    ev->rec.capture_len + extra > size - sizeof(ev->rec))
 		return -EINVAL;
-	if (kstack_check(p, size, sizeof(ev->rec) + extra +
-			 ev->rec.capture_len, ev->rec.flags, &nr))
+	used = sizeof(ev->rec) + extra + ev->rec.capture_len;
+	err = fetch_copy(p, size, &used, ev);
+	if (err)
+		return err;
+	if (kstack_check(p, size, used, ev->rec.flags, &nr)) {
+		free(ev->fetch);
+		ev->fetch = NULL;
 		return -EINVAL;
+	}
 	memcpy(ev->cap, p + sizeof(ev->rec) + extra, ev->rec.capture_len);
 	/* comm is NUL-terminated in the kernel; make sure of it here. */
 	ev->rec.comm[sizeof(ev->rec.comm) - 1] = '\0';
-	return kstack_copy(p, sizeof(ev->rec) + extra + ev->rec.capture_len,
-			   nr, ev);
+	err = kstack_copy(p, used, nr, ev);
+	if (err) {
+		free(ev->fetch);
+		ev->fetch = NULL;
+	}
+	return err;
 }

@@ -7,10 +7,13 @@
  * the kernel has it: ret prints by its type, parameters are keys by name.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include "kfetch.h"
+#include "kfilter.h"
 #include "ktypes.h"
 #include "probe_kind.h"
 
@@ -93,6 +96,35 @@ static void fill_attr(const struct probe_spec *spec,
 	a->kstack_depth = o->kstack;
 }
 
+struct kprobe_priv {
+	struct ksig *sig;
+	char why[512];
+	struct kfetch fetches[PROBE_MAX_PARAMS];
+	struct pea_fetch f[PROBE_MAX_PARAMS];
+	unsigned int nfetches;	/* printed ones first, then --filter's */
+	struct pea_pred preds[PEA_PRED_MAX];
+	unsigned int npreds;
+};
+
+/* The fetch expressions after the probe, as the kernel evaluates them. */
+static void fill_fetches(const struct probe_spec *spec,
+			 struct pea_probe_attr *a)
+{
+	struct kprobe_priv *kp = spec->priv;
+	unsigned int i;
+
+	if (!kp || !kp->nfetches)
+		return;
+	for (i = 0; i < kp->nfetches; i++)
+		kp->f[i] = kp->fetches[i].f;
+	a->fetches = (uintptr_t)kp->f;
+	a->nr_fetches = kp->nfetches;
+	if (kp->npreds) {
+		a->preds = (uintptr_t)kp->preds;
+		a->nr_preds = kp->npreds;
+	}
+}
+
 static int kprobe_attach(int map_fd, struct probe_spec *spec,
 			 const struct probe_opts *o, __u64 id)
 {
@@ -100,6 +132,7 @@ static int kprobe_attach(int map_fd, struct probe_spec *spec,
 	int fd, err;
 
 	fill_attr(spec, o, id, &attr);
+	fill_fetches(spec, &attr);
 	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &attr);
 	err = errno;
 
@@ -111,9 +144,13 @@ static int kprobe_attach(int map_fd, struct probe_spec *spec,
 			 spec->text, spec->symbol);
 		break;
 	case EPERM:
-		if (attr.capture_mode && !(attr.capture_flags &
-					   PEA_CAPTURE_USER)) {
-			tool_err("cannot attach %s: capturing kernel memory needs CAP_BPF and CAP_PERFMON, and no kernel lockdown (run as root)",
+		if (attr.capture_mode) {
+			tool_err("cannot attach %s: capturing memory needs CAP_BPF and CAP_PERFMON, and kernel memory no kernel lockdown (run as root)",
+				 spec->text);
+			break;
+		}
+		if (attr.nr_fetches) {
+			tool_err("cannot attach %s: fetches that read memory need CAP_BPF and CAP_PERFMON, and kernel memory no kernel lockdown (run as root)",
 				 spec->text);
 			break;
 		}
@@ -149,34 +186,71 @@ static int kprobe_attach(int map_fd, struct probe_spec *spec,
  * prints and aggregates raw registers, as it always did; a parameter
  * named as a key then gets the reason (ktypes.c's message).
  */
-/* The PARAM names given after the probe, resolved against its BTF. */
-static int kprobe_params(const struct probe_spec *spec,
-			 const struct probe_opts *o, struct trace_fmt *fmt)
+/*
+ * --filter: a predicate on fetch expressions (kfilter.c), in the kernel;
+ * an expression it names that the probe does not print is fetched after
+ * the printed ones. @bytes: what the printed ones take.
+ */
+static int kprobe_filter(const struct probe_spec *spec,
+			 const struct probe_opts *o, unsigned int bytes)
 {
+	struct kprobe_priv *kp = spec->priv;
+	struct kfilter_ctx c = {
+		.sig = kp->sig, .ret = spec->retprobe,
+		.fetches = kp->fetches, .nfetches = kp->nfetches,
+		.max = PROBE_MAX_PARAMS, .preds = kp->preds,
+	};
 	unsigned int i;
+	char msg[512];
+	int err;
 
-	for (i = 0; i < o->nparams; i++) {
-		const char *name = o->params[i];
-		const struct ksig_param *pa = ksig_param(fmt->sig, name);
-
-		if (!fmt->sig)
-			return probe_usage(spec->text, "parameter '%s': %s",
-					   name, fmt->sig_why);
-		if (!pa)
-			return probe_usage(spec->text, "'%s' has no parameter '%s' (pea list -v %s shows them)",
-					   spec->symbol, name, spec->text);
-		if (pa->reg < 0)
-			return probe_usage(spec->text, "parameter '%s' (%s) is in no argument register",
-					   name, pa->type.name);
-		fmt->params[fmt->nparams++] = pa;
-	}
+	if (!kp->sig)
+		return probe_usage(spec->text, "--filter: %s", kp->why);
+	err = kfilter_compile(&c, o->filter, msg, sizeof(msg));
+	for (i = kp->nfetches; i < c.nfetches; i++)
+		bytes += (kfetch_bytes(&kp->fetches[i]) + 7) & ~7U;
+	kp->nfetches = c.nfetches;	/* released with the others */
+	if (err)
+		return probe_usage(spec->text, "--filter: %s", msg);
+	if (bytes > PEA_FETCH_DATA_MAX)
+		return probe_usage(spec->text, "--filter: its fetches and the printed ones take more than %d bytes per event",
+				   PEA_FETCH_DATA_MAX);
+	kp->npreds = c.npreds;
 	return 0;
 }
 
-struct kprobe_priv {
-	struct ksig *sig;
+/*
+ * The fetch expressions given after the probe (a parameter's name, a
+ * field behind it: kfetch.c), resolved against its BTF; the kernel
+ * evaluates them at each hit and they print from the record.
+ */
+static int kprobe_params(const struct probe_spec *spec,
+			 const struct probe_opts *o, struct trace_fmt *fmt)
+{
+	struct kprobe_priv *kp = spec->priv;
+	unsigned int i, bytes = 0;
 	char why[512];
-};
+
+	for (i = 0; i < o->nparams; i++) {
+		const char *expr = o->params[i];
+
+		if (!fmt->sig)
+			return probe_usage(spec->text, "%s '%s': %s",
+					   tool_is_ident(expr) ? "parameter" :
+					   "fetch", expr, fmt->sig_why);
+		if (kfetch_parse(fmt->sig, expr, spec->retprobe,
+				 &kp->fetches[kp->nfetches], why, sizeof(why)))
+			return probe_usage(spec->text, "%s", why);
+		bytes += (kfetch_bytes(&kp->fetches[kp->nfetches]) + 7) & ~7U;
+		kp->nfetches++;
+		if (bytes > PEA_FETCH_DATA_MAX)
+			return probe_usage(spec->text, "the fetches up to '%s' take more than %d bytes per event (each rounded up to 8; str(EXPR,N) takes N)",
+					   expr, PEA_FETCH_DATA_MAX);
+	}
+	fmt->fetches = kp->fetches;
+	fmt->nfetches = kp->nfetches;
+	return o->filter ? kprobe_filter(spec, o, bytes) : 0;
+}
 
 static int kprobe_prepare(struct probe_spec *spec, const struct probe_opts *o,
 			  struct trace_fmt *fmt)
@@ -203,9 +277,13 @@ static int kprobe_prepare(struct probe_spec *spec, const struct probe_opts *o,
 static void kprobe_release(struct probe_spec *spec)
 {
 	struct kprobe_priv *kp = spec->priv;
+	unsigned int i;
 
-	if (kp)
+	if (kp) {
+		for (i = 0; i < kp->nfetches; i++)
+			kfetch_release(&kp->fetches[i]);
 		ksig_free(kp->sig);
+	}
 	free(kp);
 	spec->priv = NULL;
 }
@@ -220,7 +298,7 @@ const struct probe_kind kprobe_kind = {
 	.prepare = kprobe_prepare,
 	.attach = kprobe_attach,
 	.release = kprobe_release,
-	.opts = PO_KSTACK | PO_PARAMS,
+	.opts = PO_KSTACK | PO_PARAMS | PO_FILTER,
 	.decode = decode_probe_record,
 	.args = true,
 };

@@ -240,6 +240,8 @@ int ksig_from_btf(const struct btf *btf, const char *func, struct ksig *s)
 	if (!proto || !btf_is_func_proto(proto))
 		return -ENOENT;
 	snprintf(s->func, sizeof(s->func), "%s", func);
+	s->btf = btf;
+	s->ret_id = proto->type;
 	ktype_from_btf(btf, proto->type, &s->ret);
 	n = btf_vlen(proto);
 	p = btf_params(proto);
@@ -253,6 +255,7 @@ int ksig_from_btf(const struct btf *btf, const char *func, struct ksig *s)
 			break;
 		}
 		snprintf(q->name, sizeof(q->name), "%s", name ? name : "");
+		q->type_id = p[i].type;
 		ktype_from_btf(btf, p[i].type, &q->type);
 		r = regs_of(&q->type);
 		if (r && reg >= 0 && reg + r <= 6) {
@@ -277,6 +280,7 @@ void ksig_free(struct ksig *s)
 	ktype_release(&s->ret);
 	for (i = 0; i < s->nparams; i++)
 		ktype_release(&s->params[i].type);
+	btf__free(s->own_btf);
 	free(s);
 }
 
@@ -351,8 +355,8 @@ int ksig_load(const char *func, struct ksig **out, char *why, size_t len)
 		return -ENODATA;
 	}
 	err = ksig_from_btf(mbtf, func, s);
-	btf__free(mbtf);
 	if (err) {
+		btf__free(mbtf);
 		free(s);
 		snprintf(why, len,
 			 "no BTF for '%s' in module %s's BTF; ret and arguments are raw registers",
@@ -360,6 +364,7 @@ int ksig_load(const char *func, struct ksig **out, char *why, size_t len)
 		return -ENODATA;
 	}
 	snprintf(s->module, sizeof(s->module), "%s", mod);
+	s->own_btf = mbtf;
 	*out = s;
 	return 0;
 }

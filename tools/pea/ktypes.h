@@ -68,6 +68,7 @@ struct ksig_param {
 	char name[KSIG_NAME_MAX];
 	struct ktype type;
 	int reg;
+	__u32 type_id;	/* its BTF type in struct ksig.btf */
 };
 
 /**
@@ -77,6 +78,9 @@ struct ksig_param {
  * @ret:     the return type
  * @params:  the parameters, @nparams of them
  * @variadic: ends in "..."
+ * @btf:     the BTF the types are from (vmlinux's, kept for the process,
+ *           or the module's, freed with the ksig): fetch chains walk it
+ * @ret_id:  the return type's BTF id
  */
 struct ksig {
 	char func[KSIG_NAME_MAX * 2];
@@ -85,6 +89,9 @@ struct ksig {
 	struct ksig_param params[KSIG_MAX_PARAMS];
 	unsigned int nparams;
 	bool variadic;
+	const struct btf *btf;
+	struct btf *own_btf;	/* freed with the ksig */
+	__u32 ret_id;
 };
 
 /* Where the kernel's BTF is; tests point it elsewhere (PEA_BTF_DIR). */

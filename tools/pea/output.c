@@ -22,6 +22,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "kfetch.h"
 #include "pea_tool.h"
 #include "ktypes.h"
 #include "walltime.h"
@@ -68,7 +69,7 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 		fprintf(f, " %20s %12s", "RET", "LAT(us)");
 	if (fmt->args)
 		fprintf(f, "  %s", "ARGS");
-	if (fmt->nparams)
+	if (fmt->nparams || fmt->nfetches)
 		fprintf(f, "  %s", "PARAMS");
 	if (fmt->kind->print_fields)
 		fprintf(f, "  %s", "FIELDS");
@@ -106,7 +107,18 @@ static const struct ktype *ret_type(const struct trace_fmt *fmt)
 							 NULL;
 }
 
-/* PARAM names after the probe: "name=value ..." by their types. */
+/* Whether the record holds the block of the probe's fetches. */
+static bool has_fetches(const struct trace_fmt *fmt,
+			const struct trace_event *ev)
+{
+	return fmt->nfetches && ev->fetch &&
+	       kfetch_block_ok(ev->fetch, ev->fetch_size, fmt->nfetches);
+}
+
+/*
+ * PARAM names and fetch expressions after the probe: "name=value ..." by
+ * their types.
+ */
 static void put_params(FILE *f, const struct trace_fmt *fmt,
 		       const struct trace_event *ev)
 {
@@ -120,14 +132,22 @@ static void put_params(FILE *f, const struct trace_fmt *fmt,
 			ktype_format(&p->type, ev->rec.args[p->reg], buf,
 				     sizeof(buf)));
 	}
+	if (!has_fetches(fmt, ev))
+		return;
+	for (i = 0; i < fmt->nfetches; i++) {
+		if (i || fmt->nparams)
+			fputc(' ', f);
+		kfetch_put(f, &fmt->fetches[i], ev->fetch, i);
+	}
 }
 
 static void put_params_json(FILE *f, const struct trace_fmt *fmt,
 			    const struct trace_event *ev)
 {
+	bool fetches = has_fetches(fmt, ev);
 	unsigned int i;
 
-	if (!fmt->nparams)
+	if (!fmt->nparams && !fetches)
 		return;
 	fputs(",\"params\":{", f);
 	for (i = 0; i < fmt->nparams; i++) {
@@ -138,6 +158,11 @@ static void put_params_json(FILE *f, const struct trace_fmt *fmt,
 		json_put_str(f, p->name, strlen(p->name));
 		fputc(':', f);
 		ktype_put_json(f, &p->type, ev->rec.args[p->reg]);
+	}
+	for (i = 0; fetches && i < fmt->nfetches; i++) {
+		if (i || fmt->nparams)
+			fputc(',', f);
+		kfetch_put_json(f, &fmt->fetches[i], ev->fetch, i);
 	}
 	fputc('}', f);
 }
@@ -205,7 +230,7 @@ static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 		for (i = 0; i < 6; i++)
 			fprintf(f, " 0x%llx", (unsigned long long)r->args[i]);
 	}
-	if (fmt->nparams) {
+	if (fmt->nparams || fmt->nfetches) {
 		fputs("  ", f);
 		put_params(f, fmt, ev);
 	}
@@ -258,7 +283,7 @@ static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 			fprintf(f, "%s0x%llx", i ? "," : "",
 				(unsigned long long)r->args[i]);
 	}
-	if (fmt->nparams) {
+	if (fmt->nparams || fmt->nfetches) {
 		detail_sep(f, &first);
 		put_params(f, fmt, ev);
 	}

@@ -34,6 +34,7 @@ int cmd_snapshot(int argc, char **argv);
 
 struct tp_format;
 struct ksig;
+struct kfetch;
 
 /*
  * `pea stat -e EVENT ...` (PMU counters) lives in cmd_counters.c;
@@ -138,6 +139,8 @@ struct trace_event {
 	int probe;
 	__u64 *kstack;
 	__u32 kstack_nr;
+	unsigned char *fetch;	/* PEA_REC_F_FETCH: the block, malloc()ed */
+	__u32 fetch_size;
 };
 
 /*
@@ -204,6 +207,9 @@ struct trace_fmt {
 	/* PARAM names given after the PROBE: printed on each event */
 	const struct ksig_param *params[8];
 	unsigned int nparams;
+	/* fetch expressions after the PROBE (kfetch.c), in the record */
+	const struct kfetch *fetches;
+	unsigned int nfetches;
 };
 
 void trace_print_header(FILE *f, const struct trace_fmt *fmt);

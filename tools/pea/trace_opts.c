@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "kfetch.h"
 #include "net_url.h"
 #include "trace.h"
 #include "walltime.h"
@@ -414,7 +415,7 @@ static int probe_validate(const struct trace_probe *p)
 	if (msg)
 		return probe_usage(n, "%s", msg);
 	if (o->filter && !(k->opts & PO_FILTER))
-		return probe_usage(n, "--filter is for tracepoints");
+		return probe_usage(n, "--filter is for tracepoints, kprobes and kretprobes");
 	if (o->kstack && !(k->opts & PO_KSTACK))
 		return probe_usage(n, "--kstack is for kprobes, kretprobes and tracepoints");
 	if (o->packet && !(k->opts & PO_PACKET))
@@ -464,10 +465,10 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		pos += next - 1;
 		if (pos >= argc)
 			break;
-		if (probe && tool_is_ident(argv[pos])) {
-			/* PARAM: print the probe's parameter by name. */
+		if (probe && kfetch_is_expr(argv[pos])) {
+			/* FETCH: a parameter, a field behind it (kfetch.c). */
 			if (po->nparams == PROBE_MAX_PARAMS)
-				return probe_usage(probe, "at most %d parameters by name ('%s' is one more)",
+				return probe_usage(probe, "at most %d fetches per probe ('%s' is one more)",
 						   PROBE_MAX_PARAMS, argv[pos]);
 			po->params[po->nparams++] = argv[pos++];
 			po->set |= PO_PARAMS;

@@ -158,6 +158,7 @@ static int tp_decode(const void *data, __u32 size, struct trace_event *ev)
 
 	ev->kstack = NULL;
 	ev->kstack_nr = 0;
+	ev->fetch = NULL;
 	if (size < sizeof(tr))
 		return -EINVAL;
 	memcpy(&tr, p, sizeof(tr));

@@ -350,7 +350,9 @@ struct pea_event_stats {
  * @capture_arg:   argument (0..5) pointing at the memory to capture
  * @capture_mode:  PEA_CAPTURE_NONE, _STR or _FIXED
  * @capture_len:   at most this many bytes (1..PEA_CAPTURE_MAX)
- * @capture_flags: PEA_CAPTURE_USER for a user pointer, else kernel
+ * @capture_flags: PEA_CAPTURE_USER for a user pointer, else kernel; any
+ *                 capture needs CAP_BPF and CAP_PERFMON (EPERM), a kernel
+ *                 one also no lockdown (docs/security.md)
  * @maxactive:     kretprobe instances in flight (0: the kernel default,
  *                 at most PEA_MAXACTIVE_MAX); 0 for a kprobe
  * @counter_map:   with PEA_PROBE_F_COUNTERS, a map fd whose slots hold
@@ -361,9 +363,18 @@ struct pea_event_stats {
  *                 many frames (1..PEA_KSTACK_MAX; 0: no stack): a
  *                 kretprobe records the stack at entry
  * @reserved:      zero
+ * @fetches:       user pointer to @nr_fetches struct pea_fetch (see
+ *                 "Fetch chains" below), or 0
+ * @nr_fetches:    fetches per hit, 0..PEA_FETCH_MAX
+ * @reserved2:     zero
+ * @preds:         user pointer to @nr_preds struct pea_pred: a predicate
+ *                 on the fetched values ("Predicates" below), or 0
+ * @nr_preds:      its instructions, 0..PEA_PRED_MAX
+ * @reserved3:     zero
  *
  * A kretprobe captures at function entry and writes its record at
- * return, with the entry arguments, the return value and the latency.
+ * return, with the entry arguments, the return value and the latency;
+ * its fetches are evaluated at return (with the entry's arguments).
  */
 struct pea_probe_attr {
 	__u32 size;
@@ -381,10 +392,18 @@ struct pea_probe_attr {
 	__s32 counter_map;
 	__u32 kstack_depth;
 	__u32 reserved;
+	__aligned_u64 fetches;
+	__u32 nr_fetches;
+	__u32 reserved2;
+	__aligned_u64 preds;
+	__u32 nr_preds;
+	__u32 reserved3;
 };
 
 /* The size of struct pea_probe_attr before @kstack_depth (still taken). */
 #define PEA_PROBE_ATTR_SIZE_VER0	184
+/* Its size before @fetches (still taken). */
+#define PEA_PROBE_ATTR_SIZE_VER1	192
 
 /* struct pea_probe_record.flags */
 #define PEA_REC_F_RETPROBE	(1U << 0)	/* written at function return */
@@ -639,6 +658,13 @@ struct pea_tp_record {
  *                @reserved (zero), which still names it
  * @name:         a label the link reports (PEA_LINK_IOC_INFO, debugfs),
  *                NUL-terminated; empty: "FILENAME+0xOFFSET"
+ * @fetches:      user pointer to @nr_fetches struct pea_fetch, or 0: every
+ *                read is of the probed process's memory (@user zero)
+ * @nr_fetches:   fetches per hit, 0..PEA_FETCH_MAX
+ * @reserved2:    zero
+ * @preds:        user pointer to @nr_preds struct pea_pred, or 0
+ * @nr_preds:     its instructions, 0..PEA_PRED_MAX
+ * @reserved3:    zero
  */
 struct pea_uprobe_attr {
 	__u32 size;
@@ -656,7 +682,16 @@ struct pea_uprobe_attr {
 		__u32 reserved;		/* its name before maxactive */
 	};
 	char name[PEA_SYM_LEN];
+	__aligned_u64 fetches;
+	__u32 nr_fetches;
+	__u32 reserved2;
+	__aligned_u64 preds;
+	__u32 nr_preds;
+	__u32 reserved3;
 };
+
+/* The size of struct pea_uprobe_attr before @fetches (still taken). */
+#define PEA_UPROBE_ATTR_SIZE_VER0	184
 
 /* struct pea_probe_record.flags of a uprobe hit */
 #define PEA_REC_F_UPROBE	(1U << 7)	/* a uprobe or uretprobe */
@@ -1011,5 +1046,205 @@ struct pea_agg_read {
 
 #define PEA_LINK_IOC_AGG_CREATE	_IOW(PEA_IOC_MAGIC, 0x38, struct pea_agg_attr)
 #define PEA_LINK_IOC_AGG_READ	_IOWR(PEA_IOC_MAGIC, 0x39, struct pea_agg_read)
+/* ---- Fetch chains (kprobes, kretprobes, uprobes, uretprobes) ---- */
+
+/*
+ * A probe may carry up to PEA_FETCH_MAX fetches (struct pea_probe_attr
+ * and struct pea_uprobe_attr: @fetches, @nr_fetches), each evaluated in
+ * the kernel at every hit, as the fetch arguments of kprobe_events and
+ * uprobe_events are (Documentation/trace/kprobetrace.rst):
+ *
+ *	v = the base (an argument register, the return value, the stack
+ *	    pointer);
+ *	for i in 0 .. nr_deref - 1:	v = *(pointer *)(v + offset[i]);
+ *	the value:  PEA_FETCH_F_LOAD or a string or an array: the type read
+ *		    at v + offset[nr_deref]; otherwise v itself, cut to the
+ *		    type's width (offset[nr_deref] 0).
+ *
+ * Every read is fault-safe: a kprobe's reads of an address below the
+ * task's TASK_SIZE read user memory and the others kernel memory, as
+ * Linux's own kprobe fetches do on x86 (probe_mem_read()); a set bit i
+ * of @user makes read i a user read whatever the address (kprobe_events'
+ * "+u" and ustring). A uprobe's reads are all of the probed process's
+ * memory (@user zero). A read that fails (a NULL or unmapped pointer, a
+ * non-canonical address) does not fail the hit: that value is marked
+ * PEA_FETCH_FAULT with the failing read's number, and the others are
+ * kept. A kretprobe's or uretprobe's fetches are evaluated at the
+ * return: memory as it is then, the arguments as they were at entry.
+ *
+ * Bounds, with Linux's errno for the same refusal in trace_probe.c:
+ * more than PEA_FETCH_MAX fetches (its TOO_MANY_ARGS) or values (each
+ * rounded up to 8 bytes) of more than PEA_FETCH_DATA_MAX bytes in all
+ * (EVENT_TOO_BIG): E2BIG; more than PEA_FETCH_DEPTH_MAX pointer reads
+ * before the value (TOO_MANY_OPS), one value of more than
+ * PEA_FETCH_DATA_MAX bytes (ARRAY_TOO_BIG) and anything else malformed
+ * (a base, type, size, flag or offset out of its range, a reserved field
+ * not zero, a return value outside a return probe): EINVAL. At a kprobe,
+ * any fetch that reads memory, user or kernel, needs CAP_BPF and
+ * CAP_PERFMON (EPERM), as a kprobe program's bpf_probe_read_user() and
+ * bpf_probe_read_kernel() do; one that may read kernel memory (a read
+ * @user does not mark) also lockdown's LOCKDOWN_BPF_READ_KERNEL; a
+ * register taken as it is needs only the kprobe's rule
+ * (docs/security.md).
+ */
+#define PEA_FETCH_MAX		8	/* fetches per probe */
+#define PEA_FETCH_DEPTH_MAX	4	/* pointer reads before the value */
+#define PEA_FETCH_DATA_MAX	1024	/* value bytes per record, rounded */
+
+/* struct pea_fetch.base */
+#define PEA_FETCH_BASE_ARG	1	/* argument @arg (0..5), at entry */
+#define PEA_FETCH_BASE_RET	2	/* the return value (returns only) */
+#define PEA_FETCH_BASE_SP	3	/* the stack pointer at the hit */
+
+/* struct pea_fetch.type */
+#define PEA_FETCH_U8		1
+#define PEA_FETCH_U16		2
+#define PEA_FETCH_U32		3
+#define PEA_FETCH_U64		4
+#define PEA_FETCH_S8		5
+#define PEA_FETCH_S16		6
+#define PEA_FETCH_S32		7
+#define PEA_FETCH_S64		8
+#define PEA_FETCH_STR		9	/* NUL-terminated, at most @size bytes */
+#define PEA_FETCH_ARRAY		10	/* exactly @size bytes */
+
+/* struct pea_fetch.flags */
+#define PEA_FETCH_F_LOAD	(1U << 0)	/* integers: read at the address */
+#define PEA_FETCH_F_PTR32	(1U << 1)	/* pointers are 4 bytes (compat) */
+#define PEA_FETCH_FLAGS		(PEA_FETCH_F_LOAD | PEA_FETCH_F_PTR32)
+
+/**
+ * struct pea_fetch - one fetch chain
+ * @base:     PEA_FETCH_BASE_*
+ * @arg:      PEA_FETCH_BASE_ARG: the argument, 0..5; else 0
+ * @nr_deref: pointer reads before the value, 0..PEA_FETCH_DEPTH_MAX
+ * @type:     PEA_FETCH_U8 .. PEA_FETCH_ARRAY
+ * @size:     strings: bytes kept at most (1..PEA_FETCH_DATA_MAX, the NUL
+ *            not kept); arrays: bytes (1..PEA_FETCH_DATA_MAX); integers: 0
+ * @flags:    PEA_FETCH_F_*
+ * @user:     kprobes: bit i set makes read i (0..nr_deref, nr_deref the
+ *            value's) a user-memory read; uprobes: 0
+ * @offset:   added to the address of each read, offset[nr_deref] for the
+ *            value's; the entries past nr_deref are 0
+ * @reserved: zero
+ */
+struct pea_fetch {
+	__u8 base;
+	__u8 arg;
+	__u8 nr_deref;
+	__u8 type;
+	__u16 size;
+	__u8 flags;
+	__u8 user;
+	__s32 offset[PEA_FETCH_DEPTH_MAX + 1];
+	__u32 reserved;
+};
+
+/* struct pea_probe_record.flags: a struct pea_fetch_block follows */
+#define PEA_REC_F_FETCH		(1U << 10)
+
+/* struct pea_fetch_value.status */
+#define PEA_FETCH_OK		0
+#define PEA_FETCH_FAULT		1	/* read @step failed: no bytes */
+#define PEA_FETCH_TRUNCATED	2	/* a string longer than @size: cut */
+
+/**
+ * struct pea_fetch_value - where one fetch's value sits in its block
+ * @offset:   of its bytes, from the start of struct pea_fetch_block (a
+ *            multiple of 8)
+ * @len:      its bytes: an integer's width, a string's length (no NUL),
+ *            an array's size; 0 on a fault
+ * @status:   PEA_FETCH_OK, _FAULT or _TRUNCATED
+ * @step:     PEA_FETCH_FAULT: the read that failed (0..nr_deref); else 0
+ * @reserved: zero
+ *
+ * Integers are stored in the CPU's byte order at their width; a signed
+ * type's reader sign-extends.
+ */
+struct pea_fetch_value {
+	__u16 offset;
+	__u16 len;
+	__u8 status;
+	__u8 step;
+	__u16 reserved;
+};
+
+/**
+ * struct pea_fetch_block - the fetched values of a hit (PEA_REC_F_FETCH)
+ * @nr:       values, one per fetch of the probe, in their order
+ * @size:     bytes of the block, values included (a multiple of 8)
+ * @reserved: zero
+ * @values:   where each value sits; the values' bytes follow
+ *
+ * It follows the record's other parts (counters, capture) at the next
+ * 8-byte boundary from the record's start, before a struct pea_kstack.
+ */
+struct pea_fetch_block {
+	__u16 nr;
+	__u16 size;
+	__u32 reserved;
+	struct pea_fetch_value values[];
+};
+
+/* ---- Predicates on fetched values (kprobes to uretprobes) ---- */
+
+/*
+ * A probe with fetches may carry a predicate on their values (@preds,
+ * @nr_preds of its attr): a program of struct pea_pred in postfix order,
+ * evaluated in the kernel after the fetches and before the record is
+ * reserved. PEA_PRED_CMP pushes one comparison's truth, PEA_PRED_AND and
+ * PEA_PRED_OR pop two and push one, PEA_PRED_NOT negates the top; the
+ * program must leave exactly one value, which decides: true writes the
+ * record, false counts the hit as filtered (PEA_LINK_IOC_INFO's
+ * @filtered) and writes nothing. "a == 1 || !(b > 2 && c ~ "x*")" is
+ *
+ *	CMP(a == 1) CMP(b > 2) CMP(c ~ "x*") AND NOT OR
+ *
+ * A comparison on a value whose fetch faulted is false. Integers compare
+ * as their fetch's type (signed or not) with @value: PEA_TP_OP_EQ, _NE,
+ * _LT, _GT, PEA_PRED_OP_LE, _GE and _AND (bits in common); strings (a
+ * truncated one by its kept bytes) with @str: PEA_TP_OP_EQ, _NE and
+ * _GLOB ('*' any run, '?' one byte). Arrays take no comparison.
+ *
+ * Bounds: more than PEA_PRED_MAX instructions, or more than
+ * PEA_PRED_DEPTH_MAX values pending at once: E2BIG. A program that does
+ * not leave one value, an operator without its operands, a fetch index
+ * past the probe's fetches, an operator its value's type does not take,
+ * an operand of the other kind not zero, a @str without its NUL, a
+ * reserved field not zero, or a predicate on a probe without fetches:
+ * EINVAL.
+ */
+#define PEA_PRED_MAX		32	/* instructions per probe */
+#define PEA_PRED_DEPTH_MAX	16	/* values pending at once */
+#define PEA_PRED_STR_MAX	64	/* string operand, NUL included */
+
+/* struct pea_pred.op */
+#define PEA_PRED_CMP		1
+#define PEA_PRED_AND		2
+#define PEA_PRED_OR		3
+#define PEA_PRED_NOT		4
+
+/* struct pea_pred.cmp: PEA_TP_OP_EQ .. PEA_TP_OP_GLOB, and: */
+#define PEA_PRED_OP_LE		7	/* numbers */
+#define PEA_PRED_OP_GE		8	/* numbers */
+
+/**
+ * struct pea_pred - one instruction of a predicate
+ * @op:       PEA_PRED_*
+ * @fetch:    PEA_PRED_CMP: the fetch whose value it compares (its index in
+ *            the probe's fetches); else 0
+ * @cmp:      PEA_PRED_CMP: PEA_TP_OP_* or PEA_PRED_OP_*; else 0
+ * @reserved: zero
+ * @value:    integers: the operand; else 0
+ * @str:      strings: the NUL-terminated operand or pattern; else zeroes
+ */
+struct pea_pred {
+	__u8 op;
+	__u8 fetch;
+	__u8 cmp;
+	__u8 reserved[5];
+	__u64 value;
+	char str[PEA_PRED_STR_MAX];
+};
 
 #endif /* _UAPI_LINUX_PEA_H */

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: predicates on a probe's fetched values (struct pea_pred): a
+ * postfix program of comparisons joined by AND, OR and NOT, checked at
+ * attach (bounded length and depth, operands of the right kind, one value
+ * left) and evaluated at each hit after the fetches, before the record is
+ * reserved, as the kernel's event filters run before an event is
+ * committed (kernel/trace/trace_events_filter.c evaluates its own
+ * postfix program of predicates, with a bounded stack).
+ *
+ * The evaluation is a bit stack in one u32 (PEA_PRED_DEPTH_MAX <= 32): no
+ * locks, no allocation, any context.
+ */
+#include <linux/bits.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include "pea_fetch.h"
+#include "pea_pred.h"
+
+static_assert(PEA_PRED_DEPTH_MAX <= 32);
+
+/**
+ * pea_glob() - match a byte string against a glob pattern
+ * @pat: NUL-terminated: '*' matches any run of bytes, '?' one byte,
+ *       anything else itself
+ * @s: the bytes
+ * @len: their number
+ *
+ * Iterative, with one backtrack point (the last '*'): O(len * strlen(pat))
+ * at worst, no recursion.
+ *
+ * Return: whether all of @s matches.
+ */
+bool pea_glob(const char *pat, const char *s, size_t len)
+{
+	const char *star = NULL;
+	size_t i = 0, star_i = 0;
+
+	while (i < len) {
+		if (*pat == '*') {
+			star = ++pat;
+			star_i = i;
+		} else if (*pat && (*pat == '?' || *pat == s[i])) {
+			pat++;
+			i++;
+		} else if (star) {
+			pat = star;
+			i = ++star_i;
+		} else {
+			return false;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return !*pat;
+}
+
+static bool pea_pred_is_str(const struct pea_fetch *f)
+{
+	return f->type == PEA_FETCH_STR;
+}
+
+static bool pea_pred_is_int(const struct pea_fetch *f)
+{
+	return f->type >= PEA_FETCH_U8 && f->type <= PEA_FETCH_S64;
+}
+
+static int pea_pred_check_cmp(const struct pea_pred *p,
+			      const struct pea_fetch_set *fs)
+{
+	const struct pea_fetch *f;
+
+	if (p->fetch >= fs->nr)
+		return -EINVAL;
+	f = &fs->f[p->fetch];
+	if (pea_pred_is_str(f)) {
+		if (p->value || !memchr(p->str, 0, sizeof(p->str)))
+			return -EINVAL;
+		return p->cmp == PEA_TP_OP_EQ || p->cmp == PEA_TP_OP_NE ||
+		       p->cmp == PEA_TP_OP_GLOB ? 0 : -EINVAL;
+	}
+	if (!pea_pred_is_int(f) || memchr_inv(p->str, 0, sizeof(p->str)))
+		return -EINVAL;
+	switch (p->cmp) {
+	case PEA_TP_OP_EQ:
+	case PEA_TP_OP_NE:
+	case PEA_TP_OP_LT:
+	case PEA_TP_OP_GT:
+	case PEA_TP_OP_AND:
+	case PEA_PRED_OP_LE:
+	case PEA_PRED_OP_GE:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Check @ps against the probe's fetches: the stack a hit would see. */
+static int pea_pred_check(const struct pea_pred_set *ps,
+			  const struct pea_fetch_set *fs)
+{
+	u32 i, depth = 0;
+	int err;
+
+	for (i = 0; i < ps->nr; i++) {
+		const struct pea_pred *p = &ps->p[i];
+
+		if (memchr_inv(p->reserved, 0, sizeof(p->reserved)))
+			return -EINVAL;
+		if (p->op != PEA_PRED_CMP &&
+		    (p->fetch || p->cmp || p->value ||
+		     memchr_inv(p->str, 0, sizeof(p->str))))
+			return -EINVAL;
+		switch (p->op) {
+		case PEA_PRED_CMP:
+			err = pea_pred_check_cmp(p, fs);
+			if (err)
+				return err;
+			if (++depth > PEA_PRED_DEPTH_MAX)
+				return -E2BIG;
+			break;
+		case PEA_PRED_AND:
+		case PEA_PRED_OR:
+			if (depth < 2)
+				return -EINVAL;
+			depth--;
+			break;
+		case PEA_PRED_NOT:
+			if (!depth)
+				return -EINVAL;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return depth == 1 ? 0 : -EINVAL;
+}
+
+/**
+ * pea_pred_copy() - copy and check an attach's predicate
+ * @uptr: user pointer to @nr struct pea_pred
+ * @nr: instructions, 0..PEA_PRED_MAX
+ * @reserved: the attr's field after @nr, which must be zero
+ * @fs: the probe's fetches (pea_fetch_copy()), or NULL
+ *
+ * Return: the set (pea_pred_free()), NULL for none, or ERR_PTR(-E2BIG)
+ * (more than PEA_PRED_MAX instructions or PEA_PRED_DEPTH_MAX pending
+ * values), -EINVAL, -EFAULT or -ENOMEM.
+ */
+struct pea_pred_set *pea_pred_copy(u64 uptr, u32 nr, u32 reserved,
+				   const struct pea_fetch_set *fs)
+{
+	struct pea_pred_set *ps;
+	int err;
+
+	if (reserved)
+		return ERR_PTR(-EINVAL);
+	if (!nr)
+		return uptr ? ERR_PTR(-EINVAL) : NULL;
+	if (nr > PEA_PRED_MAX)
+		return ERR_PTR(-E2BIG);
+	if (!fs)
+		return ERR_PTR(-EINVAL);
+	ps = kzalloc(struct_size(ps, p, nr), GFP_KERNEL_ACCOUNT);
+	if (!ps)
+		return ERR_PTR(-ENOMEM);
+	ps->nr = nr;
+	if (copy_from_user(ps->p, u64_to_user_ptr(uptr),
+			   nr * sizeof(ps->p[0]))) {
+		err = -EFAULT;
+		goto fail;
+	}
+	err = pea_pred_check(ps, fs);
+	if (err)
+		goto fail;
+	return ps;
+fail:
+	kfree(ps);
+	return ERR_PTR(err);
+}
+
+/**
+ * pea_pred_size() - the bytes a predicate holds, for the attacher's quota
+ * @ps: the predicate, or NULL
+ *
+ * Return: its allocation's size (0 for none).
+ */
+size_t pea_pred_size(const struct pea_pred_set *ps)
+{
+	return ps ? struct_size(ps, p, ps->nr) : 0;
+}
+
+/**
+ * pea_pred_free() - free what pea_pred_copy() returned
+ * @ps: the set, or NULL
+ */
+void pea_pred_free(struct pea_pred_set *ps)
+{
+	kfree(ps);
+}
+
+/* An integer value of @len bytes at @b, extended by its type. */
+static u64 pea_pred_load(const u8 *b, u32 len, bool sgn)
+{
+	u64 v = 0;
+
+	memcpy(&v, b, min_t(u32, len, 8));	/* little-endian */
+	if (sgn && len < 8 && (v >> (len * 8 - 1)) & 1)
+		v |= ~0ULL << (len * 8);
+	return v;
+}
+
+static bool pea_pred_int(const struct pea_pred *p, u64 v, bool sgn)
+{
+	switch (p->cmp) {
+	case PEA_TP_OP_EQ:
+		return v == p->value;
+	case PEA_TP_OP_NE:
+		return v != p->value;
+	case PEA_TP_OP_LT:
+		return sgn ? (s64)v < (s64)p->value : v < p->value;
+	case PEA_TP_OP_GT:
+		return sgn ? (s64)v > (s64)p->value : v > p->value;
+	case PEA_PRED_OP_LE:
+		return sgn ? (s64)v <= (s64)p->value : v <= p->value;
+	case PEA_PRED_OP_GE:
+		return sgn ? (s64)v >= (s64)p->value : v >= p->value;
+	default:	/* PEA_TP_OP_AND */
+		return v & p->value;
+	}
+}
+
+/* One comparison on the value of its fetch in @block. */
+static bool pea_pred_cmp(const struct pea_pred *p,
+			 const struct pea_fetch_set *fs, const u8 *block)
+{
+	const struct pea_fetch_block *b = (const void *)block;
+	const struct pea_fetch_value *v = &b->values[p->fetch];
+	const struct pea_fetch *f = &fs->f[p->fetch];
+	const u8 *val = block + v->offset;
+	bool eq;
+
+	if (v->status == PEA_FETCH_FAULT)
+		return false;
+	if (pea_pred_is_str(f)) {
+		if (p->cmp == PEA_TP_OP_GLOB)
+			return pea_glob(p->str, val, v->len);
+		eq = v->len == strnlen(p->str, sizeof(p->str)) &&
+		     !memcmp(val, p->str, v->len);
+		return p->cmp == PEA_TP_OP_EQ ? eq : !eq;
+	}
+	return pea_pred_int(p, pea_pred_load(val, v->len,
+					     f->type >= PEA_FETCH_S8),
+			    f->type >= PEA_FETCH_S8);
+}
+
+/**
+ * pea_pred_eval() - whether a hit's values pass the probe's predicate
+ * @ps: the predicate (checked against @fs at attach)
+ * @fs: the probe's fetches
+ * @block: their values, from pea_fetch_eval()
+ *
+ * Return: the value the program leaves.
+ */
+bool pea_pred_eval(const struct pea_pred_set *ps,
+		   const struct pea_fetch_set *fs, const void *block)
+{
+	u32 stack = 0, depth = 0, i;
+	bool a, b;
+
+	for (i = 0; i < ps->nr; i++) {
+		const struct pea_pred *p = &ps->p[i];
+
+		switch (p->op) {
+		case PEA_PRED_CMP:
+			a = pea_pred_cmp(p, fs, block);
+			stack = (stack << 1) | a;
+			depth++;
+			break;
+		case PEA_PRED_AND:
+		case PEA_PRED_OR:
+			a = stack & 1;
+			b = (stack >> 1) & 1;
+			stack >>= 2;
+			stack = (stack << 1) |
+				(p->op == PEA_PRED_AND ? a && b : a || b);
+			depth--;
+			break;
+		default:	/* PEA_PRED_NOT */
+			stack ^= 1;
+			break;
+		}
+	}
+	return depth == 1 && (stack & 1);
+}

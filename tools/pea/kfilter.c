@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: --filter on a kprobe or kretprobe, compiled into the kernel's
+ * predicate program (struct pea_pred, postfix):
+ *
+ *	OR    := AND { || AND }
+ *	AND   := UNARY { && UNARY }
+ *	UNARY := ! UNARY | ( OR ) | EXPR OP VALUE
+ *	OP    := == != < > <= >= & ~
+ *
+ * EXPR is a fetch expression (kfetch.c): one the probe prints is reused,
+ * another one is fetched too and not printed. VALUE is a number (decimal,
+ * 0x hex, 0 octal, negative), an enum value's name for an enum, true or
+ * false for a bool, or a "string" for a string; on a string, == with a
+ * '*' or '?' and ~ are globs, as in the tracepoint --filter. The bounds
+ * are the kernel's: PEA_PRED_MAX instructions, PEA_PRED_DEPTH_MAX values
+ * pending, each a clear error here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pea_tool.h"
+#include "kfilter.h"
+
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#define KF_STR_(x)	#x
+#define KF_STR(x)	KF_STR_(x)
+
+struct parser {
+	struct kfilter_ctx *c;
+	const char *s;
+	char *msg;
+	size_t len;
+	unsigned int depth, max_depth;
+};
+
+static void skip_ws(struct parser *p)
+{
+	while (*p->s == ' ' || *p->s == '\t')
+		p->s++;
+}
+
+static int fail(struct parser *p, const char *fmt, const char *arg)
+{
+	snprintf(p->msg, p->len, fmt, arg);
+	return -EINVAL;
+}
+
+static int emit(struct parser *p, struct pea_pred pr)
+{
+	if (p->c->npreds == PEA_PRED_MAX)
+		return fail(p, "more than %s comparisons and operators",
+			    KF_STR(PEA_PRED_MAX));
+	if (pr.op == PEA_PRED_CMP && ++p->depth > PEA_PRED_DEPTH_MAX)
+		return fail(p, "more than %s comparisons pending at once (nest fewer)",
+			    KF_STR(PEA_PRED_DEPTH_MAX));
+	if (pr.op == PEA_PRED_AND || pr.op == PEA_PRED_OR)
+		p->depth--;
+	p->c->preds[p->c->npreds++] = pr;
+	return 0;
+}
+
+static int emit_op(struct parser *p, __u8 op)
+{
+	struct pea_pred pr;
+
+	memset(&pr, 0, sizeof(pr));
+	pr.op = op;
+	return emit(p, pr);
+}
+
+/* The length of the fetch expression at p->s. */
+static size_t expr_len(const char *s)
+{
+	size_t n = 0;
+	int paren = 0;
+
+	if (!strncmp(s, "str(", 4)) {
+		for (n = 0; s[n]; n++) {
+			if (s[n] == '(')
+				paren++;
+			else if (s[n] == ')' && !--paren)
+				return n + 1;
+		}
+		return 0;
+	}
+	for (;;) {
+		char ch = s[n];
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '_' || ch == '.')
+			n++;
+		else if (ch == '-' && s[n + 1] == '>')
+			n += 2;
+		else
+			return n;
+	}
+}
+
+/* The fetch @expr names: one the probe has, or a new one. */
+static int fetch_of(struct parser *p, const char *expr)
+{
+	struct kfilter_ctx *c = p->c;
+	unsigned int i;
+	char why[512];
+
+	for (i = 0; i < c->nfetches; i++)
+		if (!strcmp(c->fetches[i].expr, expr))
+			return i;
+	if (c->nfetches == c->max)
+		return fail(p, "'%s': more than 8 fetches with the filter's",
+			    expr);
+	if (kfetch_parse(c->sig, expr, c->ret, &c->fetches[c->nfetches], why,
+			 sizeof(why)))
+		return fail(p, "%s", why);
+	return c->nfetches++;
+}
+
+static int parse_op(struct parser *p, __u8 *op)
+{
+	static const struct { const char *s; __u8 op; } ops[] = {
+		{ "==", PEA_TP_OP_EQ }, { "!=", PEA_TP_OP_NE },
+		{ "<=", PEA_PRED_OP_LE }, { ">=", PEA_PRED_OP_GE },
+		{ "<", PEA_TP_OP_LT }, { ">", PEA_TP_OP_GT },
+		{ "&", PEA_TP_OP_AND }, { "~", PEA_TP_OP_GLOB },
+	};
+	unsigned int i;
+
+	skip_ws(p);
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strncmp(p->s, ops[i].s, strlen(ops[i].s)) &&
+		    strncmp(p->s, "&&", 2)) {
+			*op = ops[i].op;
+			p->s += strlen(ops[i].s);
+			return 0;
+		}
+	return fail(p, "an operator (== != < > <= >= & ~) expected at '%s'",
+		    p->s);
+}
+
+static int string_value(struct parser *p, struct pea_pred *pr)
+{
+	size_t n = 0;
+
+	if (*p->s != '"')
+		return fail(p, "a \"string\" expected at '%s'", p->s);
+	p->s++;
+	while (*p->s && *p->s != '"') {
+		if (*p->s == '\\' && p->s[1])
+			p->s++;
+		if (n + 1 == sizeof(pr->str))
+			return fail(p, "a string longer than %s bytes",
+				    "63");
+		pr->str[n++] = *p->s++;
+	}
+	if (*p->s != '"')
+		return fail(p, "%s", "a string without its closing \"");
+	p->s++;
+	if (pr->cmp == PEA_TP_OP_EQ && strpbrk(pr->str, "*?"))
+		pr->cmp = PEA_TP_OP_GLOB;
+	if (pr->cmp != PEA_TP_OP_EQ && pr->cmp != PEA_TP_OP_NE &&
+	    pr->cmp != PEA_TP_OP_GLOB)
+		return fail(p, "%s", "strings take == != and ~ only");
+	return 0;
+}
+
+static int number_value(struct parser *p, const struct kfetch *k,
+			struct pea_pred *pr)
+{
+	char word[128], *end;
+	size_t n = 0;
+	unsigned int i;
+
+	if (pr->cmp == PEA_TP_OP_GLOB)
+		return fail(p, "'%s': ~ is for strings", k->expr);
+	while (p->s[n] && p->s[n] != ' ' && p->s[n] != ')' &&
+	       p->s[n] != '&' && p->s[n] != '|' && n + 1 < sizeof(word))
+		n++;
+	memcpy(word, p->s, n);
+	word[n] = '\0';
+	p->s += n;
+	if (k->type.cls == KT_BOOL &&
+	    (!strcmp(word, "true") || !strcmp(word, "false"))) {
+		pr->value = word[0] == 't';
+		return 0;
+	}
+	for (i = 0; k->type.cls == KT_ENUM && i < k->type.nvals; i++)
+		if (!strcmp(k->type.vals[i].name, word)) {
+			pr->value = (__u64)k->type.vals[i].val;
+			return 0;
+		}
+	errno = 0;
+	if (word[0] == '-')
+		pr->value = (__u64)strtoll(word, &end, 0);
+	else
+		pr->value = strtoull(word, &end, 0);
+	if (!n || *end || errno)
+		return fail(p, "a number expected, not '%s'", word);
+	return 0;
+}
+
+static int parse_or(struct parser *p);
+
+static int parse_unary(struct parser *p)
+{
+	struct pea_pred pr;
+	char expr[KFETCH_EXPR_MAX];
+	size_t n;
+	int idx, err;
+
+	skip_ws(p);
+	if (*p->s == '!' && p->s[1] != '=') {
+		p->s++;
+		err = parse_unary(p);
+		return err ? err : emit_op(p, PEA_PRED_NOT);
+	}
+	if (*p->s == '(') {
+		p->s++;
+		err = parse_or(p);
+		if (err)
+			return err;
+		skip_ws(p);
+		if (*p->s != ')')
+			return fail(p, "a ')' expected at '%s'", p->s);
+		p->s++;
+		return 0;
+	}
+	n = expr_len(p->s);
+	if (!n || n >= sizeof(expr))
+		return fail(p, "a fetch expression expected at '%s'", p->s);
+	memcpy(expr, p->s, n);
+	expr[n] = '\0';
+	p->s += n;
+	idx = fetch_of(p, expr);
+	if (idx < 0)
+		return idx;
+	memset(&pr, 0, sizeof(pr));
+	pr.op = PEA_PRED_CMP;
+	pr.fetch = idx;
+	err = parse_op(p, &pr.cmp);
+	if (err)
+		return err;
+	skip_ws(p);
+	if (p->c->fetches[idx].str)
+		err = string_value(p, &pr);
+	else if (p->c->fetches[idx].f.type == PEA_FETCH_ARRAY)
+		err = fail(p, "'%s': an array takes no comparison", expr);
+	else
+		err = number_value(p, &p->c->fetches[idx], &pr);
+	return err ? err : emit(p, pr);
+}
+
+static int parse_and(struct parser *p)
+{
+	int err = parse_unary(p);
+
+	while (!err) {
+		skip_ws(p);
+		if (strncmp(p->s, "&&", 2))
+			break;
+		p->s += 2;
+		err = parse_unary(p);
+		if (!err)
+			err = emit_op(p, PEA_PRED_AND);
+	}
+	return err;
+}
+
+static int parse_or(struct parser *p)
+{
+	int err = parse_and(p);
+
+	while (!err) {
+		skip_ws(p);
+		if (strncmp(p->s, "||", 2))
+			break;
+		p->s += 2;
+		err = parse_and(p);
+		if (!err)
+			err = emit_op(p, PEA_PRED_OR);
+	}
+	return err;
+}
+
+int kfilter_compile(struct kfilter_ctx *c, const char *text, char *msg,
+		    size_t len)
+{
+	struct parser p = { .c = c, .s = text, .msg = msg, .len = len };
+	int err;
+
+	c->npreds = 0;
+	err = parse_or(&p);
+	if (err)
+		return err;
+	skip_ws(&p);
+	if (*p.s)
+		return fail(&p, "unexpected '%s'", p.s);
+	return 0;
+}
