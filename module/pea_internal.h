@@ -259,6 +259,10 @@ void pea_maps_kf_show(struct seq_file *m);
 
 /* pea_kfunc.c */
 long pea_kf_output(u64 handle, u64 flags, const void *data, u32 data__sz);
+struct pea_kf_rec;
+struct pea_kf_rec *pea_kf_reserve(u64 handle, u64 flags, u32 rdwr_buf_size);
+u8 *pea_kf_rec_data(struct pea_kf_rec *rec, u32 rdwr_buf_size);
+void pea_kf_commit(struct pea_kf_rec *rec);
 void pea_kfunc_init(void);
 int pea_kfunc_show(struct seq_file *m, void *v);
 
