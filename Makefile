@@ -202,7 +202,17 @@ $(KFUNC_BPF): selftests/kfunc/test_kfunc.bpf.c selftests/kfunc/test_kfunc.h
 $(KFUNC_SKEL): $(KFUNC_BPF)
 	$(BPFTOOL) gen skeleton $< name test_kfunc > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/selftests/test_kfunc: selftests/test_kfunc.c $(KFUNC_SKEL) $(LIBPEA)
+KFUNC_ZC_BPF := $(BUILD)/selftests/kfunc/test_kfunc_zc.bpf.o
+KFUNC_ZC_SKEL := $(BUILD)/selftests/kfunc/test_kfunc_zc.skel.h
+$(KFUNC_ZC_BPF): selftests/kfunc/test_kfunc_zc.bpf.c selftests/kfunc/test_kfunc.h
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -Iinclude/uapi \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+
+$(KFUNC_ZC_SKEL): $(KFUNC_ZC_BPF)
+	$(BPFTOOL) gen skeleton $< name test_kfunc_zc > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/selftests/test_kfunc: selftests/test_kfunc.c $(KFUNC_SKEL) $(KFUNC_ZC_SKEL) $(LIBPEA)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -Iselftests/kfunc \
 		-I$(BUILD)/selftests/kfunc \

@@ -13,7 +13,15 @@
  * counters; a full ring's losses; records of a BPF program and of
  * pea_output() on every CPU in one ordered stream; examples/bpf/opensnoop
  * run as a user runs it; maps destroyed under a running program; and the
- * module held while a program that calls the kfunc is loaded.
+ * module held while a program that calls the kfunc is loaded. The
+ * zero-copy kfuncs (pea_kf_reserve(), pea_kf_rec_data(), pea_kf_commit()):
+ * the program types named per kernel; an XDP program's known bytes read
+ * back exactly; more payload than reserved refused (NULL) and the record
+ * still committed; a bad handle, CTXLEN flags and a bad index counted; a
+ * full one-page ring's exact losses; a kprobe program allowed on 6.12 and
+ * refused on 6.1; and the verifier's refusals of a record held at exit,
+ * a size that is not a constant, a write past the size, a write after
+ * the commit, and a SYSCALL program.
  *
  * Where pea.ko has no kfuncs the test asserts the state says so, and
  * why: on a kernel with module BTF (/sys/kernel/btf/vmlinux) the build
@@ -32,6 +40,7 @@
 #include "libpea.h"
 #include "test_kfunc.h"
 #include "test_kfunc.skel.h"
+#include "test_kfunc_zc.skel.h"
 
 #define KFUNC_FILE	"/sys/kernel/debug/pea/kfunc"
 #define PAGES		32	/* 128 KiB rings: a 65516-byte payload fits */
@@ -1170,6 +1179,262 @@ static void test_module_held(void)
 	PT_EQ(r2, r0, "the reference goes with the program");
 }
 
+/*
+ * The zero-copy kfuncs (test_kfunc_zc.bpf.c): pea_kf_reserve(),
+ * pea_kf_rec_data(), pea_kf_commit().
+ */
+
+/* The zero-copy skeleton with only the program @name loaded. */
+static struct test_kfunc_zc *zc_load_only(const char *name)
+{
+	struct test_kfunc_zc *k = test_kfunc_zc__open();
+	struct bpf_program *p;
+	int err;
+
+	if (!k)
+		return NULL;
+	bpf_object__for_each_program(p, k->obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), name));
+	err = test_kfunc_zc__load(k);
+	if (err) {
+		test_kfunc_zc__destroy(k);
+		errno = -err;
+		return NULL;
+	}
+	return k;
+}
+
+/* Loading @prog fails with @err and the verifier's @msg. */
+static void zc_refused(const char *prog, int err, const char *msg,
+		       const char *what)
+{
+	struct test_kfunc_zc *k;
+	int e;
+
+	vlog_len = 0;
+	vlog[0] = 0;
+	k = zc_load_only(prog);
+	e = k ? 0 : -errno;
+	PT_EQ(e, err, "%s: refused, errno %d", what, -err);
+	PT_OK(strstr(vlog, msg), "%s: the verifier says \"%s\"", what, msg);
+	if (!strstr(vlog, msg))
+		pt_diag("%s", vlog);
+	test_kfunc_zc__destroy(k);
+}
+
+/* The kfunc file's "zero_copy" line's value, or "". */
+static void zc_state(char *out, size_t len)
+{
+	char buf[8192], *p, *nl;
+
+	out[0] = 0;
+	if (pt_read_file(KFUNC_FILE, buf, sizeof(buf)) < 0)
+		return;
+	p = strstr(buf, "\nzero_copy ");
+	if (!p)
+		return;
+	p += 11;
+	nl = strchr(p, '\n');
+	snprintf(out, len, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+}
+
+static long zc_run(struct test_kfunc_zc *k, struct bpf_program *prog,
+		   void *pkt, __u32 len, int repeat)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt,
+		    .data_size_in = len, .repeat = repeat);
+	int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &o);
+
+	return err ? err : (long)o.retval;
+}
+
+/* Every loss of a full one-page ring counted, by libpea and the map. */
+static void test_zc_full(struct test_kfunc_zc *k, unsigned char *pkt)
+{
+	int map = pea_map_create(NULL, pt_nr_cpus(), PEA_F_BPF_WRITE);
+	/* A record: header 8, raw size 4, ZC_BYTES: 76, padded to 80. */
+	int want = (int)(pt_page_size() / 80), runs = want + 29;
+	struct pea_buffer *pb;
+	long long c[C_NR];
+	int i;
+
+	if (map < 0)
+		pt_fatal("pea_map_create");
+	pb = pea_buffer__new(map, 1, on_sample, on_lost, NULL, NULL);
+	if (!pb)
+		pt_fatal("pea_buffer__new");
+	k->bss->zc_handle = handle_of(map);
+	k->bss->zc_ok = k->bss->zc_null = k->bss->zc_nodata = 0;
+	PT_EQ(zc_run(k, k->progs.zc_xdp, pkt, ZC_BYTES, runs), XDP_PASS,
+	      "zero-copy, full ring: the xdp program run %d times", runs);
+	nrec = 0;
+	nlost = 0;
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes the full ring");
+	PT_EQ(k->bss->zc_ok, want, "zero-copy, full ring: %d records of 80 bytes committed",
+	      want);
+	PT_EQ(k->bss->zc_null, runs - want,
+	      "zero-copy, full ring: %d reserves returned NULL", runs - want);
+	PT_EQ(nrec, want, "libpea reads %d records", want);
+	PT_EQ(nlost, runs - want, "libpea reports %d lost", runs - want);
+	memset(c, 0xff, sizeof(c));
+	i = kf_map_counters(map_id_of(map), c);
+	PT_OK(!i && c[C_ENOSPC] == runs - want && c[C_EINVAL] == 0 &&
+	      c[C_EBUSY] == 0,
+	      "the map counts enospc %d (%lld), nothing else", runs - want,
+	      c[C_ENOSPC]);
+	pea_buffer__free(pb);
+	close(map);
+}
+
+static void test_zc(const char *types, __u64 handle, struct pea_buffer *pb)
+{
+	bool common = !strcmp(types, "all program types");
+	unsigned char pkt[ZC_BYTES];
+	struct test_kfunc_zc *k;
+	struct bpf_program *prog;
+	struct kf_event *ev;
+	struct bpf_link *link;
+	long long c[C_NR], c0[C_NR], bad0;
+	char st[256];
+	int i;
+
+	zc_state(st, sizeof(st));
+	if (!strncmp(st, "off: PREEMPT_RT", 15)) {
+		PT_OK(1, "zero-copy off on PREEMPT_RT: %s", st);
+		zc_refused("zc_xdp", -EACCES,
+			   "calling kernel function pea_kf_reserve is not allowed",
+			   "PREEMPT_RT: an xdp program calling pea_kf_reserve");
+		return;
+	}
+	PT_OK(!strcmp(st, common ?
+		      "programs that cannot sleep (not sleepable, syscall or extension)" :
+		      "xdp tc programs"),
+	      "zero-copy kfuncs for the program types named: %s", st);
+
+	vlog_len = 0;
+	k = test_kfunc_zc__open();
+	if (!k)
+		pt_fatal("test_kfunc_zc__open");
+	bpf_object__for_each_program(prog, k->obj)
+		bpf_program__set_autoload(prog,
+					  !strcmp(bpf_program__name(prog), "zc_xdp") ||
+					  !strcmp(bpf_program__name(prog), "zc_short"));
+	if (test_kfunc_zc__load(k)) {
+		pt_diag("%s", vlog);
+		PT_OK(0, "xdp programs calling the zero-copy kfuncs load");
+		test_kfunc_zc__destroy(k);
+		return;
+	}
+	PT_OK(1, "xdp programs calling the zero-copy kfuncs load");
+
+	/* Known bytes through reserve, data, commit. */
+	for (i = 0; i < ZC_BYTES; i++)
+		pkt[i] = (unsigned char)(0x5a ^ (i * 13));
+	k->bss->zc_handle = handle;
+	k->bss->zc_flags = PEA_F_CURRENT_CPU;
+	nrec = 0;
+	PT_EQ(zc_run(k, k->progs.zc_xdp, pkt, sizeof(pkt), 1), XDP_PASS,
+	      "zero-copy: the xdp program runs");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_OK(k->bss->zc_ok == 1 && k->bss->zc_null == 0 && k->bss->zc_nodata == 0,
+	      "zero-copy: reserved, payload given, committed (ok %llu null %llu nodata %llu)",
+	      (unsigned long long)k->bss->zc_ok,
+	      (unsigned long long)k->bss->zc_null,
+	      (unsigned long long)k->bss->zc_nodata);
+	PT_EQ(nrec, 1, "zero-copy: one record");
+	PT_OK(nrec == 1 && got_cpu[0] == 0 && rec_is(0, pkt, ZC_BYTES),
+	      "zero-copy: the packet's %d bytes read back exactly, raw size %d",
+	      ZC_BYTES, ZC_BYTES + 4);
+
+	/* More payload than reserved: no payload, the record committed. */
+	k->bss->zc_ok = 0;
+	nrec = 0;
+	PT_EQ(zc_run(k, k->progs.zc_short, pkt, sizeof(pkt), 1), XDP_PASS,
+	      "zero-copy: the short program runs");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_OK(k->bss->zc_nodata == 1 && k->bss->zc_ok == 1,
+	      "zero-copy: pea_kf_rec_data() past the %d bytes reserved returns NULL",
+	      ZC_SHORT);
+	PT_OK(nrec == 1 && got_size[0] == ZC_SHORT + 4,
+	      "zero-copy: its record of %d bytes is committed (raw size %u)",
+	      ZC_SHORT, nrec == 1 ? got_size[0] : 0);
+
+	/* Errors a program may ignore: counted. */
+	memset(c0, 0xff, sizeof(c0));
+	kf_map_counters(main_id, c0);
+	bad0 = kf_bad_handle();
+	k->bss->zc_null = 0;
+	k->bss->zc_handle = handle ^ 1;
+	zc_run(k, k->progs.zc_xdp, pkt, sizeof(pkt), 1);
+	k->bss->zc_handle = handle;
+	k->bss->zc_flags = PEA_F_CURRENT_CPU | (8ULL << 32);
+	zc_run(k, k->progs.zc_xdp, pkt, sizeof(pkt), 1);
+	k->bss->zc_flags = 1000;
+	zc_run(k, k->progs.zc_xdp, pkt, sizeof(pkt), 1);
+	k->bss->zc_flags = PEA_F_CURRENT_CPU;
+	PT_EQ(k->bss->zc_null, 3, "zero-copy: a bad handle, CTXLEN flags and a bad index: NULL");
+	PT_EQ(kf_bad_handle() - bad0, 1, "zero-copy: the bad handle counted");
+	memset(c, 0xff, sizeof(c));
+	kf_map_counters(main_id, c);
+	PT_OK(c[C_EINVAL] - c0[C_EINVAL] == 1 && c[C_E2BIG] - c0[C_E2BIG] == 1,
+	      "zero-copy: einval +1 (CTXLEN) and e2big +1 (index 1000) counted for the map");
+	nrec = 0;
+	pea_buffer__consume(pb);
+	PT_EQ(nrec, 0, "zero-copy: no record from the refused reserves");
+
+	test_zc_full(k, pkt);
+	test_kfunc_zc__destroy(k);
+
+	/* A kprobe program: 6.12 lets it reserve, 6.1 does not. */
+	if (!common) {
+		zc_refused("zc_kprobe", -EACCES,
+			   "calling kernel function pea_kf_reserve is not allowed",
+			   "6.1: a kprobe program calling pea_kf_reserve");
+	} else {
+		vlog_len = 0;
+		k = zc_load_only("zc_kprobe");
+		PT_OK(k != NULL, "6.12: a kprobe program calling pea_kf_reserve loads");
+		if (!k) {
+			pt_diag("%s", vlog);
+		} else {
+			k->bss->zc_handle = handle;
+			k->bss->zc_flags = PEA_F_CURRENT_CPU;
+			k->bss->zc_pid = (__u32)getpid();
+			link = bpf_program__attach(k->progs.zc_kprobe);
+			PT_OK(link != NULL, "the kprobe program attaches");
+			nrec = 0;
+			syscall(SYS_getppid);
+			syscall(SYS_getppid);
+			bpf_link__destroy(link);
+			PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+			PT_EQ(k->bss->zc_ok, 2, "the kprobe program committed twice");
+			PT_EQ(nrec, 2, "two records");
+			for (i = 0; i < 2 && i < nrec; i++) {
+				ev = (struct kf_event *)got[i];
+				PT_OK(got_size[i] == sizeof(*ev) + 4 &&
+				      ev->magic == KF_MAGIC && ev->seq == (__u64)i &&
+				      ev->kind == KF_KIND_KPROBE &&
+				      ev->pid == (__u32)getpid(),
+				      "kprobe record %d is its event exactly", i);
+			}
+			test_kfunc_zc__destroy(k);
+		}
+	}
+
+	/* Misuse the verifier refuses. */
+	zc_refused("zc_leak", -EINVAL, "Unreleased reference",
+		   "a path that exits holding the record");
+	zc_refused("zc_nonconst", -EINVAL, "R3 is not a const",
+		   "a size that is not a constant");
+	zc_refused("zc_past", -EACCES, "invalid access to memory, mem_size=64 off=64 size=1",
+		   "a write past the constant size");
+	zc_refused("zc_after", -EACCES, "invalid mem access 'scalar'",
+		   "a write into the payload after the commit");
+	zc_refused("zc_syscall", -EACCES,
+		   "calling kernel function pea_kf_reserve is not allowed",
+		   "a syscall program (it may sleep)");
+}
+
 int main(void)
 {
 	char state[256], types[128];
@@ -1239,6 +1504,7 @@ int main(void)
 	test_errnos(skel, map, id);
 	test_percpu_counts(skel, id);
 	test_full(skel);
+	test_zc(types, id, pb);
 	test_many(skel, id, pb);
 	test_ordered(skel);
 	test_example();

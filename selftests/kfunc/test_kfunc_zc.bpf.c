@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BPF side of test_kfunc's zero-copy part: programs calling
+ * pea_kf_reserve(), pea_kf_rec_data() and pea_kf_commit().
+ *
+ * zc_xdp:      run with BPF_PROG_TEST_RUN on a packet; reserves ZC_BYTES,
+ *              copies the packet's first ZC_BYTES bytes into the record
+ *              and commits it; counts reserves that returned NULL.
+ * zc_short:    reserves ZC_SHORT bytes and asks for ZC_BYTES of payload:
+ *              pea_kf_rec_data() returns NULL, the record is committed.
+ * zc_kprobe:   a kprobe program on getppid(2) (6.12 lets it reserve, 6.1
+ *              does not); writes a struct kf_event.
+ * Misuse, each refused by the verifier:
+ * zc_leak:     a path that exits holding the record.
+ * zc_nonconst: a size that is not a constant.
+ * zc_past:     a write past the constant size.
+ * zc_after:    a write into the payload after the commit.
+ * zc_syscall:  a SYSCALL program (it may sleep: bpf_sys_bpf()).
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "test_kfunc.h"
+
+/* Opaque: programs only pass it back to pea's kfuncs. */
+struct pea_kf_rec {
+	__u64 opaque;
+};
+
+extern struct pea_kf_rec *pea_kf_reserve(__u64 map_handle, __u64 flags,
+					 __u32 rdwr_buf_size) __ksym;
+extern __u8 *pea_kf_rec_data(struct pea_kf_rec *rec,
+			     __u32 rdwr_buf_size) __ksym;
+extern void pea_kf_commit(struct pea_kf_rec *rec) __ksym;
+
+__u64 zc_handle;
+__u64 zc_flags;
+__u32 zc_size;
+__u32 zc_pid;
+__u64 zc_ok;
+__u64 zc_null;
+__u64 zc_nodata;
+__u64 zc_seq;
+
+SEC("xdp")
+int zc_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct pea_kf_rec *rec;
+	__u8 *p;
+
+	if (data + ZC_BYTES > end)
+		return XDP_ABORTED;
+	rec = pea_kf_reserve(zc_handle, zc_flags, ZC_BYTES);
+	if (!rec) {
+		zc_null++;
+		return XDP_PASS;
+	}
+	p = pea_kf_rec_data(rec, ZC_BYTES);
+	if (p)
+		__builtin_memcpy(p, data, ZC_BYTES);
+	else
+		zc_nodata++;
+	pea_kf_commit(rec);
+	zc_ok++;
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int zc_short(struct xdp_md *ctx)
+{
+	struct pea_kf_rec *rec;
+	__u8 *p;
+
+	rec = pea_kf_reserve(zc_handle, zc_flags, ZC_SHORT);
+	if (!rec) {
+		zc_null++;
+		return XDP_PASS;
+	}
+	p = pea_kf_rec_data(rec, ZC_BYTES);
+	if (p)
+		p[0] = 1;
+	else
+		zc_nodata++;
+	pea_kf_commit(rec);
+	zc_ok++;
+	return XDP_PASS;
+}
+
+SEC("kprobe/__x64_sys_getppid")
+int zc_kprobe(void *ctx)
+{
+	struct kf_event *ev;
+	struct pea_kf_rec *rec;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if ((__u32)(pid_tgid >> 32) != zc_pid)
+		return 0;
+	rec = pea_kf_reserve(zc_handle, zc_flags, sizeof(*ev));
+	if (!rec) {
+		zc_null++;
+		return 0;
+	}
+	ev = (struct kf_event *)pea_kf_rec_data(rec, sizeof(*ev));
+	if (ev) {
+		ev->magic = KF_MAGIC;
+		ev->kind = KF_KIND_KPROBE;
+		ev->pid = pid_tgid >> 32;
+		ev->seq = __sync_fetch_and_add(&zc_seq, 1);
+	}
+	pea_kf_commit(rec);
+	zc_ok++;
+	return 0;
+}
+
+SEC("xdp")
+int zc_leak(struct xdp_md *ctx)
+{
+	struct pea_kf_rec *rec = pea_kf_reserve(zc_handle, zc_flags, ZC_BYTES);
+
+	if (!rec)
+		return XDP_PASS;
+	if (zc_size)
+		return XDP_DROP;	/* exits holding the record */
+	pea_kf_commit(rec);
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int zc_nonconst(struct xdp_md *ctx)
+{
+	__u32 size = zc_size & 255;
+	struct pea_kf_rec *rec = pea_kf_reserve(zc_handle, zc_flags, size);
+
+	if (rec)
+		pea_kf_commit(rec);
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int zc_past(struct xdp_md *ctx)
+{
+	struct pea_kf_rec *rec = pea_kf_reserve(zc_handle, zc_flags, ZC_BYTES);
+	__u8 *p;
+
+	if (!rec)
+		return XDP_PASS;
+	p = pea_kf_rec_data(rec, ZC_BYTES);
+	if (p)
+		p[ZC_BYTES] = 1;
+	pea_kf_commit(rec);
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int zc_after(struct xdp_md *ctx)
+{
+	struct pea_kf_rec *rec = pea_kf_reserve(zc_handle, zc_flags, ZC_BYTES);
+	__u8 *p;
+
+	if (!rec)
+		return XDP_PASS;
+	p = pea_kf_rec_data(rec, ZC_BYTES);
+	pea_kf_commit(rec);
+	if (p)
+		p[0] = 1;
+	return XDP_PASS;
+}
+
+SEC("syscall")
+int zc_syscall(void *ctx)
+{
+	struct pea_kf_rec *rec = pea_kf_reserve(zc_handle, zc_flags, ZC_BYTES);
+
+	if (rec)
+		pea_kf_commit(rec);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
