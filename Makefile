@@ -374,7 +374,17 @@ $(BUILD)/bench/bench.bpf.o: bench/bench.bpf.c
 $(BUILD)/bench/bench.skel.h: $(BUILD)/bench/bench.bpf.o
 	$(BPFTOOL) gen skeleton $< name bench > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/bench/objs/%.o: bench/%.c $(BUILD)/bench/bench.skel.h
+# bench/kfunc.bpf.c: the kfunc figure's programs (pea's kfuncs).
+$(BUILD)/bench/bench_kfunc.bpf.o: bench/kfunc.bpf.c
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -Iinclude/uapi \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+
+$(BUILD)/bench/bench_kfunc.skel.h: $(BUILD)/bench/bench_kfunc.bpf.o
+	$(BPFTOOL) gen skeleton $< name bench_kfunc > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bench/objs/%.o: bench/%.c $(BUILD)/bench/bench.skel.h \
+		$(BUILD)/bench/bench_kfunc.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -Ibench -I$(BUILD)/bench \
 		-MMD -MP -c -o $@ $<
