@@ -258,13 +258,16 @@ pea_kfunc_prog_types(const enum bpf_prog_type **types)
  * SYSCALL hook bpf_sys_bpf() callers, so only XDP's and TC's sets have
  * the zero-copy kfuncs. PREEMPT_RT has none: there a map or helper
  * between reserve and commit may take a spinlock_t, which sleeps.
+ * The filter also refuses programs that call bpf_throw() (6.7), whose
+ * unwinding from a global subprogram the verifier does not check for
+ * held references; 6.1 has no bpf_throw().
  */
 #ifdef CONFIG_PREEMPT_RT
 #define PEA_KFUNC_ZC_OFF \
 	"PREEMPT_RT: a spinlock_t a program takes between reserve and commit would sleep with preemption off"
 #elif defined(PEA_HAVE_KFUNC_COMMON_HOOK)
 #define PEA_KFUNC_ZC_TYPES_NAME \
-	"programs that cannot sleep (not sleepable, syscall or extension)"
+	"programs that cannot sleep or throw (not sleepable, syscall, extension or calling bpf_throw)"
 #else
 #define PEA_KFUNC_ZC_TYPES_NAME	"xdp tc programs"
 #endif

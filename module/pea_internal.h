@@ -137,6 +137,7 @@ enum pea_kf_err {
 	PEA_KF_EBUSY,		/* nested deeper than PEA_NEST_MAX */
 	PEA_KF_ENOSPC,		/* dropped (and counted lost by the event) */
 	PEA_KF_EFAULT,		/* NULL data with a size (unchecked by 6.1) */
+	PEA_KF_MAY_SLEEP,	/* a reserve where the context may sleep */
 	PEA_KF_NR_ERR
 };
 

@@ -136,31 +136,51 @@ struct pea_kf_rec {
 	struct pea_output_handle h;
 };
 
-/*
- * The records reserved by programs on this CPU, and which are held (bit
- * i: pea_kf_recs[i]). A program may hold several and commit them in any
- * order; every held one also holds one of pea_output()'s nesting slots,
- * so PEA_NEST_MAX bounds both. Taken and given back with this CPU's
- * atomics (NMI-safe on x86), with preemption disabled.
- */
-static DEFINE_PER_CPU(struct pea_kf_rec, pea_kf_recs[PEA_NEST_MAX]);
-static DEFINE_PER_CPU(unsigned long, pea_kf_recs_held);
-/* Reserves refused at run time in a context that may sleep. */
-static DEFINE_PER_CPU(u64, pea_kf_may_sleep);
+/* Context levels of a CPU: task, softirq, hardirq, NMI. */
+#define PEA_KF_LEVELS	4
 
-/* Take a free record of this CPU: its index, or -EBUSY. */
+/*
+ * The records reserved by programs on this CPU, one per context level,
+ * and which are held (bit i: pea_kf_recs[i]). One per level: a program
+ * holds at most one record, so records are committed in the reverse
+ * order of their reservations, as every writer of a ring nests (the
+ * outermost one publishes data_head and decides the wake-up from its own
+ * snapshot: two records of one program committed in the order reserved
+ * would lose a watermark's wake-up), and a program takes at most one of
+ * the nesting slots every producer of the CPU shares. Set and cleared
+ * with this CPU's atomics (NMI-safe on x86), preemption disabled: only
+ * a context of the same level could race for a bit, and none can run
+ * until this one is done.
+ */
+static DEFINE_PER_CPU(struct pea_kf_rec, pea_kf_recs[PEA_KF_LEVELS]);
+static DEFINE_PER_CPU(unsigned long, pea_kf_recs_held);
+
+/*
+ * This CPU's context level: 3 in NMI, 2 in a hard interrupt, 1 serving a
+ * softirq, else 0 (a task with bottom halves disabled is a task: no
+ * softirq runs over it).
+ */
+static __always_inline int pea_kf_level(void)
+{
+	unsigned long pc = preempt_count();
+
+	if (pc & NMI_MASK)
+		return 3;
+	if (pc & HARDIRQ_MASK)
+		return 2;
+	if (pc & SOFTIRQ_OFFSET)
+		return 1;
+	return 0;
+}
+
+/* Take this level's record: its index, or -EBUSY if it is held. */
 static __always_inline int pea_kf_rec_take(void)
 {
-	unsigned long held = this_cpu_read(pea_kf_recs_held), old;
-	int i;
+	int i = pea_kf_level();
 
-	do {
-		i = ffz(held);
-		if (unlikely(i >= PEA_NEST_MAX))
-			return -EBUSY;
-		old = held;
-		held = this_cpu_cmpxchg(pea_kf_recs_held, old, old | BIT(i));
-	} while (unlikely(held != old));
+	if (unlikely(this_cpu_read(pea_kf_recs_held) & BIT(i)))
+		return -EBUSY;
+	this_cpu_or(pea_kf_recs_held, BIT(i));
 	return i;
 }
 
@@ -175,7 +195,7 @@ static __always_inline int pea_kf_rec_index(const struct pea_kf_rec *rec)
 			    (unsigned long)this_cpu_ptr(&pea_kf_recs[0]);
 	unsigned long i = off / sizeof(*rec);
 
-	if (unlikely(off % sizeof(*rec) || i >= PEA_NEST_MAX ||
+	if (unlikely(off % sizeof(*rec) || i >= PEA_KF_LEVELS ||
 		     !(this_cpu_read(pea_kf_recs_held) & BIT(i))))
 		return -1;
 	return i;
@@ -197,16 +217,19 @@ static __always_inline int pea_kf_rec_index(const struct pea_kf_rec *rec)
  * output path does; the set is registered only where the verifier keeps
  * sleeping programs out (pea_compat.h), and a context that may sleep
  * all the same (a bpf_wq callback of such a program, on 6.12) is refused
- * here: preemptible outside any RCU read-side section.
+ * here: preemptible outside any RCU read-side section. One record per
+ * context level of the CPU (pea_kf_recs): a second reserve while one is
+ * held at the same level gets NULL. The payload is zeroed: bytes the
+ * program does not write are never what the ring held there.
  *
  * notrace, as pea_kf_rec_data() and pea_kf_commit(): a tracing program
  * there would see a record it did not reserve.
  *
  * Context: any a BPF program that cannot sleep runs in, NMI included.
  * Return: the record, or NULL: no live map has @handle (counted in
- * "bad_handle"), a context that may sleep ("may_sleep"), every record
- * of this CPU held (EBUSY), else pea_output_reserve()'s errors, each
- * counted per map as pea_kf_output()'s; a drop is counted lost too.
+ * "bad_handle"), else, counted per map: a context that may sleep
+ * (may_sleep), this level's record held (EBUSY), pea_output_reserve()'s
+ * errors as pea_kf_output()'s; a drop is counted lost too.
  */
 __bpf_kfunc notrace struct pea_kf_rec *
 pea_kf_reserve(u64 handle, u64 flags, u32 rdwr_buf_size)
@@ -216,15 +239,18 @@ pea_kf_reserve(u64 handle, u64 flags, u32 rdwr_buf_size)
 	long err;
 	int i;
 
-	if (unlikely(preemptible() && !rcu_preempt_depth())) {
-		this_cpu_inc(pea_kf_may_sleep);
-		return NULL;
-	}
+	/* Before preempt_disable(): whether the caller's context may sleep. */
+	bool may_sleep = preemptible() && !rcu_preempt_depth();
+
 	preempt_disable();
 	rcu_read_lock();
 	map = pea_map_find_rcu(handle);
 	if (unlikely(!map)) {
 		this_cpu_inc(pea_kf_bad_handle);
+		goto out;
+	}
+	if (unlikely(may_sleep)) {
+		this_cpu_inc(map->kf_errors[PEA_KF_MAY_SLEEP]);
 		goto out;
 	}
 	i = pea_kf_rec_take();
@@ -244,6 +270,8 @@ pea_kf_reserve(u64 handle, u64 flags, u32 rdwr_buf_size)
 		this_cpu_and(pea_kf_recs_held, ~BIT(i));
 		pea_kf_count(map, err);
 		rec = NULL;
+	} else {
+		memset(rec->h.data, 0, rdwr_buf_size);
 	}
 out:
 	rcu_read_unlock();
@@ -278,7 +306,7 @@ __bpf_kfunc notrace u8 *pea_kf_rec_data(struct pea_kf_rec *rec,
  * @rec: what pea_kf_reserve() returned
  *
  * KF_RELEASE: the verifier invalidates @rec and its payload pointer.
- * Payload bytes the program did not write are what the ring held there.
+ * Payload bytes the program did not write are zeroes.
  *
  * Context: the one that reserved @rec.
  */
@@ -331,22 +359,49 @@ BTF_ID_LIST(pea_kf_zc_list)
 BTF_ID(func, pea_kf_reserve)
 BTF_ID(func, pea_kf_rec_data)
 BTF_ID(func, pea_kf_commit)
+BTF_ID(func, bpf_throw)
+#define PEA_KF_ZC_N		3	/* the first entries: pea's */
+#define PEA_KF_BPF_THROW	3	/* vmlinux's bpf_throw() (6.7) */
+
+/*
+ * Whether @prog calls bpf_throw() (bpf_assert() too): a throw from a
+ * global subprogram unwinds past the caller's commit, and the verifier
+ * checks held references only in the frame that throws, so a reservation
+ * would outlive the program (with preemption disabled). Scanned before
+ * the program is rewritten: a kfunc call of vmlinux (off 0) names the
+ * function by its BTF id.
+ */
+static bool pea_kf_prog_throws(const struct bpf_prog *prog)
+{
+	u32 id = pea_kf_zc_list[PEA_KF_BPF_THROW], i;
+	const struct bpf_insn *insn;
+
+	for (i = 0; id && i < prog->len; i++) {
+		insn = &prog->insnsi[i];
+		if (insn->code == (BPF_JMP | BPF_CALL) &&
+		    insn->src_reg == BPF_PSEUDO_KFUNC_CALL && !insn->off &&
+		    insn->imm == id)
+			return true;
+	}
+	return false;
+}
 
 /*
  * The common hook serves every program type: the zero-copy kfuncs are
  * refused (the verifier's "calling kernel function ... is not allowed")
- * to programs that may sleep.
+ * to programs that may sleep, and to programs that may throw.
  */
 static int pea_kf_zc_filter(const struct bpf_prog *prog, u32 kfunc_id)
 {
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < PEA_KF_ZC_N; i++) {
 		if (kfunc_id != pea_kf_zc_list[i])
 			continue;
 		if (pea_bpf_prog_sleepable(prog) ||
 		    prog->type == BPF_PROG_TYPE_SYSCALL ||
-		    prog->type == BPF_PROG_TYPE_EXT)
+		    prog->type == BPF_PROG_TYPE_EXT ||
+		    pea_kf_prog_throws(prog))
 			return -EACCES;
 	}
 	return 0;
@@ -435,10 +490,6 @@ int pea_kfunc_show(struct seq_file *m, void *v)
 	seq_puts(m, "zero_copy off: " PEA_KFUNC_ZC_OFF "\n");
 #else
 	seq_puts(m, "zero_copy " PEA_KFUNC_ZC_TYPES_NAME "\n");
-	for_each_possible_cpu(cpu)
-		bad += per_cpu(pea_kf_may_sleep, cpu);
-	seq_printf(m, "may_sleep %llu\n", bad);
-	bad = 0;
 #endif
 #endif
 	for_each_possible_cpu(cpu)

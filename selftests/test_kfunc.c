@@ -1204,6 +1204,29 @@ static struct test_kfunc_zc *zc_load_only(const char *name)
 	return k;
 }
 
+/* The zero-copy skeleton with the programs @a and @b loaded. */
+static struct test_kfunc_zc *zc_load_two(const char *a, const char *b)
+{
+	struct test_kfunc_zc *k = test_kfunc_zc__open();
+	struct bpf_program *p;
+	const char *n;
+	int err;
+
+	if (!k)
+		return NULL;
+	bpf_object__for_each_program(p, k->obj) {
+		n = bpf_program__name(p);
+		bpf_program__set_autoload(p, !strcmp(n, a) || !strcmp(n, b));
+	}
+	err = test_kfunc_zc__load(k);
+	if (err) {
+		test_kfunc_zc__destroy(k);
+		errno = -err;
+		return NULL;
+	}
+	return k;
+}
+
 /* Loading @prog fails with @err and the verifier's @msg. */
 static void zc_refused(const char *prog, int err, const char *msg,
 		       const char *what)
@@ -1246,6 +1269,114 @@ static long zc_run(struct test_kfunc_zc *k, struct bpf_program *prog,
 	int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &o);
 
 	return err ? err : (long)o.retval;
+}
+
+/*
+ * One reservation per context level (review findings 2 and 3): a second
+ * one while the first is held is NULL, counted ebusy; the program's
+ * pea_kf_output() meanwhile writes. Before, the second was granted: one
+ * program could hold every nesting slot of the CPU, and two records
+ * committed in the order reserved lost the watermark's wake-up.
+ */
+static void test_zc_two(__u64 handle, struct pea_buffer *pb)
+{
+	unsigned char pkt[ZC_BYTES] = { 0 };
+	struct test_kfunc_zc *k = zc_load_only("zc_two");
+	long long c0[C_NR], c[C_NR];
+
+	PT_OK(k != NULL, "zc_two: the program loads");
+	if (!k)
+		return;
+	memset(c0, 0xff, sizeof(c0));
+	kf_map_counters(main_id, c0);
+	k->bss->zc_handle = handle;
+	k->bss->zc_flags = PEA_F_CURRENT_CPU;
+	nrec = 0;
+	PT_EQ(zc_run(k, k->progs.zc_two, pkt, sizeof(pkt), 1), XDP_PASS,
+	      "zc_two: runs");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_EQ(k->bss->zc_got2, 0,
+	      "a second reservation while one is held (the same context level): NULL");
+	PT_OK(k->bss->zc_ok == 1 && k->bss->zc_out_ret == 0,
+	      "the first committed; pea_kf_output() meanwhile returned %ld",
+	      k->bss->zc_out_ret);
+	PT_EQ(nrec, 2, "two records: the output's and the reservation's");
+	memset(c, 0xff, sizeof(c));
+	kf_map_counters(main_id, c);
+	PT_EQ(c[C_EBUSY] - c0[C_EBUSY], 1, "the refused reservation counted ebusy");
+	test_kfunc_zc__destroy(k);
+}
+
+/*
+ * A reservation held across a static subprogram that tail-calls: the
+ * tail call replaces the subprogram's frame and returns to its caller,
+ * which commits (the verifier knows: it checks held references at a
+ * tail call only in the main program's frame). Twice: nothing leaks.
+ */
+static void test_zc_tail(__u64 handle, struct pea_buffer *pb)
+{
+	unsigned char pkt[ZC_BYTES] = { 0 };
+	struct test_kfunc_zc *k = zc_load_two("zc_tail", "zc_tail_target");
+	__u32 key = 0;
+	int fd, i;
+
+	PT_OK(k != NULL, "zc_tail: the programs load");
+	if (!k)
+		return;
+	fd = bpf_program__fd(k->progs.zc_tail_target);
+	PT_EQ(bpf_map_update_elem(bpf_map__fd(k->maps.zc_jmp), &key, &fd, 0), 0,
+	      "zc_tail: the tail call's target in the program array");
+	k->bss->zc_handle = handle;
+	k->bss->zc_flags = PEA_F_CURRENT_CPU;
+	nrec = 0;
+	for (i = 0; i < 2; i++)
+		zc_run(k, k->progs.zc_tail, pkt, sizeof(pkt), 1);
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_OK(k->bss->zc_seq == 2 && k->bss->zc_ok == 2 && k->bss->zc_null == 0,
+	      "zc_tail: the tail call ran twice, both records committed (seq %llu ok %llu null %llu)",
+	      (unsigned long long)k->bss->zc_seq,
+	      (unsigned long long)k->bss->zc_ok,
+	      (unsigned long long)k->bss->zc_null);
+	PT_EQ(nrec, 2, "zc_tail: two records");
+	test_kfunc_zc__destroy(k);
+}
+
+/*
+ * Payload bytes a program does not write are zeroes, never what the ring
+ * held there (review finding 4): a one-page ring written full of a
+ * pattern and read, then reservations of 8 bytes that write nothing,
+ * which land on the old records.
+ */
+static void test_zc_zeroed(struct test_kfunc_zc *k, unsigned char *pkt)
+{
+	int map = pea_map_create(NULL, pt_nr_cpus(), PEA_F_BPF_WRITE);
+	int want = (int)(pt_page_size() / 80);
+	static const unsigned char zero[ZC_SHORT];
+	struct pea_buffer *pb;
+
+	if (map < 0)
+		pt_fatal("pea_map_create");
+	pb = pea_buffer__new(map, 1, on_sample, on_lost, NULL, NULL);
+	if (!pb)
+		pt_fatal("pea_buffer__new");
+	k->bss->zc_handle = handle_of(map);
+	k->bss->zc_ok = k->bss->zc_null = 0;
+	zc_run(k, k->progs.zc_xdp, pkt, ZC_BYTES, want);
+	nrec = 0;
+	pea_buffer__consume(pb);
+	PT_EQ(nrec, want, "zeroed: the ring written full (%d records) and read",
+	      want);
+	nrec = 0;
+	k->bss->zc_ok = 0;
+	zc_run(k, k->progs.zc_short, pkt, ZC_BYTES, 10);
+	pea_buffer__consume(pb);
+	PT_OK(k->bss->zc_ok == 10 && nrec == 10,
+	      "zeroed: 10 records of %d bytes over the old ones (%d read)",
+	      ZC_SHORT, nrec);
+	PT_OK(nrec >= 2 && rec_is(0, zero, ZC_SHORT) && rec_is(1, zero, ZC_SHORT),
+	      "zeroed: the unwritten payloads read back as zeroes, not the ring's old bytes");
+	pea_buffer__free(pb);
+	close(map);
 }
 
 /* Every loss of a full one-page ring counted, by libpea and the map. */
@@ -1299,7 +1430,7 @@ static void test_zc(const char *types, __u64 handle, struct pea_buffer *pb)
 	int i;
 
 	zc_state(st, sizeof(st));
-	if (!strncmp(st, "off: PREEMPT_RT", 15)) {
+	if (!strncmp(st, "off: ", 5)) {
 		PT_OK(1, "zero-copy off on PREEMPT_RT: %s", st);
 		zc_refused("zc_xdp", -EACCES,
 			   "calling kernel function pea_kf_reserve is not allowed",
@@ -1307,7 +1438,7 @@ static void test_zc(const char *types, __u64 handle, struct pea_buffer *pb)
 		return;
 	}
 	PT_OK(!strcmp(st, common ?
-		      "programs that cannot sleep (not sleepable, syscall or extension)" :
+		      "programs that cannot sleep or throw (not sleepable, syscall, extension or calling bpf_throw)" :
 		      "xdp tc programs"),
 	      "zero-copy kfuncs for the program types named: %s", st);
 
@@ -1383,7 +1514,10 @@ static void test_zc(const char *types, __u64 handle, struct pea_buffer *pb)
 	PT_EQ(nrec, 0, "zero-copy: no record from the refused reserves");
 
 	test_zc_full(k, pkt);
+	test_zc_zeroed(k, pkt);
 	test_kfunc_zc__destroy(k);
+	test_zc_two(handle, pb);
+	test_zc_tail(handle, pb);
 
 	/* A kprobe program: 6.12 lets it reserve, 6.1 does not. */
 	if (!common) {
@@ -1433,6 +1567,11 @@ static void test_zc(const char *types, __u64 handle, struct pea_buffer *pb)
 	zc_refused("zc_syscall", -EACCES,
 		   "calling kernel function pea_kf_reserve is not allowed",
 		   "a syscall program (it may sleep)");
+	/* 6.12 (bpf_throw() is 6.7's): review finding 1. */
+	if (common)
+		zc_refused("zc_throw", -EACCES,
+			   "calling kernel function pea_kf_reserve is not allowed",
+			   "a program that may bpf_throw() past the commit");
 }
 
 int main(void)

@@ -16,6 +16,16 @@
  * zc_past:     a write past the constant size.
  * zc_after:    a write into the payload after the commit.
  * zc_syscall:  a SYSCALL program (it may sleep: bpf_sys_bpf()).
+ * zc_throw:    a reservation held across a global subprogram that may
+ *              bpf_throw() (6.12): the throw would unwind past the
+ *              commit, which the verifier does not see (review finding 1).
+ * Nesting and the record's bytes:
+ * zc_two:      a second reservation while one is held (the same context
+ *              level): NULL (review findings 2 and 3); pea_kf_output()
+ *              into the map meanwhile still writes.
+ * zc_tail:     a reservation held across a static subprogram that
+ *              tail-calls zc_tail_target: the tail call returns to the
+ *              caller, which commits.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -31,6 +41,10 @@ extern struct pea_kf_rec *pea_kf_reserve(__u64 map_handle, __u64 flags,
 extern __u8 *pea_kf_rec_data(struct pea_kf_rec *rec,
 			     __u32 rdwr_buf_size) __ksym;
 extern void pea_kf_commit(struct pea_kf_rec *rec) __ksym;
+extern long pea_kf_output(__u64 map_handle, __u64 flags, const void *data,
+			  __u32 data__sz) __ksym;
+/* 6.7 and later; weak so that 6.1 loads the other programs. */
+extern void bpf_throw(__u64 cookie) __ksym __weak;
 
 __u64 zc_handle;
 __u64 zc_flags;
@@ -40,6 +54,15 @@ __u64 zc_ok;
 __u64 zc_null;
 __u64 zc_nodata;
 __u64 zc_seq;
+long zc_out_ret;
+__u64 zc_got2;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} zc_jmp SEC(".maps");
 
 SEC("xdp")
 int zc_xdp(struct xdp_md *ctx)
@@ -175,6 +198,75 @@ int zc_syscall(void *ctx)
 	if (rec)
 		pea_kf_commit(rec);
 	return 0;
+}
+
+SEC("xdp")
+int zc_two(struct xdp_md *ctx)
+{
+	struct pea_kf_rec *rec, *rec2;
+	unsigned char buf[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	rec = pea_kf_reserve(zc_handle, zc_flags, ZC_SHORT);
+	if (!rec) {
+		zc_null++;
+		return XDP_PASS;
+	}
+	rec2 = pea_kf_reserve(zc_handle, zc_flags, ZC_SHORT);
+	if (rec2) {
+		zc_got2++;
+		pea_kf_commit(rec2);
+	}
+	zc_out_ret = pea_kf_output(zc_handle, zc_flags, buf, sizeof(buf));
+	pea_kf_commit(rec);
+	zc_ok++;
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int zc_tail_target(struct xdp_md *ctx)
+{
+	zc_seq++;
+	return XDP_PASS;
+}
+
+static __attribute__((noinline)) int zc_jumper(struct xdp_md *ctx)
+{
+	bpf_tail_call(ctx, &zc_jmp, 0);
+	return 0;
+}
+
+SEC("xdp")
+int zc_tail(struct xdp_md *ctx)
+{
+	struct pea_kf_rec *rec = pea_kf_reserve(zc_handle, zc_flags, ZC_SHORT);
+
+	if (!rec) {
+		zc_null++;
+		return XDP_PASS;
+	}
+	zc_jumper(ctx);
+	pea_kf_commit(rec);
+	zc_ok++;
+	return XDP_PASS;
+}
+
+__attribute__((noinline)) int zc_thrower(int x)
+{
+	if (x)
+		bpf_throw(0);
+	return 0;
+}
+
+SEC("xdp")
+int zc_throw(struct xdp_md *ctx)
+{
+	struct pea_kf_rec *rec = pea_kf_reserve(zc_handle, zc_flags, ZC_SHORT);
+
+	if (!rec)
+		return XDP_PASS;
+	zc_thrower(zc_size);
+	pea_kf_commit(rec);
+	return XDP_PASS;
 }
 
 char LICENSE[] SEC("license") = "GPL";
