@@ -57,6 +57,7 @@ static const enum chan_kind kx_chan[KX_NR] = {
 static const unsigned int kx_sizes[] = { 64, 512 };
 
 static struct bench_kfunc *kx;
+static int kx_rows = KX_NR;	/* KX_PEARES without zero-copy kfuncs */
 
 static struct bpf_program *kx_prog(enum kx_row row, unsigned int size)
 {
@@ -134,7 +135,7 @@ static void kx_cost(struct chan *ch, int cpu)
 		for (run = 0; run < (unsigned int)g_runs && run < 32; run++) {
 			loop[run] = kx_loop(kx->progs.kx_empty, KX_EMPTY_N) /
 				    KX_EMPTY_N;
-			for (k = 0; k < KX_NR; k++) {
+			for (k = 0; k < kx_rows; k++) {
 				struct bpf_program *p = kx_prog(k, size);
 				struct chan *c = &ch[kx_chan[k]];
 
@@ -150,7 +151,7 @@ static void kx_cost(struct chan *ch, int cpu)
 				cost[k][run] = ns / done - loop[run];
 			}
 		}
-		for (k = 0; k < KX_NR; k++)
+		for (k = 0; k < kx_rows; k++)
 			fig_add("kfunc-ns", kx_names[k], size, cost[k], run,
 				"ns/rec");
 		fig_add("kfunc-ns", "loop-xdp", size, loop, run, "ns/rec");
@@ -267,11 +268,11 @@ static void kx_e2e(struct chan *ch)
 
 	for (s = 0; s < sizeof(kx_sizes) / sizeof(kx_sizes[0]); s++) {
 		for (run = 0; run < (unsigned int)g_runs && run < 32; run++)
-			for (k = 0; k < KX_NR; k++)
+			for (k = 0; k < kx_rows; k++)
 				kx_e2e_row(k, kx_sizes[s], &ch[kx_chan[k]],
 					   &ret[k][run], &lost[k][run],
 					   &silent[k][run]);
-		for (k = 0; k < KX_NR; k++) {
+		for (k = 0; k < kx_rows; k++) {
 			fig_add("kfunc-retained", kx_names[k], kx_sizes[s],
 				ret[k], run, "%");
 			fig_add("kfunc-lost", kx_names[k], kx_sizes[s],
@@ -306,10 +307,27 @@ bool bench_kfunc(int cpu, bool e2e)
 		die("bpf_map__reuse_fd: %m");
 	err = bench_kfunc__load(kx);
 	if (err) {
-		note("kfunc: pea's kfuncs do not load here (%s): no figures",
-		     strerror(-err));
+		/* No zero-copy kfuncs here (PREEMPT_RT): the other rows. */
 		bench_kfunc__destroy(kx);
-		return false;
+		kx = bench_kfunc__open();
+		if (!kx)
+			die("bench_kfunc__open: %m");
+		bpf_program__set_autoload(kx->progs.kx_pearres_64, false);
+		bpf_program__set_autoload(kx->progs.kx_pearres_512, false);
+		if (bpf_map__reuse_fd(kx->maps.perf_map,
+				      bpf_map__fd(g_skel->maps.perf_map)) ||
+		    bpf_map__reuse_fd(kx->maps.ring_map,
+				      bpf_map__fd(g_skel->maps.ring_map)))
+			die("bpf_map__reuse_fd: %m");
+		err = bench_kfunc__load(kx);
+		if (err) {
+			note("kfunc: pea's kfuncs do not load here (%s): no figures",
+			     strerror(-err));
+			bench_kfunc__destroy(kx);
+			return false;
+		}
+		note("kfunc: no zero-copy kfuncs here: no pea-reserve rows");
+		kx_rows = KX_PEARES;
 	}
 	if (chan_open(&ch[CH_PEA], CH_PEA, WAKE_EVERY, KX_PAGES) ||
 	    chan_open(&ch[CH_PERF], CH_PERF, WAKE_EVERY, KX_PAGES) ||
