@@ -178,11 +178,24 @@ $(TEST32_BINS): $(BUILD)/selftests/%: selftests/m32/%.c
 
 $(FUZZ_BIN): $(FUZZ_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -static -o $@ $(FUZZ_OBJS) -lpthread
+	$(CC) $(USER_CFLAGS) -static -o $@ $(FUZZ_OBJS) -lbpf -lelf -lz -lzstd \
+		-lpthread
 
-$(BUILD)/selftests/fuzz-objs/%.o: selftests/fuzz/%.c
+# The kfunc family's BPF programs (selftests/kfunc/fuzz_kfunc.bpf.c).
+FUZZ_KFUNC_BPF := $(BUILD)/selftests/kfunc/fuzz_kfunc.bpf.o
+FUZZ_KFUNC_SKEL := $(BUILD)/selftests/kfunc/fuzz_kfunc.skel.h
+$(FUZZ_KFUNC_BPF): selftests/kfunc/fuzz_kfunc.bpf.c selftests/kfunc/fuzz_kfunc.h
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -MMD -MP -c -o $@ $<
+	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -Iinclude/uapi \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+
+$(FUZZ_KFUNC_SKEL): $(FUZZ_KFUNC_BPF)
+	$(BPFTOOL) gen skeleton $< name fuzz_kfunc > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/selftests/fuzz-objs/%.o: selftests/fuzz/%.c $(FUZZ_KFUNC_SKEL)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Iselftests/kfunc -I$(BUILD)/selftests/kfunc \
+		-MMD -MP -c -o $@ $<
 
 $(BUILD)/selftests/test_%: selftests/test_%.c $(LIBPEA)
 	@mkdir -p $(@D)
