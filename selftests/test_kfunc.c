@@ -123,6 +123,26 @@ static long long kf_bad_handle(void)
 enum { C_BPFW, C_EINVAL, C_E2BIG, C_ENOENT, C_EOPNOTSUPP, C_EBUSY,
 	C_ENOSPC, C_EFAULT, C_NR };
 
+/* The zero-copy kfuncs' column after them: reserves where it may sleep. */
+static long long kf_map_may_sleep(__u64 id)
+{
+	char buf[65536], *line, *save = NULL;
+	unsigned long long mid;
+	long long c[C_NR + 1];
+	char name[32];
+
+	if (pt_read_file(KFUNC_FILE, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%llu %31s %lld %lld %lld %lld %lld %lld %lld %lld %lld",
+			   &mid, name, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5],
+			   &c[6], &c[7], &c[8]) == 11 && mid == id)
+			return c[8];
+	}
+	return -1;
+}
+
 static int kf_map_counters(__u64 id, long long c[C_NR])
 {
 	char buf[65536], *line, *save = NULL;
@@ -1379,6 +1399,44 @@ static void test_zc_zeroed(struct test_kfunc_zc *k, unsigned char *pkt)
 	close(map);
 }
 
+/*
+ * A bpf_wq callback runs where it may sleep (a kworker, preemptible,
+ * under RCU tasks trace only), though its program cannot: the reserve
+ * refuses there at run time, and counts it on the map (review finding
+ * 5: it was counted only globally). 6.12: 6.1 has no bpf_wq.
+ */
+static void test_zc_wq(__u64 handle)
+{
+	unsigned char pkt[ZC_BYTES] = { 0 };
+	struct test_kfunc_zc *k;
+	long long s0, s1 = -1;
+	int i;
+
+	vlog_len = 0;
+	k = zc_load_only("zc_wq");
+	PT_OK(k != NULL, "zc_wq: an XDP program starting a bpf_wq loads");
+	if (!k) {
+		pt_diag("%s", vlog);
+		return;
+	}
+	k->bss->zc_handle = handle;
+	k->bss->zc_flags = PEA_F_CURRENT_CPU;
+	s0 = kf_map_may_sleep(main_id);
+	PT_EQ(zc_run(k, k->progs.zc_wq, pkt, sizeof(pkt), 1), XDP_PASS,
+	      "zc_wq: the program started its bpf_wq");
+	for (i = 0; i < 200 && !k->bss->zc_wq_ran; i++)
+		usleep(10000);
+	PT_OK(k->bss->zc_wq_ran == 1 && k->bss->zc_null == 1 && k->bss->zc_ok == 0,
+	      "zc_wq: its callback's reserve is NULL (ran %llu, null %llu, ok %llu)",
+	      (unsigned long long)k->bss->zc_wq_ran,
+	      (unsigned long long)k->bss->zc_null,
+	      (unsigned long long)k->bss->zc_ok);
+	s1 = kf_map_may_sleep(main_id);
+	PT_OK(s0 >= 0 && s1 == s0 + 1,
+	      "zc_wq: counted on the map as may_sleep (%lld, was %lld)", s1, s0);
+	test_kfunc_zc__destroy(k);
+}
+
 /* Every loss of a full one-page ring counted, by libpea and the map. */
 static void test_zc_full(struct test_kfunc_zc *k, unsigned char *pkt)
 {
@@ -1567,6 +1625,8 @@ static void test_zc(const char *types, __u64 handle, struct pea_buffer *pb)
 	zc_refused("zc_syscall", -EACCES,
 		   "calling kernel function pea_kf_reserve is not allowed",
 		   "a syscall program (it may sleep)");
+	if (common)
+		test_zc_wq(handle);
 	/* 6.12 (bpf_throw() is 6.7's): review finding 1. */
 	if (common)
 		zc_refused("zc_throw", -EACCES,

@@ -26,6 +26,9 @@
  * zc_tail:     a reservation held across a static subprogram that
  *              tail-calls zc_tail_target: the tail call returns to the
  *              caller, which commits.
+ * zc_wq:       (6.12) starts a bpf_wq whose callback, which runs where it
+ *              may sleep (a kworker, preemptible), reserves: NULL,
+ *              counted per map as may_sleep (review finding 5).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -45,6 +48,19 @@ extern long pea_kf_output(__u64 map_handle, __u64 flags, const void *data,
 			  __u32 data__sz) __ksym;
 /* 6.7 and later; weak so that 6.1 loads the other programs. */
 extern void bpf_throw(__u64 cookie) __ksym __weak;
+
+/* bpf_wq (6.10): the kernel finds it in a map value by its name. */
+struct bpf_wq {
+	__u64 __opaque[2];
+} __attribute__((aligned(8)));
+extern int bpf_wq_init(struct bpf_wq *wq, void *p__map,
+		       unsigned int flags) __ksym __weak;
+extern int bpf_wq_start(struct bpf_wq *wq, unsigned int flags) __ksym __weak;
+extern int bpf_wq_set_callback_impl(struct bpf_wq *wq,
+				    int (callback_fn)(void *map, int *key,
+						      void *value),
+				    unsigned int flags,
+				    void *aux__ign) __ksym __weak;
 
 __u64 zc_handle;
 __u64 zc_flags;
@@ -266,6 +282,51 @@ int zc_throw(struct xdp_md *ctx)
 		return XDP_PASS;
 	zc_thrower(zc_size);
 	pea_kf_commit(rec);
+	return XDP_PASS;
+}
+
+struct zc_wq_val {
+	struct bpf_wq wq;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, struct zc_wq_val);
+} zc_wqmap SEC(".maps");
+
+__u64 zc_wq_ran;
+
+static int zc_wq_cb(void *map, int *key, void *value)
+{
+	struct pea_kf_rec *rec = pea_kf_reserve(zc_handle, zc_flags, ZC_SHORT);
+
+	if (rec) {
+		zc_ok++;
+		pea_kf_commit(rec);
+	} else {
+		zc_null++;
+	}
+	zc_wq_ran++;
+	return 0;
+}
+
+SEC("xdp")
+int zc_wq(struct xdp_md *ctx)
+{
+	struct zc_wq_val *v;
+	int k = 0;
+
+	v = bpf_map_lookup_elem(&zc_wqmap, &k);
+	if (!v)
+		return XDP_ABORTED;
+	if (bpf_wq_init(&v->wq, &zc_wqmap, 0))
+		return XDP_ABORTED;
+	if (bpf_wq_set_callback_impl(&v->wq, zc_wq_cb, 0, NULL))
+		return XDP_ABORTED;
+	if (bpf_wq_start(&v->wq, 0))
+		return XDP_ABORTED;
 	return XDP_PASS;
 }
 
