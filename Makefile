@@ -178,11 +178,24 @@ $(TEST32_BINS): $(BUILD)/selftests/%: selftests/m32/%.c
 
 $(FUZZ_BIN): $(FUZZ_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -static -o $@ $(FUZZ_OBJS) -lpthread
+	$(CC) $(USER_CFLAGS) -static -o $@ $(FUZZ_OBJS) -lbpf -lelf -lz -lzstd \
+		-lpthread
 
-$(BUILD)/selftests/fuzz-objs/%.o: selftests/fuzz/%.c
+# The kfunc family's BPF programs (selftests/kfunc/fuzz_kfunc.bpf.c).
+FUZZ_KFUNC_BPF := $(BUILD)/selftests/kfunc/fuzz_kfunc.bpf.o
+FUZZ_KFUNC_SKEL := $(BUILD)/selftests/kfunc/fuzz_kfunc.skel.h
+$(FUZZ_KFUNC_BPF): selftests/kfunc/fuzz_kfunc.bpf.c selftests/kfunc/fuzz_kfunc.h
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -MMD -MP -c -o $@ $<
+	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -Iinclude/uapi \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+
+$(FUZZ_KFUNC_SKEL): $(FUZZ_KFUNC_BPF)
+	$(BPFTOOL) gen skeleton $< name fuzz_kfunc > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/selftests/fuzz-objs/%.o: selftests/fuzz/%.c $(FUZZ_KFUNC_SKEL)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Iselftests/kfunc -I$(BUILD)/selftests/kfunc \
+		-MMD -MP -c -o $@ $<
 
 $(BUILD)/selftests/test_%: selftests/test_%.c $(LIBPEA)
 	@mkdir -p $(@D)
@@ -202,7 +215,17 @@ $(KFUNC_BPF): selftests/kfunc/test_kfunc.bpf.c selftests/kfunc/test_kfunc.h
 $(KFUNC_SKEL): $(KFUNC_BPF)
 	$(BPFTOOL) gen skeleton $< name test_kfunc > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/selftests/test_kfunc: selftests/test_kfunc.c $(KFUNC_SKEL) $(LIBPEA)
+KFUNC_ZC_BPF := $(BUILD)/selftests/kfunc/test_kfunc_zc.bpf.o
+KFUNC_ZC_SKEL := $(BUILD)/selftests/kfunc/test_kfunc_zc.skel.h
+$(KFUNC_ZC_BPF): selftests/kfunc/test_kfunc_zc.bpf.c selftests/kfunc/test_kfunc.h
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -Iinclude/uapi \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+
+$(KFUNC_ZC_SKEL): $(KFUNC_ZC_BPF)
+	$(BPFTOOL) gen skeleton $< name test_kfunc_zc > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/selftests/test_kfunc: selftests/test_kfunc.c $(KFUNC_SKEL) $(KFUNC_ZC_SKEL) $(LIBPEA)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -Iselftests/kfunc \
 		-I$(BUILD)/selftests/kfunc \
@@ -364,7 +387,17 @@ $(BUILD)/bench/bench.bpf.o: bench/bench.bpf.c
 $(BUILD)/bench/bench.skel.h: $(BUILD)/bench/bench.bpf.o
 	$(BPFTOOL) gen skeleton $< name bench > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/bench/objs/%.o: bench/%.c $(BUILD)/bench/bench.skel.h
+# bench/kfunc.bpf.c: the kfunc figure's programs (pea's kfuncs).
+$(BUILD)/bench/bench_kfunc.bpf.o: bench/kfunc.bpf.c
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror -Iinclude/uapi \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+
+$(BUILD)/bench/bench_kfunc.skel.h: $(BUILD)/bench/bench_kfunc.bpf.o
+	$(BPFTOOL) gen skeleton $< name bench_kfunc > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bench/objs/%.o: bench/%.c $(BUILD)/bench/bench.skel.h \
+		$(BUILD)/bench/bench_kfunc.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -Ibench -I$(BUILD)/bench \
 		-MMD -MP -c -o $@ $<

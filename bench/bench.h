@@ -122,6 +122,9 @@ double kc_bpf_loop(struct bpf_program *prog, unsigned int size,
 void bench_e2e(void);
 void bench_lossfree(void);
 
+/* kfunc.c: BPF programs into a perf event array, a ring buffer, pea */
+bool bench_kfunc(int cpu, bool e2e);
+
 /* latency.c: wake-up latency */
 void bench_latency(void);
 

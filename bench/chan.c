@@ -111,7 +111,7 @@ static int open_pea(struct chan *c)
 	LIBPEA_OPTS(pea_buffer_opts, opts);
 	size_t data = c->page_cnt * (size_t)getpagesize();
 
-	c->pea_map_fd = pea_map_create(BENCH_MAP_NAME, g_ncpus, 0);
+	c->pea_map_fd = pea_map_create(BENCH_MAP_NAME, g_ncpus, PEA_F_BPF_WRITE);
 	if (c->pea_map_fd < 0)
 		return c->pea_map_fd;
 	switch (c->wake) {

@@ -245,6 +245,56 @@ pea_kfunc_prog_types(const enum bpf_prog_type **types)
 	*types = t;
 	return ARRAY_SIZE(t);
 }
+
+/*
+ * The zero-copy kfuncs (pea_kf_reserve(), pea_kf_rec_data(),
+ * pea_kf_commit()) keep preemption disabled from the reserve to the
+ * commit while the program's own code runs between them, so only
+ * programs that cannot sleep may call them, and the verifier must be
+ * the one to say so. With a per-program filter (6.6) the common hook's
+ * set refuses sleepable programs, SYSCALL programs (bpf_sys_bpf() sleeps
+ * whatever their flags) and extensions. Before, a set serves a whole
+ * hook: the tracing hook takes fentry.s and lsm.s programs and the
+ * SYSCALL hook bpf_sys_bpf() callers, so only XDP's and TC's sets have
+ * the zero-copy kfuncs. PREEMPT_RT has none: there a map or helper
+ * between reserve and commit may take a spinlock_t, which sleeps.
+ * The filter also refuses programs that call bpf_throw() (6.7), whose
+ * unwinding from a global subprogram the verifier does not check for
+ * held references; 6.1 has no bpf_throw().
+ */
+#ifdef CONFIG_PREEMPT_RT
+#define PEA_KFUNC_ZC_OFF \
+	"PREEMPT_RT: a spinlock_t a program takes between reserve and commit would sleep with preemption off"
+#elif defined(PEA_HAVE_KFUNC_COMMON_HOOK)
+#define PEA_KFUNC_ZC_TYPES_NAME \
+	"programs that cannot sleep or throw (not sleepable, syscall, extension or calling bpf_throw)"
+#else
+#define PEA_KFUNC_ZC_TYPES_NAME	"xdp tc programs"
+#endif
+
+/* Whether the hook of @type gets the set with the zero-copy kfuncs. */
+static inline bool pea_kfunc_zc_hook(enum bpf_prog_type type)
+{
+#if defined(PEA_KFUNC_ZC_OFF)
+	return false;
+#elif defined(PEA_HAVE_KFUNC_COMMON_HOOK)
+	return true;
+#else
+	return type == BPF_PROG_TYPE_XDP || type == BPF_PROG_TYPE_SCHED_CLS;
+#endif
+}
+
+#ifdef PEA_HAVE_KFUNC_COMMON_HOOK
+/* Where the sleepable bit lives: struct bpf_prog (6.10) or its aux. */
+static inline bool pea_bpf_prog_sleepable(const struct bpf_prog *prog)
+{
+#ifdef PEA_HAVE_BPF_PROG_SLEEPABLE
+	return prog->sleepable;
+#else
+	return prog->aux->sleepable;
+#endif
+}
+#endif
 #endif /* PEA_HAVE_KFUNCS */
 
 #endif /* _PEA_COMPAT_H */

@@ -137,6 +137,7 @@ enum pea_kf_err {
 	PEA_KF_EBUSY,		/* nested deeper than PEA_NEST_MAX */
 	PEA_KF_ENOSPC,		/* dropped (and counted lost by the event) */
 	PEA_KF_EFAULT,		/* NULL data with a size (unchecked by 6.1) */
+	PEA_KF_MAY_SLEEP,	/* a reserve where the context may sleep */
 	PEA_KF_NR_ERR
 };
 
@@ -259,6 +260,10 @@ void pea_maps_kf_show(struct seq_file *m);
 
 /* pea_kfunc.c */
 long pea_kf_output(u64 handle, u64 flags, const void *data, u32 data__sz);
+struct pea_kf_rec;
+struct pea_kf_rec *pea_kf_reserve(u64 handle, u64 flags, u32 rdwr_buf_size);
+u8 *pea_kf_rec_data(struct pea_kf_rec *rec, u32 rdwr_buf_size);
+void pea_kf_commit(struct pea_kf_rec *rec);
 void pea_kfunc_init(void);
 int pea_kfunc_show(struct seq_file *m, void *v);
 

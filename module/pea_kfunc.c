@@ -32,8 +32,13 @@
 #include "pea_internal.h"
 #include "pea_compat.h"
 
-#ifdef PEA_HAVE_KFUNCS
-MODULE_INFO(kfuncs, "pea_kf_output for " PEA_KFUNC_PROG_TYPES_NAME);
+#if defined(PEA_HAVE_KFUNCS) && defined(PEA_KFUNC_ZC_OFF)
+MODULE_INFO(kfuncs, "pea_kf_output for " PEA_KFUNC_PROG_TYPES_NAME
+	    "; zero-copy off: " PEA_KFUNC_ZC_OFF);
+#elif defined(PEA_HAVE_KFUNCS)
+MODULE_INFO(kfuncs, "pea_kf_output for " PEA_KFUNC_PROG_TYPES_NAME
+	    "; pea_kf_reserve, pea_kf_rec_data, pea_kf_commit for "
+	    PEA_KFUNC_ZC_TYPES_NAME);
 #else
 MODULE_INFO(kfuncs, "off: " PEA_KFUNC_OFF);
 #endif
@@ -118,6 +123,207 @@ __bpf_kfunc long pea_kf_output(u64 handle, u64 flags, const void *data,
 	return err;
 }
 
+#ifndef PEA_KFUNC_ZC_OFF
+/**
+ * struct pea_kf_rec - a record a BPF program reserved (pea_kf_reserve())
+ * @h: the reservation, as pea_output_reserve() filled it
+ *
+ * Opaque to programs: the verifier hands them a pointer they may only
+ * pass to pea_kf_rec_data() and pea_kf_commit(). One per CPU and nesting
+ * level (pea_kf_recs), held from the reserve to the commit.
+ */
+struct pea_kf_rec {
+	struct pea_output_handle h;
+};
+
+/* Context levels of a CPU: task, softirq, hardirq, NMI. */
+#define PEA_KF_LEVELS	4
+
+/*
+ * The records reserved by programs on this CPU, one per context level,
+ * and which are held (bit i: pea_kf_recs[i]). One per level: a program
+ * holds at most one record, so records are committed in the reverse
+ * order of their reservations, as every writer of a ring nests (the
+ * outermost one publishes data_head and decides the wake-up from its own
+ * snapshot: two records of one program committed in the order reserved
+ * would lose a watermark's wake-up), and a program takes at most one of
+ * the nesting slots every producer of the CPU shares. Set and cleared
+ * with this CPU's atomics (NMI-safe on x86), preemption disabled: only
+ * a context of the same level could race for a bit, and none can run
+ * until this one is done.
+ */
+static DEFINE_PER_CPU(struct pea_kf_rec, pea_kf_recs[PEA_KF_LEVELS]);
+static DEFINE_PER_CPU(unsigned long, pea_kf_recs_held);
+
+/*
+ * This CPU's context level: 3 in NMI, 2 in a hard interrupt, 1 serving a
+ * softirq, else 0 (a task with bottom halves disabled is a task: no
+ * softirq runs over it).
+ */
+static __always_inline int pea_kf_level(void)
+{
+	unsigned long pc = preempt_count();
+
+	if (pc & NMI_MASK)
+		return 3;
+	if (pc & HARDIRQ_MASK)
+		return 2;
+	if (pc & SOFTIRQ_OFFSET)
+		return 1;
+	return 0;
+}
+
+/* Take this level's record: its index, or -EBUSY if it is held. */
+static __always_inline int pea_kf_rec_take(void)
+{
+	int i = pea_kf_level();
+
+	if (unlikely(this_cpu_read(pea_kf_recs_held) & BIT(i)))
+		return -EBUSY;
+	this_cpu_or(pea_kf_recs_held, BIT(i));
+	return i;
+}
+
+/*
+ * The index of @rec if it is a record this CPU holds, else -1 (the
+ * verifier passes only what pea_kf_reserve() returned on this CPU, with
+ * preemption disabled since: this is a check that costs two compares).
+ */
+static __always_inline int pea_kf_rec_index(const struct pea_kf_rec *rec)
+{
+	unsigned long off = (unsigned long)rec -
+			    (unsigned long)this_cpu_ptr(&pea_kf_recs[0]);
+	unsigned long i = off / sizeof(*rec);
+
+	if (unlikely(off % sizeof(*rec) || i >= PEA_KF_LEVELS ||
+		     !(this_cpu_read(pea_kf_recs_held) & BIT(i))))
+		return -1;
+	return i;
+}
+
+/**
+ * pea_kf_reserve() - reserve a record in a pea map, zero-copy, from BPF
+ * @handle: the map's BPF handle (pea_map_info.bpf_handle)
+ * @flags: slot index in the low 32 bits, or PEA_F_CURRENT_CPU
+ * @rdwr_buf_size: payload bytes; the name makes the verifier require a
+ *                 constant ("R3 is not a const")
+ *
+ * pea_output_reserve() for a BPF program: the record is the one
+ * pea_kf_output() writes (PERF_RECORD_SAMPLE, header, fields and padding
+ * written here), its payload at pea_kf_rec_data(), published by
+ * pea_kf_commit(). KF_ACQUIRE: the verifier refuses a program that can
+ * exit still holding it. Preemption stays disabled and a nesting slot
+ * held until the commit, so the program's code in between runs as an
+ * output path does; the set is registered only where the verifier keeps
+ * sleeping programs out (pea_compat.h), and a context that may sleep
+ * all the same (a bpf_wq callback of such a program, on 6.12) is refused
+ * here: preemptible outside any RCU read-side section. One record per
+ * context level of the CPU (pea_kf_recs): a second reserve while one is
+ * held at the same level gets NULL. The payload is zeroed: bytes the
+ * program does not write are never what the ring held there.
+ *
+ * notrace, as pea_kf_rec_data() and pea_kf_commit(): a tracing program
+ * there would see a record it did not reserve.
+ *
+ * Context: any a BPF program that cannot sleep runs in, NMI included.
+ * Return: the record, or NULL: no live map has @handle (counted in
+ * "bad_handle"), else, counted per map: a context that may sleep
+ * (may_sleep), this level's record held (EBUSY), pea_output_reserve()'s
+ * errors as pea_kf_output()'s; a drop is counted lost too.
+ */
+__bpf_kfunc notrace struct pea_kf_rec *
+pea_kf_reserve(u64 handle, u64 flags, u32 rdwr_buf_size)
+{
+	struct pea_kf_rec *rec = NULL;
+	struct pea_map *map;
+	long err;
+	int i;
+
+	/* Before preempt_disable(): whether the caller's context may sleep. */
+	bool may_sleep = preemptible() && !rcu_preempt_depth();
+
+	preempt_disable();
+	rcu_read_lock();
+	map = pea_map_find_rcu(handle);
+	if (unlikely(!map)) {
+		this_cpu_inc(pea_kf_bad_handle);
+		goto out;
+	}
+	if (unlikely(may_sleep)) {
+		this_cpu_inc(map->kf_errors[PEA_KF_MAY_SLEEP]);
+		goto out;
+	}
+	i = pea_kf_rec_take();
+	if (unlikely(i < 0)) {
+		pea_kf_count(map, i);
+		goto out;
+	}
+	rec = this_cpu_ptr(&pea_kf_recs[i]);
+	/*
+	 * On success pea_output_reserve() keeps preemption disabled until
+	 * pea_output_commit(): a read-side critical section of RCU that
+	 * keeps the map and its ring (both freed after a grace period)
+	 * from the reserve to the commit.
+	 */
+	err = pea_output_reserve(map, flags, rdwr_buf_size, &rec->h);
+	if (unlikely(err)) {
+		this_cpu_and(pea_kf_recs_held, ~BIT(i));
+		pea_kf_count(map, err);
+		rec = NULL;
+	} else {
+		memset(rec->h.data, 0, rdwr_buf_size);
+	}
+out:
+	rcu_read_unlock();
+	preempt_enable();
+	return rec;
+}
+
+/**
+ * pea_kf_rec_data() - the payload of a reserved record
+ * @rec: what pea_kf_reserve() returned
+ * @rdwr_buf_size: bytes the program will write: a constant, at most what
+ *                 it reserved
+ *
+ * The verifier makes the result memory of @rdwr_buf_size bytes, tied to
+ * @rec: unusable after pea_kf_commit().
+ *
+ * Context: the one that reserved @rec.
+ * Return: the payload, or NULL when @rdwr_buf_size is more than was
+ * reserved.
+ */
+__bpf_kfunc notrace u8 *pea_kf_rec_data(struct pea_kf_rec *rec,
+					u32 rdwr_buf_size)
+{
+	if (unlikely(pea_kf_rec_index(rec) < 0 ||
+		     rdwr_buf_size > rec->h.size))
+		return NULL;
+	return rec->h.data;
+}
+
+/**
+ * pea_kf_commit() - publish a record reserved by pea_kf_reserve()
+ * @rec: what pea_kf_reserve() returned
+ *
+ * KF_RELEASE: the verifier invalidates @rec and its payload pointer.
+ * Payload bytes the program did not write are zeroes.
+ *
+ * Context: the one that reserved @rec.
+ */
+__bpf_kfunc notrace void pea_kf_commit(struct pea_kf_rec *rec)
+{
+	int i;
+
+	preempt_disable();
+	i = pea_kf_rec_index(rec);
+	if (likely(i >= 0)) {
+		pea_output_commit(&rec->h);
+		this_cpu_and(pea_kf_recs_held, ~BIT(i));
+	}
+	preempt_enable();
+}
+#endif /* !PEA_KFUNC_ZC_OFF */
+
 /*
  * KF_TRUSTED_ARGS: 6.12's verifier then refuses a pointer that may be
  * NULL as @data ("Possibly NULL pointer passed to trusted arg2"); it
@@ -132,6 +338,84 @@ static const struct btf_kfunc_id_set pea_kf_set = {
 	.owner = THIS_MODULE,
 	.set = &pea_kf_ids,
 };
+
+#ifndef PEA_KFUNC_ZC_OFF
+/*
+ * The set of the hooks whose programs cannot sleep: the output and the
+ * zero-copy kfuncs. KF_ACQUIRE | KF_RET_NULL: the program must test the
+ * record for NULL, and commit it on every path. KF_TRUSTED_ARGS on the
+ * data kfunc: only a record the program holds (6.1: "must be
+ * referenced"). KF_RELEASE: the commit ends the reference.
+ */
+PEA_KFUNCS_START(pea_kf_zc_ids)
+BTF_ID_FLAGS(func, pea_kf_output, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, pea_kf_reserve, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, pea_kf_rec_data, KF_TRUSTED_ARGS | KF_RET_NULL)
+BTF_ID_FLAGS(func, pea_kf_commit, KF_RELEASE)
+PEA_KFUNCS_END(pea_kf_zc_ids)
+
+#ifdef PEA_HAVE_KFUNC_COMMON_HOOK
+BTF_ID_LIST(pea_kf_zc_list)
+BTF_ID(func, pea_kf_reserve)
+BTF_ID(func, pea_kf_rec_data)
+BTF_ID(func, pea_kf_commit)
+BTF_ID(func, bpf_throw)
+#define PEA_KF_ZC_N		3	/* the first entries: pea's */
+#define PEA_KF_BPF_THROW	3	/* vmlinux's bpf_throw() (6.7) */
+
+/*
+ * Whether @prog calls bpf_throw() (bpf_assert() too): a throw from a
+ * global subprogram unwinds past the caller's commit, and the verifier
+ * checks held references only in the frame that throws, so a reservation
+ * would outlive the program (with preemption disabled). Scanned before
+ * the program is rewritten: a kfunc call of vmlinux (off 0) names the
+ * function by its BTF id.
+ */
+static bool pea_kf_prog_throws(const struct bpf_prog *prog)
+{
+	u32 id = pea_kf_zc_list[PEA_KF_BPF_THROW], i;
+	const struct bpf_insn *insn;
+
+	for (i = 0; id && i < prog->len; i++) {
+		insn = &prog->insnsi[i];
+		if (insn->code == (BPF_JMP | BPF_CALL) &&
+		    insn->src_reg == BPF_PSEUDO_KFUNC_CALL && !insn->off &&
+		    insn->imm == id)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The common hook serves every program type: the zero-copy kfuncs are
+ * refused (the verifier's "calling kernel function ... is not allowed")
+ * to programs that may sleep, and to programs that may throw.
+ */
+static int pea_kf_zc_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	int i;
+
+	for (i = 0; i < PEA_KF_ZC_N; i++) {
+		if (kfunc_id != pea_kf_zc_list[i])
+			continue;
+		if (pea_bpf_prog_sleepable(prog) ||
+		    prog->type == BPF_PROG_TYPE_SYSCALL ||
+		    prog->type == BPF_PROG_TYPE_EXT ||
+		    pea_kf_prog_throws(prog))
+			return -EACCES;
+	}
+	return 0;
+}
+#endif
+
+static const struct btf_kfunc_id_set pea_kf_zc_set = {
+	.owner = THIS_MODULE,
+	.set = &pea_kf_zc_ids,
+#ifdef PEA_HAVE_KFUNC_COMMON_HOOK
+	.filter = pea_kf_zc_filter,
+#endif
+};
+#endif /* !PEA_KFUNC_ZC_OFF */
 
 /**
  * pea_kfunc_init() - register the kfuncs for the program types allowed
@@ -157,7 +441,13 @@ void pea_kfunc_init(void)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		err = register_btf_kfunc_id_set(types[i], &pea_kf_set);
+		const struct btf_kfunc_id_set *set = &pea_kf_set;
+
+#ifndef PEA_KFUNC_ZC_OFF
+		if (pea_kfunc_zc_hook(types[i]))
+			set = &pea_kf_zc_set;
+#endif
+		err = register_btf_kfunc_id_set(types[i], set);
 		if (err) {
 			pea_kf_errno = err;
 			pea_kf_state = "off: register_btf_kfunc_id_set() failed";
@@ -196,6 +486,11 @@ int pea_kfunc_show(struct seq_file *m, void *v)
 		seq_printf(m, "errno %d\n", pea_kf_errno);
 #ifdef PEA_HAVE_KFUNCS
 	seq_printf(m, "program_types %s\n", PEA_KFUNC_PROG_TYPES_NAME);
+#ifdef PEA_KFUNC_ZC_OFF
+	seq_puts(m, "zero_copy off: " PEA_KFUNC_ZC_OFF "\n");
+#else
+	seq_puts(m, "zero_copy " PEA_KFUNC_ZC_TYPES_NAME "\n");
+#endif
 #endif
 	for_each_possible_cpu(cpu)
 		bad += per_cpu(pea_kf_bad_handle, cpu);

@@ -593,7 +593,7 @@ void pea_maps_kf_show(struct seq_file *m)
 	seq_printf(m, "handles %u buckets %u\n",
 		   atomic_read(&pea_map_handles.nelems), tbl->size);
 	rcu_read_unlock();
-	seq_puts(m, "# map_id name bpf_write einval e2big enoent eopnotsupp ebusy enospc efault\n");
+	seq_puts(m, "# map_id name bpf_write einval e2big enoent eopnotsupp ebusy enospc efault may_sleep\n");
 	mutex_lock(&pea_maps_lock);
 	list_for_each_entry(map, &pea_maps, node) {
 		seq_printf(m, "%llu %s %d", map->id,

@@ -4,13 +4,15 @@
 # `make demo`: build pea, boot the test guest and run /bin/pea-demo in it
 # (scripts/pea-demo.sh, or $PEA_DEMO): `pea trace` on the file-open path
 # while a small workload opens files, `pea stat`, then power off.
-# DEMO=storm runs the all-context storm (build/selftests/pea-storm) instead.
+# DEMO=storm runs the all-context storm (build/selftests/pea-storm) instead,
+# DEMO=kfunc only the trace demo's last part (a BPF program and pea's own
+# probe writing into one map, one ordered stream).
 #
 # Usage: scripts/demo.sh [demo|shell]
 #   shell   boot into an interactive busybox shell on the console instead
 #           (pea.ko loaded; leave the shell to power the guest off)
 #
-# Environment: DEMO (trace or storm), KVER, SKIP_BUILD=1, PEA_FILES, OUT,
+# Environment: DEMO (trace, kfunc or storm), KVER, SKIP_BUILD=1, PEA_FILES, OUT,
 # SMP, MEM, VM_TIMEOUT, VERBOSE, as for scripts/check.sh and
 # scripts/vm-run.sh.
 
@@ -42,8 +44,8 @@ if [ "$MODE" = shell ]; then
 	VM_TIMEOUT=${VM_TIMEOUT:-3600} "$ROOT/scripts/vm-run.sh" shell
 else
 	case "${DEMO:-trace}" in
-	trace|storm) ;;
-	*) echo "DEMO must be trace or storm" >&2; exit 2 ;;
+	trace|kfunc|storm) ;;
+	*) echo "DEMO must be trace, kfunc or storm" >&2; exit 2 ;;
 	esac
 	APPEND_EXTRA="${APPEND_EXTRA:+$APPEND_EXTRA }pea.demo=${DEMO:-trace}" \
 		FOLLOW=results "$ROOT/scripts/vm-run.sh" demo

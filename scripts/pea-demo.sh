@@ -14,6 +14,9 @@
 #                                    histogram and a count per process
 #                                    (--hist, --count-by), JSON lines,
 #                                    kernel stacks
+#        pea-demo kfunc              only the last part of trace: a BPF
+#                                    program and pea's own kretprobe
+#                                    writing into one pea map
 #        pea-demo storm [SECONDS]    the all-context storm (pea-storm)
 #
 # The guest (scripts/guest-init.sh) has loaded pea.ko and mounted debugfs.
@@ -21,10 +24,11 @@
 PEA=${PEA:-/bin/pea}
 DIR=/tmp/pea-demo
 
-case "${1:-trace}" in
-trace)	;;
+MODE=${1:-trace}
+case "$MODE" in
+trace|kfunc)	;;
 storm)	exec /bin/pea-storm "${2:-2}" ;;
-*)	echo "usage: pea-demo [trace | storm [SECONDS]]" >&2; exit 2 ;;
+*)	echo "usage: pea-demo [trace | kfunc | storm [SECONDS]]" >&2; exit 2 ;;
 esac
 
 say() { printf '\n### %s\n' "$*"; }
@@ -51,8 +55,34 @@ exec_workload() {
 	done
 }
 
+# A BPF program (examples/bpf/opensnoop, fentry on do_sys_openat2 calling
+# pea_kf_output()) and pea's own kretprobe on the same function, writing
+# into one pea map, read as one time-ordered stream.
+kfunc_demo() {
+	say "a BPF program and pea's own probe in one map, one ordered stream"
+	if ! [ -x /usr/bin/opensnoop ] ||
+	   ! grep -q '^state on' /sys/kernel/debug/pea/kfunc 2>/dev/null; then
+		echo "(no opensnoop here, or pea's kfuncs are off:"
+		echo " $(grep '^state' /sys/kernel/debug/pea/kfunc 2>/dev/null))"
+		return 0
+	fi
+	echo "opensnoop's fentry program writes each open's entry (its file name)"
+	echo "with pea_kf_output(); -r attaches pea's own kretprobe producer to the"
+	echo "same map, which writes its return (the fd, or -errno, and the latency)."
+	echo "libpea merges the CPUs' rings by time: each entry, then its return."
+	show "opensnoop -r -d 3 (a shell loop of 'cat' opens files)"
+	(sleep 1; workload 2) &
+	wl=$!
+	/usr/bin/opensnoop -r -d 3 | grep -e ready -e ' cat '
+	wait "$wl"
+}
+
 mkdir -p "$DIR"
 echo "hello from pea" > "$DIR/greeting.txt"
+if [ "$MODE" = kfunc ]; then
+	kfunc_demo
+	exit 0
+fi
 
 say "pea demo on $(uname -r), $(nproc) CPUs: tracing file opens through a pea map"
 echo "Every call of do_sys_openat2() hits a kprobe; its handler writes one record"
@@ -196,6 +226,8 @@ wl=$!
 rc=$?
 wait "$wl"
 [ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
+kfunc_demo
 
 say "errors say what to do"
 show "pea trace kprobe:no_such_function_here"

@@ -42,6 +42,7 @@ REFERENCE=(
 	"PEA_HAVE_BTF_KFUNCS_START linux/btf_ids.h define BTF_KFUNCS_START"
 	"PEA_HAVE_BPF_KFUNC_TAG linux/btf.h define __bpf_kfunc"
 	"PEA_HAVE_KFUNC_COMMON_HOOK linux/btf.h btf_kfunc_filter_t filter;"
+	"PEA_HAVE_BPF_PROG_SLEEPABLE linux/bpf.h sleepable:1;"
 )
 # The configuration probes of pea.ko, checked against autoconf.h below,
 # and the kfuncs' switch (PEA_HAVE_KFUNCS), checked on its own.

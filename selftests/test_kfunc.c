@@ -13,7 +13,15 @@
  * counters; a full ring's losses; records of a BPF program and of
  * pea_output() on every CPU in one ordered stream; examples/bpf/opensnoop
  * run as a user runs it; maps destroyed under a running program; and the
- * module held while a program that calls the kfunc is loaded.
+ * module held while a program that calls the kfunc is loaded. The
+ * zero-copy kfuncs (pea_kf_reserve(), pea_kf_rec_data(), pea_kf_commit()):
+ * the program types named per kernel; an XDP program's known bytes read
+ * back exactly; more payload than reserved refused (NULL) and the record
+ * still committed; a bad handle, CTXLEN flags and a bad index counted; a
+ * full one-page ring's exact losses; a kprobe program allowed on 6.12 and
+ * refused on 6.1; and the verifier's refusals of a record held at exit,
+ * a size that is not a constant, a write past the size, a write after
+ * the commit, and a SYSCALL program.
  *
  * Where pea.ko has no kfuncs the test asserts the state says so, and
  * why: on a kernel with module BTF (/sys/kernel/btf/vmlinux) the build
@@ -32,6 +40,7 @@
 #include "libpea.h"
 #include "test_kfunc.h"
 #include "test_kfunc.skel.h"
+#include "test_kfunc_zc.skel.h"
 
 #define KFUNC_FILE	"/sys/kernel/debug/pea/kfunc"
 #define PAGES		32	/* 128 KiB rings: a 65516-byte payload fits */
@@ -113,6 +122,26 @@ static long long kf_bad_handle(void)
  */
 enum { C_BPFW, C_EINVAL, C_E2BIG, C_ENOENT, C_EOPNOTSUPP, C_EBUSY,
 	C_ENOSPC, C_EFAULT, C_NR };
+
+/* The zero-copy kfuncs' column after them: reserves where it may sleep. */
+static long long kf_map_may_sleep(__u64 id)
+{
+	char buf[65536], *line, *save = NULL;
+	unsigned long long mid;
+	long long c[C_NR + 1];
+	char name[32];
+
+	if (pt_read_file(KFUNC_FILE, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%llu %31s %lld %lld %lld %lld %lld %lld %lld %lld %lld",
+			   &mid, name, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5],
+			   &c[6], &c[7], &c[8]) == 11 && mid == id)
+			return c[8];
+	}
+	return -1;
+}
 
 static int kf_map_counters(__u64 id, long long c[C_NR])
 {
@@ -1170,6 +1199,441 @@ static void test_module_held(void)
 	PT_EQ(r2, r0, "the reference goes with the program");
 }
 
+/*
+ * The zero-copy kfuncs (test_kfunc_zc.bpf.c): pea_kf_reserve(),
+ * pea_kf_rec_data(), pea_kf_commit().
+ */
+
+/* The zero-copy skeleton with only the program @name loaded. */
+static struct test_kfunc_zc *zc_load_only(const char *name)
+{
+	struct test_kfunc_zc *k = test_kfunc_zc__open();
+	struct bpf_program *p;
+	int err;
+
+	if (!k)
+		return NULL;
+	bpf_object__for_each_program(p, k->obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), name));
+	err = test_kfunc_zc__load(k);
+	if (err) {
+		test_kfunc_zc__destroy(k);
+		errno = -err;
+		return NULL;
+	}
+	return k;
+}
+
+/* The zero-copy skeleton with the programs @a and @b loaded. */
+static struct test_kfunc_zc *zc_load_two(const char *a, const char *b)
+{
+	struct test_kfunc_zc *k = test_kfunc_zc__open();
+	struct bpf_program *p;
+	const char *n;
+	int err;
+
+	if (!k)
+		return NULL;
+	bpf_object__for_each_program(p, k->obj) {
+		n = bpf_program__name(p);
+		bpf_program__set_autoload(p, !strcmp(n, a) || !strcmp(n, b));
+	}
+	err = test_kfunc_zc__load(k);
+	if (err) {
+		test_kfunc_zc__destroy(k);
+		errno = -err;
+		return NULL;
+	}
+	return k;
+}
+
+/* Loading @prog fails with @err and the verifier's @msg. */
+static void zc_refused(const char *prog, int err, const char *msg,
+		       const char *what)
+{
+	struct test_kfunc_zc *k;
+	int e;
+
+	vlog_len = 0;
+	vlog[0] = 0;
+	k = zc_load_only(prog);
+	e = k ? 0 : -errno;
+	PT_EQ(e, err, "%s: refused, errno %d", what, -err);
+	PT_OK(strstr(vlog, msg), "%s: the verifier says \"%s\"", what, msg);
+	if (!strstr(vlog, msg))
+		pt_diag("%s", vlog);
+	test_kfunc_zc__destroy(k);
+}
+
+/* The kfunc file's "zero_copy" line's value, or "". */
+static void zc_state(char *out, size_t len)
+{
+	char buf[8192], *p, *nl;
+
+	out[0] = 0;
+	if (pt_read_file(KFUNC_FILE, buf, sizeof(buf)) < 0)
+		return;
+	p = strstr(buf, "\nzero_copy ");
+	if (!p)
+		return;
+	p += 11;
+	nl = strchr(p, '\n');
+	snprintf(out, len, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+}
+
+static long zc_run(struct test_kfunc_zc *k, struct bpf_program *prog,
+		   void *pkt, __u32 len, int repeat)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt,
+		    .data_size_in = len, .repeat = repeat);
+	int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &o);
+
+	return err ? err : (long)o.retval;
+}
+
+/*
+ * One reservation per context level (review findings 2 and 3): a second
+ * one while the first is held is NULL, counted ebusy; the program's
+ * pea_kf_output() meanwhile writes. Before, the second was granted: one
+ * program could hold every nesting slot of the CPU, and two records
+ * committed in the order reserved lost the watermark's wake-up.
+ */
+static void test_zc_two(__u64 handle, struct pea_buffer *pb)
+{
+	unsigned char pkt[ZC_BYTES] = { 0 };
+	struct test_kfunc_zc *k = zc_load_only("zc_two");
+	long long c0[C_NR], c[C_NR];
+
+	PT_OK(k != NULL, "zc_two: the program loads");
+	if (!k)
+		return;
+	memset(c0, 0xff, sizeof(c0));
+	kf_map_counters(main_id, c0);
+	k->bss->zc_handle = handle;
+	k->bss->zc_flags = PEA_F_CURRENT_CPU;
+	nrec = 0;
+	PT_EQ(zc_run(k, k->progs.zc_two, pkt, sizeof(pkt), 1), XDP_PASS,
+	      "zc_two: runs");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_EQ(k->bss->zc_got2, 0,
+	      "a second reservation while one is held (the same context level): NULL");
+	PT_OK(k->bss->zc_ok == 1 && k->bss->zc_out_ret == 0,
+	      "the first committed; pea_kf_output() meanwhile returned %ld",
+	      k->bss->zc_out_ret);
+	PT_EQ(nrec, 2, "two records: the output's and the reservation's");
+	memset(c, 0xff, sizeof(c));
+	kf_map_counters(main_id, c);
+	PT_EQ(c[C_EBUSY] - c0[C_EBUSY], 1, "the refused reservation counted ebusy");
+	test_kfunc_zc__destroy(k);
+}
+
+/*
+ * A reservation held across a static subprogram that tail-calls: the
+ * tail call replaces the subprogram's frame and returns to its caller,
+ * which commits (the verifier knows: it checks held references at a
+ * tail call only in the main program's frame). Twice: nothing leaks.
+ */
+static void test_zc_tail(__u64 handle, struct pea_buffer *pb)
+{
+	unsigned char pkt[ZC_BYTES] = { 0 };
+	struct test_kfunc_zc *k = zc_load_two("zc_tail", "zc_tail_target");
+	__u32 key = 0;
+	int fd, i;
+
+	PT_OK(k != NULL, "zc_tail: the programs load");
+	if (!k)
+		return;
+	fd = bpf_program__fd(k->progs.zc_tail_target);
+	PT_EQ(bpf_map_update_elem(bpf_map__fd(k->maps.zc_jmp), &key, &fd, 0), 0,
+	      "zc_tail: the tail call's target in the program array");
+	k->bss->zc_handle = handle;
+	k->bss->zc_flags = PEA_F_CURRENT_CPU;
+	nrec = 0;
+	for (i = 0; i < 2; i++)
+		zc_run(k, k->progs.zc_tail, pkt, sizeof(pkt), 1);
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_OK(k->bss->zc_seq == 2 && k->bss->zc_ok == 2 && k->bss->zc_null == 0,
+	      "zc_tail: the tail call ran twice, both records committed (seq %llu ok %llu null %llu)",
+	      (unsigned long long)k->bss->zc_seq,
+	      (unsigned long long)k->bss->zc_ok,
+	      (unsigned long long)k->bss->zc_null);
+	PT_EQ(nrec, 2, "zc_tail: two records");
+	test_kfunc_zc__destroy(k);
+}
+
+/*
+ * Payload bytes a program does not write are zeroes, never what the ring
+ * held there (review finding 4): a one-page ring written full of a
+ * pattern and read, then reservations of 8 bytes that write nothing,
+ * which land on the old records.
+ */
+static void test_zc_zeroed(struct test_kfunc_zc *k, unsigned char *pkt)
+{
+	int map = pea_map_create(NULL, pt_nr_cpus(), PEA_F_BPF_WRITE);
+	int want = (int)(pt_page_size() / 80);
+	static const unsigned char zero[ZC_SHORT];
+	struct pea_buffer *pb;
+
+	if (map < 0)
+		pt_fatal("pea_map_create");
+	pb = pea_buffer__new(map, 1, on_sample, on_lost, NULL, NULL);
+	if (!pb)
+		pt_fatal("pea_buffer__new");
+	k->bss->zc_handle = handle_of(map);
+	k->bss->zc_ok = k->bss->zc_null = 0;
+	zc_run(k, k->progs.zc_xdp, pkt, ZC_BYTES, want);
+	nrec = 0;
+	pea_buffer__consume(pb);
+	PT_EQ(nrec, want, "zeroed: the ring written full (%d records) and read",
+	      want);
+	nrec = 0;
+	k->bss->zc_ok = 0;
+	zc_run(k, k->progs.zc_short, pkt, ZC_BYTES, 10);
+	pea_buffer__consume(pb);
+	PT_OK(k->bss->zc_ok == 10 && nrec == 10,
+	      "zeroed: 10 records of %d bytes over the old ones (%d read)",
+	      ZC_SHORT, nrec);
+	PT_OK(nrec >= 2 && rec_is(0, zero, ZC_SHORT) && rec_is(1, zero, ZC_SHORT),
+	      "zeroed: the unwritten payloads read back as zeroes, not the ring's old bytes");
+	pea_buffer__free(pb);
+	close(map);
+}
+
+/*
+ * A bpf_wq callback runs where it may sleep (a kworker, preemptible,
+ * under RCU tasks trace only), though its program cannot: the reserve
+ * refuses there at run time, and counts it on the map (review finding
+ * 5: it was counted only globally). 6.12: 6.1 has no bpf_wq.
+ */
+static void test_zc_wq(__u64 handle)
+{
+	unsigned char pkt[ZC_BYTES] = { 0 };
+	struct test_kfunc_zc *k;
+	long long s0, s1 = -1;
+	int i;
+
+	vlog_len = 0;
+	k = zc_load_only("zc_wq");
+	PT_OK(k != NULL, "zc_wq: an XDP program starting a bpf_wq loads");
+	if (!k) {
+		pt_diag("%s", vlog);
+		return;
+	}
+	k->bss->zc_handle = handle;
+	k->bss->zc_flags = PEA_F_CURRENT_CPU;
+	s0 = kf_map_may_sleep(main_id);
+	PT_EQ(zc_run(k, k->progs.zc_wq, pkt, sizeof(pkt), 1), XDP_PASS,
+	      "zc_wq: the program started its bpf_wq");
+	for (i = 0; i < 200 && !k->bss->zc_wq_ran; i++)
+		usleep(10000);
+	PT_OK(k->bss->zc_wq_ran == 1 && k->bss->zc_null == 1 && k->bss->zc_ok == 0,
+	      "zc_wq: its callback's reserve is NULL (ran %llu, null %llu, ok %llu)",
+	      (unsigned long long)k->bss->zc_wq_ran,
+	      (unsigned long long)k->bss->zc_null,
+	      (unsigned long long)k->bss->zc_ok);
+	s1 = kf_map_may_sleep(main_id);
+	PT_OK(s0 >= 0 && s1 == s0 + 1,
+	      "zc_wq: counted on the map as may_sleep (%lld, was %lld)", s1, s0);
+	test_kfunc_zc__destroy(k);
+}
+
+/* Every loss of a full one-page ring counted, by libpea and the map. */
+static void test_zc_full(struct test_kfunc_zc *k, unsigned char *pkt)
+{
+	int map = pea_map_create(NULL, pt_nr_cpus(), PEA_F_BPF_WRITE);
+	/* A record: header 8, raw size 4, ZC_BYTES: 76, padded to 80. */
+	int want = (int)(pt_page_size() / 80), runs = want + 29;
+	struct pea_buffer *pb;
+	long long c[C_NR];
+	int i;
+
+	if (map < 0)
+		pt_fatal("pea_map_create");
+	pb = pea_buffer__new(map, 1, on_sample, on_lost, NULL, NULL);
+	if (!pb)
+		pt_fatal("pea_buffer__new");
+	k->bss->zc_handle = handle_of(map);
+	k->bss->zc_ok = k->bss->zc_null = k->bss->zc_nodata = 0;
+	PT_EQ(zc_run(k, k->progs.zc_xdp, pkt, ZC_BYTES, runs), XDP_PASS,
+	      "zero-copy, full ring: the xdp program run %d times", runs);
+	nrec = 0;
+	nlost = 0;
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes the full ring");
+	PT_EQ(k->bss->zc_ok, want, "zero-copy, full ring: %d records of 80 bytes committed",
+	      want);
+	PT_EQ(k->bss->zc_null, runs - want,
+	      "zero-copy, full ring: %d reserves returned NULL", runs - want);
+	PT_EQ(nrec, want, "libpea reads %d records", want);
+	PT_EQ(nlost, runs - want, "libpea reports %d lost", runs - want);
+	memset(c, 0xff, sizeof(c));
+	i = kf_map_counters(map_id_of(map), c);
+	PT_OK(!i && c[C_ENOSPC] == runs - want && c[C_EINVAL] == 0 &&
+	      c[C_EBUSY] == 0,
+	      "the map counts enospc %d (%lld), nothing else", runs - want,
+	      c[C_ENOSPC]);
+	pea_buffer__free(pb);
+	close(map);
+}
+
+static void test_zc(const char *types, __u64 handle, struct pea_buffer *pb)
+{
+	bool common = !strcmp(types, "all program types");
+	unsigned char pkt[ZC_BYTES];
+	struct test_kfunc_zc *k;
+	struct bpf_program *prog;
+	struct kf_event *ev;
+	struct bpf_link *link;
+	long long c[C_NR], c0[C_NR], bad0;
+	char st[256];
+	int i;
+
+	zc_state(st, sizeof(st));
+	if (!strncmp(st, "off: ", 5)) {
+		PT_OK(1, "zero-copy off on PREEMPT_RT: %s", st);
+		zc_refused("zc_xdp", -EACCES,
+			   "calling kernel function pea_kf_reserve is not allowed",
+			   "PREEMPT_RT: an xdp program calling pea_kf_reserve");
+		return;
+	}
+	PT_OK(!strcmp(st, common ?
+		      "programs that cannot sleep or throw (not sleepable, syscall, extension or calling bpf_throw)" :
+		      "xdp tc programs"),
+	      "zero-copy kfuncs for the program types named: %s", st);
+
+	vlog_len = 0;
+	k = test_kfunc_zc__open();
+	if (!k)
+		pt_fatal("test_kfunc_zc__open");
+	bpf_object__for_each_program(prog, k->obj)
+		bpf_program__set_autoload(prog,
+					  !strcmp(bpf_program__name(prog), "zc_xdp") ||
+					  !strcmp(bpf_program__name(prog), "zc_short"));
+	if (test_kfunc_zc__load(k)) {
+		pt_diag("%s", vlog);
+		PT_OK(0, "xdp programs calling the zero-copy kfuncs load");
+		test_kfunc_zc__destroy(k);
+		return;
+	}
+	PT_OK(1, "xdp programs calling the zero-copy kfuncs load");
+
+	/* Known bytes through reserve, data, commit. */
+	for (i = 0; i < ZC_BYTES; i++)
+		pkt[i] = (unsigned char)(0x5a ^ (i * 13));
+	k->bss->zc_handle = handle;
+	k->bss->zc_flags = PEA_F_CURRENT_CPU;
+	nrec = 0;
+	PT_EQ(zc_run(k, k->progs.zc_xdp, pkt, sizeof(pkt), 1), XDP_PASS,
+	      "zero-copy: the xdp program runs");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_OK(k->bss->zc_ok == 1 && k->bss->zc_null == 0 && k->bss->zc_nodata == 0,
+	      "zero-copy: reserved, payload given, committed (ok %llu null %llu nodata %llu)",
+	      (unsigned long long)k->bss->zc_ok,
+	      (unsigned long long)k->bss->zc_null,
+	      (unsigned long long)k->bss->zc_nodata);
+	PT_EQ(nrec, 1, "zero-copy: one record");
+	PT_OK(nrec == 1 && got_cpu[0] == 0 && rec_is(0, pkt, ZC_BYTES),
+	      "zero-copy: the packet's %d bytes read back exactly, raw size %d",
+	      ZC_BYTES, ZC_BYTES + 4);
+
+	/* More payload than reserved: no payload, the record committed. */
+	k->bss->zc_ok = 0;
+	nrec = 0;
+	PT_EQ(zc_run(k, k->progs.zc_short, pkt, sizeof(pkt), 1), XDP_PASS,
+	      "zero-copy: the short program runs");
+	PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+	PT_OK(k->bss->zc_nodata == 1 && k->bss->zc_ok == 1,
+	      "zero-copy: pea_kf_rec_data() past the %d bytes reserved returns NULL",
+	      ZC_SHORT);
+	PT_OK(nrec == 1 && got_size[0] == ZC_SHORT + 4,
+	      "zero-copy: its record of %d bytes is committed (raw size %u)",
+	      ZC_SHORT, nrec == 1 ? got_size[0] : 0);
+
+	/* Errors a program may ignore: counted. */
+	memset(c0, 0xff, sizeof(c0));
+	kf_map_counters(main_id, c0);
+	bad0 = kf_bad_handle();
+	k->bss->zc_null = 0;
+	k->bss->zc_handle = handle ^ 1;
+	zc_run(k, k->progs.zc_xdp, pkt, sizeof(pkt), 1);
+	k->bss->zc_handle = handle;
+	k->bss->zc_flags = PEA_F_CURRENT_CPU | (8ULL << 32);
+	zc_run(k, k->progs.zc_xdp, pkt, sizeof(pkt), 1);
+	k->bss->zc_flags = 1000;
+	zc_run(k, k->progs.zc_xdp, pkt, sizeof(pkt), 1);
+	k->bss->zc_flags = PEA_F_CURRENT_CPU;
+	PT_EQ(k->bss->zc_null, 3, "zero-copy: a bad handle, CTXLEN flags and a bad index: NULL");
+	PT_EQ(kf_bad_handle() - bad0, 1, "zero-copy: the bad handle counted");
+	memset(c, 0xff, sizeof(c));
+	kf_map_counters(main_id, c);
+	PT_OK(c[C_EINVAL] - c0[C_EINVAL] == 1 && c[C_E2BIG] - c0[C_E2BIG] == 1,
+	      "zero-copy: einval +1 (CTXLEN) and e2big +1 (index 1000) counted for the map");
+	nrec = 0;
+	pea_buffer__consume(pb);
+	PT_EQ(nrec, 0, "zero-copy: no record from the refused reserves");
+
+	test_zc_full(k, pkt);
+	test_zc_zeroed(k, pkt);
+	test_kfunc_zc__destroy(k);
+	test_zc_two(handle, pb);
+	test_zc_tail(handle, pb);
+
+	/* A kprobe program: 6.12 lets it reserve, 6.1 does not. */
+	if (!common) {
+		zc_refused("zc_kprobe", -EACCES,
+			   "calling kernel function pea_kf_reserve is not allowed",
+			   "6.1: a kprobe program calling pea_kf_reserve");
+	} else {
+		vlog_len = 0;
+		k = zc_load_only("zc_kprobe");
+		PT_OK(k != NULL, "6.12: a kprobe program calling pea_kf_reserve loads");
+		if (!k) {
+			pt_diag("%s", vlog);
+		} else {
+			k->bss->zc_handle = handle;
+			k->bss->zc_flags = PEA_F_CURRENT_CPU;
+			k->bss->zc_pid = (__u32)getpid();
+			link = bpf_program__attach(k->progs.zc_kprobe);
+			PT_OK(link != NULL, "the kprobe program attaches");
+			nrec = 0;
+			syscall(SYS_getppid);
+			syscall(SYS_getppid);
+			bpf_link__destroy(link);
+			PT_EQ(pea_buffer__consume(pb), 0, "libpea consumes");
+			PT_EQ(k->bss->zc_ok, 2, "the kprobe program committed twice");
+			PT_EQ(nrec, 2, "two records");
+			for (i = 0; i < 2 && i < nrec; i++) {
+				ev = (struct kf_event *)got[i];
+				PT_OK(got_size[i] == sizeof(*ev) + 4 &&
+				      ev->magic == KF_MAGIC && ev->seq == (__u64)i &&
+				      ev->kind == KF_KIND_KPROBE &&
+				      ev->pid == (__u32)getpid(),
+				      "kprobe record %d is its event exactly", i);
+			}
+			test_kfunc_zc__destroy(k);
+		}
+	}
+
+	/* Misuse the verifier refuses. */
+	zc_refused("zc_leak", -EINVAL, "Unreleased reference",
+		   "a path that exits holding the record");
+	zc_refused("zc_nonconst", -EINVAL, "R3 is not a const",
+		   "a size that is not a constant");
+	zc_refused("zc_past", -EACCES, "invalid access to memory, mem_size=64 off=64 size=1",
+		   "a write past the constant size");
+	zc_refused("zc_after", -EACCES, "invalid mem access 'scalar'",
+		   "a write into the payload after the commit");
+	zc_refused("zc_syscall", -EACCES,
+		   "calling kernel function pea_kf_reserve is not allowed",
+		   "a syscall program (it may sleep)");
+	if (common)
+		test_zc_wq(handle);
+	/* 6.12 (bpf_throw() is 6.7's): review finding 1. */
+	if (common)
+		zc_refused("zc_throw", -EACCES,
+			   "calling kernel function pea_kf_reserve is not allowed",
+			   "a program that may bpf_throw() past the commit");
+}
+
 int main(void)
 {
 	char state[256], types[128];
@@ -1239,6 +1703,7 @@ int main(void)
 	test_errnos(skel, map, id);
 	test_percpu_counts(skel, id);
 	test_full(skel);
+	test_zc(types, id, pb);
 	test_many(skel, id, pb);
 	test_ordered(skel);
 	test_example();

@@ -4,10 +4,15 @@
  * stream across CPUs. The loader of opensnoop.bpf.c: what a libbpf tool
  * reading a perf event array does, moved to pea (docs/kfuncs.md).
  *
- *   opensnoop [-p PID] [-n COUNT] [-d SECONDS]
+ *   opensnoop [-r] [-p PID] [-n COUNT] [-d SECONDS]
  *
  * Prints "ready" once attached, then "TIME_NS CPU PID COMM FILENAME" per
- * open, in time order, until COUNT events, SECONDS or SIGINT.
+ * open, in time order, until COUNT events, SECONDS or SIGINT. With -r,
+ * pea's own kretprobe producer on the same function writes into the same
+ * map beside the BPF program (PEA_MAP_IOC_ATTACH_PROBE), and its records
+ * ("TIME_NS CPU PID COMM = RET (LATENCY ns)", the fd or -errno) come in
+ * the same time-ordered stream: each open's entry by BPF, then its
+ * return by pea (`DEMO=kfunc make demo`).
  *
  * From a perf event array, two things change: the program calls
  * pea_kf_output() on a pea map's handle instead of bpf_perf_event_output() on
@@ -22,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <bpf/libbpf.h>
 #include "libpea.h"
 #include "opensnoop.h"
@@ -37,15 +43,24 @@ static void on_signal(int sig)
 
 static void on_event(void *ctx, int cpu, void *data, __u32 size)
 {
+	const struct pea_probe_record *r = data;
 	const struct open_event *ev = data;
 	struct pea_sample_info info;
 
-	if (size < sizeof(*ev))
-		return;
 	/* The ordered buffer adds PERF_SAMPLE_TIME: CLOCK_MONOTONIC. */
 	pea_sample_info(data, PERF_SAMPLE_TIME, &info);
-	printf("%llu %d %u %.16s %.128s\n", (unsigned long long)info.time, cpu,
-	       ev->tgid, ev->comm, ev->filename);
+	if (size >= sizeof(*ev)) {
+		printf("%llu %d %u %.16s %.128s\n",
+		       (unsigned long long)info.time, cpu, ev->tgid, ev->comm,
+		       ev->filename);
+	} else if (size >= sizeof(*r) && (r->flags & PEA_REC_F_RETPROBE)) {
+		/* pea's kretprobe (-r): a struct pea_probe_record. */
+		printf("%llu %d %u %.16s = %lld (%llu ns)\n",
+		       (unsigned long long)info.time, cpu, r->tgid, r->comm,
+		       (long long)r->ret, (unsigned long long)r->latency_ns);
+	} else {
+		return;
+	}
 	if (limit && ++count >= limit)
 		stop = 1;
 }
@@ -64,12 +79,20 @@ int main(int argc, char **argv)
 	struct pea_map_info info;
 	struct opensnoop *skel;
 	struct pea_buffer *pb;
+	struct pea_probe_attr pa = {
+		.size = sizeof(pa), .flags = PEA_PROBE_F_RETPROBE,
+		.symbol = "do_sys_openat2", .filter_cpu = -1,
+	};
 	long seconds = 0, pid = 0;
-	int c, map, err = 1;
+	int c, map, link = -1, err = 1;
+	int ret_probe = 0;
 	time_t end;
 
-	while ((c = getopt(argc, argv, "p:n:d:")) != -1) {
+	while ((c = getopt(argc, argv, "rp:n:d:")) != -1) {
 		switch (c) {
+		case 'r':
+			ret_probe = 1;
+			break;
 		case 'p':
 			pid = atol(optarg);
 			break;
@@ -80,7 +103,7 @@ int main(int argc, char **argv)
 			seconds = atol(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-p PID] [-n COUNT] [-d SECONDS]\n",
+			fprintf(stderr, "usage: %s [-r] [-p PID] [-n COUNT] [-d SECONDS]\n",
 				argv[0]);
 			return 2;
 		}
@@ -109,6 +132,16 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	if (ret_probe) {
+		/* pea's own producer, into the same map. */
+		pa.filter_tgid = (__s32)pid;
+		link = ioctl(map, PEA_MAP_IOC_ATTACH_PROBE, &pa);
+		if (link < 0) {
+			fprintf(stderr, "opensnoop: pea kretprobe: %s\n",
+				strerror(errno));
+			goto out;
+		}
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	printf("ready\n");
@@ -127,6 +160,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "opensnoop: pea_kf_output() failed %llu times\n",
 			(unsigned long long)skel->bss->errors);
 out:
+	if (link >= 0)
+		close(link);
 	opensnoop__destroy(skel);
 	pea_buffer__free(pb);
 	close(map);

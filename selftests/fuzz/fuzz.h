@@ -170,9 +170,12 @@ int fz_prod_start(void);		/* the storm the run starts with */
 /* ops_attach.c: tracepoint, uprobe and netfilter links */
 extern const struct fz_op fz_ops_attach[];
 extern const struct fz_op fz_ops_users[];
+/* ops_kfunc.c: BPF programs calling pea's kfuncs */
+extern const struct fz_op fz_ops_kfunc[];
 /* ops_users.c: the child of the uprobe_users family */
 int fz_uprobe_user(int argc, char **argv);
 void fz_prod_stop(void);
+int fz_prod_fz0(void);			/* fz0's fd for the whole run */
 
 int fz_soak(void);			/* soak.c */
 

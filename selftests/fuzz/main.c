@@ -346,6 +346,7 @@ static int fz_run(void)
 	fz_add_ops(fz_ops_prod);
 	fz_add_ops(fz_ops_attach);
 	fz_add_ops(fz_ops_users);
+	fz_add_ops(fz_ops_kfunc);
 	pthread_rwlockattr_init(&ra);
 	pthread_rwlockattr_setkind_np(&ra,
 				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);

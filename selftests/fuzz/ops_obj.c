@@ -50,6 +50,8 @@ static struct pea_map_attr fz_map_attr(struct fz_rng *r, int name,
 	};
 
 	a.map_flags = flag_sets[fz_below(r, ARRAY_SIZE(flag_sets))];
+	if (fz_chance(r, 2))
+		a.map_flags |= PEA_F_BPF_WRITE;	/* BPF programs write too */
 	if (fz_chance(r, 4))
 		a.open_flags |= O_NONBLOCK;
 	if (name >= 0)
@@ -65,6 +67,8 @@ int fz_new_map(struct fz_rng *r, int name, __u32 max_entries, int *fd,
 
 	if (name >= 0)
 		a.map_flags &= ~PEA_F_RDONLY;	/* producers must find slots */
+	if (name == 0)
+		a.map_flags |= PEA_F_BPF_WRITE;	/* the kfunc family's target */
 	*map_flags = a.map_flags;
 	*fd = ioctl(fz_dev, PEA_IOC_MAP_CREATE, &a);
 	return *fd < 0 ? errno : 0;

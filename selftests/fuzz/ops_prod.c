@@ -470,6 +470,12 @@ int fz_prod_start(void)
 	return err;
 }
 
+/* fz0's fd, open for the whole run (-1 before fz_prod_start()). */
+int fz_prod_fz0(void)
+{
+	return fz_fz0;
+}
+
 void fz_prod_stop(void)
 {
 	pthread_mutex_lock(&fz_storm_lock);

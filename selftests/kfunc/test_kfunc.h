@@ -19,6 +19,10 @@
 #define KF_KIND_PERF	3
 #define KF_KIND_TP	4
 
+/* Payload bytes of the zero-copy programs (test_kfunc_zc.bpf.c). */
+#define ZC_BYTES	64
+#define ZC_SHORT	8
+
 struct kf_event {
 	__u64 magic;
 	__u64 seq;
