@@ -255,6 +255,13 @@ $(PT_UPROBE32): selftests/m32/pt_uprobe32.c
 $(BUILD)/selftests/test_uprobe: $(PT_UPROBE32)
 $(BUILD)/selftests/test_uprobe: USER_CFLAGS += -DPT_UPROBE32='"$(PT_UPROBE32)"'
 
+# test_sample walks its own user stacks by frame pointers: every frame
+# kept, no call turned into a jump.
+$(BUILD)/selftests/test_sample: selftests/test_sample.c $(LIBPEA)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+		-MMD -MP -static -o $@ $< $(LIBPEA) -lpthread
+
 tools: $(PEA_TOOL)
 
 $(PEA_TOOL): $(PEA_OBJS) $(LIBPEA)
