@@ -172,6 +172,10 @@ PKGS+=(libbpf-dev libelf-dev zlib1g-dev libzstd-dev)
 # libbpf-dev and the static libraries libbpf links against: the BPF
 # programs of test_kfunc and examples/bpf/.
 PKGS+=(pahole clang bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev)
+# chromium, python3 and a known font: the host test of the SVG flame graph
+# (selftests/host/test_flame.sh) renders it headless and checks the
+# screenshot's pixels; DejaVu Sans Mono is the font its labels are cut for.
+PKGS+=(chromium python3 fonts-dejavu-core)
 if [[ "$ARG" =~ ^[0-9]+\.[0-9]+-rt$ ]]; then
 	meta=$(rt_meta "${ARG%-rt}" 1) || exit 1
 	PKGS+=("$meta")

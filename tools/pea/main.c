@@ -13,6 +13,7 @@ static const struct pea_cmd cmds[] = {
 	{ "stat", cmd_stat, "show the rings and probes the pea module holds" },
 	{ "snapshot", cmd_snapshot, "ask a running pea trace --flight-recorder for a snapshot now" },
 	{ "counters", cmd_stat_counters, "count PMU events per CPU (the same as 'pea stat -e')" },
+	{ "flamegraph", cmd_flamegraph, "write an SVG flame graph of folded stacks" },
 	{ "help", cmd_help, "show this help, or 'pea help COMMAND' for one command" },
 };
 
@@ -49,7 +50,7 @@ int cmd_help(int argc, char **argv)
 	       "pea reads per-CPU perf-protocol rings that the pea kernel module fills\n"
 	       "(a BPF_MAP_TYPE_PERF_EVENT_ARRAY without BPF).\n\ncommands:\n");
 	for (i = 0; i < NR_CMDS; i++)
-		printf("  %-8s %s\n", cmds[i].name, cmds[i].help);
+		printf("  %-10s %s\n", cmds[i].name, cmds[i].help);
 	printf("\nexamples:\n"
 	       "  pea trace kprobe:do_sys_openat2 --str ARG1     files being opened\n"
 	       "  pea trace kretprobe:vfs_read --pid 1234 -d 5   reads of one process\n"

@@ -26,6 +26,7 @@ struct pea_cmd {
 };
 
 int cmd_help(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);	/* cmd_flamegraph.c */
 int cmd_trace(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);

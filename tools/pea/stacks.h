@@ -10,7 +10,8 @@
  * A frame's kind travels in the folded text as flamegraph.pl marks it:
  * kernel frames (a module's included, named "func [module]") end in
  * "_[k]", the process frame at the root is the first frame of a line,
- * user frames carry no mark.
+ * user frames carry no mark. So a stack without a process frame whose
+ * root is a user frame reads back with that frame as the process.
  */
 #ifndef _PEA_STACKS_H
 #define _PEA_STACKS_H
@@ -54,8 +55,9 @@ void pea_stacks_free(struct pea_stack_set *set);
 
 /*
  * Adds @weight to the stack @frames[0..n) (root first; the names are
- * copied). Returns 0 or -ENOMEM / -EINVAL (n == 0, or more than
- * PEA_STACKS_MAX_FRAMES frames).
+ * copied; a frame is its name and its kind). Returns 0 or -ENOMEM /
+ * -EINVAL (n == 0, more than PEA_STACKS_MAX_FRAMES frames, an empty name
+ * or an unknown kind) / -EOVERFLOW (the set's total would pass 2^64 - 1).
  */
 #define PEA_STACKS_MAX_FRAMES	512
 int pea_stacks_add(struct pea_stack_set *set, const char *const *frames,
@@ -73,13 +75,27 @@ unsigned int pea_stacks_count(const struct pea_stack_set *set);
 struct pea_stack_view *pea_stacks_sorted(const struct pea_stack_set *set,
 					 unsigned int *n);
 
-/* Folded text, one line a stack, sorted by frames; returns 0 or -errno. */
+/*
+ * The same views ordered by their frames (names as strcmp() orders them,
+ * then kinds; a stack before the stacks it is a prefix of), the order of
+ * the folded text and of the flame graph's frames.
+ */
+struct pea_stack_view *pea_stacks_by_frames(const struct pea_stack_set *set,
+					    unsigned int *n);
+
+/*
+ * Folded text, one line a stack, sorted by frames; a ';' in a name is
+ * written as ':', a line break as a space (the format has no escapes).
+ * Returns 0 or -errno.
+ */
 int pea_stacks_write_folded(const struct pea_stack_set *set, FILE *out);
 
 /*
  * Reads folded text (its own or flamegraph.pl's) into @set; a line that
  * does not parse is an error naming its line number in @err (size
- * @errlen). Returns 0 or -EINVAL / -ENOMEM.
+ * @errlen). Blank lines are skipped, equal stacks summed; weights are
+ * decimal integers (fractional ones are refused). On an error the set
+ * keeps the lines before it. Returns 0 or -EINVAL / -ENOMEM / -EIO.
  */
 int pea_stacks_read_folded(struct pea_stack_set *set, FILE *in,
 			   char *err, size_t errlen);
