@@ -99,8 +99,8 @@ static int prof_help(void)
 	       "      --folded FILE    write folded stacks (flamegraph.pl, speedscope)\n"
 	       "      --svg FILE       write an SVG flame graph\n"
 	       "\n"
-	       "Privilege: perf_event_open() of a CPU-wide cpu-clock sampling event:\n"
-	       "CAP_PERFMON, or perf_event_paranoid <= 0 (<= -1 ... see docs/profiling.md).\n"
+	       "Privilege: as perf record -a: CAP_PERFMON, or perf_event_paranoid <= 0\n"
+	       "(Debian's default 3: CAP_SYS_ADMIN); see docs/profiling.md.\n"
 	       "User frames are walked by frame pointers: code built without them shows\n"
 	       "short stacks.\n",
 	       PROFILE_HZ_DEFAULT, PROFILE_TOP_DEFAULT, PROFILE_PAGES_DEFAULT);
