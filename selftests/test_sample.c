@@ -16,6 +16,7 @@
  * linker names (__start_SECTION, __stop_SECTION): an address is in a
  * function if it is within its section.
  */
+#include <elf.h>
 #include "pea_test.h"
 #include "pt_perm.h"
 
@@ -34,6 +35,15 @@ PT_RANGE(pt_main);
 PT_RANGE(pt_badfp);
 #define IN(sec, x)	((x) >= (__u64)(uintptr_t)__start_##sec && \
 			 (x) < (__u64)(uintptr_t)__stop_##sec)
+
+/* The shared object the Makefile builds (selftests/pt_prof_so.c). */
+__asm__(".pushsection .rodata\n"
+	".balign 64\n"
+	".globl pt_so_start\npt_so_start:\n"
+	".incbin \"" PT_PROF_SO "\"\n"
+	".globl pt_so_end\npt_so_end:\n"
+	".popsection\n");
+extern const unsigned char pt_so_start[], pt_so_end[];
 
 static int ncpu;
 static int map_fd;
@@ -75,14 +85,23 @@ PT_FN(pt_k) void k(int fd)
 }
 
 /* Spin with rbp at @fp: a frame pointer the walk must not follow. */
+/*
+ * Only between pt_badfp_in and pt_badfp_out does rbp hold @fp: at the
+ * push and at the pop and ret it is the caller's, a good frame.
+ */
 void pt_badfp_fn(unsigned long n, unsigned long fp);
+extern const char pt_badfp_in[], pt_badfp_out[];
 __asm__(".pushsection pt_badfp,\"ax\",@progbits\n"
 	".globl pt_badfp_fn\n"
 	"pt_badfp_fn:\n"
 	"	push %rbp\n"
 	"	mov %rsi, %rbp\n"
+	".globl pt_badfp_in\n"
+	"pt_badfp_in:\n"
 	"1:	dec %rdi\n"
 	"	jnz 1b\n"
+	".globl pt_badfp_out\n"
+	"pt_badfp_out:\n"
 	"	pop %rbp\n"
 	"	ret\n"
 	".popsection\n");
@@ -95,8 +114,11 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The workload's modes (argv-less: the child is forked). */
-enum { W_AB, W_K, W_BADFP };
+/*
+ * The workload's modes: a() and b(); k(); bad frame pointers; spinning in
+ * a shared object mapped after the exec (pea profile's test only).
+ */
+enum { W_AB, W_K, W_BADFP, W_SO };
 
 static char self[256];
 
@@ -277,7 +299,9 @@ static void tally_sample(struct tally *t, const unsigned char *p, int cpu,
 			if (IN(pt_main, u[i]))
 				t->joined++;
 	}
-	if (mode == W_BADFP && user && IN(pt_badfp, u[0])) {
+	if (mode == W_BADFP && user &&
+	    u[0] >= (__u64)(uintptr_t)pt_badfp_in &&
+	    u[0] < (__u64)(uintptr_t)pt_badfp_out) {
 		t->badfp++;
 		if (r.ustack_nr == 1)
 			t->badfp_one++;
@@ -540,6 +564,40 @@ PT_FN(pt_main) int main(int argc, char **argv)
 }
 
 /*
+ * Write the shared object to /tmp, map its text and return its entry
+ * point (pt_prof_so_spin), or NULL.
+ */
+static void (*map_so(void))(unsigned long)
+{
+	const Elf64_Ehdr *eh = (const void *)pt_so_start;
+	const Elf64_Phdr *ph = (const void *)(pt_so_start + eh->e_phoff);
+	__u64 off = ~0ULL, moff = 0;
+	size_t len = 0, n = pt_so_end - pt_so_start;
+	char path[64], *base;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/tmp/pt_prof_so.%d.so", (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd < 0 || write(fd, pt_so_start, n) != (ssize_t)n)
+		return NULL;
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) &&
+		    eh->e_entry >= ph[i].p_vaddr &&
+		    eh->e_entry < ph[i].p_vaddr + ph[i].p_filesz) {
+			off = eh->e_entry - ph[i].p_vaddr + ph[i].p_offset;
+			moff = ph[i].p_offset & ~(__u64)4095;
+			len = ph[i].p_offset + ph[i].p_filesz - moff;
+		}
+	if (off == ~0ULL)
+		return NULL;
+	base = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, moff);
+	close(fd);
+	if (base == MAP_FAILED)
+		return NULL;
+	return (void (*)(unsigned long))(base + (off - moff));
+}
+
+/*
  * Inlined into main() (always_inline), so that the workload's functions
  * return into main's section.
  */
@@ -547,9 +605,15 @@ static inline __attribute__((always_inline)) int work_main(char **argv)
 {
 	int mode = atoi(argv[2]), fd = open("/dev/zero", O_RDONLY);
 	double end = now() + atof(argv[3]);
+	void (*so_spin)(unsigned long) = NULL;
 
 	if (fd < 0)
 		return 4;
+	if (mode == W_SO) {
+		so_spin = map_so();
+		if (!so_spin)
+			return 5;
+	}
 	while (now() < end) {
 		switch (mode) {
 		case W_AB:
@@ -558,6 +622,9 @@ static inline __attribute__((always_inline)) int work_main(char **argv)
 			break;
 		case W_K:
 			k(fd);
+			break;
+		case W_SO:
+			so_spin(SPIN_N);
 			break;
 		default:
 			pt_badfp_fn(SPIN_N, 0xffff888000000000UL);

@@ -11,6 +11,8 @@
  *   - a command that exits before the tool reads one record is named (the
  *     rings are not read until it has exited: a quarter-full watermark
  *     that 1 s at 99 Hz does not reach);
+ *   - so is one whose code was mapped after its exec (a shared object),
+ *     which only the maps read at its exit stop hold;
  *   - -p PID of a process that exits while the tool runs is named;
  *   - --user-only has no kernel frame, --kernel-only no user frame;
  *   - usage errors.
@@ -29,7 +31,7 @@ static char out[1 << 20], err[1 << 16];
 /* The folded stacks: per line the frames and the weight. */
 struct fold {
 	unsigned long a, b, spin_other, total, joined, kframes, uframes;
-	unsigned long lines, pea;
+	unsigned long lines, pea, so;
 	bool bad;
 };
 
@@ -81,6 +83,8 @@ static void read_folded(struct fold *f, const char *comm)
 			f->b += w;
 		else if (ends_with(line, ";spin"))
 			f->spin_other += w;
+		if (ends_with(line, ";main;pt_prof_so_spin"))
+			f->so += w;
 		if (strstr(line, "_[k]"))
 			f->kframes += w;
 		if (strstr(line, ";main"))
@@ -193,6 +197,25 @@ static void test_exit_first(void)
 	      f.a + f.b, f.a + f.b + f.spin_other);
 }
 
+/*
+ * A command that maps a shared object after its exec, spins in it and
+ * exits before the tool reads a record: only the maps read at its exit
+ * stop hold the object.
+ */
+static void test_exit_maps(void)
+{
+	char *argv[] = { PT_PEA, "profile", "-F", "99", "--pages", "64",
+			 "--folded", FOLDED, "--", WORK, "--work", "3", "1",
+			 NULL };
+	struct fold f;
+
+	PT_EQ(profile(argv), 0, "profile of a command that maps code late: exit 0");
+	read_folded(&f, "test_sample");
+	PT_OK(f.so >= 20 && f.so * 100 >= f.total * 80,
+	      "the object mapped after the exec: %lu of %lu samples end main;pt_prof_so_spin",
+	      f.so, f.total);
+}
+
 static void test_pid(void)
 {
 	char pid_s[16];
@@ -290,6 +313,7 @@ int main(void)
 	test_ab();
 	test_kernel();
 	test_exit_first();
+	test_exit_maps();
 	test_pid();
 	test_modes();
 	return pt_done();
