@@ -126,9 +126,10 @@ int pea_perm_netfilter(void)
  *
  * As perf_event_open() of a sampling event for pid -1 on a CPU: steps 1
  * and 2 (only if @kernel) here; step 5 (perf_allow_cpu(), with its LSM
- * hook) perf_event_create_kernel_counter() applies itself, with the
- * caller's credentials, after the PMU's event_init as perf_event_open()
- * does (so an event no PMU has is ENOENT before it is EACCES).
+ * hook) perf_event_create_kernel_counter() applies, with the caller's
+ * credentials, after the PMU's event_init as perf_event_open() does (so
+ * an event no PMU has is ENOENT before it is EACCES): pea_sample.c asks
+ * it before taking a link slot or memory.
  *
  * Return: 0 or -EACCES.
  */

@@ -28,6 +28,7 @@
  * report; or a nested call, which cannot happen: struct pea_sample_cpu).
  * So records + lost == overflows for a reader that drains the rings.
  */
+#include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/overflow.h>
@@ -63,6 +64,7 @@ struct pea_sample_link {
 	struct perf_event **events;	/* nr_cpu_ids entries, NULL if none */
 	struct pea_sample_cpu __percpu *cpu;
 	u32 ustack_depth;
+	u32 max_stack;		/* both parts together, at most */
 };
 
 static_assert(offsetof(struct pea_sample_link, link) == 0);
@@ -112,9 +114,11 @@ static void pea_sample_overflow(struct perf_event *event,
 	barrier();	/* the slot is ours from here (this CPU only) */
 	if (!user && kdepth)
 		knr = pea_kstack_save(regs, 0, sc->ips, kdepth);
-	if (sl->ustack_depth)
+	/* One budget for both parts, as perf_event_max_stack is perf's. */
+	if (sl->ustack_depth && knr < sl->max_stack)
 		unr = pea_ustack_save(pea_ustack_regs(regs), sc->ips + kdepth,
-				      sl->ustack_depth);
+				      min(sl->ustack_depth,
+					  sl->max_stack - knr));
 	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
 			       sizeof(*r) + (knr + unr) * sizeof(u64), &h)) {
 		this_cpu_inc(l->stats->errors);
@@ -181,24 +185,58 @@ static int pea_sample_create(struct pea_link *l, struct perf_event_attr *attr,
 	return 0;
 }
 
+/* The perf event of @a (sample_period and sample_freq share a union). */
+static void pea_sample_perf_attr(const struct pea_sample_attr *a,
+				 struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = a->type;
+	attr->size = sizeof(*attr);
+	attr->config = a->config;
+	attr->sample_period = a->sample;
+	attr->freq = !!(a->flags & PEA_SAMPLE_F_FREQ);
+	attr->exclude_kernel = !!(a->flags & PEA_SAMPLE_F_NO_KERNEL);
+	attr->exclude_user = !!(a->flags & PEA_SAMPLE_F_NO_USER);
+}
+
+/*
+ * The CPU-wide rule (perf_allow_cpu(): paranoid <= 0 or CAP_PERFMON),
+ * before pea takes a link slot or memory: for a caller it refuses, ask
+ * perf_event_create_kernel_counter() for the event, disabled, which
+ * answers what perf_event_open() answers in its order (the PMU's ENOENT,
+ * then EACCES from find_get_context(), with the LSM hook) and keeps
+ * nothing. Return: 0 or that error.
+ */
+static int pea_sample_cpu_rule(const struct pea_sample_attr *a)
+{
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+	int cpu;
+
+	if (pea_perf_paranoid() <= 0 || perfmon_capable())
+		return 0;
+	pea_sample_perf_attr(a, &attr);
+	attr.disabled = 1;
+	cpu = a->filter_cpu >= 0 ? a->filter_cpu :
+	      cpumask_first(cpu_online_mask);
+	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	perf_event_release_kernel(ev);
+	return 0;
+}
+
 static int pea_sample_register(struct pea_link *l, const void *arg)
 {
 	const struct pea_sample_attr *a = arg;
 	struct pea_sample_link *sl = pea_sl(l);
-	struct perf_event_attr attr = {
-		.type = a->type,
-		.size = sizeof(attr),
-		.config = a->config,
-		.sample_period = a->sample,
-		.freq = !!(a->flags & PEA_SAMPLE_F_FREQ),
-		.exclude_kernel = !!(a->flags & PEA_SAMPLE_F_NO_KERNEL),
-		.exclude_user = !!(a->flags & PEA_SAMPLE_F_NO_USER),
-	};
+	struct perf_event_attr attr;
 	unsigned int cpu, nr = a->filter_cpu >= 0 ? 1 : num_online_cpus();
 	size_t scratch = struct_size_t(struct pea_sample_cpu, ips,
 				       a->kstack_depth + a->ustack_depth);
 	int err;
 
+	pea_sample_perf_attr(a, &attr);
 	/* Events array, scratch space, a perf event per CPU sampled. */
 	err = pea_link_charge(l, kmalloc_size_roundup(nr_cpu_ids *
 						      sizeof(*sl->events)) +
@@ -253,6 +291,17 @@ static int pea_sample_check_attr(const struct pea_sample_attr *a)
 	} else if (a->type != PERF_TYPE_HARDWARE) {
 		return -EINVAL;
 	}
+	/*
+	 * Branch instructions at period 1 is BTS on Intel
+	 * (intel_pmu_has_bts_period()), whose records perf writes into the
+	 * event's own ring, which a kernel counter has none of: a sampler
+	 * that would never fire, holding the LBR. Refused, PMU or not.
+	 */
+	if (a->type == PERF_TYPE_HARDWARE &&
+	    (a->config & PERF_HW_EVENT_MASK) ==
+	    PERF_COUNT_HW_BRANCH_INSTRUCTIONS &&
+	    !(a->flags & PEA_SAMPLE_F_FREQ) && a->sample == 1)
+		return -EOPNOTSUPP;
 	if (a->flags & PEA_SAMPLE_F_FREQ) {
 		/* As perf_event_open(): past the sysctl is EINVAL. */
 		if (!a->sample || a->sample > pea_perf_max_sample_rate())
@@ -309,6 +358,9 @@ static long pea_sample_attach(struct pea_map *map, const void __user *ua)
 	err = pea_sample_check_attr(&a);
 	if (err)
 		return err;
+	err = pea_sample_cpu_rule(&a);
+	if (err)
+		return err;
 	l = pea_link_alloc(map, &pea_sample_provider, a.id, a.flags,
 			   a.filter_tgid, a.filter_cpu);
 	if (IS_ERR(l))
@@ -316,6 +368,7 @@ static long pea_sample_attach(struct pea_map *map, const void __user *ua)
 	l->addr = a.config;
 	l->kstack_depth = a.kstack_depth;
 	pea_sl(l)->ustack_depth = a.ustack_depth;
+	pea_sl(l)->max_stack = pea_perf_max_stack();
 	snprintf(l->symbol, sizeof(l->symbol), "sample:%s",
 		 a.type == PERF_TYPE_SOFTWARE ? "cpu-clock" : "hardware");
 	return pea_link_install(l, a.flags & PEA_SAMPLE_F_CLOEXEC, &a);

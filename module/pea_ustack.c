@@ -23,6 +23,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
+#include "pea_compat.h"
 #include "pea_ustack.h"
 
 /**
@@ -30,8 +31,9 @@
  * @regs: the interrupted registers
  *
  * As get_perf_callchain(): @regs themselves if they are user mode, else
- * the ones the task entered the kernel with, or NULL for a kernel thread
- * or a task that has given up its memory (exiting).
+ * the ones the task entered the kernel with, or NULL for a task without
+ * a user context: a kernel thread, a user worker (io_uring's, vhost's:
+ * PEA_PF_NO_USER_CTX) or a task that has given up its memory (exiting).
  *
  * Return: user registers or NULL.
  */
@@ -39,7 +41,7 @@ struct pt_regs *pea_ustack_regs(struct pt_regs *regs)
 {
 	if (user_mode(regs))
 		return regs;
-	if ((current->flags & PF_KTHREAD) || !current->mm)
+	if ((current->flags & PEA_PF_NO_USER_CTX) || !current->mm)
 		return NULL;
 	return task_pt_regs(current);
 }

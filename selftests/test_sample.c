@@ -17,6 +17,7 @@
  * function if it is within its section.
  */
 #include <elf.h>
+#include <linux/io_uring.h>
 #include "pea_test.h"
 #include "pt_perm.h"
 
@@ -116,9 +117,10 @@ static double now(void)
 
 /*
  * The workload's modes: a() and b(); k(); bad frame pointers; spinning in
- * a shared object mapped after the exec (pea profile's test only).
+ * a shared object mapped after the exec (pea profile's test only); an
+ * io_uring SQPOLL thread spinning in the kernel while main() sleeps.
  */
-enum { W_AB, W_K, W_BADFP, W_SO };
+enum { W_AB, W_K, W_BADFP, W_SO, W_IOU };
 
 static char self[256];
 
@@ -218,6 +220,8 @@ struct tally {
 	unsigned long joined, badfp, badfp_one;
 	unsigned long nokstack_kernel;
 	unsigned long no_ustack;	/* kernel samples of the exiting task */
+	unsigned long max_nr;		/* most entries in one record */
+	unsigned long worker, worker_ustack;	/* W_IOU's SQPOLL thread */
 };
 
 static void bad(struct tally *t, const struct pea_sample_record *r,
@@ -245,6 +249,15 @@ static void tally_sample(struct tally *t, const unsigned char *p, int cpu,
 	}
 	memcpy(ips, p + sizeof(r), (r.kstack_nr + r.ustack_nr) * 8);
 	t->samples++;
+	if (r.kstack_nr + r.ustack_nr > t->max_nr)
+		t->max_nr = r.kstack_nr + r.ustack_nr;
+	/* A user worker of the process (io_uring's SQPOLL thread). */
+	if (mode == W_IOU && r.pid != (__u32)pid && r.tgid == (__u32)pid) {
+		t->worker++;
+		if (r.ustack_nr)
+			t->worker_ustack++;
+		return;
+	}
 	user = r.flags & PEA_REC_F_USER_MODE;
 	if (r.pid != (__u32)pid || r.tgid != (__u32)pid || r.cpu != (__u32)cpu ||
 	    r.id != 0x5a || strcmp(r.comm, "test_sample") ||
@@ -340,6 +353,8 @@ static void drain(struct tally *t, pid_t pid, int mode, __u32 flags)
 	}
 }
 
+static unsigned int depth_override;	/* both depths, if set */
+
 /*
  * Sample @mode's workload for @secs at @hz with @flags; the link's info
  * in @li, the records' tally in @t.
@@ -355,6 +370,10 @@ static int run(int mode, double secs, __u64 hz, __u32 flags,
 	pt_rings_drain(rings, ncpu);
 	pid = start_work(mode, secs, &go);
 	s = sattr(flags, hz, pid);
+	if (depth_override) {
+		s.kstack_depth = depth_override;
+		s.ustack_depth = depth_override;
+	}
 	link = attach(&s);
 	PT_OK(link >= 0, "attach: %s", link < 0 ? strerror(errno) : "a link");
 	if (link < 0) {
@@ -440,6 +459,51 @@ static void test_badfp(void)
 	      "bad frame pointers (a kernel address, unmapped memory): the walk stops at the ip");
 }
 
+/*
+ * perf_event_max_stack bounds a sample's whole callchain, kernel and
+ * user parts together (get_perf_callchain()'s one entry count): at 10,
+ * a record holds 10 entries at most, whatever the two depths.
+ */
+static void test_depth(void)
+{
+	long maxst = pt_perm_read_int("/proc/sys/kernel/perf_event_max_stack");
+	struct pea_link_info li;
+	struct tally t;
+	int err;
+
+	PT_EQ(pt_perm_write_int("/proc/sys/kernel/perf_event_max_stack", 10), 0,
+	      "perf_event_max_stack 10");
+	depth_override = 10;
+	err = run(W_K, 2.0 * pt_time_scale(), 499, 0, &li, &t);
+	depth_override = 0;
+	PT_EQ(pt_perm_write_int("/proc/sys/kernel/perf_event_max_stack", maxst), 0,
+	      "perf_event_max_stack restored");
+	if (err)
+		return;
+	PT_OK(t.kern >= 20, "max_stack 10: %lu kernel samples", t.kern);
+	PT_OK(t.max_nr <= 10,
+	      "max_stack 10, depths 10 and 10: at most 10 entries a record (%lu)",
+	      t.max_nr);
+}
+
+/*
+ * A user worker (io_uring's SQPOLL thread) has a memory map but no user
+ * context of its own: its pt_regs are copies from its creator's clone
+ * (ip 0, the creator's old rbp). No user stack, as get_perf_callchain()
+ * skips one for it (6.12's is_user_task()).
+ */
+static void test_worker(void)
+{
+	struct pea_link_info li;
+	struct tally t;
+
+	if (run(W_IOU, 1.5 * pt_time_scale(), 499, 0, &li, &t))
+		return;
+	PT_OK(t.worker >= 20, "io_uring SQPOLL thread: %lu samples", t.worker);
+	PT_EQ(t.worker_ustack, 0,
+	      "io_uring SQPOLL thread: no user stack in its samples");
+}
+
 /* A one-page ring at 4999 Hz on a busy child: losses, counted exactly. */
 static void test_lost(void)
 {
@@ -461,6 +525,87 @@ static void test_lost(void)
 		if (pt_ring_map(&rings[cpu], ev_fd[cpu], PAGES,
 				PROT_READ | PROT_WRITE))
 			pt_fatal("mmap");
+}
+
+/* What perf_event_open() says of a sampling cycles event on CPU 0. */
+static int lin_hw_errno(void)
+{
+	struct perf_event_attr pa;
+	int fd;
+
+	memset(&pa, 0, sizeof(pa));
+	pa.size = sizeof(pa);
+	pa.type = PERF_TYPE_HARDWARE;
+	pa.config = PERF_COUNT_HW_CPU_CYCLES;
+	pa.freq = 1;
+	pa.sample_freq = 99;
+	fd = syscall(SYS_perf_event_open, &pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * The CPU-wide rule comes before pea's own limits, as perf_event_open()
+ * has no such limits: nobody at paranoid 1 asking for a user-only
+ * sampler (which the kernel rule lets through) with max_user_links 0 is
+ * refused EACCES, as perf_event_open() of the same event, not EMLINK.
+ */
+static void test_cpu_rule_first(void)
+{
+	const char *links = "/sys/module/pea/parameters/max_user_links";
+	long paranoid = pt_perm_read_int(PT_PARANOID);
+	long max_links = pt_perm_read_int(links);
+	int p[2], got[2] = { -1, -1 }, status;
+	struct stat st;
+	pid_t pid;
+
+	if (stat(PEA_DEVICE_PATH, &st))
+		pt_fatal("stat " PEA_DEVICE_PATH);
+	PT_EQ(chmod(PEA_DEVICE_PATH, 0666), 0, "/dev/pea opened to others");
+	PT_EQ(pt_perm_write_int(PT_PARANOID, 1), 0, "perf_event_paranoid 1");
+	PT_EQ(pt_perm_write_int(links, 0), 0, "max_user_links 0");
+	if (pipe(p))
+		pt_fatal("pipe");
+	pid = fork();
+	if (pid == 0) {
+		struct pea_sample_attr s = sattr(PEA_SAMPLE_F_NO_KERNEL, 99, 0);
+		struct perf_event_attr pa;
+		int r[2], m, fd;
+
+		if (pt_drop_to_nobody_caps(0))
+			_exit(1);
+		memset(&pa, 0, sizeof(pa));
+		pa.size = sizeof(pa);
+		pa.type = PERF_TYPE_SOFTWARE;
+		pa.config = PERF_COUNT_SW_CPU_CLOCK;
+		pa.freq = 1;
+		pa.sample_freq = 99;
+		pa.exclude_kernel = 1;
+		pa.sample_type = PERF_SAMPLE_CALLCHAIN;
+		fd = syscall(SYS_perf_event_open, &pa, -1, 0, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+		r[0] = fd < 0 ? errno : 0;
+		m = pt_map_create(NULL, 4, 0);
+		fd = m < 0 ? -1 : ioctl(m, PEA_MAP_IOC_ATTACH_SAMPLE, &s);
+		r[1] = m < 0 ? 1000 : fd < 0 ? errno : 0;
+		if (write(p[1], r, sizeof(r)) != sizeof(r))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], got, sizeof(got)) != sizeof(got))
+		got[0] = got[1] = -1;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	PT_EQ(got[0], EACCES, "nobody, paranoid 1, cpu-clock:u pid -1: perf_event_open() EACCES");
+	PT_EQ(got[1], EACCES, "nobody, paranoid 1, user-only sampler, max_user_links 0: EACCES as Linux");
+	PT_EQ(pt_perm_write_int(links, max_links), 0, "max_user_links restored");
+	PT_EQ(pt_perm_write_int(PT_PARANOID, paranoid), 0,
+	      "perf_event_paranoid restored");
+	PT_EQ(chmod(PEA_DEVICE_PATH, st.st_mode & 07777), 0,
+	      "device mode restored");
 }
 
 static void test_errors(void)
@@ -520,6 +665,21 @@ static void test_errors(void)
 	PT_EQ(attach_errno(&s), 0, "ustack_depth perf_event_max_stack: taken");
 	PT_EQ(pt_perm_write_int("/proc/sys/kernel/perf_event_max_stack", maxst), 0,
 	      "perf_event_max_stack restored");
+	/*
+	 * Branch instructions at period 1 is BTS on Intel, whose records
+	 * perf writes into its own ring, which a kernel counter has none of:
+	 * such a sampler would never fire. Refused, PMU or not.
+	 */
+	s = sattr(0, 1, 0);
+	s.flags &= ~PEA_SAMPLE_F_FREQ;
+	s.type = PERF_TYPE_HARDWARE;
+	s.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	s.filter_cpu = 0;
+	PT_EQ(attach_errno(&s), EOPNOTSUPP,
+	      "branch instructions at period 1 (BTS): EOPNOTSUPP");
+	s.sample = 2;
+	PT_EQ(attach_errno(&s), lin_hw_errno(),
+	      "branch instructions at period 2: as perf_event_open() of cycles");
 	/* Cycles: what perf_event_open() says of a sampling cycles event. */
 	memset(&pa, 0, sizeof(pa));
 	pa.size = sizeof(pa);
@@ -559,6 +719,9 @@ PT_FN(pt_main) int main(int argc, char **argv)
 	test_ab();
 	test_kernel();
 	test_badfp();
+	test_depth();
+	test_worker();
+	test_cpu_rule_first();
 	test_lost();
 	return pt_done();
 }
@@ -598,6 +761,69 @@ static void (*map_so(void))(unsigned long)
 }
 
 /*
+ * Keep an io_uring SQPOLL thread of this process busy until @end: fill
+ * the submission ring with NOPs, which the thread takes, and empty the
+ * completion ring. Returns main()'s status.
+ */
+static int iou_busy(double end)
+{
+	const int rw = PROT_READ | PROT_WRITE;
+	struct io_uring_params up;
+	struct io_uring_sqe *sqes;
+	unsigned int *tail_p, *head_p, *flags_p, *array, *cqh, *cqt;
+	size_t sqsz, cqsz;
+	char *sq, *cq;
+	int fd;
+
+	memset(&up, 0, sizeof(up));
+	up.flags = IORING_SETUP_SQPOLL;
+	up.sq_thread_idle = 2000;
+	fd = syscall(SYS_io_uring_setup, 64, &up);
+	if (fd < 0)
+		return 6;
+	sqsz = up.sq_off.array + up.sq_entries * sizeof(unsigned int);
+	cqsz = up.cq_off.cqes + up.cq_entries * sizeof(struct io_uring_cqe);
+	if (up.features & IORING_FEAT_SINGLE_MMAP)
+		sqsz = cqsz = sqsz > cqsz ? sqsz : cqsz;
+	sq = mmap(NULL, sqsz, rw, MAP_SHARED | MAP_POPULATE, fd,
+		  IORING_OFF_SQ_RING);
+	cq = (up.features & IORING_FEAT_SINGLE_MMAP) ? sq :
+	     mmap(NULL, cqsz, rw, MAP_SHARED | MAP_POPULATE, fd,
+		  IORING_OFF_CQ_RING);
+	sqes = mmap(NULL, up.sq_entries * sizeof(*sqes), rw,
+		    MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
+		return 7;
+	tail_p = (unsigned int *)(sq + up.sq_off.tail);
+	head_p = (unsigned int *)(sq + up.sq_off.head);
+	flags_p = (unsigned int *)(sq + up.sq_off.flags);
+	array = (unsigned int *)(sq + up.sq_off.array);
+	cqh = (unsigned int *)(cq + up.cq_off.head);
+	cqt = (unsigned int *)(cq + up.cq_off.tail);
+	while (now() < end) {
+		unsigned int tail = *tail_p;
+		unsigned int head = __atomic_load_n(head_p, __ATOMIC_ACQUIRE);
+
+		for (; tail - head < up.sq_entries; tail++) {
+			unsigned int i = tail & (up.sq_entries - 1);
+
+			memset(&sqes[i], 0, sizeof(sqes[i]));
+			sqes[i].opcode = IORING_OP_NOP;
+			array[i] = i;
+		}
+		__atomic_store_n(tail_p, tail, __ATOMIC_RELEASE);
+		__atomic_store_n(cqh, __atomic_load_n(cqt, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+		if (__atomic_load_n(flags_p, __ATOMIC_ACQUIRE) &
+		    IORING_SQ_NEED_WAKEUP)
+			syscall(SYS_io_uring_enter, fd, 0, 0,
+				IORING_ENTER_SQ_WAKEUP, NULL, 0);
+	}
+	close(fd);
+	return 0;
+}
+
+/*
  * Inlined into main() (always_inline), so that the workload's functions
  * return into main's section.
  */
@@ -614,6 +840,8 @@ static inline __attribute__((always_inline)) int work_main(char **argv)
 		if (!so_spin)
 			return 5;
 	}
+	if (mode == W_IOU)
+		return iou_busy(end);
 	while (now() < end) {
 		switch (mode) {
 		case W_AB:

@@ -849,7 +849,7 @@ struct pea_event_value {
  * Links share kprobe links' rules (PEA_LINK_IOC_INFO: hits are the
  * overflows, written the records, errors the records the ring dropped;
  * the debugfs "links" file; PEA_MAX_LINKS). CPUs brought online after
- * the attach are not sampled.
+ * the attach, or taken offline and back, are not sampled.
  */
 #define PEA_USTACK_MAX		127	/* user frames, as PEA_KSTACK_MAX */
 
@@ -867,7 +867,9 @@ struct pea_event_value {
  * @flags:        PEA_SAMPLE_F_*
  * @id:           producer id written into every record (0: the link's id)
  * @type:         PERF_TYPE_SOFTWARE (@config PERF_COUNT_SW_CPU_CLOCK) or
- *                PERF_TYPE_HARDWARE (ENOENT where the CPU has no PMU)
+ *                PERF_TYPE_HARDWARE (ENOENT where the CPU has no PMU;
+ *                branch instructions at period 1, which is BTS on Intel
+ *                and never reaches an overflow handler: EOPNOTSUPP)
  * @reserved:     zero
  * @config:       the event, as perf_event_attr.config
  * @sample:       with PEA_SAMPLE_F_FREQ, samples per second per CPU (1 ..
@@ -879,7 +881,10 @@ struct pea_event_value {
  * @kstack_depth: kernel frames per record at most (0..PEA_KSTACK_MAX and
  *                perf_event_max_stack); 0 with PEA_SAMPLE_F_NO_KERNEL
  * @ustack_depth: user frames per record at most (0..PEA_USTACK_MAX and
- *                perf_event_max_stack); 0 with PEA_SAMPLE_F_NO_USER
+ *                perf_event_max_stack); 0 with PEA_SAMPLE_F_NO_USER. A
+ *                record holds perf_event_max_stack entries at most (as
+ *                at the attach), kernel and user together: the user part
+ *                gets what the kernel part left, as perf's callchains
  * @reserved2:    zero
  */
 struct pea_sample_attr {
