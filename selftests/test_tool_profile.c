@@ -85,10 +85,19 @@ static void read_folded(struct fold *f, const char *comm)
 			f->spin_other += w;
 		if (ends_with(line, ";main;pt_prof_so_spin"))
 			f->so += w;
-		/* A user frame no snapshot named ("[unknown]", "[file+0x..]"). */
-		if (strstr(line, ";[unknown];") || ends_with(line, ";[unknown]") ||
-		    strstr(line, ";[pt_prof_so"))
+		/*
+		 * What main() called, unnamed ("[unknown]", "[file+0x..]"):
+		 * in the late-mapped object, code no snapshot held. Other
+		 * unnamed frames are shown: those of the command's fork from
+		 * pea before its exec (comm "pea") run pea's code, which the
+		 * command's maps do not hold (docs/profiling.md).
+		 */
+		if (ends_with(line, ";main;[unknown]") ||
+		    strstr(line, ";main;[unknown];") ||
+		    strstr(line, ";main;[pt_prof_so"))
 			f->unnamed += w;
+		if (strstr(line, "[unknown]") || strstr(line, ";[pt_prof_so"))
+			pt_diag("unnamed: %.300s %lu", line, w);
 		if (strstr(line, "_[k]"))
 			f->kframes += w;
 		if (strstr(line, ";main"))
