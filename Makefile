@@ -278,6 +278,21 @@ $(PT_UPROBE32): selftests/m32/pt_uprobe32.c
 $(BUILD)/selftests/test_uprobe: $(PT_UPROBE32)
 $(BUILD)/selftests/test_uprobe: USER_CFLAGS += -DPT_UPROBE32='"$(PT_UPROBE32)"'
 
+# test_sample walks its own user stacks by frame pointers: every frame
+# kept, no call turned into a jump.
+# It embeds a shared object it maps after its exec (pea profile's test).
+PT_PROF_SO := $(BUILD)/selftests/pt_prof_so.so
+$(PT_PROF_SO): selftests/pt_prof_so.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -fPIC -shared -nostdlib -fno-omit-frame-pointer \
+		-Wl,-e,pt_prof_so_spin -o $@ $<
+
+$(BUILD)/selftests/test_sample: selftests/test_sample.c $(LIBPEA) $(PT_PROF_SO)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+		-DPT_PROF_SO='"$(PT_PROF_SO)"' -MMD -MP -static -o $@ $< \
+		$(LIBPEA) -lpthread
+
 tools: $(PEA_TOOL)
 
 $(PEA_TOOL): $(PEA_OBJS) $(LIBPEA)

@@ -39,6 +39,7 @@ static const struct pea_attach pea_attach_cmds[] = {
 	{ PEA_MAP_IOC_ATTACH_UPROBE, &pea_uprobe_provider },
 	{ PEA_MAP_IOC_ATTACH_UPROBE_VER0, &pea_uprobe_provider },
 	{ PEA_MAP_IOC_ATTACH_NF, PEA_NF_PROVIDER },
+	{ PEA_MAP_IOC_ATTACH_SAMPLE, &pea_sample_provider },
 };
 
 /**

@@ -297,4 +297,17 @@ static inline bool pea_bpf_prog_sleepable(const struct bpf_prog *prog)
 #endif
 #endif /* PEA_HAVE_KFUNCS */
 
+/*
+ * Tasks with a memory map but no user context of their own, whose pt_regs
+ * are copies from their creator (ip 0): no user stack is walked for them,
+ * as get_perf_callchain() does not on 6.12 (is_user_task()): kernel
+ * threads and user workers (io_uring's, vhost's). Before user workers had
+ * a flag of their own, io_uring's workers are PF_IO_WORKER.
+ */
+#ifdef PEA_HAVE_PF_USER_WORKER
+#define PEA_PF_NO_USER_CTX	(PF_KTHREAD | PF_USER_WORKER | PF_IO_WORKER)
+#else
+#define PEA_PF_NO_USER_CTX	(PF_KTHREAD | PF_IO_WORKER)
+#endif
+
 #endif /* _PEA_COMPAT_H */

@@ -10,10 +10,11 @@
  * charge is taken when the first mmap allocates the ring and returned at
  * its last munmap.
  *
- * perf_event_paranoid, perf_event_mlock_kb and perf_event_max_stack
- * (sysctl_perf_event_*) are not exported to modules, so they are read through their proc files, at
- * each check, from process context: the kernel's own proc_handler prints
- * the variable. The files are opened when the module loads on a private,
+ * perf_event_paranoid, perf_event_mlock_kb, perf_event_max_stack and
+ * perf_event_max_sample_rate (sysctl_perf_event_*) are not exported to
+ * modules, so they are read through their proc files, at each check,
+ * from process context: the kernel's own proc_handler prints the
+ * variable. The files are opened when the module loads on a private,
  * kernel-internal mount of procfs (kern_mount(), as every pid namespace's
  * proc_mnt), never through a task's root or mount namespace: a module
  * loaded from a chroot or a container whose /proc/sys shows other values
@@ -22,8 +23,8 @@
  * credential, so no LSM policy of the caller changes what is read. If a
  * file cannot be opened the module uses
  * perf's most restrictive paranoid level (3, Debian's default), the
- * mlock_kb module parameter (perf's default, 516) and perf's default
- * stack depth (127).
+ * mlock_kb module parameter (perf's default, 516) and perf's defaults
+ * for the stack depth (127) and the sample rate (100000).
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
@@ -48,6 +49,8 @@
 #define PEA_PARANOID_PATH	"sys/kernel/perf_event_paranoid"
 #define PEA_MLOCK_PATH		"sys/kernel/perf_event_mlock_kb"
 #define PEA_MAX_STACK_PATH	"sys/kernel/perf_event_max_stack"
+#define PEA_SAMPLE_RATE_PATH	"sys/kernel/perf_event_max_sample_rate"
+#define PEA_SAMPLE_RATE_DEFAULT	100000	/* perf's DEFAULT_MAX_SAMPLE_RATE */
 #define PEA_PARANOID_CLOSED	3	/* Debian's default, the strictest */
 
 static int mlock_kb = 516;
@@ -59,6 +62,7 @@ static struct vfsmount *pea_proc_mnt;
 static struct file *pea_paranoid_file;
 static struct file *pea_mlock_file;
 static struct file *pea_max_stack_file;
+static struct file *pea_sample_rate_file;
 
 static LIST_HEAD(pea_charges);
 static DEFINE_MUTEX(pea_charges_lock);	/* the debugfs list */
@@ -132,6 +136,22 @@ int pea_perf_max_stack(void)
 
 	if (pea_sysctl_read(pea_max_stack_file, &val))
 		return PEA_KSTACK_MAX;
+	return val;
+}
+
+/**
+ * pea_perf_max_sample_rate() - the current kernel.perf_event_max_sample_rate
+ *
+ * Context: process context (reads the proc file).
+ * Return: the highest sampling frequency perf_event_open() takes, or
+ * perf's default (100000) if unreadable.
+ */
+int pea_perf_max_sample_rate(void)
+{
+	int val;
+
+	if (pea_sysctl_read(pea_sample_rate_file, &val))
+		return PEA_SAMPLE_RATE_DEFAULT;
 	return val;
 }
 
@@ -296,6 +316,7 @@ void pea_limits_init(void)
 	pea_paranoid_file = pea_sysctl_open(PEA_PARANOID_PATH);
 	pea_mlock_file = pea_sysctl_open(PEA_MLOCK_PATH);
 	pea_max_stack_file = pea_sysctl_open(PEA_MAX_STACK_PATH);
+	pea_sample_rate_file = pea_sysctl_open(PEA_SAMPLE_RATE_PATH);
 }
 
 /**
@@ -309,6 +330,8 @@ void pea_limits_exit(void)
 		filp_close(pea_mlock_file, NULL);
 	if (pea_max_stack_file)
 		filp_close(pea_max_stack_file, NULL);
+	if (pea_sample_rate_file)
+		filp_close(pea_sample_rate_file, NULL);
 	if (pea_proc_mnt)
 		kern_unmount(pea_proc_mnt);
 	if (pea_sysctl_cred)

@@ -33,6 +33,7 @@ struct pea_charge {
 
 int pea_perf_paranoid(void);
 int pea_perf_max_stack(void);
+int pea_perf_max_sample_rate(void);
 int pea_mlock_charge(struct pea_charge *c, unsigned long pages, u64 event_id);
 void pea_mlock_track(struct pea_charge *dst, const struct pea_charge *src);
 void pea_mlock_uncharge(struct pea_charge *c);

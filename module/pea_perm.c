@@ -122,3 +122,23 @@ int pea_perm_netfilter(void)
 		return -EPERM;
 	return capable(CAP_NET_ADMIN) || capable(CAP_SYS_ADMIN) ? 0 : -EPERM;
 }
+
+/**
+ * pea_perm_sample() - may the caller attach a sampling producer
+ * @kernel: the event counts in kernel mode (exclude_kernel 0)
+ *
+ * As perf_event_open() of a sampling event for pid -1 on a CPU: steps 1
+ * and 2 (only if @kernel) here; step 5 (perf_allow_cpu(), with its LSM
+ * hook) perf_event_create_kernel_counter() applies, with the caller's
+ * credentials, after the PMU's event_init as perf_event_open() does (so
+ * an event no PMU has is ENOENT before it is EACCES): pea_sample.c asks
+ * it before taking a link slot or memory.
+ *
+ * Return: 0 or -EACCES.
+ */
+int pea_perm_sample(bool kernel)
+{
+	if (pea_perf_paranoid() > 2 && !capable(CAP_SYS_ADMIN))
+		return -EACCES;
+	return kernel ? pea_perf_allow_kernel() : 0;
+}

@@ -6,9 +6,12 @@
 #ifndef _PEA_PERM_H
 #define _PEA_PERM_H
 
+#include <linux/types.h>
+
 int pea_perm_kprobe(void);
 int pea_perm_kernel_read(void);
 int pea_perm_tracepoint(void);
 int pea_perm_netfilter(void);
+int pea_perm_sample(bool kernel);
 
 #endif /* _PEA_PERM_H */

@@ -73,10 +73,11 @@ struct pea_attach {
 	const struct pea_provider *provider;
 };
 
-/* The kinds (pea_kprobe.c, pea_tp.c, pea_uprobe.c, pea_nf.c). */
+/* The kinds (pea_kprobe.c, pea_tp.c, pea_uprobe.c, pea_nf.c, pea_sample.c). */
 extern const struct pea_provider pea_kprobe_provider;
 extern const struct pea_provider pea_tp_provider;
 extern const struct pea_provider pea_uprobe_provider;
+extern const struct pea_provider pea_sample_provider;
 #ifdef PEA_HAVE_NETFILTER
 extern const struct pea_provider pea_nf_provider;
 #endif

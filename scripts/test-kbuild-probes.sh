@@ -34,6 +34,7 @@ REFERENCE=(
 	"PEA_HAVE_PERF_TIME_CTX linux/perf_event.h struct perf_time_ctx"
 	"PEA_HAVE_HRTIMER_SETUP linux/hrtimer.h void hrtimer_setup"
 	# Added after the change, with its present pattern.
+	"PEA_HAVE_PF_USER_WORKER linux/sched.h define PF_USER_WORKER"
 	"PEA_HAVE_PERF_EV_CAP_READ_SCOPE linux/perf_event.h define PERF_EV_CAP_READ_SCOPE"
 	"PEA_HAVE_UPROBE_NOSYNC linux/uprobes.h void uprobe_unregister_nosync"
 	"PEA_HAVE_UPROBE_HANDLER_DATA linux/uprobes.h struct pt_regs *regs, __u64 *data);"

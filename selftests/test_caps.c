@@ -18,6 +18,10 @@
  *   kprobe, kretprobe   the kprobe PMU (its type from sysfs), pid -1
  *   tracepoint          PERF_TYPE_TRACEPOINT with PERF_SAMPLE_RAW, pid -1
  *   uprobe, uretprobe   the uprobe PMU on the same file and offset, pid -1
+ *   sampling            perf_event_open() of the same sampling event with
+ *                       PERF_SAMPLE_CALLCHAIN, pid -1 (cpu-clock with
+ *                       kernel and user stacks; :u, exclude_kernel, user
+ *                       stacks only; cycles, ENOENT where no PMU)
  *   kprobe kernel       the kprobe PMU, then bpf(BPF_PROG_LOAD) of a kprobe
  *   capture             program (what reads kernel memory at a kprobe)
  *   kprobe user capture the same: a kprobe program's bpf_probe_read_user()
@@ -430,6 +434,71 @@ static int linux_tracepoint(void)
 	return perf_open(&a, -1, 0);
 }
 
+/* ---- sampling: the same event through pea and perf_event_open() ---- */
+
+static __u32 smp_type;
+static __u64 smp_config;
+static bool smp_user;
+
+static void smp_clock(void)
+{
+	smp_type = PERF_TYPE_SOFTWARE;
+	smp_config = PERF_COUNT_SW_CPU_CLOCK;
+	smp_user = false;
+}
+
+static void smp_clock_u(void)
+{
+	smp_clock();
+	smp_user = true;
+}
+
+static void smp_cycles(void)
+{
+	smp_type = PERF_TYPE_HARDWARE;
+	smp_config = PERF_COUNT_HW_CPU_CYCLES;
+	smp_user = false;
+}
+
+static int pea_sample(void)
+{
+	struct pea_sample_attr a;
+	int map = own_map(), err;
+
+	if (map < 0)
+		return 200 + errno;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_SAMPLE_F_CLOEXEC | PEA_SAMPLE_F_FREQ |
+		  (smp_user ? PEA_SAMPLE_F_NO_KERNEL : 0);
+	a.type = smp_type;
+	a.config = smp_config;
+	a.sample = 99;
+	a.filter_cpu = -1;
+	a.kstack_depth = smp_user ? 0 : 16;
+	a.ustack_depth = 16;
+	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_SAMPLE, &a));
+	close(map);
+	return err;
+}
+
+static int linux_sample(void)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = smp_type;
+	a.config = smp_config;
+	a.freq = 1;
+	a.sample_freq = 99;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			PERF_SAMPLE_CALLCHAIN;
+	a.exclude_kernel = smp_user;
+	a.exclude_callchain_kernel = smp_user;
+	return perf_open(&a, -1, 0);
+}
+
 /* ---- uprobes and uretprobes ---- */
 
 static int pea_uprobe_flags(__u32 flags)
@@ -771,6 +840,9 @@ static const struct op ops[] = {
 	{ "tracepoint", NULL, pea_tracepoint, linux_tracepoint, NULL },
 	{ "uprobe", NULL, pea_uprobe, linux_uprobe, NULL },
 	{ "uretprobe", NULL, pea_uretprobe, linux_uretprobe, NULL },
+	{ "sample cpu-clock", smp_clock, pea_sample, linux_sample, NULL },
+	{ "sample cpu-clock:u", smp_clock_u, pea_sample, linux_sample, NULL },
+	{ "sample cycles", smp_cycles, pea_sample, linux_sample, NULL },
 	{ "BPF program calling pea_kf_output", NULL, pea_kfunc_prog,
 	  linux_kfunc_prog, rule_bpf_kfunc },
 	{ "netfilter", NULL, pea_netfilter, linux_netfilter,

@@ -11,6 +11,7 @@ static const struct pea_cmd cmds[] = {
 	{ "trace", cmd_trace, "trace a kernel function or tracepoint through a pea map" },
 	{ "list", cmd_list, "list kprobe-able functions and tracepoints" },
 	{ "stat", cmd_stat, "show the rings and probes the pea module holds" },
+	{ "profile", cmd_profile, "sample on-CPU stacks of a process, a command or every CPU" },
 	{ "snapshot", cmd_snapshot, "ask a running pea trace --flight-recorder for a snapshot now" },
 	{ "counters", cmd_stat_counters, "count PMU events per CPU (the same as 'pea stat -e')" },
 	{ "flamegraph", cmd_flamegraph, "write an SVG flame graph of folded stacks" },

@@ -31,6 +31,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 struct tp_format;
 struct ksig;

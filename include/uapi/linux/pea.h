@@ -1246,5 +1246,122 @@ struct pea_pred {
 	__u64 value;
 	char str[PEA_PRED_STR_MAX];
 };
+/* ---- Sampling producers (ioctl on a map fd, returns a link fd) ---- */
+
+/*
+ * PEA_MAP_IOC_ATTACH_SAMPLE attaches a sampling producer: a kernel perf
+ * event per online CPU (every task on it, as perf_event_open() with pid
+ * -1), cpu-clock at a frequency or a period, or a hardware event where
+ * the CPU has a PMU, whose overflow handler writes one struct
+ * pea_sample_record per overflow into the ring of the CPU it overflowed
+ * on: the task, the interrupted instruction pointer, the kernel stack
+ * (interrupted in the kernel) and the user stack, by frame pointers,
+ * read with fault-safe copies (a task without frame pointers gives a
+ * shorter stack, never a fault). A hardware event's handler runs in NMI.
+ * Links share kprobe links' rules (PEA_LINK_IOC_INFO: hits are the
+ * overflows, written the records, errors the records the ring dropped;
+ * the debugfs "links" file; PEA_MAX_LINKS). CPUs brought online after
+ * the attach, or taken offline and back, are not sampled.
+ */
+#define PEA_USTACK_MAX		127	/* user frames, as PEA_KSTACK_MAX */
+
+/* struct pea_sample_attr.flags */
+#define PEA_SAMPLE_F_CLOEXEC	(1U << 1)	/* O_CLOEXEC on the link fd */
+#define PEA_SAMPLE_F_FREQ	(1U << 2)	/* sample is a frequency in Hz */
+#define PEA_SAMPLE_F_NO_KERNEL	(1U << 3)	/* exclude_kernel */
+#define PEA_SAMPLE_F_NO_USER	(1U << 4)	/* exclude_user */
+#define PEA_SAMPLE_FLAGS	(PEA_SAMPLE_F_CLOEXEC | PEA_SAMPLE_F_FREQ | \
+				 PEA_SAMPLE_F_NO_KERNEL | PEA_SAMPLE_F_NO_USER)
+
+/**
+ * struct pea_sample_attr - argument of PEA_MAP_IOC_ATTACH_SAMPLE
+ * @size:         sizeof(struct pea_sample_attr)
+ * @flags:        PEA_SAMPLE_F_*
+ * @id:           producer id written into every record (0: the link's id)
+ * @type:         PERF_TYPE_SOFTWARE (@config PERF_COUNT_SW_CPU_CLOCK) or
+ *                PERF_TYPE_HARDWARE (ENOENT where the CPU has no PMU;
+ *                branch instructions at period 1, which is BTS on Intel
+ *                and never reaches an overflow handler: EOPNOTSUPP)
+ * @reserved:     zero
+ * @config:       the event, as perf_event_attr.config
+ * @sample:       with PEA_SAMPLE_F_FREQ, samples per second per CPU (1 ..
+ *                kernel.perf_event_max_sample_rate); else the period in
+ *                events (cpu-clock: ns), 1..2^63-1
+ * @filter_tgid:  only record this process (0: any), in the attacher's pid
+ *                namespace; other tasks' overflows count as filtered
+ * @filter_cpu:   only sample this CPU (-1: every online CPU)
+ * @kstack_depth: kernel frames per record at most (0..PEA_KSTACK_MAX and
+ *                perf_event_max_stack); 0 with PEA_SAMPLE_F_NO_KERNEL
+ * @ustack_depth: user frames per record at most (0..PEA_USTACK_MAX and
+ *                perf_event_max_stack); 0 with PEA_SAMPLE_F_NO_USER. A
+ *                record holds perf_event_max_stack entries at most (as
+ *                at the attach), kernel and user together: the user part
+ *                gets what the kernel part left, as perf's callchains
+ * @reserved2:    zero
+ */
+struct pea_sample_attr {
+	__u32 size;
+	__u32 flags;
+	__u64 id;
+	__u32 type;
+	__u32 reserved;
+	__u64 config;
+	__u64 sample;
+	__s32 filter_tgid;
+	__s32 filter_cpu;
+	__u32 kstack_depth;
+	__u32 ustack_depth;
+	__u64 reserved2;
+};
+
+/* struct pea_sample_record.flags (struct pea_probe_record's bits, plus:) */
+#define PEA_REC_F_SAMPLE	(1U << 12)	/* a struct pea_sample_record */
+#define PEA_REC_F_USER_MODE	(1U << 13)	/* interrupted in user mode */
+
+/**
+ * struct pea_sample_record - the payload every overflow writes
+ * @time_ns:   CLOCK_MONOTONIC, ns
+ * @id:        the producer id (struct pea_sample_attr.id or the link id)
+ * @ip:        the interrupted instruction pointer (user or kernel; with
+ *             PEA_SAMPLE_F_NO_KERNEL always the user's, even when a PMU's
+ *             skid let the overflow land in the kernel)
+ * @cpu:       the CPU
+ * @pid:       thread id, in the attacher's pid namespace (0: idle)
+ * @tgid:      process id, in the attacher's pid namespace
+ * @flags:     PEA_REC_F_SAMPLE, maybe PEA_REC_F_USER_MODE
+ * @reserved:  zero
+ * @comm:      the task's comm
+ * @period:    the events this sample stands for (cpu-clock: ns)
+ * @kstack_nr: kernel entries in @ips: the interrupted address, then the
+ *             return addresses of its callers, innermost first; 0 when
+ *             interrupted in user mode
+ * @ustack_nr: user entries in @ips after the kernel ones: the user
+ *             instruction pointer (where the task entered the kernel, if
+ *             interrupted there), then return addresses by frame pointer,
+ *             innermost first; 0 for a kernel thread
+ * @reserved2: zero
+ * @ips:       @kstack_nr + @ustack_nr addresses
+ *
+ * The fields up to @comm sit where struct pea_probe_record has them
+ * (@ip in its @addr).
+ */
+struct pea_sample_record {
+	__u64 time_ns;
+	__u64 id;
+	__u64 ip;
+	__u32 cpu;
+	__u32 pid;
+	__u32 tgid;
+	__u16 flags;
+	__u16 reserved;
+	char comm[16];
+	__u64 period;
+	__u16 kstack_nr;
+	__u16 ustack_nr;
+	__u32 reserved2;
+	__u64 ips[];
+};
+
+#define PEA_MAP_IOC_ATTACH_SAMPLE _IOW(PEA_IOC_MAGIC, 0x18, struct pea_sample_attr)
 
 #endif /* _UAPI_LINUX_PEA_H */

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea: sampling producers.
+ *
+ * PEA_MAP_IOC_ATTACH_SAMPLE on a map fd attaches a sampler and returns a
+ * link fd (the link rules of pea_link.c). The producer is a kernel perf
+ * event per online CPU (perf_event_create_kernel_counter(), pid -1):
+ * cpu-clock, whose hrtimer overflows in hardirq context, or a hardware
+ * event, whose PMU interrupt is an NMI on x86, at a frequency or a
+ * period, with sample_type 0 and an overflow handler instead of a perf
+ * ring. perf calls the handler once per overflow it does not throttle,
+ * with the interrupted registers.
+ *
+ * The handler writes one struct pea_sample_record into this CPU's ring
+ * (pea_output_reserve(): no lock, no allocation): the task, the
+ * interrupted address, the kernel stack when the interrupt came in the
+ * kernel (pea_kstack.c, from the interrupted registers) and the user
+ * stack of the task (pea_ustack.c: its user registers, the interrupted
+ * ones or those it entered the kernel with, then frame pointers with
+ * non-faulting copies). Both stacks go into the link's scratch space of
+ * this CPU first (allocated at attach, charged to the attacher), so that
+ * the record is reserved at its exact size.
+ *
+ * Counts (PEA_LINK_IOC_INFO): hits are the overflows of the process the
+ * link filters on (all of them without a filter), filtered the other
+ * tasks' overflows, written the records, errors the overflows without a
+ * record (the ring full, which its lost count and PERF_RECORD_LOST
+ * report; or a nested call, which cannot happen: struct pea_sample_cpu).
+ * So records + lost == overflows for a reader that drains the rings.
+ */
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include "pea_internal.h"
+#include "pea_link.h"
+#include "pea_provider.h"
+#include "pea_kstack.h"
+#include "pea_ustack.h"
+#include "pea_perm.h"
+
+/*
+ * A CPU's scratch space of one link: the stacks, before the record is
+ * reserved. One event's handler does not nest in itself on its CPU (a
+ * PMU's NMI handler or an hrtimer callback is not re-entered), so one
+ * slot per CPU serves; @busy makes that an assertion: a nested call
+ * would count an error instead of overwriting the slot.
+ */
+struct pea_sample_cpu {
+	int busy;
+	u64 ips[];	/* kstack_depth kernel, then ustack_depth user */
+};
+
+/* A sampling link: the link, then one kernel perf event per CPU. */
+struct pea_sample_link {
+	struct pea_link link;	/* first: pea_link_free() frees it */
+	struct perf_event **events;	/* nr_cpu_ids entries, NULL if none */
+	struct pea_sample_cpu __percpu *cpu;
+	u32 ustack_depth;
+	u32 max_stack;		/* both parts together, at most */
+};
+
+static_assert(offsetof(struct pea_sample_link, link) == 0);
+
+static struct pea_sample_link *pea_sl(struct pea_link *l)
+{
+	return container_of(l, struct pea_sample_link, link);
+}
+
+/*
+ * The interrupted address; for a user-only event (exclude_kernel) that a
+ * PMU's skid let overflow in the kernel, the user's (or 0 for none): a
+ * sampler the kernel rule did not admit never sees a kernel address.
+ */
+static u64 pea_sample_ip(struct pea_link *l, struct pt_regs *regs, bool user)
+{
+	struct pt_regs *uregs;
+
+	if (user || !(l->flags & PEA_SAMPLE_F_NO_KERNEL))
+		return instruction_pointer(regs);
+	uregs = pea_ustack_regs(regs);
+	return uregs ? instruction_pointer(uregs) : 0;
+}
+
+static void pea_sample_overflow(struct perf_event *event,
+				struct perf_sample_data *data,
+				struct pt_regs *regs)
+{
+	struct pea_link *l = event->overflow_handler_context;
+	struct pea_sample_link *sl = pea_sl(l);
+	u32 kdepth = l->kstack_depth, knr = 0, unr = 0;
+	struct task_struct *task = current;
+	struct pea_output_handle h;
+	struct pea_sample_record *r;
+	struct pea_sample_cpu *sc;
+	bool user = user_mode(regs);
+
+	if (pea_link_filtered_tgid(l))
+		return;
+	pea_link_count_hit(l);
+	sc = this_cpu_ptr(sl->cpu);
+	if (sc->busy) {
+		this_cpu_inc(l->stats->errors);
+		return;
+	}
+	sc->busy = 1;
+	barrier();	/* the slot is ours from here (this CPU only) */
+	if (!user && kdepth)
+		knr = pea_kstack_save(regs, 0, sc->ips, kdepth);
+	/* One budget for both parts, as perf_event_max_stack is perf's. */
+	if (sl->ustack_depth && knr < sl->max_stack)
+		unr = pea_ustack_save(pea_ustack_regs(regs), sc->ips + kdepth,
+				      min(sl->ustack_depth,
+					  sl->max_stack - knr));
+	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
+			       sizeof(*r) + (knr + unr) * sizeof(u64), &h)) {
+		this_cpu_inc(l->stats->errors);
+		goto out;
+	}
+	r = h.data;
+	r->time_ns = ktime_get_mono_fast_ns();
+	r->id = l->rec_id;
+	r->ip = pea_sample_ip(l, regs, user);
+	r->cpu = smp_processor_id();
+	r->pid = task_pid_nr_ns(task, l->pid_ns);
+	r->tgid = task_tgid_nr_ns(task, l->pid_ns);
+	r->flags = PEA_REC_F_SAMPLE | (user ? PEA_REC_F_USER_MODE : 0);
+	r->reserved = 0;
+	strscpy_pad(r->comm, task->comm, sizeof(r->comm));
+	r->period = data->period;
+	r->kstack_nr = knr;
+	r->ustack_nr = unr;
+	r->reserved2 = 0;
+	memcpy(r->ips, sc->ips, knr * sizeof(u64));
+	memcpy(r->ips + knr, sc->ips + kdepth, unr * sizeof(u64));
+	pea_output_commit(&h);
+	this_cpu_inc(l->stats->written);
+out:
+	barrier();
+	sc->busy = 0;
+}
+
+/**
+ * pea_sample_unregister() - release a sampling link's perf events
+ * @l: the link
+ *
+ * perf_event_release_kernel() removes each event from its CPU (an IPI
+ * that cannot run while the handler runs there: it runs with interrupts
+ * off, or in NMI, which the PMU's stop waits out); the grace period then
+ * covers any reader of the event list still walking it. After this no
+ * handler of @l runs.
+ */
+static void pea_sample_unregister(struct pea_link *l)
+{
+	struct pea_sample_link *sl = pea_sl(l);
+	unsigned int cpu;
+
+	if (!sl->events)
+		return;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (sl->events[cpu])
+			perf_event_release_kernel(sl->events[cpu]);
+	synchronize_rcu();
+	kfree(sl->events);
+	sl->events = NULL;
+}
+
+static int pea_sample_create(struct pea_link *l, struct perf_event_attr *attr,
+			     unsigned int cpu)
+{
+	struct perf_event *ev;
+
+	ev = perf_event_create_kernel_counter(attr, cpu, NULL,
+					      pea_sample_overflow, l);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	pea_sl(l)->events[cpu] = ev;
+	return 0;
+}
+
+/* The perf event of @a (sample_period and sample_freq share a union). */
+static void pea_sample_perf_attr(const struct pea_sample_attr *a,
+				 struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = a->type;
+	attr->size = sizeof(*attr);
+	attr->config = a->config;
+	attr->sample_period = a->sample;
+	attr->freq = !!(a->flags & PEA_SAMPLE_F_FREQ);
+	attr->exclude_kernel = !!(a->flags & PEA_SAMPLE_F_NO_KERNEL);
+	attr->exclude_user = !!(a->flags & PEA_SAMPLE_F_NO_USER);
+}
+
+/*
+ * The CPU-wide rule (perf_allow_cpu(): paranoid <= 0 or CAP_PERFMON),
+ * before pea takes a link slot or memory: for a caller it refuses, ask
+ * perf_event_create_kernel_counter() for the event, disabled, which
+ * answers what perf_event_open() answers in its order (the PMU's ENOENT,
+ * then EACCES from find_get_context(), with the LSM hook) and keeps
+ * nothing. Return: 0 or that error.
+ */
+static int pea_sample_cpu_rule(const struct pea_sample_attr *a)
+{
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+	int cpu;
+
+	if (pea_perf_paranoid() <= 0 || perfmon_capable())
+		return 0;
+	pea_sample_perf_attr(a, &attr);
+	attr.disabled = 1;
+	cpu = a->filter_cpu >= 0 ? a->filter_cpu :
+	      cpumask_first(cpu_online_mask);
+	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	perf_event_release_kernel(ev);
+	return 0;
+}
+
+static int pea_sample_register(struct pea_link *l, const void *arg)
+{
+	const struct pea_sample_attr *a = arg;
+	struct pea_sample_link *sl = pea_sl(l);
+	struct perf_event_attr attr;
+	unsigned int cpu, nr = a->filter_cpu >= 0 ? 1 : num_online_cpus();
+	size_t scratch = struct_size_t(struct pea_sample_cpu, ips,
+				       a->kstack_depth + a->ustack_depth);
+	int err;
+
+	pea_sample_perf_attr(a, &attr);
+	/* Events array, scratch space, a perf event per CPU sampled. */
+	err = pea_link_charge(l, kmalloc_size_roundup(nr_cpu_ids *
+						      sizeof(*sl->events)) +
+			      scratch * num_possible_cpus() +
+			      nr * sizeof(struct perf_event));
+	if (err)
+		return err;
+	sl->cpu = __alloc_percpu_gfp(scratch, __alignof__(u64),
+				     GFP_KERNEL_ACCOUNT);
+	if (!sl->cpu)
+		return -ENOMEM;
+	sl->events = kcalloc(nr_cpu_ids, sizeof(*sl->events),
+			     GFP_KERNEL_ACCOUNT);
+	if (!sl->events)
+		return -ENOMEM;
+	/* One CPU asked for: its errors are the answer (ENODEV offline). */
+	if (a->filter_cpu >= 0) {
+		err = pea_sample_create(l, &attr, a->filter_cpu);
+		goto out;
+	}
+	/*
+	 * As pea_tp.c, not under cpus_read_lock(): a CPU that goes offline
+	 * meanwhile gives -ENODEV and is skipped; one that comes online is
+	 * not sampled, as one that comes online later.
+	 */
+	for_each_online_cpu(cpu) {
+		err = pea_sample_create(l, &attr, cpu);
+		if (err == -ENODEV)
+			err = 0;
+		if (err)
+			break;
+	}
+out:
+	if (err)
+		pea_sample_unregister(l);
+	return err;
+}
+
+static int pea_sample_check_attr(const struct pea_sample_attr *a)
+{
+	bool nok = a->flags & PEA_SAMPLE_F_NO_KERNEL;
+	bool nou = a->flags & PEA_SAMPLE_F_NO_USER;
+	int err;
+
+	if ((a->flags & ~PEA_SAMPLE_FLAGS) || a->reserved || a->reserved2)
+		return -EINVAL;
+	if (nok && nou)
+		return -EINVAL;	/* nothing left to sample */
+	if (a->type == PERF_TYPE_SOFTWARE) {
+		if (a->config != PERF_COUNT_SW_CPU_CLOCK)
+			return -EINVAL;
+	} else if (a->type != PERF_TYPE_HARDWARE) {
+		return -EINVAL;
+	}
+	/*
+	 * Branch instructions at period 1 is BTS on Intel
+	 * (intel_pmu_has_bts_period()), whose records perf writes into the
+	 * event's own ring, which a kernel counter has none of: a sampler
+	 * that would never fire, holding the LBR. Refused, PMU or not.
+	 */
+	if (a->type == PERF_TYPE_HARDWARE &&
+	    (a->config & PERF_HW_EVENT_MASK) ==
+	    PERF_COUNT_HW_BRANCH_INSTRUCTIONS &&
+	    !(a->flags & PEA_SAMPLE_F_FREQ) && a->sample == 1)
+		return -EOPNOTSUPP;
+	if (a->flags & PEA_SAMPLE_F_FREQ) {
+		/* As perf_event_open(): past the sysctl is EINVAL. */
+		if (!a->sample || a->sample > pea_perf_max_sample_rate())
+			return -EINVAL;
+	} else if (!a->sample || (a->sample & (1ULL << 63))) {
+		return -EINVAL;
+	}
+	if (a->filter_tgid < 0 || a->filter_cpu < -1 ||
+	    a->filter_cpu >= (int)nr_cpu_ids)
+		return -EINVAL;
+	if ((nok && a->kstack_depth) || (nou && a->ustack_depth))
+		return -EINVAL;
+	err = pea_kstack_check(a->kstack_depth, 0);
+	if (err)
+		return err;
+	if (a->ustack_depth > PEA_USTACK_MAX)
+		return -EINVAL;
+	if (a->ustack_depth > pea_perf_max_stack())
+		return -EOVERFLOW;
+	return 0;
+}
+
+/**
+ * pea_sample_attach() - PEA_MAP_IOC_ATTACH_SAMPLE: attach a sampler
+ * @map: the map the producer writes into (the ioctl's map fd)
+ * @ua: struct pea_sample_attr in user memory
+ *
+ * The attr is copied first (perf_event_open() copies its attr before its
+ * checks too): whether the event counts in the kernel decides the rule.
+ *
+ * Return: a link fd, or -EFAULT, -EINVAL (attr; size below the struct's;
+ * a frequency past perf_event_max_sample_rate; a stack depth past
+ * PEA_KSTACK_MAX or PEA_USTACK_MAX, or with the mode it cannot see),
+ * -E2BIG (attr tail), -EACCES (as perf_event_open() of the event for
+ * every task on a CPU: pea_perm_sample()), -EOPNOTSUPP (kstack_depth
+ * where pea cannot unwind), -EOVERFLOW (a depth past
+ * perf_event_max_stack), -EMLINK (PEA_MAX_LINKS live, or the caller's
+ * max_user_links), -ENOENT (no such hardware event: no PMU), -ENODEV
+ * (filter_cpu offline), perf's other errors, -ENOMEM (also
+ * max_user_probe_kb or max_probe_kb reached), -EMFILE.
+ */
+static long pea_sample_attach(struct pea_map *map, const void __user *ua)
+{
+	struct pea_sample_attr a;
+	struct pea_link *l;
+	long err;
+
+	err = pea_link_copy_attr(&a, sizeof(a), sizeof(a), ua);
+	if (err)
+		return err;
+	err = pea_perm_sample(!(a.flags & PEA_SAMPLE_F_NO_KERNEL));
+	if (err)
+		return err;
+	err = pea_sample_check_attr(&a);
+	if (err)
+		return err;
+	err = pea_sample_cpu_rule(&a);
+	if (err)
+		return err;
+	l = pea_link_alloc(map, &pea_sample_provider, a.id, a.flags,
+			   a.filter_tgid, a.filter_cpu);
+	if (IS_ERR(l))
+		return PTR_ERR(l);
+	l->addr = a.config;
+	l->kstack_depth = a.kstack_depth;
+	pea_sl(l)->ustack_depth = a.ustack_depth;
+	pea_sl(l)->max_stack = pea_perf_max_stack();
+	snprintf(l->symbol, sizeof(l->symbol), "sample:%s",
+		 a.type == PERF_TYPE_SOFTWARE ? "cpu-clock" : "hardware");
+	return pea_link_install(l, a.flags & PEA_SAMPLE_F_CLOEXEC, &a);
+}
+
+/* The scratch space, whether registering got that far or not. */
+static void pea_sample_free(struct pea_link *l)
+{
+	free_percpu(pea_sl(l)->cpu);
+}
+
+const struct pea_provider pea_sample_provider = {
+	.link_size = sizeof(struct pea_sample_link),
+	.attach = pea_sample_attach,
+	.reg = pea_sample_register,
+	.unregister = pea_sample_unregister,
+	.free = pea_sample_free,
+};

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea profile (issue 24): the workload is test_sample's own (/bin/test_sample
+ * --work MODE SECS: main() calls a() and b(), three quarters and one
+ * quarter of the time, each calling spin(); or k(), reads of /dev/zero),
+ * profiled through the tool, its stacks read back from --folded:
+ *   - -- CMD: a's share of the spin samples is 0.75 +- 0.08, the stacks end
+ *     main;a;spin and main;b;spin exactly, the top stack printed is one of
+ *     them (leaf first), and samples + lost == the link's overflows;
+ *   - kernel and user frames join in one stack (main, then vfs_read [k]);
+ *   - a command that exits before the tool reads one record is named (the
+ *     rings are not read until it has exited: a quarter-full watermark
+ *     that 1 s at 99 Hz does not reach);
+ *   - so is one whose code was mapped after its exec (a shared object),
+ *     which only the maps read at its exit stop hold;
+ *   - -p PID of a process that exits while the tool runs is named;
+ *   - --user-only has no kernel frame, --kernel-only no user frame;
+ *   - usage errors.
+ */
+#include "pea_test.h"
+#include "pt_perm.h"
+#include "pt_tool.h"
+
+#define WORK	"/bin/test_sample"
+#define FOLDED	"/tmp/pt_profile.folded"
+#define SVG	"/tmp/pt_profile.svg"
+#define TOL	0.08
+
+static char out[1 << 20], err[1 << 16];
+
+/* The folded stacks: per line the frames and the weight. */
+struct fold {
+	unsigned long a, b, spin_other, total, joined, kframes, uframes;
+	unsigned long lines, pea, so, unnamed;
+	bool bad;
+};
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+static void read_folded(struct fold *f, const char *comm)
+{
+	static char line[1 << 16];
+	FILE *in = fopen(FOLDED, "r");
+
+	memset(f, 0, sizeof(*f));
+	if (!in) {
+		f->bad = true;
+		return;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		char *sp = strrchr(line, ' '), *end;
+		unsigned long w;
+
+		if (!sp) {
+			f->bad = true;
+			continue;
+		}
+		*sp = '\0';
+		w = strtoul(sp + 1, &end, 10);
+		if (end == sp + 1 || (*end && *end != '\n')) {
+			f->bad = true;
+			continue;
+		}
+		f->lines++;
+		f->total += w;
+		/*
+		 * The command's, or a sample between its fork from pea and
+		 * its exec (comm "pea"), which is honest too.
+		 */
+		if ((strncmp(line, comm, strlen(comm)) ||
+		     line[strlen(comm)] != ';') && strncmp(line, "pea;", 4))
+			f->bad = true;
+		if (!strncmp(line, "pea;", 4))
+			f->pea += w;
+		if (ends_with(line, ";main;a;spin"))
+			f->a += w;
+		else if (ends_with(line, ";main;b;spin"))
+			f->b += w;
+		else if (ends_with(line, ";spin"))
+			f->spin_other += w;
+		if (ends_with(line, ";main;pt_prof_so_spin"))
+			f->so += w;
+		/*
+		 * What main() called, unnamed ("[unknown]", "[file+0x..]"):
+		 * in the late-mapped object, code no snapshot held. Other
+		 * unnamed frames are shown: those of the command's fork from
+		 * pea before its exec (comm "pea") run pea's code, which the
+		 * command's maps do not hold (docs/profiling.md).
+		 */
+		if (ends_with(line, ";main;[unknown]") ||
+		    strstr(line, ";main;[unknown];") ||
+		    strstr(line, ";main;[pt_prof_so"))
+			f->unnamed += w;
+		if (strstr(line, "[unknown]") || strstr(line, ";[pt_prof_so"))
+			pt_diag("unnamed: %.300s %lu", line, w);
+		if (strstr(line, "_[k]"))
+			f->kframes += w;
+		if (strstr(line, ";main"))
+			f->uframes += w;
+		if (strstr(line, ";main;") && strstr(line, ";vfs_read_[k]"))
+			f->joined += w;
+	}
+	fclose(in);
+}
+
+/* "pea profile: N samples, M lost, overflows K ..." on stderr. */
+static bool counts(unsigned long long *n, unsigned long long *lost,
+		   unsigned long long *ovf)
+{
+	const char *s = strstr(err, "pea profile: ");
+
+	return s && sscanf(s, "pea profile: %llu samples, %llu lost, overflows %llu",
+			   n, lost, ovf) == 3;
+}
+
+static int profile(char *const argv[])
+{
+	int rc;
+
+	unlink(FOLDED);
+	rc = pt_run(argv, out, sizeof(out), err, sizeof(err), NULL, NULL);
+	pt_diag("stderr: %s", err);
+	return rc;
+}
+
+static void test_ab(void)
+{
+	char *argv[] = { PT_PEA, "profile", "-F", "499", "--folded", FOLDED,
+			 "--svg", SVG, "--top", "3", "--", WORK, "--work", "0",
+			 "4", NULL };
+	char head[64] = "";
+	unsigned long long n = 0, lost = 0, ovf = 0;
+	struct fold f;
+	double share;
+	const char *top;
+
+	bool ok;
+
+	PT_EQ(profile(argv), 0, "profile -- test_sample --work 0: exit 0");
+	ok = counts(&n, &lost, &ovf);
+	PT_OK(ok, "the counts line");
+	PT_EQ(n + lost, ovf, "samples + lost (%llu + %llu) == overflows", n,
+	      lost);
+	read_folded(&f, "test_sample");
+	PT_OK(!f.bad && f.lines, "folded: %lu lines, each test_sample;...;leaf N",
+	      f.lines);
+	PT_EQ(f.total, n, "folded: weights sum to the samples");
+	PT_OK(f.a + f.b >= 200, "a/b: %lu samples in main;a|b;spin", f.a + f.b);
+	PT_OK(f.a + f.b >= (f.a + f.b + f.spin_other) * 95 / 100,
+	      "a/b: %lu of %lu spin samples end main;a;spin or main;b;spin exactly",
+	      f.a + f.b, f.a + f.b + f.spin_other);
+	share = f.a + f.b ? (double)f.a / (f.a + f.b) : 0;
+	PT_OK(share > 0.75 - TOL && share < 0.75 + TOL,
+	      "a/b: a's share %.3f (%lu:%lu) is 0.75 +- %.2f", share, f.a,
+	      f.b, TOL);
+	/* The heaviest stack first, leaf first: spin, a, main. */
+	top = strstr(out, "samples");
+	PT_OK(top && strstr(top, "\n        spin\n        a\n        main\n") ==
+	      strchr(top, '\n'),
+	      "the top stack printed is spin <- a <- main");
+	if (!top || !strstr(top, "        spin\n"))
+		pt_diag("stdout: %.2000s", out);
+	pt_read_file(SVG, head, sizeof(head));
+	PT_OK(strstr(head, "<svg") || strstr(head, "<?xml"),
+	      "--svg writes an SVG (%.20s...)", head);
+}
+
+static void test_kernel(void)
+{
+	char *argv[] = { PT_PEA, "profile", "-F", "499", "--folded", FOLDED,
+			 "--", WORK, "--work", "1", "3", NULL };
+	struct fold f;
+
+	PT_EQ(profile(argv), 0, "profile -- test_sample --work 1: exit 0");
+	read_folded(&f, "test_sample");
+	PT_OK(f.joined >= 10,
+	      "read(2): %lu samples of %lu join user main and kernel vfs_read in one stack",
+	      f.joined, f.total);
+}
+
+static void test_exit_first(void)
+{
+	char *argv[] = { PT_PEA, "profile", "-F", "99", "--pages", "64",
+			 "--folded", FOLDED, "--", WORK, "--work", "0", "1",
+			 NULL };
+	unsigned long long n = 0, lost = 0, ovf = 0;
+	struct fold f;
+
+	const char *s;
+	unsigned long long after = 0;
+	bool ok;
+
+	PT_EQ(profile(argv), 0, "profile of a 1 s command: exit 0");
+	ok = counts(&n, &lost, &ovf);
+	PT_OK(ok && n >= 20, "%llu samples", n);
+	s = strstr(err, "samples read after the process exited");
+	while (s && s > err && s[-1] != '\n' && s[-1] != ':')
+		s--;
+	if (s)
+		after = strtoull(s + (*s == ' '), NULL, 10);
+	PT_EQ(after, n, "every sample was read after the command had exited");
+	read_folded(&f, "test_sample");
+	PT_OK(f.a + f.b >= (f.a + f.b + f.spin_other) * 95 / 100 && f.a,
+	      "exited before the read: %lu of %lu spin samples named main;a|b;spin",
+	      f.a + f.b, f.a + f.b + f.spin_other);
+}
+
+/*
+ * A command that maps a shared object after its exec, spins in it and
+ * exits before the tool reads a record: only the maps read at its exit
+ * stop hold the object.
+ */
+static void test_exit_maps(void)
+{
+	char *argv[] = { PT_PEA, "profile", "-F", "99", "--pages", "64",
+			 "--folded", FOLDED, "--", WORK, "--work", "3", "1",
+			 NULL };
+	struct fold f;
+
+	PT_EQ(profile(argv), 0, "profile of a command that maps code late: exit 0");
+	read_folded(&f, "test_sample");
+	PT_OK(f.so >= 20 && !f.unnamed,
+	      "the object mapped after the exec: %lu samples end main;pt_prof_so_spin, %lu have an unnamed user frame",
+	      f.so, f.unnamed);
+}
+
+static void test_pid(void)
+{
+	char pid_s[16];
+	char *work[] = { WORK, "--work", "0", "3", NULL };
+	char *argv[] = { PT_PEA, "profile", "-F", "499", "-p", pid_s,
+			 "-d", "30", "--folded", FOLDED, NULL };
+	struct fold f;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execv(WORK, work);
+		_exit(127);
+	}
+	snprintf(pid_s, sizeof(pid_s), "%d", pid);
+	PT_EQ(profile(argv), 0, "profile -p PID: exit 0 when the process is gone");
+	waitpid(pid, NULL, 0);
+	read_folded(&f, "test_sample");
+	PT_OK(f.a && f.b && f.a + f.b >= (f.a + f.b + f.spin_other) * 95 / 100,
+	      "-p: %lu:%lu samples named main;a|b;spin (%lu other spin)",
+	      f.a, f.b, f.spin_other);
+}
+
+static void test_modes(void)
+{
+	char *u[] = { PT_PEA, "profile", "-F", "499", "--user-only",
+		      "--folded", FOLDED, "--", WORK, "--work", "0", "2",
+		      NULL };
+	char *k[] = { PT_PEA, "profile", "-F", "499", "--kernel-only",
+		      "--folded", FOLDED, "--", WORK, "--work", "1", "2",
+		      NULL };
+	struct fold f;
+
+	PT_EQ(profile(u), 0, "--user-only: exit 0");
+	read_folded(&f, "test_sample");
+	PT_OK(f.total >= 50 && !f.kframes && f.uframes,
+	      "--user-only: %lu samples, %lu with kernel frames, %lu with main",
+	      f.total, f.kframes, f.uframes);
+	PT_EQ(profile(k), 0, "--kernel-only: exit 0");
+	read_folded(&f, "test_sample");
+	PT_OK(f.total >= 50 && f.kframes == f.total && !f.uframes,
+	      "--kernel-only: %lu samples, %lu with kernel frames, %lu with main",
+	      f.total, f.kframes, f.uframes);
+}
+
+static void test_usage(void)
+{
+	char *both[] = { PT_PEA, "profile", "--kernel-only", "--user-only",
+			 "--", WORK, "--work", "0", "1", NULL };
+	char *f0[] = { PT_PEA, "profile", "-F", "0", NULL };
+	char *nop[] = { PT_PEA, "profile", "-p", "99999999", NULL };
+	char *pages[] = { PT_PEA, "profile", "--pages", "3", NULL };
+
+	PT_EQ(profile(both), 2, "--kernel-only --user-only: usage error");
+	PT_EQ(profile(f0), 2, "-F 0: usage error");
+	PT_EQ(profile(pages), 2, "--pages 3: usage error");
+	PT_EQ(profile(nop), 1, "-p of no process: error");
+	PT_OK(strstr(err, "no process 99999999") != NULL, "-p: says there is no such process");
+}
+
+static void become_nobody(void *arg)
+{
+	(void)arg;
+	if (pt_drop_to_nobody_caps(0))
+		_exit(126);
+}
+
+/* As perf record -a: at paranoid 2 nobody may not sample every CPU. */
+static void test_perm(void)
+{
+	char *argv[] = { PT_PEA, "profile", "-d", "1", NULL };
+	long paranoid = pt_perm_read_int(PT_PARANOID);
+	struct stat st;
+	int rc;
+
+	if (stat(PEA_DEVICE_PATH, &st))
+		pt_fatal("stat " PEA_DEVICE_PATH);
+	PT_EQ(chmod(PEA_DEVICE_PATH, 0666), 0, "/dev/pea opened to others");
+	PT_EQ(pt_perm_write_int(PT_PARANOID, 2), 0, "perf_event_paranoid 2");
+	rc = pt_run(argv, out, sizeof(out), err, sizeof(err), become_nobody,
+		    NULL);
+	PT_EQ(rc, 1, "nobody at paranoid 2: exit 1");
+	PT_OK(strstr(err, "CAP_PERFMON") != NULL,
+	      "nobody at paranoid 2: the message names CAP_PERFMON (%.200s)",
+	      err);
+	PT_EQ(pt_perm_write_int(PT_PARANOID, paranoid), 0,
+	      "perf_event_paranoid restored");
+	PT_EQ(chmod(PEA_DEVICE_PATH, st.st_mode & 07777), 0,
+	      "device mode restored");
+}
+
+int main(void)
+{
+	test_usage();
+	test_perm();
+	test_ab();
+	test_kernel();
+	test_exit_first();
+	test_exit_maps();
+	test_pid();
+	test_modes();
+	return pt_done();
+}

@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea profile: sample a process, a command or the whole system at a
+ * frequency (cpu-clock, PEA_MAP_IOC_ATTACH_SAMPLE) with kernel and user
+ * stacks, and print the heaviest stacks, named: kernel frames from
+ * /proc/kallsyms (ksym.c), user frames from snapshots of the process's
+ * /proc/PID/maps and the ELF symbol tables of the files mapped (usym.c).
+ *
+ * When the snapshots are taken, so that a process that exits before the
+ * tool reads its records is still named:
+ *   - -p PID: at the start; again when a sample falls outside every
+ *     mapping of the snapshot (a library loaded since), at most once a
+ *     read pass;
+ *   - -- CMD: the child is traced (PTRACE_SEIZE with PTRACE_O_TRACEEXEC
+ *     and PTRACE_O_TRACEEXIT): its maps are read at its exec, and at its
+ *     exit stop, where its memory is still there; only then may it exit;
+ *   - every other process (the whole system, or threads of another
+ *     process): when its first record is read.
+ * Records are kept as they come (addresses), and named at the end.
+ *
+ * The stacks go into a set of tools/pea/stacks.h: root first, the
+ * process (comm), the user frames from the outermost, then the kernel
+ * frames from the outermost.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include "libpea.h"
+#include "pea_tool.h"
+#include "stacks.h"
+#include "usym.h"
+
+#define PROFILE_HZ_DEFAULT	99
+#define PROFILE_TOP_DEFAULT	10
+#define PROFILE_PAGES_DEFAULT	64
+#define PROFILE_DEPTH		127
+#define PROFILE_SAMPLES_MAX	(16U << 20)	/* records kept, at most */
+#define FRAME_LEN		256	/* a frame's name, at most */
+
+struct prof_sample {
+	int pid, tgid;
+	char comm[16];
+	__u16 knr, unr;
+	__u64 *ips;		/* knr kernel, then unr user */
+};
+
+struct profiler {
+	unsigned int hz, top, pages;
+	double secs;		/* 0: until the end (or Ctrl-C) */
+	bool kernel_only, user_only;
+	int pid;		/* -p */
+	char **cmd;		/* -- CMD */
+	const char *folded, *svg;
+	int map_fd, link_fd;
+	pid_t child;
+	struct pea_buffer *pb;
+	struct usyms *us;
+	struct prof_sample *s;
+	size_t n, cap, dropped;
+	__u64 lost;
+	bool resnap;		/* -p: a sample outside the snapshot */
+	int err;
+};
+
+static volatile sig_atomic_t prof_stop;
+
+static void prof_on_signal(int sig)
+{
+	(void)sig;
+	prof_stop = 1;
+}
+
+static int prof_help(void)
+{
+	printf("usage: pea profile [-F HZ] [-p PID | -- CMD [ARG...]] [-d SECONDS]\n"
+	       "                   [--kernel-only | --user-only] [--top N] [--pages N]\n"
+	       "                   [--folded FILE] [--svg FILE]\n"
+	       "\n"
+	       "Sample on-CPU stacks (cpu-clock at HZ per CPU, default %u) of a process\n"
+	       "(-p), of a command the tool runs (--), or of every task, for SECONDS or\n"
+	       "until the command exits or Ctrl-C; print the N heaviest stacks (default\n"
+	       "%u), leaf first, with their sample counts.\n"
+	       "\n"
+	       "  -F, --freq HZ        samples per second per CPU\n"
+	       "  -p, --pid PID        only this process (its threads too)\n"
+	       "  -d, --duration SECS  stop after SECS seconds\n"
+	       "      --kernel-only    kernel stacks only (exclude_user)\n"
+	       "      --user-only      user stacks only (exclude_kernel)\n"
+	       "      --top N          stacks printed (0: all)\n"
+	       "      --pages N        ring pages per CPU, a power of two (default %u)\n"
+	       "      --folded FILE    write folded stacks (flamegraph.pl, speedscope)\n"
+	       "      --svg FILE       write an SVG flame graph\n"
+	       "\n"
+	       "Privilege: as perf record -a: CAP_PERFMON, or perf_event_paranoid <= 0\n"
+	       "(Debian's default 3: CAP_SYS_ADMIN); see docs/profiling.md.\n"
+	       "User frames are walked by frame pointers: code built without them shows\n"
+	       "short stacks.\n",
+	       PROFILE_HZ_DEFAULT, PROFILE_TOP_DEFAULT, PROFILE_PAGES_DEFAULT);
+	return PEA_EXIT_OK;
+}
+
+static int prof_parse(struct profiler *p, int argc, char **argv)
+{
+	enum { O_KONLY = 256, O_UONLY, O_TOP, O_PAGES, O_FOLDED, O_SVG };
+	static const struct option opts[] = {
+		{ "freq", required_argument, NULL, 'F' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "kernel-only", no_argument, NULL, O_KONLY },
+		{ "user-only", no_argument, NULL, O_UONLY },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "pages", required_argument, NULL, O_PAGES },
+		{ "folded", required_argument, NULL, O_FOLDED },
+		{ "svg", required_argument, NULL, O_SVG },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+F:p:d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (tool_parse_uint(optarg, 1000000, &p->hz) || !p->hz)
+				return tool_usage("profile", "bad frequency '%s'",
+						  optarg);
+			break;
+		case 'p':
+			if (tool_parse_uint(optarg, 0x7fffffff, &v) || !v)
+				return tool_usage("profile", "bad pid '%s'",
+						  optarg);
+			p->pid = (int)v;
+			break;
+		case 'd':
+			if (tool_parse_seconds(optarg, &p->secs) ||
+			    p->secs <= 0)
+				return tool_usage("profile", "bad duration '%s'",
+						  optarg);
+			break;
+		case O_KONLY:
+			p->kernel_only = true;
+			break;
+		case O_UONLY:
+			p->user_only = true;
+			break;
+		case O_TOP:
+			if (tool_parse_uint(optarg, 1000000, &p->top))
+				return tool_usage("profile", "bad --top '%s'",
+						  optarg);
+			break;
+		case O_PAGES:
+			if (tool_parse_uint(optarg, 1U << 20, &p->pages) ||
+			    !p->pages || (p->pages & (p->pages - 1)))
+				return tool_usage("profile",
+						  "--pages must be a power of two, not '%s'",
+						  optarg);
+			break;
+		case O_FOLDED:
+			p->folded = optarg;
+			break;
+		case O_SVG:
+			p->svg = optarg;
+			break;
+		case 'h':
+			prof_help();
+			return -1;
+		default:
+			return tool_usage("profile", "unknown option");
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--"))
+			return tool_usage("profile", "unexpected '%s' (a command follows --)",
+					  argv[optind]);
+		p->cmd = argv + optind;
+	}
+	if (p->kernel_only && p->user_only)
+		return tool_usage("profile", "--kernel-only and --user-only exclude each other");
+	if (p->pid && p->cmd)
+		return tool_usage("profile", "-p and a command exclude each other");
+	return 0;
+}
+
+/* ---- records ---- */
+
+static void prof_on_sample(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct profiler *p = ctx;
+	struct pea_sample_record r;
+	struct prof_sample *s;
+	size_t nips;
+
+	(void)cpu;
+	if (size < sizeof(r)) {
+		p->err = -EINVAL;
+		return;
+	}
+	memcpy(&r, data, sizeof(r));
+	nips = (size_t)r.kstack_nr + r.ustack_nr;
+	if (!(r.flags & PEA_REC_F_SAMPLE) ||
+	    sizeof(r) + nips * sizeof(__u64) > size) {
+		p->err = -EINVAL;
+		return;
+	}
+	if (p->n == PROFILE_SAMPLES_MAX) {
+		p->dropped++;
+		return;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 4096;
+		struct prof_sample *ns = realloc(p->s, cap * sizeof(*ns));
+
+		if (!ns) {
+			p->dropped++;
+			return;
+		}
+		p->s = ns;
+		p->cap = cap;
+	}
+	s = &p->s[p->n];
+	s->ips = malloc(nips ? nips * sizeof(__u64) : 1);
+	if (!s->ips) {
+		p->dropped++;
+		return;
+	}
+	memcpy(s->ips, (unsigned char *)data + sizeof(r),
+	       nips * sizeof(__u64));
+	s->pid = r.pid;
+	s->tgid = r.tgid;
+	memcpy(s->comm, r.comm, sizeof(s->comm));
+	s->comm[sizeof(s->comm) - 1] = '\0';
+	s->knr = r.kstack_nr;
+	s->unr = r.ustack_nr;
+	p->n++;
+	/* A process seen for the first time: its maps now, while it lives. */
+	if (r.ustack_nr && r.tgid && !usyms_known(p->us, r.tgid))
+		usyms_snap(p->us, r.tgid);
+	else if (p->pid && r.ustack_nr && (int)r.tgid == p->pid) {
+		char buf[FRAME_LEN];
+
+		if (usyms_name(p->us, r.tgid, s->ips[r.kstack_nr], buf,
+			       sizeof(buf)) == -ESRCH)
+			p->resnap = true;
+	}
+}
+
+static void prof_on_lost(void *ctx, int cpu, __u64 cnt)
+{
+	struct profiler *p = ctx;
+
+	(void)cpu;
+	p->lost += cnt;
+}
+
+/* ---- naming ---- */
+
+/* "func" or "func [module]" from ksyms_format()'s "func+0x1f [module]". */
+static void kname(const struct ksyms *ks, __u64 addr, char *buf, size_t len)
+{
+	char tmp[PEA_SYM_LEN + 64], *plus, *mod;
+
+	ksyms_format(ks, addr, tmp, sizeof(tmp));
+	if (!strncmp(tmp, "0x", 2)) {
+		snprintf(buf, len, "[unknown]");
+		return;
+	}
+	mod = strchr(tmp, ' ');
+	plus = strchr(tmp, '+');
+	if (plus)
+		*plus = '\0';
+	if (mod)
+		snprintf(buf, len, "%s%s", tmp, mod);
+	else
+		snprintf(buf, len, "%s", tmp);
+}
+
+static int prof_stacks(struct profiler *p, struct pea_stack_set *set,
+		       const struct ksyms *ks)
+{
+	static char names[2 * PROFILE_DEPTH + 1][FRAME_LEN];
+	const char *frames[2 * PROFILE_DEPTH + 1];
+	enum pea_frame_kind kinds[2 * PROFILE_DEPTH + 1];
+	size_t i;
+	int j, n, err;
+
+	for (i = 0; i < p->n; i++) {
+		const struct prof_sample *s = &p->s[i];
+		const __u64 *u = s->ips + s->knr;
+
+		n = 0;
+		snprintf(names[n], FRAME_LEN, "%s", s->comm[0] ? s->comm : "?");
+		kinds[n++] = PEA_FRAME_PROCESS;
+		/* Return addresses name their call: look one byte back. */
+		for (j = s->unr - 1; j >= 0 && n < 2 * PROFILE_DEPTH; j--) {
+			usyms_name(p->us, s->tgid, u[j] - (j ? 1 : 0),
+				   names[n], FRAME_LEN);
+			kinds[n++] = PEA_FRAME_USER;
+		}
+		for (j = s->knr - 1; j >= 0 && n < 2 * PROFILE_DEPTH + 1; j--) {
+			kname(ks, s->ips[j] - (j ? 1 : 0), names[n], FRAME_LEN);
+			kinds[n] = strchr(names[n], '[') &&
+				   strcmp(names[n], "[unknown]") ?
+				   PEA_FRAME_MODULE : PEA_FRAME_KERNEL;
+			n++;
+		}
+		for (j = 0; j < n; j++)
+			frames[j] = names[j];
+		err = pea_stacks_add(set, frames, kinds, n, 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void prof_print(const struct profiler *p,
+		       const struct pea_stack_set *set)
+{
+	struct pea_stack_view *v;
+	unsigned int n, i, j, shown;
+	__u64 total = pea_stacks_total(set);
+
+	v = pea_stacks_sorted(set, &n);
+	if (!v && n)
+		return;
+	shown = p->top && p->top < n ? p->top : n;
+	for (i = 0; i < shown; i++) {
+		printf("%10llu samples %5.1f%%  %s\n",
+		       (unsigned long long)v[i].weight,
+		       total ? 100.0 * v[i].weight / total : 0.0,
+		       v[i].frames[0]);
+		for (j = v[i].nframes; j-- > 1;)
+			printf("        %s%s\n", v[i].frames[j],
+			       v[i].kinds[j] == PEA_FRAME_KERNEL ||
+			       v[i].kinds[j] == PEA_FRAME_MODULE ? " [k]" : "");
+		printf("\n");
+	}
+	free(v);
+}
+
+/* ---- the child of -- CMD ---- */
+
+/* Fork CMD stopped before its exec; its pid, the go pipe in @go. */
+static pid_t prof_fork(char **cmd, int *go)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		char c;
+
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "pea: %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go = fds[1];
+	return pid;
+}
+
+/*
+ * Handle the traced child's stops without blocking: its maps at exec and
+ * at its exit stop. Returns 1 once it is gone, else 0.
+ */
+static int prof_reap(struct profiler *p, int *status)
+{
+	int st, ev, sig;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(p->child, &st, WNOHANG | __WALL);
+		if (r <= 0)
+			return 0;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			*status = st;
+			return 1;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		ev = st >> 16;
+		sig = WSTOPSIG(st);
+		if (ev == PTRACE_EVENT_EXEC || ev == PTRACE_EVENT_EXIT) {
+			usyms_snap(p->us, p->child);
+			sig = 0;
+		} else if (ev == PTRACE_EVENT_STOP) {
+			ptrace(PTRACE_LISTEN, p->child, 0, 0);
+			continue;
+		} else if (sig == SIGTRAP) {
+			sig = 0;
+		}
+		ptrace(PTRACE_CONT, p->child, 0, (void *)(long)sig);
+	}
+}
+
+/* ---- the command ---- */
+
+static int prof_attach(struct profiler *p, int tgid)
+{
+	struct pea_sample_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_SAMPLE_F_CLOEXEC | PEA_SAMPLE_F_FREQ |
+		  (p->user_only ? PEA_SAMPLE_F_NO_KERNEL : 0) |
+		  (p->kernel_only ? PEA_SAMPLE_F_NO_USER : 0);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample = p->hz;
+	a.filter_tgid = tgid;
+	a.filter_cpu = -1;
+	a.kstack_depth = p->user_only ? 0 : PROFILE_DEPTH;
+	a.ustack_depth = p->kernel_only ? 0 : PROFILE_DEPTH;
+	fd = ioctl(p->map_fd, PEA_MAP_IOC_ATTACH_SAMPLE, &a);
+	if (fd < 0) {
+		int err = errno;
+
+		if (err == EOVERFLOW) {
+			/* perf_event_max_stack is lower: ask for that much. */
+			FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack",
+					"re");
+			unsigned int m = 0;
+
+			if (f && fscanf(f, "%u", &m) == 1 && m) {
+				if (a.kstack_depth)
+					a.kstack_depth = m < PROFILE_DEPTH ?
+							 m : PROFILE_DEPTH;
+				if (a.ustack_depth)
+					a.ustack_depth = m < PROFILE_DEPTH ?
+							 m : PROFILE_DEPTH;
+				fd = ioctl(p->map_fd,
+					   PEA_MAP_IOC_ATTACH_SAMPLE, &a);
+				err = errno;
+			}
+			if (f)
+				fclose(f);
+			if (fd >= 0)
+				return fd;
+		}
+		if (err == EACCES)
+			tool_err("sampling every CPU needs CAP_PERFMON or perf_event_paranoid <= 0 (as perf record -a): %s",
+				 strerror(err));
+		else if (err == EINVAL && p->hz > 1)
+			tool_err("the sampler refused the attr (a frequency past kernel.perf_event_max_sample_rate?): %s",
+				 strerror(err));
+		else
+			tool_explain_dev_error("attaching the sampler", -err);
+		return -err;
+	}
+	return fd;
+}
+
+/* Whether @pid has exited: no such process, or a zombie. */
+static bool prof_pid_gone(int pid)
+{
+	char path[64], buf[512], *rp;
+	bool gone = true;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	if (fgets(buf, sizeof(buf), f)) {
+		rp = strrchr(buf, ')');
+		gone = !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
+	}
+	fclose(f);
+	return gone;
+}
+
+static int prof_run(struct profiler *p)
+{
+	LIBPEA_OPTS(pea_buffer_opts, opts);
+	struct pea_link_info li;
+	__u64 t_end = 0;
+	size_t n_before_exit = 0;
+	int status = 0, go = -1, ncpus, ret;
+	bool gone = false;
+
+	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	p->map_fd = pea_map_create(NULL, ncpus, 0);
+	if (p->map_fd < 0) {
+		tool_explain_dev_error("creating a map", p->map_fd);
+		return PEA_EXIT_ERR;
+	}
+	opts.wakeup_watermark = (__u32)(p->pages * sysconf(_SC_PAGESIZE) / 4);
+	p->pb = pea_buffer__new(p->map_fd, p->pages, prof_on_sample,
+				prof_on_lost, p, &opts);
+	if (!p->pb) {
+		tool_explain_dev_error("setting up the rings", -errno);
+		return PEA_EXIT_ERR;
+	}
+	if (p->pid && usyms_snap(p->us, p->pid) == -ENOENT) {
+		tool_err("no process %d", p->pid);
+		return PEA_EXIT_ERR;
+	}
+	if (p->cmd) {
+		p->child = prof_fork(p->cmd, &go);
+		if (p->child < 0) {
+			tool_err("fork: %s", strerror(-p->child));
+			return PEA_EXIT_ERR;
+		}
+		if (ptrace(PTRACE_SEIZE, p->child, 0,
+			   (void *)(long)(PTRACE_O_TRACEEXEC |
+					  PTRACE_O_TRACEEXIT |
+					  PTRACE_O_EXITKILL)))
+			tool_err("cannot trace the command (%s): its maps are read when its records are",
+				 strerror(errno));
+	}
+	p->link_fd = prof_attach(p, p->cmd ? p->child : p->pid);
+	if (p->link_fd < 0) {
+		if (p->child > 0) {
+			kill(p->child, SIGKILL);
+			waitpid(p->child, NULL, __WALL);
+		}
+		return PEA_EXIT_ERR;
+	}
+	if (p->secs)
+		t_end = tool_now_ns() + (__u64)(p->secs * 1e9);
+	if (go >= 0) {
+		if (write(go, "g", 1) != 1)
+			tool_err("cannot start the command");
+		close(go);
+	}
+	while (!prof_stop && !gone) {
+		ret = pea_buffer__poll(p->pb, 100);
+		if (ret < 0 && ret != -EINTR) {
+			tool_err("reading the rings: %s", strerror(-ret));
+			break;
+		}
+		if (p->child > 0 && prof_reap(p, &status))
+			gone = true;
+		if (p->pid && prof_pid_gone(p->pid))
+			gone = true;
+		if (gone)
+			n_before_exit = p->n;
+		if (p->resnap) {
+			usyms_snap(p->us, p->pid);
+			p->resnap = false;
+		}
+		if (t_end && tool_now_ns() >= t_end)
+			break;
+	}
+	memset(&li, 0, sizeof(li));
+	ioctl(p->link_fd, PEA_LINK_IOC_INFO, &li);
+	close(p->link_fd);
+	pea_buffer__consume(p->pb);
+	if (p->child > 0 && !gone) {
+		kill(p->child, SIGTERM);
+		while (!prof_reap(p, &status))
+			usleep(10000);
+	}
+	fprintf(stderr,
+		"pea profile: %zu samples, %llu lost, overflows %llu (records %llu, dropped by the ring %llu)%s\n",
+		p->n, (unsigned long long)p->lost,
+		(unsigned long long)(li.hits - li.filtered),
+		(unsigned long long)li.written,
+		(unsigned long long)li.errors,
+		p->dropped ? ", some not kept (memory)" : "");
+	if (gone)
+		fprintf(stderr, "pea profile: %zu samples read after the process exited\n",
+			p->n - n_before_exit);
+	if (p->err)
+		tool_err("malformed sample records: %s", strerror(-p->err));
+	return PEA_EXIT_OK;
+}
+
+static int prof_output(struct profiler *p)
+{
+	struct pea_stack_set *set = pea_stacks_new();
+	struct ksyms *ks = p->user_only ? NULL : ksyms_load();
+	int err, ret = PEA_EXIT_OK;
+	FILE *f;
+
+	if (!set) {
+		tool_err("out of memory");
+		ksyms_free(ks);
+		return PEA_EXIT_ERR;
+	}
+	err = prof_stacks(p, set, ks);
+	if (err) {
+		tool_err("counting the stacks: %s", strerror(-err));
+		ret = PEA_EXIT_ERR;
+		goto out;
+	}
+	prof_print(p, set);
+	if (p->folded) {
+		f = fopen(p->folded, "we");
+		err = f ? pea_stacks_write_folded(set, f) : -errno;
+		if (f && fclose(f) && !err)
+			err = -errno;
+		if (err) {
+			tool_err("%s: %s", p->folded, strerror(-err));
+			ret = PEA_EXIT_ERR;
+		}
+	}
+	if (p->svg) {
+		f = fopen(p->svg, "we");
+		err = f ? pea_stacks_write_svg(set, f, "pea profile",
+					       "samples") : -errno;
+		if (f && fclose(f) && !err)
+			err = -errno;
+		if (err) {
+			tool_err("%s: %s", p->svg, strerror(-err));
+			ret = PEA_EXIT_ERR;
+		}
+	}
+out:
+	pea_stacks_free(set);
+	ksyms_free(ks);
+	return ret;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct profiler p = {
+		.hz = PROFILE_HZ_DEFAULT, .top = PROFILE_TOP_DEFAULT,
+		.pages = PROFILE_PAGES_DEFAULT, .map_fd = -1, .link_fd = -1,
+	};
+	struct sigaction sa;
+	size_t i;
+	int ret;
+
+	ret = prof_parse(&p, argc, argv);
+	if (ret)
+		return ret < 0 ? PEA_EXIT_OK : ret;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = prof_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	p.us = usyms_new();
+	if (!p.us) {
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
+	}
+	ret = prof_run(&p);
+	if (ret == PEA_EXIT_OK)
+		ret = prof_output(&p);
+	pea_buffer__free(p.pb);
+	if (p.map_fd >= 0)
+		close(p.map_fd);
+	for (i = 0; i < p.n; i++)
+		free(p.s[i].ips);
+	free(p.s);
+	usyms_free(p.us);
+	return ret;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pea tool: user-space symbols of profiled processes from snapshots of
+ * their /proc/PID/maps and the ELF files mapped (usym.c).
+ */
+#ifndef _PEA_USYM_H
+#define _PEA_USYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct usyms;
+
+struct usyms *usyms_new(void);
+void usyms_free(struct usyms *u);
+
+/*
+ * Snapshot process @pid's executable mappings now (replacing an earlier
+ * snapshot of it) and read the files they map. 0, or -errno (-ESRCH: it
+ * has no memory any more, -ENOENT: no such process).
+ */
+int usyms_snap(struct usyms *u, int pid);
+
+/* Whether @pid has a snapshot. */
+bool usyms_known(const struct usyms *u, int pid);
+
+/*
+ * Name @addr of process @pid into @buf: "func", or "[file+0xOFF]" when no
+ * symbol covers it, or "[unknown]" outside every mapping of the snapshot.
+ * Returns 0 when a symbol named it, -ESRCH outside every mapping (or no
+ * snapshot), else -ENOENT.
+ */
+int usyms_name(const struct usyms *u, int pid, __u64 addr, char *buf,
+	       size_t len);
+
+#endif /* _PEA_USYM_H */
