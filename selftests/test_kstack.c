@@ -765,8 +765,8 @@ int main(void)
 	PT_OK(nr_ksyms > 1000 && ksyms[0].addr,
 	      "/proc/kallsyms shows addresses (%zu text symbols)", nr_ksyms);
 	PT_EQ(sizeof(struct pea_kstack), 8, "struct pea_kstack is 8 bytes");
-	PT_EQ(sizeof(struct pea_probe_attr), PEA_PROBE_ATTR_SIZE_VER0 + 8,
-	      "struct pea_probe_attr: VER0 + kstack_depth + reserved");
+	PT_EQ(PEA_PROBE_ATTR_SIZE_VER1, PEA_PROBE_ATTR_SIZE_VER0 + 8,
+	      "struct pea_probe_attr: VER1 is VER0 + kstack_depth + reserved");
 	PT_EQ(offsetof(struct pea_probe_attr, kstack_depth),
 	      PEA_PROBE_ATTR_SIZE_VER0, "kstack_depth at VER0");
 	PT_EQ(sizeof(struct pea_tp_attr), PEA_TP_ATTR_SIZE_VER0 + 8,

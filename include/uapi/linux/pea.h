@@ -1246,6 +1246,7 @@ struct pea_pred {
 	__u64 value;
 	char str[PEA_PRED_STR_MAX];
 };
+
 /* ---- Sampling producers (ioctl on a map fd, returns a link fd) ---- */
 
 /*
