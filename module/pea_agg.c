@@ -84,6 +84,7 @@
 #include "pea_provider.h"
 #include "pea_quota.h"
 #include "pea_agg.h"
+#include "pea_intval.h"
 
 enum pea_agg_state {
 	PEA_AGG_FREE = 0,	/* zeroed: what clearing leaves */
@@ -149,29 +150,6 @@ static struct pea_agg_slot *pea_agg_slot(const struct pea_agg *agg,
 	return (struct pea_agg_slot *)((u8 *)(g + 1) + i * agg->slot_size);
 }
 
-static u64 pea_agg_load(const u8 *p, u32 size, bool is_signed)
-{
-	u8 v8;
-	u16 v16;
-	u32 v32;
-	u64 v64;
-
-	switch (size) {
-	case 1:
-		v8 = *p;
-		return is_signed ? (u64)(s64)(s8)v8 : v8;
-	case 2:
-		memcpy(&v16, p, 2);
-		return is_signed ? (u64)(s64)(s16)v16 : v16;
-	case 4:
-		memcpy(&v32, p, 4);
-		return is_signed ? (u64)(s64)(s32)v32 : v32;
-	default:
-		memcpy(&v64, p, 8);
-		return v64;
-	}
-}
-
 /* The hit's value; false if it cannot be read (counted in errors). */
 static bool pea_agg_value(const struct pea_agg *agg,
 			  const struct pea_agg_sample *s, s64 *v)
@@ -192,7 +170,7 @@ static bool pea_agg_value(const struct pea_agg *agg,
 		if (!s->raw || agg->val_offset > s->raw_len ||
 		    agg->val_size > s->raw_len - agg->val_offset)
 			return false;
-		*v = pea_agg_load(s->raw + agg->val_offset, agg->val_size,
+		*v = pea_int_load(s->raw + agg->val_offset, agg->val_size,
 				  agg->flags & PEA_AGG_F_SIGNED);
 		return true;
 	default:

@@ -17,6 +17,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include "pea_fetch.h"
+#include "pea_intval.h"
 #include "pea_pred.h"
 
 static_assert(PEA_PRED_DEPTH_MAX <= 32);
@@ -200,37 +201,6 @@ void pea_pred_free(struct pea_pred_set *ps)
 	kfree(ps);
 }
 
-/* An integer value of @len bytes at @b, extended by its type. */
-static u64 pea_pred_load(const u8 *b, u32 len, bool sgn)
-{
-	u64 v = 0;
-
-	memcpy(&v, b, min_t(u32, len, 8));	/* little-endian */
-	if (sgn && len < 8 && (v >> (len * 8 - 1)) & 1)
-		v |= ~0ULL << (len * 8);
-	return v;
-}
-
-static bool pea_pred_int(const struct pea_pred *p, u64 v, bool sgn)
-{
-	switch (p->cmp) {
-	case PEA_TP_OP_EQ:
-		return v == p->value;
-	case PEA_TP_OP_NE:
-		return v != p->value;
-	case PEA_TP_OP_LT:
-		return sgn ? (s64)v < (s64)p->value : v < p->value;
-	case PEA_TP_OP_GT:
-		return sgn ? (s64)v > (s64)p->value : v > p->value;
-	case PEA_PRED_OP_LE:
-		return sgn ? (s64)v <= (s64)p->value : v <= p->value;
-	case PEA_PRED_OP_GE:
-		return sgn ? (s64)v >= (s64)p->value : v >= p->value;
-	default:	/* PEA_TP_OP_AND */
-		return v & p->value;
-	}
-}
-
 /* One comparison on the value of its fetch in @block. */
 static bool pea_pred_cmp(const struct pea_pred *p,
 			 const struct pea_fetch_set *fs, const u8 *block)
@@ -239,7 +209,7 @@ static bool pea_pred_cmp(const struct pea_pred *p,
 	const struct pea_fetch_value *v = &b->values[p->fetch];
 	const struct pea_fetch *f = &fs->f[p->fetch];
 	const u8 *val = block + v->offset;
-	bool eq;
+	bool eq, sgn;
 
 	if (v->status == PEA_FETCH_FAULT)
 		return false;
@@ -250,9 +220,9 @@ static bool pea_pred_cmp(const struct pea_pred *p,
 		     !memcmp(val, p->str, v->len);
 		return p->cmp == PEA_TP_OP_EQ ? eq : !eq;
 	}
-	return pea_pred_int(p, pea_pred_load(val, v->len,
-					     f->type >= PEA_FETCH_S8),
-			    f->type >= PEA_FETCH_S8);
+	sgn = f->type >= PEA_FETCH_S8;
+	return pea_int_cmp(p->cmp, pea_int_load(val, v->len, sgn), p->value,
+			   sgn);
 }
 
 /**

@@ -39,6 +39,7 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_agg.h"
+#include "pea_intval.h"
 #include "pea_link.h"
 #include "pea_pred.h"
 #include "pea_provider.h"
@@ -61,47 +62,6 @@ static struct pea_tp_link *pea_tp(struct pea_link *l)
 	return container_of(l, struct pea_tp_link, link);
 }
 
-static u64 pea_tp_load(const u8 *p, u16 size, bool is_signed)
-{
-	u8 v8;
-	u16 v16;
-	u32 v32;
-	u64 v64;
-
-	switch (size) {
-	case 1:
-		v8 = *p;
-		return is_signed ? (u64)(s64)(s8)v8 : v8;
-	case 2:
-		memcpy(&v16, p, 2);
-		return is_signed ? (u64)(s64)(s16)v16 : v16;
-	case 4:
-		memcpy(&v32, p, 4);
-		return is_signed ? (u64)(s64)(s32)v32 : v32;
-	default:
-		memcpy(&v64, p, 8);
-		return v64;
-	}
-}
-
-static bool pea_tp_num_match(const struct pea_tp_pred *p, u64 v)
-{
-	bool sgn = p->kind == PEA_TP_FIELD_SINT;
-
-	switch (p->op) {
-	case PEA_TP_OP_EQ:
-		return v == p->value;
-	case PEA_TP_OP_NE:
-		return v != p->value;
-	case PEA_TP_OP_LT:
-		return sgn ? (s64)v < (s64)p->value : v < p->value;
-	case PEA_TP_OP_GT:
-		return sgn ? (s64)v > (s64)p->value : v > p->value;
-	default:	/* PEA_TP_OP_AND */
-		return v & p->value;
-	}
-}
-
 static bool pea_tp_str_match(const struct pea_tp_pred *p, const char *s,
 			     size_t max)
 {
@@ -119,14 +79,16 @@ static bool pea_tp_pred_match(const struct pea_tp_pred *p, const u8 *e,
 			      u32 len)
 {
 	u32 loc, off, n;
+	bool sgn;
 
 	if ((u32)p->offset + p->size > len)
 		return false;
 	switch (p->kind) {
 	case PEA_TP_FIELD_UINT:
 	case PEA_TP_FIELD_SINT:
-		return pea_tp_num_match(p, pea_tp_load(e + p->offset, p->size,
-						       p->kind == PEA_TP_FIELD_SINT));
+		sgn = p->kind == PEA_TP_FIELD_SINT;
+		return pea_int_cmp(p->op, pea_int_load(e + p->offset, p->size,
+						       sgn), p->value, sgn);
 	case PEA_TP_FIELD_STR:
 		return pea_tp_str_match(p, (const char *)e + p->offset,
 					p->size);
