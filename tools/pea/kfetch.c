@@ -71,23 +71,6 @@ bool kfetch_is_expr(const char *text)
 	return true;
 }
 
-/* Skip typedefs and qualifiers: the type, NULL for void. */
-static const struct btf_type *skip_mods(const struct btf *btf, __u32 *id)
-{
-	const struct btf_type *t;
-	int guard = 0;
-
-	while (*id && guard++ < 32) {
-		t = btf__type_by_id(btf, *id);
-		if (!t)
-			return NULL;
-		if (!btf_is_typedef(t) && !btf_is_mod(t))
-			return t;
-		*id = t->type;
-	}
-	return NULL;
-}
-
 /*
  * Field @name of struct or union @t, looked for in anonymous members
  * too: its offset in bits added to *@bits, its type in *@id. 0, -ENOENT,
@@ -115,7 +98,7 @@ static int find_member(const struct btf *btf, const struct btf_type *t,
 			*id = m->type;
 			return 0;
 		}
-		mt = skip_mods(btf, &mid);
+		mt = ktype_skip_mods(btf, &mid);
 		if (mt && (btf_is_struct(mt) || btf_is_union(mt))) {
 			__u32 b = *bits + off;
 			int err = find_member(btf, mt, name, &b, id, depth + 1);
@@ -132,7 +115,7 @@ static int find_member(const struct btf *btf, const struct btf_type *t,
 
 static bool is_char(const struct btf *btf, __u32 id)
 {
-	const struct btf_type *t = skip_mods(btf, &id);
+	const struct btf_type *t = ktype_skip_mods(btf, &id);
 
 	return t && btf_is_int(t) && t->size == 1 &&
 	       !(btf_int_encoding(t) & BTF_INT_BOOL);
@@ -167,7 +150,7 @@ static int step(const struct btf *btf, struct walk *w, bool arrow,
 		const char *field)
 {
 	__u32 id = w->id, bits = 0;
-	const struct btf_type *t = skip_mods(btf, &id);
+	const struct btf_type *t = ktype_skip_mods(btf, &id);
 	char tn[KTYPE_NAME_MAX];
 	struct ktype k;
 	int err;
@@ -182,7 +165,7 @@ static int step(const struct btf *btf, struct walk *w, bool arrow,
 			return -EINVAL;
 		}
 		id = t->type;
-		t = skip_mods(btf, &id);
+		t = ktype_skip_mods(btf, &id);
 		if (w->mem && push_deref(w))
 			return -EINVAL;
 		w->mem = true;
@@ -234,7 +217,7 @@ static int finish(const struct btf *btf, struct walk *w, struct kfetch *out,
 		  bool want_str, unsigned int n)
 {
 	__u32 id = w->id;
-	const struct btf_type *t = skip_mods(btf, &id);
+	const struct btf_type *t = ktype_skip_mods(btf, &id);
 	struct pea_fetch *f = w->f;
 
 	ktype_from_btf(btf, w->id, &out->type);

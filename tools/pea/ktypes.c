@@ -34,8 +34,7 @@ static const char *btf_dir(void)
 	return d && *d ? d : KTYPES_BTF_DIR;
 }
 
-/* Skip typedefs and qualifiers; the type, or NULL for void. */
-static const struct btf_type *resolve(const struct btf *btf, __u32 *id)
+const struct btf_type *ktype_skip_mods(const struct btf *btf, __u32 *id)
 {
 	const struct btf_type *t;
 	int guard = 0;
@@ -154,7 +153,7 @@ void ktype_from_btf(const struct btf *btf, __u32 id, struct ktype *k)
 
 	memset(k, 0, sizeof(*k));
 	type_name(btf, id, k->name, sizeof(k->name), 0);
-	t = resolve(btf, &rid);
+	t = ktype_skip_mods(btf, &rid);
 	if (!t) {
 		k->cls = rid ? KT_RAW : KT_VOID;
 		return;
@@ -188,7 +187,7 @@ void ktype_from_btf(const struct btf *btf, __u32 id, struct ktype *k)
 		k->cls = KT_PTR;
 		k->size = 8;
 		tid = t->type;
-		to = resolve(btf, &tid);
+		to = ktype_skip_mods(btf, &tid);
 		if (to && btf_is_int(to) && to->size == 1 &&
 		    !(btf_int_encoding(to) & BTF_INT_BOOL))
 			k->cls = KT_CHAR_PTR;

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 struct btf;
+struct btf_type;
 
 /* What a value of a type is, for printing and aggregating it. */
 enum ktype_class {
@@ -109,6 +110,12 @@ int ksig_load(const char *func, struct ksig **out, char *why, size_t len);
 int ksig_from_btf(const struct btf *btf, const char *func, struct ksig *s);
 
 void ksig_free(struct ksig *s);
+
+/*
+ * Skip typedefs and qualifiers from BTF type *@id (updated): the type, or
+ * NULL for void or a chain over 32 deep.
+ */
+const struct btf_type *ktype_skip_mods(const struct btf *btf, __u32 *id);
 
 /* Classify BTF type @id of @btf into @t (enum values copied). */
 void ktype_from_btf(const struct btf *btf, __u32 id, struct ktype *t);
