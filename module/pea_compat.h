@@ -257,7 +257,10 @@ pea_kfunc_prog_types(const enum bpf_prog_type **types)
  * hook: the tracing hook takes fentry.s and lsm.s programs and the
  * SYSCALL hook bpf_sys_bpf() callers, so only XDP's and TC's sets have
  * the zero-copy kfuncs. PREEMPT_RT has none: there a map or helper
- * between reserve and commit may take a spinlock_t, which sleeps.
+ * between reserve and commit may take a spinlock_t, which sleeps. The
+ * kfuncs are built there too (in pea's BTF, so a program naming them
+ * loads as far as the verifier), in no hook's set: "calling kernel
+ * function pea_kf_reserve is not allowed".
  * The filter also refuses programs that call bpf_throw() (6.7), whose
  * unwinding from a global subprogram the verifier does not check for
  * held references; 6.1 has no bpf_throw().

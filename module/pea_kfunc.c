@@ -123,7 +123,6 @@ __bpf_kfunc long pea_kf_output(u64 handle, u64 flags, const void *data,
 	return err;
 }
 
-#ifndef PEA_KFUNC_ZC_OFF
 /**
  * struct pea_kf_rec - a record a BPF program reserved (pea_kf_reserve())
  * @h: the reservation, as pea_output_reserve() filled it
@@ -322,7 +321,6 @@ __bpf_kfunc notrace void pea_kf_commit(struct pea_kf_rec *rec)
 	}
 	preempt_enable();
 }
-#endif /* !PEA_KFUNC_ZC_OFF */
 
 /*
  * KF_TRUSTED_ARGS: 6.12's verifier then refuses a pointer that may be
@@ -339,7 +337,6 @@ static const struct btf_kfunc_id_set pea_kf_set = {
 	.set = &pea_kf_ids,
 };
 
-#ifndef PEA_KFUNC_ZC_OFF
 /*
  * The set of the hooks whose programs cannot sleep: the output and the
  * zero-copy kfuncs. KF_ACQUIRE | KF_RET_NULL: the program must test the
@@ -415,7 +412,6 @@ static const struct btf_kfunc_id_set pea_kf_zc_set = {
 	.filter = pea_kf_zc_filter,
 #endif
 };
-#endif /* !PEA_KFUNC_ZC_OFF */
 
 /**
  * pea_kfunc_init() - register the kfuncs for the program types allowed
@@ -443,10 +439,8 @@ void pea_kfunc_init(void)
 	for (i = 0; i < n; i++) {
 		const struct btf_kfunc_id_set *set = &pea_kf_set;
 
-#ifndef PEA_KFUNC_ZC_OFF
 		if (pea_kfunc_zc_hook(types[i]))
 			set = &pea_kf_zc_set;
-#endif
 		err = register_btf_kfunc_id_set(types[i], set);
 		if (err) {
 			pea_kf_errno = err;
