@@ -281,6 +281,9 @@ static void flight_snapshot(struct tracer *t, const char *trigger)
 	char path[4096] = "", msg[512];
 	int ret;
 
+	/* The rate limit counts from the time the snapshot states. */
+	if (trigger)
+		t->snap_on_last = taken;
 	w = snap_writer(t, n, path, sizeof(path));
 	ret = pea_buffer__snapshot(t->pb);
 	if (ret < 0 && ret != -EINVAL)
@@ -329,8 +332,9 @@ static void flight_snapshot(struct tracer *t, const char *trigger)
 
 /*
  * --snapshot-on PROBE: whether that probe wrote a record since the last
- * look (its link's written counter grew) and the last snapshot it took is
- * SNAP_MIN_GAP_NS old; fires in between wait for the next look after it.
+ * look (its link's written counter grew) and the last snapshot it took
+ * (its time_ns, set by flight_snapshot()) is SNAP_MIN_GAP_NS old; fires
+ * in between wait for the next look after it.
  */
 static bool snap_on_fired(struct tracer *t, __u64 now)
 {
@@ -345,7 +349,6 @@ static bool snap_on_fired(struct tracer *t, __u64 now)
 	    li.written == t->snap_on_written)
 		return false;
 	t->snap_on_written = li.written;
-	t->snap_on_last = now;
 	return true;
 }
 
