@@ -27,6 +27,7 @@
 #define N_SIBLING	200
 #define SPIN_NS		30000000ULL	/* 30 ms of CPU */
 #define SLACK_SWITCHES	6
+#define EXIT_SWITCHES	4	/* per exiting task, after perf left it */
 #define SLACK_NS	5000000ULL	/* exec and exit, 5 ms under TCG */
 #define REPORT		"/tmp/pt_stat_task.report"
 
@@ -171,14 +172,18 @@ static void test_command(const char *self)
 	      "each nanosleep blocked: %ld >= %d, %ld >= %d", self_sw,
 	      N_MAIN + N_THREAD, child_sw, N_CHILD);
 	/*
-	 * getrusage counts the last switch of the exited child and thread
-	 * (into death), which perf no longer sees: its events leave the task
-	 * earlier in do_exit().
+	 * getrusage also counts what the exited child and thread switch
+	 * after their perf events left them in do_exit(): the last switch
+	 * into death, and any lock they block on or preemption on the way
+	 * (cgroup_exit()'s css_set_lock sleeps on PREEMPT_RT; the debug and
+	 * RT kernels showed 3 in all). At most EXIT_SWITCHES per exiting
+	 * task.
 	 */
-	PT_OK(sw >= self_sw + child_sw - 2 &&
+	PT_OK(sw >= self_sw + child_sw - 2 * EXIT_SWITCHES &&
 	      sw <= self_sw + child_sw + SLACK_SWITCHES,
-	      "context-switches %lld: the command's threads and child (%ld, less their 2 final switches), + at most %d of exec and exit; not the sibling's %d",
-	      sw, self_sw + child_sw, SLACK_SWITCHES, N_SIBLING);
+	      "context-switches %lld: the command's threads and child (%ld, less at most %d after their events left them), + at most %d of exec and exit; not the sibling's %d",
+	      sw, self_sw + child_sw, 2 * EXIT_SWITCHES, SLACK_SWITCHES,
+	      N_SIBLING);
 	PT_OK(clk >= (long long)SPIN_NS &&
 	      clk <= (long long)(cpu_ns + SLACK_NS),
 	      "task-clock %lld ns: its spin (%llu) and at most its CPU time %llu + %llu, not the sibling's spin",

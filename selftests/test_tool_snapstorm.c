@@ -154,6 +154,36 @@ static bool read_snap(struct pt_proc *p, struct snap *s, bool final)
  * The child: open files and run the test module's timer (softirq) in
  * turn, until killed.
  */
+/*
+ * Whether a ring of pea trace @pid's map has wrapped: some ring's bytes
+ * written pass its size (pea stat --json --map trace_PID).
+ */
+static bool ring_wrapped(pid_t pid)
+{
+	static char out[65536], err[4096];
+	char map[32];
+	const char *l;
+
+	snprintf(map, sizeof(map), "trace_%d", (int)pid);
+	if (pt_run((char *[]){ PT_PEA, "stat", "--json", "--map", map, NULL },
+		   out, sizeof(out), err, sizeof(err), NULL, NULL))
+		return false;
+	for (l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char one[4096];
+		size_t n = strcspn(l, "\n");
+		long long size;
+
+		if (n >= sizeof(one))
+			continue;
+		memcpy(one, l, n);
+		one[n] = 0;
+		size = pt_json_num(one, "size", -1);
+		if (size > 0 && pt_json_num(one, "bytes", -1) > size)
+			return true;
+	}
+	return false;
+}
+
 static void opener(int go)
 {
 	struct pea_st_contexts cx;
@@ -219,7 +249,15 @@ int main(void)
 	      ncpu);
 	if (write(go[1], "g", 1) != 1)
 		pt_fatal("write");
-	usleep(1500000);	/* a ring wraps first */
+	/*
+	 * A ring wraps first: 1.5 s at the rates of 6.1 and 6.12; slower
+	 * kernels (PREEMPT_RT, debug) may need longer, up to 30 s.
+	 */
+	usleep(1500000);
+	for (k = 0; k < 114 && !ring_wrapped(p.pid); k++)
+		usleep(250000);
+	PT_OK(ring_wrapped(p.pid), "a ring of pea trace's map wrapped before the snapshots (%.2f s)",
+	      1.5 + k * 0.25);
 
 	for (k = 0; k < SNAPS; k++) {
 		kill(p.pid, SIGUSR1);
