@@ -338,7 +338,7 @@ fail:
  */
 size_t pea_fetch_size(const struct pea_fetch_set *fs)
 {
-	return fs ? struct_size(fs, f, fs->nr) : 0;
+	return fs ? kmalloc_size_roundup(struct_size(fs, f, fs->nr)) : 0;
 }
 
 /**

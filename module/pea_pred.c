@@ -189,7 +189,7 @@ fail:
  */
 size_t pea_pred_size(const struct pea_pred_set *ps)
 {
-	return ps ? struct_size(ps, p, ps->nr) : 0;
+	return ps ? kmalloc_size_roundup(struct_size(ps, p, ps->nr)) : 0;
 }
 
 /**

@@ -19,6 +19,7 @@
 #include "pea_test.h"
 #include "pt_maps.h"
 #include "pt_perm.h"
+#include "pt_quota.h"
 
 #define NCPU_MAX	64
 #define FO(f)		((__s32)offsetof(struct pea_st_fobj, f))
@@ -920,6 +921,69 @@ static void test_pred_errnos(void)
 	}
 }
 
+/* Whether @n is the size of one of the kernel's kmalloc caches. */
+static bool kmalloc_size(long n)
+{
+	static const long sizes[] = {
+		8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (n == sizes[i])
+			return true;
+	return false;
+}
+
+/*
+ * A link's fetch set and predicate are charged what the allocator gives
+ * them (a kmalloc cache's size), as every other part of a link is: the
+ * charge of a link with them less one without is a sum of two such
+ * sizes (the predicate review's F1: they were charged their exact size).
+ */
+static void test_charge(void)
+{
+	struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target", 0);
+	struct pea_fetch f[8];
+	struct pea_pred p[32];
+	long l0, b0, l1, b1, l2, b2, fc;
+	int plain, link, i;
+
+	for (i = 0; i < 8; i++)
+		f[i] = fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U64, 0, 0);
+	p[0] = cmp(0, PEA_TP_OP_EQ, 1, NULL);
+	for (i = 1; i < 31; i += 2) {
+		p[i] = cmp(0, PEA_TP_OP_EQ, i, NULL);
+		p[i + 1] = join(PEA_PRED_OR);
+	}
+	pt_quota(0, &l0, &b0);
+	plain = attach(&a);
+	pt_quota(0, &l1, &b1);
+	a.fetches = (uintptr_t)f;
+	a.nr_fetches = 8;
+	link = attach(&a);
+	pt_quota(0, &l2, &b2);
+	PT_OK(plain >= 0 && link >= 0 && l2 == l1 + 1 && l1 == l0 + 1,
+	      "two links, one with 8 fetches (%d, %d)", plain, link);
+	fc = (b2 - b1) - (b1 - b0);
+	PT_OK(kmalloc_size(fc),
+	      "8 fetches are charged a kmalloc cache's size (%ld bytes)", fc);
+	if (link >= 0)
+		close(link);
+	a.preds = (uintptr_t)p;
+	a.nr_preds = 31;
+	link = attach(&a);
+	pt_quota(0, &l2, &b2);
+	PT_OK(link >= 0, "and with a predicate of 31 instructions (%d)", link);
+	PT_OK(kmalloc_size((b2 - b1) - (b1 - b0) - fc),
+	      "its predicate too: %ld bytes past the %ld of its fetches",
+	      (b2 - b1) - (b1 - b0) - fc, fc);
+	if (link >= 0)
+		close(link);
+	if (plain >= 0)
+		close(plain);
+}
+
 int main(void)
 {
 	int i;
@@ -934,6 +998,7 @@ int main(void)
 	test_uprobe();
 	test_preds();
 	test_pred_errnos();
+	test_charge();
 	for (i = 0; i < ncpu; i++)
 		close(ev_fd[i]);
 	close(map_fd);
