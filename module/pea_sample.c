@@ -131,6 +131,15 @@ static void pea_sample_overflow(struct perf_event *event,
 	r->cpu = smp_processor_id();
 	r->pid = task_pid_nr_ns(task, l->pid_ns);
 	r->tgid = task_tgid_nr_ns(task, l->pid_ns);
+	/*
+	 * As perf_event_pid(): a task its parent is reaping on another CPU
+	 * (still running to its last switch) has no pid any more; -1, not
+	 * idle's 0.
+	 */
+	if (!pid_alive(task)) {
+		r->pid = (u32)-1;
+		r->tgid = (u32)-1;
+	}
 	r->flags = PEA_REC_F_SAMPLE | (user ? PEA_REC_F_USER_MODE : 0);
 	r->reserved = 0;
 	strscpy_pad(r->comm, task->comm, sizeof(r->comm));

@@ -1327,8 +1327,9 @@ struct pea_sample_attr {
  *             PEA_SAMPLE_F_NO_KERNEL always the user's, even when a PMU's
  *             skid let the overflow land in the kernel)
  * @cpu:       the CPU
- * @pid:       thread id, in the attacher's pid namespace (0: idle)
- * @tgid:      process id, in the attacher's pid namespace
+ * @pid:       thread id, in the attacher's pid namespace (0: idle; -1:
+ *             a task being reaped, which has no pid any more, as perf)
+ * @tgid:      process id, in the attacher's pid namespace (-1 likewise)
  * @flags:     PEA_REC_F_SAMPLE, maybe PEA_REC_F_USER_MODE
  * @reserved:  zero
  * @comm:      the task's comm
