@@ -23,20 +23,12 @@ BIN=$ROOT/build/host
 RUNS=${1:-3}
 EVENTS=${2:-1000000}
 TMP=$(mktemp -d /tmp/pea-relayd-bench.XXXXXX)
-RELAYD=
-trap '[ -n "$RELAYD" ] && kill -KILL "$RELAYD" 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$TMP"' EXIT
 
-listens() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-mapfile -t ports < <("$BIN/free_ports" 3)
-lttng-relayd -C "tcp://127.0.0.1:${ports[0]}" -D "tcp://127.0.0.1:${ports[1]}" \
-	-L "tcp://127.0.0.1:${ports[2]}" -o "$TMP/r" > "$TMP/r.log" 2>&1 &
-RELAYD=$!
-for _ in $(seq 100); do
-	listens "${ports[0]}" && listens "${ports[1]}" && break
-	sleep 0.05
-done
-URL=net://127.0.0.1:${ports[0]}:${ports[1]}
+. "$ROOT/selftests/host/relayd_start.sh"
+start_relayd "$TMP/r" || { echo "lttng-relayd does not start" >&2; exit 1; }
+URL=net://127.0.0.1:$CTRL:$DATA
 
 # CPU time of process $1 in clock ticks (utime + stime).
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }

@@ -52,31 +52,7 @@ for t in lttng-relayd babeltrace2 "$BIN/ctf_feed" "$BIN/free_ports"; do
 	fi
 done
 
-listens() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# Start a relayd with its output in $1 and its log in $1.log; sets
-# CTRL, DATA, LIVE and RELAYD (its pid). -v logs the viewer's attach.
-start_relayd() {
-	local out=$1 try ports
-	for try in 1 2 3; do
-		mapfile -t ports < <("$BIN/free_ports" 3)
-		CTRL=${ports[0]} DATA=${ports[1]} LIVE=${ports[2]}
-		lttng-relayd -v -C "tcp://127.0.0.1:$CTRL" -D "tcp://127.0.0.1:$DATA" \
-			-L "tcp://127.0.0.1:$LIVE" -o "$out" > "$out.log" 2>&1 &
-		RELAYD=$!
-		PIDS+=("$RELAYD")
-		# Ready once all three ports take connections.
-		for _ in $(seq 100); do
-			if listens "$LIVE" && listens "$CTRL" && listens "$DATA"; then
-				return 0
-			fi
-			kill -0 "$RELAYD" 2>/dev/null || break
-			sleep 0.05
-		done
-		kill -KILL "$RELAYD" 2>/dev/null
-	done
-	return 1
-}
+. "$ROOT/selftests/host/relayd_start.sh"
 
 # babeltrace2's event lines and its discarded counts of trace $1.
 events() { babeltrace2 "$1" 2>/dev/null; }
@@ -96,7 +72,7 @@ ok $? "a directory without live interval gets the bytes it got before sinks (met
 	"got: $sums $(cat "$TMP/plain.err")"
 
 # ---- 1. a local copy and relayd's ----
-start_relayd "$TMP/r1" || { ok 1 "lttng-relayd starts on 127.0.0.1"; echo "1..$N"; exit 1; }
+start_relayd "$TMP/r1" -v || { ok 1 "lttng-relayd starts on 127.0.0.1"; echo "1..$N"; exit 1; }
 URL=net://127.0.0.1:$CTRL:$DATA
 out=$("$BIN/ctf_feed" --session filesess "$TMP/local" "$URL" 2> "$TMP/feed1.err")
 rc=$?
@@ -183,7 +159,7 @@ ok $? "the live viewer reports the same discarded count: $(cat "$TMP/live.disc")
 
 # ---- 3. relayd killed mid-stream ----
 kill -KILL "$RELAYD"
-start_relayd "$TMP/r3" || { ok 1 "lttng-relayd starts again"; echo "1..$N"; exit 1; }
+start_relayd "$TMP/r3" -v || { ok 1 "lttng-relayd starts again"; echo "1..$N"; exit 1; }
 URL=net://127.0.0.1:$CTRL:$DATA
 out=$("$BIN/ctf_feed" --session killsess --pace-us 100 --kill "$RELAYD" 1500 \
 	"$TMP/kill-local" "$URL" 2> "$TMP/feed3.err")
@@ -203,7 +179,7 @@ nl=$(events "$TMP/kill-local" | wc -l)
 ok $? "the local copy beside it has all 4000 events (got $nl)"
 
 # ---- 4. relayd stopped: no answer ----
-start_relayd "$TMP/r4" || { ok 1 "lttng-relayd starts again"; echo "1..$N"; exit 1; }
+start_relayd "$TMP/r4" -v || { ok 1 "lttng-relayd starts again"; echo "1..$N"; exit 1; }
 URL=net://127.0.0.1:$CTRL:$DATA
 (sleep 0.3; kill -STOP "$RELAYD") &
 out=$("$BIN/ctf_feed" --session stopsess --pace-us 200 --timeout-ms 500 "$URL" 2> "$TMP/feed4.err")

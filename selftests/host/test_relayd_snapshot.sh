@@ -24,10 +24,13 @@ TAP_DETAIL_LINES=20
 . "$ROOT/selftests/host/host_tap.sh"
 BIN=$ROOT/build/host
 TMP=$(mktemp -d /tmp/pea-relayd-snap.XXXXXX)
-RELAYD=
+PIDS=()
 
 cleanup() {
-	[ -n "$RELAYD" ] && kill -KILL "$RELAYD" 2>/dev/null
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
 	wait 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -41,27 +44,7 @@ for t in lttng-relayd babeltrace2 "$BIN/ctf_feed" "$BIN/free_ports"; do
 	fi
 done
 
-listens() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-start_relayd() {
-	local out=$1 try ports
-	for _ in 1 2 3; do
-		mapfile -t ports < <("$BIN/free_ports" 3)
-		CTRL=${ports[0]} DATA=${ports[1]} LIVE=${ports[2]}
-		lttng-relayd -C "tcp://127.0.0.1:$CTRL" -D "tcp://127.0.0.1:$DATA" \
-			-L "tcp://127.0.0.1:$LIVE" -o "$out" > "$out.log" 2>&1 &
-		RELAYD=$!
-		for _ in $(seq 100); do
-			if listens "$LIVE" && listens "$CTRL" && listens "$DATA"; then
-				return 0
-			fi
-			kill -0 "$RELAYD" 2>/dev/null || break
-			sleep 0.05
-		done
-		kill -KILL "$RELAYD" 2>/dev/null
-	done
-	return 1
-}
+. "$ROOT/selftests/host/relayd_start.sh"
 
 # Wait until relayd's copy $2 has the files and the bytes of $1.
 same_files() {
