@@ -216,21 +216,19 @@ static inline void pt_proc_close(struct pt_proc *p)
 }
 
 /*
- * Run the tool to completion: exit status, all of stdout into @out and of
- * stderr into @err (NUL-terminated, truncated to their sizes).
+ * Read a started tool to its end: all of stdout into @out (lines of at
+ * most @line_sz - 1 bytes, through @line) and of stderr into @err
+ * (NUL-terminated, truncated to their sizes); its exit status.
  */
-static inline int pt_run(char *const argv[], char *out, size_t out_sz,
-			 char *err, size_t err_sz, void (*setup)(void *),
-			 void *arg)
+static inline int pt_proc_collect(struct pt_proc *p, char *line,
+				  size_t line_sz, char *out, size_t out_sz,
+				  char *err, size_t err_sz)
 {
-	struct pt_proc p;
-	char line[4096];
 	size_t olen = 0;
 	int rc;
 
-	pt_spawn(&p, argv, setup, arg);
 	out[0] = '\0';
-	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+	while (pt_proc_line(p, false, line, line_sz, PT_TOOL_WAIT_MS)) {
 		size_t n = strlen(line);
 
 		if (olen + n + 2 < out_sz) {
@@ -240,11 +238,46 @@ static inline int pt_run(char *const argv[], char *out, size_t out_sz,
 			out[olen] = '\0';
 		}
 	}
-	pt_proc_drain_err(&p);
-	snprintf(err, err_sz, "%s", p.err_all ? p.err_all : "");
-	rc = pt_proc_wait(&p);
-	pt_proc_close(&p);
+	pt_proc_drain_err(p);
+	snprintf(err, err_sz, "%s", p->err_all ? p->err_all : "");
+	rc = pt_proc_wait(p);
+	pt_proc_close(p);
 	return rc;
+}
+
+/*
+ * Run the tool to completion: exit status, all of stdout into @out and of
+ * stderr into @err (NUL-terminated, truncated to their sizes).
+ */
+static inline int pt_run(char *const argv[], char *out, size_t out_sz,
+			 char *err, size_t err_sz, void (*setup)(void *),
+			 void *arg)
+{
+	struct pt_proc p;
+	char line[4096];
+
+	pt_spawn(&p, argv, setup, arg);
+	return pt_proc_collect(&p, line, sizeof(line), out, out_sz, err,
+			       err_sz);
+}
+
+/*
+ * Start `pea trace PROBE --pid <this process> ARGS...` (@args NULL-ended,
+ * at most 26 of them) and wait until it has attached.
+ */
+static inline bool pt_trace_start_self(struct pt_proc *p, const char *probe,
+				       char **args)
+{
+	char *argv[32] = { PT_PEA, "trace", (char *)probe, "--pid" };
+	static char pid[16];
+	int n = 4;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	argv[n++] = pid;
+	while (*args && n < 31)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	return pt_trace_start(p, argv);
 }
 
 /* ---- JSON ---- */

@@ -36,41 +36,17 @@ static char line[8192];
 static char out[65536], err[65536];
 static bool have_btf;
 
+/* pea trace PROBE --pid us ARGS... (NULL-ended), attached. */
 static bool start(struct pt_proc *p, const char *probe, char **args)
 {
-	char *argv[32] = { PT_PEA, "trace", (char *)probe, "--pid" };
-	static char pid[16];
-	int n = 4;
-
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	argv[n++] = pid;
-	while (*args && n < 31)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	return pt_trace_start(p, argv);
+	return pt_trace_start_self(p, probe, args);
 }
 
+/* Read stdout to the end into out, stderr into err; the exit status. */
 static int finish(struct pt_proc *p)
 {
-	size_t olen = 0;
-	int rc;
-
-	out[0] = '\0';
-	while (pt_proc_line(p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
-		size_t n = strlen(line);
-
-		if (olen + n + 2 < sizeof(out)) {
-			memcpy(out + olen, line, n);
-			out[olen + n] = '\n';
-			olen += n + 1;
-			out[olen] = '\0';
-		}
-	}
-	pt_proc_drain_err(p);
-	snprintf(err, sizeof(err), "%s", p->err_all ? p->err_all : "");
-	rc = pt_proc_wait(p);
-	pt_proc_close(p);
-	return rc;
+	return pt_proc_collect(p, line, sizeof(line), out, sizeof(out), err,
+			       sizeof(err));
 }
 
 static long openat2_how(const char *path, __u64 flags, __u64 resolve)
