@@ -10,6 +10,19 @@
 
 listens() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# A TAP test without relayd, babeltrace2 or the host helpers fails at
+# once, saying which (TAP_NAME: host_tap.sh's).
+relayd_tools() {
+	local t
+	for t in lttng-relayd babeltrace2 "$BIN/ctf_feed" "$BIN/free_ports"; do
+		if ! command -v "$t" >/dev/null; then
+			echo "not ok 1 - $TAP_NAME: $t is missing (scripts/setup.sh, make host-tests)"
+			echo "1..1"
+			exit 1
+		fi
+	done
+}
+
 start_relayd() {
 	local out=$1 try ports
 	shift

@@ -44,15 +44,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for t in lttng-relayd babeltrace2 "$BIN/ctf_feed" "$BIN/free_ports"; do
-	if ! command -v "$t" >/dev/null; then
-		echo "not ok 1 - relayd: $t is missing (scripts/setup.sh, make host-tests)"
-		echo "1..1"
-		exit 1
-	fi
-done
 
 . "$ROOT/selftests/host/relayd_start.sh"
+relayd_tools
 
 # babeltrace2's event lines and its discarded counts of trace $1.
 events() { babeltrace2 "$1" 2>/dev/null; }

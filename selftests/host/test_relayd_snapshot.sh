@@ -36,15 +36,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for t in lttng-relayd babeltrace2 "$BIN/ctf_feed" "$BIN/free_ports"; do
-	if ! command -v "$t" >/dev/null; then
-		echo "not ok 1 - relayd snapshot: $t is missing (scripts/setup.sh, make host-tests)"
-		echo "1..1"
-		exit 1
-	fi
-done
 
 . "$ROOT/selftests/host/relayd_start.sh"
+relayd_tools
 
 # Wait until relayd's copy $2 has the files and the bytes of $1.
 same_files() {
