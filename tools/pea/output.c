@@ -20,7 +20,9 @@
  * given after a kprobe print as name=value after its arguments, and in
  * JSON as the object "params", each by its type.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "kfetch.h"
 #include "pea_tool.h"
@@ -381,4 +383,38 @@ void trace_print_event(FILE *f, const struct trace_fmt *fmt,
 		print_event_json(f, fmt, ev);
 	else
 		print_event_human(f, fmt, ev);
+}
+
+/* 0 or -ENOMEM. */
+int trace_json_line_open(struct trace_json_line *j)
+{
+	j->buf = NULL;
+	j->len = 0;
+	j->mem = open_memstream(&j->buf, &j->len);
+	return j->mem ? 0 : -ENOMEM;
+}
+
+const char *trace_json_line(struct trace_json_line *j,
+			    const struct trace_fmt *fmt,
+			    const struct trace_event *ev, size_t *len)
+{
+	struct trace_fmt f = *fmt;
+
+	f.json = true;
+	j->len = 0;
+	rewind(j->mem);
+	trace_print_event(j->mem, &f, ev);
+	if (fflush(j->mem) || !j->buf)
+		return NULL;
+	*len = strcspn(j->buf, "\n");
+	return j->buf;
+}
+
+void trace_json_line_close(struct trace_json_line *j)
+{
+	if (j->mem)
+		fclose(j->mem);
+	free(j->buf);
+	j->mem = NULL;
+	j->buf = NULL;
 }

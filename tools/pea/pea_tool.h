@@ -217,4 +217,25 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt);
 void trace_print_event(FILE *f, const struct trace_fmt *fmt,
 		       const struct trace_event *ev);
 
+/*
+ * An event's --json object as a string, for the writers that embed it
+ * (trace_perfetto.c, trace_pftrace.c): rendered into a memory stream the
+ * writer keeps open and reuses.
+ */
+struct trace_json_line {
+	FILE *mem;
+	char *buf;
+	size_t len;
+};
+
+int trace_json_line_open(struct trace_json_line *j);
+/*
+ * @ev's --json object as @fmt prints it, without its '\n': *@len bytes
+ * at the return value, valid until the next call; NULL when out of memory.
+ */
+const char *trace_json_line(struct trace_json_line *j,
+			    const struct trace_fmt *fmt,
+			    const struct trace_event *ev, size_t *len);
+void trace_json_line_close(struct trace_json_line *j);
+
 #endif /* _PEA_TOOL_H */

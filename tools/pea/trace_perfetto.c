@@ -30,9 +30,7 @@ struct pf_writer {
 	__u64 last_ts;		/* the latest time written, ns */
 	__u64 *tids;		/* threads named: pid << 32 | tid; 0 free */
 	size_t ntids, cap;	/* a power of two */
-	FILE *mem;		/* one event's args, into @buf */
-	char *buf;
-	size_t len;
+	struct trace_json_line args;	/* one event's args */
 };
 
 static void pf_sep(struct pf_writer *p)
@@ -93,7 +91,9 @@ static int pf_event(struct trace_writer *w, unsigned int probe,
 		    const struct trace_event *ev)
 {
 	struct pf_writer *p = (struct pf_writer *)w;
-	struct trace_fmt fmt = *w->probes[probe];
+	const struct trace_fmt *fmt = w->probes[probe];
+	const char *json;
+	size_t len;
 	const struct pea_probe_record *r = &ev->rec;
 	/* pid 0 is the idle task: keep the key non-zero. */
 	__u64 key = ((__u64)r->tgid << 32 | r->pid) + 1;
@@ -112,9 +112,9 @@ static int pf_event(struct trace_writer *w, unsigned int probe,
 	}
 	pf_sep(p);
 	fputs("{\"name\":", p->f);
-	json_put_str(p->f, fmt.probe, strlen(fmt.probe));
+	json_put_str(p->f, fmt->probe, strlen(fmt->probe));
 	fputs(",\"cat\":\"pea\"", p->f);
-	if (fmt.retprobe && (r->flags & PEA_REC_F_RETPROBE)) {
+	if (fmt->retprobe && (r->flags & PEA_REC_F_RETPROBE)) {
 		__u64 start = r->time_ns - r->latency_ns;
 
 		if (r->latency_ns > r->time_ns)
@@ -128,13 +128,10 @@ static int pf_event(struct trace_writer *w, unsigned int probe,
 	}
 	fprintf(p->f, ",\"pid\":%u,\"tid\":%u,\"args\":", r->tgid, r->pid);
 	/* The --json object, without its '\n': one trace event a line. */
-	fmt.json = true;
-	p->len = 0;
-	rewind(p->mem);
-	trace_print_event(p->mem, &fmt, ev);
-	if (fflush(p->mem) || !p->buf)
+	json = trace_json_line(&p->args, fmt, ev, &len);
+	if (!json)
 		return -ENOMEM;
-	fwrite(p->buf, 1, strcspn(p->buf, "\n"), p->f);
+	fwrite(json, 1, len, p->f);
 	fputc('}', p->f);
 	if (r->time_ns > p->last_ts)
 		p->last_ts = r->time_ns;
@@ -163,8 +160,7 @@ static int pf_close(struct trace_writer *w, char *msg, size_t msg_len)
 	err = fflush(p->f) || ferror(p->f) ? -EIO : 0;
 	if (fclose(p->f) && !err)
 		err = -errno;
-	fclose(p->mem);
-	free(p->buf);
+	trace_json_line_close(&p->args);
 	free(p->tids);
 	free(p);
 	if (msg_len)
@@ -194,16 +190,14 @@ struct trace_writer *trace_perfetto_open(const char *path,
 	p->w.nprobes = nprobes;
 	p->w.ncpus = ncpus;
 	p->first = true;
-	p->mem = open_memstream(&p->buf, &p->len);
-	if (!p->mem) {
+	if (trace_json_line_open(&p->args)) {
 		snprintf(err, err_len, "out of memory");
 		free(p);
 		return NULL;
 	}
 	p->f = fopen(path, "w");
 	if (!p->f) {
-		fclose(p->mem);
-		free(p->buf);
+		trace_json_line_close(&p->args);
 		snprintf(err, err_len, "cannot create %s: %s", path,
 			 strerror(errno));
 		free(p);

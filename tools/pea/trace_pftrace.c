@@ -166,9 +166,7 @@ struct pftrace {
 	__u64 next_snap;		/* the next clock snapshot is due */
 	__u64 *keys;			/* tracks described; 0 free */
 	size_t nkeys, cap;		/* a power of two */
-	FILE *mem;			/* one event's --json, into @buf */
-	char *buf;
-	size_t len;
+	struct trace_json_line json;	/* one event's --json */
 };
 
 static size_t key_slot(const __u64 *t, size_t cap, __u64 key)
@@ -320,7 +318,9 @@ static int pf_event(struct trace_writer *w, unsigned int probe,
 		    const struct trace_event *ev)
 {
 	struct pftrace *p = (struct pftrace *)w;
-	struct trace_fmt fmt = *w->probes[probe];
+	const struct trace_fmt *fmt = w->probes[probe];
+	const char *json;
+	size_t json_len;
 	const struct pea_probe_record *r = &ev->rec;
 	/* pid 0 is the idle task: keep the key non-zero. */
 	__u64 key = ((__u64)r->tgid << 32 | r->pid) + 1;
@@ -344,14 +344,11 @@ static int pf_event(struct trace_writer *w, unsigned int probe,
 			return err;
 	}
 	/* The --json object, without its '\n'. */
-	fmt.json = true;
-	p->len = 0;
-	rewind(p->mem);
-	trace_print_event(p->mem, &fmt, ev);
-	if (fflush(p->mem) || !p->buf)
+	json = trace_json_line(&p->json, fmt, ev, &json_len);
+	if (!json)
 		return -ENOMEM;
 
-	if (fmt.retprobe && (r->flags & PEA_REC_F_RETPROBE)) {
+	if (fmt->retprobe && (r->flags & PEA_REC_F_RETPROBE)) {
 		__u64 start = r->latency_ns > r->time_ns ? 0 :
 			      r->time_ns - r->latency_ns;
 
@@ -360,12 +357,12 @@ static int pf_event(struct trace_writer *w, unsigned int probe,
 		pf_te_head(p, r->time_ns, key, PB_TYPE_INSTANT);
 	}
 	pb_str(&p->msg, PB_TE_CATEGORY, "pea");
-	pb_str(&p->msg, PB_TE_NAME, fmt.probe);
+	pb_str(&p->msg, PB_TE_NAME, fmt->probe);
 	pb_str(&p->sub, PB_DA_NAME, "args");
-	pb_bytes(&p->sub, PB_DA_JSON, p->buf, strcspn(p->buf, "\n"));
+	pb_bytes(&p->sub, PB_DA_JSON, json, json_len);
 	pb_msg(&p->msg, PB_TE_ANNOT, &p->sub);
 	err = pf_te_end(p);
-	if (!err && fmt.retprobe && (r->flags & PEA_REC_F_RETPROBE)) {
+	if (!err && fmt->retprobe && (r->flags & PEA_REC_F_RETPROBE)) {
 		pf_te_head(p, r->time_ns, key, PB_TYPE_SLICE_END);
 		err = pf_te_end(p);
 	}
@@ -416,9 +413,7 @@ static int pf_tick(struct trace_writer *w, __u64 now)
 
 static void pf_free(struct pftrace *p)
 {
-	if (p->mem)
-		fclose(p->mem);
-	free(p->buf);
+	trace_json_line_close(&p->json);
 	free(p->keys);
 	free(p->pkt.p);
 	free(p->msg.p);
@@ -464,8 +459,7 @@ struct trace_writer *trace_pftrace_open(const char *path,
 	p->w.nprobes = nprobes;
 	p->w.ncpus = ncpus;
 	p->first = true;
-	p->mem = open_memstream(&p->buf, &p->len);
-	if (!p->mem) {
+	if (trace_json_line_open(&p->json)) {
 		snprintf(err, err_len, "out of memory");
 		pf_free(p);
 		return NULL;
