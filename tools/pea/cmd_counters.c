@@ -387,20 +387,6 @@ static void set_enabled(struct stat_run *r, bool on)
 	}
 }
 
-static pid_t start_command(char **argv)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		execvp(argv[0], argv);
-		fprintf(stderr, "%s: cannot run '%s': %s\n", me, argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	return pid;
-}
-
 static void sleep_until(__u64 deadline)
 {
 	struct timespec ts = {
@@ -558,8 +544,9 @@ int cmd_stat_counters(int argc, char **argv)
 			goto out;
 		}
 	} else if (optind < argc) {
-		child = start_command(argv + optind);
-		if (child < 0) {
+		/* CPU-wide: the command only bounds the run; it goes at once. */
+		child = task_cmd_fork(argv + optind, &go_fd, me);
+		if (child < 0 || task_cmd_go(go_fd)) {
 			perror(me);
 			ret = 1;
 			goto out;
