@@ -227,14 +227,14 @@ static long pea_agg_stack(struct pea_agg *agg, unsigned int gen,
 		return pea_stk_id(agg->stk, gen, kind, s->uips, s->unr);
 	if (s->kips)
 		return pea_stk_id(agg->stk, gen, kind, s->kips, s->knr);
-	buf = pea_stk_scratch_get();
+	buf = pea_stk_scratch_get(agg->stk);
 	if (buf) {
 		nr = pea_kstack_save(s->regs, s->ip0, buf, agg->stack_depth);
 		id = pea_stk_id(agg->stk, gen, kind, buf, nr);
 	} else {
 		id = -EBUSY;
 	}
-	pea_stk_scratch_put();
+	pea_stk_scratch_put(agg->stk);
 	return id;
 }
 

@@ -42,8 +42,10 @@
  * period) and empties its index; the entries are rewritten before they
  * are published again.
  *
- * Unwinding for a key needs room for a stack: one per CPU and nesting
- * level (task, softirq, hardirq, NMI), as pea_scratch_get() hands out.
+ * Unwinding for a key needs room for a stack: the store's own, per CPU
+ * and nesting level (task, softirq, hardirq, NMI), handed out as
+ * pea_scratch_get() hands out its slots (allocated with the store: a
+ * module's static per-CPU space is too small for it).
  */
 #include <linux/atomic.h>
 #include <linux/jhash.h>
@@ -74,6 +76,12 @@ struct pea_stk_gen {
 	/* u32 index[cap], then the entries (8-byte aligned) */
 };
 
+/* Room to unwind into, per CPU: PEA_NEST_MAX levels of depth addresses. */
+struct pea_stk_scratch {
+	int level;
+	u64 ips[];
+};
+
 struct pea_stk {
 	u32 max;
 	u32 depth;
@@ -82,19 +90,13 @@ struct pea_stk {
 	size_t entry_size;
 	size_t index_size;	/* bytes of the index, a multiple of 8 */
 	struct pea_stk_gen *gen[2];
+	struct pea_stk_scratch __percpu *scratch;
 };
-
-/* Room to unwind into, per CPU and nesting level. */
-struct pea_stk_scratch {
-	int level;
-	u64 ips[PEA_NEST_MAX][PEA_KSTACK_MAX];
-};
-
-static DEFINE_PER_CPU(struct pea_stk_scratch, pea_stk_scratch);
 
 /**
- * pea_stk_scratch_get() - room for PEA_KSTACK_MAX addresses, this CPU's
- * for the current nesting level
+ * pea_stk_scratch_get() - room for the store's depth of addresses, this
+ * CPU's for the current nesting level
+ * @stk: the store
  *
  * Preemption must be off; every call, whatever it returns, is paired with
  * a pea_stk_scratch_put(). Handlers nest like a stack on a CPU (see
@@ -102,23 +104,29 @@ static DEFINE_PER_CPU(struct pea_stk_scratch, pea_stk_scratch);
  *
  * Return: the room, or NULL past PEA_NEST_MAX levels.
  */
-u64 *pea_stk_scratch_get(void)
+u64 *pea_stk_scratch_get(struct pea_stk *stk)
 {
-	int level = this_cpu_inc_return(pea_stk_scratch.level) - 1;
+	int level = this_cpu_inc_return(stk->scratch->level) - 1;
 
 	barrier();
 	if (level >= PEA_NEST_MAX)
 		return NULL;
-	return this_cpu_ptr(pea_stk_scratch.ips[level]);
+	return this_cpu_ptr(stk->scratch)->ips + level * stk->depth;
 }
 
 /**
  * pea_stk_scratch_put() - give back the room of pea_stk_scratch_get()
+ * @stk: the store
  */
-void pea_stk_scratch_put(void)
+void pea_stk_scratch_put(struct pea_stk *stk)
 {
 	barrier();
-	this_cpu_dec(pea_stk_scratch.level);
+	this_cpu_dec(stk->scratch->level);
+}
+
+static size_t pea_stk_scratch_size(u32 depth)
+{
+	return struct_size_t(struct pea_stk_scratch, ips, PEA_NEST_MAX * depth);
 }
 
 static size_t pea_stk_entry_size(u32 depth)
@@ -151,13 +159,15 @@ size_t pea_stk_gen_size(u32 max, u32 depth)
  * @max: stacks, 1..PEA_AGG_MAX_STACKS
  * @depth: addresses per stack, 1..PEA_KSTACK_MAX
  *
- * Return: the bytes the allocators take for pea_stk_alloc(): the struct
- * and two generations (kvmalloc()'s size, pea_agg_alloc_size()).
+ * Return: the bytes the allocators take for pea_stk_alloc(): the struct,
+ * two generations (kvmalloc()'s size, pea_agg_alloc_size()) and the room
+ * to unwind in of every possible CPU.
  */
 size_t pea_stk_charge(u32 max, u32 depth)
 {
 	return kmalloc_size_roundup(sizeof(struct pea_stk)) +
-	       2 * pea_agg_alloc_size(pea_stk_gen_size(max, depth));
+	       2 * pea_agg_alloc_size(pea_stk_gen_size(max, depth)) +
+	       num_possible_cpus() * pea_stk_scratch_size(depth);
 }
 
 static u32 *pea_stk_index(struct pea_stk_gen *g)
@@ -183,6 +193,7 @@ void pea_stk_free(struct pea_stk *stk)
 		return;
 	kvfree(stk->gen[0]);
 	kvfree(stk->gen[1]);
+	free_percpu(stk->scratch);
 	kfree(stk);
 }
 
@@ -193,8 +204,7 @@ void pea_stk_free(struct pea_stk *stk)
  * @depth: 1..PEA_KSTACK_MAX
  *
  * Context: process context; the memory is the caller's memory cgroup's,
- * charged by the caller at sizeof(struct pea_stk) and two
- * pea_stk_gen_size() allocations.
+ * charged by the caller (pea_stk_charge()).
  * Return: the store or NULL.
  */
 struct pea_stk *pea_stk_alloc(u32 max, u32 depth)
@@ -213,7 +223,9 @@ struct pea_stk *pea_stk_alloc(u32 max, u32 depth)
 	stk->index_size = ALIGN(stk->cap * sizeof(u32), 8);
 	stk->gen[0] = kvzalloc(size, GFP_KERNEL_ACCOUNT);
 	stk->gen[1] = kvzalloc(size, GFP_KERNEL_ACCOUNT);
-	if (!stk->gen[0] || !stk->gen[1]) {
+	stk->scratch = __alloc_percpu_gfp(pea_stk_scratch_size(depth),
+					  __alignof__(u64), GFP_KERNEL_ACCOUNT);
+	if (!stk->gen[0] || !stk->gen[1] || !stk->scratch) {
 		pea_stk_free(stk);
 		return NULL;
 	}

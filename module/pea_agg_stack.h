@@ -28,7 +28,7 @@ long pea_stk_id(struct pea_stk *stk, unsigned int gen, u16 kind,
 int pea_stk_copy(const struct pea_stk *stk, unsigned int gen,
 		 struct pea_stk_out *o);
 void pea_stk_clear(struct pea_stk *stk, unsigned int gen);
-u64 *pea_stk_scratch_get(void);
-void pea_stk_scratch_put(void);
+u64 *pea_stk_scratch_get(struct pea_stk *stk);
+void pea_stk_scratch_put(struct pea_stk *stk);
 
 #endif /* _PEA_AGG_STACK_H */
