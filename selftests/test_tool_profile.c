@@ -6,11 +6,13 @@
  * profiled through the tool, its stacks read back from --folded:
  *   - -- CMD: a's share of the spin samples is 0.75 +- 0.08, the stacks end
  *     main;a;spin and main;b;spin exactly, the top stack printed is one of
- *     them (leaf first), and samples + lost == the link's overflows;
+ *     them (leaf first), and samples + lost == the link's overflows; both
+ *     counted in the kernel ("complete (in-kernel)", no sample lost) and
+ *     from records (--records);
  *   - kernel and user frames join in one stack (main, then vfs_read [k]);
  *   - a command that exits before the tool reads one record is named (the
  *     rings are not read until it has exited: a quarter-full watermark
- *     that 1 s at 99 Hz does not reach);
+ *     that 1 s at 99 Hz does not reach; --records);
  *   - so is one whose code was mapped after its exec (a shared object),
  *     which only the maps read at its exit stop hold;
  *   - -p PID of a process that exits while the tool runs is named;
@@ -128,11 +130,11 @@ static int profile(char *const argv[])
 	return rc;
 }
 
-static void test_ab(void)
+static void test_ab(bool records)
 {
 	char *argv[] = { PT_PEA, "profile", "-F", "499", "--folded", FOLDED,
 			 "--svg", SVG, "--top", "3", "--", WORK, "--work", "0",
-			 "4", NULL };
+			 "4", NULL, NULL };
 	char head[64] = "";
 	unsigned long long n = 0, lost = 0, ovf = 0;
 	struct fold f;
@@ -141,11 +143,21 @@ static void test_ab(void)
 
 	bool ok;
 
-	PT_EQ(profile(argv), 0, "profile -- test_sample --work 0: exit 0");
+	if (records) {	/* --records before the "--" */
+		memmove(argv + 11, argv + 10, 6 * sizeof(argv[0]));
+		argv[10] = "--records";
+	}
+	PT_EQ(profile(argv), 0, "profile %s-- test_sample --work 0: exit 0",
+	      records ? "--records " : "");
 	ok = counts(&n, &lost, &ovf);
 	PT_OK(ok, "the counts line");
 	PT_EQ(n + lost, ovf, "samples + lost (%llu + %llu) == overflows", n,
 	      lost);
+	PT_EQ(!strstr(err, ", complete (in-kernel): "), records,
+	      records ? "--records: counted from records" :
+	      "counted in the kernel: complete (in-kernel)");
+	if (!records)
+		PT_EQ(lost, 0, "in the kernel: no sample lost");
 	read_folded(&f, "test_sample");
 	PT_OK(!f.bad && f.lines, "folded: %lu lines, each test_sample;...;leaf N",
 	      f.lines);
@@ -186,8 +198,8 @@ static void test_kernel(void)
 static void test_exit_first(void)
 {
 	char *argv[] = { PT_PEA, "profile", "-F", "99", "--pages", "64",
-			 "--folded", FOLDED, "--", WORK, "--work", "0", "1",
-			 NULL };
+			 "--records", "--folded", FOLDED, "--", WORK, "--work",
+			 "0", "1", NULL };
 	unsigned long long n = 0, lost = 0, ovf = 0;
 	struct fold f;
 
@@ -323,7 +335,8 @@ int main(void)
 {
 	test_usage();
 	test_perm();
-	test_ab();
+	test_ab(false);
+	test_ab(true);
 	test_kernel();
 	test_exit_first();
 	test_exit_maps();
