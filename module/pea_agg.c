@@ -523,18 +523,6 @@ static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
 	return 0;
 }
 
-/**
- * pea_agg_alloc_size() - the bytes kvmalloc() takes for @n: kmalloc's
- * rounding, or whole pages
- * @n: the size asked for
- *
- * Return: what a table's memory is charged at.
- */
-size_t pea_agg_alloc_size(size_t n)
-{
-	return n <= KMALLOC_MAX_SIZE ? kmalloc_size_roundup(n) : PAGE_ALIGN(n);
-}
-
 static void pea_agg_destroy(struct pea_agg *agg)
 {
 	unsigned int cpu;
@@ -584,7 +572,7 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	/* What the allocators take: kmalloc's rounding, else whole pages. */
 	bytes = kmalloc_size_roundup(struct_size(agg, cpu, nr_cpu_ids));
 	if (check_add_overflow(bytes, (size_t)num_possible_cpus() *
-			       pea_agg_alloc_size(2 * gen_size), &bytes))
+			       pea_alloc_size(2 * gen_size), &bytes))
 		return -ENOMEM;
 	/* The stack store: its struct and one allocation per generation. */
 	if (pea_agg_attr_stacks(a)) {

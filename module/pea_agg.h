@@ -46,7 +46,6 @@ struct pea_agg_sample {
 	u32 unr;
 };
 
-size_t pea_agg_alloc_size(size_t n);
 bool pea_agg_attr_has_key(const struct pea_agg_attr *a, u8 part);
 bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 		    const struct pea_agg_sample *s);

@@ -58,7 +58,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include "pea_internal.h"
-#include "pea_agg.h"
+#include "pea_quota.h"
 #include "pea_agg_stack.h"
 
 #define PEA_STK_GEN_BIT	BIT(31)
@@ -160,13 +160,13 @@ size_t pea_stk_gen_size(u32 max, u32 depth)
  * @depth: addresses per stack, 1..PEA_KSTACK_MAX
  *
  * Return: the bytes the allocators take for pea_stk_alloc(): the struct,
- * two generations (kvmalloc()'s size, pea_agg_alloc_size()) and the room
+ * two generations (kvmalloc()'s size, pea_alloc_size()) and the room
  * to unwind in of every possible CPU.
  */
 size_t pea_stk_charge(u32 max, u32 depth)
 {
 	return kmalloc_size_roundup(sizeof(struct pea_stk)) +
-	       2 * pea_agg_alloc_size(pea_stk_gen_size(max, depth)) +
+	       2 * pea_alloc_size(pea_stk_gen_size(max, depth)) +
 	       num_possible_cpus() * pea_stk_scratch_size(depth);
 }
 

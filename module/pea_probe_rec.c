@@ -24,7 +24,6 @@
 #include "pea_pred.h"
 #include "pea_kstack.h"
 #include "pea_probe_rec.h"
-#include "pea_provider.h"
 
 /**
  * pea_read_args() - the six arguments of the calling convention
@@ -238,16 +237,15 @@ void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
  * @l: a kprobe or uprobe link (their PEA_*_F_RETPROBE is the same bit)
  * @a: the table's attr
  *
- * Every hit gives its arguments; a return also its value and latency.
- * Kprobes and kretprobes give their kernel stack; uprobes no stack.
+ * Every hit gives its arguments; a return also its value and latency;
+ * a kprobe or kretprobe its kernel stack (uprobes refuse it first,
+ * pea_uprobe.c). No user stack.
  *
  * Return: 0 or -EINVAL.
  */
 int pea_probe_agg_check(struct pea_link *l, const struct pea_agg_attr *a)
 {
-	if (pea_agg_attr_has_key(a, PEA_AGG_KEY_USTACK) ||
-	    (pea_agg_attr_has_key(a, PEA_AGG_KEY_KSTACK) &&
-	     l->provider == &pea_uprobe_provider))
+	if (pea_agg_attr_has_key(a, PEA_AGG_KEY_USTACK))
 		return -EINVAL;
 	switch (a->value) {
 	case PEA_AGG_VAL_NONE:
