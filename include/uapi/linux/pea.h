@@ -1088,9 +1088,9 @@ struct pea_agg_stack {
  * empties it: hits == sum of count + dropped + errors exactly, and
  * every hit is in exactly one such read. Each generation has its own
  * stack store: a read copies the stacks of the generations it reads
- * (those its entries name, and at most a few no entry names: a hit
- * dropped after its stack was stored), and a read-and-clear empties the
- * store with the table.
+ * (those its entries name, and those of hits dropped because their key
+ * did not fit after their stack was stored), and a read-and-clear
+ * empties the store with the table.
  */
 struct pea_agg_read {
 	__u32 size;
