@@ -17,6 +17,8 @@
  *     which only the maps read at its exit stop hold;
  *   - -p PID of a process that exits while the tool runs is named;
  *   - --user-only has no kernel frame, --kernel-only no user frame;
+ *   - --kernel-only of the whole system is counted in the kernel too
+ *     (comm and kernel stack): a reader's read(2) stacks under its comm;
  *   - usage errors.
  */
 #include "pea_test.h"
@@ -285,6 +287,45 @@ static void test_modes(void)
 	      f.total, f.kframes, f.uframes);
 }
 
+/* --kernel-only, every task: counted in the kernel, keyed by comm. */
+static void test_kernel_wide(void)
+{
+	char *work[] = { WORK, "--work", "1", "3", NULL };
+	char *argv[] = { PT_PEA, "profile", "-F", "499", "--kernel-only",
+			 "-d", "1.5", "--folded", FOLDED, NULL };
+	unsigned long long n = 0, lost = 0, ovf = 0, reads = 0, w;
+	static char line[1 << 16];
+	pid_t pid = fork();
+	char *sp;
+	FILE *in;
+
+	if (pid == 0) {
+		execv(WORK, work);
+		_exit(127);
+	}
+	usleep(200000);
+	PT_EQ(profile(argv), 0, "profile --kernel-only of every task: exit 0");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	PT_OK(counts(&n, &lost, &ovf) && n + lost == ovf && !lost &&
+	      strstr(err, ", complete (in-kernel): "),
+	      "counted in the kernel: %llu samples, %llu lost, %llu overflows",
+	      n, lost, ovf);
+	in = fopen(FOLDED, "r");
+	while (in && fgets(line, sizeof(line), in)) {
+		sp = strrchr(line, ' ');
+		w = sp ? strtoull(sp + 1, NULL, 10) : 0;
+		if (!strncmp(line, "test_sample;", 12) &&
+		    strstr(line, ";vfs_read_[k]"))
+			reads += w;
+	}
+	if (in)
+		fclose(in);
+	PT_OK(reads >= 10,
+	      "%llu samples of the reader under its comm through vfs_read [k]",
+	      reads);
+}
+
 static void test_usage(void)
 {
 	char *both[] = { PT_PEA, "profile", "--kernel-only", "--user-only",
@@ -342,5 +383,6 @@ int main(void)
 	test_exit_maps();
 	test_pid();
 	test_modes();
+	test_kernel_wide();
 	return pt_done();
 }

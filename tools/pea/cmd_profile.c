@@ -22,14 +22,15 @@
  * process (comm), the user frames from the outermost, then the kernel
  * frames from the outermost.
  *
- * With -p or -- CMD the kernel counts the samples itself where it can: a
- * table on the sampler's link keyed by comm and the two stacks
+ * With -p or -- CMD (or --kernel-only) the kernel counts the samples
+ * itself where it can: a table on the sampler's link keyed by comm and
+ * the stacks
  * (PEA_AGG_KEY_COMM, _KSTACK, _USTACK, no records: no ring can lose a
  * sample), read and cleared every second and at the end; each of its
  * entries is a sample with a weight. The summary then says "complete
  * (in-kernel)". Without the table (an older module, no memory), or for
- * the whole system (a key of comm, pid and two stacks does not fit the
- * kernel's four words), the records as above.
+ * the whole system with user stacks (a key of comm, pid and two stacks
+ * does not fit the kernel's four words), the records as above.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -117,7 +118,7 @@ static int prof_help(void)
 	       "      --folded FILE    write folded stacks (flamegraph.pl, speedscope)\n"
 	       "      --svg FILE       write an SVG flame graph\n"
 	       "      --records        count from records even where the kernel can\n"
-	       "                       (with -p or --, the kernel counts the stacks:\n"
+	       "                       (-p, -- or --kernel-only: the kernel counts:\n"
 	       "                       \"complete (in-kernel)\", no ring to lose them)\n"
 	       "\n"
 	       "Privilege: as perf record -a: CAP_PERFMON, or perf_event_paranoid <= 0\n"
@@ -491,7 +492,8 @@ static bool prof_kernel_table(struct profiler *p)
 	struct pea_agg_attr a;
 	int n = 0;
 
-	if ((!p->pid && !p->cmd) || p->records)
+	/* The whole system with user stacks: comm, pid, 2 stacks: 5 words. */
+	if ((!p->pid && !p->cmd && p->udepth) || p->records)
 		return false;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -571,7 +573,7 @@ static void prof_add_entry(struct profiler *p, const struct pea_agg_entry *e,
 		memcpy(s->ips, ks->ips, knr * sizeof(__u64));
 	if (unr)
 		memcpy(s->ips + knr, us->ips, unr * sizeof(__u64));
-	s->tgid = p->cmd ? p->child : p->pid;
+	s->tgid = p->cmd ? p->child : p->pid;	/* 0: --kernel-only, every task */
 	s->pid = s->tgid;
 	memcpy(s->comm, e->key, sizeof(s->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';
