@@ -501,6 +501,7 @@ static int trace_teardown(struct tracer *t, int rc)
 		if (rc == PEA_EXIT_OK) {
 			print_tables(t, true);
 			print_summary(t);
+			rc = agg_write_folded(t->agg);
 		}
 		pea_buffer__free(t->pb);
 	}
@@ -535,6 +536,7 @@ static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
 	p->fmt.probe = p->spec.text;
 	p->fmt.kind = p->spec.kind;
 	p->fmt.kstack = p->o.kstack;
+	p->fmt.kstack_depth = p->o.kstack;
 	p->fmt.ksyms = t->o.ksyms;
 	p->fmt.probe_col = probe_col;
 	p->fmt.time_mode = t->o.time_mode;

@@ -185,6 +185,12 @@ void ksyms_free(struct ksyms *ks);
  */
 const char *ksyms_format(const struct ksyms *ks, __u64 addr, char *buf,
 			 size_t len);
+/*
+ * The function @addr is in, as a flame graph's frame names it: "func",
+ * "func [module]", or "[unknown]" (also with @ks NULL). Returns @buf.
+ */
+const char *ksyms_func(const struct ksyms *ks, __u64 addr, char *buf,
+		       size_t len);
 
 /* ---- output.c ---- */
 
@@ -200,6 +206,7 @@ struct trace_fmt {
 	__u64 t0_ns;		/* times print relative to this */
 	int probe_col;		/* several probes: PROBE column width, else 0 */
 	bool kstack;		/* --kstack: records carry kernel stacks */
+	unsigned int kstack_depth;	/* and this many frames at most */
 	const struct ksyms *ksyms;	/* and these name their frames (or NULL) */
 	int time_mode;		/* --time: enum trace_time (walltime.h) */
 	__s64 wall_off_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */

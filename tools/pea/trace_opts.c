@@ -33,6 +33,7 @@ enum {
 	OPT_MAX_KEYS,
 	OPT_EVENTS,
 	OPT_KSTACK,
+	OPT_FOLDED,
 	OPT_SESSION,
 	OPT_HOSTNAME,
 	OPT_LIVE_INTERVAL,
@@ -72,6 +73,7 @@ static const struct option trace_options[] = {
 	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "events", no_argument, NULL, OPT_EVENTS },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -278,6 +280,9 @@ static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 	case OPT_EVENTS:
 		o->events = true;
 		return 0;
+	case OPT_FOLDED:
+		o->agg.folded = arg;
+		return 0;
 	}
 	return 1;
 }
@@ -309,6 +314,21 @@ static int parse_agg_opt(struct agg_opts *a, bool hist, const char *key,
 	return 0;
 }
 
+/*
+ * Whether a --count-by kstack table is for probe @p (-1: for any probe).
+ */
+static bool count_by_kstack(const struct trace_opts *o, int p)
+{
+	int i;
+
+	for (i = 0; i < o->agg.ncount; i++)
+		if (!strcmp(o->agg.count[i], "kstack") &&
+		    (p < 0 || o->agg.count_probe[i] < 0 ||
+		     o->agg.count_probe[i] == p))
+			return true;
+	return false;
+}
+
 /* What goes with the aggregation options; 0 or PEA_EXIT_USAGE. */
 static int check_agg_args(const struct trace_opts *o)
 {
@@ -322,6 +342,8 @@ static int check_agg_args(const struct trace_opts *o)
 		return tool_usage("trace", "--interval does not go with --flight-recorder, which reads the rings only at the end");
 	if (o->events && o->quiet)
 		return tool_usage("trace", "--events and --quiet contradict each other");
+	if (o->agg.folded && !count_by_kstack(o, -1))
+		return tool_usage("trace", "--folded FILE writes the stacks of --count-by kstack");
 	return 0;
 }
 
@@ -492,6 +514,14 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 
 		probe_opts_merge(&p->o, &o->defaults, &p->own);
 		p->link_fd = -1;
+		/*
+		 * --count-by kstack is stackcount: the kernel counts the
+		 * stacks; without a table there (an older module) the
+		 * records carry them, as with --kstack.
+		 */
+		if (!p->o.kstack && (p->spec.kind->opts & PO_KSTACK) &&
+		    count_by_kstack(o, (int)i))
+			p->o.kstack = PEA_KSTACK_MAX;
 		ret = probe_validate(p);
 		if (ret)
 			return ret;

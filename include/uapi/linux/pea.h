@@ -892,6 +892,8 @@ struct pea_event_value {
 #define PEA_AGG_KEY_TID		3	/* pid (thread id), the same namespace */
 #define PEA_AGG_KEY_COMM	4	/* current->comm: 2 words (16 bytes) */
 #define PEA_AGG_KEY_PROBE	5	/* the link's record id: 1 word */
+#define PEA_AGG_KEY_KSTACK	6	/* the hit's kernel stack: 1 word, a stack id */
+#define PEA_AGG_KEY_USTACK	7	/* a sample's user stack: 1 word, a stack id */
 #define PEA_AGG_KEY_PARTS	4	/* entries of keys[] */
 #define PEA_AGG_KEY_WORDS	4	/* __u64 words of a key */
 
@@ -919,6 +921,7 @@ struct pea_event_value {
 #define PEA_AGG_LOG2_BUCKETS	66
 #define PEA_AGG_LINEAR_MAX	1024	/* n at most */
 #define PEA_AGG_MAX_KEYS	65536	/* max_keys at most */
+#define PEA_AGG_MAX_STACKS	65536	/* max_stacks at most */
 
 /* struct pea_agg_attr.flags */
 #define PEA_AGG_F_NO_RECORDS	(1U << 0)	/* the link writes no records */
@@ -945,10 +948,32 @@ struct pea_event_value {
  * @lin_max:    PEA_AGG_HIST_LINEAR: the highest bound, above lin_min
  * @lin_step:   PEA_AGG_HIST_LINEAR: the width of a bucket, at least 1
  *
+ * @max_stacks: with a PEA_AGG_KEY_KSTACK or _USTACK part: the distinct
+ *              stacks the table stores, 1 .. PEA_AGG_MAX_STACKS; else 0
+ * @stack_depth: with a stack part: frames kept of each stack, 1 ..
+ *              PEA_KSTACK_MAX (EOVERFLOW past perf_event_max_stack; a
+ *              deeper stack is cut there); else 0
+ *
  * Which values a link gives depends on its kind: kprobes and uprobes
  * PEA_AGG_VAL_ARG, their returns also _LATENCY and _RET, tracepoints
- * PEA_AGG_VAL_FIELD (EINVAL otherwise); netfilter links have no tables
- * (EOPNOTSUPP).
+ * PEA_AGG_VAL_FIELD, samplers none (EINVAL otherwise); netfilter links
+ * have no tables (EOPNOTSUPP).
+ *
+ * Stack keys. A PEA_AGG_KEY_KSTACK word names the kernel stack of the hit
+ * (kprobes: from the probed address up; kretprobes: the caller's, from
+ * the return address up; tracepoints: from the call site up; samplers:
+ * the interrupted kernel stack, and a sampler's stack_depth at most its
+ * kstack_depth); a PEA_AGG_KEY_USTACK word the user stack of a sample
+ * (samplers only, stack_depth at most their ustack_depth). Uprobes take
+ * neither (EINVAL), nor other kinds (EOPNOTSUPP, as above). Each stack
+ * is stored once, shared by every CPU's entries, in a store of
+ * max_stacks stacks per generation (memory charged with the table); the
+ * word is its id, which PEA_LINK_IOC_AGG_READ's stacks buffer resolves
+ * (struct pea_agg_stack). Id 0 means no stack (a sample taken in user
+ * mode has no kernel stack, a kernel thread's no user stack). A hit
+ * whose stack is new when the store is full is counted in dropped and in
+ * stack_dropped, never folded into another stack. Ids are valid within
+ * the read that returns them.
  */
 struct pea_agg_attr {
 	__u32 size;
@@ -964,9 +989,12 @@ struct pea_agg_attr {
 	__s64 lin_min;
 	__s64 lin_max;
 	__u64 lin_step;
+	__u32 max_stacks;
+	__u32 stack_depth;
 };
 
 #define PEA_AGG_ATTR_SIZE_VER0	64
+#define PEA_AGG_ATTR_SIZE_VER1	72	/* max_stacks, stack_depth */
 
 /**
  * struct pea_agg_entry - one key of one CPU, as PEA_LINK_IOC_AGG_READ
@@ -997,6 +1025,28 @@ struct pea_agg_entry {
 	__u64 buckets[];
 };
 
+/* struct pea_agg_stack.kind */
+#define PEA_AGG_STACK_KERNEL	1
+#define PEA_AGG_STACK_USER	2
+
+/**
+ * struct pea_agg_stack - one stored stack, as PEA_LINK_IOC_AGG_READ
+ * writes it into its stacks buffer (8 + 8 * @nr bytes each, one after
+ * the other)
+ * @id:   the id the entries' PEA_AGG_KEY_KSTACK or _USTACK words hold
+ * @nr:   entries in @ips, 1 .. the table's stack_depth
+ * @kind: PEA_AGG_STACK_*
+ * @ips:  the addresses, innermost first (a kernel stack: as struct
+ *        pea_kstack's; a user stack: the instruction pointer, then the
+ *        return addresses, as struct pea_sample_record's)
+ */
+struct pea_agg_stack {
+	__u32 id;
+	__u16 nr;
+	__u16 kind;
+	__u64 ips[];
+};
+
 /* struct pea_agg_read.flags */
 #define PEA_AGG_READ_F_CLEAR	(1U << 0)	/* empty what was read */
 
@@ -1015,6 +1065,16 @@ struct pea_agg_entry {
  * @dropped:    out: hits whose key did not fit in its CPU's table
  * @errors:     out: hits whose value could not be read (a tracepoint
  *              field past the entry), in no entry
+ * @stacks:     user pointer to @stacks_len bytes for the stacks the
+ *              entries name (tables with a stack key; else unused)
+ * @stacks_len: bytes at @stacks
+ * @stacks_size: out: bytes of the stacks written; with ENOSPC, the bytes
+ *              they take (nothing is cleared then)
+ * @nr_stacks:  out: stacks written (struct pea_agg_stack each); with
+ *              ENOSPC, the stacks there are
+ * @reserved2:  zero
+ * @stack_dropped: out: hits whose stack did not fit in the store (also
+ *              counted in @dropped)
  *
  * The out fields are written back before anything is cleared: a
  * request that cannot be written back (EFAULT) clears nothing. The read
@@ -1026,7 +1086,11 @@ struct pea_agg_entry {
  * switches each CPU's writers to the table's other generation, waits
  * until no writer still uses the one read, then copies it out and
  * empties it: hits == sum of count + dropped + errors exactly, and
- * every hit is in exactly one such read.
+ * every hit is in exactly one such read. Each generation has its own
+ * stack store: a read copies the stacks of the generations it reads
+ * (those its entries name, and those of hits dropped because their key
+ * did not fit after their stack was stored), and a read-and-clear
+ * empties the store with the table.
  */
 struct pea_agg_read {
 	__u32 size;
@@ -1040,9 +1104,16 @@ struct pea_agg_read {
 	__u64 hits;
 	__u64 dropped;
 	__u64 errors;
+	__aligned_u64 stacks;
+	__u64 stacks_len;
+	__u64 stacks_size;
+	__u32 nr_stacks;
+	__u32 reserved2;
+	__u64 stack_dropped;
 };
 
 #define PEA_AGG_READ_SIZE_VER0	64
+#define PEA_AGG_READ_SIZE_VER1	104	/* the stacks */
 
 #define PEA_LINK_IOC_AGG_CREATE	_IOW(PEA_IOC_MAGIC, 0x38, struct pea_agg_attr)
 #define PEA_LINK_IOC_AGG_READ	_IOWR(PEA_IOC_MAGIC, 0x39, struct pea_agg_read)
