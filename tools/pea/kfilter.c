@@ -10,13 +10,15 @@
  *
  * EXPR is a fetch expression (kfetch.c): one the probe prints is reused,
  * another one is fetched too and not printed. VALUE is a number (decimal,
- * 0x hex, 0 octal, negative), an enum value's name for an enum, true or
- * false for a bool, or a "string" for a string; on a string, == with a
- * '*' or '?' and ~ are globs, as in the tracepoint --filter. The bounds
+ * 0x hex, 0 octal, negative; one the value's type holds: a negative one
+ * only on a signed value or as a & mask), an enum value's name for an
+ * enum, true or false for a bool, or a "string" for a string; on a
+ * string, == with a '*' or '?' and ~ are globs, as in the tracepoint --filter. The bounds
  * are the kernel's: PEA_PRED_MAX instructions, PEA_PRED_DEPTH_MAX values
  * pending, each a clear error here.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +168,49 @@ static int string_value(struct parser *p, struct pea_pred *pr)
 	return 0;
 }
 
+/*
+ * Whether the number @word (in pr->value) is one @k's type holds, as the
+ * kernel requires (module/pea_pred.c): a signed type's in its signed
+ * range, an unsigned one's in its unsigned range (a negative number on an
+ * unsigned value is refused, as Linux's filter parses an unsigned field's
+ * operand with kstrtoull), a mask for & in either.
+ */
+static int number_fits(struct parser *p, const struct kfetch *k,
+		       const struct pea_pred *pr, const char *word)
+{
+	static const char *const names[] = {
+		"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+	};
+	unsigned int t = k->f.type - PEA_FETCH_U8;
+	unsigned int bits = 8U << (t % 4);
+	__u64 v = pr->value;
+	bool sgn = t >= 4, neg = word[0] == '-' && v, fits_u, fits_s;
+	char what[160];
+
+	if (t >= 8)
+		return 0;
+	if (bits == 64) {
+		fits_u = !neg;
+		fits_s = neg || !(v >> 63);
+	} else {
+		fits_u = !neg && !(v >> bits);
+		fits_s = (__s64)(v << (64 - bits)) >> (64 - bits) == (__s64)v;
+	}
+	if (pr->cmp == PEA_TP_OP_AND ? fits_u || fits_s : sgn ? fits_s : fits_u)
+		return 0;
+	if (sgn)
+		snprintf(what, sizeof(what), "'%s': %s is out of range for %s (%lld..%lld)",
+			 k->expr, word, names[t],
+			 bits == 64 ? (long long)INT64_MIN : -(1LL << (bits - 1)),
+			 bits == 64 ? (long long)INT64_MAX : (1LL << (bits - 1)) - 1);
+	else
+		snprintf(what, sizeof(what), "'%s': %s is out of range for %s (0..%llu)",
+			 k->expr, word, names[t],
+			 bits == 64 ? (unsigned long long)UINT64_MAX :
+				      (1ULL << bits) - 1);
+	return fail(p, "%s", what);
+}
+
 static int number_value(struct parser *p, const struct kfetch *k,
 			struct pea_pred *pr)
 {
@@ -198,7 +243,7 @@ static int number_value(struct parser *p, const struct kfetch *k,
 		pr->value = strtoull(word, &end, 0);
 	if (!n || *end || errno)
 		return fail(p, "a number expected, not '%s'", word);
-	return 0;
+	return number_fits(p, k, pr, word);
 }
 
 static int parse_or(struct parser *p);
