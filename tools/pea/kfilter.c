@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pea: --filter on a kprobe or kretprobe, compiled into the kernel's
- * predicate program (struct pea_pred, postfix):
+ * pea: --filter on a kprobe, kretprobe, uprobe or uretprobe, compiled
+ * into the kernel's predicate program (struct pea_pred, postfix):
  *
  *	OR    := AND { || AND }
  *	AND   := UNARY { && UNARY }
  *	UNARY := ! UNARY | ( OR ) | EXPR OP VALUE
  *	OP    := == != < > <= >= & ~
  *
- * EXPR is a fetch expression (kfetch.c): one the probe prints is reused,
+ * EXPR is a fetch expression (kfetch.c; a uprobe's: ufetch.c, its
+ * +OFF(VALUE) and :TYPE included, or a NAME it printed as): one the
+ * probe prints is reused,
  * another one is fetched too and not printed. VALUE is a number (decimal,
  * 0x hex, 0 octal, negative; one the value's type holds: a negative one
  * only on a signed value or as a & mask), an enum value's name for an
@@ -24,6 +26,7 @@
 #include <string.h>
 #include "pea_tool.h"
 #include "kfilter.h"
+#include "ufetch.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
@@ -73,18 +76,31 @@ static int emit_op(struct parser *p, __u8 op)
 	return emit(p, pr);
 }
 
+/* A uprobe expression's ":TYPE" at @s: its length (0: none). */
+static size_t type_len(const char *s)
+{
+	size_t n = 1;
+
+	if (s[0] != ':')
+		return 0;
+	while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9'))
+		n++;
+	return n > 1 ? n : 0;
+}
+
 /* The length of the fetch expression at p->s. */
 static size_t expr_len(const char *s)
 {
 	size_t n = 0;
 	int paren = 0;
 
-	if (!strncmp(s, "str(", 4)) {
+	if (!strncmp(s, "str(", 4) || s[0] == '+' ||
+	    (s[0] == '-' && s[1] >= '0' && s[1] <= '9')) {
 		for (n = 0; s[n]; n++) {
 			if (s[n] == '(')
 				paren++;
 			else if (s[n] == ')' && !--paren)
-				return n + 1;
+				return n + 1 + type_len(s + n + 1);
 		}
 		return 0;
 	}
@@ -97,7 +113,7 @@ static size_t expr_len(const char *s)
 		else if (ch == '-' && s[n + 1] == '>')
 			n += 2;
 		else
-			return n;
+			return n + type_len(s + n);
 	}
 }
 
@@ -114,7 +130,10 @@ static int fetch_of(struct parser *p, const char *expr)
 	if (c->nfetches == c->max)
 		return fail(p, "'%s': more than 8 fetches with the filter's",
 			    expr);
-	if (kfetch_parse(c->sig, expr, c->ret, &c->fetches[c->nfetches], why,
+	if (c->uprobe ?
+	    ufetch_parse(expr, c->ret, &c->fetches[c->nfetches], why,
+			 sizeof(why)) :
+	    kfetch_parse(c->sig, expr, c->ret, &c->fetches[c->nfetches], why,
 			 sizeof(why)))
 		return fail(p, "%s", why);
 	return c->nfetches++;
