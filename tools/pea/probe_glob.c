@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "probe_glob.h"
 #include "tpformat.h"
+#include "upath.h"
 
 #define KPROBE_BLACKLIST	"/sys/kernel/debug/kprobes/blacklist"
 
@@ -266,8 +267,12 @@ static int expand_uprobe(const char *text, const char *sym,
 	int err = -ENOMEM;
 
 	if (prefix && path) {
+		char file[4096];
+
 		c.prefix = prefix;
-		err = elf_sym_each(path, uprobe_one, &c);
+		err = upath_resolve(path, file, sizeof(file));
+		if (!err)
+			err = elf_sym_each(file, uprobe_one, &c);
 		if (!err)
 			err = c.err;
 		if (err && err != -ENOMEM)

@@ -3,7 +3,8 @@
  * pea: the uprobe PROBE arguments (uprobe:PATH:SYMBOL[+OFFSET],
  * uretprobe:PATH:SYMBOL) and attaching them with
  * PEA_MAP_IOC_ATTACH_UPROBE. SYMBOL is looked up in the file's .symtab or
- * .dynsym (elfsym.c); a number instead of SYMBOL is a file offset.
+ * .dynsym (elfsym.c); a number instead of SYMBOL is a file offset; a
+ * PATH without '/' is looked for as a command or a library (upath.c).
  * Fetch expressions after it (ufetch.c) are read in the kernel at each
  * hit, and --filter is a predicate on them (kfilter.c), as for kprobes.
  */
@@ -17,6 +18,7 @@
 #include "kfilter.h"
 #include "probe_kind.h"
 #include "ufetch.h"
+#include "upath.h"
 
 #define UPROBE_PFX	"uprobe:"
 #define URETPROBE_PFX	"uretprobe:"
@@ -61,6 +63,17 @@ static int uprobe_parse(const char *text, struct probe_spec *spec)
 		return -EINVAL;
 	}
 	memcpy(u->path, rest, lp);
+	/* A name without '/': as a command or a library (upath.c). */
+	if (!strchr(u->path, '/')) {
+		char name[sizeof(u->path)];
+
+		memcpy(name, u->path, sizeof(name));
+		if (upath_resolve(name, u->path, sizeof(u->path))) {
+			tool_usage("trace", "'%s': no executable '%s' in $PATH, nor a library lib%s.so* in $LD_LIBRARY_PATH or the system's library directories (give its path)",
+				   text, name, name);
+			return -EINVAL;
+		}
+	}
 	sym = colon + 1;
 	plus = strchr(sym, '+');
 	ls = plus ? (size_t)(plus - sym) : strlen(sym);
