@@ -114,6 +114,8 @@ int probe_parse(const char *text, struct probe_spec *spec);
 /* ---- elfsym.c ---- */
 
 int elf_sym_offset(const char *path, const char *name, __u64 *off);
+int elf_sym_each(const char *path, void (*fn)(void *arg, const char *name),
+		 void *arg);
 
 /* ---- decode.c ---- */
 

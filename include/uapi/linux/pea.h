@@ -1273,17 +1273,21 @@ struct pea_fetch_block {
  *
  * A comparison on a value whose fetch faulted is false. Integers compare
  * as their fetch's type (signed or not) with @value: PEA_TP_OP_EQ, _NE,
- * _LT, _GT, PEA_PRED_OP_LE, _GE and _AND (bits in common); strings (a
- * truncated one by its kept bytes) with @str: PEA_TP_OP_EQ, _NE and
- * _GLOB ('*' any run, '?' one byte). Arrays take no comparison.
+ * _LT, _GT, PEA_PRED_OP_LE, _GE and _AND (bits in common, within the
+ * type's width); @value must be one the type holds (for a signed type
+ * sign-extended to 64 bits; for _AND either range of the width).
+ * Strings (a truncated one by its kept bytes) compare with @str:
+ * PEA_TP_OP_EQ, _NE and _GLOB ('*' any run, '?' one byte). Arrays take
+ * no comparison.
  *
  * Bounds: more than PEA_PRED_MAX instructions, or more than
  * PEA_PRED_DEPTH_MAX values pending at once: E2BIG. A program that does
  * not leave one value, an operator without its operands, a fetch index
  * past the probe's fetches, an operator its value's type does not take,
- * an operand of the other kind not zero, a @str without its NUL, a
- * reserved field not zero, or a predicate on a probe without fetches:
- * EINVAL.
+ * an operand of the other kind not zero, an integer @value the fetch's
+ * type cannot hold (-1 on a u32, 0x100 on an s8), a @str without its
+ * NUL, a reserved field not zero, or a predicate on a probe without
+ * fetches: EINVAL.
  */
 #define PEA_PRED_MAX		32	/* instructions per probe */
 #define PEA_PRED_DEPTH_MAX	16	/* values pending at once */
