@@ -20,6 +20,7 @@
 
 #define HOST_TAP_NAME "kfetch"
 #include "host_tap.h"
+#include "host_fetch.h"
 
 static struct ksig sig;
 
@@ -100,26 +101,7 @@ static void refused(const char *expr, bool ret, const char *msg)
 		kfetch_release(&k);
 }
 
-static struct pea_fetch F(__u8 base, __u8 arg, __u8 nd, __u8 type,
-			  __u16 size, __u8 flags, __s32 o0, __s32 o1, __s32 o2,
-			  __s32 o3, __s32 o4)
-{
-	struct pea_fetch f;
-
-	memset(&f, 0, sizeof(f));
-	f.base = base;
-	f.arg = arg;
-	f.nr_deref = nd;
-	f.type = type;
-	f.size = size;
-	f.flags = flags;
-	f.offset[0] = o0;
-	f.offset[1] = o1;
-	f.offset[2] = o2;
-	f.offset[3] = o3;
-	f.offset[4] = o4;
-	return f;
-}
+#define F	host_fetch
 
 #define A	PEA_FETCH_BASE_ARG
 #define L	PEA_FETCH_F_LOAD

@@ -18,24 +18,11 @@
 
 #define HOST_TAP_NAME "ufetch"
 #include "host_tap.h"
+#include "host_fetch.h"
 
-static struct pea_fetch F(__u8 base, __u8 arg, __u8 nd, __u8 type,
-			  __u16 size, __u8 flags, __s32 o0, __s32 o1, __s32 o2)
-{
-	struct pea_fetch f;
-
-	memset(&f, 0, sizeof(f));
-	f.base = base;
-	f.arg = arg;
-	f.nr_deref = nd;
-	f.type = type;
-	f.size = size;
-	f.flags = flags;
-	f.offset[0] = o0;
-	f.offset[1] = o1;
-	f.offset[2] = o2;
-	return f;
-}
+/* At most three offsets here. */
+#define F(b, a, nd, t, s, fl, o0, o1, o2) \
+	host_fetch(b, a, nd, t, s, fl, o0, o1, o2, 0, 0)
 
 #define A	PEA_FETCH_BASE_ARG
 #define R	PEA_FETCH_BASE_RET
