@@ -52,6 +52,18 @@ static __u8 int_type(unsigned int size, bool sgn)
 	return sgn ? PEA_FETCH_S64 : PEA_FETCH_U64;
 }
 
+/* The register as it is, 8 bytes, named @ctype: a pointer or an integer. */
+static void arg_raw(struct kfetch *k, enum ktype_class cls,
+		    const char *ctype)
+{
+	ktype_release(&k->type);
+	memset(&k->type, 0, sizeof(k->type));
+	k->type.cls = cls;
+	k->type.size = 8;
+	snprintf(k->type.name, sizeof(k->type.name), "%s", ctype);
+	k->f.type = PEA_FETCH_U64;
+}
+
 /*
  * Type the fetch @k of a register by the event's C type @ctype: a pointer
  * as a pointer, else the BTF type of that name (typedefs and base types;
@@ -78,12 +90,7 @@ static void retype(struct kfetch *k, const char *ctype, const struct btf *btf)
 	while (n && name[n - 1] == ' ')
 		name[--n] = '\0';
 	if (strchr(name, '*')) {
-		ktype_release(&k->type);
-		memset(&k->type, 0, sizeof(k->type));
-		k->type.cls = KT_PTR;
-		k->type.size = 8;
-		snprintf(k->type.name, sizeof(k->type.name), "%s", ctype);
-		k->f.type = PEA_FETCH_U64;
+		arg_raw(k, KT_PTR, ctype);
 		return;
 	}
 	for (i = 0; i < sizeof(spell) / sizeof(spell[0]); i++)
@@ -97,12 +104,7 @@ static void retype(struct kfetch *k, const char *ctype, const struct btf *btf)
 	if (k->type.cls != KT_INT && k->type.cls != KT_ENUM &&
 	    k->type.cls != KT_BOOL && k->type.cls != KT_PTR) {
 		/* A typedef of something else: the register, raw. */
-		ktype_release(&k->type);
-		memset(&k->type, 0, sizeof(k->type));
-		k->type.cls = KT_INT;
-		k->type.size = 8;
-		snprintf(k->type.name, sizeof(k->type.name), "%s", ctype);
-		k->f.type = PEA_FETCH_U64;
+		arg_raw(k, KT_INT, ctype);
 		return;
 	}
 	k->f.type = k->type.cls == KT_PTR ? PEA_FETCH_U64 :
