@@ -256,6 +256,7 @@ void pea_ring_commit(struct pea_output_handle *h);
 int pea_map_init(void);
 void pea_map_exit(void);
 struct pea_map *pea_map_find_rcu(u64 handle);
+extern unsigned long pea_map_handles_gen;
 void pea_maps_kf_show(struct seq_file *m);
 
 /* pea_kfunc.c */

@@ -764,8 +764,8 @@ static void test_errnos(struct test_kfunc *skel, int map, __u64 handle)
 {
 	long long c[C_NR], e[C_NR], bad0;
 	int ncpu = pt_nr_cpus();
-	int closed, plain, empty, other = 0;
-	__u64 plain_id, empty_id, empty_h, closed_h, h, k;
+	int closed, plain, empty, cached, other = 0;
+	__u64 plain_id, empty_id, empty_h, closed_h, cached_h, h, k;
 	static char out[65536];
 	char want[256];
 	bool ok;
@@ -797,7 +797,23 @@ static void test_errnos(struct test_kfunc *skel, int map, __u64 handle)
 	      "a map without PEA_F_BPF_WRITE, by its id: EBADF");
 	PT_EQ(run_syscall(skel, handle ^ 1, PEA_F_CURRENT_CPU, 8), -EBADF,
 	      "a guessed handle (one bit off a live one): EBADF");
-	PT_EQ(kf_bad_handle() - bad0, 6, "6 calls without a live map counted");
+	/*
+	 * The kfuncs keep the map a handle found last per CPU
+	 * (pea_kf_map()): a map destroyed right after a call found it is
+	 * gone for the next call all the same.
+	 */
+	cached = pea_map_create(NULL, 1, PEA_F_BPF_WRITE);
+	if (cached < 0)
+		pt_fatal("pea_map_create");
+	cached_h = handle_of(cached);
+	PT_EQ(run_syscall(skel, cached_h, PEA_F_CURRENT_CPU, 8), -ENOENT,
+	      "a map's handle, twice: found (its empty slot: ENOENT)");
+	PT_EQ(run_syscall(skel, cached_h, PEA_F_CURRENT_CPU, 8), -ENOENT,
+	      "and found again (the per-CPU cache)");
+	close(cached);
+	PT_EQ(run_syscall(skel, cached_h, PEA_F_CURRENT_CPU, 8), -EBADF,
+	      "the map destroyed after it was found: its handle is EBADF at once");
+	PT_EQ(kf_bad_handle() - bad0, 7, "7 calls without a live map counted");
 	/* No oracle: every id, writable or not, answers as nothing. */
 	for (k = 1; k <= 1000; k++)
 		other += run_syscall(skel, k, (1ULL << 32) | PEA_F_CURRENT_CPU,
