@@ -107,6 +107,7 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 		.args = args, .ret = ret, .latency = latency,
 	};
 	void *fb = NULL;
+	long err;
 
 	if (l->fetch) {
 		fb = pea_fetch_buf_get();
@@ -132,9 +133,10 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 	if (pea_agg_hit(l, &as))
 		goto out;
 	pea_link_count_hit(l);
-	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
-			       pea_kstack_rec_size(used, nr), &h)) {
-		this_cpu_inc(l->stats->errors);
+	err = pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
+				 pea_kstack_rec_size(used, nr), &h);
+	if (err) {
+		pea_link_count_err(l, err);
 		goto out;
 	}
 	r = h.data;

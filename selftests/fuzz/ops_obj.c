@@ -583,12 +583,14 @@ static int op_link_ioctl(struct fz_thread *t)
 	}
 	default:
 		err = fz_ioctl(fd, PEA_LINK_IOC_INFO, &li);
-		if (!err && (li.written + li.errors + li.filtered > li.hits ||
+		if (!err && (li.written + li.errors + li.dropped +
+			     li.filtered > li.hits ||
 			     !memchr(li.symbol, 0, sizeof(li.symbol))))
 			fz_violation("link_info",
-				     "written %llu + errors %llu + filtered %llu > hits %llu",
+				     "written %llu + errors %llu + dropped %llu + filtered %llu > hits %llu",
 				     (unsigned long long)li.written,
 				     (unsigned long long)li.errors,
+				     (unsigned long long)li.dropped,
 				     (unsigned long long)li.filtered,
 				     (unsigned long long)li.hits);
 		break;
