@@ -696,7 +696,7 @@ static void test_load(void)
 	/*
 	 * Exact accounting: attach under load, stop the load, read the
 	 * counters, detach: every hit is in a ring or counted lost, and a
-	 * record the ring could not take is the link's error (ENOSPC).
+	 * record the ring could not take is the link's drop (ENOSPC).
 	 */
 	got = 0;
 	lost = 0;

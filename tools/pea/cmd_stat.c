@@ -48,8 +48,9 @@ static const char stat_help[] =
 "to BPF writers (PEA_F_BPF_WRITE) the errors of their calls by errno, and\n"
 "MAY_SLEEP: zero-copy reserves refused where the context may sleep.\n"
 "Probe columns: LINK id, MAP id, PROBE, HITS, WRITTEN, FILTERED (by\n"
-"--pid/--cpu), ERRORS (output failed, e.g. ring full) and MISSED (by the\n"
-"kprobe layer itself).\n"
+"--pid/--cpu), ERRORS (output failed, other than for room), MISSED (by the\n"
+"kprobe layer itself) and DROPPED (the ring had no room: full, paused or\n"
+"not mapped; the ring's LOST counts them too).\n"
 "\n"
 "Needs root and debugfs mounted on " PEA_DEBUGFS_DIR "\n"
 "(mount -t debugfs none " PEA_DEBUGFS_DIR ").\n"
@@ -347,14 +348,14 @@ static int show_links(const struct stat_opts *o)
 			continue;
 		}
 		if (!rows++)
-			printf("\n%5s %5s %-32s %12s %12s %10s %8s %8s\n",
+			printf("\n%5s %5s %-32s %12s %12s %10s %8s %8s %10s\n",
 			       "LINK", "MAP", "PROBE", "HITS", "WRITTEN",
-			       "FILTERED", "ERRORS", "MISSED");
-		printf("%5s %5s %-32s %12s %12s %10s %8s %8s\n",
+			       "FILTERED", "ERRORS", "MISSED", "DROPPED");
+		printf("%5s %5s %-32s %12s %12s %10s %8s %8s %10s\n",
 		       cell(&t, "link_id"), cell(&t, "map_id"), probe,
 		       cell(&t, "hits"), cell(&t, "written"),
 		       cell(&t, "filtered"), cell(&t, "errors"),
-		       cell(&t, "missed"));
+		       cell(&t, "missed"), cell(&t, "dropped"));
 	}
 	table_close(&t);
 	return PEA_EXIT_OK;
