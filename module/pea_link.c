@@ -322,6 +322,12 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 	case PEA_LINK_IOC_INFO:
 	case PEA_LINK_IOC_INFO_VER0:
 		pea_link_get_info(l, &info);
+		/*
+		 * The first size has no dropped: its errors keep their
+		 * meaning there, drops included.
+		 */
+		if (cmd == PEA_LINK_IOC_INFO_VER0)
+			info.errors += info.dropped;
 		return copy_to_user((void __user *)arg, &info,
 				    _IOC_SIZE(cmd)) ? -EFAULT : 0;
 	case PEA_LINK_IOC_AGG_CREATE:

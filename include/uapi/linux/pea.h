@@ -492,7 +492,8 @@ struct pea_link_info {
 
 /*
  * The size of struct pea_link_info before @dropped: its PEA_LINK_IOC_INFO
- * (the size is part of the number) is still answered, that many bytes.
+ * (the size is part of the number) is still answered, that many bytes,
+ * with @errors as it was then: the drops included.
  */
 #define PEA_LINK_INFO_SIZE_VER0	192
 
