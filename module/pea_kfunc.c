@@ -104,16 +104,20 @@ static __always_inline int pea_kf_level(void)
 }
 
 /**
- * struct pea_kf_cache - the map a handle named last, on a CPU at a level
+ * struct pea_kf_cache - the map a handle named last, on a CPU
  * @handle: the handle (0: empty; no map has handle 0)
  * @map: its map
  * @gen: pea_map_handles_gen when @map was found by @handle
  *
  * Lookups by handle cost a hash and a table walk (pea_map_find_rcu());
  * a program writes into the same map call after call, so each CPU keeps
- * the last map found, per context level: a context interrupts only
- * contexts of lower levels, so none ever sees an entry half written by
- * another, and the task level's is used with preemption disabled.
+ * the last map found. A lookup that nests in another on the CPU (an
+ * interrupt, an NMI, an NMI inside an int3 or #DB handler, which count
+ * as NMIs too, a kprobe inside the kfunc) takes the next entry: the
+ * entry is chosen by a per-CPU nesting count, as Linux's
+ * bpf_perf_event_output() chooses its sample data (bpf_trace_nest_level),
+ * not by the kind of context, so no lookup ever sees an entry another
+ * one is writing; past PEA_KF_CACHE_NEST nested lookups, no entry.
  * Valid while pea_map_handles_gen has not moved: every map leaving the
  * table moves it before its grace period, so a valid entry's map is
  * live, and the caller's preemption-disabled region (a read-side
@@ -128,8 +132,12 @@ struct pea_kf_cache {
 	unsigned long pad;	/* 32 bytes: a shift indexes the array */
 };
 
+#define PEA_KF_CACHE_NEST	4
+
 static DEFINE_PER_CPU_ALIGNED(struct pea_kf_cache,
-			      pea_kf_caches[PEA_KF_LEVELS]);
+			      pea_kf_caches[PEA_KF_CACHE_NEST]);
+/* Lookups in progress on this CPU: the entry of the next one. */
+static DEFINE_PER_CPU(int, pea_kf_cache_nest);
 
 /*
  * The live map with @handle, or NULL: this CPU's cache at this level if it
@@ -141,12 +149,20 @@ static DEFINE_PER_CPU_ALIGNED(struct pea_kf_cache,
  */
 static __always_inline struct pea_map *pea_kf_map(u64 handle)
 {
-	struct pea_kf_cache *c = this_cpu_ptr(&pea_kf_caches[pea_kf_level()]);
+	/* One instruction each (NMI-safe), entry and exit of the window. */
+	int n = this_cpu_inc_return(pea_kf_cache_nest) - 1;
 	unsigned long gen = READ_ONCE(pea_map_handles_gen);
+	struct pea_kf_cache *c = NULL;
 	struct pea_map *map;
 
-	if (likely(c->handle == handle && c->gen == gen))
-		return c->map;
+	barrier();	/* the entry is used after the count is taken */
+	if (likely(n < PEA_KF_CACHE_NEST)) {
+		c = this_cpu_ptr(&pea_kf_caches[n]);
+		if (likely(c->handle == handle && c->gen == gen)) {
+			map = c->map;
+			goto out;
+		}
+	}
 	/*
 	 * The generation before the lookup (pairs with pea_map_put()'s
 	 * smp_wmb()): a map removed since is not found, or is found and
@@ -156,11 +172,14 @@ static __always_inline struct pea_map *pea_kf_map(u64 handle)
 	rcu_read_lock();
 	map = pea_map_find_rcu(handle);
 	rcu_read_unlock();
-	if (map) {
+	if (map && c) {
 		c->handle = handle;
 		c->map = map;
 		c->gen = gen;
 	}
+out:
+	barrier();	/* and given back after it is used */
+	this_cpu_dec(pea_kf_cache_nest);
 	return map;
 }
 
@@ -191,8 +210,8 @@ __bpf_kfunc long pea_kf_output(u64 handle, u64 flags, const void *data,
 	long err;
 
 	/*
-	 * Preemption off: the cache of the task level is the CPU's, and the
-	 * map found stays valid until it is on again (pea_kf_map()).
+	 * Preemption off: the cache entries are the CPU's, and the map
+	 * found stays valid until it is on again (pea_kf_map()).
 	 */
 	preempt_disable_notrace();
 	map = pea_kf_map(handle);
@@ -233,9 +252,11 @@ struct pea_kf_rec {
  * snapshot: two records of one program committed in the order reserved
  * would lose a watermark's wake-up), and a program takes at most one of
  * the nesting slots every producer of the CPU shares. Set and cleared
- * with this CPU's atomics (NMI-safe on x86), preemption disabled: only
- * a context of the same level could race for a bit, and none can run
- * until this one is done.
+ * with this CPU's atomics (NMI-safe on x86), preemption disabled. A
+ * context of the same level may nest all the same (an NMI in an int3 or
+ * #DB handler, both NMI level): it finds the bit set and gets NULL, or
+ * runs to its end between the test and the set of the one it
+ * interrupted, and gives the bit back before that one takes it.
  */
 static DEFINE_PER_CPU(struct pea_kf_rec, pea_kf_recs[PEA_KF_LEVELS]);
 static DEFINE_PER_CPU(unsigned long, pea_kf_recs_held);
