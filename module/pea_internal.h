@@ -202,6 +202,13 @@ void pea_map_attach_init(const struct pea_attach *table, unsigned int nr);
 #define PEA_MAP_IOC_INFO_VER0 \
 	_IOC(_IOC_READ, PEA_IOC_MAGIC, 0x13, PEA_MAP_INFO_SIZE_VER0)
 
+/*
+ * The link info ioctl's number before dropped (the struct's size is part
+ * of it): binaries built before it send it.
+ */
+#define PEA_LINK_IOC_INFO_VER0 \
+	_IOC(_IOC_READ, PEA_IOC_MAGIC, 0x30, PEA_LINK_INFO_SIZE_VER0)
+
 /* pea_link.c */
 int pea_links_show(struct seq_file *m, void *v);
 void pea_links_exit(void);
@@ -256,6 +263,7 @@ void pea_ring_commit(struct pea_output_handle *h);
 int pea_map_init(void);
 void pea_map_exit(void);
 struct pea_map *pea_map_find_rcu(u64 handle);
+extern unsigned long pea_map_handles_gen;
 void pea_maps_kf_show(struct seq_file *m);
 
 /* pea_kfunc.c */

@@ -9,7 +9,9 @@
  * a random 64-bit value that only maps created with PEA_F_BPF_WRITE have,
  * known only through the map's fd, so a program writes only into maps
  * its loader was given, as in Linux. It is a scalar the program carries
- * in any context: the kfunc finds the map under RCU, and maps are freed
+ * in any context: the kfunc finds the map with preemption disabled (a
+ * read-side critical section of RCU), through a per-CPU cache of the last
+ * map found (pea_kf_map()) or the table of handles, and maps are freed
  * after a grace period (pea_map_put()), so a map destroyed while a
  * program runs is never touched after it is freed. Errors a program may
  * ignore are counted: per map by errno, and a global count of calls
@@ -80,6 +82,107 @@ static __always_inline void pea_kf_count(struct pea_map *map, long err)
 	this_cpu_inc(map->kf_errors[i]);
 }
 
+/* Context levels of a CPU: task, softirq, hardirq, NMI. */
+#define PEA_KF_LEVELS	4
+
+/*
+ * This CPU's context level: 3 in NMI, 2 in a hard interrupt, 1 serving a
+ * softirq, else 0 (a task with bottom halves disabled is a task: no
+ * softirq runs over it).
+ */
+static __always_inline int pea_kf_level(void)
+{
+	unsigned long pc = preempt_count();
+
+	if (pc & NMI_MASK)
+		return 3;
+	if (pc & HARDIRQ_MASK)
+		return 2;
+	if (pc & SOFTIRQ_OFFSET)
+		return 1;
+	return 0;
+}
+
+/**
+ * struct pea_kf_cache - the map a handle named last, on a CPU
+ * @handle: the handle (0: empty; no map has handle 0)
+ * @map: its map
+ * @gen: pea_map_handles_gen when @map was found by @handle
+ *
+ * Lookups by handle cost a hash and a table walk (pea_map_find_rcu());
+ * a program writes into the same map call after call, so each CPU keeps
+ * the last map found. A lookup that nests in another on the CPU (an
+ * interrupt, an NMI, an NMI inside an int3 or #DB handler, which count
+ * as NMIs too, a kprobe inside the kfunc) takes the next entry: the
+ * entry is chosen by a per-CPU nesting count, as Linux's
+ * bpf_perf_event_output() chooses its sample data (bpf_trace_nest_level),
+ * not by the kind of context, so no lookup ever sees an entry another
+ * one is writing; past PEA_KF_CACHE_NEST nested lookups, no entry.
+ * Valid while pea_map_handles_gen has not moved: every map leaving the
+ * table moves it before its grace period, so a valid entry's map is
+ * live, and the caller's preemption-disabled region (a read-side
+ * critical section of RCU, which call_rcu() waits for) keeps it until
+ * the caller is done. A hit takes no rcu_read_lock(): the entry holds a
+ * plain pointer, nothing is read through RCU.
+ */
+struct pea_kf_cache {
+	u64 handle;
+	struct pea_map *map;
+	unsigned long gen;
+	unsigned long pad;	/* 32 bytes: a shift indexes the array */
+};
+
+#define PEA_KF_CACHE_NEST	4
+
+static DEFINE_PER_CPU_ALIGNED(struct pea_kf_cache,
+			      pea_kf_caches[PEA_KF_CACHE_NEST]);
+/* Lookups in progress on this CPU: the entry of the next one. */
+static DEFINE_PER_CPU(int, pea_kf_cache_nest);
+
+/*
+ * The live map with @handle, or NULL: this CPU's cache at this level if it
+ * holds @handle and is still valid, else pea_map_find_rcu() (and the
+ * cache is refilled). notrace, as pea_map_find_rcu().
+ *
+ * Context: any, NMI included; preemption disabled (the map stays valid
+ * until it is enabled again).
+ */
+static __always_inline struct pea_map *pea_kf_map(u64 handle)
+{
+	/* One instruction each (NMI-safe), entry and exit of the window. */
+	int n = this_cpu_inc_return(pea_kf_cache_nest) - 1;
+	unsigned long gen = READ_ONCE(pea_map_handles_gen);
+	struct pea_kf_cache *c = NULL;
+	struct pea_map *map;
+
+	barrier();	/* the entry is used after the count is taken */
+	if (likely(n < PEA_KF_CACHE_NEST)) {
+		c = this_cpu_ptr(&pea_kf_caches[n]);
+		if (likely(c->handle == handle && c->gen == gen)) {
+			map = c->map;
+			goto out;
+		}
+	}
+	/*
+	 * The generation before the lookup (pairs with pea_map_put()'s
+	 * smp_wmb()): a map removed since is not found, or is found and
+	 * cached with a generation that is already stale.
+	 */
+	smp_rmb();
+	rcu_read_lock();
+	map = pea_map_find_rcu(handle);
+	rcu_read_unlock();
+	if (map && c) {
+		c->handle = handle;
+		c->map = map;
+		c->gen = gen;
+	}
+out:
+	barrier();	/* and given back after it is used */
+	this_cpu_dec(pea_kf_cache_nest);
+	return map;
+}
+
 /**
  * pea_kf_output() - write one PERF_RECORD_SAMPLE into a pea map, from BPF
  * @handle: the map's BPF handle (pea_map_info.bpf_handle)
@@ -106,12 +209,16 @@ __bpf_kfunc long pea_kf_output(u64 handle, u64 flags, const void *data,
 	struct pea_map *map;
 	long err;
 
-	rcu_read_lock();
-	map = pea_map_find_rcu(handle);
+	/*
+	 * Preemption off: the cache entries are the CPU's, and the map
+	 * found stays valid until it is on again (pea_kf_map()).
+	 */
+	preempt_disable_notrace();
+	map = pea_kf_map(handle);
 	if (unlikely(!map)) {
-		rcu_read_unlock();
 		this_cpu_inc(pea_kf_bad_handle);
-		return -EBADF;
+		err = -EBADF;
+		goto out;
 	}
 	if (unlikely(!data && data__sz))
 		err = -EFAULT;
@@ -119,7 +226,8 @@ __bpf_kfunc long pea_kf_output(u64 handle, u64 flags, const void *data,
 		err = pea_output(map, flags, data, data__sz);
 	if (unlikely(err))
 		pea_kf_count(map, err);
-	rcu_read_unlock();
+out:
+	preempt_enable_notrace();
 	return err;
 }
 
@@ -135,9 +243,6 @@ struct pea_kf_rec {
 	struct pea_output_handle h;
 };
 
-/* Context levels of a CPU: task, softirq, hardirq, NMI. */
-#define PEA_KF_LEVELS	4
-
 /*
  * The records reserved by programs on this CPU, one per context level,
  * and which are held (bit i: pea_kf_recs[i]). One per level: a program
@@ -147,30 +252,14 @@ struct pea_kf_rec {
  * snapshot: two records of one program committed in the order reserved
  * would lose a watermark's wake-up), and a program takes at most one of
  * the nesting slots every producer of the CPU shares. Set and cleared
- * with this CPU's atomics (NMI-safe on x86), preemption disabled: only
- * a context of the same level could race for a bit, and none can run
- * until this one is done.
+ * with this CPU's atomics (NMI-safe on x86), preemption disabled. A
+ * context of the same level may nest all the same (an NMI in an int3 or
+ * #DB handler, both NMI level): it finds the bit set and gets NULL, or
+ * runs to its end between the test and the set of the one it
+ * interrupted, and gives the bit back before that one takes it.
  */
 static DEFINE_PER_CPU(struct pea_kf_rec, pea_kf_recs[PEA_KF_LEVELS]);
 static DEFINE_PER_CPU(unsigned long, pea_kf_recs_held);
-
-/*
- * This CPU's context level: 3 in NMI, 2 in a hard interrupt, 1 serving a
- * softirq, else 0 (a task with bottom halves disabled is a task: no
- * softirq runs over it).
- */
-static __always_inline int pea_kf_level(void)
-{
-	unsigned long pc = preempt_count();
-
-	if (pc & NMI_MASK)
-		return 3;
-	if (pc & HARDIRQ_MASK)
-		return 2;
-	if (pc & SOFTIRQ_OFFSET)
-		return 1;
-	return 0;
-}
 
 /* Take this level's record: its index, or -EBUSY if it is held. */
 static __always_inline int pea_kf_rec_take(void)
@@ -241,9 +330,9 @@ pea_kf_reserve(u64 handle, u64 flags, u32 rdwr_buf_size)
 	/* Before preempt_disable(): whether the caller's context may sleep. */
 	bool may_sleep = preemptible() && !rcu_preempt_depth();
 
+	/* The map stays valid until preemption is on again (pea_kf_map()). */
 	preempt_disable();
-	rcu_read_lock();
-	map = pea_map_find_rcu(handle);
+	map = pea_kf_map(handle);
 	if (unlikely(!map)) {
 		this_cpu_inc(pea_kf_bad_handle);
 		goto out;
@@ -273,7 +362,6 @@ pea_kf_reserve(u64 handle, u64 flags, u32 rdwr_buf_size)
 		memset(rec->h.data, 0, rdwr_buf_size);
 	}
 out:
-	rcu_read_unlock();
 	preempt_enable();
 	return rec;
 }

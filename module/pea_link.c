@@ -257,6 +257,7 @@ static void pea_link_sum(struct pea_link *l, struct pea_link_stats *sum)
 		 */
 		sum->written += READ_ONCE(st->written);
 		sum->errors += READ_ONCE(st->errors);
+		sum->dropped += READ_ONCE(st->dropped);
 		sum->filtered += READ_ONCE(st->filtered);
 		sum->missed += READ_ONCE(st->missed);
 		smp_rmb();	/* pairs with pea_link_count_hit()'s */
@@ -279,6 +280,7 @@ static void pea_link_get_info(struct pea_link *l, struct pea_link_info *info)
 	info->written = sum.written;
 	info->filtered = sum.filtered;
 	info->errors = sum.errors;
+	info->dropped = sum.dropped;
 	memcpy(info->symbol, l->symbol, sizeof(info->symbol));
 	if (l->provider->info)
 		l->provider->info(l, &sum, info);
@@ -318,9 +320,16 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case PEA_LINK_IOC_INFO:
+	case PEA_LINK_IOC_INFO_VER0:
 		pea_link_get_info(l, &info);
-		return copy_to_user((void __user *)arg, &info, sizeof(info)) ?
-			-EFAULT : 0;
+		/*
+		 * The first size has no dropped: its errors keep their
+		 * meaning there, drops included.
+		 */
+		if (cmd == PEA_LINK_IOC_INFO_VER0)
+			info.errors += info.dropped;
+		return copy_to_user((void __user *)arg, &info,
+				    _IOC_SIZE(cmd)) ? -EFAULT : 0;
 	case PEA_LINK_IOC_AGG_CREATE:
 		return pea_link_agg_create(l, (const void __user *)arg);
 	case PEA_LINK_IOC_AGG_READ:
@@ -486,14 +495,14 @@ int pea_links_show(struct seq_file *m, void *v)
 	struct pea_link_info info;
 	struct pea_link *l;
 
-	seq_puts(m, "# link_id map_id symbol flags hits written filtered errors missed\n");
+	seq_puts(m, "# link_id map_id symbol flags hits written filtered errors missed dropped\n");
 	mutex_lock(&pea_links_lock);
 	list_for_each_entry(l, &pea_links, node) {
 		pea_link_get_info(l, &info);
-		seq_printf(m, "%llu %llu %s 0x%x %llu %llu %llu %llu %llu\n",
+		seq_printf(m, "%llu %llu %s 0x%x %llu %llu %llu %llu %llu %llu\n",
 			   l->id, l->map->id, l->symbol, l->flags, info.hits,
 			   info.written, info.filtered, info.errors,
-			   info.missed);
+			   info.missed, info.dropped);
 	}
 	mutex_unlock(&pea_links_lock);
 	return 0;

@@ -28,6 +28,7 @@ struct pea_link_stats {
 	u64 filtered;
 	u64 errors;
 	u64 missed;	/* uretprobes: returns whose entry was not kept */
+	u64 dropped;	/* outputs the ring had no room for (ENOSPC) */
 };
 
 struct pea_link {
@@ -74,12 +75,27 @@ bool pea_link_filtered_tgid(struct pea_link *l);
  * The counters are this_cpu_inc()s: one instruction on x86, so an NMI
  * handler nesting on this CPU cannot lose an update. The barrier pairs
  * with pea_link_sum()'s: a snapshot of a live link never holds an
- * outcome whose hit it misses (hits >= written + errors per CPU).
+ * outcome whose hit it misses (hits >= written + errors + dropped per
+ * CPU).
  */
 static inline void pea_link_count_hit(struct pea_link *l)
 {
 	this_cpu_inc(l->stats->hits);
 	smp_wmb();	/* the hit before its outcome: pea_link_sum() */
+}
+
+/*
+ * Count a failed output, a hit's outcome: a drop when the ring had no
+ * room (-ENOSPC, which the event counted lost), not an error of the
+ * probe; any other failure an error. This CPU's counters, as
+ * pea_link_count_hit()'s.
+ */
+static inline void pea_link_count_err(struct pea_link *l, long err)
+{
+	if (err == -ENOSPC)
+		this_cpu_inc(l->stats->dropped);
+	else
+		this_cpu_inc(l->stats->errors);
 }
 
 int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,

@@ -45,6 +45,13 @@ static const struct rhashtable_params pea_handle_params = {
 	.automatic_shrinking = true,
 };
 
+/*
+ * Moves each time a map leaves pea_map_handles, before the map is handed
+ * to call_rcu(): a map a kfunc cached by handle (pea_kfunc.c) stays the
+ * handle's map while this has not moved. Written under pea_maps_lock.
+ */
+unsigned long pea_map_handles_gen;
+
 /**
  * pea_map_init() - set up the table of BPF handles
  *
@@ -158,9 +165,20 @@ void pea_map_put(struct pea_map *map)
 	if (!refcount_dec_and_mutex_lock(&map->refcnt, &pea_maps_lock))
 		return;
 	list_del(&map->node);
-	if (map->bpf_handle)
+	if (map->bpf_handle) {
 		rhashtable_remove_fast(&pea_map_handles, &map->handle_node,
 				       pea_handle_params);
+		/*
+		 * The removal before the new generation: a kfunc that reads
+		 * the new one finds no map by the handle any more (pairs with
+		 * pea_kf_map()'s smp_rmb()); one that read the old one before
+		 * its lookup caches the map with the old generation, which
+		 * no longer validates it. Either way inside a read-side
+		 * critical section that call_rcu() below waits for.
+		 */
+		smp_wmb();
+		WRITE_ONCE(pea_map_handles_gen, pea_map_handles_gen + 1);
+	}
 	mutex_unlock(&pea_maps_lock);
 	pea_map_clear(map);
 	/* A kfunc may still hold the map it found by handle: after RCU. */

@@ -79,6 +79,7 @@ static unsigned int pea_nf_hook(void *priv, struct sk_buff *skb,
 	struct pea_nf_link *nf = pea_nf(l);
 	struct task_struct *task = current;
 	struct pea_nf_record r;
+	long err;
 	u32 n = min(nf->packet_len, skb->len);
 
 	/* LOCAL_OUT may run preemptible: stay on one CPU from here. */
@@ -106,9 +107,10 @@ static unsigned int pea_nf_hook(void *priv, struct sk_buff *skb,
 
 	/* this_cpu_inc(): a softirq hook may interrupt a LOCAL_OUT one. */
 	pea_link_count_hit(l);
-	if (pea_skb_output(l->map, PEA_F_CURRENT_CPU | ((u64)n << 32), skb,
-			   &r, sizeof(r)))
-		this_cpu_inc(l->stats->errors);
+	err = pea_skb_output(l->map, PEA_F_CURRENT_CPU | ((u64)n << 32), skb,
+			     &r, sizeof(r));
+	if (err)
+		pea_link_count_err(l, err);
 	else
 		this_cpu_inc(l->stats->written);
 	preempt_enable();

@@ -109,6 +109,7 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 		.ip0 = flags & PEA_REC_F_RETPROBE ? 0 : READ_ONCE(l->addr),
 	};
 	void *fb = NULL;
+	long err;
 
 	if (l->fetch) {
 		fb = pea_fetch_buf_get();
@@ -134,9 +135,10 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 	if (pea_agg_hit(l, &as))
 		goto out;
 	pea_link_count_hit(l);
-	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
-			       pea_kstack_rec_size(used, nr), &h)) {
-		this_cpu_inc(l->stats->errors);
+	err = pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
+				 pea_kstack_rec_size(used, nr), &h);
+	if (err) {
+		pea_link_count_err(l, err);
 		goto out;
 	}
 	r = h.data;

@@ -28,10 +28,11 @@
  *
  * Counts (PEA_LINK_IOC_INFO): hits are the overflows of the process the
  * link filters on (all of them without a filter), filtered the other
- * tasks' overflows, written the records, errors the overflows without a
- * record (the ring full, which its lost count and PERF_RECORD_LOST
- * report; or a nested call, which cannot happen: struct pea_sample_cpu).
- * So records + lost == overflows for a reader that drains the rings.
+ * tasks' overflows, written the records, dropped the overflows the ring
+ * had no room for (its lost count and PERF_RECORD_LOST report them),
+ * errors the other overflows without a record (a nested call, which
+ * cannot happen: struct pea_sample_cpu). So records + lost == overflows
+ * for a reader that drains the rings.
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
@@ -108,6 +109,7 @@ static void pea_sample_overflow(struct perf_event *event,
 	struct pea_sample_record *r;
 	struct pea_sample_cpu *sc;
 	bool user = user_mode(regs);
+	long err;
 
 	if (pea_link_filtered_tgid(l))
 		return;
@@ -134,9 +136,10 @@ static void pea_sample_overflow(struct perf_event *event,
 	if (pea_agg_hit(l, &as))
 		goto out;
 	pea_link_count_hit(l);
-	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
-			       sizeof(*r) + (knr + unr) * sizeof(u64), &h)) {
-		this_cpu_inc(l->stats->errors);
+	err = pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
+				 sizeof(*r) + (knr + unr) * sizeof(u64), &h);
+	if (err) {
+		pea_link_count_err(l, err);
 		goto out;
 	}
 	r = h.data;

@@ -157,6 +157,7 @@ static void pea_tp_overflow(struct perf_event *event,
 	struct pea_agg_sample as = {};
 	struct pea_tp_record *r;
 	u32 size, used, nr = 0;
+	long err;
 
 	if (pea_link_filtered(l))
 		return;
@@ -196,9 +197,10 @@ static void pea_tp_overflow(struct perf_event *event,
 		}
 		nr = pea_kstack_save(regs, 0, s->ips, l->kstack_depth);
 	}
-	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
-			       pea_kstack_rec_size(used, nr), &h)) {
-		this_cpu_inc(l->stats->errors);
+	err = pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
+				 pea_kstack_rec_size(used, nr), &h);
+	if (err) {
+		pea_link_count_err(l, err);
 		goto put;
 	}
 	r = h.data;

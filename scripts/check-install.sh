@@ -17,10 +17,14 @@
 #     .debs there (dkms and the rest resolve from the archive, whose .debs
 #     are cached too), DKMS builds pea.ko for the 6.1 test kernel, and a
 #     consumer is compiled there with cc $(pkg-config --cflags --libs pea).
+#     The root first lacks what 6.1's build needs for pea.ko's BTF: DKMS
+#     says so and pea.ko has no kfuncs; then pahole, linux-source-6.1 and
+#     the kernel's image are added and DKMS rebuilds it with them.
 #  4. The test guest boots with that root's /lib/modules/KVER (modules.dep
 #     from DKMS's depmod), kmod's modprobe, the installed pea tool and
 #     libpea.so.0, loads pea with `modprobe pea` (pea.load=modprobe) and
-#     runs scripts/install-smoke/test_install (scripts/check-kernel.sh
+#     runs scripts/install-smoke/test_install, which also runs a BPF
+#     program calling pea's kfunc (examples/bpf/opensnoop) (scripts/check-kernel.sh
 #     does the boot, the kernel log scan and the unload).
 #
 # Environment: PEA_INSTALL_CACHE (default /var/cache/pea/install-root),
@@ -266,6 +270,53 @@ fi
 expect "dkms status: pea built and installed for $KVER in the root" \
 	"$(chroot "$R" dkms status -m pea -v "$VERSION" -k "$KVER" 2>/dev/null | sed 's/,[^,]*x86_64//')" \
 	"pea/$VERSION, $KVER: installed"
+# Without pahole, resolve_btfids' source and the kernel's image (the
+# root has none of them yet), 6.1's build cannot make pea.ko's BTF: it
+# says so, and pea.ko has no kfuncs.
+# DKMS keeps a build's make.log beside the module it built.
+makelog() {
+	local f
+	for f in "$R/var/lib/dkms/pea/$VERSION/$KVER"/*/log/make.log; do
+		[ -f "$f" ] && { printf '%s\n' "$f"; return; }
+	done
+	printf '%s\n' "$R/var/lib/dkms/pea/$VERSION/build/make.log"
+}
+MAKELOG=$(makelog)
+expect "DKMS without pahole: make.log says there is no BTF, so no kfuncs" \
+	"$(grep -c "^module-btf: no BTF for pea.ko ($KVER): pahole missing .*; building without kfuncs$" "$MAKELOG" 2>&1)" 1
+KF=$(chroot "$R" modinfo -k "$KVER" -F kfuncs pea 2>&1 || true)
+case "$KF" in
+"off: built without BTF"*) pass "DKMS without pahole: modinfo -F kfuncs pea: off (${KF%%(*})" ;;
+*) failc "DKMS without pahole: modinfo -F kfuncs pea: off"; comment "got $KF" ;;
+esac
+# What a 6.1 machine adds for the kfuncs (docs/kfuncs.md): pahole,
+# linux-source-6.1 (resolve_btfids is built from it) with libelf-dev,
+# zlib1g-dev, xz-utils and python3, and the kernel's image in /boot, where the BTF of the
+# kernel comes from. The host's copies of the .debs, if any, save the
+# download.
+for deb in /var/cache/apt/archives/pahole_*.deb /var/cache/apt/archives/linux-source-6.1_*.deb \
+	/var/cache/apt/archives/libelf-dev_*.deb /var/cache/apt/archives/zlib1g-dev_*.deb; do
+	if [ -f "$deb" ]; then cp -n "$deb" "$CACHE/apt-archives/" || true; fi
+done
+BTF_PKGS=(pahole "linux-source-$(printf '%s\n' "$KVER" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')"
+	libelf-dev zlib1g-dev xz-utils python3)
+cp "$VMLINUZ" "$R/boot/vmlinuz-$KVER"
+if chroot "$R" apt-get install -y -q --no-install-recommends "${BTF_PKGS[@]}" >> "$OUT/apt.log" 2>&1 &&
+   chroot "$R" dkms build --force -m pea -v "$VERSION" -k "$KVER" >> "$OUT/apt.log" 2>&1 &&
+   chroot "$R" dkms install --force -m pea -v "$VERSION" -k "$KVER" >> "$OUT/apt.log" 2>&1; then
+	pass "DKMS rebuilt pea for $KVER with ${BTF_PKGS[*]} and /boot/vmlinuz-$KVER"
+else
+	failc "DKMS rebuilt pea for $KVER with ${BTF_PKGS[*]} and /boot/vmlinuz-$KVER"
+	tail -n 30 "$OUT/apt.log" | sed 's/^/C\t/' >> "$RECORDS"
+	tail -n 30 "$(makelog)" | sed 's/^/C\t/' >> "$RECORDS"
+fi
+expect "DKMS: make.log shows the BTF step (scripts/module-btf.sh)" \
+	"$(grep -c 'BTF \[M\] pea.ko (scripts/module-btf.sh)' "$(makelog)" 2>&1)" 1
+KF=$(chroot "$R" modinfo -k "$KVER" -F kfuncs pea 2>&1 || true)
+case "$KF" in
+"pea_kf_output for "*) pass "DKMS with BTF: modinfo -F kfuncs pea: $KF" ;;
+*) failc "DKMS with BTF: modinfo -F kfuncs pea: pea_kf_output for ..."; comment "got $KF" ;;
+esac
 MODPATH=$(chroot "$R" modinfo -k "$KVER" -n pea 2>&1 || true)
 case "$MODPATH" in
 /lib/modules/$KVER/updates/dkms/pea.ko*) pass "modinfo -k $KVER -n pea in the root: $MODPATH" ;;
@@ -287,6 +338,14 @@ phase_time "the root: unpack, apt install, DKMS, consumer" "$t"
 
 # --- 4. the guest -----------------------------------------------------------
 t=$(date +%s)
+# A BPF program calling pea's kfunc in the guest, against the DKMS module:
+# examples/bpf/opensnoop (static, libbpf and libpea inside).
+if make --no-print-directory examples KVER="$KVER" > "$OUT/examples.log" 2>&1; then
+	pass "make examples: opensnoop, a libbpf tool calling pea_kf_output()"
+else
+	failc "make examples: opensnoop, a libbpf tool calling pea_kf_output()"
+	tail -n 20 "$OUT/examples.log" | sed 's/^/C\t/' >> "$RECORDS"
+fi
 FILES=()
 # Shared libraries first, from the root (mkinitramfs then skips the host's).
 for b in /usr/sbin/pea /tmp/pea-consumer /usr/bin/kmod; do
@@ -301,7 +360,8 @@ echo "$VERSION" > "$WORK/pea-version"
 FILES+=("$R/usr/bin/kmod:/sbin/modprobe" "$R/usr/bin/kmod:/sbin/modinfo"
 	"$R/usr/sbin/pea:/usr/sbin/pea" "$R/tmp/pea-consumer:/usr/bin/pea-consumer"
 	"$WORK/pea-version:/etc/pea-version"
-	"$ROOT/scripts/install-smoke/test_install:/bin/test_install")
+	"$ROOT/scripts/install-smoke/test_install:/bin/test_install"
+	"$ROOT/build/examples/bpf/opensnoop:/usr/bin/opensnoop")
 VMRC=0
 KVER=$KVER SKIP_BUILD=1 TESTS=test_install PEA_FILES="${FILES[*]}" \
 	APPEND_EXTRA="pea.load=modprobe" OUT="$OUT/vm" \

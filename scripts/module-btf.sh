@@ -21,8 +21,9 @@
 #       it cannot run: then it says why on stderr, and pea.ko is built
 #       without kfuncs (Kbuild).
 #   scripts/module-btf.sh --apply KVER KDIR BASE MODULE.ko...
-#       pahole -J (the flags of $KDIR/scripts/pahole-flags.sh) and
-#       resolve_btfids -b BASE on each module that has no .BTF yet.
+#       pahole -J (the flags of $KDIR/scripts/pahole-flags.sh) into a
+#       file, objcopy --add-section .BTF, and resolve_btfids -b BASE on
+#       each module that has no .BTF yet.
 #
 # Environment: PEA_BTF_VMLINUX, a vmlinux (ELF or raw BTF) of KVER to use;
 # PAHOLE (default pahole).
@@ -98,7 +99,7 @@ tools_tree() {
 	tree=$CACHE/btf/src-$s/linux-source-$s
 	if [ ! -f "$tree/.done" ]; then
 		[ -r "$tarball" ] ||
-			{ log "$tarball missing (scripts/setup.sh installs linux-source-$s)"; return 1; }
+			{ log "$tarball missing (the linux-source-$s package; scripts/setup.sh installs it)"; return 1; }
 		log "unpacking tools/ and scripts/ of $tarball"
 		rm -rf "$CACHE/btf/src-$s"
 		mkdir -p "$CACHE/btf/src-$s"
@@ -133,7 +134,7 @@ resolve_btfids() {
 		log "building resolve_btfids from linux-source-$(series)"
 		mkdir -p "$out"
 		make -s -C "$tree/tools/bpf/resolve_btfids" OUTPUT="$out/" >&2 ||
-			{ log "building resolve_btfids failed (libelf-dev, zlib1g-dev?)"; return 1; }
+			{ log "building resolve_btfids failed (libelf-dev, zlib1g-dev, python3?)"; return 1; }
 	fi
 	printf '%s\n' "$out/resolve_btfids"
 }
@@ -143,7 +144,7 @@ case "$mode" in
 	[ -f "$KDIR/vmlinux" ] && exit 0
 	grep -qs '^#define CONFIG_DEBUG_INFO_BTF_MODULES 1$' \
 		"$KDIR/include/generated/autoconf.h" || exit 0
-	command -v "$PAHOLE" >/dev/null || off "$PAHOLE missing (scripts/setup.sh installs pahole)"
+	command -v "$PAHOLE" >/dev/null || off "$PAHOLE missing (the pahole package; scripts/setup.sh installs it)"
 	resolve_btfids >/dev/null || off "no resolve_btfids"
 	base=$(base_btf) || off "no BTF of the kernel $KVER"
 	printf '%s\n' "$base"
@@ -162,8 +163,16 @@ case "$mode" in
 			continue
 		fi
 		printf '  %-7s %s\n' "BTF [M]" "$ko (scripts/module-btf.sh)" >&2
+		# The BTF into a file, then into the module with binutils'
+		# objcopy: pahole 1.24 adds the section itself only with
+		# llvm-objcopy, which a machine building with gcc may lack
+		# (DKMS). The kernel finds a module's .BTF with or without
+		# SHF_ALLOC (find_any_sec()), as it finds llvm-objcopy's.
 		# shellcheck disable=SC2086
-		"$PAHOLE" -J $flags --btf_base "$base" "$ko"
+		"$PAHOLE" -J $flags --btf_base "$base" \
+			--btf_encode_detached="$ko.btf" "$ko"
+		objcopy --add-section .BTF="$ko.btf" "$ko"
+		rm -f "$ko.btf"
 		"$rb" -b "$base" "$ko"
 	done
 	;;

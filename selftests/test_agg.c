@@ -213,11 +213,33 @@ static void test_contexts(void)
 		}
 	}
 	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, &info), 0, "link info");
-	PT_OK(info.errors > 0 && info.written + info.errors == info.hits,
-	      "meanwhile the one-page rings lost records: %llu hits, %llu written, %llu lost",
+	PT_OK(info.dropped > 0 && info.written + info.dropped == info.hits,
+	      "meanwhile the one-page rings lost records: %llu hits, %llu written, %llu dropped",
 	      (unsigned long long)info.hits,
 	      (unsigned long long)info.written,
-	      (unsigned long long)info.errors);
+	      (unsigned long long)info.dropped);
+	PT_EQ(info.errors, 0,
+	      "a drop of a full ring is not a probe error: errors 0");
+	{
+		/*
+		 * A binary built before dropped: the old size's number, with
+		 * errors as they were then, the drops included (review F2).
+		 */
+		unsigned char old[sizeof(info) + 8];
+		struct pea_link_info then = info;
+
+		then.errors += info.dropped;
+		memset(old, 0xa5, sizeof(old));
+		PT_EQ(ioctl(link, _IOC(_IOC_READ, PEA_IOC_MAGIC, 0x30,
+				       PEA_LINK_INFO_SIZE_VER0), old), 0,
+		      "link info of the old size (%d bytes) succeeds",
+		      PEA_LINK_INFO_SIZE_VER0);
+		PT_OK(!memcmp(old, &then, offsetof(struct pea_link_info, dropped)) &&
+		      offsetof(struct pea_link_info, dropped) == PEA_LINK_INFO_SIZE_VER0 &&
+		      old[PEA_LINK_INFO_SIZE_VER0] == 0xa5,
+		      "link info of the old size: the same fields, errors %llu = the drops as then, nothing past them",
+		      (unsigned long long)then.errors);
+	}
 	close(link);
 	pt_rings_drain(rings, ncpu);
 }
@@ -760,10 +782,11 @@ static void test_no_records_info(void)
 	pt_pin(0);
 	calls(CTX_TASK, 100);
 	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, &li), 0, "F2: link info");
-	PT_OK(li.hits == li.written + li.errors + li.filtered,
-	      "F2: INFO hits %llu == written %llu + errors %llu + filtered %llu",
+	PT_OK(li.hits == li.written + li.errors + li.dropped + li.filtered,
+	      "F2: INFO hits %llu == written %llu + errors %llu + dropped %llu + filtered %llu",
 	      (unsigned long long)li.hits, (unsigned long long)li.written,
-	      (unsigned long long)li.errors, (unsigned long long)li.filtered);
+	      (unsigned long long)li.errors, (unsigned long long)li.dropped,
+	      (unsigned long long)li.filtered);
 	PT_EQ(agg_read(link, false, &t), 0, "F2: read");
 	PT_EQ(t.hits, 100, "F2: the table has the 100 hits");
 	close(link);

@@ -241,6 +241,28 @@ static void pea_stat(const char *args, char *buf, size_t len)
 	pclose(p);
 }
 
+/*
+ * Whether `pea stat --json` has map @id's kfunc_map object with a
+ * MAY_SLEEP count of @n, as its last field.
+ */
+static bool pea_stat_may_sleep(__u64 id, long long n)
+{
+	static char out[65536];
+	char want[128], *p, *nl;
+
+	pea_stat("--json", out, sizeof(out));
+	snprintf(want, sizeof(want), "{\"type\":\"kfunc_map\",\"map_id\":%llu,",
+		 (unsigned long long)id);
+	p = strstr(out, want);
+	if (!p)
+		return false;
+	nl = strchr(p, '\n');
+	if (nl)
+		*nl = 0;
+	snprintf(want, sizeof(want), ",\"MAY_SLEEP\":%lld}", n);
+	return strstr(p, want) != NULL;
+}
+
 /* The skeleton with only @keep loaded (the kprobe fails on 6.1). */
 static struct test_kfunc *kf_load_only(struct bpf_program *(*keep)(struct test_kfunc *))
 {
@@ -764,8 +786,8 @@ static void test_errnos(struct test_kfunc *skel, int map, __u64 handle)
 {
 	long long c[C_NR], e[C_NR], bad0;
 	int ncpu = pt_nr_cpus();
-	int closed, plain, empty, other = 0;
-	__u64 plain_id, empty_id, empty_h, closed_h, h, k;
+	int closed, plain, empty, cached, other = 0;
+	__u64 plain_id, empty_id, empty_h, closed_h, cached_h, h, k;
 	static char out[65536];
 	char want[256];
 	bool ok;
@@ -797,7 +819,23 @@ static void test_errnos(struct test_kfunc *skel, int map, __u64 handle)
 	      "a map without PEA_F_BPF_WRITE, by its id: EBADF");
 	PT_EQ(run_syscall(skel, handle ^ 1, PEA_F_CURRENT_CPU, 8), -EBADF,
 	      "a guessed handle (one bit off a live one): EBADF");
-	PT_EQ(kf_bad_handle() - bad0, 6, "6 calls without a live map counted");
+	/*
+	 * The kfuncs keep the map a handle found last per CPU
+	 * (pea_kf_map()): a map destroyed right after a call found it is
+	 * gone for the next call all the same.
+	 */
+	cached = pea_map_create(NULL, 1, PEA_F_BPF_WRITE);
+	if (cached < 0)
+		pt_fatal("pea_map_create");
+	cached_h = handle_of(cached);
+	PT_EQ(run_syscall(skel, cached_h, PEA_F_CURRENT_CPU, 8), -ENOENT,
+	      "a map's handle, twice: found (its empty slot: ENOENT)");
+	PT_EQ(run_syscall(skel, cached_h, PEA_F_CURRENT_CPU, 8), -ENOENT,
+	      "and found again (the per-CPU cache)");
+	close(cached);
+	PT_EQ(run_syscall(skel, cached_h, PEA_F_CURRENT_CPU, 8), -EBADF,
+	      "the map destroyed after it was found: its handle is EBADF at once");
+	PT_EQ(kf_bad_handle() - bad0, 7, "7 calls without a live map counted");
 	/* No oracle: every id, writable or not, answers as nothing. */
 	for (k = 1; k <= 1000; k++)
 		other += run_syscall(skel, k, (1ULL << 32) | PEA_F_CURRENT_CPU,
@@ -814,7 +852,7 @@ static void test_errnos(struct test_kfunc *skel, int map, __u64 handle)
 	      "its enoent counter is 1, bpf_write 1");
 	pea_stat("--json", out, sizeof(out));
 	snprintf(want, sizeof(want),
-		 "{\"type\":\"kfunc_map\",\"map_id\":%llu,\"bpf_write\":1,\"EINVAL\":0,\"E2BIG\":0,\"ENOENT\":1,",
+		 "{\"type\":\"kfunc_map\",\"map_id\":%llu,\"bpf_write\":1,\"EINVAL\":0,\"E2BIG\":0,\"ENOENT\":1,\"EOPNOTSUPP\":0,\"EBUSY\":0,\"ENOSPC\":0,\"EFAULT\":0,\"MAY_SLEEP\":0}\n",
 		 (unsigned long long)empty_id);
 	PT_OK(strstr(out, "{\"type\":\"kfunc\",\"state\":\"on\",") &&
 	      strstr(out, want),
@@ -822,6 +860,8 @@ static void test_errnos(struct test_kfunc *skel, int map, __u64 handle)
 	pea_stat("", out, sizeof(out));
 	PT_OK(strstr(out, "\nkfuncs: on ("),
 	      "pea stat shows \"kfuncs: on (...)\"");
+	PT_OK(strstr(out, " EFAULT  MAY_SLEEP\n"),
+	      "pea stat's kfunc table has a MAY_SLEEP column, after EFAULT");
 	if (!strstr(out, "\nkfuncs: on (") || !strstr(out, want))
 		pt_diag("pea stat: %s", out);
 
@@ -1434,6 +1474,8 @@ static void test_zc_wq(__u64 handle)
 	s1 = kf_map_may_sleep(main_id);
 	PT_OK(s0 >= 0 && s1 == s0 + 1,
 	      "zc_wq: counted on the map as may_sleep (%lld, was %lld)", s1, s0);
+	PT_OK(pea_stat_may_sleep(main_id, s1),
+	      "zc_wq: pea stat --json shows the map's MAY_SLEEP %lld", s1);
 	test_kfunc_zc__destroy(k);
 }
 

@@ -406,7 +406,8 @@ static int run(int mode, double secs, __u64 hz, __u32 flags,
 	PT_EQ(t->samples + t->lost, li->hits - li->filtered,
 	      "mode %d: records + lost == overflows", mode);
 	PT_EQ(t->samples, li->written, "mode %d: records == written", mode);
-	PT_EQ(t->lost, li->errors, "mode %d: lost == errors", mode);
+	PT_EQ(t->lost, li->dropped, "mode %d: lost == dropped", mode);
+	PT_EQ(li->errors, 0, "mode %d: no errors (drops are not)", mode);
 	PT_EQ(t->bad, 0, "mode %d: every record is the workload's and well-formed",
 	      mode);
 	return 0;

@@ -17,7 +17,11 @@
  *     getppid(), this test's pid) with its sum, min, max and avg, in the
  *     kernel and from records;
  *   - --hist arg1 of the test module's NMI handler, a kernel pointer,
- *     in the kernel's [2^63, 2^64) bucket.
+ *     in the kernel's [2^63, 2^64) bucket;
+ *   - --lhist 30,130,20 with --hist id of raw_syscalls:sys_exit: a
+ *     child's 300 getpid() (39) and 700 getppid() (110) in [30, 50) and
+ *     [110, 130), exactly, in the kernel (JSON and text) and from
+ *     records; --lhist's usage errors.
  */
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -394,6 +398,107 @@ static void test_hist_pointer(void)
 		pt_diag("%s", h);
 }
 
+/*
+ * --hist id --lhist 30,130,20 of raw_syscalls:sys_exit for a child's 300
+ * getpid() and 700 getppid(): in the kernel (@records false; @json false:
+ * the text table) or from records (--count 1000).
+ */
+static void hist_lin(bool records, bool json)
+{
+	char pid[16];
+	char *argv[] = { PT_PEA, "trace", "tracepoint:raw_syscalls:sys_exit",
+			 "--filter", "id > 30", "--pid", pid, "--hist", "id",
+			 "--lhist", "30,130,20", json ? "--json" : "--quiet",
+			 records ? "--count" : NULL, "1000", NULL };
+	const char *what = records ? "from records" : json ? "in the kernel" :
+			   "in the kernel, text";
+	static char out[65536];
+	const char *h;
+	struct pt_proc p;
+	int i, k, go[2];
+	pid_t child;
+	char c;
+
+	if (pipe(go))
+		pt_fatal("pipe");
+	child = fork();
+	if (child == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (i = 0; i < 300; i++)
+			syscall(SYS_getpid);
+		for (i = 0; i < 700; i++)
+			syscall(SYS_getppid);
+		_exit(0);
+	}
+	close(go[0]);
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	if (!pt_trace_start(&p, argv)) {
+		PT_OK(0, "pea trace --hist id --lhist starts");
+		pt_proc_close(&p);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		close(go[1]);
+		return;
+	}
+	c = 1;
+	if (write(go[1], &c, 1) != 1)
+		pt_fatal("write");
+	close(go[1]);
+	waitpid(child, NULL, 0);
+	if (!json) {
+		usleep(200000);
+		kill(p.pid, SIGINT);
+		out[0] = 0;
+		k = 0;
+		while (pt_proc_line(&p, false, line, sizeof(line),
+				    PT_TOOL_WAIT_MS) && k < (int)sizeof(out) - 1)
+			k += snprintf(out + k, sizeof(out) - k, "%s\n", line);
+		pt_proc_drain_err(&p);
+		PT_EQ(pt_proc_wait(&p), 0, "pea trace --lhist (text) exits 0");
+		pt_proc_close(&p);
+		PT_OK(strstr(out, "histogram of id, 1000 values, complete (in-kernel)") &&
+		      strstr(out, "\n[30, 50)                300 |") &&
+		      strstr(out, "\n[50, 70)                  0 |") &&
+		      strstr(out, "\n[110, 130)              700 |") &&
+		      strstr(out, "\nmin 39, avg 88, max 110, sum 88700\n"),
+		      "--lhist %s: [30, 50) 300, [50, 70) 0 ... [110, 130) 700, min 39, avg 88, max 110, sum 88700",
+		      what);
+		pt_diag("%s", out);
+		return;
+	}
+	k = finish(&p, "hist", objs, 64);
+	h = k ? objs[0] : NULL;
+	PT_OK(h && pt_json_num(h, "count", -1) == 1000 &&
+	      pt_json_num(h, "sum", -1) == 300 * 39 + 700 * 110 &&
+	      pt_json_num(h, "min", -1) == 39 &&
+	      pt_json_num(h, "max", -1) == 110 &&
+	      strstr(h, ",\"linear\":{\"min\":30,\"max\":130,\"step\":20},\"buckets\":[{\"lo\":30,\"hi\":50,\"count\":300},{\"lo\":110,\"hi\":130,\"count\":700}]}") &&
+	      (records ? !strstr(h, "in_kernel") :
+			 !!strstr(h, "\"in_kernel\":true")),
+	      "--hist id --lhist 30,130,20 %s: [30, 50) 300 and [110, 130) 700, nothing else; sum 88700, min 39, max 110",
+	      what);
+	if (h)
+		pt_diag("%s", h);
+}
+
+/* A --lhist that is refused: exit 2 and @msg on stderr. */
+static void lhist_usage(const char *arg, bool hist, const char *msg)
+{
+	static char out[4096], err[4096];
+	int rc;
+
+	rc = pt_run((char *[]){ PT_PEA, "trace", "--lhist", (char *)arg,
+				"kretprobe:pea_st_kstack_target",
+				hist ? "--hist" : NULL, "latency", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, msg), "--lhist %s%s: exit 2, \"%s\"", arg,
+	      hist ? "" : " without --hist", msg);
+	if (rc != 2 || !strstr(err, msg))
+		pt_diag("rc %d: %s", rc, err);
+}
+
 int main(void)
 {
 	ncpu = pt_nr_cpus();
@@ -407,6 +512,14 @@ int main(void)
 	hist_field(false);
 	hist_field(true);
 	test_hist_pointer();
+	hist_lin(false, true);
+	hist_lin(true, true);
+	hist_lin(false, false);
+	lhist_usage("0,10,0", true, "--lhist MIN,MAX,STEP: integers, MIN below MAX, STEP at least 1");
+	lhist_usage("10,0,1", true, "MIN below MAX");
+	lhist_usage("0,10", true, "MIN below MAX");
+	lhist_usage("0,2000,1", true, "--lhist: 2000 buckets from MIN to MAX by STEP; at most 1024");
+	lhist_usage("0,10,1", false, "--lhist goes with --hist");
 	usage("comm,comm", "comm twice");
 	usage("comm,ret", "a list of keys takes comm, pid, tid and cpu");
 	usage("comm,pid,tid,cpu", "at most 4 words");

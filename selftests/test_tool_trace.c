@@ -530,6 +530,36 @@ static int burst_rec_size(const char *prefix, bool ordered)
 		 7) & ~7);
 }
 
+/*
+ * pea stat while the one-page ring is full: the link's drops in their
+ * own column (JSON "dropped", the table's DROPPED), not its errors.
+ */
+static void lost_stat(int dropped)
+{
+	static char sout[65536], serr[4096];
+	char want[64], *l;
+	int rc;
+
+	rc = pt_run((char *[]){ PT_PEA, "stat", "--json", NULL },
+		    sout, sizeof(sout), serr, sizeof(serr), NULL, NULL);
+	l = strstr(sout, "{\"type\":\"link\"");
+	if (l && strchr(l, '\n'))
+		*strchr(l, '\n') = 0;
+	PT_OK(rc == 0 && l && pt_json_num(l, "dropped", -1) == dropped &&
+	      pt_json_num(l, "errors", -1) == 0,
+	      "lost: pea stat --json: the link's dropped %d, errors 0", dropped);
+	if (!l)
+		pt_diag("pea stat: %s %s", sout, serr);
+	rc = pt_run((char *[]){ PT_PEA, "stat", NULL },
+		    sout, sizeof(sout), serr, sizeof(serr), NULL, NULL);
+	snprintf(want, sizeof(want), " 0 %10d\n", dropped);
+	PT_OK(rc == 0 && strstr(sout, "ERRORS   MISSED    DROPPED\n") &&
+	      strstr(sout, want),
+	      "lost: pea stat's link table: MISSED 0, DROPPED %d", dropped);
+	if (!strstr(sout, want))
+		pt_diag("pea stat: %s", sout);
+}
+
 static void test_lost(void)
 {
 	const char *prefix = "/tmp/pea-lost-";
@@ -555,6 +585,7 @@ static void test_lost(void)
 	PT_OK(waitpid(p.pid, &status, WUNTRACED) == p.pid && WIFSTOPPED(status),
 	      "lost: pea trace stopped");
 	wl_do(&w, WL_BURST, total, prefix);
+	lost_stat(total - fit);
 	kill(p.pid, SIGCONT);
 	/* Let it read, then end it. */
 	while (events < fit &&
@@ -573,9 +604,15 @@ static void test_lost(void)
 		} else if (pt_json_streq(line, "type", "summary")) {
 			lost_sum = pt_json_num(line, "lost", -1);
 			records = pt_json_num(line, "records", -1);
-			if (pt_json_get(line, "link", got, sizeof(got), NULL))
+			if (pt_json_get(line, "link", got, sizeof(got), NULL)) {
 				PT_EQ(pt_json_num(got, "written", -1), fit,
 				      "lost: the link wrote %d", fit);
+				PT_EQ(pt_json_num(got, "dropped", -1), total - fit,
+				      "lost: the link dropped %d (ring full)",
+				      total - fit);
+				PT_EQ(pt_json_num(got, "errors", -1), 0,
+				      "lost: the drops are not the link's errors");
+			}
 		}
 	}
 	rc = pt_proc_wait(&p);

@@ -79,7 +79,7 @@ static int read_json(struct pt_proc *p, char ev[][4096], int max,
 static void test_uretprobe_json(void)
 {
 	static char ev[4][4096], sum[4096];
-	char probe[512], buf[64];
+	char probe[512], buf[256];
 	struct pt_proc p;
 	int n, rc;
 
@@ -190,7 +190,7 @@ static void test_uprobe_human(void)
 	      out);
 	snprintf(want, sizeof(want), "pea: %s: 1 events in", probe);
 	PT_OK(strstr(err, want) != NULL, "uprobe human: the summary line");
-	PT_OK(strstr(err, "probe: 1 hits, 1 written, 0 filtered out, 0 errors, 0 missed by pairing returns"),
+	PT_OK(strstr(err, "probe: 1 hits, 1 written, 0 filtered out, 0 errors, 0 missed by pairing returns, 0 dropped (ring full)\n"),
 	      "uprobe human: the link's counters");
 }
 

@@ -864,7 +864,8 @@ static void test_accounting(void)
 	lost = s1.lost - s0.lost;
 	PT_EQ(info.hits, 3000, "accounting: 3000 calls, 3000 hits");
 	PT_OK(lost > 0 && received + lost == info.hits &&
-	      info.errors == lost && info.written == received,
+	      info.dropped == lost && info.errors == 0 &&
+	      info.written == received,
 	      "accounting: received %llu + lost %llu == hits %llu",
 	      (unsigned long long)received, (unsigned long long)lost,
 	      (unsigned long long)info.hits);

@@ -574,8 +574,11 @@ static int op_link_ioctl(struct fz_thread *t)
 		static const unsigned long known[] = {
 			PEA_LINK_IOC_INFO, PEA_LINK_IOC_AGG_CREATE,
 			PEA_LINK_IOC_AGG_READ,
+			/* the info of the struct's first size, answered too */
+			_IOC(_IOC_READ, PEA_IOC_MAGIC, 0x30,
+			     PEA_LINK_INFO_SIZE_VER0),
 		};
-		unsigned long cmd = fz_unknown_cmd(r, known, 3);
+		unsigned long cmd = fz_unknown_cmd(r, known, ARRAY_SIZE(known));
 
 		err = fz_ioctl(fd, cmd, &li);
 		fz_expect("link_ioctl", "unknown command", err, ENOTTY);
@@ -583,12 +586,14 @@ static int op_link_ioctl(struct fz_thread *t)
 	}
 	default:
 		err = fz_ioctl(fd, PEA_LINK_IOC_INFO, &li);
-		if (!err && (li.written + li.errors + li.filtered > li.hits ||
+		if (!err && (li.written + li.errors + li.dropped +
+			     li.filtered > li.hits ||
 			     !memchr(li.symbol, 0, sizeof(li.symbol))))
 			fz_violation("link_info",
-				     "written %llu + errors %llu + filtered %llu > hits %llu",
+				     "written %llu + errors %llu + dropped %llu + filtered %llu > hits %llu",
 				     (unsigned long long)li.written,
 				     (unsigned long long)li.errors,
+				     (unsigned long long)li.dropped,
 				     (unsigned long long)li.filtered,
 				     (unsigned long long)li.hits);
 		break;

@@ -95,6 +95,9 @@ struct agg_table {
 	__u64 total;
 	/* histogram, and its values' sum, min and max (signed with @sgn) */
 	__u64 neg, b[HIST_BUCKETS];
+	/* --lhist: @nlb = lin_n + 2 buckets (below, lin_n, from the last) */
+	__u64 *lb;
+	unsigned int nlb;
 	__u64 sum, vmin, vmax;
 	/* count table */
 	struct count_ent *slots;
@@ -352,6 +355,14 @@ int agg_new(struct agg **out, const struct agg_opts *o,
 				continue;
 			}
 			rc = parse_key(t, text, probes[p], hist);
+			if (!rc && hist && o->lin) {
+				t->nlb = o->lin_n + 2;
+				t->lb = calloc(t->nlb, sizeof(*t->lb));
+				if (!t->lb) {
+					tool_err("out of memory");
+					rc = PEA_EXIT_ERR;
+				}
+			}
 			if (rc) {
 				agg_free(a);
 				return rc;
@@ -374,6 +385,7 @@ void agg_free(struct agg *a)
 		for (j = 0; j < a->tabs[i].nslots; j++)
 			free(a->tabs[i].slots[j].key);
 		free(a->tabs[i].slots);
+		free(a->tabs[i].lb);
 	}
 	free(a->tabs);
 	free(a->kfd);
@@ -459,6 +471,26 @@ static bool key_field_str(const struct agg_table *t,
 	*s = ev->raw + off;
 	*len = strnlen((const char *)*s, n);
 	return true;
+}
+
+/*
+ * --lhist: the bucket of @v as the kernel's PEA_AGG_HIST_LINEAR puts it
+ * (module/pea_agg.c): 0 below lin_min, i in 1..lin_n for [lin_min +
+ * (i-1)*step, lin_min + i*step), lin_n + 1 from the last bound on (an
+ * unsigned value past 2^63 too).
+ */
+static unsigned int lin_bucket(const struct agg *a, const struct agg_table *t,
+			       __u64 v)
+{
+	__s64 sv = (__s64)v;
+	__u64 i;
+
+	if (!t->sgn && sv < 0)
+		return a->o.lin_n + 1;
+	if (sv < a->o.lin_min)
+		return 0;
+	i = ((__u64)sv - (__u64)a->o.lin_min) / a->o.lin_step;
+	return i >= a->o.lin_n ? a->o.lin_n + 1 : (unsigned int)i + 1;
 }
 
 static unsigned int hist_bucket(__u64 v)
@@ -609,7 +641,9 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 				continue;
 			hist_stats(t, v, v, v, 1);
 			t->total++;
-			if (t->sgn && (__s64)v < 0)
+			if (t->lb)
+				t->lb[lin_bucket(a, t, v)]++;
+			else if (t->sgn && (__s64)v < 0)
 				t->neg++;
 			else
 				t->b[hist_bucket(v)]++;
@@ -756,6 +790,12 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 	if (hist) {
 		attr.max_keys = 1;
 		attr.hist = PEA_AGG_HIST_LOG2;
+		if (a->o.lin) {
+			attr.hist = PEA_AGG_HIST_LINEAR;
+			attr.lin_min = a->o.lin_min;
+			attr.lin_max = a->o.lin_max;
+			attr.lin_step = a->o.lin_step;
+		}
 		if (hist->kind == K_LATENCY) {
 			attr.value = PEA_AGG_VAL_LATENCY;
 		} else if (hist->kind == K_ARG) {
@@ -905,6 +945,12 @@ static void kern_add(struct agg *a, int p, const struct pea_agg_entry *e,
 			hist_stats(t, (__u64)e->sum, (__u64)e->min,
 				   (__u64)e->max, e->count);
 			t->total += e->count;
+			if (t->lb) {
+				/* The kernel's linear buckets are ours. */
+				for (b = 0; b < nb && b < a->o.lin_n + 2; b++)
+					t->lb[b] += e->buckets[b];
+				continue;
+			}
 			if (nb > 0)
 				t->neg += e->buckets[0];
 			for (b = 1; b < nb && b - 1 < HIST_BUCKETS; b++)
@@ -1117,6 +1163,57 @@ static __u64 hist_avg(const struct agg_table *t)
 	return t->sum / t->total;
 }
 
+/* --lhist: bucket @i's bounds, lin_min + (i-1)*step and + i*step. */
+static void lin_bounds(const struct agg *a, unsigned int i, __s64 *lo,
+		       __s64 *hi)
+{
+	*lo = (__s64)((__u64)a->o.lin_min + (__u64)(i - 1) * a->o.lin_step);
+	*hi = (__s64)((__u64)a->o.lin_min + (__u64)i * a->o.lin_step);
+}
+
+static void lin_label(char *buf, size_t len, const struct agg *a,
+		      unsigned int i)
+{
+	__s64 lo, hi;
+
+	if (i == 0) {
+		snprintf(buf, len, "(..., %lld)", (long long)a->o.lin_min);
+		return;
+	}
+	lin_bounds(a, i, &lo, &hi);
+	if (i == a->o.lin_n + 1)
+		snprintf(buf, len, "[%lld, ...)", (long long)lo);
+	else
+		snprintf(buf, len, "[%lld, %lld)", (long long)lo, (long long)hi);
+}
+
+static void put_stats_line(FILE *f, const struct agg_table *t);
+
+/* --lhist: the buckets from the first to the last that is not empty. */
+static void lin_print_human(FILE *f, const struct agg *a,
+			    const struct agg_table *t)
+{
+	unsigned int i, n = a->o.lin_n + 2;
+	int lo = -1, hi = -1;
+	__u64 max = 0;
+	char label[64];
+
+	for (i = 0; i < n; i++) {
+		if (!t->lb[i])
+			continue;
+		if (lo < 0)
+			lo = i;
+		hi = i;
+		if (t->lb[i] > max)
+			max = t->lb[i];
+	}
+	for (i = lo; lo >= 0 && (int)i <= hi; i++) {
+		lin_label(label, sizeof(label), a, i);
+		print_bar_line(f, label, t->lb[i], max);
+	}
+	put_stats_line(f, t);
+}
+
 static void hist_print_human(FILE *f, const struct agg *a,
 			     const struct agg_table *t)
 {
@@ -1129,6 +1226,10 @@ static void hist_print_human(FILE *f, const struct agg *a,
 		probe_name(a, t), t->text, unit ? " (" : "", unit ? unit : "",
 		unit ? ")" : "", (unsigned long long)t->total);
 	put_origin(f, a, t);
+	if (t->lb) {
+		lin_print_human(f, a, t);
+		return;
+	}
 	for (i = 0; i < HIST_BUCKETS; i++) {
 		if (!t->b[i])
 			continue;
@@ -1144,6 +1245,12 @@ static void hist_print_human(FILE *f, const struct agg *a,
 		bucket_label(label, sizeof(label), i);
 		print_bar_line(f, label, t->b[i], max);
 	}
+	put_stats_line(f, t);
+}
+
+/* "min M, avg A, max X, sum S" of the values, when there were any. */
+static void put_stats_line(FILE *f, const struct agg_table *t)
+{
 	if (!t->total)
 		return;
 	fputs("min ", f);
@@ -1184,6 +1291,43 @@ static const char *key_source(const struct agg_table *t)
 	}
 }
 
+/*
+ * --lhist in JSON: "linear":{"min","max","step"}, then the buckets that
+ * are not empty, "lo" and "hi" their bounds, null where open (below
+ * lin_min, from the last bound on).
+ */
+static void lin_print_json(FILE *f, const struct agg *a,
+			   const struct agg_table *t)
+{
+	unsigned int i, n = a->o.lin_n + 2;
+	bool first = true;
+	__s64 lo, hi;
+
+	fprintf(f, ",\"linear\":{\"min\":%lld,\"max\":%lld,\"step\":%llu}",
+		(long long)a->o.lin_min, (long long)a->o.lin_max,
+		(unsigned long long)a->o.lin_step);
+	fputs(",\"buckets\":[", f);
+	for (i = 0; i < n; i++) {
+		if (!t->lb[i])
+			continue;
+		fputs(first ? "{\"lo\":" : ",{\"lo\":", f);
+		first = false;
+		lin_bounds(a, i, &lo, &hi);
+		if (i == 0)
+			fputs("null", f);
+		else
+			fprintf(f, "%lld", (long long)lo);
+		if (i == 0)
+			fprintf(f, ",\"hi\":%lld", (long long)a->o.lin_min);
+		else if (i == n - 1)
+			fputs(",\"hi\":null", f);
+		else
+			fprintf(f, ",\"hi\":%lld", (long long)hi);
+		fprintf(f, ",\"count\":%llu}", (unsigned long long)t->lb[i]);
+	}
+	fputs("]}\n", f);
+}
+
 static void hist_print_json(FILE *f, const struct agg *a,
 			    const struct agg_table *t, unsigned int interval)
 {
@@ -1212,6 +1356,10 @@ static void hist_print_json(FILE *f, const struct agg *a,
 		put_val(f, t, t->vmax);
 		fputs(",\"avg\":", f);
 		put_val(f, t, hist_avg(t));
+	}
+	if (t->lb) {
+		lin_print_json(f, a, t);
+		return;
 	}
 	fputs(",\"buckets\":[", f);
 	if (t->neg) {
@@ -1521,6 +1669,8 @@ static void table_reset(struct agg_table *t)
 	t->vmax = 0;
 	t->neg = 0;
 	memset(t->b, 0, sizeof(t->b));
+	if (t->lb)
+		memset(t->lb, 0, t->nlb * sizeof(*t->lb));
 	for (i = 0; i < t->nslots; i++)
 		free(t->slots[i].key);
 	free(t->slots);

@@ -30,6 +30,10 @@ struct trace_fmt;
  * @top:      rows printed per count table (the rest is one line)
  * @max_keys: distinct keys kept per count table; events of further keys
  *            are counted as "other"
+ * @lin:      --lhist MIN,MAX,STEP: the histograms have linear buckets,
+ *            @lin_n of them from @lin_min by @lin_step (the last one
+ *            reaching @lin_max or past it), one below and one above,
+ *            as the kernel's PEA_AGG_HIST_LINEAR
  * @json:     print JSON objects
  * @folded:   --folded FILE: the --count-by kstack tables' stacks, summed
  *            over the session, written there as folded stacks
@@ -43,6 +47,10 @@ struct agg_opts {
 	int ncount;
 	unsigned int top;
 	unsigned int max_keys;
+	bool lin;
+	__s64 lin_min, lin_max;
+	__u64 lin_step;
+	unsigned int lin_n;
 	bool json;
 	const char *folded;
 };

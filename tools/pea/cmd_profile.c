@@ -794,7 +794,7 @@ static int prof_run(struct profiler *p)
 			(unsigned long long)p->lost,
 			(unsigned long long)(li.hits - li.filtered),
 			(unsigned long long)li.written,
-			(unsigned long long)li.errors,
+			(unsigned long long)li.dropped,
 			p->dropped ? ", some not kept (memory)" : "");
 	if (gone)
 		fprintf(stderr, "pea profile: %llu samples read after the process exited\n",

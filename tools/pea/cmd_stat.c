@@ -18,6 +18,8 @@
 
 #define DEBUGFS_MAGIC	0x64626720
 #define MAX_COLS	32
+/* The kfunc file's counters per map: errnos, then may_sleep. */
+#define KF_NCOLS	8
 
 static const char stat_help[] =
 "usage: pea stat [OPTIONS]\n"
@@ -43,10 +45,12 @@ static const char stat_help[] =
 "mapped), PENDING (dropped, not yet reported to the reader) and WAKEUPS.\n"
 "Then whether BPF programs may call pea's kfunc (kfuncs: on, or off and\n"
 "why; docs/kfuncs.md), how many calls named no live map, and per map open\n"
-"to BPF writers (PEA_F_BPF_WRITE) the errors of their calls by errno.\n"
+"to BPF writers (PEA_F_BPF_WRITE) the errors of their calls by errno, and\n"
+"MAY_SLEEP: zero-copy reserves refused where the context may sleep.\n"
 "Probe columns: LINK id, MAP id, PROBE, HITS, WRITTEN, FILTERED (by\n"
-"--pid/--cpu), ERRORS (output failed, e.g. ring full) and MISSED (by the\n"
-"kprobe layer itself).\n"
+"--pid/--cpu), ERRORS (output failed, other than for room), MISSED (by the\n"
+"kprobe layer itself) and DROPPED (the ring had no room: full, paused or\n"
+"not mapped; the ring's LOST counts them too).\n"
 "\n"
 "Needs root and debugfs mounted on " PEA_DEBUGFS_DIR "\n"
 "(mount -t debugfs none " PEA_DEBUGFS_DIR ").\n"
@@ -344,14 +348,14 @@ static int show_links(const struct stat_opts *o)
 			continue;
 		}
 		if (!rows++)
-			printf("\n%5s %5s %-32s %12s %12s %10s %8s %8s\n",
+			printf("\n%5s %5s %-32s %12s %12s %10s %8s %8s %10s\n",
 			       "LINK", "MAP", "PROBE", "HITS", "WRITTEN",
-			       "FILTERED", "ERRORS", "MISSED");
-		printf("%5s %5s %-32s %12s %12s %10s %8s %8s\n",
+			       "FILTERED", "ERRORS", "MISSED", "DROPPED");
+		printf("%5s %5s %-32s %12s %12s %10s %8s %8s %10s\n",
 		       cell(&t, "link_id"), cell(&t, "map_id"), probe,
 		       cell(&t, "hits"), cell(&t, "written"),
 		       cell(&t, "filtered"), cell(&t, "errors"),
-		       cell(&t, "missed"));
+		       cell(&t, "missed"), cell(&t, "dropped"));
 	}
 	table_close(&t);
 	return PEA_EXIT_OK;
@@ -364,14 +368,14 @@ static int show_links(const struct stat_opts *o)
  */
 static void show_kfunc(const struct stat_opts *o)
 {
-	static const char *const names[] = {
+	static const char *const names[KF_NCOLS] = {
 		"EINVAL", "E2BIG", "ENOENT", "EOPNOTSUPP", "EBUSY", "ENOSPC",
-		"EFAULT",
+		"EFAULT", "MAY_SLEEP",
 	};
 	char line[512], state[256] = "", types[128] = "", name[32];
-	unsigned long long id, bad = 0, c[7];
+	unsigned long long id, bad = 0, c[KF_NCOLS];
 	bool table = false;
-	int bpfw, rows = 0, i;
+	int bpfw, rows = 0, i, n;
 	FILE *f = fopen(PEA_DEBUGFS_KFUNC, "re");
 
 	if (!f)
@@ -402,9 +406,12 @@ static void show_kfunc(const struct stat_opts *o)
 			}
 			continue;
 		}
-		if (sscanf(line, "%llu %31s %d %llu %llu %llu %llu %llu %llu %llu",
+		/* A module before may_sleep has 7 counters: the 8th is 0. */
+		c[7] = 0;
+		n = sscanf(line, "%llu %31s %d %llu %llu %llu %llu %llu %llu %llu %llu",
 			   &id, name, &bpfw, &c[0], &c[1], &c[2], &c[3], &c[4],
-			   &c[5], &c[6]) != 10)
+			   &c[5], &c[6], &c[7]);
+		if (n != 10 && n != 11)
 			continue;
 		if (o->map && strcmp(o->map, name) && strtoull(o->map, NULL, 10) != id)
 			continue;
@@ -413,19 +420,19 @@ static void show_kfunc(const struct stat_opts *o)
 		if (o->json) {
 			printf("{\"type\":\"kfunc_map\",\"map_id\":%llu,\"bpf_write\":%d",
 			       id, bpfw);
-			for (i = 0; i < 7; i++)
+			for (i = 0; i < KF_NCOLS; i++)
 				printf(",\"%s\":%llu", names[i], c[i]);
 			fputs("}\n", stdout);
 			continue;
 		}
 		if (!rows++) {
 			printf("%5s %-15s %3s", "MAP", "NAME", "BPF");
-			for (i = 0; i < 7; i++)
+			for (i = 0; i < KF_NCOLS; i++)
 				printf(" %10s", names[i]);
 			putchar('\n');
 		}
 		printf("%5llu %-15s %3s", id, name, bpfw ? "yes" : "no");
-		for (i = 0; i < 7; i++)
+		for (i = 0; i < KF_NCOLS; i++)
 			printf(" %10llu", c[i]);
 		putchar('\n');
 	}

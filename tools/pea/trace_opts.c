@@ -35,6 +35,7 @@ enum {
 	OPT_COUNT_BY,
 	OPT_TOP,
 	OPT_MAX_KEYS,
+	OPT_LHIST,
 	OPT_EVENTS,
 	OPT_KSTACK,
 	OPT_FOLDED,
@@ -77,12 +78,54 @@ static const struct option trace_options[] = {
 	{ "count-by", required_argument, NULL, OPT_COUNT_BY },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
+	{ "lhist", required_argument, NULL, OPT_LHIST },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "events", no_argument, NULL, OPT_EVENTS },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/*
+ * --lhist MIN,MAX,STEP: integers, MIN < MAX, STEP >= 1, at most
+ * PEA_AGG_LINEAR_MAX buckets between (the kernel's rules, so that one
+ * table serves in the kernel and from records alike).
+ */
+static int parse_lhist(struct agg_opts *a, const char *arg)
+{
+	long long lo, hi;
+	unsigned long long step, n;
+	char *end;
+
+	errno = 0;
+	lo = strtoll(arg, &end, 0);
+	if (errno || end == arg || *end != ',')
+		goto bad;
+	arg = end + 1;
+	hi = strtoll(arg, &end, 0);
+	if (errno || end == arg || *end != ',')
+		goto bad;
+	arg = end + 1;
+	if (*arg == '-')
+		goto bad;
+	step = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || !step || hi <= lo)
+		goto bad;
+	n = ((unsigned long long)hi - (unsigned long long)lo) / step;
+	if (((unsigned long long)hi - (unsigned long long)lo) % step)
+		n++;
+	if (n > PEA_AGG_LINEAR_MAX)
+		return tool_usage("trace", "--lhist: %llu buckets from MIN to MAX by STEP; at most %d",
+				  n, PEA_AGG_LINEAR_MAX);
+	a->lin = true;
+	a->lin_min = lo;
+	a->lin_max = hi;
+	a->lin_step = step;
+	a->lin_n = (unsigned int)n;
+	return 0;
+bad:
+	return tool_usage("trace", "--lhist MIN,MAX,STEP: integers, MIN below MAX, STEP at least 1");
+}
 
 /* "ARG1", "arg1" or "1": the argument index 0..5. */
 static int parse_argn(const char *s, const char **rest, unsigned int *n)
@@ -278,6 +321,10 @@ static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 					  arg, AGG_MAX_KEYS_LIMIT);
 		o->max_keys_set = true;
 		return 0;
+	case OPT_LHIST:
+		if (o->agg.lin)
+			return tool_usage("trace", "--lhist once: it shapes every --hist");
+		return parse_lhist(&o->agg, arg);
 	case 'i':
 		if (tool_parse_seconds(arg, &o->interval) || o->interval < 0.1)
 			return tool_usage("trace", "--interval '%s': seconds, at least 0.1",
@@ -348,6 +395,8 @@ static int check_agg_args(const struct trace_opts *o)
 
 	if (!agg && (o->interval || o->events))
 		return tool_usage("trace", "--interval and --events go with --hist or --count-by");
+	if (o->agg.lin && !o->agg.nhist)
+		return tool_usage("trace", "--lhist goes with --hist: it makes the histograms linear");
 	if (!o->agg.ncount && (o->top_set || o->max_keys_set))
 		return tool_usage("trace", "--top and --max-keys go with --count-by");
 	if (o->interval && o->flight)

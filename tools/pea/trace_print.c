@@ -198,12 +198,13 @@ void flush_batch(struct tracer *t)
 
 static void json_link(FILE *f, const struct pea_link_info *li)
 {
-	fprintf(f, "\"link\":{\"hits\":%llu,\"written\":%llu,\"filtered\":%llu,\"errors\":%llu,\"missed\":%llu}",
+	fprintf(f, "\"link\":{\"hits\":%llu,\"written\":%llu,\"filtered\":%llu,\"errors\":%llu,\"missed\":%llu,\"dropped\":%llu}",
 		(unsigned long long)li->hits,
 		(unsigned long long)li->written,
 		(unsigned long long)li->filtered,
 		(unsigned long long)li->errors,
-		(unsigned long long)li->missed);
+		(unsigned long long)li->missed,
+		(unsigned long long)li->dropped);
 }
 
 /* The probes' texts, separated by @sep, as one JSON string. */
@@ -265,9 +266,9 @@ static void text_probes(FILE *f, const struct tracer *t)
 	for (i = 0; i < t->o.nprobes; i++)
 		if ((int)strlen(t->o.probes[i].spec.text) > w)
 			w = strlen(t->o.probes[i].spec.text);
-	fprintf(f, "%-*s %10s %10s %10s %10s %10s %8s %8s\n", w, "PROBE",
+	fprintf(f, "%-*s %10s %10s %10s %10s %10s %8s %8s %10s\n", w, "PROBE",
 		"EVENTS", "RECORDS", "HITS", "WRITTEN", "FILTERED", "ERRORS",
-		"MISSED");
+		"MISSED", "DROPPED");
 	for (i = 0; i < t->o.nprobes; i++) {
 		const struct trace_probe *p = &t->o.probes[i];
 
@@ -275,15 +276,16 @@ static void text_probes(FILE *f, const struct tracer *t)
 			(unsigned long long)p->shown,
 			(unsigned long long)p->records);
 		if (p->have_li)
-			fprintf(f, " %10llu %10llu %10llu %8llu %8llu\n",
+			fprintf(f, " %10llu %10llu %10llu %8llu %8llu %10llu\n",
 				(unsigned long long)p->li.hits,
 				(unsigned long long)p->li.written,
 				(unsigned long long)p->li.filtered,
 				(unsigned long long)p->li.errors,
-				(unsigned long long)p->li.missed);
+				(unsigned long long)p->li.missed,
+				(unsigned long long)p->li.dropped);
 		else
-			fprintf(f, " %10s %10s %10s %8s %8s\n", "-", "-", "-",
-				"-", "-");
+			fprintf(f, " %10s %10s %10s %8s %8s %10s\n", "-", "-",
+				"-", "-", "-", "-");
 	}
 }
 
@@ -314,6 +316,7 @@ void print_summary(struct tracer *t)
 		li.filtered += p->li.filtered;
 		li.errors += p->li.errors;
 		li.missed += p->li.missed;
+		li.dropped += p->li.dropped;
 	}
 	if (secs <= 0)
 		secs = 1e-9;
@@ -379,13 +382,14 @@ void print_summary(struct tracer *t)
 	if (multi)
 		text_probes(f, t);
 	else if (have_li)
-		fprintf(f, "probe: %llu hits, %llu written, %llu filtered out, %llu errors, %llu missed by %s\n",
+		fprintf(f, "probe: %llu hits, %llu written, %llu filtered out, %llu errors, %llu missed by %s, %llu dropped (ring full)\n",
 			(unsigned long long)li.hits,
 			(unsigned long long)li.written,
 			(unsigned long long)li.filtered,
 			(unsigned long long)li.errors,
 			(unsigned long long)li.missed,
-			t->o.probes[0].spec.kind->missed_by ?: "kprobes");
+			t->o.probes[0].spec.kind->missed_by ?: "kprobes",
+			(unsigned long long)li.dropped);
 	if (t->o.flight) {
 		__u64 h = pea_buffer__snapshot_horizon(t->pb);
 

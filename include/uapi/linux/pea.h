@@ -475,12 +475,27 @@ struct pea_link_info {
 				 */
 	__u64 written;		/* records pea_output() accepted */
 	__u64 filtered;		/* hits skipped by the tgid/cpu filters */
-	__u64 errors;		/* pea_output() errors (ENOSPC counts lost) */
+	__u64 errors;		/* outputs that failed, drops (@dropped) not
+				 * included
+				 */
 	__u64 missed;		/* hits the kprobe layer itself missed */
 	__u32 flags;		/* the attach flags */
 	__u32 map_id;
 	char symbol[PEA_SYM_LEN];
+	__u64 dropped;		/* outputs the ring had no room for (ENOSPC:
+				 * full, paused, not mapped; the event counts
+				 * them lost): not errors of the probe.
+				 * Before it (PEA_LINK_INFO_SIZE_VER0),
+				 * @errors counted them
+				 */
 };
+
+/*
+ * The size of struct pea_link_info before @dropped: its PEA_LINK_IOC_INFO
+ * (the size is part of the number) is still answered, that many bytes,
+ * with @errors as it was then: the drops included.
+ */
+#define PEA_LINK_INFO_SIZE_VER0	192
 
 #define PEA_MAP_IOC_ATTACH_PROBE _IOW(PEA_IOC_MAGIC, 0x14, struct pea_probe_attr)
 #define PEA_LINK_IOC_INFO	_IOR(PEA_IOC_MAGIC, 0x30, struct pea_link_info)
