@@ -137,6 +137,9 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 		this_cpu_inc(l->stats->errors);
 		goto out;
 	}
+	/* header.misc as perf_misc_flags(regs): uprobes' are user regs. */
+	if (regs && user_mode(regs))
+		pea_ring_set_user(&h);
 	r = h.data;
 	if (extra) {
 		flags |= PEA_REC_F_COUNTERS;

@@ -124,6 +124,9 @@ static void pea_sample_overflow(struct perf_event *event,
 		this_cpu_inc(l->stats->errors);
 		goto out;
 	}
+	/* header.misc by where the overflow came, as perf_misc_flags(). */
+	if (user)
+		pea_ring_set_user(&h);
 	r = h.data;
 	r->time_ns = ktime_get_mono_fast_ns();
 	r->id = l->rec_id;

@@ -200,6 +200,12 @@ static void pea_tp_overflow(struct perf_event *event,
 		this_cpu_inc(l->stats->errors);
 		goto put;
 	}
+	/*
+	 * header.misc as perf_misc_flags(regs): a syscall event's regs are
+	 * the task's user registers (perf_syscall_enter()/_exit()).
+	 */
+	if (user_mode(regs))
+		pea_ring_set_user(&h);
 	r = h.data;
 	r->time_ns = ktime_get_mono_fast_ns();
 	r->id = l->rec_id;
