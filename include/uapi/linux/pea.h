@@ -1271,8 +1271,10 @@ struct pea_pred {
 #define PEA_SAMPLE_F_FREQ	(1U << 2)	/* sample is a frequency in Hz */
 #define PEA_SAMPLE_F_NO_KERNEL	(1U << 3)	/* exclude_kernel */
 #define PEA_SAMPLE_F_NO_USER	(1U << 4)	/* exclude_user */
+#define PEA_SAMPLE_F_TASK	(1U << 5)	/* per task: see @filter_tgid */
 #define PEA_SAMPLE_FLAGS	(PEA_SAMPLE_F_CLOEXEC | PEA_SAMPLE_F_FREQ | \
-				 PEA_SAMPLE_F_NO_KERNEL | PEA_SAMPLE_F_NO_USER)
+				 PEA_SAMPLE_F_NO_KERNEL | PEA_SAMPLE_F_NO_USER | \
+				 PEA_SAMPLE_F_TASK)
 
 /**
  * struct pea_sample_attr - argument of PEA_MAP_IOC_ATTACH_SAMPLE
@@ -1289,8 +1291,16 @@ struct pea_pred {
  *                kernel.perf_event_max_sample_rate); else the period in
  *                events (cpu-clock: ns), 1..2^63-1
  * @filter_tgid:  only record this process (0: any), in the attacher's pid
- *                namespace; other tasks' overflows count as filtered
- * @filter_cpu:   only sample this CPU (-1: every online CPU)
+ *                namespace; other tasks' overflows count as filtered.
+ *                With PEA_SAMPLE_F_TASK: the task to sample (a thread id,
+ *                0: the caller), with the tasks it creates from then on
+ *                (as perf_event_open(pid, cpu) with attr.inherit): one
+ *                event follows the task instead of one per CPU, and the
+ *                rule is perf's for a task's event, not the CPU-wide one
+ *                (ESRCH: no such task; EACCES: neither CAP_PERFMON nor
+ *                ptrace read access to it)
+ * @filter_cpu:   only sample this CPU (-1: every online CPU; with
+ *                PEA_SAMPLE_F_TASK: the task wherever it runs)
  * @kstack_depth: kernel frames per record at most (0..PEA_KSTACK_MAX and
  *                perf_event_max_stack); 0 with PEA_SAMPLE_F_NO_KERNEL
  * @ustack_depth: user frames per record at most (0..PEA_USTACK_MAX and
