@@ -23,6 +23,7 @@
 #include "pea_fetch.h"
 #include "pea_pred.h"
 #include "pea_kstack.h"
+#include "pea_ustack.h"
 #include "pea_probe_rec.h"
 
 /**
@@ -102,10 +103,12 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 	struct pea_probe_record *r;
 	struct task_struct *task = current;
 	u32 extra = l->counter_map ? sizeof(struct pea_event_value) : 0;
-	u32 used = sizeof(*r) + extra + caplen, foff = 0, flen = 0;
+	u32 used = sizeof(*r) + extra + caplen, foff = 0, flen = 0, unr = 0;
 	struct pea_agg_sample as = {
 		.args = args, .ret = ret, .latency = latency,
 	};
+	bool ubuf = false;
+	u64 *uips = NULL;
 	void *fb = NULL;
 
 	if (l->fetch) {
@@ -132,8 +135,20 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 	if (pea_agg_hit(l, &as))
 		goto out;
 	pea_link_count_hit(l);
+	if (l->ustack_depth) {
+		uips = pea_ustack_buf_get();
+		ubuf = true;
+		if (!uips) {
+			this_cpu_inc(l->stats->errors);
+			goto out;
+		}
+		unr = pea_ustack_hit(l, regs, nr, uips);
+		if (unr)
+			flags |= PEA_REC_F_USTACK;
+	}
 	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
-			       pea_kstack_rec_size(used, nr), &h)) {
+			       pea_kstack_rec_size(pea_kstack_rec_size(used, nr),
+						   unr), &h)) {
 		this_cpu_inc(l->stats->errors);
 		goto out;
 	}
@@ -168,9 +183,13 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 	}
 	if (nr)
 		pea_kstack_put(r, used, ips, nr);
+	if (unr)
+		pea_kstack_put(r, pea_kstack_rec_size(used, nr), uips, unr);
 	pea_output_commit(&h);
 	this_cpu_inc(l->stats->written);
 out:
+	if (ubuf)
+		pea_ustack_buf_put();
 	if (l->fetch)
 		pea_fetch_buf_put();
 }

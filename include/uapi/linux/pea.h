@@ -362,7 +362,14 @@ struct pea_event_stats {
  * @kstack_depth:  record the kernel call stack of every hit, at most this
  *                 many frames (1..PEA_KSTACK_MAX; 0: no stack): a
  *                 kretprobe records the stack at entry
- * @reserved:      zero
+ * @ustack_depth:  record the user call stack of the task, where the hit
+ *                 has one (a task's syscall, fault or interrupt), at most
+ *                 this many entries (0..PEA_USTACK_MAX and
+ *                 perf_event_max_stack; 0: none), at the hit (a
+ *                 kretprobe's: at the return); kernel and user stacks
+ *                 together hold perf_event_max_stack entries at most, the
+ *                 user part getting what the kernel part left, as perf's
+ *                 callchains (PEA_REC_F_USTACK). Was @reserved.
  * @fetches:       user pointer to @nr_fetches struct pea_fetch (see
  *                 "Fetch chains" below), or 0
  * @nr_fetches:    fetches per hit, 0..PEA_FETCH_MAX
@@ -391,7 +398,10 @@ struct pea_probe_attr {
 	__u32 maxactive;
 	__s32 counter_map;
 	__u32 kstack_depth;
-	__u32 reserved;
+	union {
+		__u32 ustack_depth;
+		__u32 reserved;		/* its name before ustack_depth */
+	};
 	__aligned_u64 fetches;
 	__u32 nr_fetches;
 	__u32 reserved2;
@@ -413,6 +423,7 @@ struct pea_probe_attr {
 #define PEA_REC_F_COUNTERS	(1U << 4)	/* a struct pea_event_value follows */
 #define PEA_REC_F_COUNTER_ERR	(1U << 5)	/* pea_read_value() failed: zeroes */
 #define PEA_REC_F_KSTACK	(1U << 8)	/* a struct pea_kstack ends it */
+#define PEA_REC_F_USTACK	(1U << 14)	/* then one of the user stack */
 
 #define PEA_KSTACK_MAX		127	/* frames, as perf's PERF_MAX_STACK_DEPTH */
 
@@ -427,6 +438,16 @@ struct pea_probe_attr {
  * It follows everything else the record holds (counters, capture, a
  * tracepoint's raw entry), at the next 8-byte boundary from the record's
  * start, and ends the record.
+ *
+ * With PEA_REC_F_USTACK (a probe's or tracepoint's ustack_depth) a second
+ * struct pea_kstack, the user stack of the task, follows at the next
+ * 8-byte boundary after everything else, the kernel stack included, and
+ * ends the record: @ips then hold the user instruction pointer (the
+ * probed instruction of a uprobe; where the task entered the kernel for a
+ * kprobe or tracepoint), then the return addresses of its callers found
+ * by frame pointers, as struct pea_sample_record's user part. A hit
+ * without a user context (a kernel thread, a user worker, an exiting
+ * task) has none, and no PEA_REC_F_USTACK.
  */
 struct pea_kstack {
 	__u32 nr;
@@ -560,7 +581,8 @@ struct pea_tp_pred {
  *               be written; a hit they reject counts as filtered
  * @kstack_depth: record the kernel call stack of every hit, at most this
  *               many frames (1..PEA_KSTACK_MAX; 0: no stack)
- * @reserved:    zero
+ * @ustack_depth: record the user call stack of the task that hit it, as
+ *               struct pea_probe_attr's @ustack_depth (was @reserved)
  */
 struct pea_tp_attr {
 	__u32 size;
@@ -573,7 +595,10 @@ struct pea_tp_attr {
 	char name[PEA_SYM_LEN];
 	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
 	__u32 kstack_depth;
-	__u32 reserved;
+	union {
+		__u32 ustack_depth;
+		__u32 reserved;		/* its name before ustack_depth */
+	};
 };
 
 /* The size of struct pea_tp_attr before @kstack_depth (still taken). */
@@ -664,7 +689,9 @@ struct pea_tp_record {
  * @reserved2:    zero
  * @preds:        user pointer to @nr_preds struct pea_pred, or 0
  * @nr_preds:     its instructions, 0..PEA_PRED_MAX
- * @reserved3:    zero
+ * @ustack_depth: record the user call stack of every hit (a uretprobe's:
+ *                at the return), as struct pea_probe_attr's @ustack_depth
+ *                (was @reserved3)
  */
 struct pea_uprobe_attr {
 	__u32 size;
@@ -687,7 +714,10 @@ struct pea_uprobe_attr {
 	__u32 reserved2;
 	__aligned_u64 preds;
 	__u32 nr_preds;
-	__u32 reserved3;
+	union {
+		__u32 ustack_depth;
+		__u32 reserved3;	/* its name before ustack_depth */
+	};
 };
 
 /* The size of struct pea_uprobe_attr before @fetches (still taken). */
