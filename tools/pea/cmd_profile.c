@@ -22,6 +22,7 @@
  * process (comm), the user frames from the outermost, then the kernel
  * frames from the outermost.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -59,7 +60,9 @@ struct profiler {
 	int pid;		/* -p */
 	char **cmd;		/* -- CMD */
 	const char *folded, *svg;
-	int map_fd, link_fd;
+	int map_fd;
+	int *links;		/* link fds: one CPU-wide, or one per task */
+	size_t nlinks;
 	pid_t child;
 	struct pea_buffer *pb;
 	struct usyms *us;
@@ -410,7 +413,12 @@ static int prof_reap(struct profiler *p, int *status)
 
 /* ---- the command ---- */
 
-static int prof_attach(struct profiler *p, int tgid)
+/*
+ * Attach the sampler: of task @tid and the tasks it creates from then on
+ * (PEA_SAMPLE_F_TASK, as perf record -p or -- CMD), or of every CPU (@tid
+ * 0, as perf record -a). Returns the link fd or -errno (said).
+ */
+static int prof_attach(struct profiler *p, int tid)
 {
 	struct pea_sample_attr a;
 	int fd;
@@ -419,11 +427,12 @@ static int prof_attach(struct profiler *p, int tgid)
 	a.size = sizeof(a);
 	a.flags = PEA_SAMPLE_F_CLOEXEC | PEA_SAMPLE_F_FREQ |
 		  (p->user_only ? PEA_SAMPLE_F_NO_KERNEL : 0) |
-		  (p->kernel_only ? PEA_SAMPLE_F_NO_USER : 0);
+		  (p->kernel_only ? PEA_SAMPLE_F_NO_USER : 0) |
+		  (tid ? PEA_SAMPLE_F_TASK : 0);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample = p->hz;
-	a.filter_tgid = tgid;
+	a.filter_tgid = tid;
 	a.filter_cpu = -1;
 	a.kstack_depth = p->user_only ? 0 : PROFILE_DEPTH;
 	a.ustack_depth = p->kernel_only ? 0 : PROFILE_DEPTH;
@@ -453,7 +462,12 @@ static int prof_attach(struct profiler *p, int tgid)
 			if (fd >= 0)
 				return fd;
 		}
-		if (err == EACCES)
+		if (err == ESRCH && tid)
+			return -err;	/* a thread gone meanwhile */
+		if (err == EACCES && tid)
+			tool_err("sampling task %d needs ptrace access to it or CAP_PERFMON, and kernel stacks perf_event_paranoid <= 1 (as perf record -p; --user-only asks for less): %s",
+				 tid, strerror(err));
+		else if (err == EACCES)
 			tool_err("sampling every CPU needs CAP_PERFMON or perf_event_paranoid <= 0 (as perf record -a): %s",
 				 strerror(err));
 		else if (err == EINVAL && p->hz > 1)
@@ -464,6 +478,54 @@ static int prof_attach(struct profiler *p, int tgid)
 		return -err;
 	}
 	return fd;
+}
+
+/* Keep link @fd. Return: 0 or -ENOMEM. */
+static int prof_keep_link(struct profiler *p, int fd)
+{
+	int *l = realloc(p->links, (p->nlinks + 1) * sizeof(*l));
+
+	if (!l) {
+		close(fd);
+		return -ENOMEM;
+	}
+	p->links = l;
+	p->links[p->nlinks++] = fd;
+	return 0;
+}
+
+/*
+ * -p PID: a task sampler on each thread of the process (as perf record
+ * -p opens one event per thread); threads created later are inherited.
+ * A thread that exits meanwhile is skipped. Return: 0 or -errno.
+ */
+static int prof_attach_threads(struct profiler *p, int pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return prof_attach(p, pid) < 0 ? -ESRCH : 0;
+	while (!err && (d = readdir(dir))) {
+		int tid = atoi(d->d_name);
+
+		if (tid <= 0)
+			continue;
+		fd = prof_attach(p, tid);
+		if (fd == -ESRCH)
+			continue;
+		err = fd < 0 ? fd : prof_keep_link(p, fd);
+	}
+	closedir(dir);
+	if (!err && !p->nlinks) {
+		tool_err("no process %d", pid);
+		err = -ESRCH;
+	}
+	return err;
 }
 
 /* Whether @pid has exited: no such process, or a zombie. */
@@ -488,8 +550,9 @@ static bool prof_pid_gone(int pid)
 static int prof_run(struct profiler *p)
 {
 	LIBPEA_OPTS(pea_buffer_opts, opts);
-	struct pea_link_info li;
+	struct pea_link_info li, sum;
 	__u64 t_end = 0;
+	size_t i;
 	size_t n_before_exit = 0;
 	int status = 0, go = -1, ncpus, ret;
 	bool gone = false;
@@ -524,8 +587,16 @@ static int prof_run(struct profiler *p)
 			tool_err("cannot trace the command (%s): its maps are read when its records are",
 				 strerror(errno));
 	}
-	p->link_fd = prof_attach(p, p->cmd ? p->child : p->pid);
-	if (p->link_fd < 0) {
+	if (p->pid) {
+		ret = prof_attach_threads(p, p->pid);
+	} else {
+		ret = prof_attach(p, p->cmd ? p->child : 0);
+		if (ret >= 0)
+			ret = prof_keep_link(p, ret);
+		else if (ret == -ESRCH)
+			tool_err("the command is gone");
+	}
+	if (ret < 0) {
 		if (p->child > 0) {
 			kill(p->child, SIGKILL);
 			waitpid(p->child, NULL, __WALL);
@@ -558,9 +629,19 @@ static int prof_run(struct profiler *p)
 		if (t_end && tool_now_ns() >= t_end)
 			break;
 	}
-	memset(&li, 0, sizeof(li));
-	ioctl(p->link_fd, PEA_LINK_IOC_INFO, &li);
-	close(p->link_fd);
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; i < p->nlinks; i++) {
+		memset(&li, 0, sizeof(li));
+		ioctl(p->links[i], PEA_LINK_IOC_INFO, &li);
+		close(p->links[i]);
+		sum.hits += li.hits;
+		sum.filtered += li.filtered;
+		sum.written += li.written;
+		sum.errors += li.errors;
+	}
+	li = sum;
+	free(p->links);
+	p->links = NULL;
 	pea_buffer__consume(p->pb);
 	if (p->child > 0 && !gone) {
 		kill(p->child, SIGTERM);
@@ -632,7 +713,7 @@ int cmd_profile(int argc, char **argv)
 {
 	struct profiler p = {
 		.hz = PROFILE_HZ_DEFAULT, .top = PROFILE_TOP_DEFAULT,
-		.pages = PROFILE_PAGES_DEFAULT, .map_fd = -1, .link_fd = -1,
+		.pages = PROFILE_PAGES_DEFAULT, .map_fd = -1,
 	};
 	struct sigaction sa;
 	size_t i;
