@@ -293,10 +293,11 @@ $(BUILD)/selftests/test_sample: selftests/test_sample.c $(LIBPEA) $(PT_PROF_SO)
 		-DPT_PROF_SO='"$(PT_PROF_SO)"' -MMD -MP -static -o $@ $< \
 		$(LIBPEA) -lpthread
 
-# test_ustack checks user stacks of a chain of its own functions exactly:
+# test_ustack and test_tool_ustack check user stacks of a chain of their
+# own functions exactly:
 # frame pointers, and no call turned into a jump.
-$(BUILD)/selftests/test_ustack: USER_CFLAGS += -fno-omit-frame-pointer \
-	-fno-optimize-sibling-calls
+$(BUILD)/selftests/test_ustack $(BUILD)/selftests/test_tool_ustack: \
+	USER_CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
 
 tools: $(PEA_TOOL)
 

@@ -166,6 +166,7 @@ static int uprobe_attach(int map_fd, struct probe_spec *spec,
 	a.offset = u->file_offset;
 	a.filter_tgid = pid;
 	a.maxactive = o->maxactive;	/* a uprobe's is refused before */
+	a.ustack_depth = o->ustack;
 	a.id = id;
 	a.capture_mode = capture_mode;
 	if (capture_mode) {
@@ -201,6 +202,7 @@ const struct probe_kind uprobe_kind = {
 	.parse = uprobe_parse,
 	.attach = uprobe_attach,
 	.check_opts = uprobe_check_opts,
+	.opts = PO_USTACK,
 	.missed_by = "pairing returns",
 	.decode = decode_probe_record,
 	.args = true,
