@@ -120,7 +120,7 @@ static double now(void)
  * a shared object mapped after the exec (pea profile's test only); an
  * io_uring SQPOLL thread spinning in the kernel while main() sleeps.
  */
-enum { W_AB, W_K, W_BADFP, W_SO, W_IOU, W_FORK };
+enum { W_AB, W_K, W_BADFP, W_SO, W_IOU, W_FORK };	/* W_FORK: 5 */
 
 static char self[256];
 
@@ -968,14 +968,16 @@ static inline __attribute__((always_inline)) int work_main(char **argv)
 	}
 	if (mode == W_IOU)
 		return iou_busy(end);
-	/* a() and b() in this process and in a child it forks. */
+	/* a() in this process, b() in a child it forks. */
 	if (mode == W_FORK) {
 		pid_t c = fork();
 		int st;
 
 		while (now() < end) {
-			a();
-			b();
+			if (c)
+				a();
+			else
+				b();
 		}
 		if (c == 0)
 			_exit(0);

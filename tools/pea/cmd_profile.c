@@ -12,8 +12,10 @@
  *     mapping of the snapshot (a library loaded since), at most once a
  *     read pass;
  *   - -- CMD: the child is traced (PTRACE_SEIZE with PTRACE_O_TRACEEXEC
- *     and PTRACE_O_TRACEEXIT): its maps are read at its exec, and at its
- *     exit stop, where its memory is still there; only then may it exit;
+ *     and PTRACE_O_TRACEEXIT), and so is every task it creates
+ *     (PTRACE_O_TRACEFORK, _VFORK, _CLONE), as the sampler follows them:
+ *     a process's maps are read at its exec, and at its tasks' exit
+ *     stops, where its memory is still there; only then may they exit;
  *   - every other process (the whole system, or threads of another
  *     process): when its first record is read.
  * Records are kept as they come (addresses), and named at the end.
@@ -377,9 +379,30 @@ static pid_t prof_fork(char **cmd, int *go)
 	return pid;
 }
 
+/* The process of task @tid (its tgid), or @tid if it cannot be read. */
+static int prof_tgid(int tid)
+{
+	char path[64], line[128];
+	int tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 /*
- * Handle the traced child's stops without blocking: its maps at exec and
- * at its exit stop. Returns 1 once it is gone, else 0.
+ * Handle the stops of the traced command and of every task it creates
+ * (PTRACE_O_TRACEFORK, _VFORK, _CLONE: the sampler follows them too)
+ * without blocking: a process's maps at its exec and at its tasks' exit
+ * stops, where its memory is still there. Returns 1 once the command
+ * itself is gone, else 0.
  */
 static int prof_reap(struct profiler *p, int *status)
 {
@@ -387,10 +410,12 @@ static int prof_reap(struct profiler *p, int *status)
 	pid_t r;
 
 	for (;;) {
-		r = waitpid(p->child, &st, WNOHANG | __WALL);
+		r = waitpid(-1, &st, WNOHANG | __WALL);
 		if (r <= 0)
 			return 0;
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (r != p->child)
+				continue;
 			*status = st;
 			return 1;
 		}
@@ -399,15 +424,17 @@ static int prof_reap(struct profiler *p, int *status)
 		ev = st >> 16;
 		sig = WSTOPSIG(st);
 		if (ev == PTRACE_EVENT_EXEC || ev == PTRACE_EVENT_EXIT) {
-			usyms_snap(p->us, p->child);
+			usyms_snap(p->us, prof_tgid(r));
 			sig = 0;
-		} else if (ev == PTRACE_EVENT_STOP) {
-			ptrace(PTRACE_LISTEN, p->child, 0, 0);
+		} else if (ev == PTRACE_EVENT_STOP && sig != SIGTRAP) {
+			/* A group-stop: stay stopped, as without pea. */
+			ptrace(PTRACE_LISTEN, r, 0, 0);
 			continue;
 		} else if (sig == SIGTRAP) {
+			/* fork, clone, a new task's first stop */
 			sig = 0;
 		}
-		ptrace(PTRACE_CONT, p->child, 0, (void *)(long)sig);
+		ptrace(PTRACE_CONT, r, 0, (void *)(long)sig);
 	}
 }
 
@@ -583,6 +610,9 @@ static int prof_run(struct profiler *p)
 		if (ptrace(PTRACE_SEIZE, p->child, 0,
 			   (void *)(long)(PTRACE_O_TRACEEXEC |
 					  PTRACE_O_TRACEEXIT |
+					  PTRACE_O_TRACEFORK |
+					  PTRACE_O_TRACEVFORK |
+					  PTRACE_O_TRACECLONE |
 					  PTRACE_O_EXITKILL)))
 			tool_err("cannot trace the command (%s): its maps are read when its records are",
 				 strerror(errno));
