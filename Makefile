@@ -417,6 +417,10 @@ $(BUILD)/bench/bench_kfunc.bpf.o: bench/kfunc.bpf.c
 $(BUILD)/bench/bench_kfunc.skel.h: $(BUILD)/bench/bench_kfunc.bpf.o
 	$(BPFTOOL) gen skeleton $< name bench_kfunc > $@.tmp && mv $@.tmp $@
 
+# bench/sample.c unwinds its own user stack: frame pointers.
+$(BUILD)/bench/objs/sample.o: USER_CFLAGS += -fno-omit-frame-pointer \
+	-fno-optimize-sibling-calls
+
 $(BUILD)/bench/objs/%.o: bench/%.c $(BUILD)/bench/bench.skel.h \
 		$(BUILD)/bench/bench_kfunc.skel.h
 	@mkdir -p $(@D)
