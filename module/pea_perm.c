@@ -21,7 +21,8 @@
  *      (perf_allow_cpu()).
  *   6. A task's event (pid > -1): CAP_PERFMON or ptrace read access to the
  *      task, EACCES (perf_check_permission()), which only the sampler's
- *      per-task mode has: pea_perm_task().
+ *      per-task mode has: pea_perm_task(); another process's task needs
+ *      CAP_PERFMON unless pea.task_ptrace (the LSM hook of ptrace).
  *
  * Two producers go where perf events do not, and take the rule of the BPF
  * program that would do the same and write into a perf event array, as
@@ -49,8 +50,20 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/user_namespace.h>
+#include <linux/moduleparam.h>
 #include "pea_compat.h"
 #include "pea_perm.h"
+
+/*
+ * pea.task_ptrace: let ptrace read access (its credential and
+ * dumpability rules, without the LSM hook pea cannot call) admit a
+ * per-task sampler of another process. Off: another process's task needs
+ * CAP_PERFMON, so that no LSM ptrace policy is bypassed.
+ */
+static bool task_ptrace;
+module_param(task_ptrace, bool, 0444);
+MODULE_PARM_DESC(task_ptrace,
+		 "per-task samplers of another process on ptrace read access alone, without the LSM's ptrace hook (default off: CAP_PERFMON)");
 
 /*
  * Steps 1 and 2, which every event pea compares with passes: Debian's
@@ -200,16 +213,23 @@ static bool pea_ptrace_may_read(struct task_struct *task)
  * @task: the task, held
  *
  * As perf_check_permission() for an event without sigtrap: CAP_PERFMON
- * (or CAP_SYS_ADMIN), or ptrace read access with the real credentials.
- * The caller holds @task's exec_update_lock for reading across this and
- * the event's installation, as perf_event_open() does, so that an exec
- * cannot change the credentials checked.
+ * (or CAP_SYS_ADMIN), or ptrace read access with the real credentials,
+ * whose first rule, the caller's own thread group, Linux applies before
+ * any LSM hook. For another process ptrace_may_access() would end with
+ * security_ptrace_access_check(), which modules cannot call: without
+ * pea.task_ptrace, CAP_PERFMON is needed there (stricter than Linux
+ * without an LSM policy, never laxer with one). The caller holds @task's
+ * exec_update_lock for reading across this and the event's
+ * installation, as perf_event_open() does, so that an exec cannot change
+ * the credentials checked.
  *
  * Return: 0 or -EACCES.
  */
 int pea_perm_task(struct task_struct *task)
 {
-	if (perfmon_capable() || pea_ptrace_may_read(task))
+	if (perfmon_capable() || same_thread_group(task, current))
+		return 0;
+	if (task_ptrace && pea_ptrace_may_read(task))
 		return 0;
 	return -EACCES;
 }

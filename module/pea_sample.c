@@ -259,6 +259,31 @@ static int pea_sample_cpu_rule(const struct pea_sample_attr *a)
 	return 0;
 }
 
+/*
+ * For a task's sampler, the PMU's answer (ENOENT without one, the
+ * event_init's EINVAL or EOPNOTSUPP) before the task's rule, as
+ * perf_event_open() allocates the event before perf_check_permission():
+ * a disabled event on a CPU, released at once; its CPU-wide refusal
+ * (EACCES, which comes after the PMU's) is not this mode's rule and is
+ * ignored. Return: 0 or the PMU's error.
+ */
+static int pea_sample_pmu_first(const struct pea_sample_attr *a)
+{
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+
+	pea_sample_perf_attr(a, &attr);
+	attr.disabled = 1;
+	attr.inherit = 0;
+	ev = perf_event_create_kernel_counter(&attr,
+					      cpumask_first(cpu_online_mask),
+					      NULL, NULL, NULL);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev) == -EACCES ? 0 : PTR_ERR(ev);
+	perf_event_release_kernel(ev);
+	return 0;
+}
+
 static int pea_sample_register(struct pea_link *l, const void *arg)
 {
 	const struct pea_sample_req *req = arg;
@@ -426,10 +451,16 @@ static long pea_sample_attach(struct pea_map *map, const void __user *ua)
 		return err;
 	req.attr = &a;
 	if (a.flags & PEA_SAMPLE_F_TASK) {
-		/* perf_event_open(): the task, then under its lock the rule. */
+		/*
+		 * perf_event_open(): the task, the PMU's answer, then under
+		 * the task's lock the rule.
+		 */
 		req.task = pea_sample_find_task(a.filter_tgid);
 		if (IS_ERR(req.task))
 			return PTR_ERR(req.task);
+		err = pea_sample_pmu_first(&a);
+		if (err)
+			goto put_task;
 		err = down_read_interruptible(&req.task->signal->exec_update_lock);
 		if (err)
 			goto put_task;

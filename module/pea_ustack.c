@@ -2,7 +2,9 @@
 /*
  * pea: user call stacks of the current task by frame-pointer unwinding,
  * as perf_callchain_user() walks them on x86 (arch/x86/events/core.c):
- * the user instruction pointer, then, from the frame the user's rbp
+ * the user instruction pointer, then (in a uprobe's handler at a
+ * function's first instruction) the return address at the stack
+ * pointer, then, from the frame the user's rbp
  * points at, each frame's return address and the next frame, until a
  * frame cannot be read, the chain stops going up the stack, or the depth
  * is reached.
@@ -24,6 +26,8 @@
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
+#include <linux/uprobes.h>
+#include <asm/ibt.h>
 #include "pea_compat.h"
 #include "pea_internal.h"
 #include "pea_link.h"
@@ -164,6 +168,30 @@ struct pt_regs *pea_ustack_regs(struct pt_regs *regs)
 }
 
 #ifdef CONFIG_X86_64
+/*
+ * As perf_callchain_user()'s is_uprobe_at_func_entry() (both Debian
+ * kernels): in a uprobe's handler, probed on a function's first
+ * instruction (push %rbp, or endbr64), the frame is still the caller's
+ * and the return address is at the stack pointer.
+ */
+static bool pea_ustack_at_func_entry(struct pt_regs *regs)
+{
+#ifdef CONFIG_UPROBES
+	struct arch_uprobe *auprobe;
+
+	if (!current->utask)
+		return false;
+	auprobe = current->utask->auprobe;
+	if (!auprobe)
+		return false;
+	if (auprobe->insn[0] == 0x55)	/* push %rbp */
+		return true;
+	return is_endbr(*(u32 *)auprobe->insn);
+#else
+	return false;
+#endif
+}
+
 /* The two words at the start of a frame: the caller's rbp, then rip. */
 struct pea_uframe {
 	u64 next;
@@ -182,7 +210,7 @@ struct pea_uframe {
 u32 pea_ustack_save(struct pt_regs *regs, u64 *ips, u32 max)
 {
 	struct pea_uframe f;
-	u64 fp;
+	u64 fp, ret;
 	u32 nr = 0;
 
 	if (!max || !regs)
@@ -190,6 +218,11 @@ u32 pea_ustack_save(struct pt_regs *regs, u64 *ips, u32 max)
 	ips[nr++] = regs->ip;
 	if (!user_64bit_mode(regs))
 		return nr;
+	/* The direct caller first, at a uprobe on a function's entry. */
+	if (nr < max && pea_ustack_at_func_entry(regs) &&
+	    !copy_from_user_nofault(&ret, (const void __user *)regs->sp,
+				    sizeof(ret)))
+		ips[nr++] = ret;
 	fp = regs->bp;
 	while (nr < max) {
 		if (!fp || (fp & 7))

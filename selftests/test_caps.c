@@ -485,6 +485,37 @@ static void smp_task_init_u(void)
 	smp_task = 1;
 }
 
+/*
+ * A hardware event (ENOENT without a PMU) on init's task: the PMU's
+ * answer before the task's rule, as perf_event_open() (the review of
+ * prof2, F2).
+ */
+static void smp_task_init_cycles_u(void)
+{
+	smp_cycles();
+	smp_user = true;
+	smp_task = 1;
+}
+
+/*
+ * Another process of the caller's (a child that execs sleep, so that it
+ * is dumpable): Linux's rule is ptrace read access, pea's CAP_PERFMON
+ * unless pea.task_ptrace=1 (no LSM hook: docs/security.md).
+ */
+static void smp_task_sibling_u(void)
+{
+	pid_t pid;
+
+	smp_clock_u();
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/sleep", "sleep", "3", (char *)NULL);
+		_exit(127);
+	}
+	smp_task = pid;
+	usleep(100000);	/* past its exec */
+}
+
 static int pea_sample(void)
 {
 	struct pea_sample_attr a;
@@ -831,6 +862,12 @@ static int rule_bpf_kfunc(const struct who *w, int paranoid, int lin)
 	return lin;
 }
 
+static int rule_task_other(const struct who *w, int paranoid, int lin)
+{
+	(void)paranoid;
+	return lin == 0 && !has(w, CAP_PERFMON) ? EACCES : lin;
+}
+
 static int rule_bpf_netfilter(const struct who *w, int paranoid, int lin)
 {
 	(void)paranoid;
@@ -880,6 +917,10 @@ static const struct op ops[] = {
 	  linux_sample, NULL },
 	{ "sample init's task cpu-clock:u", smp_task_init_u, pea_sample,
 	  linux_sample, NULL },
+	{ "sample init's task cycles:u", smp_task_init_cycles_u, pea_sample,
+	  linux_sample, NULL },
+	{ "sample another own process's task cpu-clock:u", smp_task_sibling_u,
+	  pea_sample, linux_sample, rule_task_other },
 	{ "BPF program calling pea_kf_output", NULL, pea_kfunc_prog,
 	  linux_kfunc_prog, rule_bpf_kfunc },
 	{ "netfilter", NULL, pea_netfilter, linux_netfilter,

@@ -10,7 +10,9 @@
  */
 #include <sched.h>
 #include "pea_test.h"
+#include <sys/mman.h>
 #include "pt_maps.h"
+#include "pt_counter.h"
 #include "pt_perm.h"
 
 #define NCPU_MAX	64
@@ -433,6 +435,74 @@ static void test_errnos(void)
 	      "tracepoint: ustack_depth past PEA_USTACK_MAX: EINVAL");
 }
 
+/*
+ * The same uprobe hit (pt_us_mid's entry, a push %rbp) seen by Linux's
+ * own uprobe PMU with PERF_SAMPLE_CALLCHAIN (user part) and by pea's
+ * ustack_depth: every entry compared; at a function's entry both read
+ * the direct caller from the stack pointer (is_uprobe_at_func_entry(),
+ * both Debian kernels). The review of prof2, F3.
+ */
+static void test_f3_vs_perf(void)
+{
+	struct perf_event_attr pa;
+	struct perf_event_header *h = (void *)rec;
+	struct pt_ring pr = { 0 };
+	__u64 pips[64];
+	struct got g[4];
+	int type = pt_pmu_type("uprobe"), fd, link, n, pn = 0, i;
+
+	pa = pt_uprobe_pmu_attr(type, self, pt_file_off(pt_us_mid), false);
+	pa.sample_type = PERF_SAMPLE_CALLCHAIN;
+	pa.exclude_callchain_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	PT_OK(fd >= 0, "entry vs perf: Linux's uprobe event with a callchain (%d)",
+	      fd < 0 ? -errno : fd);
+	if (fd < 0)
+		return;
+	if (pt_ring_map(&pr, fd, 1, PROT_READ | PROT_WRITE)) {
+		PT_OK(0, "entry vs perf: perf ring mapped");
+		close(fd);
+		return;
+	}
+	link = attach_uprobe(pt_us_mid, 0, 8);
+	PT_OK(link >= 0, "entry vs perf: pea uprobe (%d)", link);
+	drain();
+	while (pt_ring_next(&pr, rec))
+		;
+	pt_us_run(0);
+	n = collect_probe(g, 4);
+	while (pt_ring_next(&pr, rec)) {
+		__u64 nr, *ips;
+
+		if (h->type != PERF_RECORD_SAMPLE || pn)
+			continue;
+		memcpy(&nr, rec + 8, 8);
+		ips = (__u64 *)(rec + 16);
+		for (i = 0; i < (int)nr && pn < 64; i++)
+			if (ips[i] < (__u64)-4095)	/* not a context mark */
+				pips[pn++] = ips[i];
+	}
+	pt_ring_unmap(&pr);
+	close(fd);
+	if (link >= 0)
+		close(link);
+	pt_diag("entry vs perf: ret_leaf %#lx ret_mid %#lx ret_run %#lx", ret_leaf,
+		ret_mid, ret_run);
+	for (i = 0; i < pn; i++)
+		pt_diag("entry vs perf: Linux user entry %d: %#llx", i,
+			(unsigned long long)pips[i]);
+	if (n == 1)
+		for (i = 0; i < (int)g[0].unr; i++)
+			pt_diag("entry vs perf: pea   user entry %d: %#llx", i,
+				(unsigned long long)g[0].uips[i]);
+	PT_EQ(n, 1, "entry vs perf: pea wrote one record");
+	if (n != 1)
+		return;
+	for (i = 0; i < 4 && i < pn && i < (int)g[0].unr; i++)
+		PT_EQ(g[0].uips[i], pips[i],
+		      "entry vs perf: uprobe at entry: pea's user entry %d is Linux's", i);
+}
+
 int main(void)
 {
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -444,6 +514,7 @@ int main(void)
 	pt_pin(0);
 	ncpu = pt_cpu_map("ustack", 16, &map_fd, ev_fd, rings);
 	test_uprobe_entry();
+	test_f3_vs_perf();
 	test_uretprobe();
 	test_kprobe();
 	test_budget();

@@ -444,8 +444,10 @@ struct pea_probe_attr {
  * 8-byte boundary after everything else, the kernel stack included, and
  * ends the record: @ips then hold the user instruction pointer (the
  * probed instruction of a uprobe; where the task entered the kernel for a
- * kprobe or tracepoint), then the return addresses of its callers found
- * by frame pointers, as struct pea_sample_record's user part. A hit
+ * kprobe or tracepoint), for a uprobe on a function's first instruction
+ * (push %rbp, endbr64) the return address at the stack pointer, then the
+ * return addresses of its callers found by frame pointers, as struct
+ * pea_sample_record's user part. A hit
  * without a user context (a kernel thread, a user worker, an exiting
  * task) has none, and no PEA_REC_F_USTACK.
  */
@@ -1327,8 +1329,10 @@ struct pea_pred {
  *                (as perf_event_open(pid, cpu) with attr.inherit): one
  *                event follows the task instead of one per CPU, and the
  *                rule is perf's for a task's event, not the CPU-wide one
- *                (ESRCH: no such task; EACCES: neither CAP_PERFMON nor
- *                ptrace read access to it)
+ *                (ESRCH: no such task; the PMU's errors; EACCES: another
+ *                process's task without CAP_PERFMON, unless pea is
+ *                loaded with task_ptrace=1, which admits ptrace read
+ *                access without the LSM's ptrace hook)
  * @filter_cpu:   only sample this CPU (-1: every online CPU; with
  *                PEA_SAMPLE_F_TASK: the task wherever it runs)
  * @kstack_depth: kernel frames per record at most (0..PEA_KSTACK_MAX and
