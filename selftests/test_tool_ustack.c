@@ -9,9 +9,10 @@
  *     --json: "ustack" is pt_tu_inner, pt_tu_outer, pt_tu_child, ... and
  *     "ustack_addr" has as many addresses; the kprobe with --kstack too:
  *     both stacks in one event;
- *   - uprobe on pt_tu_inner: at the entry the frame is still the
- *     caller's, so pt_tu_inner (the probed instruction), then
- *     pt_tu_child (pt_tu_outer's return), as perf's walk gives it;
+ *   - uprobe on pt_tu_inner: at its first instruction (push %rbp) the
+ *     frame is still the caller's, so the direct caller comes from the
+ *     stack pointer, as perf's walk reads it: pt_tu_inner (the probed
+ *     instruction), pt_tu_outer, pt_tu_child;
  *   - text: each event line is followed by exactly DEPTH lines
  *     "        ADDR name [u]" with --ustack=DEPTH;
  *   - usage errors (exit 2): --ustack=0, =128, on netfilter; --help.
@@ -276,7 +277,8 @@ int main(void)
 {
 	static const char *const sys[] = { "pt_tu_inner", "pt_tu_outer",
 					   "pt_tu_child" };
-	static const char *const entry[] = { "pt_tu_inner", "pt_tu_child" };
+	static const char *const entry[] = { "pt_tu_inner", "pt_tu_outer",
+					     "pt_tu_child" };
 	char self[256];
 	ssize_t len;
 	struct child c;
@@ -298,7 +300,7 @@ int main(void)
 	test_json(&c, TP, sys, 3, false,
 		  (char *[]){ PT_PEA, "trace", TP, "--ustack", "--json",
 			      "--count", "3", "--pid", c.pid_s, NULL });
-	test_json(&c, "uprobe:pt_tu_inner", entry, 2, false,
+	test_json(&c, "uprobe:pt_tu_inner", entry, 3, false,
 		  (char *[]){ PT_PEA, "trace", uprobe, "--ustack", "--json",
 			      "--count", "3", "--pid", c.pid_s, NULL });
 	test_text(&c);

@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include "libpea.h"
 #include "pea_tool.h"
@@ -353,14 +354,82 @@ static void prof_print(const struct profiler *p,
 
 /* ---- the child of -- CMD ---- */
 
-/* Fork CMD stopped before its exec; its pid, the go pipe in @go. */
-static pid_t prof_fork(char **cmd, int *go)
+static int prof_attach(struct profiler *p, int tid);
+
+/* Send link fd @fd (or, if negative, that errno) over socket @sock. */
+static void prof_send_link(int sock, int fd)
 {
-	int fds[2];
+	char buf[CMSG_SPACE(sizeof(int))];
+	struct msghdr m = { 0 };
+	struct iovec iov;
+	int err = fd < 0 ? fd : 0;
+
+	iov.iov_base = &err;
+	iov.iov_len = sizeof(err);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(buf, 0, sizeof(buf));
+		m.msg_control = buf;
+		m.msg_controllen = sizeof(buf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	if (sendmsg(sock, &m, 0) < 0)
+		_exit(127);
+}
+
+/* The link fd the child sent, or -errno. */
+static int prof_recv_link(int sock)
+{
+	char buf[CMSG_SPACE(sizeof(int))];
+	struct msghdr m = { 0 };
+	struct cmsghdr *c;
+	struct iovec iov;
+	int err = -EIO, fd;
+
+	iov.iov_base = &err;
+	iov.iov_len = sizeof(err);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = buf;
+	m.msg_controllen = sizeof(buf);
+	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != sizeof(err))
+		return -EIO;
+	if (err)
+		return err;
+	c = CMSG_FIRSTHDR(&m);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -EIO;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * Fork CMD stopped before its exec; its pid, the go pipe in @go, a socket
+ * in @sock. On 'a' from the go pipe the child attaches the sampler to
+ * itself (its own thread group: the task rule without any other
+ * process's ptrace check, as perf record -- CMD opens its events on its
+ * own child, which it may trace) and sends the link fd back; on 'g' it
+ * execs (the link fd is close-on-exec).
+ */
+static pid_t prof_fork(struct profiler *p, int *go, int *sock)
+{
+	int fds[2], sv[2];
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -368,14 +437,19 @@ static pid_t prof_fork(char **cmd, int *go)
 		char c;
 
 		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
+		close(sv[0]);
+		while (read(fds[0], &c, 1) == 1 && c == 'a')
+			prof_send_link(sv[1], prof_attach(p, -1));
+		if (c != 'g')
 			_exit(127);
-		execvp(cmd[0], cmd);
-		fprintf(stderr, "pea: %s: %s\n", cmd[0], strerror(errno));
+		execvp(p->cmd[0], p->cmd);
+		fprintf(stderr, "pea: %s: %s\n", p->cmd[0], strerror(errno));
 		_exit(127);
 	}
 	close(fds[0]);
+	close(sv[1]);
 	*go = fds[1];
+	*sock = sv[0];
 	return pid;
 }
 
@@ -441,9 +515,10 @@ static int prof_reap(struct profiler *p, int *status)
 /* ---- the command ---- */
 
 /*
- * Attach the sampler: of task @tid and the tasks it creates from then on
- * (PEA_SAMPLE_F_TASK, as perf record -p or -- CMD), or of every CPU (@tid
- * 0, as perf record -a). Returns the link fd or -errno (said).
+ * Attach the sampler: of task @tid (-1: the caller itself) and the tasks
+ * it creates from then on (PEA_SAMPLE_F_TASK, as perf record -p or --
+ * CMD), or of every CPU (@tid 0, as perf record -a). Returns the link fd
+ * or -errno (said).
  */
 static int prof_attach(struct profiler *p, int tid)
 {
@@ -459,7 +534,7 @@ static int prof_attach(struct profiler *p, int tid)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample = p->hz;
-	a.filter_tgid = tid;
+	a.filter_tgid = tid > 0 ? tid : 0;
 	a.filter_cpu = -1;
 	a.kstack_depth = p->user_only ? 0 : PROFILE_DEPTH;
 	a.ustack_depth = p->kernel_only ? 0 : PROFILE_DEPTH;
@@ -491,8 +566,11 @@ static int prof_attach(struct profiler *p, int tid)
 		}
 		if (err == ESRCH && tid)
 			return -err;	/* a thread gone meanwhile */
-		if (err == EACCES && tid)
-			tool_err("sampling task %d needs ptrace access to it or CAP_PERFMON, and kernel stacks perf_event_paranoid <= 1 (as perf record -p; --user-only asks for less): %s",
+		if (err == EACCES && tid < 0)
+			tool_err("sampling the command's kernel stacks needs perf_event_paranoid <= 1 or CAP_PERFMON (as perf record -- CMD; --user-only asks for less): %s",
+				 strerror(err));
+		else if (err == EACCES && tid)
+			tool_err("sampling another process (task %d) needs CAP_PERFMON (or pea.task_ptrace=1 and ptrace access to it), and its kernel stacks perf_event_paranoid <= 1 (--user-only asks for less): %s",
 				 tid, strerror(err));
 		else if (err == EACCES)
 			tool_err("sampling every CPU needs CAP_PERFMON or perf_event_paranoid <= 0 (as perf record -a): %s",
@@ -581,7 +659,7 @@ static int prof_run(struct profiler *p)
 	__u64 t_end = 0;
 	size_t i;
 	size_t n_before_exit = 0;
-	int status = 0, go = -1, ncpus, ret;
+	int status = 0, go = -1, sock = -1, ncpus, ret;
 	bool gone = false;
 
 	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -602,7 +680,7 @@ static int prof_run(struct profiler *p)
 		return PEA_EXIT_ERR;
 	}
 	if (p->cmd) {
-		p->child = prof_fork(p->cmd, &go);
+		p->child = prof_fork(p, &go, &sock);
 		if (p->child < 0) {
 			tool_err("fork: %s", strerror(-p->child));
 			return PEA_EXIT_ERR;
@@ -619,12 +697,17 @@ static int prof_run(struct profiler *p)
 	}
 	if (p->pid) {
 		ret = prof_attach_threads(p, p->pid);
-	} else {
-		ret = prof_attach(p, p->cmd ? p->child : 0);
+	} else if (p->cmd) {
+		ret = write(go, "a", 1) == 1 ? prof_recv_link(sock) : -EIO;
+		close(sock);
 		if (ret >= 0)
 			ret = prof_keep_link(p, ret);
-		else if (ret == -ESRCH)
+		else if (ret == -EIO)
 			tool_err("the command is gone");
+	} else {
+		ret = prof_attach(p, 0);
+		if (ret >= 0)
+			ret = prof_keep_link(p, ret);
 	}
 	if (ret < 0) {
 		if (p->child > 0) {
