@@ -1333,8 +1333,10 @@ struct pea_pred {
  *                process's task without CAP_PERFMON, unless pea is
  *                loaded with task_ptrace=1, which admits ptrace read
  *                access without the LSM's ptrace hook)
- * @filter_cpu:   only sample this CPU (-1: every online CPU; with
- *                PEA_SAMPLE_F_TASK: the task wherever it runs)
+ * @filter_cpu:   only sample this CPU (-1: every online CPU); with
+ *                PEA_SAMPLE_F_TASK the task's event counts on that CPU
+ *                only, as perf_event_open(pid, cpu) (-1: wherever it
+ *                runs)
  * @kstack_depth: kernel frames per record at most (0..PEA_KSTACK_MAX and
  *                perf_event_max_stack); 0 with PEA_SAMPLE_F_NO_KERNEL
  * @ustack_depth: user frames per record at most (0..PEA_USTACK_MAX and
