@@ -243,6 +243,20 @@ static void test_pid(void)
 		_exit(127);
 	}
 	snprintf(pid_s, sizeof(pid_s), "%d", pid);
+	/*
+	 * -p reads the maps at its start: wait for the exec, or the forked
+	 * image's maps (this program's, at the same addresses) name the
+	 * samples (6.12 once: 1,165 samples, none main;a|b;spin).
+	 */
+	for (int i = 0; i < 500; i++) {
+		char path[64], comm[32] = "";
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		if (!pt_read_file(path, comm, sizeof(comm)) &&
+		    !strncmp(comm, "test_sample", 11))
+			break;
+		usleep(10000);
+	}
 	PT_EQ(profile(argv), 0, "profile -p PID: exit 0 when the process is gone");
 	waitpid(pid, NULL, 0);
 	read_folded(&f, "test_sample");
