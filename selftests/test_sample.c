@@ -263,10 +263,13 @@ static void tally_sample(struct tally *t, const unsigned char *p, int cpu,
 	/*
 	 * The workload on its way out while the test reaps it on another
 	 * CPU: its pid is gone, -1 as perf reports it (seen once in 2,000 on
-	 * 6.12). In the kernel, and still named.
+	 * 6.12; its SQPOLL thread's once on the debug kernel). In the
+	 * kernel, and still named.
 	 */
 	if (r.pid == (__u32)-1 && r.tgid == (__u32)-1 && !user &&
-	    !strcmp(r.comm, "test_sample") && kaddr(r.ip)) {
+	    (!strcmp(r.comm, "test_sample") ||
+	     (mode == W_IOU && !strncmp(r.comm, "iou-sqp-", 8))) &&
+	    kaddr(r.ip)) {
 		t->reaped++;
 		return;
 	}

@@ -378,13 +378,34 @@ static void test_tracepoints(void)
 	}
 }
 
-/* A kernel thread's hit (kworkers run this) has no user stack. */
+/* Whether @pid is a kernel thread: an empty /proc/PID/cmdline. */
+static bool kthread_pid(__u32 pid)
+{
+	char path[64], buf[64];
+	int fd;
+	ssize_t n;
+
+	if (!pid)
+		return true;	/* the idle task */
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;	/* gone: a user task (kernel threads stay) */
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n == 0;
+}
+
+/*
+ * A kernel thread's hit has no user stack: kprobe:schedule on every CPU
+ * for a while, kernel threads (an empty cmdline) told from the others.
+ */
 static void test_kthread(void)
 {
 	struct perf_event_header *h = (void *)rec;
 	struct pea_probe_record *r = (void *)(rec + 12);
 	int link = attach_kprobe("schedule", 0, 4, 0), kthread = 0, bad = 0;
-	int user = 0;
+	int user = 0, cpu;
 	__u32 raw;
 	struct got g;
 
@@ -392,33 +413,29 @@ static void test_kthread(void)
 	if (link < 0)
 		return;
 	drain();
-	usleep(200000);
+	usleep(300000 * pt_time_scale());
 	close(link);
-	while (pt_ring_next(&rings[0], rec)) {
-		bool kt;
-
-		if (h->type != PERF_RECORD_SAMPLE)
-			continue;
-		memcpy(&raw, rec + 8, 4);
-		if (parse(rec + 12, raw, sizeof(*r), r->flags, &g)) {
-			bad++;
-			continue;
-		}
-		kt = !strncmp(r->comm, "kworker/", 8) ||
-		     !strncmp(r->comm, "ksoftirqd/", 10) ||
-		     !strncmp(r->comm, "rcu_", 4) ||
-		     !strncmp(r->comm, "migration/", 10);
-		if (kt) {
-			kthread++;
-			if (g.flags & PEA_REC_F_USTACK)
+	for (cpu = 0; cpu < ncpu; cpu++)
+		while (pt_ring_next(&rings[cpu], rec)) {
+			if (h->type != PERF_RECORD_SAMPLE)
+				continue;
+			memcpy(&raw, rec + 8, 4);
+			if (parse(rec + 12, raw, sizeof(*r), r->flags, &g)) {
 				bad++;
-		} else if (g.flags & PEA_REC_F_USTACK) {
-			user++;
+				continue;
+			}
+			if (kthread_pid(r->pid)) {
+				kthread++;
+				if (g.flags & PEA_REC_F_USTACK)
+					bad++;
+			} else if (g.flags & PEA_REC_F_USTACK) {
+				user++;
+			}
 		}
-	}
-	pt_diag("schedule: %d kernel-thread hits, %d with a user stack",
+	pt_diag("schedule: %d kernel-thread hits, %d user hits with a user stack",
 		kthread, user);
 	PT_OK(kthread > 0, "kprobe:schedule: kernel threads hit it");
+	PT_OK(user > 0, "kprobe:schedule: user tasks' hits have a user stack");
 	PT_EQ(bad, 0, "no kernel thread's record has a user stack");
 }
 
