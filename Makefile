@@ -297,6 +297,11 @@ $(BUILD)/selftests/test_sample: selftests/test_sample.c $(LIBPEA) $(PT_PROF_SO)
 # as test_sample does: frame pointers, no call turned into a jump.
 $(BUILD)/selftests/test_agg_stack: USER_CFLAGS += -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls
+# test_ustack and test_tool_ustack check user stacks of a chain of their
+# own functions exactly:
+# frame pointers, and no call turned into a jump.
+$(BUILD)/selftests/test_ustack $(BUILD)/selftests/test_tool_ustack: \
+	USER_CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
 
 tools: $(PEA_TOOL)
 
@@ -415,6 +420,10 @@ $(BUILD)/bench/bench_kfunc.bpf.o: bench/kfunc.bpf.c
 
 $(BUILD)/bench/bench_kfunc.skel.h: $(BUILD)/bench/bench_kfunc.bpf.o
 	$(BPFTOOL) gen skeleton $< name bench_kfunc > $@.tmp && mv $@.tmp $@
+
+# bench/sample.c unwinds its own user stack: frame pointers.
+$(BUILD)/bench/objs/sample.o: USER_CFLAGS += -fno-omit-frame-pointer \
+	-fno-optimize-sibling-calls
 
 $(BUILD)/bench/objs/%.o: bench/%.c $(BUILD)/bench/bench.skel.h \
 		$(BUILD)/bench/bench_kfunc.skel.h

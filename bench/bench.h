@@ -139,6 +139,9 @@ void bench_ordered(void);
  * (issue 23); false if two passes differ by more than 1%.
  */
 bool bench_icount(void);
+
+/* sample.c: the sampler's cost per sample and per unwound frame */
+bool bench_sample(void);
 void icount_print(void);
 
 #endif /* _PEA_BENCH_USER_H */

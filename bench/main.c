@@ -7,8 +7,9 @@
  *   -r RUNS     repetitions of each figure (default 5, at least 3)
  *   -o JSON     where to write the JSON (default /tmp/pea-bench.json)
  *   -f FIGURES  comma separated subset of kcost,e2e,lossfree,latency,kfunc,
- *               ordered, agg (default all), or icount (only when named: the
- *               instruction counts of `make bench-icount`, see icount.c)
+ *               ordered, agg (default all), or icount and sample (only
+ *               when named: the instruction counts of `make bench-icount`,
+ *               see icount.c and sample.c)
  *
  * Needs pea.ko and pea_bench.ko loaded, root, 4 CPUs (-f icount, -f agg or
  * -f kfunc alone: one; kfunc then measures the in-kernel cost only). Prints notes to stderr, the table and the JSON to stdout (see
@@ -164,7 +165,9 @@ int main(int argc, char **argv)
 	g_ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (g_ncpus < 4 && !(figs && (!strcmp(figs, "icount") ||
 				      !strcmp(figs, "agg") ||
-				      !strcmp(figs, "kfunc"))))
+				      !strcmp(figs, "kfunc") ||
+				      !strcmp(figs, "sample") ||
+				      !strcmp(figs, "icount,sample"))))
 		die("needs 4 CPUs, %d online", g_ncpus);
 	setrlimit(RLIMIT_MEMLOCK, &rl);
 	libbpf_set_print(libbpf_print);
@@ -200,9 +203,12 @@ int main(int argc, char **argv)
 	/* Not in the default set: it wants a guest of its own (icount). */
 	if (figs && wanted(figs, "icount"))
 		icount_ok = bench_icount();
+	if (figs && wanted(figs, "sample"))
+		bench_sample();
 
 	uname(&u);
-	if (figs && !strcmp(figs, "icount"))
+	if (figs && (!strcmp(figs, "icount") || !strcmp(figs, "sample") ||
+		     !strcmp(figs, "icount,sample")))
 		snprintf(title, sizeof(title),
 			 "# pea-bench: kernel %s, %d CPU, instruction counts (icount)",
 			 u.release, g_ncpus);

@@ -15,6 +15,7 @@
 #include "pea_fetch.h"
 #include "pea_provider.h"
 #include "pea_quota.h"
+#include "pea_ustack.h"
 
 static ushort dev_mode = 0600;
 module_param(dev_mode, ushort, 0444);
@@ -58,6 +59,11 @@ static int __init pea_init(void)
 	if (!pea_wq)
 		return -ENOMEM;
 	err = pea_fetch_init();
+	if (!err) {
+		err = pea_ustack_init();
+		if (err)
+			pea_fetch_exit();
+	}
 	if (err) {
 		destroy_workqueue(pea_wq);
 		return err;
@@ -68,6 +74,7 @@ static int __init pea_init(void)
 	err = pea_map_init();
 	if (err) {
 		pea_limits_exit();
+		pea_ustack_exit();
 		pea_fetch_exit();
 		destroy_workqueue(pea_wq);
 		return err;
@@ -76,6 +83,7 @@ static int __init pea_init(void)
 	if (err) {
 		pea_map_exit();
 		pea_limits_exit();
+		pea_ustack_exit();
 		pea_fetch_exit();
 		destroy_workqueue(pea_wq);
 		return err;
@@ -86,6 +94,7 @@ static int __init pea_init(void)
 		pea_counter_exit();
 		pea_map_exit();
 		pea_limits_exit();
+		pea_ustack_exit();
 		pea_fetch_exit();
 		destroy_workqueue(pea_wq);
 		return err;
@@ -107,6 +116,7 @@ static void __exit pea_exit(void)
 	pea_counter_exit();
 	pea_map_exit();
 	pea_limits_exit();
+	pea_ustack_exit();
 	pea_fetch_exit();
 }
 

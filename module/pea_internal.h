@@ -258,6 +258,7 @@ long pea_ring_reserve(struct pea_event *ev, u32 size,
 long pea_ring_output(struct pea_event *ev, const void *data, u32 size);
 u64 pea_ring_clock(u8 clock);
 void pea_ring_commit(struct pea_output_handle *h);
+void pea_ring_set_user(struct pea_output_handle *h);
 
 /* pea_map.c: the maps by BPF handle, for pea_kfunc.c */
 int pea_map_init(void);

@@ -35,6 +35,7 @@
 #include "pea_link.h"
 #include "pea_provider.h"
 #include "pea_kstack.h"
+#include "pea_ustack.h"
 #include "pea_probe_rec.h"
 #include "pea_fetch.h"
 #include "pea_pred.h"
@@ -173,7 +174,10 @@ static int pea_check_probe_attr(const struct pea_probe_attr *a)
 	if (a->filter_tgid < 0 || a->filter_cpu < -1 ||
 	    a->filter_cpu >= (int)nr_cpu_ids)
 		return -EINVAL;
-	err = pea_kstack_check(a->kstack_depth, a->reserved);
+	err = pea_kstack_check(a->kstack_depth, 0);
+	if (err)
+		return err;
+	err = pea_ustack_check(a->ustack_depth);
 	if (err)
 		return err;
 	if (a->capture_mode == PEA_CAPTURE_NONE)
@@ -384,6 +388,7 @@ static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 	l->capture_len = a.capture_len;
 	l->capture_flags = a.capture_flags;
 	l->kstack_depth = a.kstack_depth;
+	pea_ustack_link(l, a.ustack_depth);
 	memcpy(l->symbol, a.symbol, sizeof(l->symbol));
 	if (a.flags & PEA_PROBE_F_COUNTERS) {
 		l->counter_map = pea_map_fget(a.counter_map);

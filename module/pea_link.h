@@ -50,6 +50,8 @@ struct pea_link {
 	u32 capture_len;
 	u32 capture_flags;
 	u32 kstack_depth;	/* frames per record at most (0: no stack) */
+	u32 ustack_depth;	/* user entries at most (0: no user stack) */
+	u32 max_stack;		/* both stacks together, at most */
 	struct pea_fetch_set *fetch;	/* probes' fetch chains, or NULL */
 	struct pea_pred_set *pred;	/* a predicate on them, or NULL */
 	struct pid_namespace *pid_ns;

@@ -114,7 +114,8 @@ EXPORT_SYMBOL_GPL(pea_output_commit);
  * @size: payload bytes (0 is valid)
  *
  * The record is byte for byte what bpf_perf_event_output() writes for
- * the same payload, with zeroed padding.
+ * the same payload from kernel registers, with zeroed padding: header.misc
+ * is PERF_RECORD_MISC_KERNEL, as no registers come with the call.
  *
  * notrace: the nesting guard is taken inside, so a traced program here
  * calling a producer (pea's kfunc) would nest without its bound.

@@ -19,6 +19,10 @@
  *      CAP_PERFMON, EPERM (perf_allow_tracepoint()).
  *   5. A CPU-wide event: paranoid <= 0 or CAP_PERFMON, EACCES
  *      (perf_allow_cpu()).
+ *   6. A task's event (pid > -1): CAP_PERFMON or ptrace read access to the
+ *      task, EACCES (perf_check_permission()), which only the sampler's
+ *      per-task mode has: pea_perm_task(); another process's task needs
+ *      CAP_PERFMON unless pea.task_ptrace (the LSM hook of ptrace).
  *
  * Two producers go where perf events do not, and take the rule of the BPF
  * program that would do the same and write into a perf event array, as
@@ -40,8 +44,26 @@
  * pea_uprobe_attach()'s own.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/user_namespace.h>
+#include <linux/moduleparam.h>
 #include "pea_compat.h"
 #include "pea_perm.h"
+
+/*
+ * pea.task_ptrace: let ptrace read access (its credential and
+ * dumpability rules, without the LSM hook pea cannot call) admit a
+ * per-task sampler of another process. Off: another process's task needs
+ * CAP_PERFMON, so that no LSM ptrace policy is bypassed.
+ */
+static bool task_ptrace;
+module_param(task_ptrace, bool, 0444);
+MODULE_PARM_DESC(task_ptrace,
+		 "per-task samplers of another process on ptrace read access alone, without the LSM's ptrace hook (default off: CAP_PERFMON)");
 
 /*
  * Steps 1 and 2, which every event pea compares with passes: Debian's
@@ -141,4 +163,73 @@ int pea_perm_sample(bool kernel)
 	if (pea_perf_paranoid() > 2 && !capable(CAP_SYS_ADMIN))
 		return -EACCES;
 	return kernel ? pea_perf_allow_kernel() : 0;
+}
+
+/*
+ * May the caller read @task as ptrace_may_access(task,
+ * PTRACE_MODE_READ_REALCREDS) decides (kernel/ptrace.c, the same on 6.1
+ * and 6.12), which modules cannot call: its own thread group; else the
+ * caller's real uid and gid equal to each of the task's uids and gids, or
+ * CAP_SYS_PTRACE in the task's user namespace; then the task still
+ * dumpable (its mm's dumpable mode SUID_DUMP_USER, or CAP_SYS_PTRACE in
+ * the mm's user namespace; without an mm, user_dumpable or CAP_SYS_PTRACE
+ * in the initial namespace), credentials read before dumpability. The
+ * last step, security_ptrace_access_check() (the LSMs' ptrace rules;
+ * Yama's apply to PTRACE_MODE_ATTACH only), is not exported: see
+ * docs/security.md.
+ */
+static bool pea_ptrace_may_read(struct task_struct *task)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm;
+	bool ok;
+
+	if (same_thread_group(task, current))
+		return true;
+	task_lock(task);
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	ok = (uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
+	      uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
+	      gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid)) ||
+	     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (ok) {
+		smp_rmb();	/* dumpability after credentials: commit_creds() */
+		mm = task->mm;
+		if (mm)
+			ok = get_dumpable(mm) == SUID_DUMP_USER ||
+			     ns_capable(mm->user_ns, CAP_SYS_PTRACE);
+		else
+			ok = task->user_dumpable ||
+			     ns_capable(&init_user_ns, CAP_SYS_PTRACE);
+	}
+	task_unlock(task);
+	return ok;
+}
+
+/**
+ * pea_perm_task() - may the caller sample @task (step 6)
+ * @task: the task, held
+ *
+ * As perf_check_permission() for an event without sigtrap: CAP_PERFMON
+ * (or CAP_SYS_ADMIN), or ptrace read access with the real credentials,
+ * whose first rule, the caller's own thread group, Linux applies before
+ * any LSM hook. For another process ptrace_may_access() would end with
+ * security_ptrace_access_check(), which modules cannot call: without
+ * pea.task_ptrace, CAP_PERFMON is needed there (stricter than Linux
+ * without an LSM policy, never laxer with one). The caller holds @task's
+ * exec_update_lock for reading across this and the event's
+ * installation, as perf_event_open() does, so that an exec cannot change
+ * the credentials checked.
+ *
+ * Return: 0 or -EACCES.
+ */
+int pea_perm_task(struct task_struct *task)
+{
+	if (perfmon_capable() || same_thread_group(task, current))
+		return 0;
+	if (task_ptrace && pea_ptrace_may_read(task))
+		return 0;
+	return -EACCES;
 }

@@ -8,10 +8,13 @@
 
 #include <linux/types.h>
 
+struct task_struct;
+
 int pea_perm_kprobe(void);
 int pea_perm_kernel_read(void);
 int pea_perm_tracepoint(void);
 int pea_perm_netfilter(void);
 int pea_perm_sample(bool kernel);
+int pea_perm_task(struct task_struct *task);
 
 #endif /* _PEA_PERM_H */

@@ -23,6 +23,7 @@
 #include "pea_fetch.h"
 #include "pea_pred.h"
 #include "pea_kstack.h"
+#include "pea_ustack.h"
 #include "pea_probe_rec.h"
 
 /**
@@ -102,12 +103,14 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 	struct pea_probe_record *r;
 	struct task_struct *task = current;
 	u32 extra = l->counter_map ? sizeof(struct pea_event_value) : 0;
-	u32 used = sizeof(*r) + extra + caplen, foff = 0, flen = 0;
+	u32 used = sizeof(*r) + extra + caplen, foff = 0, flen = 0, unr = 0;
 	/* A return's stack is unwound from the return: the caller's. */
 	struct pea_agg_sample as = {
 		.args = args, .ret = ret, .latency = latency, .regs = regs,
 		.ip0 = flags & PEA_REC_F_RETPROBE ? 0 : READ_ONCE(l->addr),
 	};
+	bool ubuf = false;
+	u64 *uips = NULL;
 	void *fb = NULL;
 	long err;
 
@@ -135,12 +138,27 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 	if (pea_agg_hit(l, &as))
 		goto out;
 	pea_link_count_hit(l);
+	if (l->ustack_depth) {
+		uips = pea_ustack_buf_get();
+		ubuf = true;
+		if (!uips) {
+			this_cpu_inc(l->stats->errors);
+			goto out;
+		}
+		unr = pea_ustack_hit(l, regs, nr, uips);
+		if (unr)
+			flags |= PEA_REC_F_USTACK;
+	}
 	err = pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
-				 pea_kstack_rec_size(used, nr), &h);
+				 pea_kstack_rec_size(pea_kstack_rec_size(used, nr),
+						     unr), &h);
 	if (err) {
 		pea_link_count_err(l, err);
 		goto out;
 	}
+	/* header.misc as perf_misc_flags(regs): uprobes' are user regs. */
+	if (regs && user_mode(regs))
+		pea_ring_set_user(&h);
 	r = h.data;
 	if (extra) {
 		flags |= PEA_REC_F_COUNTERS;
@@ -169,9 +187,13 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 	}
 	if (nr)
 		pea_kstack_put(r, used, ips, nr);
+	if (unr)
+		pea_kstack_put(r, pea_kstack_rec_size(used, nr), uips, unr);
 	pea_output_commit(&h);
 	this_cpu_inc(l->stats->written);
 out:
+	if (ubuf)
+		pea_ustack_buf_put();
 	if (l->fetch)
 		pea_fetch_buf_put();
 }

@@ -597,6 +597,28 @@ long pea_ring_reserve(struct pea_event *ev, u32 size,
 }
 
 /**
+ * pea_ring_set_user() - mark a reserved sample as taken in user mode
+ * @h: the handle pea_ring_reserve() filled
+ *
+ * header.misc is PERF_RECORD_MISC_KERNEL when reserved, what
+ * perf_misc_flags() gives for kernel registers and what pea_output() and
+ * the kfuncs, which have no registers, always write. A producer that has
+ * the registers of its hit calls this when they are user mode, as
+ * perf_prepare_sample() (6.1) / perf_prepare_header() (6.12) would set
+ * PERF_RECORD_MISC_USER for bpf_perf_event_output() from a uprobe or a
+ * syscall tracepoint. The header sits fixed_size + 4 bytes before the
+ * payload, in the same contiguous record; nobody reads it before
+ * pea_ring_commit() publishes it.
+ */
+void pea_ring_set_user(struct pea_output_handle *h)
+{
+	struct perf_event_header *hdr;
+
+	hdr = h->data - h->event->fixed_size - sizeof(u32);
+	hdr->misc = PERF_RECORD_MISC_USER;
+}
+
+/**
  * pea_ring_commit() - publish a record reserved by pea_ring_reserve()
  * @h: the handle pea_ring_reserve() filled
  */

@@ -11,6 +11,14 @@
  * ring. perf calls the handler once per overflow it does not throttle,
  * with the interrupted registers.
  *
+ * With PEA_SAMPLE_F_TASK it is one kernel perf event of a task instead,
+ * with attr.inherit: perf_event_open(pid, cpu) of the same event. perf
+ * clones it, with its overflow handler and context, into each task the
+ * sampled ones create (inherit_event()), and the release of the parent
+ * releases the clones. The rule is then perf's for a task's event:
+ * pea_perm_task() under the task's exec_update_lock, held until the
+ * event is installed, as perf_event_open() holds it.
+ *
  * The handler writes one struct pea_sample_record into this CPU's ring
  * (pea_output_reserve(): no lock, no allocation): the task, the
  * interrupted address, the kernel stack when the interrupt came in the
@@ -41,7 +49,10 @@
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -68,7 +79,8 @@ struct pea_sample_cpu {
 /* A sampling link: the link, then one kernel perf event per CPU. */
 struct pea_sample_link {
 	struct pea_link link;	/* first: pea_link_free() frees it */
-	struct perf_event **events;	/* nr_cpu_ids entries, NULL if none */
+	struct perf_event **events;	/* nr_events entries, NULL if none */
+	unsigned int nr_events;	/* nr_cpu_ids, or 1 for a task's */
 	struct pea_sample_cpu __percpu *cpu;
 	u32 ustack_depth;
 	u32 max_stack;		/* both parts together, at most */
@@ -142,6 +154,9 @@ static void pea_sample_overflow(struct perf_event *event,
 		pea_link_count_err(l, err);
 		goto out;
 	}
+	/* header.misc by where the overflow came, as perf_misc_flags(). */
+	if (user)
+		pea_ring_set_user(&h);
 	r = h.data;
 	r->time_ns = ktime_get_mono_fast_ns();
 	r->id = l->rec_id;
@@ -191,7 +206,7 @@ static void pea_sample_unregister(struct pea_link *l)
 
 	if (!sl->events)
 		return;
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+	for (cpu = 0; cpu < sl->nr_events; cpu++)
 		if (sl->events[cpu])
 			perf_event_release_kernel(sl->events[cpu]);
 	synchronize_rcu();
@@ -199,16 +214,18 @@ static void pea_sample_unregister(struct pea_link *l)
 	sl->events = NULL;
 }
 
+/* The event of @cpu (-1 with @task) in slot @slot. */
 static int pea_sample_create(struct pea_link *l, struct perf_event_attr *attr,
-			     unsigned int cpu)
+			     int cpu, struct task_struct *task,
+			     unsigned int slot)
 {
 	struct perf_event *ev;
 
-	ev = perf_event_create_kernel_counter(attr, cpu, NULL,
+	ev = perf_event_create_kernel_counter(attr, cpu, task,
 					      pea_sample_overflow, l);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
-	pea_sl(l)->events[cpu] = ev;
+	pea_sl(l)->events[slot] = ev;
 	return 0;
 }
 
@@ -224,7 +241,14 @@ static void pea_sample_perf_attr(const struct pea_sample_attr *a,
 	attr->freq = !!(a->flags & PEA_SAMPLE_F_FREQ);
 	attr->exclude_kernel = !!(a->flags & PEA_SAMPLE_F_NO_KERNEL);
 	attr->exclude_user = !!(a->flags & PEA_SAMPLE_F_NO_USER);
+	attr->inherit = !!(a->flags & PEA_SAMPLE_F_TASK);
 }
+
+/* What reg is handed: the attr, and the task of PEA_SAMPLE_F_TASK. */
+struct pea_sample_req {
+	const struct pea_sample_attr *attr;
+	struct task_struct *task;
+};
 
 /*
  * The CPU-wide rule (perf_allow_cpu(): paranoid <= 0 or CAP_PERFMON),
@@ -253,9 +277,35 @@ static int pea_sample_cpu_rule(const struct pea_sample_attr *a)
 	return 0;
 }
 
+/*
+ * For a task's sampler, the PMU's answer (ENOENT without one, the
+ * event_init's EINVAL or EOPNOTSUPP) before the task's rule, as
+ * perf_event_open() allocates the event before perf_check_permission():
+ * a disabled event on a CPU, released at once; its CPU-wide refusal
+ * (EACCES, which comes after the PMU's) is not this mode's rule and is
+ * ignored. Return: 0 or the PMU's error.
+ */
+static int pea_sample_pmu_first(const struct pea_sample_attr *a)
+{
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+
+	pea_sample_perf_attr(a, &attr);
+	attr.disabled = 1;
+	attr.inherit = 0;
+	ev = perf_event_create_kernel_counter(&attr,
+					      cpumask_first(cpu_online_mask),
+					      NULL, NULL, NULL);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev) == -EACCES ? 0 : PTR_ERR(ev);
+	perf_event_release_kernel(ev);
+	return 0;
+}
+
 static int pea_sample_register(struct pea_link *l, const void *arg)
 {
-	const struct pea_sample_attr *a = arg;
+	const struct pea_sample_req *req = arg;
+	const struct pea_sample_attr *a = req->attr;
 	struct pea_sample_link *sl = pea_sl(l);
 	struct perf_event_attr attr;
 	unsigned int cpu, nr = a->filter_cpu >= 0 ? 1 : num_online_cpus();
@@ -264,8 +314,16 @@ static int pea_sample_register(struct pea_link *l, const void *arg)
 	int err;
 
 	pea_sample_perf_attr(a, &attr);
+	/*
+	 * A task's event: one; the clones perf makes for the tasks it
+	 * creates are perf's, bounded as those of perf_event_open() with
+	 * inherit, by the tasks the user may create.
+	 */
+	sl->nr_events = req->task ? 1 : nr_cpu_ids;
+	if (req->task)
+		nr = 1;
 	/* Events array, scratch space, a perf event per CPU sampled. */
-	err = pea_link_charge(l, kmalloc_size_roundup(nr_cpu_ids *
+	err = pea_link_charge(l, kmalloc_size_roundup(sl->nr_events *
 						      sizeof(*sl->events)) +
 			      scratch * num_possible_cpus() +
 			      nr * sizeof(struct perf_event));
@@ -275,13 +333,14 @@ static int pea_sample_register(struct pea_link *l, const void *arg)
 				     GFP_KERNEL_ACCOUNT);
 	if (!sl->cpu)
 		return -ENOMEM;
-	sl->events = kcalloc(nr_cpu_ids, sizeof(*sl->events),
+	sl->events = kcalloc(sl->nr_events, sizeof(*sl->events),
 			     GFP_KERNEL_ACCOUNT);
 	if (!sl->events)
 		return -ENOMEM;
-	/* One CPU asked for: its errors are the answer (ENODEV offline). */
-	if (a->filter_cpu >= 0) {
-		err = pea_sample_create(l, &attr, a->filter_cpu);
+	/* A task's, or one CPU's: its errors are the answer. */
+	if (req->task || a->filter_cpu >= 0) {
+		err = pea_sample_create(l, &attr, a->filter_cpu, req->task,
+					req->task ? 0 : a->filter_cpu);
 		goto out;
 	}
 	/*
@@ -290,7 +349,7 @@ static int pea_sample_register(struct pea_link *l, const void *arg)
 	 * not sampled, as one that comes online later.
 	 */
 	for_each_online_cpu(cpu) {
-		err = pea_sample_create(l, &attr, cpu);
+		err = pea_sample_create(l, &attr, cpu, NULL, cpu);
 		if (err == -ENODEV)
 			err = 0;
 		if (err)
@@ -300,6 +359,25 @@ out:
 	if (err)
 		pea_sample_unregister(l);
 	return err;
+}
+
+/*
+ * The task of @vpid in the caller's pid namespace (0: the caller), held,
+ * as find_lively_task_by_vpid(), or ERR_PTR(-ESRCH).
+ */
+static struct task_struct *pea_sample_find_task(pid_t vpid)
+{
+	struct task_struct *task;
+	struct pid *pid;
+
+	if (!vpid) {
+		get_task_struct(current);
+		return current;
+	}
+	pid = find_get_pid(vpid);
+	task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+	put_pid(pid);
+	return task ?: ERR_PTR(-ESRCH);
 }
 
 static int pea_sample_check_attr(const struct pea_sample_attr *a)
@@ -363,7 +441,9 @@ static int pea_sample_check_attr(const struct pea_sample_attr *a)
  * a frequency past perf_event_max_sample_rate; a stack depth past
  * PEA_KSTACK_MAX or PEA_USTACK_MAX, or with the mode it cannot see),
  * -E2BIG (attr tail), -EACCES (as perf_event_open() of the event for
- * every task on a CPU: pea_perm_sample()), -EOPNOTSUPP (kstack_depth
+ * every task on a CPU: pea_perm_sample(); with PEA_SAMPLE_F_TASK, for the
+ * task: pea_perm_task()), -ESRCH (PEA_SAMPLE_F_TASK: no such task),
+ * -EINTR (a signal while waiting for the task's exec), -EOPNOTSUPP (kstack_depth
  * where pea cannot unwind), -EOVERFLOW (a depth past
  * perf_event_max_stack), -EMLINK (PEA_MAX_LINKS live, or the caller's
  * max_user_links), -ENOENT (no such hardware event: no PMU), -ENODEV
@@ -372,8 +452,10 @@ static int pea_sample_check_attr(const struct pea_sample_attr *a)
  */
 static long pea_sample_attach(struct pea_map *map, const void __user *ua)
 {
+	struct pea_sample_req req = {};
 	struct pea_sample_attr a;
 	struct pea_link *l;
+	bool task = false;
 	long err;
 
 	err = pea_link_copy_attr(&a, sizeof(a), sizeof(a), ua);
@@ -385,20 +467,55 @@ static long pea_sample_attach(struct pea_map *map, const void __user *ua)
 	err = pea_sample_check_attr(&a);
 	if (err)
 		return err;
-	err = pea_sample_cpu_rule(&a);
+	req.attr = &a;
+	if (a.flags & PEA_SAMPLE_F_TASK) {
+		/*
+		 * perf_event_open(): the task, the PMU's answer, then under
+		 * the task's lock the rule.
+		 */
+		req.task = pea_sample_find_task(a.filter_tgid);
+		if (IS_ERR(req.task))
+			return PTR_ERR(req.task);
+		err = pea_sample_pmu_first(&a);
+		if (err)
+			goto put_task;
+		err = down_read_interruptible(&req.task->signal->exec_update_lock);
+		if (err)
+			goto put_task;
+		task = true;
+		err = pea_perm_task(req.task);
+	} else {
+		err = pea_sample_cpu_rule(&a);
+	}
 	if (err)
-		return err;
+		goto unlock;
+	/* A task's sampler filters nothing: its clones are other processes. */
 	l = pea_link_alloc(map, &pea_sample_provider, a.id, a.flags,
-			   a.filter_tgid, a.filter_cpu);
-	if (IS_ERR(l))
-		return PTR_ERR(l);
+			   task ? 0 : a.filter_tgid, task ? -1 : a.filter_cpu);
+	if (IS_ERR(l)) {
+		err = PTR_ERR(l);
+		goto unlock;
+	}
 	l->addr = a.config;
 	l->kstack_depth = a.kstack_depth;
 	pea_sl(l)->ustack_depth = a.ustack_depth;
 	pea_sl(l)->max_stack = pea_perf_max_stack();
-	snprintf(l->symbol, sizeof(l->symbol), "sample:%s",
-		 a.type == PERF_TYPE_SOFTWARE ? "cpu-clock" : "hardware");
-	return pea_link_install(l, a.flags & PEA_SAMPLE_F_CLOEXEC, &a);
+	if (task)
+		snprintf(l->symbol, sizeof(l->symbol), "sample:%s:task %d",
+			 a.type == PERF_TYPE_SOFTWARE ? "cpu-clock" : "hardware",
+			 task_pid_nr_ns(req.task, l->pid_ns));
+	else
+		snprintf(l->symbol, sizeof(l->symbol), "sample:%s",
+			 a.type == PERF_TYPE_SOFTWARE ? "cpu-clock" :
+			 "hardware");
+	err = pea_link_install(l, a.flags & PEA_SAMPLE_F_CLOEXEC, &req);
+unlock:
+	if (task)
+		up_read(&req.task->signal->exec_update_lock);
+put_task:
+	if (req.task)
+		put_task_struct(req.task);
+	return err;
 }
 
 /*

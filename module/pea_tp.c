@@ -44,6 +44,7 @@
 #include "pea_pred.h"
 #include "pea_provider.h"
 #include "pea_kstack.h"
+#include "pea_ustack.h"
 #include "pea_perm.h"
 
 /* A tracepoint link: the link, then one kernel perf event per CPU. */
@@ -156,7 +157,9 @@ static void pea_tp_overflow(struct perf_event *event,
 	struct pea_scratch *s = NULL;
 	struct pea_agg_sample as = {};
 	struct pea_tp_record *r;
-	u32 size, used, nr = 0;
+	u32 size, used, nr = 0, unr = 0;
+	bool ubuf = false;
+	u64 *uips = NULL;
 	long err;
 
 	if (pea_link_filtered(l))
@@ -197,12 +200,29 @@ static void pea_tp_overflow(struct perf_event *event,
 		}
 		nr = pea_kstack_save(regs, 0, s->ips, l->kstack_depth);
 	}
+	if (l->ustack_depth) {
+		/* A syscall event's regs are the user's; else the task's. */
+		uips = pea_ustack_buf_get();
+		ubuf = true;
+		if (!uips) {
+			this_cpu_inc(l->stats->errors);
+			goto put;
+		}
+		unr = pea_ustack_hit(l, regs, nr, uips);
+	}
 	err = pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
-				 pea_kstack_rec_size(used, nr), &h);
+				 pea_kstack_rec_size(pea_kstack_rec_size(used, nr),
+						     unr), &h);
 	if (err) {
 		pea_link_count_err(l, err);
 		goto put;
 	}
+	/*
+	 * header.misc as perf_misc_flags(regs): a syscall event's regs are
+	 * the task's user registers (perf_syscall_enter()/_exit()).
+	 */
+	if (user_mode(regs))
+		pea_ring_set_user(&h);
 	r = h.data;
 	r->time_ns = ktime_get_mono_fast_ns();
 	r->id = l->rec_id;
@@ -210,7 +230,8 @@ static void pea_tp_overflow(struct perf_event *event,
 	r->cpu = smp_processor_id();
 	r->pid = task_pid_nr_ns(task, l->pid_ns);
 	r->tgid = task_tgid_nr_ns(task, l->pid_ns);
-	r->flags = PEA_REC_F_TRACEPOINT | (nr ? PEA_REC_F_KSTACK : 0);
+	r->flags = PEA_REC_F_TRACEPOINT | (nr ? PEA_REC_F_KSTACK : 0) |
+		   (unr ? PEA_REC_F_USTACK : 0);
 	r->reserved = 0;
 	strscpy_pad(r->comm, task->comm, sizeof(r->comm));
 	r->raw_size = size;
@@ -218,9 +239,13 @@ static void pea_tp_overflow(struct perf_event *event,
 	pea_tp_raw_copy((u8 *)(r + 1), raw);
 	if (nr)
 		pea_kstack_put(r, used, s->ips, nr);
+	if (unr)
+		pea_kstack_put(r, pea_kstack_rec_size(used, nr), uips, unr);
 	pea_output_commit(&h);
 	this_cpu_inc(l->stats->written);
 put:
+	if (ubuf)
+		pea_ustack_buf_put();
 	if (l->kstack_depth)
 		pea_scratch_put();
 }
@@ -352,7 +377,10 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
 		return -EINVAL;
 	if (a->nr_preds > PEA_TP_PRED_MAX)
 		return -EINVAL;
-	err = pea_kstack_check(a->kstack_depth, a->reserved);
+	err = pea_kstack_check(a->kstack_depth, 0);
+	if (err)
+		return err;
+	err = pea_ustack_check(a->ustack_depth);
 	if (err)
 		return err;
 	for (i = 0; i < a->nr_preds; i++) {
@@ -406,6 +434,7 @@ static long pea_tp_attach(struct pea_map *map, const void __user *ua)
 	pea_tp(l)->event_id = a.event_id;
 	pea_tp(l)->nr_preds = a.nr_preds;
 	l->kstack_depth = a.kstack_depth;
+	pea_ustack_link(l, a.ustack_depth);
 	memcpy(pea_tp(l)->preds, a.preds, sizeof(pea_tp(l)->preds));
 	memcpy(l->symbol, a.name, sizeof(l->symbol));
 	return pea_link_install(l, a.flags & PEA_TP_F_CLOEXEC, NULL);

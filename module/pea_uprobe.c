@@ -51,6 +51,7 @@
 #include "pea_internal.h"
 #include "pea_agg.h"
 #include "pea_link.h"
+#include "pea_ustack.h"
 #include "pea_provider.h"
 #include "pea_probe_rec.h"
 #include "pea_fetch.h"
@@ -497,6 +498,8 @@ static int pea_uprobe_register(struct pea_link *l, const void *arg)
 
 static int pea_uprobe_check_attr(const struct pea_uprobe_attr *a)
 {
+	int err;
+
 	BUILD_BUG_ON((PID_MAX_LIMIT - 1) & ~PEA_OWNER_TID_MASK);	/* tids fit */
 #ifndef CONFIG_X86
 	/* Where a return's stack pointer is, is known for x86 only. */
@@ -515,6 +518,9 @@ static int pea_uprobe_check_attr(const struct pea_uprobe_attr *a)
 		return a->path ? -EINVAL : -EBADF;
 	if (a->offset > LLONG_MAX || a->filter_tgid < 0)
 		return -EINVAL;
+	err = pea_ustack_check(a->ustack_depth);
+	if (err)
+		return err;
 	if (a->capture_mode == PEA_CAPTURE_NONE)
 		return a->capture_arg || a->capture_len ? -EINVAL : 0;
 	if (a->capture_mode > PEA_CAPTURE_FIXED || a->capture_arg > 5 ||
@@ -561,6 +567,7 @@ static int pea_uprobe_setup(struct pea_link *l, const struct pea_uprobe_attr *a)
 	l->capture_len = a->capture_len;
 	l->capture_flags = PEA_CAPTURE_USER;
 	l->addr = a->offset;
+	pea_ustack_link(l, a->ustack_depth);
 	up->offset = a->offset;
 	if (a->name[0])
 		memcpy(l->symbol, a->name, sizeof(l->symbol));
@@ -639,7 +646,7 @@ static long pea_uprobe_attach(struct pea_map *map, const void __user *ua)
 			     PEA_FETCH_KIND_RET : 0));
 	if (IS_ERR(fs))
 		return PTR_ERR(fs);
-	ps = pea_pred_copy(a.preds, a.nr_preds, a.reserved3, fs);
+	ps = pea_pred_copy(a.preds, a.nr_preds, 0, fs);
 	if (IS_ERR(ps)) {
 		pea_fetch_free(fs);
 		return PTR_ERR(ps);

@@ -2,7 +2,9 @@
 /*
  * pea: user call stacks of the current task by frame-pointer unwinding,
  * as perf_callchain_user() walks them on x86 (arch/x86/events/core.c):
- * the user instruction pointer, then, from the frame the user's rbp
+ * the user instruction pointer, then (in a uprobe's handler at a
+ * function's first instruction) the return address at the stack
+ * pointer, then, from the frame the user's rbp
  * points at, each frame's return address and the next frame, until a
  * frame cannot be read, the chain stops going up the stack, or the depth
  * is reached.
@@ -19,12 +21,131 @@
  * its instruction pointer only (perf reads its 32-bit frames; pea does
  * not yet).
  */
+#include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
+#include <linux/uprobes.h>
+#include <asm/ibt.h>
 #include "pea_compat.h"
+#include "pea_internal.h"
+#include "pea_link.h"
 #include "pea_ustack.h"
+
+/*
+ * The user stack of a probe's or tracepoint's hit, unwound before the
+ * record is reserved (so that it is reserved at its exact size): one
+ * buffer per CPU and nesting level, as pea_scratch_get()'s slots, but
+ * allocated at load (PEA_NEST_MAX x PEA_USTACK_MAX entries would not fit
+ * in a module's static per-CPU area beside the scratch slots).
+ */
+struct pea_ustack_bufs {
+	int level;
+	u64 ips[PEA_NEST_MAX][PEA_USTACK_MAX];
+};
+
+static struct pea_ustack_bufs __percpu *pea_ustack_bufs;
+
+/**
+ * pea_ustack_init() - allocate the buffers, at module load
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int pea_ustack_init(void)
+{
+	pea_ustack_bufs = alloc_percpu(struct pea_ustack_bufs);
+	return pea_ustack_bufs ? 0 : -ENOMEM;
+}
+
+/**
+ * pea_ustack_exit() - free them, at unload, once no link is left
+ */
+void pea_ustack_exit(void)
+{
+	free_percpu(pea_ustack_bufs);
+}
+
+/**
+ * pea_ustack_buf_get() - this CPU's buffer for this nesting level
+ *
+ * Preemption must be off. Every call, whatever it returns, is paired with
+ * a pea_ustack_buf_put(); levels nest as pea_scratch_get()'s do.
+ *
+ * Return: PEA_USTACK_MAX entries, or NULL past PEA_NEST_MAX levels.
+ */
+u64 *pea_ustack_buf_get(void)
+{
+	int level = this_cpu_inc_return(pea_ustack_bufs->level) - 1;
+
+	barrier();
+	if (level >= PEA_NEST_MAX)
+		return NULL;
+	return this_cpu_ptr(pea_ustack_bufs)->ips[level];
+}
+
+/**
+ * pea_ustack_buf_put() - give back the buffer of pea_ustack_buf_get()
+ */
+void pea_ustack_buf_put(void)
+{
+	barrier();
+	this_cpu_dec(pea_ustack_bufs->level);
+}
+
+/**
+ * pea_ustack_check() - validate an attach attr's ustack_depth
+ * @depth: user entries at most (0: none)
+ *
+ * Context: process context (reads kernel.perf_event_max_stack).
+ * Return: 0, -EINVAL (past PEA_USTACK_MAX) or -EOVERFLOW (past
+ * perf_event_max_stack, as perf_event_open() refuses a sample_max_stack
+ * past it).
+ */
+int pea_ustack_check(u32 depth)
+{
+	if (depth > PEA_USTACK_MAX)
+		return -EINVAL;
+	if (depth > pea_perf_max_stack())
+		return -EOVERFLOW;
+	return 0;
+}
+
+/**
+ * pea_ustack_link() - set a probe link's user stack depth and budget
+ * @l: the link
+ * @depth: its attr's ustack_depth, checked
+ *
+ * The budget of both stacks is perf_event_max_stack at the attach, as the
+ * sampler's (pea_sample.c).
+ */
+void pea_ustack_link(struct pea_link *l, u32 depth)
+{
+	l->ustack_depth = depth;
+	l->max_stack = pea_perf_max_stack();
+}
+
+/**
+ * pea_ustack_hit() - the user stack of a probe's or tracepoint's hit
+ * @l: the link, with ustack_depth
+ * @regs: the registers of the hit (user ones for a uprobe)
+ * @knr: kernel entries the record already holds
+ * @ips: a buffer of pea_ustack_buf_get()
+ *
+ * As get_perf_callchain() does after the kernel part: the task's user
+ * registers (pea_ustack_regs()), then frames until the depth or what the
+ * kernel part left of the budget.
+ *
+ * Return: the entries in @ips (0: no user context, or no budget left).
+ */
+u32 pea_ustack_hit(struct pea_link *l, struct pt_regs *regs, u32 knr,
+		   u64 *ips)
+{
+	if (knr >= l->max_stack)
+		return 0;
+	return pea_ustack_save(pea_ustack_regs(regs), ips,
+			       min(l->ustack_depth, l->max_stack - knr));
+}
 
 /**
  * pea_ustack_regs() - the user registers of the current task
@@ -47,6 +168,30 @@ struct pt_regs *pea_ustack_regs(struct pt_regs *regs)
 }
 
 #ifdef CONFIG_X86_64
+/*
+ * As perf_callchain_user()'s is_uprobe_at_func_entry() (both Debian
+ * kernels): in a uprobe's handler, probed on a function's first
+ * instruction (push %rbp, or endbr64), the frame is still the caller's
+ * and the return address is at the stack pointer.
+ */
+static bool pea_ustack_at_func_entry(struct pt_regs *regs)
+{
+#ifdef CONFIG_UPROBES
+	struct arch_uprobe *auprobe;
+
+	if (!current->utask)
+		return false;
+	auprobe = current->utask->auprobe;
+	if (!auprobe)
+		return false;
+	if (auprobe->insn[0] == 0x55)	/* push %rbp */
+		return true;
+	return is_endbr(*(u32 *)auprobe->insn);
+#else
+	return false;
+#endif
+}
+
 /* The two words at the start of a frame: the caller's rbp, then rip. */
 struct pea_uframe {
 	u64 next;
@@ -65,7 +210,7 @@ struct pea_uframe {
 u32 pea_ustack_save(struct pt_regs *regs, u64 *ips, u32 max)
 {
 	struct pea_uframe f;
-	u64 fp;
+	u64 fp, ret;
 	u32 nr = 0;
 
 	if (!max || !regs)
@@ -73,6 +218,11 @@ u32 pea_ustack_save(struct pt_regs *regs, u64 *ips, u32 max)
 	ips[nr++] = regs->ip;
 	if (!user_64bit_mode(regs))
 		return nr;
+	/* The direct caller first, at a uprobe on a function's entry. */
+	if (nr < max && pea_ustack_at_func_entry(regs) &&
+	    !copy_from_user_nofault(&ret, (const void __user *)regs->sp,
+				    sizeof(ret)))
+		ips[nr++] = ret;
 	fp = regs->bp;
 	while (nr < max) {
 		if (!fp || (fp & 7))

@@ -113,6 +113,7 @@ printf 'bench: JSON in %s\n' "$JSON"
 
 if [ "$ICOUNT_MODE" = 1 ]; then
 	tr -d '\r' < "$RESULTS" | grep '^pea-bench: icount: .*apart' >&2 || true
+	tr -d '\r' < "$RESULTS" | grep '^pea-bench: sample: ' >&2 || true
 	tr -d '\r' < "$RESULTS" | grep -q '^# exit pea-bench 0$' ||
 		die "pea-bench failed: $(tr -d '\r' < "$RESULTS" | grep '^# exit pea-bench' || echo 'no exit status')"
 	[ "$SPLAT" = 0 ] || die "a kernel splat during the measurement"

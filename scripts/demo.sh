@@ -3,7 +3,11 @@
 #
 # `make demo`: build pea, boot the test guest and run /bin/pea-demo in it
 # (scripts/pea-demo.sh, or $PEA_DEMO): `pea trace` on the file-open path
-# while a small workload opens files, `pea stat`, then power off.
+# while a small workload opens files, `pea stat`, `pea profile`, then power
+# off. The flame graph `pea profile --svg` wrote in the guest comes back
+# on the results channel, between markers: it is written to
+# $OUT/flamegraph.svg (build/vm-demo/flamegraph.svg) and the last line
+# says where.
 # DEMO=storm runs the all-context storm (build/selftests/pea-storm) instead,
 # DEMO=kfunc only the trace demo's last part (a BPF program and pea's own
 # probe writing into one map, one ordered stream).
@@ -47,6 +51,31 @@ else
 	trace|kfunc|storm) ;;
 	*) echo "DEMO must be trace, kfunc or storm" >&2; exit 2 ;;
 	esac
+	# The results channel as it comes, without the SVG's lines, until
+	# the guest has powered off (tail --pid).
+	: > "$OUT/results.txt"
 	APPEND_EXTRA="${APPEND_EXTRA:+$APPEND_EXTRA }pea.demo=${DEMO:-trace}" \
-		FOLLOW=results "$ROOT/scripts/vm-run.sh" demo
+		"$ROOT/scripts/vm-run.sh" demo &
+	vm=$!
+	tail -n +1 -F --pid="$vm" "$OUT/results.txt" 2>/dev/null | awk '
+		/^#### pea-demo file / { skip = 1; next }
+		/^#### pea-demo end / { skip = 0; next }
+		!skip { print; fflush() }'
+	rc=0
+	wait "$vm" || rc=$?
+	SVG=$OUT/flamegraph.svg
+	rm -f "$SVG"
+	awk '/^#### pea-demo end flamegraph.svg/ { on = 0 }
+	     on { print }
+	     /^#### pea-demo file flamegraph.svg/ { on = 1 }' \
+		"$OUT/results.txt" > "$SVG.tmp"
+	if grep -q '</svg>' "$SVG.tmp"; then
+		mv "$SVG.tmp" "$SVG"
+		echo "make demo: the flame graph of pea profile is $SVG (open it in a browser)"
+	else
+		rm -f "$SVG.tmp"
+		[ "${DEMO:-trace}" != trace ] ||
+			echo "make demo: no flame graph came back from the guest" >&2
+	fi
+	exit "$rc"
 fi

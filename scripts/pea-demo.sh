@@ -229,6 +229,33 @@ wait "$wl"
 
 kfunc_demo
 
+say "a flame graph: pea profile"
+echo "Sampling at 199 Hz with kernel and user stacks, per task with"
+echo "inheritance (as perf record -g -- CMD): a test program that spends three"
+echo "quarters of its time in a() and a quarter in b(), both calling spin()."
+echo "The heaviest stacks, then an SVG flame graph (click to zoom, search),"
+echo "which this demo hands to the host: make demo says where it is."
+WORK=/bin/test_sample
+[ -x "$WORK" ] || WORK=
+if [ -n "$WORK" ]; then
+	show "pea profile -F 199 --top 2 --svg $DIR/flamegraph.svg -- $WORK --work 0 2"
+	"$PEA" profile -F 199 --top 2 --svg "$DIR/flamegraph.svg" -- \
+		"$WORK" --work 0 2
+else
+	show "pea profile -F 199 -d 2 --top 2 --svg $DIR/flamegraph.svg"
+	(workload 6) &
+	wl=$!
+	"$PEA" profile -F 199 -d 2 --top 2 --svg "$DIR/flamegraph.svg"
+	wait "$wl"
+fi
+# The SVG, between markers that scripts/demo.sh cuts it out at.
+if [ -s "$DIR/flamegraph.svg" ]; then
+	echo "#### pea-demo file flamegraph.svg"
+	cat "$DIR/flamegraph.svg"
+	echo
+	echo "#### pea-demo end flamegraph.svg"
+fi
+
 say "errors say what to do"
 show "pea trace kprobe:no_such_function_here"
 "$PEA" trace kprobe:no_such_function_here

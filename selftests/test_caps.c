@@ -22,6 +22,11 @@
  *                       PERF_SAMPLE_CALLCHAIN, pid -1 (cpu-clock with
  *                       kernel and user stacks; :u, exclude_kernel, user
  *                       stacks only; cycles, ENOENT where no PMU)
+ *   sampling a task     perf_event_open(pid, -1) of the same event with
+ *                       attr.inherit and PERF_SAMPLE_CALLCHAIN: the
+ *                       caller's own process (cpu-clock, and :u), and
+ *                       init (pid 1, root's: ptrace read access or
+ *                       CAP_PERFMON)
  *   kprobe kernel       the kprobe PMU, then bpf(BPF_PROG_LOAD) of a kprobe
  *   capture             program (what reads kernel memory at a kprobe)
  *   kprobe user capture the same: a kprobe program's bpf_probe_read_user()
@@ -460,6 +465,57 @@ static void smp_cycles(void)
 	smp_user = false;
 }
 
+static pid_t smp_task = -1;	/* the task of PEA_SAMPLE_F_TASK, or -1 */
+
+static void smp_task_own(void)
+{
+	smp_clock();
+	smp_task = 0;
+}
+
+static void smp_task_own_u(void)
+{
+	smp_clock_u();
+	smp_task = 0;
+}
+
+static void smp_task_init_u(void)
+{
+	smp_clock_u();
+	smp_task = 1;
+}
+
+/*
+ * A hardware event (ENOENT without a PMU) on init's task: the PMU's
+ * answer before the task's rule, as perf_event_open() (the review of
+ * prof2, F2).
+ */
+static void smp_task_init_cycles_u(void)
+{
+	smp_cycles();
+	smp_user = true;
+	smp_task = 1;
+}
+
+/*
+ * Another process of the caller's (a child that execs sleep, so that it
+ * is dumpable): Linux's rule is ptrace read access, pea's CAP_PERFMON
+ * unless pea.task_ptrace=1 (no LSM hook: docs/security.md).
+ */
+static void smp_task_sibling_u(void)
+{
+	pid_t pid;
+
+	smp_clock_u();
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/sleep", "sleep", "3", (char *)NULL);
+		_exit(127);
+	}
+	smp_task = pid;
+	usleep(100000);	/* past its exec */
+}
+
 static int pea_sample(void)
 {
 	struct pea_sample_attr a;
@@ -470,10 +526,12 @@ static int pea_sample(void)
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = PEA_SAMPLE_F_CLOEXEC | PEA_SAMPLE_F_FREQ |
-		  (smp_user ? PEA_SAMPLE_F_NO_KERNEL : 0);
+		  (smp_user ? PEA_SAMPLE_F_NO_KERNEL : 0) |
+		  (smp_task >= 0 ? PEA_SAMPLE_F_TASK : 0);
 	a.type = smp_type;
 	a.config = smp_config;
 	a.sample = 99;
+	a.filter_tgid = smp_task >= 0 ? smp_task : 0;
 	a.filter_cpu = -1;
 	a.kstack_depth = smp_user ? 0 : 16;
 	a.ustack_depth = 16;
@@ -496,6 +554,10 @@ static int linux_sample(void)
 			PERF_SAMPLE_CALLCHAIN;
 	a.exclude_kernel = smp_user;
 	a.exclude_callchain_kernel = smp_user;
+	if (smp_task >= 0) {
+		a.inherit = 1;
+		return perf_open(&a, smp_task, -1);
+	}
 	return perf_open(&a, -1, 0);
 }
 
@@ -800,6 +862,12 @@ static int rule_bpf_kfunc(const struct who *w, int paranoid, int lin)
 	return lin;
 }
 
+static int rule_task_other(const struct who *w, int paranoid, int lin)
+{
+	(void)paranoid;
+	return lin == 0 && !has(w, CAP_PERFMON) ? EACCES : lin;
+}
+
 static int rule_bpf_netfilter(const struct who *w, int paranoid, int lin)
 {
 	(void)paranoid;
@@ -843,6 +911,16 @@ static const struct op ops[] = {
 	{ "sample cpu-clock", smp_clock, pea_sample, linux_sample, NULL },
 	{ "sample cpu-clock:u", smp_clock_u, pea_sample, linux_sample, NULL },
 	{ "sample cycles", smp_cycles, pea_sample, linux_sample, NULL },
+	{ "sample own task cpu-clock", smp_task_own, pea_sample, linux_sample,
+	  NULL },
+	{ "sample own task cpu-clock:u", smp_task_own_u, pea_sample,
+	  linux_sample, NULL },
+	{ "sample init's task cpu-clock:u", smp_task_init_u, pea_sample,
+	  linux_sample, NULL },
+	{ "sample init's task cycles:u", smp_task_init_cycles_u, pea_sample,
+	  linux_sample, NULL },
+	{ "sample another own process's task cpu-clock:u", smp_task_sibling_u,
+	  pea_sample, linux_sample, rule_task_other },
 	{ "BPF program calling pea_kf_output", NULL, pea_kfunc_prog,
 	  linux_kfunc_prog, rule_bpf_kfunc },
 	{ "netfilter", NULL, pea_netfilter, linux_netfilter,

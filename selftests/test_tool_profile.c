@@ -257,6 +257,20 @@ static void test_pid(void)
 		_exit(127);
 	}
 	snprintf(pid_s, sizeof(pid_s), "%d", pid);
+	/*
+	 * -p reads the maps at its start: wait for the exec, or the forked
+	 * image's maps (this program's, at the same addresses) name the
+	 * samples (6.12 once: 1,165 samples, none main;a|b;spin).
+	 */
+	for (int i = 0; i < 500; i++) {
+		char path[64], comm[32] = "";
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		if (!pt_read_file(path, comm, sizeof(comm)) &&
+		    !strncmp(comm, "test_sample", 11))
+			break;
+		usleep(10000);
+	}
 	PT_EQ(profile(argv), 0, "profile -p PID: exit 0 when the process is gone");
 	waitpid(pid, NULL, 0);
 	read_folded(&f, "test_sample");
@@ -348,10 +362,44 @@ static void become_nobody(void *arg)
 		_exit(126);
 }
 
-/* As perf record -a: at paranoid 2 nobody may not sample every CPU. */
+/*
+ * -- CMD samples the command's tasks with inheritance: the child it forks
+ * (test_sample --work 5: a() in the command, b() in its child) too.
+ */
+static void test_fork(void)
+{
+	char *argv[] = { PT_PEA, "profile", "-F", "499", "--folded", FOLDED,
+			 "--", WORK, "--work", "5", "2", NULL };
+	unsigned long long n = 0, lost = 0, ovf = 0;
+	struct fold f;
+	bool ok;
+
+	/* The child is named: its maps are read at its exit stop (traced). */
+	PT_EQ(profile(argv), 0, "profile -- test_sample --work 5: exit 0");
+	ok = counts(&n, &lost, &ovf);
+	PT_OK(ok && n + lost == ovf,
+	      "fork: samples + lost (%llu + %llu) == overflows (%llu)", n,
+	      lost, ovf);
+	read_folded(&f, "test_sample");
+	PT_OK(f.a >= 50 && f.b >= 50,
+	      "fork: the command's a() (%lu) and its child's b() (%lu) are both sampled",
+	      f.a, f.b);
+}
+
+/*
+ * As perf record: at paranoid 2 nobody may not sample every CPU, nor
+ * kernel stacks, but may sample its own command in user mode (a task's
+ * rule: its own process).
+ */
 static void test_perm(void)
 {
+	char *own[] = { PT_PEA, "profile", "-F", "499", "--user-only",
+			"--folded", FOLDED, "--", WORK, "--work", "0", "2",
+			NULL };
+	char *ownk[] = { PT_PEA, "profile", "--", WORK, "--work", "0", "1",
+			 NULL };
 	char *argv[] = { PT_PEA, "profile", "-d", "1", NULL };
+	struct fold f;
 	long paranoid = pt_perm_read_int(PT_PARANOID);
 	struct stat st;
 	int rc;
@@ -365,6 +413,21 @@ static void test_perm(void)
 	PT_EQ(rc, 1, "nobody at paranoid 2: exit 1");
 	PT_OK(strstr(err, "CAP_PERFMON") != NULL,
 	      "nobody at paranoid 2: the message names CAP_PERFMON (%.200s)",
+	      err);
+	unlink(FOLDED);
+	rc = pt_run(own, out, sizeof(out), err, sizeof(err), become_nobody,
+		    NULL);
+	PT_EQ(rc, 0, "nobody at paranoid 2: --user-only -- CMD: exit 0 (%.200s)",
+	      err);
+	read_folded(&f, "test_sample");
+	PT_OK(f.a + f.b >= 50 && !f.kframes,
+	      "nobody at paranoid 2: its command sampled in user mode (%lu in main;a|b;spin)",
+	      f.a + f.b);
+	rc = pt_run(ownk, out, sizeof(out), err, sizeof(err), become_nobody,
+		    NULL);
+	PT_EQ(rc, 1, "nobody at paranoid 2: kernel stacks of its command: exit 1");
+	PT_OK(strstr(err, "perf_event_paranoid <= 1") != NULL,
+	      "nobody at paranoid 2: the message names perf_event_paranoid <= 1 (%.200s)",
 	      err);
 	PT_EQ(pt_perm_write_int(PT_PARANOID, paranoid), 0,
 	      "perf_event_paranoid restored");
@@ -382,6 +445,7 @@ int main(void)
 	test_exit_first();
 	test_exit_maps();
 	test_pid();
+	test_fork();
 	test_modes();
 	test_kernel_wide();
 	return pt_done();

@@ -12,8 +12,10 @@
  *     mapping of the snapshot (a library loaded since), at most once a
  *     read pass;
  *   - -- CMD: the child is traced (PTRACE_SEIZE with PTRACE_O_TRACEEXEC
- *     and PTRACE_O_TRACEEXIT): its maps are read at its exec, and at its
- *     exit stop, where its memory is still there; only then may it exit;
+ *     and PTRACE_O_TRACEEXIT), and so is every task it creates
+ *     (PTRACE_O_TRACEFORK, _VFORK, _CLONE), as the sampler follows them:
+ *     a process's maps are read at its exec, and at its tasks' exit
+ *     stops, where its memory is still there; only then may they exit;
  *   - every other process (the whole system, or threads of another
  *     process): when its first record is read.
  * Records are kept as they come (addresses), and named at the end.
@@ -22,9 +24,9 @@
  * process (comm), the user frames from the outermost, then the kernel
  * frames from the outermost.
  *
- * With -p or -- CMD (or --kernel-only) the kernel counts the samples
- * itself where it can: a table on the sampler's link keyed by comm and
- * the stacks
+ * With -- CMD, -p of a single-threaded process, or --kernel-only, the
+ * kernel counts the samples itself where it can: a table on the
+ * sampler's link keyed by comm and the stacks
  * (PEA_AGG_KEY_COMM, _KSTACK, _USTACK, no records: no ring can lose a
  * sample), read and cleared every second and at the end; each of its
  * entries is a sample with a weight. The summary then says "complete
@@ -32,6 +34,7 @@
  * the whole system with user stacks (a key of comm, pid and two stacks
  * does not fit the kernel's four words), the records as above.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -42,6 +45,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include "libpea.h"
 #include "pea_tool.h"
@@ -71,7 +75,9 @@ struct profiler {
 	int pid;		/* -p */
 	char **cmd;		/* -- CMD */
 	const char *folded, *svg;
-	int map_fd, link_fd;
+	int map_fd;
+	int *links;		/* link fds: one CPU-wide, or one per task */
+	size_t nlinks;
 	unsigned int kdepth, udepth;	/* the sampler's stack depths */
 	bool kern;		/* the kernel counts (a table on the link) */
 	bool records;		/* --records: it does not */
@@ -358,14 +364,82 @@ static void prof_print(const struct profiler *p,
 
 /* ---- the child of -- CMD ---- */
 
-/* Fork CMD stopped before its exec; its pid, the go pipe in @go. */
-static pid_t prof_fork(char **cmd, int *go)
+static int prof_attach(struct profiler *p, int tid);
+
+/* Send link fd @fd (or, if negative, that errno) over socket @sock. */
+static void prof_send_link(int sock, int fd)
 {
-	int fds[2];
+	char buf[CMSG_SPACE(sizeof(int))];
+	struct msghdr m = { 0 };
+	struct iovec iov;
+	int err = fd < 0 ? fd : 0;
+
+	iov.iov_base = &err;
+	iov.iov_len = sizeof(err);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(buf, 0, sizeof(buf));
+		m.msg_control = buf;
+		m.msg_controllen = sizeof(buf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	if (sendmsg(sock, &m, 0) < 0)
+		_exit(127);
+}
+
+/* The link fd the child sent, or -errno. */
+static int prof_recv_link(int sock)
+{
+	char buf[CMSG_SPACE(sizeof(int))];
+	struct msghdr m = { 0 };
+	struct cmsghdr *c;
+	struct iovec iov;
+	int err = -EIO, fd;
+
+	iov.iov_base = &err;
+	iov.iov_len = sizeof(err);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = buf;
+	m.msg_controllen = sizeof(buf);
+	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != sizeof(err))
+		return -EIO;
+	if (err)
+		return err;
+	c = CMSG_FIRSTHDR(&m);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -EIO;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * Fork CMD stopped before its exec; its pid, the go pipe in @go, a socket
+ * in @sock. On 'a' from the go pipe the child attaches the sampler to
+ * itself (its own thread group: the task rule without any other
+ * process's ptrace check, as perf record -- CMD opens its events on its
+ * own child, which it may trace) and sends the link fd back; on 'g' it
+ * execs (the link fd is close-on-exec).
+ */
+static pid_t prof_fork(struct profiler *p, int *go, int *sock)
+{
+	int fds[2], sv[2];
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -373,20 +447,46 @@ static pid_t prof_fork(char **cmd, int *go)
 		char c;
 
 		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
+		close(sv[0]);
+		while (read(fds[0], &c, 1) == 1 && c == 'a')
+			prof_send_link(sv[1], prof_attach(p, -1));
+		if (c != 'g')
 			_exit(127);
-		execvp(cmd[0], cmd);
-		fprintf(stderr, "pea: %s: %s\n", cmd[0], strerror(errno));
+		execvp(p->cmd[0], p->cmd);
+		fprintf(stderr, "pea: %s: %s\n", p->cmd[0], strerror(errno));
 		_exit(127);
 	}
 	close(fds[0]);
+	close(sv[1]);
 	*go = fds[1];
+	*sock = sv[0];
 	return pid;
 }
 
+/* The process of task @tid (its tgid), or @tid if it cannot be read. */
+static int prof_tgid(int tid)
+{
+	char path[64], line[128];
+	int tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 /*
- * Handle the traced child's stops without blocking: its maps at exec and
- * at its exit stop. Returns 1 once it is gone, else 0.
+ * Handle the stops of the traced command and of every task it creates
+ * (PTRACE_O_TRACEFORK, _VFORK, _CLONE: the sampler follows them too)
+ * without blocking: a process's maps at its exec and at its tasks' exit
+ * stops, where its memory is still there. Returns 1 once the command
+ * itself is gone, else 0.
  */
 static int prof_reap(struct profiler *p, int *status)
 {
@@ -394,10 +494,12 @@ static int prof_reap(struct profiler *p, int *status)
 	pid_t r;
 
 	for (;;) {
-		r = waitpid(p->child, &st, WNOHANG | __WALL);
+		r = waitpid(-1, &st, WNOHANG | __WALL);
 		if (r <= 0)
 			return 0;
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (r != p->child)
+				continue;
 			*status = st;
 			return 1;
 		}
@@ -406,21 +508,29 @@ static int prof_reap(struct profiler *p, int *status)
 		ev = st >> 16;
 		sig = WSTOPSIG(st);
 		if (ev == PTRACE_EVENT_EXEC || ev == PTRACE_EVENT_EXIT) {
-			usyms_snap(p->us, p->child);
+			usyms_snap(p->us, prof_tgid(r));
 			sig = 0;
-		} else if (ev == PTRACE_EVENT_STOP) {
-			ptrace(PTRACE_LISTEN, p->child, 0, 0);
+		} else if (ev == PTRACE_EVENT_STOP && sig != SIGTRAP) {
+			/* A group-stop: stay stopped, as without pea. */
+			ptrace(PTRACE_LISTEN, r, 0, 0);
 			continue;
 		} else if (sig == SIGTRAP) {
+			/* fork, clone, a new task's first stop */
 			sig = 0;
 		}
-		ptrace(PTRACE_CONT, p->child, 0, (void *)(long)sig);
+		ptrace(PTRACE_CONT, r, 0, (void *)(long)sig);
 	}
 }
 
 /* ---- the command ---- */
 
-static int prof_attach(struct profiler *p, int tgid)
+/*
+ * Attach the sampler: of task @tid (-1: the caller itself) and the tasks
+ * it creates from then on (PEA_SAMPLE_F_TASK, as perf record -p or --
+ * CMD), or of every CPU (@tid 0, as perf record -a). Returns the link fd
+ * or -errno (said).
+ */
+static int prof_attach(struct profiler *p, int tid)
 {
 	struct pea_sample_attr a;
 	int fd;
@@ -429,11 +539,12 @@ static int prof_attach(struct profiler *p, int tgid)
 	a.size = sizeof(a);
 	a.flags = PEA_SAMPLE_F_CLOEXEC | PEA_SAMPLE_F_FREQ |
 		  (p->user_only ? PEA_SAMPLE_F_NO_KERNEL : 0) |
-		  (p->kernel_only ? PEA_SAMPLE_F_NO_USER : 0);
+		  (p->kernel_only ? PEA_SAMPLE_F_NO_USER : 0) |
+		  (tid ? PEA_SAMPLE_F_TASK : 0);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample = p->hz;
-	a.filter_tgid = tgid;
+	a.filter_tgid = tid > 0 ? tid : 0;
 	a.filter_cpu = -1;
 	a.kstack_depth = p->user_only ? 0 : PROFILE_DEPTH;
 	a.ustack_depth = p->kernel_only ? 0 : PROFILE_DEPTH;
@@ -467,7 +578,15 @@ static int prof_attach(struct profiler *p, int tgid)
 			if (fd >= 0)
 				return fd;
 		}
-		if (err == EACCES)
+		if (err == ESRCH && tid)
+			return -err;	/* a thread gone meanwhile */
+		if (err == EACCES && tid < 0)
+			tool_err("sampling the command's kernel stacks needs perf_event_paranoid <= 1 or CAP_PERFMON (as perf record -- CMD; --user-only asks for less): %s",
+				 strerror(err));
+		else if (err == EACCES && tid)
+			tool_err("sampling another process (task %d) needs CAP_PERFMON (or pea.task_ptrace=1 and ptrace access to it), and its kernel stacks perf_event_paranoid <= 1 (--user-only asks for less): %s",
+				 tid, strerror(err));
+		else if (err == EACCES)
 			tool_err("sampling every CPU needs CAP_PERFMON or perf_event_paranoid <= 0 (as perf record -a): %s",
 				 strerror(err));
 		else if (err == EINVAL && p->hz > 1)
@@ -492,8 +611,13 @@ static bool prof_kernel_table(struct profiler *p)
 	struct pea_agg_attr a;
 	int n = 0;
 
-	/* The whole system with user stacks: comm, pid, 2 stacks: 5 words. */
-	if ((!p->pid && !p->cmd && p->udepth) || p->records)
+	/*
+	 * The whole system with user stacks: comm, pid, 2 stacks: 5 words.
+	 * -p of a process of several threads has a link per thread (one
+	 * table each would be per-thread memory): the records count.
+	 */
+	if ((!p->pid && !p->cmd && p->udepth) || p->records ||
+	    p->nlinks != 1)
 		return false;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -507,7 +631,7 @@ static bool prof_kernel_table(struct profiler *p)
 	a.max_stacks = PROFILE_KEYS;
 	/* Both depths are the same (prof_attach()). */
 	a.stack_depth = p->kdepth ? p->kdepth : p->udepth;
-	p->kern = !ioctl(p->link_fd, PEA_LINK_IOC_AGG_CREATE, &a);
+	p->kern = !ioctl(p->links[0], PEA_LINK_IOC_AGG_CREATE, &a);
 	return p->kern;
 }
 
@@ -614,7 +738,7 @@ static void prof_collect(struct profiler *p)
 		r.buf_len = p->kbuf_len;
 		r.stacks = (uintptr_t)p->sbuf;
 		r.stacks_len = p->sbuf_len;
-		if (!ioctl(p->link_fd, PEA_LINK_IOC_AGG_READ, &r))
+		if (!ioctl(p->links[0], PEA_LINK_IOC_AGG_READ, &r))
 			break;
 		if (errno != ENOSPC) {
 			tool_err("reading the kernel's table: %s",
@@ -663,6 +787,54 @@ static void prof_collect(struct profiler *p)
 	free(stk);
 }
 
+/* Keep link @fd. Return: 0 or -ENOMEM. */
+static int prof_keep_link(struct profiler *p, int fd)
+{
+	int *l = realloc(p->links, (p->nlinks + 1) * sizeof(*l));
+
+	if (!l) {
+		close(fd);
+		return -ENOMEM;
+	}
+	p->links = l;
+	p->links[p->nlinks++] = fd;
+	return 0;
+}
+
+/*
+ * -p PID: a task sampler on each thread of the process (as perf record
+ * -p opens one event per thread); threads created later are inherited.
+ * A thread that exits meanwhile is skipped. Return: 0 or -errno.
+ */
+static int prof_attach_threads(struct profiler *p, int pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return prof_attach(p, pid) < 0 ? -ESRCH : 0;
+	while (!err && (d = readdir(dir))) {
+		int tid = atoi(d->d_name);
+
+		if (tid <= 0)
+			continue;
+		fd = prof_attach(p, tid);
+		if (fd == -ESRCH)
+			continue;
+		err = fd < 0 ? fd : prof_keep_link(p, fd);
+	}
+	closedir(dir);
+	if (!err && !p->nlinks) {
+		tool_err("no process %d", pid);
+		err = -ESRCH;
+	}
+	return err;
+}
+
 /* Whether @pid has exited: no such process, or a zombie. */
 static bool prof_pid_gone(int pid)
 {
@@ -685,10 +857,11 @@ static bool prof_pid_gone(int pid)
 static int prof_run(struct profiler *p)
 {
 	LIBPEA_OPTS(pea_buffer_opts, opts);
-	struct pea_link_info li;
+	struct pea_link_info li, sum;
 	__u64 t_end = 0, t_read;
 	__u64 n_before_exit = 0;
-	int status = 0, go = -1, ncpus, ret;
+	size_t i;
+	int status = 0, go = -1, sock = -1, ncpus, ret;
 	bool gone = false;
 
 	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -709,7 +882,7 @@ static int prof_run(struct profiler *p)
 		return PEA_EXIT_ERR;
 	}
 	if (p->cmd) {
-		p->child = prof_fork(p->cmd, &go);
+		p->child = prof_fork(p, &go, &sock);
 		if (p->child < 0) {
 			tool_err("fork: %s", strerror(-p->child));
 			return PEA_EXIT_ERR;
@@ -717,12 +890,28 @@ static int prof_run(struct profiler *p)
 		if (ptrace(PTRACE_SEIZE, p->child, 0,
 			   (void *)(long)(PTRACE_O_TRACEEXEC |
 					  PTRACE_O_TRACEEXIT |
+					  PTRACE_O_TRACEFORK |
+					  PTRACE_O_TRACEVFORK |
+					  PTRACE_O_TRACECLONE |
 					  PTRACE_O_EXITKILL)))
 			tool_err("cannot trace the command (%s): its maps are read when its records are",
 				 strerror(errno));
 	}
-	p->link_fd = prof_attach(p, p->cmd ? p->child : p->pid);
-	if (p->link_fd < 0) {
+	if (p->pid) {
+		ret = prof_attach_threads(p, p->pid);
+	} else if (p->cmd) {
+		ret = write(go, "a", 1) == 1 ? prof_recv_link(sock) : -EIO;
+		close(sock);
+		if (ret >= 0)
+			ret = prof_keep_link(p, ret);
+		else if (ret == -EIO)
+			tool_err("the command is gone");
+	} else {
+		ret = prof_attach(p, 0);
+		if (ret >= 0)
+			ret = prof_keep_link(p, ret);
+	}
+	if (ret < 0) {
 		if (p->child > 0) {
 			kill(p->child, SIGKILL);
 			waitpid(p->child, NULL, __WALL);
@@ -761,10 +950,21 @@ static int prof_run(struct profiler *p)
 		if (t_end && tool_now_ns() >= t_end)
 			break;
 	}
-	memset(&li, 0, sizeof(li));
-	ioctl(p->link_fd, PEA_LINK_IOC_INFO, &li);
 	prof_collect(p);
-	close(p->link_fd);
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; i < p->nlinks; i++) {
+		memset(&li, 0, sizeof(li));
+		ioctl(p->links[i], PEA_LINK_IOC_INFO, &li);
+		close(p->links[i]);
+		sum.hits += li.hits;
+		sum.filtered += li.filtered;
+		sum.written += li.written;
+		sum.errors += li.errors;
+		sum.dropped += li.dropped;
+	}
+	li = sum;
+	free(p->links);
+	p->links = NULL;
 	pea_buffer__consume(p->pb);
 	if (p->child > 0 && !gone) {
 		kill(p->child, SIGTERM);
@@ -854,7 +1054,7 @@ int cmd_profile(int argc, char **argv)
 {
 	struct profiler p = {
 		.hz = PROFILE_HZ_DEFAULT, .top = PROFILE_TOP_DEFAULT,
-		.pages = PROFILE_PAGES_DEFAULT, .map_fd = -1, .link_fd = -1,
+		.pages = PROFILE_PAGES_DEFAULT, .map_fd = -1,
 	};
 	struct sigaction sa;
 	size_t i;

@@ -44,6 +44,7 @@
 #include "probe_kind.h"
 #include "stat_task.h"
 #include "trace.h"
+#include "usym.h"
 #include "walltime.h"
 
 #define TICK_MS		100
@@ -141,6 +142,8 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	ev->raw = NULL;
 	ev->kstack = NULL;
 	ev->kstack_nr = 0;
+	ev->ustack = NULL;
+	ev->ustack_nr = 0;
 	ev->fetch = NULL;
 	p = record_probe(t, data, size);
 	if (!p) {
@@ -515,6 +518,8 @@ static void trace_free_probes(struct trace_opts *o)
 
 	ksyms_free(o->ksyms);
 	o->ksyms = NULL;
+	usyms_free(o->usyms);
+	o->usyms = NULL;
 	if (!o->probes)
 		return;
 	for (i = 0; i < o->nprobes; i++) {
@@ -617,6 +622,7 @@ static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
 	p->fmt.kstack = p->o.kstack;
 	p->fmt.kstack_depth = p->o.kstack;
 	p->fmt.ksyms = t->o.ksyms;
+	p->fmt.usyms = t->o.usyms;
 	p->fmt.probe_col = probe_col;
 	p->fmt.time_mode = t->o.time_mode;
 	p->fmt.wall_off_ns = t->wall_off;
@@ -713,6 +719,15 @@ int cmd_trace(int argc, char **argv)
 	 * Kernel stacks: the symbols, read once for every probe (code of a
 	 * module loaded later prints as an address).
 	 */
+	/* User stacks: named from each process's maps, read as it comes. */
+	for (i = 0; i < t.o.nprobes; i++) {
+		if (!t.o.probes[i].o.ustack)
+			continue;
+		t.o.usyms = usyms_new();
+		if (!t.o.usyms)
+			tool_err("warning: out of memory: user frames print as addresses");
+		break;
+	}
 	for (i = 0; i < t.o.nprobes; i++) {
 		if (!t.o.probes[i].o.kstack)
 			continue;

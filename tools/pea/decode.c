@@ -4,7 +4,8 @@
  * pea_probe_record, then capture_len captured bytes, padded by the ring to
  * 8 bytes. With PEA_REC_F_FETCH a struct pea_fetch_block follows at the
  * next 8-byte boundary. With PEA_REC_F_KSTACK a struct pea_kstack ends it (or a
- * tracepoint's record, tracepoint.c), at the next 8-byte boundary.
+ * tracepoint's record, tracepoint.c), at the next 8-byte boundary; with
+ * PEA_REC_F_USTACK a second one, the user stack, follows it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,6 +46,32 @@ int kstack_copy(const unsigned char *p, __u32 used, __u32 nr,
 	return 0;
 }
 
+int ustack_take(const unsigned char *p, __u32 size, __u32 used, __u32 knr,
+		__u16 flags, struct trace_event *ev)
+{
+	__u32 off = (used + 7) & ~7U;
+	struct pea_kstack us;
+
+	ev->ustack = NULL;
+	ev->ustack_nr = 0;
+	if (!(flags & PEA_REC_F_USTACK))
+		return 0;
+	if (knr)
+		off += sizeof(struct pea_kstack) + knr * sizeof(__u64);
+	if (used > size || off > size || size - off < sizeof(us))
+		return -EINVAL;
+	memcpy(&us, p + off, sizeof(us));
+	if (!us.nr || us.nr > PEA_USTACK_MAX ||
+	    (size - off - sizeof(us)) / sizeof(__u64) < us.nr)
+		return -EINVAL;
+	ev->ustack = malloc(us.nr * sizeof(__u64));
+	if (!ev->ustack)
+		return -ENOMEM;
+	memcpy(ev->ustack, p + off + sizeof(us), us.nr * sizeof(__u64));
+	ev->ustack_nr = us.nr;
+	return 0;
+}
+
 /*
  * PEA_REC_F_FETCH: the struct pea_fetch_block at the 8-byte boundary
  * after @used bytes, copied into ev->fetch; *@used then ends after it.
@@ -80,6 +107,8 @@ int decode_probe_record(const void *data, __u32 size, struct trace_event *ev)
 
 	ev->kstack = NULL;
 	ev->kstack_nr = 0;
+	ev->ustack = NULL;
+	ev->ustack_nr = 0;
 	ev->fetch = NULL;
 	ev->fetch_size = 0;
 	if (size < sizeof(ev->rec))
@@ -103,7 +132,12 @@ int decode_probe_record(const void *data, __u32 size, struct trace_event *ev)
 	/* comm is NUL-terminated in the kernel; make sure of it here. */
 	ev->rec.comm[sizeof(ev->rec.comm) - 1] = '\0';
 	err = kstack_copy(p, used, nr, ev);
+	if (!err)
+		err = ustack_take(p, size, used, nr, ev->rec.flags, ev);
 	if (err) {
+		free(ev->kstack);
+		ev->kstack = NULL;
+		ev->kstack_nr = 0;
 		free(ev->fetch);
 		ev->fetch = NULL;
 	}

@@ -131,6 +131,7 @@ static void fill_attr(const struct probe_spec *spec,
 	}
 	a->maxactive = o->maxactive;
 	a->kstack_depth = o->kstack;
+	a->ustack_depth = o->ustack;
 }
 
 struct kprobe_priv {
@@ -356,7 +357,7 @@ const struct probe_kind kprobe_kind = {
 	.prepare = kprobe_prepare,
 	.attach = kprobe_attach,
 	.release = kprobe_release,
-	.opts = PO_KSTACK | PO_PARAMS | PO_FILTER,
+	.opts = PO_KSTACK | PO_USTACK | PO_PARAMS | PO_FILTER,
 	.decode = decode_probe_record,
 	.args = true,
 };

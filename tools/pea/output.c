@@ -29,6 +29,7 @@
 #include "ktypes.h"
 #include "walltime.h"
 #include "probe_kind.h"
+#include "usym.h"
 
 static void put_hex(FILE *f, const unsigned char *s, size_t len)
 {
@@ -192,6 +193,63 @@ static void print_kstack_human(FILE *f, const struct trace_fmt *fmt,
 				     sizeof(buf)));
 }
 
+/*
+ * A user frame's name, as pea profile names them (usym.c): from a
+ * snapshot of the process's maps, taken at its first record with a user
+ * stack; return addresses looked up one byte back (the call). Else the
+ * address.
+ */
+static const char *ustack_name(const struct trace_fmt *fmt,
+			       const struct trace_event *ev, __u32 i,
+			       char *buf, size_t len)
+{
+	int tgid = (int)ev->rec.tgid;
+
+	if (fmt->usyms && tgid > 0) {
+		if (!usyms_known(fmt->usyms, tgid))
+			usyms_snap(fmt->usyms, tgid);
+		int err = usyms_name(fmt->usyms, tgid,
+				     ev->ustack[i] - (i ? 1 : 0), buf, len);
+
+		if (!err || err == -ENOENT)
+			return buf;	/* "func" or "[file+0xOFF]" */
+	}
+	snprintf(buf, len, "0x%llx", (unsigned long long)ev->ustack[i]);
+	return buf;
+}
+
+static void print_ustack_human(FILE *f, const struct trace_fmt *fmt,
+			       const struct trace_event *ev)
+{
+	char buf[KSYM_BUF];
+	__u32 i;
+
+	for (i = 0; i < ev->ustack_nr; i++)
+		fprintf(f, "        %016llx %s [u]\n",
+			(unsigned long long)ev->ustack[i],
+			ustack_name(fmt, ev, i, buf, sizeof(buf)));
+}
+
+static void print_ustack_json(FILE *f, const struct trace_fmt *fmt,
+			      const struct trace_event *ev)
+{
+	char buf[KSYM_BUF];
+	__u32 i;
+
+	fputs(",\"ustack\":[", f);
+	for (i = 0; i < ev->ustack_nr; i++) {
+		ustack_name(fmt, ev, i, buf, sizeof(buf));
+		if (i)
+			fputc(',', f);
+		json_put_str(f, buf, strlen(buf));
+	}
+	fputs("],\"ustack_addr\":[", f);
+	for (i = 0; i < ev->ustack_nr; i++)
+		fprintf(f, "%s\"0x%llx\"", i ? "," : "",
+			(unsigned long long)ev->ustack[i]);
+	fputc(']', f);
+}
+
 static void print_kstack_json(FILE *f, const struct trace_fmt *fmt,
 			      const struct trace_event *ev)
 {
@@ -245,6 +303,8 @@ static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 	fputc('\n', f);
 	if (ev->kstack_nr)
 		print_kstack_human(f, fmt, ev);
+	if (ev->ustack_nr)
+		print_ustack_human(f, fmt, ev);
 }
 
 /* Between the columns and the details two spaces, then one. */
@@ -369,6 +429,8 @@ static void print_event_json(FILE *f, const struct trace_fmt *fmt,
 		fmt->kind->json_fields(f, fmt, ev);
 	if (ev->kstack_nr)
 		print_kstack_json(f, fmt, ev);
+	if (ev->ustack_nr)
+		print_ustack_json(f, fmt, ev);
 	fputs("}\n", f);
 }
 

@@ -131,6 +131,9 @@ int elf_sym_each(const char *path, void (*fn)(void *arg, const char *name),
  * @kstack:  with PEA_REC_F_KSTACK, the kernel stack's addresses (malloc'd,
  *           innermost first; NULL without)
  * @kstack_nr: entries of @kstack
+ * @ustack:  with PEA_REC_F_USTACK, the user stack's addresses (malloc'd,
+ *           innermost first; NULL without)
+ * @ustack_nr: entries of @ustack
  */
 struct trace_event {
 	struct pea_probe_record rec;
@@ -142,6 +145,8 @@ struct trace_event {
 	int probe;
 	__u64 *kstack;
 	__u32 kstack_nr;
+	__u64 *ustack;
+	__u32 ustack_nr;
 	unsigned char *fetch;	/* PEA_REC_F_FETCH: the block, malloc()ed */
 	__u32 fetch_size;
 };
@@ -162,6 +167,13 @@ int kstack_check(const unsigned char *p, __u32 size, __u32 used,
 /* Copy the @nr entries checked by kstack_check() into ev->kstack. */
 int kstack_copy(const unsigned char *p, __u32 used, __u32 nr,
 		struct trace_event *ev);
+/*
+ * With PEA_REC_F_USTACK, the user stack that follows the kernel stack
+ * (@knr entries, 0: none) of a record whose other parts take @used of its
+ * @size bytes, into ev->ustack. Returns 0, -EINVAL or -ENOMEM.
+ */
+int ustack_take(const unsigned char *p, __u32 size, __u32 used, __u32 knr,
+		__u16 flags, struct trace_event *ev);
 
 /* ---- strfmt.c ---- */
 
@@ -210,6 +222,7 @@ struct trace_fmt {
 	bool kstack;		/* --kstack: records carry kernel stacks */
 	unsigned int kstack_depth;	/* and this many frames at most */
 	const struct ksyms *ksyms;	/* and these name their frames (or NULL) */
+	struct usyms *usyms;	/* --ustack: names user frames (or NULL) */
 	int time_mode;		/* --time: enum trace_time (walltime.h) */
 	__s64 wall_off_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	const struct ksig *sig;	/* the function's types from BTF, or NULL */

@@ -27,6 +27,7 @@
 #define PO_FILTER	(1U << 7)
 #define PO_KSTACK	(1U << 8)
 #define PO_PARAMS	(1U << 9)	/* PARAM names after the PROBE */
+#define PO_USTACK	(1U << 10)	/* --ustack */
 
 #define PROBE_MAX_PARAMS	8	/* PARAM names of one probe */
 
@@ -47,6 +48,7 @@ struct probe_opts {
 	unsigned int maxactive;
 	unsigned int packet;	/* netfilter: bytes per packet (0: unset) */
 	unsigned int kstack;	/* --kstack: frames per stack (0: none) */
+	unsigned int ustack;	/* --ustack: user entries (0: none) */
 	const char *filter;
 	const char *params[PROBE_MAX_PARAMS];	/* printed by name (BTF) */
 	unsigned int nparams;

@@ -65,6 +65,7 @@ struct trace_opts {
 	bool events;			/* --events */
 	struct probe_opts defaults;	/* given before the first PROBE */
 	struct ksyms *ksyms;		/* with --kstack: the kernel's symbols */
+	struct usyms *usyms;		/* with --ustack: processes' symbols */
 	struct trace_probe *probes;
 	unsigned int nprobes;
 	unsigned int max_probes;	/* --max-probes */

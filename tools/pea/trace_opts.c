@@ -39,6 +39,7 @@ enum {
 	OPT_EVENTS,
 	OPT_KSTACK,
 	OPT_FOLDED,
+	OPT_USTACK,
 	OPT_SESSION,
 	OPT_HOSTNAME,
 	OPT_LIVE_INTERVAL,
@@ -62,6 +63,7 @@ static const struct option trace_options[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "packet", required_argument, NULL, OPT_PACKET },
 	{ "kstack", optional_argument, NULL, OPT_KSTACK },
+	{ "ustack", optional_argument, NULL, OPT_USTACK },
 	{ "json", no_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "flight-recorder", no_argument, NULL, 'F' },
@@ -225,6 +227,14 @@ static int parse_probe_opt(int c, const char *arg, struct probe_opts *po,
 			return probe_usage(probe, "--kstack=%s: a depth of 1..%d frames",
 					   arg, PEA_KSTACK_MAX);
 		po->set |= PO_KSTACK;
+		return 0;
+	case OPT_USTACK:
+		po->ustack = PEA_USTACK_MAX;
+		if (arg && (tool_parse_uint(arg, PEA_USTACK_MAX, &po->ustack) ||
+			    !po->ustack))
+			return probe_usage(probe, "--ustack=%s: a depth of 1..%d entries",
+					   arg, PEA_USTACK_MAX);
+		po->set |= PO_USTACK;
 		return 0;
 	}
 	return 1;	/* not a probe option */
@@ -483,6 +493,8 @@ static void probe_opts_merge(struct probe_opts *eff,
 		eff->filter = own->filter;
 	if (own->set & PO_KSTACK)
 		eff->kstack = own->kstack;
+	if (own->set & PO_USTACK)
+		eff->ustack = own->ustack;
 	memcpy(eff->params, own->params, sizeof(eff->params));
 	eff->nparams = own->nparams;
 }
@@ -503,6 +515,8 @@ static int probe_validate(const struct trace_probe *p)
 		return probe_usage(n, "--filter is for tracepoints, kprobes, kretprobes, uprobes and uretprobes");
 	if (o->kstack && !(k->opts & PO_KSTACK))
 		return probe_usage(n, "--kstack is for kprobes, kretprobes and tracepoints");
+	if (o->ustack && !(k->opts & PO_USTACK))
+		return probe_usage(n, "--ustack is for kprobes, kretprobes, tracepoints, uprobes and uretprobes");
 	if (o->packet && !(k->opts & PO_PACKET))
 		return probe_usage(n, "--packet is for netfilter");
 	if (o->user && o->kernel)

@@ -188,6 +188,7 @@ void flush_batch(struct tracer *t)
 	for (i = 0; i < t->n; i++) {
 		free(t->batch[i].raw);
 		free(t->batch[i].kstack);
+		free(t->batch[i].ustack);
 		free(t->batch[i].fetch);
 	}
 	t->n = 0;

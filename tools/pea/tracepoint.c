@@ -115,6 +115,7 @@ static int tp_attach(int map_fd, struct probe_spec *spec,
 	attr->filter_tgid = (__s32)o->pid;
 	attr->filter_cpu = o->cpu;
 	attr->kstack_depth = o->kstack;
+	attr->ustack_depth = o->ustack;
 	snprintf(attr->name, sizeof(attr->name), "%s", spec->symbol);
 	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_TP, attr);
 	err = errno;
@@ -158,6 +159,8 @@ static int tp_decode(const void *data, __u32 size, struct trace_event *ev)
 
 	ev->kstack = NULL;
 	ev->kstack_nr = 0;
+	ev->ustack = NULL;
+	ev->ustack_nr = 0;
 	ev->fetch = NULL;
 	if (size < sizeof(tr))
 		return -EINVAL;
@@ -182,7 +185,13 @@ static int tp_decode(const void *data, __u32 size, struct trace_event *ev)
 	memcpy(ev->raw, p + sizeof(tr), tr.raw_size);
 	ev->raw_size = tr.raw_size;
 	err = kstack_copy(p, sizeof(tr) + tr.raw_size, nr, ev);
+	if (!err)
+		err = ustack_take(p, size, sizeof(tr) + tr.raw_size, nr,
+				  tr.flags, ev);
 	if (err) {
+		free(ev->kstack);
+		ev->kstack = NULL;
+		ev->kstack_nr = 0;
 		free(ev->raw);
 		ev->raw = NULL;
 	}
@@ -220,7 +229,7 @@ const struct probe_kind tracepoint_kind = {
 	.prepare = tp_prepare,
 	.attach = tp_attach,
 	.release = tp_release,
-	.opts = PO_FILTER | PO_KSTACK,
+	.opts = PO_FILTER | PO_KSTACK | PO_USTACK,
 	.check_opts = tp_check_opts,
 	.rec_flag = PEA_REC_F_TRACEPOINT,
 	.decode = tp_decode,

@@ -265,6 +265,7 @@ static int uprobe_attach(int map_fd, struct probe_spec *spec,
 	a.offset = u->file_offset;
 	a.filter_tgid = pid;
 	a.maxactive = o->maxactive;	/* a uprobe's is refused before */
+	a.ustack_depth = o->ustack;
 	a.id = id;
 	a.capture_mode = capture_mode;
 	if (capture_mode) {
@@ -314,7 +315,7 @@ const struct probe_kind uprobe_kind = {
 	.prepare = uprobe_prepare,
 	.attach = uprobe_attach,
 	.release = uprobe_release,
-	.opts = PO_PARAMS | PO_FILTER,
+	.opts = PO_PARAMS | PO_FILTER | PO_USTACK,
 	.check_opts = uprobe_check_opts,
 	.missed_by = "pairing returns",
 	.decode = decode_probe_record,

@@ -362,7 +362,14 @@ struct pea_event_stats {
  * @kstack_depth:  record the kernel call stack of every hit, at most this
  *                 many frames (1..PEA_KSTACK_MAX; 0: no stack): a
  *                 kretprobe records the stack at entry
- * @reserved:      zero
+ * @ustack_depth:  record the user call stack of the task, where the hit
+ *                 has one (a task's syscall, fault or interrupt), at most
+ *                 this many entries (0..PEA_USTACK_MAX and
+ *                 perf_event_max_stack; 0: none), at the hit (a
+ *                 kretprobe's: at the return); kernel and user stacks
+ *                 together hold perf_event_max_stack entries at most, the
+ *                 user part getting what the kernel part left, as perf's
+ *                 callchains (PEA_REC_F_USTACK). Was @reserved.
  * @fetches:       user pointer to @nr_fetches struct pea_fetch (see
  *                 "Fetch chains" below), or 0
  * @nr_fetches:    fetches per hit, 0..PEA_FETCH_MAX
@@ -391,7 +398,10 @@ struct pea_probe_attr {
 	__u32 maxactive;
 	__s32 counter_map;
 	__u32 kstack_depth;
-	__u32 reserved;
+	union {
+		__u32 ustack_depth;
+		__u32 reserved;		/* its name before ustack_depth */
+	};
 	__aligned_u64 fetches;
 	__u32 nr_fetches;
 	__u32 reserved2;
@@ -413,6 +423,7 @@ struct pea_probe_attr {
 #define PEA_REC_F_COUNTERS	(1U << 4)	/* a struct pea_event_value follows */
 #define PEA_REC_F_COUNTER_ERR	(1U << 5)	/* pea_read_value() failed: zeroes */
 #define PEA_REC_F_KSTACK	(1U << 8)	/* a struct pea_kstack ends it */
+#define PEA_REC_F_USTACK	(1U << 14)	/* then one of the user stack */
 
 #define PEA_KSTACK_MAX		127	/* frames, as perf's PERF_MAX_STACK_DEPTH */
 
@@ -427,6 +438,18 @@ struct pea_probe_attr {
  * It follows everything else the record holds (counters, capture, a
  * tracepoint's raw entry), at the next 8-byte boundary from the record's
  * start, and ends the record.
+ *
+ * With PEA_REC_F_USTACK (a probe's or tracepoint's ustack_depth) a second
+ * struct pea_kstack, the user stack of the task, follows at the next
+ * 8-byte boundary after everything else, the kernel stack included, and
+ * ends the record: @ips then hold the user instruction pointer (the
+ * probed instruction of a uprobe; where the task entered the kernel for a
+ * kprobe or tracepoint), for a uprobe on a function's first instruction
+ * (push %rbp, endbr64) the return address at the stack pointer, then the
+ * return addresses of its callers found by frame pointers, as struct
+ * pea_sample_record's user part. A hit
+ * without a user context (a kernel thread, a user worker, an exiting
+ * task) has none, and no PEA_REC_F_USTACK.
  */
 struct pea_kstack {
 	__u32 nr;
@@ -575,7 +598,8 @@ struct pea_tp_pred {
  *               be written; a hit they reject counts as filtered
  * @kstack_depth: record the kernel call stack of every hit, at most this
  *               many frames (1..PEA_KSTACK_MAX; 0: no stack)
- * @reserved:    zero
+ * @ustack_depth: record the user call stack of the task that hit it, as
+ *               struct pea_probe_attr's @ustack_depth (was @reserved)
  */
 struct pea_tp_attr {
 	__u32 size;
@@ -588,7 +612,10 @@ struct pea_tp_attr {
 	char name[PEA_SYM_LEN];
 	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
 	__u32 kstack_depth;
-	__u32 reserved;
+	union {
+		__u32 ustack_depth;
+		__u32 reserved;		/* its name before ustack_depth */
+	};
 };
 
 /* The size of struct pea_tp_attr before @kstack_depth (still taken). */
@@ -679,7 +706,9 @@ struct pea_tp_record {
  * @reserved2:    zero
  * @preds:        user pointer to @nr_preds struct pea_pred, or 0
  * @nr_preds:     its instructions, 0..PEA_PRED_MAX
- * @reserved3:    zero
+ * @ustack_depth: record the user call stack of every hit (a uretprobe's:
+ *                at the return), as struct pea_probe_attr's @ustack_depth
+ *                (was @reserved3)
  */
 struct pea_uprobe_attr {
 	__u32 size;
@@ -702,7 +731,10 @@ struct pea_uprobe_attr {
 	__u32 reserved2;
 	__aligned_u64 preds;
 	__u32 nr_preds;
-	__u32 reserved3;
+	union {
+		__u32 ustack_depth;
+		__u32 reserved3;	/* its name before ustack_depth */
+	};
 };
 
 /* The size of struct pea_uprobe_attr before @fetches (still taken). */
@@ -1361,8 +1393,10 @@ struct pea_pred {
 #define PEA_SAMPLE_F_FREQ	(1U << 2)	/* sample is a frequency in Hz */
 #define PEA_SAMPLE_F_NO_KERNEL	(1U << 3)	/* exclude_kernel */
 #define PEA_SAMPLE_F_NO_USER	(1U << 4)	/* exclude_user */
+#define PEA_SAMPLE_F_TASK	(1U << 5)	/* per task: see @filter_tgid */
 #define PEA_SAMPLE_FLAGS	(PEA_SAMPLE_F_CLOEXEC | PEA_SAMPLE_F_FREQ | \
-				 PEA_SAMPLE_F_NO_KERNEL | PEA_SAMPLE_F_NO_USER)
+				 PEA_SAMPLE_F_NO_KERNEL | PEA_SAMPLE_F_NO_USER | \
+				 PEA_SAMPLE_F_TASK)
 
 /**
  * struct pea_sample_attr - argument of PEA_MAP_IOC_ATTACH_SAMPLE
@@ -1379,8 +1413,20 @@ struct pea_pred {
  *                kernel.perf_event_max_sample_rate); else the period in
  *                events (cpu-clock: ns), 1..2^63-1
  * @filter_tgid:  only record this process (0: any), in the attacher's pid
- *                namespace; other tasks' overflows count as filtered
- * @filter_cpu:   only sample this CPU (-1: every online CPU)
+ *                namespace; other tasks' overflows count as filtered.
+ *                With PEA_SAMPLE_F_TASK: the task to sample (a thread id,
+ *                0: the caller), with the tasks it creates from then on
+ *                (as perf_event_open(pid, cpu) with attr.inherit): one
+ *                event follows the task instead of one per CPU, and the
+ *                rule is perf's for a task's event, not the CPU-wide one
+ *                (ESRCH: no such task; the PMU's errors; EACCES: another
+ *                process's task without CAP_PERFMON, unless pea is
+ *                loaded with task_ptrace=1, which admits ptrace read
+ *                access without the LSM's ptrace hook)
+ * @filter_cpu:   only sample this CPU (-1: every online CPU); with
+ *                PEA_SAMPLE_F_TASK the task's event counts on that CPU
+ *                only, as perf_event_open(pid, cpu) (-1: wherever it
+ *                runs)
  * @kstack_depth: kernel frames per record at most (0..PEA_KSTACK_MAX and
  *                perf_event_max_stack); 0 with PEA_SAMPLE_F_NO_KERNEL
  * @ustack_depth: user frames per record at most (0..PEA_USTACK_MAX and

@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User stacks of probe and tracepoint hits (ustack_depth,
+ * PEA_REC_F_USTACK): a uprobe at a function's entry, a uretprobe at its
+ * return, a kprobe and a syscall tracepoint hit in a syscall this test
+ * makes from a known chain of frame-pointer functions; every entry
+ * checked against the return addresses the functions recorded
+ * themselves. Also the budget both stacks share (perf_event_max_stack),
+ * the errnos, and no user stack for a kernel thread's hit.
+ */
+#include <sched.h>
+#include "pea_test.h"
+#include <sys/mman.h>
+#include "pt_maps.h"
+#include "pt_counter.h"
+#include "pt_perm.h"
+
+#define NCPU_MAX	64
+#define TRACEFS		"/sys/kernel/tracing/events/"
+#define MAX_STACK	"/proc/sys/kernel/perf_event_max_stack"
+
+static int ncpu;
+static int map_fd;
+static int ev_fd[NCPU_MAX];
+static struct pt_ring rings[NCPU_MAX];
+static unsigned char rec[65536];
+static char self[256];
+static pid_t self_pid;	/* getpid() is a syscall: raw_syscalls sees it */
+
+/* What the chain's functions saw: their own return addresses. */
+static volatile unsigned long ret_leaf, ret_mid, ret_run, ret_sys;
+
+extern char pt_us_sys_after[];
+
+__attribute__((noinline, used)) long pt_us_leaf(long a)
+{
+	/* Once, before any uretprobe replaces it with its trampoline. */
+	if (!ret_leaf)
+		ret_leaf = (unsigned long)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+	return a + 1;
+}
+
+__attribute__((noinline, used)) long pt_us_mid(long a)
+{
+	long r;
+
+	ret_mid = (unsigned long)__builtin_return_address(0);
+	r = pt_us_leaf(a);
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+/* getppid() by a syscall instruction of its own, so its ip is known. */
+__attribute__((noinline, used)) long pt_us_sys(void)
+{
+	long ret;
+
+	ret_sys = (unsigned long)__builtin_return_address(0);
+	__asm__ volatile("syscall\n"
+			 ".globl pt_us_sys_after\n"
+			 "pt_us_sys_after:\n"
+			 : "=a"(ret) : "a"((long)SYS_getppid)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+__attribute__((noinline, used)) long pt_us_run(int sys)
+{
+	long r;
+
+	ret_run = (unsigned long)__builtin_return_address(0);
+	r = sys ? pt_us_sys() : pt_us_mid(1);
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+struct got {
+	__u16 flags;
+	__u32 knr, unr;
+	__u64 uips[PEA_USTACK_MAX];
+};
+
+/*
+ * The stacks of a record whose other bytes are @used: the kernel one
+ * (PEA_REC_F_KSTACK) at the next 8-byte boundary, then the user one.
+ */
+static int parse(const unsigned char *p, __u32 size, __u32 used, __u16 flags,
+		 struct got *g)
+{
+	struct pea_kstack ks;
+	__u32 off = (used + 7) & ~7U;
+
+	g->flags = flags;
+	g->knr = g->unr = 0;
+	if (flags & PEA_REC_F_KSTACK) {
+		if (off + sizeof(ks) > size)
+			return -1;
+		memcpy(&ks, p + off, sizeof(ks));
+		g->knr = ks.nr;
+		off += sizeof(ks) + ks.nr * 8;
+	}
+	if (flags & PEA_REC_F_USTACK) {
+		if (off + sizeof(ks) > size)
+			return -1;
+		memcpy(&ks, p + off, sizeof(ks));
+		if (ks.nr > PEA_USTACK_MAX || ks.reserved)
+			return -1;
+		g->unr = ks.nr;
+		memcpy(g->uips, p + off + sizeof(ks), ks.nr * 8);
+		off += sizeof(ks) + ks.nr * 8;
+	}
+	/* The raw size counts the ring's padding, under 8 bytes. */
+	return off <= size && size - off < 8 ? 0 : -1;
+}
+
+/* The records of this process in CPU 0's ring: probe records. */
+static int collect_probe(struct got *g, int max)
+{
+	struct perf_event_header *h = (void *)rec;
+	struct pea_probe_record *r = (void *)(rec + 12);
+	__u32 raw;
+	int n = 0;
+
+	while (pt_ring_next(&rings[0], rec)) {
+		if (h->type != PERF_RECORD_SAMPLE || r->tgid != (__u32)self_pid)
+			continue;
+		memcpy(&raw, rec + 8, 4);
+		if (n < 0 || n >= max)
+			continue;
+		if (parse(rec + 12, raw, sizeof(*r), r->flags, &g[n])) {
+			pt_diag("malformed record: raw %u flags 0x%x", raw,
+				r->flags);
+			n = -100;
+		} else {
+			n++;
+		}
+	}
+	return n;
+}
+
+static int collect_tp(struct got *g, int max)
+{
+	struct perf_event_header *h = (void *)rec;
+	struct pea_tp_record *r = (void *)(rec + 12);
+	__u32 raw;
+	int n = 0;
+
+	while (pt_ring_next(&rings[0], rec)) {
+		if (h->type != PERF_RECORD_SAMPLE || r->tgid != (__u32)self_pid)
+			continue;
+		memcpy(&raw, rec + 8, 4);
+		if (n < 0 || n >= max)
+			continue;
+		if (parse(rec + 12, raw, sizeof(*r) + r->raw_size, r->flags,
+			  &g[n])) {
+			pt_diag("malformed record: raw %u raw_size %u flags 0x%x",
+				raw, r->raw_size, r->flags);
+			n = -100;
+		} else {
+			n++;
+		}
+	}
+	return n;
+}
+
+static int attach_uprobe(const void *fn, __u32 flags, __u32 depth)
+{
+	struct pea_uprobe_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags | PEA_UPROBE_F_CLOEXEC;
+	a.path = (uintptr_t)self;
+	a.path_fd = -1;
+	a.filter_tgid = getpid();
+	a.offset = pt_file_off(fn);
+	a.ustack_depth = depth;
+	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_UPROBE, &a);
+	return fd < 0 ? -errno : fd;
+}
+
+static int attach_kprobe(const char *sym, __u32 kdepth, __u32 udepth,
+			 int tgid)
+{
+	struct pea_probe_attr a = pt_probe_attr(sym, 0);
+	int fd;
+
+	a.filter_tgid = tgid;
+	a.kstack_depth = kdepth;
+	a.ustack_depth = udepth;
+	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &a);
+	return fd < 0 ? -errno : fd;
+}
+
+static void drain(void)
+{
+	pt_rings_drain(rings, ncpu);
+}
+
+static void test_uprobe_entry(void)
+{
+	struct got g[4];
+	int link = attach_uprobe(pt_us_leaf, 0, 8), n;
+
+	PT_OK(link >= 0, "uprobe with ustack_depth 8 attaches (%d)", link);
+	if (link < 0)
+		return;
+	drain();
+	pt_us_run(0);
+	n = collect_probe(g, 4);
+	close(link);
+	PT_EQ(n, 1, "uprobe: one record");
+	if (n != 1)
+		return;
+	PT_EQ(g[0].flags, PEA_REC_F_UPROBE | PEA_REC_F_USTACK,
+	      "uprobe: flags PEA_REC_F_UPROBE | PEA_REC_F_USTACK");
+	PT_OK(g[0].unr >= 3, "uprobe: at least 3 user entries (%u)",
+	      g[0].unr);
+	if (g[0].unr < 3)
+		return;
+	/*
+	 * At the entry the frame is still the caller's: as perf, the walk
+	 * goes on from pt_us_mid's frame, whose return is into pt_us_run.
+	 */
+	PT_EQ(g[0].uips[0], (__u64)(uintptr_t)pt_us_leaf,
+	      "uprobe: entry 0 is the probed instruction, pt_us_leaf");
+	PT_EQ(g[0].uips[1], ret_mid,
+	      "uprobe: entry 1 is pt_us_mid's return into pt_us_run");
+	PT_EQ(g[0].uips[2], ret_run,
+	      "uprobe: entry 2 is pt_us_run's return into its caller");
+}
+
+static void test_uretprobe(void)
+{
+	struct got g[4];
+	int link = attach_uprobe(pt_us_leaf, PEA_UPROBE_F_RETPROBE, 8), n;
+
+	PT_OK(link >= 0, "uretprobe with ustack_depth 8 attaches (%d)", link);
+	if (link < 0)
+		return;
+	drain();
+	pt_us_run(0);
+	n = collect_probe(g, 4);
+	close(link);
+	PT_EQ(n, 1, "uretprobe: one record");
+	if (n != 1 || g[0].unr < 3) {
+		PT_OK(0, "uretprobe: at least 3 user entries");
+		return;
+	}
+	PT_EQ(g[0].flags, PEA_REC_F_UPROBE | PEA_REC_F_RETPROBE |
+	      PEA_REC_F_USTACK, "uretprobe: flags with PEA_REC_F_USTACK");
+	PT_EQ(g[0].uips[0], ret_leaf,
+	      "uretprobe: entry 0 is where pt_us_leaf returns, in pt_us_mid");
+	PT_EQ(g[0].uips[1], ret_mid, "uretprobe: entry 1 pt_us_mid's return");
+	PT_EQ(g[0].uips[2], ret_run, "uretprobe: entry 2 pt_us_run's return");
+}
+
+/* A kprobe in the syscall: the task's user registers at its entry. */
+static void test_kprobe(void)
+{
+	struct got g[4];
+	int link = attach_kprobe("__x64_sys_getppid", 0, 3, getpid()), n;
+
+	PT_OK(link >= 0, "kprobe with ustack_depth 3 attaches (%d)", link);
+	if (link < 0)
+		return;
+	drain();
+	pt_us_run(1);
+	n = collect_probe(g, 4);
+	close(link);
+	PT_EQ(n, 1, "kprobe: one record");
+	if (n != 1 || g[0].unr != 3) {
+		PT_OK(0, "kprobe: 3 user entries (%u)", n == 1 ? g[0].unr : 0);
+		return;
+	}
+	PT_EQ(g[0].flags, PEA_REC_F_USTACK, "kprobe: flags PEA_REC_F_USTACK");
+	PT_EQ(g[0].uips[0], (__u64)(uintptr_t)pt_us_sys_after,
+	      "kprobe: entry 0 is the user ip after the syscall instruction");
+	PT_EQ(g[0].uips[1], ret_sys, "kprobe: entry 1 pt_us_sys's return");
+	PT_EQ(g[0].uips[2], ret_run, "kprobe: entry 2 pt_us_run's return");
+}
+
+/*
+ * Both stacks share perf_event_max_stack: 4, a kernel stack of 2 (the
+ * syscall path is deeper) leaves 2 user entries of the 8 asked for.
+ */
+static void test_budget(void)
+{
+	long orig = pt_perm_read_int(MAX_STACK);
+	struct got g[4];
+	int link, n;
+
+	PT_EQ(pt_perm_write_int(MAX_STACK, 4), 0, "perf_event_max_stack 4");
+	PT_EQ(-attach_kprobe("__x64_sys_getppid", 0, 5, getpid()), EOVERFLOW,
+	      "ustack_depth 5 past perf_event_max_stack 4: EOVERFLOW");
+	link = attach_kprobe("__x64_sys_getppid", 2, 4, getpid());
+	PT_OK(link >= 0, "kstack 2 + ustack 4 with max_stack 4 attaches");
+	if (link >= 0) {
+		drain();
+		pt_us_run(1);
+		n = collect_probe(g, 4);
+		close(link);
+		PT_EQ(n, 1, "budget: one record");
+		if (n == 1) {
+			PT_EQ(g[0].knr, 2, "budget: 2 kernel entries");
+			PT_EQ(g[0].unr, 2, "budget: 2 user entries, the rest");
+			PT_OK(g[0].uips[0] == (__u64)(uintptr_t)pt_us_sys_after &&
+			      g[0].uips[1] == ret_sys,
+			      "budget: the 2 innermost user entries");
+		}
+	}
+	PT_EQ(pt_perm_write_int(MAX_STACK, orig), 0,
+	      "perf_event_max_stack restored");
+}
+
+static int event_id(const char *sys, const char *name)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path), TRACEFS "%s/%s/id", sys, name);
+	if (pt_read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return atoi(buf);
+}
+
+static int attach_tp(const char *name, int id, __u32 depth)
+{
+	struct pea_tp_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_TP_F_CLOEXEC;
+	strncpy(a.name, name, sizeof(a.name) - 1);
+	a.event_id = id;
+	a.filter_tgid = getpid();
+	a.filter_cpu = -1;
+	a.ustack_depth = depth;
+	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_TP, &a);
+	return fd < 0 ? -errno : fd;
+}
+
+/* syscalls: (user registers) and raw_syscalls: (kernel ones). */
+static void test_tracepoints(void)
+{
+	static const char *const ev[][2] = {
+		{ "syscalls", "sys_enter_getppid" },
+		{ "raw_syscalls", "sys_enter" },
+	};
+	struct got g[4];
+	char name[64];
+	int i, link, n;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "%s:%s", ev[i][0], ev[i][1]);
+		link = attach_tp(name, event_id(ev[i][0], ev[i][1]), 3);
+		PT_OK(link >= 0, "%s with ustack_depth 3 attaches (%d)", name,
+		      link);
+		if (link < 0)
+			continue;
+		drain();
+		pt_us_run(1);
+		n = collect_tp(g, 4);
+		close(link);
+		PT_EQ(n, 1, "%s: one record", name);
+		if (n != 1 || g[0].unr != 3) {
+			PT_OK(0, "%s: 3 user entries", name);
+			continue;
+		}
+		PT_EQ(g[0].flags, PEA_REC_F_TRACEPOINT | PEA_REC_F_USTACK,
+		      "%s: flags with PEA_REC_F_USTACK", name);
+		PT_OK(g[0].uips[0] == (__u64)(uintptr_t)pt_us_sys_after &&
+		      g[0].uips[1] == ret_sys && g[0].uips[2] == ret_run,
+		      "%s: the syscall's ip, pt_us_sys's and pt_us_run's returns",
+		      name);
+	}
+}
+
+/* Whether @pid is a kernel thread: an empty /proc/PID/cmdline. */
+static bool kthread_pid(__u32 pid)
+{
+	char path[64], buf[64];
+	int fd;
+	ssize_t n;
+
+	if (!pid)
+		return true;	/* the idle task */
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;	/* gone: a user task (kernel threads stay) */
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n == 0;
+}
+
+/*
+ * A kernel thread's hit has no user stack: kprobe:schedule on every CPU
+ * for a while, kernel threads (an empty cmdline) told from the others.
+ */
+static void test_kthread(void)
+{
+	struct perf_event_header *h = (void *)rec;
+	struct pea_probe_record *r = (void *)(rec + 12);
+	int link = attach_kprobe("schedule", 0, 4, 0), kthread = 0, bad = 0;
+	int user = 0, cpu;
+	__u32 raw;
+	struct got g;
+
+	PT_OK(link >= 0, "kprobe:schedule with ustack_depth 4 attaches");
+	if (link < 0)
+		return;
+	drain();
+	usleep(300000 * pt_time_scale());
+	close(link);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		while (pt_ring_next(&rings[cpu], rec)) {
+			if (h->type != PERF_RECORD_SAMPLE)
+				continue;
+			memcpy(&raw, rec + 8, 4);
+			if (parse(rec + 12, raw, sizeof(*r), r->flags, &g)) {
+				bad++;
+				continue;
+			}
+			if (kthread_pid(r->pid)) {
+				kthread++;
+				if (g.flags & PEA_REC_F_USTACK)
+					bad++;
+			} else if (g.flags & PEA_REC_F_USTACK) {
+				user++;
+			}
+		}
+	pt_diag("schedule: %d kernel-thread hits, %d user hits with a user stack",
+		kthread, user);
+	PT_OK(kthread > 0, "kprobe:schedule: kernel threads hit it");
+	PT_OK(user > 0, "kprobe:schedule: user tasks' hits have a user stack");
+	PT_EQ(bad, 0, "no kernel thread's record has a user stack");
+}
+
+static void test_errnos(void)
+{
+	int id = event_id("syscalls", "sys_enter_getppid");
+
+	PT_EQ(-attach_kprobe("__x64_sys_getppid", 0, PEA_USTACK_MAX + 1, 0),
+	      EINVAL, "kprobe: ustack_depth past PEA_USTACK_MAX: EINVAL");
+	PT_EQ(-attach_uprobe(pt_us_leaf, 0, PEA_USTACK_MAX + 1), EINVAL,
+	      "uprobe: ustack_depth past PEA_USTACK_MAX: EINVAL");
+	PT_EQ(-attach_tp("syscalls:sys_enter_getppid", id,
+			 PEA_USTACK_MAX + 1), EINVAL,
+	      "tracepoint: ustack_depth past PEA_USTACK_MAX: EINVAL");
+}
+
+/*
+ * The same uprobe hit (pt_us_mid's entry, a push %rbp) seen by Linux's
+ * own uprobe PMU with PERF_SAMPLE_CALLCHAIN (user part) and by pea's
+ * ustack_depth: every entry compared; at a function's entry both read
+ * the direct caller from the stack pointer (is_uprobe_at_func_entry(),
+ * both Debian kernels). The review of prof2, F3.
+ */
+static void test_f3_vs_perf(void)
+{
+	struct perf_event_attr pa;
+	struct perf_event_header *h = (void *)rec;
+	struct pt_ring pr = { 0 };
+	__u64 pips[64];
+	struct got g[4];
+	int type = pt_pmu_type("uprobe"), fd, link, n, pn = 0, i;
+
+	pa = pt_uprobe_pmu_attr(type, self, pt_file_off(pt_us_mid), false);
+	pa.sample_type = PERF_SAMPLE_CALLCHAIN;
+	pa.exclude_callchain_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	PT_OK(fd >= 0, "entry vs perf: Linux's uprobe event with a callchain (%d)",
+	      fd < 0 ? -errno : fd);
+	if (fd < 0)
+		return;
+	if (pt_ring_map(&pr, fd, 1, PROT_READ | PROT_WRITE)) {
+		PT_OK(0, "entry vs perf: perf ring mapped");
+		close(fd);
+		return;
+	}
+	link = attach_uprobe(pt_us_mid, 0, 8);
+	PT_OK(link >= 0, "entry vs perf: pea uprobe (%d)", link);
+	drain();
+	while (pt_ring_next(&pr, rec))
+		;
+	pt_us_run(0);
+	n = collect_probe(g, 4);
+	while (pt_ring_next(&pr, rec)) {
+		__u64 nr, *ips;
+
+		if (h->type != PERF_RECORD_SAMPLE || pn)
+			continue;
+		memcpy(&nr, rec + 8, 8);
+		ips = (__u64 *)(rec + 16);
+		for (i = 0; i < (int)nr && pn < 64; i++)
+			if (ips[i] < (__u64)-4095)	/* not a context mark */
+				pips[pn++] = ips[i];
+	}
+	pt_ring_unmap(&pr);
+	close(fd);
+	if (link >= 0)
+		close(link);
+	pt_diag("entry vs perf: ret_leaf %#lx ret_mid %#lx ret_run %#lx", ret_leaf,
+		ret_mid, ret_run);
+	for (i = 0; i < pn; i++)
+		pt_diag("entry vs perf: Linux user entry %d: %#llx", i,
+			(unsigned long long)pips[i]);
+	if (n == 1)
+		for (i = 0; i < (int)g[0].unr; i++)
+			pt_diag("entry vs perf: pea   user entry %d: %#llx", i,
+				(unsigned long long)g[0].uips[i]);
+	PT_EQ(n, 1, "entry vs perf: pea wrote one record");
+	if (n != 1)
+		return;
+	for (i = 0; i < 4 && i < pn && i < (int)g[0].unr; i++)
+		PT_EQ(g[0].uips[i], pips[i],
+		      "entry vs perf: uprobe at entry: pea's user entry %d is Linux's", i);
+}
+
+int main(void)
+{
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		pt_fatal("readlink /proc/self/exe");
+	self[n] = 0;
+	self_pid = getpid();
+	pt_pin(0);
+	ncpu = pt_cpu_map("ustack", 16, &map_fd, ev_fd, rings);
+	test_uprobe_entry();
+	test_f3_vs_perf();
+	test_uretprobe();
+	test_kprobe();
+	test_budget();
+	test_tracepoints();
+	test_kthread();
+	test_errnos();
+	return pt_done();
+}
