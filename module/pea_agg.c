@@ -5,8 +5,9 @@
  * A link's table counts every hit its producer hands it, in the kernel,
  * so that no hit depends on room in a ring: per key (cpu, pid, tid,
  * comm, probe, or several), a count and, of a value (a return's latency
- * or value, an argument, a tracepoint field), a sum, a minimum, a maximum
- * and a log2 or linear histogram.
+ * or value, an argument, a tracepoint field, the time since a start
+ * link's paired hit: pea_lat.c), a sum, a minimum, a maximum and a log2
+ * or linear histogram.
  *
  * Layout. Each possible CPU has its own memory, two generations of one
  * table each; writers use the generation @gen names. A generation is a
@@ -85,6 +86,7 @@
 #include "pea_quota.h"
 #include "pea_agg.h"
 #include "pea_intval.h"
+#include "pea_lat.h"
 
 enum pea_agg_state {
 	PEA_AGG_FREE = 0,	/* zeroed: what clearing leaves */
@@ -107,6 +109,7 @@ struct pea_agg_gen {
 	local64_t hits;
 	local64_t dropped;
 	local64_t errors;
+	local64_t unpaired;	/* PEA_AGG_VAL_PAIRED: no start kept */
 	local_t used;		/* tickets taken; may pass max_keys */
 };
 
@@ -129,6 +132,8 @@ struct pea_agg {
 	size_t charged;		/* bytes charged to the link for it */
 	s64 lin_min;
 	u64 lin_step;
+	struct pea_lat *pair;	/* PEA_AGG_VAL_PAIRED: the start's table */
+	struct pea_lat_key pair_key;	/* and this link's key */
 	size_t slot_size;
 	size_t gen_size;	/* header and slots */
 	u8 keys[PEA_AGG_KEY_PARTS];
@@ -340,7 +345,17 @@ bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 	s64 v = 0;
 
 	local64_inc(&g->hits);
-	if (!pea_agg_value(agg, s, &v)) {
+	if (agg->value == PEA_AGG_VAL_PAIRED) {
+		u64 ns;
+		int err = pea_lat_end(agg->pair, &agg->pair_key, s, &ns);
+
+		if (err) {
+			local64_inc(err == -ENOENT ? &g->unpaired :
+				    &g->errors);
+			goto out;
+		}
+		v = ns;
+	} else if (!pea_agg_value(agg, s, &v)) {
 		local64_inc(&g->errors);
 		goto out;
 	}
@@ -394,7 +409,13 @@ static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
 		return -EINVAL;
 	if (!pea_agg_keys_ok(a->keys))
 		return -EINVAL;
-	if (a->value > PEA_AGG_VAL_FIELD)
+	if (a->value > PEA_AGG_VAL_PAIRED)
+		return -EINVAL;
+	if (a->value != PEA_AGG_VAL_PAIRED &&
+	    (a->pair_fd || a->pair_key.kind || a->pair_key.arg ||
+	     a->pair_key.offset || a->pair_key.size))
+		return -EINVAL;
+	if (a->reserved2)
 		return -EINVAL;
 	if (a->value == PEA_AGG_VAL_ARG ? a->val_arg > 5 : a->val_arg)
 		return -EINVAL;
@@ -428,8 +449,13 @@ static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
 	return 0;
 }
 
-/* The bytes kvmalloc() takes for @n: kmalloc's rounding, or pages. */
-static size_t pea_agg_alloc_size(size_t n)
+/**
+ * pea_agg_alloc_size() - the bytes kvmalloc() takes for @n
+ * @n: bytes asked for
+ *
+ * Return: kmalloc's rounding, or whole pages.
+ */
+size_t pea_agg_alloc_size(size_t n)
 {
 	return n <= KMALLOC_MAX_SIZE ? kmalloc_size_roundup(n) : PAGE_ALIGN(n);
 }
@@ -440,6 +466,7 @@ static void pea_agg_destroy(struct pea_agg *agg)
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		kvfree(agg->cpu[cpu]);
+	pea_lat_put(agg->pair);
 	kfree(agg);
 }
 
@@ -449,7 +476,8 @@ static void pea_agg_destroy(struct pea_agg *agg)
  * @a: the attr, copied from user space (pea_link_copy_attr())
  *
  * Context: process context, the ioctl.
- * Return: 0, -EINVAL (the attr; a value the link's kind does not give),
+ * Return: 0, -EINVAL (the attr; a value the link's kind does not give;
+ * a pair_fd that is no start link), -EBADF (pair_fd is no fd),
  * -EOPNOTSUPP (a kind without tables), -E2BIG (one CPU's table past
  * INT_MAX bytes), -EEXIST (the link has one), -ENOMEM (no memory;
  * max_user_probe_kb or max_probe_kb reached).
@@ -457,6 +485,7 @@ static void pea_agg_destroy(struct pea_agg *agg)
 long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 {
 	size_t slot_size, gen_size, bytes;
+	struct pea_lat *pair = NULL;
 	struct pea_agg *agg;
 	unsigned int cpu;
 	u32 nr_lin, nb;
@@ -467,7 +496,10 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 		return err;
 	if (!l->provider->agg_check)
 		return -EOPNOTSUPP;
-	err = l->provider->agg_check(l, a);
+	if (a->value == PEA_AGG_VAL_PAIRED)
+		err = pea_lat_check_key(l, &a->pair_key);
+	else
+		err = l->provider->agg_check(l, a);
 	if (err)
 		return err;
 	nb = a->hist == PEA_AGG_HIST_LOG2 ? PEA_AGG_LOG2_BUCKETS :
@@ -484,6 +516,13 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	if (check_add_overflow(bytes, (size_t)num_possible_cpus() *
 			       pea_agg_alloc_size(2 * gen_size), &bytes))
 		return -ENOMEM;
+	if (a->value == PEA_AGG_VAL_PAIRED) {
+		/* The start's struct it keeps alive (pea_lat.c). */
+		bytes += pea_lat_ref_size();
+		pair = pea_lat_fget(a->pair_fd);
+		if (IS_ERR(pair))
+			return PTR_ERR(pair);
+	}
 
 	mutex_lock(&pea_agg_create_lock);
 	if (l->agg) {
@@ -496,6 +535,9 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	agg = kzalloc(struct_size(agg, cpu, nr_cpu_ids), GFP_KERNEL_ACCOUNT);
 	if (!agg)
 		goto uncharge;
+	/* pea_agg_destroy() drops it from here on. */
+	agg->pair = pair;
+	pair = NULL;
 	for_each_possible_cpu(cpu) {
 		agg->cpu[cpu] = kvzalloc_node(2 * gen_size, GFP_KERNEL_ACCOUNT,
 					      cpu_to_node(cpu));
@@ -518,6 +560,7 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	agg->nr_buckets = nb;
 	agg->lin_min = a->lin_min;
 	agg->lin_step = a->lin_step;
+	agg->pair_key = a->pair_key;
 	agg->slot_size = slot_size;
 	agg->gen_size = gen_size;
 	agg->sgn = a->value == PEA_AGG_VAL_RET ||
@@ -533,6 +576,7 @@ uncharge:
 	err = -ENOMEM;
 unlock:
 	mutex_unlock(&pea_agg_create_lock);
+	pea_lat_put(pair);
 	return err;
 }
 
@@ -546,6 +590,7 @@ struct pea_agg_copy {
 	u64 hits;
 	u64 dropped;
 	u64 errors;
+	u64 unpaired;
 };
 
 /*
@@ -563,6 +608,7 @@ static int pea_agg_copy_gen(const struct pea_agg *agg, unsigned int cpu,
 	c->hits += local64_read(&g->hits);
 	c->dropped += local64_read(&g->dropped);
 	c->errors += local64_read(&g->errors);
+	c->unpaired += local64_read(&g->unpaired);
 	for (i = 0; i < agg->cap; i++) {
 		if (!(i & 1023))
 			cond_resched();
@@ -681,6 +727,7 @@ long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 		r->hits = c.hits;
 		r->dropped = c.dropped;
 		r->errors = c.errors;
+		r->unpaired = c.unpaired;
 		/* The answer first: what cannot be told is not cleared. */
 		if (copy_to_user(ua, r, usize))
 			err = -EFAULT;

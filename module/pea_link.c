@@ -21,6 +21,7 @@
 #include <linux/workqueue.h>
 #include "pea_internal.h"
 #include "pea_agg.h"
+#include "pea_lat.h"
 #include "pea_fetch.h"
 #include "pea_pred.h"
 #include "pea_link.h"
@@ -131,6 +132,7 @@ void pea_link_free(struct pea_link *l)
 	if (l->provider->free)
 		l->provider->free(l);
 	pea_agg_free(l);
+	pea_lat_free(l);
 	pea_quota_unlink(l);
 	if (!l->retired) {
 		if (l->counter_map)
@@ -196,6 +198,7 @@ static void pea_link_close(struct pea_link *l)
 	 * (@retire): the table, which the kernel does not hold, goes now.
 	 */
 	pea_agg_retire(l);
+	pea_lat_retire(l);
 	if (l->counter_map)
 		pea_map_put(l->counter_map);
 	pea_map_put(l->map);
@@ -310,6 +313,27 @@ static long pea_link_agg_read(struct pea_link *l, void __user *ua)
 	return pea_agg_read(l, &r, ua, min_t(u32, r.size, sizeof(r)));
 }
 
+/* PEA_LINK_IOC_LAT_CREATE: the attr as the attach ioctls take theirs. */
+static long pea_link_lat_create(struct pea_link *l, const void __user *ua)
+{
+	struct pea_lat_attr a;
+	long err;
+
+	err = pea_link_copy_attr(&a, sizeof(a), PEA_LAT_ATTR_SIZE_VER0, ua);
+	return err ? err : pea_lat_create(l, &a);
+}
+
+static long pea_link_lat_info(struct pea_link *l, void __user *ua)
+{
+	struct pea_lat_info info;
+	long err;
+
+	err = pea_lat_get_info(l, &info);
+	if (err)
+		return err;
+	return copy_to_user(ua, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
 static long pea_link_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
@@ -325,6 +349,10 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 		return pea_link_agg_create(l, (const void __user *)arg);
 	case PEA_LINK_IOC_AGG_READ:
 		return pea_link_agg_read(l, (void __user *)arg);
+	case PEA_LINK_IOC_LAT_CREATE:
+		return pea_link_lat_create(l, (const void __user *)arg);
+	case PEA_LINK_IOC_LAT_INFO:
+		return pea_link_lat_info(l, (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}
@@ -336,6 +364,17 @@ static const struct file_operations pea_link_fops = {
 	.unlocked_ioctl = pea_link_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
+
+/**
+ * pea_link_of_file() - the link behind @file, if it is a link's
+ * @file: any file, held by the caller (which holds the link as long)
+ *
+ * Return: the link, or NULL.
+ */
+struct pea_link *pea_link_of_file(struct file *file)
+{
+	return file->f_op == &pea_link_fops ? file->private_data : NULL;
+}
 
 /**
  * pea_link_copy_attr() - copy an attach ioctl's attr from user space

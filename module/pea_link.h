@@ -15,6 +15,8 @@
 #include "pea_quota.h"
 
 struct pea_agg;
+struct pea_lat;
+struct file;
 struct pea_fetch_set;
 struct pea_pred_set;
 struct pea_map;
@@ -55,6 +57,7 @@ struct pea_link {
 	bool retired;		/* closed, kept while calls are in flight */
 	struct pea_link_stats __percpu *stats;
 	struct pea_agg *agg;	/* its table (pea_agg.c), else NULL */
+	struct pea_lat *lat;	/* a start link's pairing table (pea_lat.c) */
 	struct list_head node;	/* pea_links, or retired ones (pea_link.c) */
 	char symbol[PEA_SYM_LEN];
 };
@@ -64,6 +67,7 @@ struct pea_link *pea_link_alloc(struct pea_map *map,
 				const struct pea_provider *provider, u64 id,
 				u32 flags, int filter_tgid, int filter_cpu);
 void pea_link_free(struct pea_link *l);
+struct pea_link *pea_link_of_file(struct file *file);
 long pea_link_install(struct pea_link *l, bool cloexec, const void *arg);
 bool pea_link_filtered(struct pea_link *l);
 bool pea_link_filtered_cpu(struct pea_link *l);
