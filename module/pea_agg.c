@@ -449,17 +449,6 @@ static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
 	return 0;
 }
 
-/**
- * pea_agg_alloc_size() - the bytes kvmalloc() takes for @n
- * @n: bytes asked for
- *
- * Return: kmalloc's rounding, or whole pages.
- */
-size_t pea_agg_alloc_size(size_t n)
-{
-	return n <= KMALLOC_MAX_SIZE ? kmalloc_size_roundup(n) : PAGE_ALIGN(n);
-}
-
 static void pea_agg_destroy(struct pea_agg *agg)
 {
 	unsigned int cpu;
@@ -474,18 +463,19 @@ static void pea_agg_destroy(struct pea_agg *agg)
  * pea_agg_create() - PEA_LINK_IOC_AGG_CREATE: give @l its table
  * @l: a live link
  * @a: the attr, copied from user space (pea_link_copy_attr())
+ * @pair: PEA_AGG_VAL_PAIRED: the pairing table of @a->pair_fd's link, a
+ *        reference the table takes over if this returns 0; else NULL
  *
  * Context: process context, the ioctl.
- * Return: 0, -EINVAL (the attr; a value the link's kind does not give;
- * a pair_fd that is no start link), -EBADF (pair_fd is no fd),
+ * Return: 0, -EINVAL (the attr; a value the link's kind does not give),
  * -EOPNOTSUPP (a kind without tables), -E2BIG (one CPU's table past
  * INT_MAX bytes), -EEXIST (the link has one), -ENOMEM (no memory;
  * max_user_probe_kb or max_probe_kb reached).
  */
-long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
+long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
+		    struct pea_lat *pair)
 {
 	size_t slot_size, gen_size, bytes;
-	struct pea_lat *pair = NULL;
 	struct pea_agg *agg;
 	unsigned int cpu;
 	u32 nr_lin, nb;
@@ -514,14 +504,13 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	/* What the allocators take: kmalloc's rounding, else whole pages. */
 	bytes = kmalloc_size_roundup(struct_size(agg, cpu, nr_cpu_ids));
 	if (check_add_overflow(bytes, (size_t)num_possible_cpus() *
-			       pea_agg_alloc_size(2 * gen_size), &bytes))
+			       pea_kvmalloc_size(2 * gen_size), &bytes))
 		return -ENOMEM;
 	if (a->value == PEA_AGG_VAL_PAIRED) {
+		if (!pair)
+			return -EINVAL;
 		/* The start's struct it keeps alive (pea_lat.c). */
 		bytes += pea_lat_ref_size();
-		pair = pea_lat_fget(a->pair_fd);
-		if (IS_ERR(pair))
-			return PTR_ERR(pair);
 	}
 
 	mutex_lock(&pea_agg_create_lock);
@@ -535,9 +524,6 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	agg = kzalloc(struct_size(agg, cpu, nr_cpu_ids), GFP_KERNEL_ACCOUNT);
 	if (!agg)
 		goto uncharge;
-	/* pea_agg_destroy() drops it from here on. */
-	agg->pair = pair;
-	pair = NULL;
 	for_each_possible_cpu(cpu) {
 		agg->cpu[cpu] = kvzalloc_node(2 * gen_size, GFP_KERNEL_ACCOUNT,
 					      cpu_to_node(cpu));
@@ -560,6 +546,7 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	agg->nr_buckets = nb;
 	agg->lin_min = a->lin_min;
 	agg->lin_step = a->lin_step;
+	agg->pair = pair;	/* pea_agg_destroy() drops it */
 	agg->pair_key = a->pair_key;
 	agg->slot_size = slot_size;
 	agg->gen_size = gen_size;
@@ -576,7 +563,6 @@ uncharge:
 	err = -ENOMEM;
 unlock:
 	mutex_unlock(&pea_agg_create_lock);
-	pea_lat_put(pair);
 	return err;
 }
 

@@ -32,10 +32,10 @@ struct pea_agg_sample {
 	u32 raw_len;
 };
 
-size_t pea_agg_alloc_size(size_t n);
 bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 		    const struct pea_agg_sample *s);
-long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a);
+long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
+		    struct pea_lat *pair);
 long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 		  void __user *ua, u32 usize);
 void pea_agg_retire(struct pea_link *l);

@@ -45,7 +45,6 @@
  * table is (pea_link_charge_caller()); each end link is charged the
  * struct it keeps alive.
  */
-#include <linux/file.h>
 #include <linux/jhash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -304,9 +303,9 @@ long pea_lat_create(struct pea_link *l, const struct pea_lat_attr *a)
 	if (err)
 		return err;
 	cap = roundup_pow_of_two(2 * a->max_pending);
-	/* What the allocators take (pea_agg_alloc_size()). */
+	/* What the allocators take. */
 	bytes = kmalloc_size_roundup(sizeof(*lat)) +
-		pea_agg_alloc_size(array_size(cap, sizeof(*slots)));
+		pea_kvmalloc_size(array_size(cap, sizeof(*slots)));
 
 	mutex_lock(&pea_lat_create_lock);
 	if (l->lat) {
@@ -374,33 +373,19 @@ long pea_lat_get_info(struct pea_link *l, struct pea_lat_info *info)
 }
 
 /**
- * pea_lat_fget() - the pairing table of the start link behind @fd, with
- * a reference for an end link
- * @fd: a link fd
+ * pea_lat_get() - a start link's pairing table, with a reference for an
+ * end link
+ * @l: a live link (its file held by the caller)
  *
- * Return: the table, ERR_PTR(-EBADF) (no such fd) or ERR_PTR(-EINVAL)
- * (not a pea link, or one without a pairing table).
+ * Return: the table, or NULL (@l has none).
  */
-struct pea_lat *pea_lat_fget(int fd)
+struct pea_lat *pea_lat_get(struct pea_link *l)
 {
-	struct file *file = fget(fd);
-	struct pea_lat *lat = ERR_PTR(-EINVAL);
-	struct pea_link *l;
+	/* Acquire: pairs with pea_lat_create()'s release. */
+	struct pea_lat *lat = smp_load_acquire(&l->lat);
 
-	if (!file)
-		return ERR_PTR(-EBADF);
-	/* The file holds the link: it cannot close under us. */
-	l = pea_link_of_file(file);
-	if (l) {
-		/* Acquire: pairs with pea_lat_create()'s release. */
-		struct pea_lat *p = smp_load_acquire(&l->lat);
-
-		if (p) {
-			refcount_inc(&p->ref);
-			lat = p;
-		}
-	}
-	fput(file);
+	if (lat)
+		refcount_inc(&lat->ref);
 	return lat;
 }
 

@@ -17,7 +17,7 @@ struct pea_agg_sample;
 long pea_lat_create(struct pea_link *l, const struct pea_lat_attr *a);
 long pea_lat_get_info(struct pea_link *l, struct pea_lat_info *info);
 int pea_lat_check_key(struct pea_link *l, const struct pea_lat_key *k);
-struct pea_lat *pea_lat_fget(int fd);
+struct pea_lat *pea_lat_get(struct pea_link *l);
 void pea_lat_put(struct pea_lat *lat);
 size_t pea_lat_ref_size(void);
 bool pea_lat_start(struct pea_lat *lat, const struct pea_agg_sample *s);

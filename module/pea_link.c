@@ -287,14 +287,45 @@ static void pea_link_get_info(struct pea_link *l, struct pea_link_info *info)
 		l->provider->info(l, &sum, info);
 }
 
+static const struct file_operations pea_link_fops;
+
+/*
+ * PEA_AGG_VAL_PAIRED's pair_fd: the pairing table of the link behind it,
+ * with a reference (pea_lat_get()); -EBADF: no fd; -EINVAL: not a link
+ * with one. The file holds its link while we look.
+ */
+static struct pea_lat *pea_link_pair_fget(int fd)
+{
+	struct file *file = fget(fd);
+	struct pea_lat *lat = NULL;
+
+	if (!file)
+		return ERR_PTR(-EBADF);
+	if (file->f_op == &pea_link_fops)
+		lat = pea_lat_get(file->private_data);
+	fput(file);
+	return lat ? lat : ERR_PTR(-EINVAL);
+}
+
 /* PEA_LINK_IOC_AGG_CREATE: the attr as the attach ioctls take theirs. */
 static long pea_link_agg_create(struct pea_link *l, const void __user *ua)
 {
+	struct pea_lat *pair = NULL;
 	struct pea_agg_attr a;
 	long err;
 
 	err = pea_link_copy_attr(&a, sizeof(a), PEA_AGG_ATTR_SIZE_VER0, ua);
-	return err ? err : pea_agg_create(l, &a);
+	if (err)
+		return err;
+	if (a.value == PEA_AGG_VAL_PAIRED) {
+		pair = pea_link_pair_fget(a.pair_fd);
+		if (IS_ERR(pair))
+			return PTR_ERR(pair);
+	}
+	err = pea_agg_create(l, &a, pair);
+	if (err)
+		pea_lat_put(pair);	/* the table took it only with 0 */
+	return err;
 }
 
 /*
@@ -364,17 +395,6 @@ static const struct file_operations pea_link_fops = {
 	.unlocked_ioctl = pea_link_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
-
-/**
- * pea_link_of_file() - the link behind @file, if it is a link's
- * @file: any file, held by the caller (which holds the link as long)
- *
- * Return: the link, or NULL.
- */
-struct pea_link *pea_link_of_file(struct file *file)
-{
-	return file->f_op == &pea_link_fops ? file->private_data : NULL;
-}
 
 /**
  * pea_link_copy_attr() - copy an attach ioctl's attr from user space

@@ -16,7 +16,6 @@
 
 struct pea_agg;
 struct pea_lat;
-struct file;
 struct pea_fetch_set;
 struct pea_pred_set;
 struct pea_map;
@@ -67,7 +66,6 @@ struct pea_link *pea_link_alloc(struct pea_map *map,
 				const struct pea_provider *provider, u64 id,
 				u32 flags, int filter_tgid, int filter_cpu);
 void pea_link_free(struct pea_link *l);
-struct pea_link *pea_link_of_file(struct file *file);
 long pea_link_install(struct pea_link *l, bool cloexec, const void *arg);
 bool pea_link_filtered(struct pea_link *l);
 bool pea_link_filtered_cpu(struct pea_link *l);

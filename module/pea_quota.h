@@ -6,6 +6,8 @@
 #ifndef _PEA_QUOTA_H
 #define _PEA_QUOTA_H
 
+#include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/types.h>
 
 struct pea_link;
@@ -14,6 +16,13 @@ struct seq_file;
 int pea_quota_link(struct pea_link *l);
 void pea_quota_unlink(struct pea_link *l);
 void pea_quota_retire(struct pea_link *l);
+
+/* The bytes kvmalloc() takes for @n: kmalloc's rounding, or pages. */
+static inline size_t pea_kvmalloc_size(size_t n)
+{
+	return n <= KMALLOC_MAX_SIZE ? kmalloc_size_roundup(n) : PAGE_ALIGN(n);
+}
+
 int pea_link_charge(struct pea_link *l, size_t bytes);
 int pea_link_charge_caller(struct pea_link *l, size_t bytes);
 void pea_link_uncharge(struct pea_link *l, size_t bytes);
