@@ -31,6 +31,11 @@ struct trace_fmt;
  * @max_keys: distinct keys kept per count table; events of further keys
  *            are counted as "other"
  * @json:     print JSON objects
+ * @latency:  --latency: probe 0 starts, probe 1 ends; hist[0] is the
+ *            histogram of the ns between them, on probe 1 (in the kernel)
+ * @lat_key:  --key: the pairing key of both probes, or "START,END" (NULL:
+ *            the thread)
+ * @max_pending: --max-pending: starts the kernel keeps at once
  */
 struct agg_opts {
 	const char *hist[AGG_MAX_SPECS];
@@ -42,7 +47,12 @@ struct agg_opts {
 	unsigned int top;
 	unsigned int max_keys;
 	bool json;
+	bool latency;
+	const char *lat_key;
+	unsigned int max_pending;
 };
+
+#define AGG_DEFAULT_MAX_PENDING	10240
 
 struct agg;
 
@@ -65,7 +75,10 @@ void agg_add(struct agg *a, const struct trace_event *ev);
  * in a table of link @link_fd (PEA_LINK_IOC_AGG_CREATE): every hit, not
  * only the records that arrive. With @no_records, and when the kernel
  * takes every table of @p, the link writes no records. 0, or -errno when
- * the kernel cannot (its tables then come from the records).
+ * the kernel cannot (its tables then come from the records). With
+ * --latency, probe 0's link gets the pairing table (PEA_LINK_IOC_LAT_*)
+ * and probe 1's the histogram of the time since it: -errno there is an
+ * error (no records give it); probe 0 is to be set up first.
  */
 int agg_kernel(struct agg *a, int p, int link_fd, bool no_records);
 

@@ -38,6 +38,9 @@ enum {
 	OPT_LIVE_INTERVAL,
 	OPT_TIME,
 	OPT_SNAPSHOT_ON,
+	OPT_LATENCY,
+	OPT_KEY,
+	OPT_MAX_PENDING,
 };
 
 static const struct option trace_options[] = {
@@ -72,6 +75,9 @@ static const struct option trace_options[] = {
 	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "events", no_argument, NULL, OPT_EVENTS },
+	{ "latency", no_argument, NULL, OPT_LATENCY },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "max-pending", required_argument, NULL, OPT_MAX_PENDING },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -278,8 +284,58 @@ static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 	case OPT_EVENTS:
 		o->events = true;
 		return 0;
+	case OPT_LATENCY:
+		o->agg.latency = true;
+		return 0;
+	case OPT_KEY:
+		if (!*arg || arg[0] == ',' || arg[strlen(arg) - 1] == ',' ||
+		    strchr(strchr(arg, ',') ? strchr(arg, ',') + 1 : arg, ','))
+			return tool_usage("trace", "--key '%s': KEY, or START_KEY,END_KEY",
+					  arg);
+		o->agg.lat_key = arg;
+		return 0;
+	case OPT_MAX_PENDING:
+		if (tool_parse_uint(arg, PEA_LAT_MAX_PENDING,
+				    &o->agg.max_pending) || !o->agg.max_pending)
+			return tool_usage("trace", "--max-pending '%s': 1..%d",
+					  arg, PEA_LAT_MAX_PENDING);
+		return 0;
 	}
 	return 1;
+}
+
+/*
+ * --latency START END: the histogram of the time between them is the
+ * first --hist, on END (aggregate.c). 0 or PEA_EXIT_USAGE.
+ */
+static int check_latency_args(struct trace_opts *o)
+{
+	struct agg_opts *a = &o->agg;
+	int i;
+
+	if (!a->latency) {
+		if (a->lat_key || a->max_pending)
+			return tool_usage("trace", "--key and --max-pending go with --latency");
+		return 0;
+	}
+	if (o->nprobes != 2)
+		return tool_usage("trace", "--latency takes two PROBEs, START and END (%u given)",
+				  o->nprobes);
+	if (o->flight || o->count)
+		return tool_usage("trace", "--latency is counted in the kernel: not with --flight-recorder or --count");
+	if (a->nhist == AGG_MAX_SPECS)
+		return tool_usage("trace", "at most %d --hist options with --latency",
+				  AGG_MAX_SPECS - 1);
+	for (i = a->nhist; i > 0; i--) {
+		a->hist[i] = a->hist[i - 1];
+		a->hist_probe[i] = a->hist_probe[i - 1];
+	}
+	a->hist[0] = "latency";
+	a->hist_probe[0] = 1;
+	a->nhist++;
+	if (!a->max_pending)
+		a->max_pending = AGG_DEFAULT_MAX_PENDING;
+	return 0;
 }
 
 /*
@@ -524,5 +580,6 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		return tool_usage("trace", "--unordered does not go with --flight-recorder");
 	if (o->flight && o->count)
 		return tool_usage("trace", "--count does not go with --flight-recorder, which prints what the rings hold at the end");
-	return check_agg_args(o);
+	ret = check_latency_args(o);
+	return ret ? ret : check_agg_args(o);
 }
