@@ -128,6 +128,8 @@ struct pea_agg {
 	u32 hist;
 	u32 nr_lin;		/* linear: buckets between the bounds */
 	u32 nr_buckets;
+	u32 key_offset;		/* PEA_AGG_KEY_FIELD */
+	u32 key_size;
 	bool sgn;		/* values are signed (else __u64) */
 	size_t charged;		/* bytes charged to the link for it */
 	s64 lin_min;
@@ -202,8 +204,9 @@ static u32 pea_agg_bucket(const struct pea_agg *agg, s64 v)
 	return i >= agg->nr_lin ? agg->nr_lin + 1 : (u32)i + 1;
 }
 
-static void pea_agg_key(const struct pea_agg *agg, struct pea_link *l,
-			u64 *key)
+/* The hit's key; false if a field of it lies past the entry. */
+static bool pea_agg_key(const struct pea_agg *agg, struct pea_link *l,
+			const struct pea_agg_sample *s, u64 pair, u64 *key)
 {
 	struct task_struct *task = current;
 	char comm[16];
@@ -229,10 +232,22 @@ static void pea_agg_key(const struct pea_agg *agg, struct pea_link *l,
 		case PEA_AGG_KEY_PROBE:
 			key[w++] = l->rec_id;
 			break;
+		case PEA_AGG_KEY_PAIR:
+			key[w++] = pair;
+			break;
+		case PEA_AGG_KEY_FIELD:
+			if (!s->raw || agg->key_offset > s->raw_len ||
+			    agg->key_size > s->raw_len - agg->key_offset)
+				return false;
+			memcpy(&key[w], s->raw + agg->key_offset,
+			       agg->key_size);
+			w += agg->key_size > 8 ? 2 : 1;
+			break;
 		default:	/* PEA_AGG_KEY_NONE ends the list */
-			return;
+			return true;
 		}
 	}
+	return true;
 }
 
 /*
@@ -342,12 +357,14 @@ bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 	struct pea_agg_gen *g = pea_agg_gen(agg, smp_processor_id(), gen);
 	u64 key[PEA_AGG_KEY_WORDS];
 	struct pea_agg_slot *slot;
+	u64 pair = 0;
 	s64 v = 0;
 
 	local64_inc(&g->hits);
 	if (agg->value == PEA_AGG_VAL_PAIRED) {
 		u64 ns;
-		int err = pea_lat_end(agg->pair, &agg->pair_key, s, &ns);
+		int err = pea_lat_end(agg->pair, &agg->pair_key, s, &pair,
+				      &ns);
 
 		if (err) {
 			local64_inc(err == -ENOENT ? &g->unpaired :
@@ -359,7 +376,10 @@ bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 		local64_inc(&g->errors);
 		goto out;
 	}
-	pea_agg_key(agg, l, key);
+	if (!pea_agg_key(agg, l, s, pair, key)) {
+		local64_inc(&g->errors);
+		goto out;
+	}
 	slot = pea_agg_find(agg, g, key);
 	if (!slot) {
 		local64_inc(&g->dropped);
@@ -377,18 +397,29 @@ out:
 	return agg->flags & PEA_AGG_F_NO_RECORDS;
 }
 
-static bool pea_agg_keys_ok(const u8 *keys)
+static bool pea_agg_keys_ok(const struct pea_agg_attr *a)
 {
+	const u8 *keys = a->keys;
 	unsigned int i, words = 0, seen = 0;
 
 	for (i = 0; i < PEA_AGG_KEY_PARTS; i++) {
 		if (keys[i] == PEA_AGG_KEY_NONE)
 			break;
-		if (keys[i] > PEA_AGG_KEY_PROBE || (seen & (1U << keys[i])))
+		if (keys[i] > PEA_AGG_KEY_FIELD || (seen & (1U << keys[i])))
 			return false;
 		seen |= 1U << keys[i];
-		words += keys[i] == PEA_AGG_KEY_COMM ? 2 : 1;
+		words += keys[i] == PEA_AGG_KEY_COMM ||
+			 (keys[i] == PEA_AGG_KEY_FIELD && a->key_size > 8) ?
+			 2 : 1;
 	}
+	/* The pairing key is a paired table's; a field needs its place. */
+	if ((seen & (1U << PEA_AGG_KEY_PAIR)) &&
+	    a->value != PEA_AGG_VAL_PAIRED)
+		return false;
+	if (seen & (1U << PEA_AGG_KEY_FIELD) ?
+	    !a->key_size || a->key_size > 16 || a->key_offset > PAGE_SIZE :
+	    a->key_size || a->key_offset)
+		return false;
 	if (words > PEA_AGG_KEY_WORDS)
 		return false;
 	/* Nothing after the end of the list. */
@@ -407,7 +438,7 @@ static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
 		return -EINVAL;
 	if (!a->max_keys || a->max_keys > PEA_AGG_MAX_KEYS)
 		return -EINVAL;
-	if (!pea_agg_keys_ok(a->keys))
+	if (!pea_agg_keys_ok(a))
 		return -EINVAL;
 	if (a->value > PEA_AGG_VAL_PAIRED)
 		return -EINVAL;
@@ -490,6 +521,12 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
 		err = pea_lat_check_key(l, &a->pair_key);
 	else
 		err = l->provider->agg_check(l, a);
+	if (!err && memchr(a->keys, PEA_AGG_KEY_FIELD, sizeof(a->keys))) {
+		/* A field key: the kind's hits must give fields. */
+		struct pea_agg_attr f = { .value = PEA_AGG_VAL_FIELD };
+
+		err = l->provider->agg_check(l, &f);
+	}
 	if (err)
 		return err;
 	nb = a->hist == PEA_AGG_HIST_LOG2 ? PEA_AGG_LOG2_BUCKETS :
@@ -548,6 +585,8 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
 	agg->lin_step = a->lin_step;
 	agg->pair = pair;	/* pea_agg_destroy() drops it */
 	agg->pair_key = a->pair_key;
+	agg->key_offset = a->key_offset;
+	agg->key_size = a->key_size;
 	agg->slot_size = slot_size;
 	agg->gen_size = gen_size;
 	agg->sgn = a->value == PEA_AGG_VAL_RET ||

@@ -234,6 +234,7 @@ out:
  * @lat: the start link's pairing table (an end link's reference)
  * @k: the end link's key
  * @s: the hit
+ * @key: out: its key (also when no start is kept under it)
  * @ns: out: the ns since the start (0 if the clock went back)
  *
  * Context: any (NMI included), preemption off: no lock, no allocation.
@@ -241,29 +242,29 @@ out:
  * closed), -EINVAL (the key could not be read).
  */
 int pea_lat_end(struct pea_lat *lat, const struct pea_lat_key *k,
-		const struct pea_agg_sample *s, u64 *ns)
+		const struct pea_agg_sample *s, u64 *key, u64 *ns)
 {
-	u64 now = ktime_get_mono_fast_ns(), key, ts;
+	u64 now = ktime_get_mono_fast_ns(), ts;
 	struct pea_lat_slot *slots, *sl;
 	u32 h, n;
 
-	if (!pea_lat_key_of(k, s, &key))
+	if (!pea_lat_key_of(k, s, key))
 		return -EINVAL;
 	/* RCU-sched: the start link frees them after a grace period. */
 	slots = rcu_dereference_sched(lat->slots);
 	if (!slots)
 		return -ENOENT;
-	h = pea_lat_hash(lat, key);
+	h = pea_lat_hash(lat, *key);
 	for (n = 0; n < lat->window; n++) {
 		sl = &slots[(h + n) & (lat->cap - 1)];
 		/* Acquire: as in pea_lat_start(). */
 		if (smp_load_acquire(&sl->state) != PEA_LAT_READY ||
-		    READ_ONCE(sl->key) != key)
+		    READ_ONCE(sl->key) != *key)
 			continue;
 		if (cmpxchg(&sl->state, PEA_LAT_READY, PEA_LAT_BUSY) !=
 		    PEA_LAT_READY)
 			continue;
-		if (sl->key != key) {
+		if (sl->key != *key) {
 			/* Another key since we looked: as it was. */
 			smp_store_release(&sl->state, PEA_LAT_READY);
 			continue;

@@ -22,7 +22,7 @@ void pea_lat_put(struct pea_lat *lat);
 size_t pea_lat_ref_size(void);
 bool pea_lat_start(struct pea_lat *lat, const struct pea_agg_sample *s);
 int pea_lat_end(struct pea_lat *lat, const struct pea_lat_key *k,
-		const struct pea_agg_sample *s, u64 *ns);
+		const struct pea_agg_sample *s, u64 *key, u64 *ns);
 void pea_lat_retire(struct pea_link *l);
 void pea_lat_free(struct pea_link *l);
 

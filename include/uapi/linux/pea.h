@@ -892,6 +892,13 @@ struct pea_event_value {
 #define PEA_AGG_KEY_TID		3	/* pid (thread id), the same namespace */
 #define PEA_AGG_KEY_COMM	4	/* current->comm: 2 words (16 bytes) */
 #define PEA_AGG_KEY_PROBE	5	/* the link's record id: 1 word */
+#define PEA_AGG_KEY_PAIR	6	/* PEA_AGG_VAL_PAIRED: the pairing key
+					 * the end took its start by: 1 word
+					 */
+#define PEA_AGG_KEY_FIELD	7	/* a tracepoint's field: key_size bytes
+					 * at key_offset, as in the entry, zero
+					 * padded: 1 word, 2 past 8 bytes
+					 */
 #define PEA_AGG_KEY_PARTS	4	/* entries of keys[] */
 #define PEA_AGG_KEY_WORDS	4	/* __u64 words of a key */
 
@@ -977,12 +984,20 @@ struct pea_lat_key {
  * @pair_key:   PEA_AGG_VAL_PAIRED: this link's pairing key, which the
  *              start link's must equal for the hits to pair (the kinds
  *              as in struct pea_lat_attr); else zero
+ * @key_offset: PEA_AGG_KEY_FIELD: the field's offset in the raw entry;
+ *              else 0
+ * @key_size:   PEA_AGG_KEY_FIELD: its bytes, 1 .. 16 (a comm is 16); else
+ *              0. A hit whose entry is too short is counted in errors
  *
  * Which values a link gives depends on its kind: kprobes and uprobes
  * PEA_AGG_VAL_ARG, their returns also _LATENCY and _RET, tracepoints
  * PEA_AGG_VAL_FIELD (EINVAL otherwise); netfilter links have no tables
  * (EOPNOTSUPP). Every kind with tables gives PEA_AGG_VAL_PAIRED, with a
- * key it gives (PEA_LAT_KEY_ARG: probes; _FIELD: tracepoints).
+ * key it gives (PEA_LAT_KEY_ARG: probes; _FIELD: tracepoints), and
+ * PEA_AGG_KEY_PAIR with it; PEA_AGG_KEY_FIELD is a tracepoint's. Off-CPU
+ * time is sched_switch paired with itself: a start keyed by prev_pid, an
+ * end by next_pid whose table is keyed by PEA_AGG_KEY_PAIR and the field
+ * next_comm, summing the time each task spent switched out.
  */
 struct pea_agg_attr {
 	__u32 size;
@@ -1001,10 +1016,12 @@ struct pea_agg_attr {
 	__s32 pair_fd;
 	__u32 reserved2;
 	struct pea_lat_key pair_key;
+	__u32 key_offset;
+	__u32 key_size;
 };
 
 #define PEA_AGG_ATTR_SIZE_VER0	64
-#define PEA_AGG_ATTR_SIZE_VER1	88	/* + pair_fd, pair_key */
+#define PEA_AGG_ATTR_SIZE_VER1	96	/* + pair_fd, pair_key, key_* */
 
 /**
  * struct pea_agg_entry - one key of one CPU, as PEA_LINK_IOC_AGG_READ
@@ -1051,8 +1068,9 @@ struct pea_agg_entry {
  * @nr_buckets: out: histogram buckets per entry
  * @hits:       out: hits the entries read count, and dropped ones
  * @dropped:    out: hits whose key did not fit in its CPU's table
- * @errors:     out: hits whose value could not be read (a tracepoint
- *              field past the entry, a pairing key), in no entry
+ * @errors:     out: hits whose value or key could not be read (a
+ *              tracepoint field past the entry, a pairing key), in no
+ *              entry
  * @unpaired:   out (PEA_AGG_READ_SIZE_VER1): PEA_AGG_VAL_PAIRED hits
  *              whose key had no start kept (never started, taken by
  *              another end, lost to a full pairing table, or its start
