@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include "pea_test.h"
 #include "pt_perm.h"
 #include "pt_quota.h"
@@ -359,6 +360,46 @@ static int tp_link(const char *event, int off, __u32 size, __s64 value,
 	return fd;
 }
 
+/*
+ * Replace link @fd by one on @event with two predicates: the field at
+ * @off (4 bytes) equal to @v and the long at @off2 equal to @v2; 0 or -1.
+ */
+static int tp_add_pred(int fd, const char *event, int off, __s64 v, int off2,
+		       __s64 v2)
+{
+	struct pea_tp_attr t;
+	char path[128];
+	int nfd;
+
+	snprintf(path, sizeof(path), "%s", event);
+	*strchr(path, ':') = '/';
+	memset(&t, 0, sizeof(t));
+	t.size = sizeof(t);
+	t.flags = PEA_TP_F_CLOEXEC;
+	t.event_id = tp_id(path);
+	t.filter_cpu = -1;
+	snprintf(t.name, sizeof(t.name), "%s", event);
+	t.nr_preds = 2;
+	t.preds[0].offset = off;
+	t.preds[0].size = 4;
+	t.preds[0].kind = PEA_TP_FIELD_SINT;
+	t.preds[0].op = PEA_TP_OP_EQ;
+	t.preds[0].value = v;
+	t.preds[1].offset = off2;
+	t.preds[1].size = 8;
+	t.preds[1].kind = PEA_TP_FIELD_SINT;
+	t.preds[1].op = PEA_TP_OP_EQ;
+	t.preds[1].value = v2;
+	nfd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_TP, &t);
+	if (nfd < 0)
+		return -1;
+	/* the same fd number, so that the caller's stays good */
+	if (dup2(nfd, fd) < 0)
+		return -1;
+	close(nfd);
+	return 0;
+}
+
 static void test_syscall(void)
 {
 	int off = tp_field_offset("raw_syscalls/sys_enter", "long id;");
@@ -459,6 +500,113 @@ static void test_runqlat(void)
 	close(go_pipe[1]);
 }
 
+/* ---- off-CPU time: sched_switch paired with itself ---- */
+
+#define SLEEPS	5
+
+static void *offcpu_thread(void *arg)
+{
+	struct timespec ts = { 0, 30 * MS };
+	char c;
+	int n;
+
+	prctl(PR_SET_NAME, "pea-offcpu");
+	sleeper_tid = syscall(SYS_gettid);
+	if (read(go_pipe[0], &c, 1) != 1)
+		return arg;
+	for (n = 0; n < SLEEPS; n++)
+		nanosleep(&ts, NULL);
+	return NULL;
+}
+
+static void test_offcpu(void)
+{
+	const char *sw = "sched/sched_switch";
+	int poff = tp_field_offset(sw, "pid_t prev_pid;");
+	int noff = tp_field_offset(sw, "pid_t next_pid;");
+	int coff = tp_field_offset(sw, "char next_comm[16];");
+	int soff = tp_field_offset(sw, "long prev_state;");
+	struct pea_lat_attr la = lat_attr(64, PEA_LAT_KEY_FIELD);
+	struct pea_agg_read r;
+	struct pea_agg_attr aa;
+	struct pea_agg_entry *e;
+	struct pea_lat_info i;
+	char comm[17] = "";
+	pthread_t th;
+	int start, end;
+
+	sleeper_tid = 0;
+	if (pipe(go_pipe) || pthread_create(&th, NULL, offcpu_thread, NULL))
+		pt_fatal("pipe, pthread_create");
+	while (!sleeper_tid)
+		usleep(1000);
+	usleep(100000);		/* asleep in read() */
+	start = tp_link("sched:sched_switch", poff, 4, sleeper_tid, 0);
+	end = tp_link("sched:sched_switch", noff, 4, sleeper_tid, 0);
+	la.key.offset = poff;
+	/* Blocked (TASK_INTERRUPTIBLE) switch-outs only, not preemptions. */
+	PT_OK(soff >= 0 && !tp_add_pred(start, "sched:sched_switch", poff,
+					sleeper_tid, soff, 1),
+	      "the start also takes prev_state == TASK_INTERRUPTIBLE");
+	la.key.size = 4;
+	memset(&aa, 0, sizeof(aa));
+	aa.size = sizeof(aa);
+	aa.flags = PEA_AGG_F_NO_RECORDS;
+	aa.max_keys = 8;
+	aa.keys[0] = PEA_AGG_KEY_PAIR;
+	aa.keys[1] = PEA_AGG_KEY_FIELD;
+	aa.key_offset = coff;
+	aa.key_size = 16;
+	aa.value = PEA_AGG_VAL_PAIRED;
+	aa.hist = PEA_AGG_HIST_LINEAR;
+	aa.lin_min = 0;
+	aa.lin_max = 100 * MS;
+	aa.lin_step = 20 * MS;
+	aa.pair_fd = start;
+	aa.pair_key.kind = PEA_LAT_KEY_FIELD;
+	aa.pair_key.offset = noff;
+	aa.pair_key.size = 4;
+	PT_EQ(lat_create(start, &la), 0,
+	      "off-CPU: sched_switch starts, keyed by prev_pid (offset %d)", poff);
+	PT_EQ(agg_create(end, &aa), 0,
+	      "off-CPU: sched_switch ends by next_pid, keyed by it and next_comm (offset %d)",
+	      coff);
+	if (write(go_pipe[1], "g", 1) != 1)
+		pt_fatal("write");
+	pthread_join(th, NULL);
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.buf = (uintptr_t)rbuf;
+	r.buf_len = sizeof(rbuf);
+	PT_EQ(pt_ioctl_errno(end, PEA_LINK_IOC_AGG_READ, &r), 0, "read");
+	e = (void *)rbuf;
+	if (r.nr_entries)
+		memcpy(comm, &e->key[1], 16);
+	/* 7 buckets: below 0, [0, 20), [20, 40) ms, ..., past 100 ms */
+	PT_OK(r.nr_entries == 1 && r.nr_buckets == 7 &&
+	      e->key[0] == (__u64)sleeper_tid && !strcmp(comm, "pea-offcpu") &&
+	      e->key[3] == 0 && e->count == SLEEPS &&
+	      e->buckets[2] == SLEEPS && e->min >= (__s64)(30 * MS) &&
+	      r.unpaired >= 1 && r.errors == 0 &&
+	      r.hits == e->count + r.unpaired,
+	      "a thread that slept 5 x 30 ms: key (%llu, %s), %llu off-CPU periods in [20, 40) ms: %llu, sum %lld ns, min %lld; unpaired: its wakeup from the pipe and any switch-in after a preemption: %llu",
+	      r.nr_entries ? (unsigned long long)e->key[0] : 0ULL, comm,
+	      r.nr_entries ? (unsigned long long)e->count : 0ULL,
+	      r.nr_entries ? (unsigned long long)e->buckets[2] : 0ULL,
+	      r.nr_entries ? (long long)e->sum : 0LL,
+	      r.nr_entries ? (long long)e->min : 0LL,
+	      (unsigned long long)r.unpaired);
+	i = lat_info(start);
+	PT_OK(i.started == SLEEPS && i.paired == SLEEPS && i.pending == 0,
+	      "%d blocked switch-outs kept, %d paired, none left (%llu, %llu, %u)",
+	      SLEEPS, SLEEPS, (unsigned long long)i.started,
+	      (unsigned long long)i.paired, i.pending);
+	close(end);
+	close(start);
+	close(go_pipe[0]);
+	close(go_pipe[1]);
+}
+
 /* ---- memory ---- */
 
 static void test_memory(void)
@@ -546,6 +694,21 @@ static void test_errors(void)
 	aa.flags |= PEA_AGG_F_SIGNED;
 	PT_EQ(agg_create(end, &aa), EINVAL, "a signed elapsed time: EINVAL");
 	aa = end_attr(start, PEA_LAT_KEY_ARG);
+	aa.value = PEA_AGG_VAL_ARG;
+	aa.pair_fd = 0;
+	memset(&aa.pair_key, 0, sizeof(aa.pair_key));
+	aa.keys[0] = PEA_AGG_KEY_PAIR;
+	PT_EQ(agg_create(end, &aa), EINVAL, "a pairing key part without a pairing: EINVAL");
+	aa = end_attr(start, PEA_LAT_KEY_ARG);
+	aa.keys[0] = PEA_AGG_KEY_FIELD;
+	aa.key_size = 4;
+	PT_EQ(agg_create(end, &aa), EINVAL, "a field key part on a kprobe: EINVAL");
+	aa.key_size = 17;
+	PT_EQ(agg_create(end, &aa), EINVAL, "a field key of 17 bytes: EINVAL");
+	aa = end_attr(start, PEA_LAT_KEY_ARG);
+	aa.key_size = 4;
+	PT_EQ(agg_create(end, &aa), EINVAL, "key_size without a field key part: EINVAL");
+	aa = end_attr(start, PEA_LAT_KEY_ARG);
 	PT_EQ(agg_create(end, &aa), 0, "a good end");
 	close(tp);
 	close(plain);
@@ -562,6 +725,7 @@ int main(void)
 	test_overflow();
 	test_syscall();
 	test_runqlat();
+	test_offcpu();
 	test_memory();
 	test_errors();
 	return pt_done();
