@@ -608,6 +608,11 @@ int cmd_trace(int argc, char **argv)
 			fputs(trace_help, stdout);
 		return rc;
 	}
+	if (t.o.off_cpu) {
+		rc = trace_offcpu(&t.o, t.ncpus);
+		trace_free_probes(&t.o);
+		return rc;
+	}
 	/* Wall-clock times: the offset from the records' clock, once. */
 	t.wall_off = wall_offset_ns(NULL);
 	/* Several probes: every line names its probe, in a column. */

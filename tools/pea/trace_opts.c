@@ -41,6 +41,7 @@ enum {
 	OPT_LATENCY,
 	OPT_KEY,
 	OPT_MAX_PENDING,
+	OPT_OFF_CPU,
 };
 
 static const struct option trace_options[] = {
@@ -78,6 +79,7 @@ static const struct option trace_options[] = {
 	{ "latency", no_argument, NULL, OPT_LATENCY },
 	{ "key", required_argument, NULL, OPT_KEY },
 	{ "max-pending", required_argument, NULL, OPT_MAX_PENDING },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -286,6 +288,9 @@ static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 		return 0;
 	case OPT_LATENCY:
 		o->agg.latency = true;
+		return 0;
+	case OPT_OFF_CPU:
+		o->off_cpu = true;
 		return 0;
 	case OPT_KEY:
 		if (!*arg || arg[0] == ',' || arg[strlen(arg) - 1] == ',' ||
@@ -540,6 +545,14 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		po->cpu = -1;
 		o->nprobes++;
 		pos++;
+	}
+	if (o->off_cpu) {
+		/* Its own probes; --pid, --duration, --top and --json. */
+		if (o->nprobes || o->agg.nhist || o->agg.ncount ||
+		    o->agg.latency || o->output || o->flight || o->count ||
+		    o->interval || o->events || o->defaults.set & ~PO_PID)
+			return tool_usage("trace", "--off-cpu takes no PROBE and, besides --pid, --duration, --top and --json, no other option");
+		return 0;
 	}
 	if (!o->nprobes)
 		return tool_usage("trace", "which probe? e.g. pea trace kprobe:do_sys_openat2 --str ARG1");
