@@ -3,14 +3,17 @@
  * Latency between two probes (PEA_LINK_IOC_LAT_CREATE, _INFO and
  * PEA_AGG_VAL_PAIRED): kprobes on the test module's pea_st_lat_begin(key)
  * and pea_st_lat_end(key), which PEA_ST_IOC_LAT calls a known sleep apart:
- * paired by the key argument every elapsed time lands in the log2 bucket
- * of the sleep, exactly; paired by the thread, the last begin of a round
+ * paired by the key argument every elapsed time lands in the linear
+ * bucket that starts at its sleep, exactly (the buckets are wide: a
+ * busy host stretches sleeps); paired by the thread, the last begin of a round
  * replaces the ones before and the ends after the first are unpaired,
  * exactly; a full pairing table counts every start it cannot keep; ends
  * without starts are unpaired; closing the start link leaves its ends
- * unpaired; a syscall's enter -> exit (raw_syscalls, paired by thread)
- * and runqlat's sched_wakeup's pid -> sched_switch's next_pid (paired by
- * field); the memory charged and given back; every bad argument's errno.
+ * unpaired; a syscall's enter -> exit (raw_syscalls, paired by thread,
+ * in the log2 bucket of 140 ms); runqlat's sched_wakeup's pid ->
+ * sched_switch's next_pid (paired by field); off-CPU time (sched_switch
+ * paired with itself, keyed by pid and next_comm); the memory charged
+ * and given back; every bad argument's errno.
  */
 #include <stddef.h>
 #include <pthread.h>
@@ -182,33 +185,40 @@ static void test_pair_arg(void)
 	struct pea_lat_attr la = lat_attr(16, PEA_LAT_KEY_ARG);
 	int start = probe("pea_st_lat_begin"), end = probe("pea_st_lat_end");
 	struct pea_agg_attr aa = end_attr(start, PEA_LAT_KEY_ARG);
-	int b20 = log2_bucket(20 * MS), b70 = log2_bucket(70 * MS);
 	struct pea_link_info li;
 	struct pea_lat_info i;
 	struct table t;
 
+	/*
+	 * Linear buckets at the two delays, each 480 ms wide: a sleep is
+	 * never shorter than asked, and a busy host may stretch it a lot.
+	 * 0: < 20 ms, 1: [20, 500) ms, 2: [500, 980) ms, 3: 980 ms or more.
+	 */
+	aa.hist = PEA_AGG_HIST_LINEAR;
+	aa.lin_min = 20 * MS;
+	aa.lin_max = 980 * MS;
+	aa.lin_step = 480 * MS;
 	PT_EQ(lat_create(start, &la), 0,
 	      "a pairing table of 16 starts on kprobe:pea_st_lat_begin, keyed by arg0");
 	PT_EQ(agg_create(end, &aa), 0,
-	      "kprobe:pea_st_lat_end: a log2 table of the ns since its arg0's start");
+	      "kprobe:pea_st_lat_end: a linear table of the ns since its arg0's start");
 	/* 4 keys begun together, ended together 20 ms later, 5 times. */
 	st_lat(0xffff888000001000ULL, 4, 5, 20000, BOTH);
-	/* and 2 keys 70 ms apart, twice */
-	st_lat(0x1000, 2, 2, 70000, BOTH);
+	/* and 4 keys 500 ms apart, once */
+	st_lat(0x1000, 4, 1, 500000, BOTH);
 	PT_EQ(agg_read(end, true, &t), 0, "read-and-clear the end's table");
 	PT_OK(t.hits == 24 && t.count == 24 && t.unpaired == 0 &&
 	      t.dropped == 0 && t.errors == 0,
 	      "24 ends, 24 paired: hits %llu count %llu unpaired %llu",
 	      (unsigned long long)t.hits, (unsigned long long)t.count,
 	      (unsigned long long)t.unpaired);
-	PT_OK(t.buckets[b20] == 20 && t.buckets[b70] == 4 &&
-	      others(&t, -1) == 24,
-	      "20 in the bucket of 20 ms (%d: %llu), 4 in that of 70 ms (%d: %llu), none elsewhere",
-	      b20, (unsigned long long)t.buckets[b20], b70,
-	      (unsigned long long)t.buckets[b70]);
-	PT_OK(t.min >= (__s64)(20 * MS) && t.max >= (__s64)(70 * MS) &&
-	      t.max < (__s64)(134 * MS),
-	      "min %lld ns >= 20 ms, max %lld ns >= 70 ms",
+	PT_OK(t.buckets[0] == 0 && t.buckets[1] == 20 && t.buckets[2] == 4 &&
+	      t.buckets[3] == 0,
+	      "buckets: < 20 ms %llu, [20, 500) ms %llu, [500, 980) ms %llu, more %llu (0, 20, 4, 0)",
+	      (unsigned long long)t.buckets[0], (unsigned long long)t.buckets[1],
+	      (unsigned long long)t.buckets[2], (unsigned long long)t.buckets[3]);
+	PT_OK(t.min >= (__s64)(20 * MS) && t.max >= (__s64)(500 * MS),
+	      "min %lld ns >= 20 ms, max %lld ns >= 500 ms",
 	      (long long)t.min, (long long)t.max);
 	i = lat_info(start);
 	PT_OK(i.started == 24 && i.paired == 24 && i.replaced == 0 &&
@@ -231,10 +241,14 @@ static void test_pair_tid(void)
 	struct pea_lat_attr la = lat_attr(16, PEA_LAT_KEY_TID);
 	int start = probe("pea_st_lat_begin"), end = probe("pea_st_lat_end");
 	struct pea_agg_attr aa = end_attr(start, PEA_LAT_KEY_TID);
-	int b = log2_bucket(20 * MS);
+	int b = 1;		/* [20 ms, 10.02 s) */
 	struct pea_lat_info i;
 	struct table t;
 
+	aa.hist = PEA_AGG_HIST_LINEAR;
+	aa.lin_min = 20 * MS;
+	aa.lin_max = 10020 * MS;
+	aa.lin_step = 10000 * MS;
 	PT_EQ(lat_create(start, &la), 0, "a pairing table keyed by thread");
 	PT_EQ(agg_create(end, &aa), 0, "an end table keyed by thread");
 	/* 3 begins (the 2nd and 3rd replace), 20 ms, 3 ends: 4 times */
@@ -242,7 +256,7 @@ static void test_pair_tid(void)
 	PT_EQ(agg_read(end, false, &t), 0, "read the end's table");
 	PT_OK(t.hits == 12 && t.count == 4 && t.unpaired == 8 &&
 	      t.buckets[b] == 4 && others(&t, b) == 0,
-	      "12 ends: 4 paired (all in bucket %d: %llu), 8 unpaired (%llu)",
+	      "12 ends: 4 paired (all in bucket %d, 20 ms or more: %llu), 8 unpaired (%llu)",
 	      b, (unsigned long long)t.buckets[b],
 	      (unsigned long long)t.unpaired);
 	i = lat_info(start);
@@ -410,24 +424,25 @@ static void test_syscall(void)
 			  getpid());
 	struct pea_lat_attr la = lat_attr(64, PEA_LAT_KEY_TID);
 	struct pea_agg_attr aa = end_attr(start, PEA_LAT_KEY_TID);
-	struct timespec ts = { 0, 40 * MS };
-	int b = log2_bucket(40 * MS), n;
+	/* 2^27 ns and a little: its log2 bucket has 128 ms of room */
+	struct timespec ts = { 0, 140 * MS };
+	int b = log2_bucket(140 * MS), n;
 	struct pea_lat_info i;
 	struct table t;
 
 	PT_EQ(lat_create(start, &la), 0, "raw_syscalls:sys_enter (nanosleep) starts, by thread");
 	PT_EQ(agg_create(end, &aa), 0, "raw_syscalls:sys_exit (nanosleep) ends");
-	for (n = 0; n < 6; n++)
+	for (n = 0; n < 3; n++)
 		syscall(SYS_nanosleep, &ts, NULL);	/* not clock_nanosleep */
 	PT_EQ(agg_read(end, false, &t), 0, "read");
-	PT_OK(t.hits == 6 && t.count == 6 && t.unpaired == 0 &&
-	      t.buckets[b] == 6 && others(&t, b) == 0 &&
-	      t.min >= (__s64)(40 * MS),
-	      "6 nanosleep(40 ms): 6 in bucket %d (%llu), min %lld ns",
+	PT_OK(t.hits == 3 && t.count == 3 && t.unpaired == 0 &&
+	      t.buckets[b] == 3 && others(&t, b) == 0 &&
+	      t.min >= (__s64)(140 * MS),
+	      "3 nanosleep(140 ms): 3 in log2 bucket %d (%llu), min %lld ns",
 	      b, (unsigned long long)t.buckets[b], (long long)t.min);
 	i = lat_info(start);
-	PT_OK(i.started == 6 && i.paired == 6 && i.pending == 0,
-	      "6 enters kept, 6 taken");
+	PT_OK(i.started == 3 && i.paired == 3 && i.pending == 0,
+	      "3 enters kept, 3 taken");
 	close(end);
 	close(start);
 }
@@ -558,10 +573,11 @@ static void test_offcpu(void)
 	aa.key_offset = coff;
 	aa.key_size = 16;
 	aa.value = PEA_AGG_VAL_PAIRED;
+	/* 0: < 30 ms, 1: [30 ms, 10.03 s), 2: more (a busy host stretches) */
 	aa.hist = PEA_AGG_HIST_LINEAR;
-	aa.lin_min = 0;
-	aa.lin_max = 100 * MS;
-	aa.lin_step = 20 * MS;
+	aa.lin_min = 30 * MS;
+	aa.lin_max = 10030 * MS;
+	aa.lin_step = 10000 * MS;
 	aa.pair_fd = start;
 	aa.pair_key.kind = PEA_LAT_KEY_FIELD;
 	aa.pair_key.offset = noff;
@@ -582,17 +598,16 @@ static void test_offcpu(void)
 	e = (void *)rbuf;
 	if (r.nr_entries)
 		memcpy(comm, &e->key[1], 16);
-	/* 7 buckets: below 0, [0, 20), [20, 40) ms, ..., past 100 ms */
-	PT_OK(r.nr_entries == 1 && r.nr_buckets == 7 &&
+	PT_OK(r.nr_entries == 1 && r.nr_buckets == 3 &&
 	      e->key[0] == (__u64)sleeper_tid && !strcmp(comm, "pea-offcpu") &&
 	      e->key[3] == 0 && e->count == SLEEPS &&
-	      e->buckets[2] == SLEEPS && e->min >= (__s64)(30 * MS) &&
+	      e->buckets[1] == SLEEPS && e->min >= (__s64)(30 * MS) &&
 	      r.unpaired >= 1 && r.errors == 0 &&
 	      r.hits == e->count + r.unpaired,
-	      "a thread that slept 5 x 30 ms: key (%llu, %s), %llu off-CPU periods in [20, 40) ms: %llu, sum %lld ns, min %lld; unpaired: its wakeup from the pipe and any switch-in after a preemption: %llu",
+	      "a thread that slept 5 x 30 ms: key (%llu, %s), %llu off-CPU periods of 30 ms or more: %llu, sum %lld ns, min %lld; unpaired: its wakeup from the pipe and any switch-in after a preemption: %llu",
 	      r.nr_entries ? (unsigned long long)e->key[0] : 0ULL, comm,
 	      r.nr_entries ? (unsigned long long)e->count : 0ULL,
-	      r.nr_entries ? (unsigned long long)e->buckets[2] : 0ULL,
+	      r.nr_entries ? (unsigned long long)e->buckets[1] : 0ULL,
 	      r.nr_entries ? (long long)e->sum : 0LL,
 	      r.nr_entries ? (long long)e->min : 0LL,
 	      (unsigned long long)r.unpaired);

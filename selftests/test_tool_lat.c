@@ -3,8 +3,8 @@
  * pea trace --latency START END (docs/aggregations.md), counted in the
  * kernel:
  *   - a syscall's enter -> exit, paired by thread: raw_syscalls:sys_enter
- *     and sys_exit of this process's nanosleep(40 ms), 5 times: 5 values,
- *     all in the bucket [32M, 64M) ns, no unpaired end;
+ *     and sys_exit of this process's nanosleep(140 ms), 3 times: 3 values,
+ *     all in the bucket [128M, 256M) ns, no unpaired end;
  *   - runqlat, paired by field: sched:sched_wakeup's pid ->
  *     sched:sched_switch's next_pid of a thread woken 9 times (a pipe,
  *     then 8 sleeps): 9 values, in JSON, none overflowed (a switch-in
@@ -44,7 +44,8 @@ static void test_syscall(void)
 			 "tp:raw_syscalls:sys_exit", "--filter", "id == 35",
 			 NULL };
 	char bar[128];
-	struct timespec ts = { 0, 40 * MS };
+	/* 2^27 ns and a little: its log2 bucket has 128 ms of room */
+	struct timespec ts = { 0, 140 * MS };
 	struct pt_proc p;
 	int i, rc;
 
@@ -54,16 +55,16 @@ static void test_syscall(void)
 		pt_proc_close(&p);
 		return;
 	}
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 3; i++)
 		syscall(SYS_nanosleep, &ts, NULL);	/* id 35 on x86-64 */
 	rc = finish(&p);
 	PT_EQ(rc, 0, "pea trace --latency exits 0");
-	snprintf(bar, sizeof(bar), "\n%-16s %10d |%s|\nmin ", "[32M, 64M)", 5,
+	snprintf(bar, sizeof(bar), "\n%-16s %10d |%s|\nmin ", "[128M, 256M)", 3,
 		 "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
-	PT_OK(strstr(out, "tp:raw_syscalls:sys_exit: histogram of latency (ns), 5 values, complete (in-kernel)\n"
+	PT_OK(strstr(out, "tp:raw_syscalls:sys_exit: histogram of latency (ns), 3 values, complete (in-kernel)\n"
 		      "since tp:raw_syscalls:sys_enter; unpaired ends 0, starts not kept (pairing table full) 0, starts kept now 0\n") &&
 	      strstr(out, bar),
-	      "5 nanosleep(40 ms) enter -> exit: 5 values in [32M, 64M), none unpaired");
+	      "3 nanosleep(140 ms) enter -> exit: 3 values in [128M, 256M), none unpaired");
 	pt_diag("%s", out);
 }
 

@@ -816,9 +816,15 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 	if (!a)
 		return 0;
 	if (a->o.latency && p == 0) {
-		/* The start: its hits are kept in the kernel, not written. */
+		/*
+		 * The start: its hits are kept in the kernel, not written,
+		 * unless another table of it counts its records.
+		 */
 		struct pea_lat_attr la;
 
+		for (s = 1; s < a->o.nhist + a->o.ncount; s++)
+			if (!tab_of(a, s, 0)->unused)
+				no_records = false;
 		memset(&la, 0, sizeof(la));
 		la.size = sizeof(la);
 		la.flags = no_records ? PEA_LAT_F_NO_RECORDS : 0;
