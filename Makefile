@@ -293,6 +293,11 @@ $(BUILD)/selftests/test_sample: selftests/test_sample.c $(LIBPEA) $(PT_PROF_SO)
 		-DPT_PROF_SO='"$(PT_PROF_SO)"' -MMD -MP -static -o $@ $< \
 		$(LIBPEA) -lpthread
 
+# test_agg_stack checks the user stacks a sampler counts in the kernel,
+# as test_sample does: frame pointers, no call turned into a jump.
+$(BUILD)/selftests/test_agg_stack: USER_CFLAGS += -fno-omit-frame-pointer \
+	-fno-optimize-sibling-calls
+
 tools: $(PEA_TOOL)
 
 $(PEA_TOOL): $(PEA_OBJS) $(LIBPEA)

@@ -14,6 +14,12 @@
  * kp_*_rec: the same kprobes writing what a pea kprobe producer writes
  *       (struct pea_probe_record: time, id, address, CPU, pid, tgid,
  *       comm, six arguments), to compare with pea's own producers.
+ * kp_agg_*: the same kprobes aggregating in BPF maps instead, as bcc's
+ *       tools do, against pea's in-kernel tables (bench/agg.c): a count
+ *       in a hash map (one key), a log2 histogram of the first argument
+ *       in a hash map keyed by bucket, and stackcount's way: a stack id
+ *       from bpf_get_stackid() into a stack map, counted in a hash map
+ *       keyed by it.
  * tp_*_rec: programs on the syscalls:sys_enter_getppid tracepoint writing
  *       what pea's tracepoint producer writes there: a struct
  *       pea_tp_record and the event's raw entry (BENCH_TP_RAW_SIZE
@@ -331,6 +337,86 @@ int tp_ring_rec(void *ctx)
 	tp_rec_fill(&r, ctx);
 	if (bpf_ringbuf_output(&ring_map, &r, TP_REC_SIZE, flags))
 		__sync_fetch_and_add(&kp_fail, 1);
+	return 0;
+}
+
+/* ---- kp_agg_*: aggregation in BPF maps (bench/agg.c) ---- */
+
+#define AGG_KEYS	10240
+#define AGG_STACKS	10240
+#define AGG_DEPTH	127
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AGG_KEYS);
+	__type(key, __u64);
+	__type(value, __u64);
+} agg_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, AGG_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, AGG_DEPTH * sizeof(__u64));
+} agg_stacks SEC(".maps");
+
+__u64 agg_fail;
+
+static __always_inline void agg_inc(__u64 key)
+{
+	__u64 one = 1, *v;
+
+	v = bpf_map_lookup_elem(&agg_counts, &key);
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return;
+	}
+	if (bpf_map_update_elem(&agg_counts, &key, &one, BPF_NOEXIST)) {
+		v = bpf_map_lookup_elem(&agg_counts, &key);
+		if (v)
+			__sync_fetch_and_add(v, 1);
+		else
+			__sync_fetch_and_add(&agg_fail, 1);
+	}
+}
+
+/* The log2 bucket as pea's: 1 for 0, else 2 + ilog2(v). */
+static __always_inline __u64 agg_log2(__u64 v)
+{
+	__u64 b = 1;
+	int i;
+
+	for (i = 0; i < 64 && v; i++) {
+		b++;
+		v >>= 1;
+	}
+	return b;
+}
+
+SEC("kprobe/__x64_sys_getppid")
+int kp_agg_count(struct pt_regs *ctx)
+{
+	agg_inc(0);
+	return 0;
+}
+
+SEC("kprobe/__x64_sys_getppid")
+int kp_agg_hist(struct pt_regs *ctx)
+{
+	agg_inc(agg_log2(ctx->rdi));
+	return 0;
+}
+
+SEC("kprobe/__x64_sys_getppid")
+int kp_agg_stack(struct pt_regs *ctx)
+{
+	long id = bpf_get_stackid(ctx, &agg_stacks, 0);
+
+	if (id < 0) {
+		__sync_fetch_and_add(&agg_fail, 1);
+		return 0;
+	}
+	agg_inc(id);
 	return 0;
 }
 

@@ -125,6 +125,9 @@ void bench_lossfree(void);
 /* kfunc.c: BPF programs into a perf event array, a ring buffer, pea */
 bool bench_kfunc(int cpu, bool e2e);
 
+/* agg.c: in-kernel aggregation per hit, pea's tables and BPF maps */
+void bench_agg(void);
+
 /* latency.c: wake-up latency */
 void bench_latency(void);
 

@@ -147,10 +147,11 @@ static void print_table(void)
 	int i, j;
 
 	for (i = 0; i < nfigs; i++)
-		if (strncmp(figs[i].name, "ic-", 3))
+		if (strncmp(figs[i].name, "ic-", 3) &&
+		    strncmp(figs[i].name, "agg ", 4))
 			break;
 	if (i == nfigs)
-		return;		/* only icount's figures */
+		return;		/* only icount's or agg's figures */
 	printf("%-40s %5s %-6s| %-24s| %-24s| %-24s| %7s | %7s | %s\n",
 	       "figure", "size", "unit", "pea med [min-max]",
 	       "perf med [min-max]", "ring med [min-max]", "pea/prf",
@@ -166,8 +167,8 @@ static void print_table(void)
 				break;
 		if (j < i || fig_find(f->name, f->size, "ordered"))
 			continue;
-		/* bench_icount()'s figures: a table of their own. */
-		if (!strncmp(f->name, "ic-", 3))
+		/* bench_icount()'s and bench_agg()'s: tables of their own. */
+		if (!strncmp(f->name, "ic-", 3) || !strncmp(f->name, "agg ", 4))
 			continue;
 		p = fig_find(f->name, f->size, "pea");
 		q = fig_find(f->name, f->size, "perf");
@@ -188,6 +189,40 @@ static void print_table(void)
 			printf("%s%s=%s", first ? " " : ", ", figs[j].channel, m);
 			first = false;
 		}
+		printf("\n");
+	}
+}
+
+/*
+ * In-kernel aggregation per hit (agg.c): pea's table against the BPF
+ * program doing the same with BPF maps, and against writing a record.
+ */
+static void print_agg_table(void)
+{
+	bool header = false;
+	int i;
+
+	for (i = 0; i < nfigs; i++) {
+		const struct fig *f = &figs[i], *b, *r;
+
+		if (strncmp(f->name, "agg ", 4) || strcmp(f->channel, "pea"))
+			continue;
+		if (!header) {
+			printf("\n%-40s %-6s| %-24s| %-24s| %-24s| %7s | %7s\n",
+			       "figure (per hit, above no probe)", "unit",
+			       "pea table med [min-max]",
+			       "BPF map med [min-max]", "pea record med [min-max]",
+			       "pea/bpf", "pea/rec");
+			header = true;
+		}
+		b = fig_find(f->name, f->size, "bpf");
+		r = fig_find(f->name, f->size, "record");
+		printf("%-40s %-6s|", f->name, f->unit);
+		print_cell(f);
+		print_cell(b);
+		print_cell(r);
+		print_ratio(f, b);
+		print_ratio(f, r);
 		printf("\n");
 	}
 }
@@ -261,6 +296,7 @@ void report_print(const char *json_path, const char *title)
 	printf("%s\n", title);
 	print_table();
 	print_ordered_table();
+	print_agg_table();
 	icount_print();
 	printf("# --- bench table end ---\n");
 	printf("# --- bench json begin ---\n");

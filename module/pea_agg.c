@@ -62,6 +62,16 @@
  *
  * Readers sleep interruptibly on @lock and reschedule while they walk a
  * large table.
+ *
+ * Stack keys (PEA_AGG_KEY_KSTACK, _USTACK): the key word is the id of the
+ * stack in the table's stack store (pea_agg_stack.c), shared by every
+ * CPU, one per generation: a writer stores the stack in the generation it
+ * counts in, and a read copies the stacks of the generations it reads. A
+ * kernel stack is unwound from the registers the kind hands over (into
+ * the store's per-CPU, per-level room) unless the kind unwound it
+ * already (samplers). A stack that does not fit is counted in @dropped
+ * and @stack_dropped; one that finds no room to unwind in (nested deeper
+ * than PEA_NEST_MAX) in @errors.
  */
 #include <linux/cpumask.h>
 #include <linux/jhash.h>
@@ -85,7 +95,9 @@
 #include "pea_provider.h"
 #include "pea_quota.h"
 #include "pea_agg.h"
+#include "pea_agg_stack.h"
 #include "pea_intval.h"
+#include "pea_kstack.h"
 #include "pea_lat.h"
 
 enum pea_agg_state {
@@ -109,6 +121,7 @@ struct pea_agg_gen {
 	local64_t hits;
 	local64_t dropped;
 	local64_t errors;
+	local64_t stack_dropped;	/* also in dropped */
 	local64_t unpaired;	/* PEA_AGG_VAL_PAIRED: no start kept */
 	local_t used;		/* tickets taken; may pass max_keys */
 };
@@ -132,6 +145,8 @@ struct pea_agg {
 	u32 key_size;
 	bool sgn;		/* values are signed (else __u64) */
 	size_t charged;		/* bytes charged to the link for it */
+	struct pea_stk *stk;	/* with a stack key, else NULL */
+	u32 stack_depth;
 	s64 lin_min;
 	u64 lin_step;
 	struct pea_lat *pair;	/* PEA_AGG_VAL_PAIRED: the start's table */
@@ -204,13 +219,45 @@ static u32 pea_agg_bucket(const struct pea_agg *agg, s64 v)
 	return i >= agg->nr_lin ? agg->nr_lin + 1 : (u32)i + 1;
 }
 
-/* The hit's key; false if a field of it lies past the entry. */
-static bool pea_agg_key(const struct pea_agg *agg, struct pea_link *l,
-			const struct pea_agg_sample *s, u64 pair, u64 *key)
+/*
+ * The id of the hit's stack of @kind in generation @gen's store: 0 for
+ * none, -ENOSPC (the store is full), -EBUSY (no room to unwind in).
+ */
+static long pea_agg_stack(struct pea_agg *agg, unsigned int gen,
+			  const struct pea_agg_sample *s, u16 kind)
+{
+	u64 *buf;
+	long id;
+	u32 nr;
+
+	if (kind == PEA_AGG_STACK_USER)
+		return pea_stk_id(agg->stk, gen, kind, s->uips, s->unr);
+	if (s->kips)
+		return pea_stk_id(agg->stk, gen, kind, s->kips, s->knr);
+	buf = pea_stk_scratch_get(agg->stk);
+	if (buf) {
+		nr = pea_kstack_save(s->regs, s->ip0, buf, agg->stack_depth);
+		id = pea_stk_id(agg->stk, gen, kind, buf, nr);
+	} else {
+		id = -EBUSY;
+	}
+	pea_stk_scratch_put(agg->stk);
+	return id;
+}
+
+/*
+ * The hit's key (@pair: the pairing key of a PEA_AGG_VAL_PAIRED hit); 0,
+ * a stack's -ENOSPC or -EBUSY (pea_agg_stack()), or -EINVAL (a field
+ * past the entry).
+ */
+static int pea_agg_key(struct pea_agg *agg, struct pea_link *l,
+		       unsigned int gen, const struct pea_agg_sample *s,
+		       u64 pair, u64 *key)
 {
 	struct task_struct *task = current;
 	char comm[16];
 	unsigned int i, w = 0;
+	long id;
 
 	memset(key, 0, PEA_AGG_KEY_WORDS * sizeof(u64));
 	for (i = 0; i < PEA_AGG_KEY_PARTS; i++) {
@@ -232,22 +279,34 @@ static bool pea_agg_key(const struct pea_agg *agg, struct pea_link *l,
 		case PEA_AGG_KEY_PROBE:
 			key[w++] = l->rec_id;
 			break;
+		case PEA_AGG_KEY_KSTACK:
+		case PEA_AGG_KEY_USTACK:
+			id = pea_agg_stack(agg, gen, s,
+					   agg->keys[i] == PEA_AGG_KEY_KSTACK ?
+					   PEA_AGG_STACK_KERNEL :
+					   PEA_AGG_STACK_USER);
+			if (id < 0)
+				return id;
+			key[w++] = id;
+			break;
 		case PEA_AGG_KEY_PAIR:
-			key[w++] = pair;
+			/* A thread in the link's pid namespace, as TID is. */
+			key[w++] = agg->pair_key.kind == PEA_LAT_KEY_TID ?
+				   task_pid_nr_ns(task, l->pid_ns) : pair;
 			break;
 		case PEA_AGG_KEY_FIELD:
 			if (!s->raw || agg->key_offset > s->raw_len ||
 			    agg->key_size > s->raw_len - agg->key_offset)
-				return false;
+				return -EINVAL;
 			memcpy(&key[w], s->raw + agg->key_offset,
 			       agg->key_size);
 			w += agg->key_size > 8 ? 2 : 1;
 			break;
 		default:	/* PEA_AGG_KEY_NONE ends the list */
-			return true;
+			return 0;
 		}
 	}
-	return true;
+	return 0;
 }
 
 /*
@@ -359,26 +418,37 @@ bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 	struct pea_agg_slot *slot;
 	u64 pair = 0;
 	s64 v = 0;
+	int err;
 
 	local64_inc(&g->hits);
 	if (agg->value == PEA_AGG_VAL_PAIRED) {
-		u64 ns;
-		int err = pea_lat_end(agg->pair, &agg->pair_key, s, &pair,
-				      &ns);
-
-		if (err) {
-			local64_inc(err == -ENOENT ? &g->unpaired :
-				    &g->errors);
+		if (!pea_lat_key(&agg->pair_key, s, &pair)) {
+			local64_inc(&g->errors);
 			goto out;
 		}
-		v = ns;
 	} else if (!pea_agg_value(agg, s, &v)) {
 		local64_inc(&g->errors);
 		goto out;
 	}
-	if (!pea_agg_key(agg, l, s, pair, key)) {
+	err = pea_agg_key(agg, l, gen, s, pair, key);
+	if (err == -ENOSPC) {
+		local64_inc(&g->stack_dropped);
+		local64_inc(&g->dropped);
+		goto out;
+	}
+	if (err) {
 		local64_inc(&g->errors);
 		goto out;
+	}
+	/* Taken only now: a hit its key fails keeps its start. */
+	if (agg->value == PEA_AGG_VAL_PAIRED) {
+		u64 ns;
+
+		if (pea_lat_take(agg->pair, pair, &ns)) {
+			local64_inc(&g->unpaired);
+			goto out;
+		}
+		v = ns;
 	}
 	slot = pea_agg_find(agg, g, key);
 	if (!slot) {
@@ -429,10 +499,29 @@ static bool pea_agg_keys_ok(const struct pea_agg_attr *a)
 	return true;
 }
 
+/**
+ * pea_agg_attr_has_key() - whether a table's key has a part
+ * @a: the attr
+ * @part: PEA_AGG_KEY_*
+ *
+ * Return: true if @a->keys[] names @part.
+ */
+bool pea_agg_attr_has_key(const struct pea_agg_attr *a, u8 part)
+{
+	return memchr(a->keys, part, sizeof(a->keys));
+}
+
+static bool pea_agg_attr_stacks(const struct pea_agg_attr *a)
+{
+	return pea_agg_attr_has_key(a, PEA_AGG_KEY_KSTACK) ||
+	       pea_agg_attr_has_key(a, PEA_AGG_KEY_USTACK);
+}
+
 /* What every table takes; the kind says which values it gives. */
 static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
 {
 	u64 span, rem;
+	int err;
 
 	if (a->flags & ~PEA_AGG_FLAGS || a->reserved)
 		return -EINVAL;
@@ -440,6 +529,17 @@ static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
 		return -EINVAL;
 	if (!pea_agg_keys_ok(a))
 		return -EINVAL;
+	if (pea_agg_attr_stacks(a)) {
+		if (!a->max_stacks || a->max_stacks > PEA_AGG_MAX_STACKS ||
+		    !a->stack_depth)
+			return -EINVAL;
+		/* As a record's kstack_depth: EINVAL, EOPNOTSUPP, EOVERFLOW. */
+		err = pea_kstack_check(a->stack_depth, 0);
+		if (err)
+			return err;
+	} else if (a->max_stacks || a->stack_depth) {
+		return -EINVAL;
+	}
 	if (a->value > PEA_AGG_VAL_PAIRED)
 		return -EINVAL;
 	if (a->value != PEA_AGG_VAL_PAIRED &&
@@ -486,6 +586,7 @@ static void pea_agg_destroy(struct pea_agg *agg)
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		kvfree(agg->cpu[cpu]);
+	pea_stk_free(agg->stk);
 	pea_lat_put(agg->pair);
 	kfree(agg);
 }
@@ -506,7 +607,7 @@ static void pea_agg_destroy(struct pea_agg *agg)
 long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
 		    struct pea_lat *pair)
 {
-	size_t slot_size, gen_size, bytes;
+	size_t slot_size, gen_size, stk_size = 0, bytes;
 	struct pea_agg *agg;
 	unsigned int cpu;
 	u32 nr_lin, nb;
@@ -541,13 +642,18 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
 	/* What the allocators take: kmalloc's rounding, else whole pages. */
 	bytes = kmalloc_size_roundup(struct_size(agg, cpu, nr_cpu_ids));
 	if (check_add_overflow(bytes, (size_t)num_possible_cpus() *
-			       pea_kvmalloc_size(2 * gen_size), &bytes))
+			       pea_alloc_size(2 * gen_size), &bytes))
 		return -ENOMEM;
 	if (a->value == PEA_AGG_VAL_PAIRED) {
 		if (!pair)
 			return -EINVAL;
 		/* The start's struct it keeps alive (pea_lat.c). */
 		bytes += pea_lat_ref_size();
+	}
+	/* The stack store: its struct and one allocation per generation. */
+	if (pea_agg_attr_stacks(a)) {
+		stk_size = pea_stk_gen_size(a->max_stacks, a->stack_depth);
+		bytes += pea_stk_charge(a->max_stacks, a->stack_depth);
 	}
 
 	mutex_lock(&pea_agg_create_lock);
@@ -568,6 +674,14 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
 			pea_agg_destroy(agg);
 			goto uncharge;
 		}
+	}
+	if (stk_size) {
+		agg->stk = pea_stk_alloc(a->max_stacks, a->stack_depth);
+		if (!agg->stk) {
+			pea_agg_destroy(agg);
+			goto uncharge;
+		}
+		agg->stack_depth = a->stack_depth;
 	}
 	mutex_init(&agg->lock);
 	agg->flags = a->flags;
@@ -615,6 +729,8 @@ struct pea_agg_copy {
 	u64 hits;
 	u64 dropped;
 	u64 errors;
+	u64 stack_dropped;
+	struct pea_stk_out stacks;
 	u64 unpaired;
 };
 
@@ -633,6 +749,7 @@ static int pea_agg_copy_gen(const struct pea_agg *agg, unsigned int cpu,
 	c->hits += local64_read(&g->hits);
 	c->dropped += local64_read(&g->dropped);
 	c->errors += local64_read(&g->errors);
+	c->stack_dropped += local64_read(&g->stack_dropped);
 	c->unpaired += local64_read(&g->unpaired);
 	for (i = 0; i < agg->cap; i++) {
 		if (!(i & 1023))
@@ -685,9 +802,10 @@ static void pea_agg_clear_gen(const struct pea_agg *agg, struct pea_agg_gen *g)
  * waits for an RCU grace period.
  * Return: 0, -EINVAL (flags, reserved), -ENOENT (no table), -EINTR (a
  * signal while waiting for another reader: nothing done), -ENOSPC (more
- * entries than @buf_len holds: nothing cleared, @nr_entries says how
- * many), -EFAULT (the entries or the request not writable: nothing
- * cleared), -ENOMEM.
+ * entries than @buf_len holds, or stacks than @stacks_len: nothing
+ * cleared, @nr_entries and @stacks_size say how many), -EFAULT (the
+ * entries, the stacks or the request not writable: nothing cleared),
+ * -ENOMEM.
  */
 long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 		  void __user *ua, u32 usize)
@@ -698,13 +816,15 @@ long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 	unsigned int cpu, old;
 	int err = 0;
 
-	if (r->flags & ~PEA_AGG_READ_F_CLEAR || r->reserved)
+	if (r->flags & ~PEA_AGG_READ_F_CLEAR || r->reserved || r->reserved2)
 		return -EINVAL;
 	if (!agg)
 		return -ENOENT;
 	c.entry_size = struct_size(c.e, buckets, agg->nr_buckets);
 	c.buf = u64_to_user_ptr(r->buf);
 	c.room = div64_u64(r->buf_len, c.entry_size);
+	c.stacks.buf = u64_to_user_ptr(r->stacks);
+	c.stacks.room = r->stacks_len;
 	c.e = kmalloc(c.entry_size, GFP_KERNEL);
 	if (!c.e)
 		return -ENOMEM;
@@ -733,6 +853,9 @@ long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 			if (err)
 				break;
 		}
+		/* After the entries: every id they hold is there. */
+		if (!err && agg->stk)
+			err = pea_stk_copy(agg->stk, old, &c.stacks);
 	} else {
 		for_each_possible_cpu(cpu) {
 			err = pea_agg_copy_gen(agg, cpu,
@@ -744,6 +867,11 @@ long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 			if (err)
 				break;
 		}
+		/* Stores only grow under the lock: every id read is there. */
+		if (!err && agg->stk)
+			err = pea_stk_copy(agg->stk, 0, &c.stacks);
+		if (!err && agg->stk)
+			err = pea_stk_copy(agg->stk, 1, &c.stacks);
 	}
 	if (!err) {
 		r->nr_entries = min_t(u64, c.seen, U32_MAX);
@@ -752,20 +880,26 @@ long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 		r->hits = c.hits;
 		r->dropped = c.dropped;
 		r->errors = c.errors;
+		r->stacks_size = c.stacks.size;
+		r->nr_stacks = min_t(u64, c.stacks.nr, U32_MAX);
+		r->stack_dropped = c.stack_dropped;
 		r->unpaired = c.unpaired;
 		/* The answer first: what cannot be told is not cleared. */
 		if (copy_to_user(ua, r, usize))
 			err = -EFAULT;
-		else if (c.seen > c.room)
+		else if (c.seen > c.room || c.stacks.size > c.stacks.room)
 			err = -ENOSPC;
 	}
 	if (r->flags & PEA_AGG_READ_F_CLEAR) {
 		/* Not returned whole: the next clear returns it first. */
 		agg->pending = !!err;
-		if (!err)
+		if (!err) {
 			for_each_possible_cpu(cpu)
 				pea_agg_clear_gen(agg,
 						  pea_agg_gen(agg, cpu, old));
+			if (agg->stk)
+				pea_stk_clear(agg->stk, old);
+		}
 	}
 	mutex_unlock(&agg->lock);
 	kfree(c.e);

@@ -13,6 +13,7 @@
 #include "pea_lat.h"
 
 struct pea_agg;
+struct pt_regs;
 
 /**
  * struct pea_agg_sample - what a hit offers a table's value
@@ -21,8 +22,16 @@ struct pea_agg;
  * @latency: a return's entry-to-return ns
  * @raw:     a tracepoint's raw entry, else NULL
  * @raw_len: its bytes
+ * @regs:    PEA_AGG_KEY_KSTACK: the registers to unwind the kernel stack
+ *           from (pea_kstack_save()), unless @kips is set
+ * @ip0:     with @regs: pea_kstack_save()'s @ip0
+ * @kips:    PEA_AGG_KEY_KSTACK: a kernel stack unwound already, else NULL
+ * @knr:     its entries (0: no stack, id 0)
+ * @uips:    PEA_AGG_KEY_USTACK: the user stack (samplers)
+ * @unr:     its entries (0: no stack, id 0)
  *
  * Which of them a kind fills is what its provider's agg_check accepts.
+ * A stack is cut to the table's stack_depth.
  */
 struct pea_agg_sample {
 	const u64 *args;
@@ -30,8 +39,15 @@ struct pea_agg_sample {
 	u64 latency;
 	const u8 *raw;
 	u32 raw_len;
+	u32 knr;
+	struct pt_regs *regs;
+	u64 ip0;
+	const u64 *kips;
+	const u64 *uips;
+	u32 unr;
 };
 
+bool pea_agg_attr_has_key(const struct pea_agg_attr *a, u8 part);
 bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 		    const struct pea_agg_sample *s);
 long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,

@@ -172,8 +172,13 @@ void pea_fetch_buf_put(void)
 	this_cpu_dec(pea_fetch_bufs->level);
 }
 
-/* An integer type's width, 0 for strings and arrays. */
-static u32 pea_fetch_width(u8 type)
+/**
+ * pea_fetch_width() - an integer fetch type's width in bytes
+ * @type: PEA_FETCH_U8 .. PEA_FETCH_ARRAY
+ *
+ * Return: 1, 2, 4 or 8; 0 for strings and arrays.
+ */
+u32 pea_fetch_width(u8 type)
 {
 	switch (type) {
 	case PEA_FETCH_U8:

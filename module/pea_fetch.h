@@ -41,6 +41,7 @@ struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 				     u32 kind);
 void pea_fetch_free(struct pea_fetch_set *fs);
 size_t pea_fetch_size(const struct pea_fetch_set *fs);
+u32 pea_fetch_width(u8 type);
 void pea_fetch_prefault(const struct pea_fetch_set *fs, struct pt_regs *regs,
 			const u64 *args, s64 ret);
 u32 pea_fetch_eval(const struct pea_fetch_set *fs, struct pt_regs *regs,

@@ -131,9 +131,17 @@ int pea_lat_check_key(struct pea_link *l, const struct pea_lat_key *k)
 	return l->provider->agg_check(l, &a);
 }
 
-/* The hit's key; false if it cannot be read (a field past the entry). */
-static bool pea_lat_key_of(const struct pea_lat_key *k,
-			   const struct pea_agg_sample *s, u64 *key)
+/**
+ * pea_lat_key() - the pairing key of a hit
+ * @k: the link's pairing key
+ * @s: the hit
+ * @key: out: its value
+ *
+ * Context: any (NMI included).
+ * Return: false if it cannot be read (a field past the entry).
+ */
+bool pea_lat_key(const struct pea_lat_key *k, const struct pea_agg_sample *s,
+		 u64 *key)
 {
 	switch (k->kind) {
 	case PEA_LAT_KEY_ARG:
@@ -180,7 +188,7 @@ bool pea_lat_start(struct pea_lat *lat, const struct pea_agg_sample *s)
 	slots = rcu_dereference_sched(lat->slots);
 	if (!slots)
 		goto out;
-	if (!pea_lat_key_of(&lat->key, s, &key)) {
+	if (!pea_lat_key(&lat->key, s, &key)) {
 		atomic64_inc(&lat->errors);
 		goto out;
 	}
@@ -230,41 +238,36 @@ out:
 }
 
 /**
- * pea_lat_end() - take the start of an end hit's key out of the table
+ * pea_lat_take() - take the start kept under an end hit's key out
  * @lat: the start link's pairing table (an end link's reference)
- * @k: the end link's key
- * @s: the hit
- * @key: out: its key (also when no start is kept under it)
+ * @key: the end's pairing key (pea_lat_key())
  * @ns: out: the ns since the start (0 if the clock went back)
  *
  * Context: any (NMI included), preemption off: no lock, no allocation.
- * Return: 0, -ENOENT (no start kept under the key, or the start link
- * closed), -EINVAL (the key could not be read).
+ * Return: 0, or -ENOENT (no start kept under the key, or the start link
+ * closed).
  */
-int pea_lat_end(struct pea_lat *lat, const struct pea_lat_key *k,
-		const struct pea_agg_sample *s, u64 *key, u64 *ns)
+int pea_lat_take(struct pea_lat *lat, u64 key, u64 *ns)
 {
 	u64 now = ktime_get_mono_fast_ns(), ts;
 	struct pea_lat_slot *slots, *sl;
 	u32 h, n;
 
-	if (!pea_lat_key_of(k, s, key))
-		return -EINVAL;
 	/* RCU-sched: the start link frees them after a grace period. */
 	slots = rcu_dereference_sched(lat->slots);
 	if (!slots)
 		return -ENOENT;
-	h = pea_lat_hash(lat, *key);
+	h = pea_lat_hash(lat, key);
 	for (n = 0; n < lat->window; n++) {
 		sl = &slots[(h + n) & (lat->cap - 1)];
 		/* Acquire: as in pea_lat_start(). */
 		if (smp_load_acquire(&sl->state) != PEA_LAT_READY ||
-		    READ_ONCE(sl->key) != *key)
+		    READ_ONCE(sl->key) != key)
 			continue;
 		if (cmpxchg(&sl->state, PEA_LAT_READY, PEA_LAT_BUSY) !=
 		    PEA_LAT_READY)
 			continue;
-		if (sl->key != *key) {
+		if (sl->key != key) {
 			/* Another key since we looked: as it was. */
 			smp_store_release(&sl->state, PEA_LAT_READY);
 			continue;
@@ -306,7 +309,7 @@ long pea_lat_create(struct pea_link *l, const struct pea_lat_attr *a)
 	cap = roundup_pow_of_two(2 * a->max_pending);
 	/* What the allocators take. */
 	bytes = kmalloc_size_roundup(sizeof(*lat)) +
-		pea_kvmalloc_size(array_size(cap, sizeof(*slots)));
+		pea_alloc_size(array_size(cap, sizeof(*slots)));
 
 	mutex_lock(&pea_lat_create_lock);
 	if (l->lat) {

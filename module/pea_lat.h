@@ -21,8 +21,9 @@ struct pea_lat *pea_lat_get(struct pea_link *l);
 void pea_lat_put(struct pea_lat *lat);
 size_t pea_lat_ref_size(void);
 bool pea_lat_start(struct pea_lat *lat, const struct pea_agg_sample *s);
-int pea_lat_end(struct pea_lat *lat, const struct pea_lat_key *k,
-		const struct pea_agg_sample *s, u64 *key, u64 *ns);
+bool pea_lat_key(const struct pea_lat_key *k, const struct pea_agg_sample *s,
+		 u64 *key);
+int pea_lat_take(struct pea_lat *lat, u64 key, u64 *ns);
 void pea_lat_retire(struct pea_link *l);
 void pea_lat_free(struct pea_link *l);
 

@@ -11,6 +11,7 @@
  * The evaluation is a bit stack in one u32 (PEA_PRED_DEPTH_MAX <= 32): no
  * locks, no allocation, any context.
  */
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
@@ -68,6 +69,30 @@ static bool pea_pred_is_int(const struct pea_fetch *f)
 	return f->type >= PEA_FETCH_U8 && f->type <= PEA_FETCH_S64;
 }
 
+/*
+ * Whether the integer operand @value is one a fetch of @width bytes holds:
+ * a signed fetch's operand in the signed range of its width, an unsigned
+ * one's in the unsigned range, as Linux's filter parses a field's operand
+ * for the field's type (kstrtoll or kstrtoull in parse_pred(),
+ * kernel/trace/trace_events_filter.c) and compares at its width; where
+ * Linux truncates a wider operand, a value no hit can hold is refused
+ * here, so "== -1" on a u32 is an error, not a comparison never true. A
+ * mask (PEA_TP_OP_AND) is bits: either range of the width, and the
+ * comparison masks both sides to the width (pea_pred_cmp()).
+ */
+static bool pea_pred_fits(u64 value, u32 width, bool sgn, u32 cmp)
+{
+	bool fits_u, fits_s;
+
+	if (width >= 8)
+		return true;
+	fits_u = !(value >> (8 * width));
+	fits_s = sign_extend64(value, 8 * width - 1) == (s64)value;
+	if (cmp == PEA_TP_OP_AND)
+		return fits_u || fits_s;
+	return sgn ? fits_s : fits_u;
+}
+
 static int pea_pred_check_cmp(const struct pea_pred *p,
 			      const struct pea_fetch_set *fs)
 {
@@ -92,7 +117,9 @@ static int pea_pred_check_cmp(const struct pea_pred *p,
 	case PEA_TP_OP_AND:
 	case PEA_PRED_OP_LE:
 	case PEA_PRED_OP_GE:
-		return 0;
+		return pea_pred_fits(p->value, pea_fetch_width(f->type),
+				     f->type >= PEA_FETCH_S8, p->cmp) ?
+		       0 : -EINVAL;
 	}
 	return -EINVAL;
 }
@@ -210,6 +237,7 @@ static bool pea_pred_cmp(const struct pea_pred *p,
 	const struct pea_fetch *f = &fs->f[p->fetch];
 	const u8 *val = block + v->offset;
 	bool eq, sgn;
+	u64 x;
 
 	if (v->status == PEA_FETCH_FAULT)
 		return false;
@@ -221,8 +249,10 @@ static bool pea_pred_cmp(const struct pea_pred *p,
 		return p->cmp == PEA_TP_OP_EQ ? eq : !eq;
 	}
 	sgn = f->type >= PEA_FETCH_S8;
-	return pea_int_cmp(p->cmp, pea_int_load(val, v->len, sgn), p->value,
-			   sgn);
+	x = pea_int_load(val, v->len, sgn);
+	if (p->cmp == PEA_TP_OP_AND && v->len < 8)
+		return x & p->value & GENMASK_ULL(8 * v->len - 1, 0);
+	return pea_int_cmp(p->cmp, x, p->value, sgn);
 }
 
 /**

@@ -103,8 +103,10 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 	struct task_struct *task = current;
 	u32 extra = l->counter_map ? sizeof(struct pea_event_value) : 0;
 	u32 used = sizeof(*r) + extra + caplen, foff = 0, flen = 0;
+	/* A return's stack is unwound from the return: the caller's. */
 	struct pea_agg_sample as = {
-		.args = args, .ret = ret, .latency = latency,
+		.args = args, .ret = ret, .latency = latency, .regs = regs,
+		.ip0 = flags & PEA_REC_F_RETPROBE ? 0 : READ_ONCE(l->addr),
 	};
 	void *fb = NULL;
 
@@ -235,12 +237,16 @@ void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
  * @l: a kprobe or uprobe link (their PEA_*_F_RETPROBE is the same bit)
  * @a: the table's attr
  *
- * Every hit gives its arguments; a return also its value and latency.
+ * Every hit gives its arguments; a return also its value and latency;
+ * a kprobe or kretprobe its kernel stack (uprobes refuse it first,
+ * pea_uprobe.c). No user stack.
  *
  * Return: 0 or -EINVAL.
  */
 int pea_probe_agg_check(struct pea_link *l, const struct pea_agg_attr *a)
 {
+	if (pea_agg_attr_has_key(a, PEA_AGG_KEY_USTACK))
+		return -EINVAL;
 	switch (a->value) {
 	case PEA_AGG_VAL_NONE:
 	case PEA_AGG_VAL_ARG:

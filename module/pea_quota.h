@@ -17,16 +17,22 @@ int pea_quota_link(struct pea_link *l);
 void pea_quota_unlink(struct pea_link *l);
 void pea_quota_retire(struct pea_link *l);
 
-/* The bytes kvmalloc() takes for @n: kmalloc's rounding, or pages. */
-static inline size_t pea_kvmalloc_size(size_t n)
-{
-	return n <= KMALLOC_MAX_SIZE ? kmalloc_size_roundup(n) : PAGE_ALIGN(n);
-}
-
 int pea_link_charge(struct pea_link *l, size_t bytes);
 int pea_link_charge_caller(struct pea_link *l, size_t bytes);
 void pea_link_uncharge(struct pea_link *l, size_t bytes);
 int pea_quota_show(struct seq_file *m, void *v);
 void pea_quota_init(void);
+
+/**
+ * pea_alloc_size() - the bytes kvmalloc() takes for @n: kmalloc's
+ * rounding, or whole pages
+ * @n: the size asked for
+ *
+ * Return: what memory of @n bytes is charged at.
+ */
+static inline size_t pea_alloc_size(size_t n)
+{
+	return n <= KMALLOC_MAX_SIZE ? kmalloc_size_roundup(n) : PAGE_ALIGN(n);
+}
 
 #endif /* _PEA_QUOTA_H */

@@ -21,6 +21,11 @@
  * this CPU first (allocated at attach, charged to the attacher), so that
  * the record is reserved at its exact size.
  *
+ * With a table (PEA_LINK_IOC_AGG_CREATE) each sample is counted there
+ * too, keyed by its stacks (PEA_AGG_KEY_KSTACK, _USTACK: the ones the
+ * handler unwound) and the task; with PEA_AGG_F_NO_RECORDS only there,
+ * which no full ring can lose (pea_agg.c).
+ *
  * Counts (PEA_LINK_IOC_INFO): hits are the overflows of the process the
  * link filters on (all of them without a filter), filtered the other
  * tasks' overflows, written the records, errors the overflows without a
@@ -40,6 +45,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include "pea_internal.h"
+#include "pea_agg.h"
 #include "pea_link.h"
 #include "pea_provider.h"
 #include "pea_kstack.h"
@@ -97,6 +103,7 @@ static void pea_sample_overflow(struct perf_event *event,
 	struct pea_sample_link *sl = pea_sl(l);
 	u32 kdepth = l->kstack_depth, knr = 0, unr = 0;
 	struct task_struct *task = current;
+	struct pea_agg_sample as = {};
 	struct pea_output_handle h;
 	struct pea_sample_record *r;
 	struct pea_sample_cpu *sc;
@@ -104,9 +111,9 @@ static void pea_sample_overflow(struct perf_event *event,
 
 	if (pea_link_filtered_tgid(l))
 		return;
-	pea_link_count_hit(l);
 	sc = this_cpu_ptr(sl->cpu);
 	if (sc->busy) {
+		pea_link_count_hit(l);
 		this_cpu_inc(l->stats->errors);
 		return;
 	}
@@ -119,6 +126,14 @@ static void pea_sample_overflow(struct perf_event *event,
 		unr = pea_ustack_save(pea_ustack_regs(regs), sc->ips + kdepth,
 				      min(sl->ustack_depth,
 					  sl->max_stack - knr));
+	as.kips = sc->ips;
+	as.knr = knr;
+	as.uips = sc->ips + kdepth;
+	as.unr = unr;
+	/* In the table only (PEA_AGG_F_NO_RECORDS): no record attempted. */
+	if (pea_agg_hit(l, &as))
+		goto out;
+	pea_link_count_hit(l);
 	if (pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
 			       sizeof(*r) + (knr + unr) * sizeof(u64), &h)) {
 		this_cpu_inc(l->stats->errors);
@@ -383,6 +398,25 @@ static long pea_sample_attach(struct pea_map *map, const void __user *ua)
 	return pea_link_install(l, a.flags & PEA_SAMPLE_F_CLOEXEC, &a);
 }
 
+/*
+ * A sampler's table counts samples (no value) by the stacks its handler
+ * unwinds: at most as deep as those, and a kernel stack only where the
+ * sampler sees the kernel.
+ */
+static int pea_sample_agg_check(struct pea_link *l,
+				const struct pea_agg_attr *a)
+{
+	if (a->value != PEA_AGG_VAL_NONE)
+		return -EINVAL;
+	if (pea_agg_attr_has_key(a, PEA_AGG_KEY_KSTACK) &&
+	    a->stack_depth > l->kstack_depth)
+		return -EINVAL;
+	if (pea_agg_attr_has_key(a, PEA_AGG_KEY_USTACK) &&
+	    a->stack_depth > pea_sl(l)->ustack_depth)
+		return -EINVAL;
+	return 0;
+}
+
 /* The scratch space, whether registering got that far or not. */
 static void pea_sample_free(struct pea_link *l)
 {
@@ -395,4 +429,5 @@ const struct pea_provider pea_sample_provider = {
 	.reg = pea_sample_register,
 	.unregister = pea_sample_unregister,
 	.free = pea_sample_free,
+	.agg_check = pea_sample_agg_check,
 };

@@ -176,6 +176,7 @@ static void pea_tp_overflow(struct perf_event *event,
 	}
 	as.raw = raw->frag.data;
 	as.raw_len = raw->frag.size;
+	as.regs = regs;
 	/* In the table only (PEA_AGG_F_NO_RECORDS): no record attempted. */
 	if (pea_agg_hit(l, &as))
 		return;
@@ -408,9 +409,14 @@ static long pea_tp_attach(struct pea_map *map, const void __user *ua)
 	return pea_link_install(l, a.flags & PEA_TP_F_CLOEXEC, NULL);
 }
 
-/* A tracepoint's table takes a field of its entry (first fragment). */
+/*
+ * A tracepoint's table takes a field of its entry (first fragment), and
+ * the kernel stack of its call site.
+ */
 static int pea_tp_agg_check(struct pea_link *l, const struct pea_agg_attr *a)
 {
+	if (pea_agg_attr_has_key(a, PEA_AGG_KEY_USTACK))
+		return -EINVAL;
 	return a->value == PEA_AGG_VAL_NONE || a->value == PEA_AGG_VAL_FIELD ?
 		0 : -EINVAL;
 }

@@ -49,6 +49,7 @@
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
 #include "pea_internal.h"
+#include "pea_agg.h"
 #include "pea_link.h"
 #include "pea_provider.h"
 #include "pea_probe_rec.h"
@@ -683,6 +684,15 @@ static void pea_uprobe_info(struct pea_link *l,
 	info->missed = sum->missed;
 }
 
+/* A uprobe's table: a probe's, without a kernel stack to key by. */
+static int pea_uprobe_agg_check(struct pea_link *l,
+				const struct pea_agg_attr *a)
+{
+	if (pea_agg_attr_has_key(a, PEA_AGG_KEY_KSTACK))
+		return -EINVAL;
+	return pea_probe_agg_check(l, a);
+}
+
 const struct pea_provider pea_uprobe_provider = {
 	.link_size = sizeof(struct pea_uprobe_link),
 	.attach = pea_uprobe_attach,
@@ -690,5 +700,5 @@ const struct pea_provider pea_uprobe_provider = {
 	.unregister = pea_uprobe_unregister,
 	.free = pea_uprobe_free,
 	.info = pea_uprobe_info,
-	.agg_check = pea_probe_agg_check,
+	.agg_check = pea_uprobe_agg_check,
 };

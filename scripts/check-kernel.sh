@@ -288,7 +288,7 @@ cur != "" {
 	}
 	if (index($0, "# time " cur " ") == 1)
 		next
-	if ($0 ~ /^# === test_[^ ]* ===$/ || $0 == "# --- dmesg begin ---") {
+	if ($0 ~ /# === test_[^ ]* ===$/ || $0 == "# --- dmesg begin ---") {
 		# The previous program never reported its exit.
 		cur = ""
 	} else {
@@ -308,8 +308,15 @@ cur != "" {
 		next
 	}
 }
-/^# === test_[^ ]* ===$/ {
-	cur = $3
+# A start marker after a partial line (something wrote to the results
+# channel without a newline between two programs) still starts its
+# program; what came before it on the line is reported.
+/# === test_[^ ]* ===$/ {
+	p = match($0, /# === test_[^ ]* ===$/)
+	cur = substr($0, p + 6, RLENGTH - 10)
+	if (p > 1)
+		stray[++nstray] = "the start marker of " cur \
+			" came after \"" substr($0, 1, p - 1) "\" on its line"
 	if (!(cur in seen)) {
 		seen[cur] = 1
 		order[++nprog] = cur
@@ -322,6 +329,11 @@ cur != "" {
 /^# rmmod pea: / { rmmod = substr($0, 14); next }
 /^# rmmod pea_selftest: / { rmmod_st = substr($0, 23); next }
 /^# rmmod: / { rmmod_out[++nrmmod] = $0; next }
+# Anything else between programs: no program should write there.
+$0 != "" && $0 !~ /^# (time|exit|pea-guest:) / {
+	if (nstray < 20)
+		stray[++nstray] = "outside any program: " $0
+}
 END {
 	if (insmod == "0")
 		rec("P", "module loaded")
@@ -331,6 +343,8 @@ END {
 	}
 	for (i = 1; i <= ninsmod; i++)
 		rec("C", substr(insmod_out[i], 3))
+	for (i = 1; i <= nstray; i++)
+		rec("C", stray[i])
 
 	for (i = 1; i <= nexp; i++)
 		if (!(exp_list[i] in seen))
@@ -386,7 +400,8 @@ END {
 	if (dmesg_end)
 		print "DMESG_END" > "/dev/stderr"
 }
-' > "$RECORDS" 2> "$RECORDS.flags" || true
+' > "$RECORDS" 2> "$RECORDS.flags" ||
+	printf 'F\tparse the results channel (awk exited %s)\n' "$?" >> "$RECORDS"
 DMESG_END=0
 grep -q DMESG_END "$RECORDS.flags" 2>/dev/null && DMESG_END=1
 rm -f "$RECORDS.flags"

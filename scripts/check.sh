@@ -98,6 +98,10 @@ run_kernel() {
 	}
 	/^# / { printf "C\t%s\n", substr($0, 3) }
 	' "${taps[@]}" > "$PARTS/$k"
+	# A kernel that reported no case at all failed, whatever its scripts
+	# exited with.
+	grep -q '^[PF]' "$PARTS/$k" ||
+		printf 'F\t[%s] the kernel reported no case\n' "$name" >> "$PARTS/$k"
 }
 
 # The host phase, before the guests: its build takes the same lock as

@@ -126,6 +126,9 @@ say "insmod pea: $rc"
 # --- tests ----------------------------------------------------------------
 run_test() {
 	name=$1
+	# A newline first: a partial line left by anything before must not
+	# swallow the marker.
+	printf '\n' >&3
 	out "# === $name ==="
 	say "running $name"
 	kmsg "running $name"

@@ -921,6 +921,88 @@ static void test_pred_errnos(void)
 	}
 }
 
+/*
+ * An integer operand the fetch's type cannot hold is EINVAL at attach
+ * (the predicate review's F2: it was taken and compared at 64 bits, so
+ * "== -1" on a u32 never matched and "& 0x100" on an s8 always did).
+ * Linux's filter reads an unsigned field's operand with kstrtoull and a
+ * signed one's with kstrtoll (trace_events_filter.c parse_pred()); here
+ * the range is the width's. "&" takes a mask of the width's bits, as a
+ * signed or an unsigned number.
+ */
+static int width_errno(__u8 type, __u8 op, __u64 value)
+{
+	struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target", 0);
+	struct pea_fetch f = at(fx(PEA_FETCH_BASE_ARG, 0, type, 0,
+				   PEA_FETCH_F_LOAD), FO(neg));
+	struct pea_pred p = cmp(0, op, value, NULL);
+	int fd;
+
+	a.fetches = (uintptr_t)&f;
+	a.nr_fetches = 1;
+	a.preds = (uintptr_t)&p;
+	a.nr_preds = 1;
+	fd = attach(&a);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return -fd;
+}
+
+static void test_pred_width(void)
+{
+	static const struct {
+		__u8 type, op;
+		__u64 value;
+		int err;
+		const char *what;
+	} c[] = {
+		{ PEA_FETCH_U32, PEA_TP_OP_EQ, (__u64)-1, EINVAL, "u32 == -1" },
+		{ PEA_FETCH_U32, PEA_TP_OP_LT, (__u64)-1, EINVAL, "u32 < -1" },
+		{ PEA_FETCH_U32, PEA_TP_OP_EQ, 1ULL << 32, EINVAL,
+		  "u32 == 1 << 32" },
+		{ PEA_FETCH_U32, PEA_TP_OP_EQ, 0xffffffff, 0,
+		  "u32 == 0xffffffff" },
+		{ PEA_FETCH_U8, PEA_TP_OP_EQ, 256, EINVAL, "u8 == 256" },
+		{ PEA_FETCH_U8, PEA_PRED_OP_GE, 255, 0, "u8 >= 255" },
+		{ PEA_FETCH_U16, PEA_TP_OP_GT, 0x10000, EINVAL,
+		  "u16 > 0x10000" },
+		{ PEA_FETCH_S8, PEA_TP_OP_AND, 0x100, EINVAL, "s8 & 0x100" },
+		{ PEA_FETCH_S8, PEA_TP_OP_AND, 0xff, 0, "s8 & 0xff" },
+		{ PEA_FETCH_S8, PEA_TP_OP_EQ, 0xff, EINVAL, "s8 == 0xff" },
+		{ PEA_FETCH_S8, PEA_TP_OP_EQ, (__u64)-128, 0, "s8 == -128" },
+		{ PEA_FETCH_S8, PEA_TP_OP_EQ, (__u64)-129, EINVAL,
+		  "s8 == -129" },
+		{ PEA_FETCH_S16, PEA_TP_OP_LT, 0x8000, EINVAL,
+		  "s16 < 0x8000" },
+		{ PEA_FETCH_S32, PEA_TP_OP_EQ, 0x80000000, EINVAL,
+		  "s32 == 0x80000000" },
+		{ PEA_FETCH_S32, PEA_TP_OP_EQ, (__u64)-0x80000000LL, 0,
+		  "s32 == -0x80000000" },
+		{ PEA_FETCH_S32, PEA_TP_OP_AND, 0x80000000, 0,
+		  "s32 & 0x80000000" },
+		{ PEA_FETCH_S32, PEA_TP_OP_AND, 1ULL << 32, EINVAL,
+		  "s32 & 1 << 32" },
+		{ PEA_FETCH_U32, PEA_TP_OP_AND, (__u64)-8, 0, "u32 & -8" },
+		{ PEA_FETCH_U64, PEA_TP_OP_EQ, (__u64)-1, 0, "u64 == -1" },
+		{ PEA_FETCH_S64, PEA_TP_OP_GT, 1ULL << 63, 0, "s64 > 1 << 63" },
+	};
+	struct pea_pred p[2];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		PT_EQ(width_errno(c[i].type, c[i].op, c[i].value), c[i].err,
+		      "operand width: %s: %s", c[i].what,
+		      c[i].err ? "EINVAL" : "attaches");
+	/* neg is -5 (0xfffffffb): as a u32 it is 4294967291 */
+	p[0] = cmp(2, PEA_TP_OP_AND, 0x80000000, NULL);
+	pred_case("neg & 0x80000000 (s32, the sign bit)", p, 1,
+		  NRANGE(1, 20) | 1);
+	p[0] = cmp(2, PEA_TP_OP_AND, 0x4, NULL);
+	pred_case("neg & 0x4 (s32 -5 has bit 2 clear)", p, 1, 0);
+}
+
 /* Whether @n is the size of one of the kernel's kmalloc caches. */
 static bool kmalloc_size(long n)
 {
@@ -998,6 +1080,7 @@ int main(void)
 	test_uprobe();
 	test_preds();
 	test_pred_errnos();
+	test_pred_width();
 	test_charge();
 	for (i = 0; i < ncpu; i++)
 		close(ev_fd[i]);

@@ -33,7 +33,7 @@
 
 static void nap(int n)
 {
-	struct timespec ts = { 0, 1000000 };	/* 1 ms: always blocks */
+	struct timespec ts = { 0, 1000000 };	/* 1 ms: blocks, unless the host stalls */
 
 	while (n--)
 		nanosleep(&ts, NULL);
@@ -168,9 +168,16 @@ static void test_command(const char *self)
 	pt_diag("%s%s", out, err);
 	pt_diag("command: %ld switches (its threads), %ld (its child), %llu ns CPU (with its child's)",
 		self_sw, child_sw, cpu_ns);
-	PT_OK(self_sw >= N_MAIN + N_THREAD && child_sw >= N_CHILD,
-	      "each nanosleep blocked: %ld >= %d, %ld >= %d", self_sw,
-	      N_MAIN + N_THREAD, child_sw, N_CHILD);
+	/*
+	 * The workload must switch often enough to tell the command from
+	 * its sibling. Not every 1 ms nanosleep blocks: when the host
+	 * leaves the guest's vCPU unscheduled for over a millisecond, the
+	 * timer has expired before do_nanosleep() reaches schedule() (the
+	 * debug kernel under load: 58 of 60). Half of them is plenty.
+	 */
+	PT_OK(self_sw >= (N_MAIN + N_THREAD) / 2 && child_sw >= N_CHILD / 2,
+	      "most nanosleeps blocked: %ld >= %d, %ld >= %d", self_sw,
+	      (N_MAIN + N_THREAD) / 2, child_sw, N_CHILD / 2);
 	/*
 	 * getrusage also counts what the exited child and thread switch
 	 * after their perf events left them in do_exit(): the last switch

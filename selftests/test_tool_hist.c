@@ -1212,8 +1212,8 @@ static void test_usage(void)
 		"--count-by", "nope", NULL }, "has no field 'nope'");
 	usage((char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
 		"--hist", "arg0", NULL }, "has no arguments");
-	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
-		"--count-by", "kstack", NULL }, "add --kstack");
+	usage((char *[]){ PT_PEA, "trace", "netfilter:ipv4:LOCAL_IN",
+		"--count-by", "kstack", NULL }, "has no kernel stacks");
 	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
 		"--interval", "1", NULL }, "go with --hist or --count-by");
 	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2", "--hist",

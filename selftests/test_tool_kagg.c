@@ -43,17 +43,24 @@ static void calls(int ctx, __u32 count)
 static int finish(struct pt_proc *p, const char *type, char out[][4096],
 		  int max)
 {
-	int n = 0, rc;
+	int n = 0, lines = 0, rc;
+	long long t0;
 
 	usleep(200000);
 	kill(p->pid, SIGINT);
+	t0 = pt_now_ms();
 	while (pt_proc_line(p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		lines++;
 		if (type && !pt_json_streq(line, "type", type))
 			continue;
 		if (n < max)
 			snprintf(out[n++], 4096, "%.4095s", line);
 	}
 	pt_proc_drain_err(p);
+	if (!n)
+		pt_diag("no line of type %s in %d lines of stdout (%s after %lld ms); stderr: %s",
+			type ? type : "any", lines, p->oeof ? "EOF" : "silent",
+			pt_now_ms() - t0, p->err_all ? p->err_all : "");
 	rc = pt_proc_wait(p);
 	pt_proc_close(p);
 	if (rc)

@@ -12,8 +12,8 @@
  *   - the same with the flight recorder (rings read once, at the end);
  *   - the text output: a PROBE column on every line, the per-probe table
  *     in the summary;
- *   - usage errors name the probe whose options are wrong; at most 64
- *     probes;
+ *   - usage errors name the probe whose options are wrong; at most 256
+ *     probes (--max-probes), 3 with --max-probes 2 refused;
  *   - --output ctf with two probes: one event class per probe, read back
  *     by babeltrace2 with exact per-class counts; --output perfetto: each
  *     probe's events under its name;
@@ -327,16 +327,16 @@ static void test_text(void)
 static void test_usage(void)
 {
 	static char out[65536], err[8192];
-	static char *many[70];
-	static char names[66][32];
+	static char *many[262];
+	static char names[258][32];
 	struct {
 		char *argv[12];
 		const char *msg;
 	} cases[] = {
 		{ { PT_PEA, "trace", "--maxactive", "4", "kretprobe:a", "kprobe:b", NULL },
 		  "kprobe:b: --maxactive is for kretprobes and uretprobes" },
-		{ { PT_PEA, "trace", "uprobe:/bin/true:main", "--filter", "pid == 1", TP, NULL },
-		  "uprobe:/bin/true:main: --filter is for tracepoints, kprobes and kretprobes" },
+		{ { PT_PEA, "trace", "netfilter:ipv4:local_in", "--filter", "pid == 1", TP, NULL },
+		  "netfilter:ipv4:local_in: --filter is for tracepoints, kprobes, kretprobes, uprobes and uretprobes" },
 		{ { PT_PEA, "trace", "--args", "kprobe:a", TP, NULL },
 		  TP ": --args, --str, --bytes, --user, --kernel and --maxactive are for kprobes" },
 		{ { PT_PEA, "trace", "kprobe:a", "--pid", "x", "kprobe:b", NULL },
@@ -355,7 +355,7 @@ static void test_usage(void)
 		  "kprobe:b: parameter 'nothing': no BTF" },
 		{ { PT_PEA, "trace", "kprobe:a", "tp:sched:sched_switch",
 		    "nothing", NULL },
-		  "parameters by name ('nothing') are for kprobes" },
+		  "fetches ('nothing') are for kprobes, kretprobes" },
 	};
 	size_t i;
 	int rc;
@@ -372,23 +372,38 @@ static void test_usage(void)
 	rc = pt_run((char *[]){ PT_PEA, "trace", "--help", NULL }, out,
 		    sizeof(out), err, sizeof(err), NULL, NULL);
 	PT_OK(rc == 0 && strstr(out, "PROBE [PROBE-OPTIONS] [PROBE [PROBE-OPTIONS]]...") &&
-	      strstr(out, "at most 64") && strstr(out, "PROBE column") &&
+	      strstr(out, "at most 256") && strstr(out, "PROBE column") &&
 	      strstr(out, "\"probes\":[{"),
 	      "--help describes several probes, their options, lines and summary");
 
-	/* 64 probes parse (the device is what fails as nobody); 65 do not. */
+	/*
+	 * 256 probes parse (the device is what fails as nobody); 257 do
+	 * not, nor 3 with --max-probes 2.
+	 */
 	many[0] = PT_PEA;
 	many[1] = "trace";
-	for (i = 0; i < 65; i++) {
+	for (i = 0; i < 257; i++) {
 		snprintf(names[i], sizeof(names[i]), "kprobe:f%zu", i);
 		many[2 + i] = names[i];
 	}
-	many[2 + 65] = NULL;
+	many[2 + 257] = NULL;
 	rc = pt_run(many, out, sizeof(out), err, sizeof(err), NULL, NULL);
-	PT_OK(rc == 2 && strstr(err, "at most 64 probes in one session ('kprobe:f64' is one more)"),
-	      "65 probes: exit 2, at most 64 probes");
+	PT_OK(rc == 2 && strstr(err, "more than 256 probes in one session ('kprobe:f256' is one more): --max-probes N takes up to 1024"),
+	      "257 probes: exit 2, at most 256 probes");
 	if (rc != 2)
 		pt_diag("exit %d, stderr: %s", rc, err);
+	many[2 + 3] = "--max-probes";
+	many[2 + 4] = "2";
+	many[2 + 5] = NULL;
+	rc = pt_run(many, out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "more than 2 probes in one session ('kprobe:f2' is one more)"),
+	      "3 probes with --max-probes 2: exit 2");
+	if (rc != 2)
+		pt_diag("exit %d, stderr: %s", rc, err);
+	many[2 + 4] = "1025";
+	rc = pt_run(many, out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "--max-probes '1025': 1..1024"),
+	      "--max-probes 1025: exit 2");
 }
 
 /* --output ctf with a kretprobe and a tracepoint: two event classes. */

@@ -6,15 +6,19 @@
  * profiled through the tool, its stacks read back from --folded:
  *   - -- CMD: a's share of the spin samples is 0.75 +- 0.08, the stacks end
  *     main;a;spin and main;b;spin exactly, the top stack printed is one of
- *     them (leaf first), and samples + lost == the link's overflows;
+ *     them (leaf first), and samples + lost == the link's overflows; both
+ *     counted in the kernel ("complete (in-kernel)", no sample lost) and
+ *     from records (--records);
  *   - kernel and user frames join in one stack (main, then vfs_read [k]);
  *   - a command that exits before the tool reads one record is named (the
  *     rings are not read until it has exited: a quarter-full watermark
- *     that 1 s at 99 Hz does not reach);
+ *     that 1 s at 99 Hz does not reach; --records);
  *   - so is one whose code was mapped after its exec (a shared object),
  *     which only the maps read at its exit stop hold;
  *   - -p PID of a process that exits while the tool runs is named;
  *   - --user-only has no kernel frame, --kernel-only no user frame;
+ *   - --kernel-only of the whole system is counted in the kernel too
+ *     (comm and kernel stack): a reader's read(2) stacks under its comm;
  *   - usage errors.
  */
 #include "pea_test.h"
@@ -128,11 +132,11 @@ static int profile(char *const argv[])
 	return rc;
 }
 
-static void test_ab(void)
+static void test_ab(bool records)
 {
 	char *argv[] = { PT_PEA, "profile", "-F", "499", "--folded", FOLDED,
 			 "--svg", SVG, "--top", "3", "--", WORK, "--work", "0",
-			 "4", NULL };
+			 "4", NULL, NULL };
 	char head[64] = "";
 	unsigned long long n = 0, lost = 0, ovf = 0;
 	struct fold f;
@@ -141,11 +145,21 @@ static void test_ab(void)
 
 	bool ok;
 
-	PT_EQ(profile(argv), 0, "profile -- test_sample --work 0: exit 0");
+	if (records) {	/* --records before the "--" */
+		memmove(argv + 11, argv + 10, 6 * sizeof(argv[0]));
+		argv[10] = "--records";
+	}
+	PT_EQ(profile(argv), 0, "profile %s-- test_sample --work 0: exit 0",
+	      records ? "--records " : "");
 	ok = counts(&n, &lost, &ovf);
 	PT_OK(ok, "the counts line");
 	PT_EQ(n + lost, ovf, "samples + lost (%llu + %llu) == overflows", n,
 	      lost);
+	PT_EQ(!strstr(err, ", complete (in-kernel): "), records,
+	      records ? "--records: counted from records" :
+	      "counted in the kernel: complete (in-kernel)");
+	if (!records)
+		PT_EQ(lost, 0, "in the kernel: no sample lost");
 	read_folded(&f, "test_sample");
 	PT_OK(!f.bad && f.lines, "folded: %lu lines, each test_sample;...;leaf N",
 	      f.lines);
@@ -186,8 +200,8 @@ static void test_kernel(void)
 static void test_exit_first(void)
 {
 	char *argv[] = { PT_PEA, "profile", "-F", "99", "--pages", "64",
-			 "--folded", FOLDED, "--", WORK, "--work", "0", "1",
-			 NULL };
+			 "--records", "--folded", FOLDED, "--", WORK, "--work",
+			 "0", "1", NULL };
 	unsigned long long n = 0, lost = 0, ovf = 0;
 	struct fold f;
 
@@ -273,6 +287,45 @@ static void test_modes(void)
 	      f.total, f.kframes, f.uframes);
 }
 
+/* --kernel-only, every task: counted in the kernel, keyed by comm. */
+static void test_kernel_wide(void)
+{
+	char *work[] = { WORK, "--work", "1", "3", NULL };
+	char *argv[] = { PT_PEA, "profile", "-F", "499", "--kernel-only",
+			 "-d", "1.5", "--folded", FOLDED, NULL };
+	unsigned long long n = 0, lost = 0, ovf = 0, reads = 0, w;
+	static char line[1 << 16];
+	pid_t pid = fork();
+	char *sp;
+	FILE *in;
+
+	if (pid == 0) {
+		execv(WORK, work);
+		_exit(127);
+	}
+	usleep(200000);
+	PT_EQ(profile(argv), 0, "profile --kernel-only of every task: exit 0");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	PT_OK(counts(&n, &lost, &ovf) && n + lost == ovf && !lost &&
+	      strstr(err, ", complete (in-kernel): "),
+	      "counted in the kernel: %llu samples, %llu lost, %llu overflows",
+	      n, lost, ovf);
+	in = fopen(FOLDED, "r");
+	while (in && fgets(line, sizeof(line), in)) {
+		sp = strrchr(line, ' ');
+		w = sp ? strtoull(sp + 1, NULL, 10) : 0;
+		if (!strncmp(line, "test_sample;", 12) &&
+		    strstr(line, ";vfs_read_[k]"))
+			reads += w;
+	}
+	if (in)
+		fclose(in);
+	PT_OK(reads >= 10,
+	      "%llu samples of the reader under its comm through vfs_read [k]",
+	      reads);
+}
+
 static void test_usage(void)
 {
 	char *both[] = { PT_PEA, "profile", "--kernel-only", "--user-only",
@@ -323,11 +376,13 @@ int main(void)
 {
 	test_usage();
 	test_perm();
-	test_ab();
+	test_ab(false);
+	test_ab(true);
 	test_kernel();
 	test_exit_first();
 	test_exit_maps();
 	test_pid();
 	test_modes();
+	test_kernel_wide();
 	return pt_done();
 }

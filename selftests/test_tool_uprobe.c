@@ -2,12 +2,14 @@
 /*
  * pea trace uprobe:/uretprobe: through /bin/pea in the guest: functions of
  * this program (symbols from its .symtab) and of a shared object (by its
- * path) called with known arguments, exact JSON and human output, --pid,
+ * path, and by name through $LD_LIBRARY_PATH; this program by name
+ * through $PATH) called with known arguments, exact JSON and human output, --pid,
  * a numeric file offset, usage and lookup errors.
  */
 #include <elf.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "pea_test.h"
@@ -196,7 +198,8 @@ static void test_uprobe_human(void)
 static void test_offset_and_library(void)
 {
 	static char ev[4][4096], sum[4096];
-	const char *so = "/tmp/pt_tool_uprobe.so";
+	/* A versioned library name, found by name below too. */
+	const char *so = "/tmp/pea-libs/libpeatest.so.1";
 	const Elf64_Ehdr *eh = (const void *)pt_so_start;
 	const Elf64_Phdr *ph = (const void *)(pt_so_start + eh->e_phoff);
 	char probe[512], addr[32];
@@ -207,6 +210,7 @@ static void test_offset_and_library(void)
 	char *base;
 	int fd, i, n;
 
+	mkdir("/tmp/pea-libs", 0755);
 	fd = open(so, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
 	PT_OK(fd >= 0 && write(fd, pt_so_start, pt_so_end - pt_so_start) ==
 	      pt_so_end - pt_so_start, "shared object written");
@@ -253,8 +257,57 @@ static void test_offset_and_library(void)
 	      strstr(ev[0], "\"args\":[\"0x5\",\"0x6\",") &&
 	      !strstr(ev[0], "\"ret\""),
 	      "uprobe by file offset: args 5 and 6, no ret");
+
+	/* By name: libpeatest.so.1 in $LD_LIBRARY_PATH (upath.c). */
+	setenv("LD_LIBRARY_PATH", "/tmp/pea-libs", 1);
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace",
+					  "uretprobe:peatest:pt_so_fn", "--json",
+					  "--count", "1", "--pid", pid, NULL }),
+	      "pea trace uretprobe:peatest:pt_so_fn (a library by name) attached");
+	fn(4, 2);
+	n = read_json(&p, ev, 4, sum);
+	pt_proc_drain_err(&p);
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	unsetenv("LD_LIBRARY_PATH");
+	PT_OK(n == 1 && pt_json_num(ev[0], "ret", 0) == 14 &&
+	      pt_json_streq(ev[0], "addr", addr),
+	      "a library by name: found in $LD_LIBRARY_PATH, ret 14, addr %s",
+	      addr);
 	munmap(base, len);
 	unlink(so);
+}
+
+/* A program by name: this one, in $PATH (its directory). */
+static void test_by_name(void)
+{
+	static char ev[4][4096], sum[4096];
+	char dir[256], *slash, name[256], probe[512];
+	const char *old = getenv("PATH");
+	char saved[4096];
+	struct pt_proc p;
+	int n;
+
+	snprintf(saved, sizeof(saved), "%s", old ? old : "");
+	snprintf(dir, sizeof(dir), "%s", self);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	snprintf(name, sizeof(name), "%s", slash + 1);
+	setenv("PATH", dir, 1);
+	snprintf(probe, sizeof(probe), "uretprobe:%s:pt_tool_fn", name);
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", probe, "--json",
+					  "--count", "1", "--pid", pid, NULL }),
+	      "pea trace %s (a program by name, PATH=%s) attached", probe, dir);
+	setenv("PATH", saved, 1);
+	pt_tool_fn("gamma", 3);
+	n = read_json(&p, ev, 4, sum);
+	pt_proc_drain_err(&p);
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_OK(n == 1 && pt_json_num(ev[0], "ret", 0) == 30,
+	      "a program by name: found in $PATH, ret 30");
 }
 
 static void test_errors(void)
@@ -312,6 +365,7 @@ int main(void)
 	test_uretprobe_maxactive();
 	test_uprobe_human();
 	test_offset_and_library();
+	test_by_name();
 	test_errors();
 	return pt_done();
 }

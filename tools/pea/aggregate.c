@@ -12,6 +12,10 @@
  * printed. So a session's memory is bounded whatever it traces and for
  * however long: keys are at most AGG_STR_KEY_MAX bytes (a kernel stack,
  * at most PEA_KSTACK_MAX addresses).
+ *
+ * Tables the kernel can count (agg_kernel()) come from the probe's
+ * in-kernel table instead, kernel stacks included (PEA_AGG_KEY_KSTACK:
+ * the key is a stack id, resolved with the stacks the same read copies).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -24,6 +28,7 @@
 #include "tpformat.h"
 #include "ktypes.h"
 #include "aggregate.h"
+#include "stacks.h"
 
 #define HIST_BUCKETS	65	/* 0, then [2^k, 2^(k+1)) for k = 0..63 */
 #define HIST_BAR	40
@@ -108,6 +113,11 @@ struct agg {
 	__u64 lost;		/* records lost in the interval */
 	void *kbuf;		/* entries read from the kernel */
 	size_t kbuf_len;
+	void *sbuf;		/* and the stacks they name */
+	size_t sbuf_len;
+	const struct pea_agg_stack **stk;	/* by id, the read's stacks */
+	size_t nstk;
+	struct pea_stack_set *folded;	/* --folded: the session's stacks */
 	/* --latency */
 	int lat_fd;		/* the start's link, while attached, or -1 */
 	struct pea_lat_key lat_keys[2];	/* the start's and the end's */
@@ -121,7 +131,7 @@ struct agg {
 static const char hist_keys[] =
 	"latency or ret (kretprobe, uretprobe), arg0..arg5 or a parameter's name (kprobe, uprobe), or a numeric field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
 static const char count_keys[] =
-	"comm, pid, tid, cpu, probe, kstack (with --kstack), ret, arg0..arg5, a parameter's name (kprobe, kretprobe: from BTF), or a field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
+	"comm, pid, tid, cpu, probe, kstack, ret, arg0..arg5, a parameter's name (kprobe, kretprobe: from BTF), or a field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
 
 /* Context keys are spelled ctx.NAME where a tracepoint field is NAME. */
 #define CTX_PFX "ctx."
@@ -256,7 +266,8 @@ static int parse_key(struct agg_table *t, const char *text,
 				continue;
 			t->kind = fixed[i].kind;
 			if (t->kind == K_KSTACK && !fmt->kstack)
-				return tool_usage("trace", "--count-by kstack needs records with a kernel stack: add --kstack");
+				return tool_usage("trace", "--count-by kstack: %s has no kernel stacks (kprobes, kretprobes and tracepoints have)",
+						  fmt->probe);
 			return 0;
 		}
 	}
@@ -452,6 +463,9 @@ void agg_free(struct agg *a)
 	free(a->tabs);
 	free(a->kfd);
 	free(a->kbuf);
+	free(a->sbuf);
+	free(a->stk);
+	pea_stacks_free(a->folded);
 	free(a);
 }
 
@@ -727,6 +741,8 @@ static __u8 kern_key_of(enum agg_kind kind)
 		return PEA_AGG_KEY_TID;
 	case K_CPU:
 		return PEA_AGG_KEY_CPU;
+	case K_KSTACK:
+		return PEA_AGG_KEY_KSTACK;
 	default:
 		return PEA_AGG_KEY_NONE;
 	}
@@ -891,6 +907,13 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 			return 0;
 		attr.max_keys = a->o.max_keys < PEA_AGG_MAX_KEYS ?
 				a->o.max_keys : PEA_AGG_MAX_KEYS;
+		/* Stacks: as many as keys, as deep as --kstack's. */
+		if (kern_word(attr.keys, nparts, PEA_AGG_KEY_KSTACK) >= 0) {
+			attr.max_stacks = attr.max_keys;
+			attr.stack_depth = a->probes[p]->kstack_depth ?
+					   a->probes[p]->kstack_depth :
+					   PEA_KSTACK_MAX;
+		}
 	}
 	/* Records are needed unless the kernel takes every table of @p. */
 	for (s = 0; s < nspecs; s++) {
@@ -922,6 +945,57 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 		t->kword = t->pword[0];
 	}
 	return 0;
+}
+
+static int stk_cmp(const void *x, const void *y)
+{
+	const struct pea_agg_stack *a = *(const struct pea_agg_stack *const *)x;
+	const struct pea_agg_stack *b = *(const struct pea_agg_stack *const *)y;
+
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Index the @nr stacks of @size bytes a read wrote into a->sbuf, by id. */
+static int kern_stacks(struct agg *a, __u32 nr, __u64 size)
+{
+	const unsigned char *p = a->sbuf, *end = p + size;
+	size_t i;
+
+	free(a->stk);
+	a->nstk = 0;
+	a->stk = nr ? malloc(nr * sizeof(*a->stk)) : NULL;
+	if (nr && !a->stk)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		const struct pea_agg_stack *s = (const void *)p;
+
+		if ((size_t)(end - p) < sizeof(*s) ||
+		    (size_t)(end - p) < sizeof(*s) + s->nr * 8ULL)
+			return -EPROTO;
+		a->stk[i] = s;
+		p += sizeof(*s) + s->nr * 8ULL;
+	}
+	a->nstk = nr;
+	qsort(a->stk, nr, sizeof(*a->stk), stk_cmp);
+	return 0;
+}
+
+/* The stack of id @id in the last read, or NULL. */
+static const struct pea_agg_stack *kern_stack(const struct agg *a, __u64 id)
+{
+	size_t lo = 0, hi = a->nstk;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->stk[mid]->id == id)
+			return a->stk[mid];
+		if (a->stk[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /* Add one kernel entry to the kernel tables of probe @p. */
@@ -966,6 +1040,20 @@ static void kern_add(struct agg *a, int p, const struct pea_agg_entry *e,
 			len = strnlen((const char *)&e->key[t->kword], 16);
 			count_add(a, t, (const unsigned char *)&e->key[t->kword],
 				  len, e->count);
+		} else if (t->kind == K_KSTACK) {
+			const struct pea_agg_stack *st = kern_stack(a,
+							e->key[t->kword]);
+
+			/* Id 0: no stack, as a record without one. */
+			if (e->key[t->kword] && !st) {
+				t->other += e->count;
+				t->total += e->count;
+				continue;
+			}
+			len = st ? st->nr * 8 : 0;
+			count_add(a, t, st ? (const unsigned char *)st->ips :
+				  NULL, len > KEY_BYTES_MAX ? KEY_BYTES_MAX : len,
+				  e->count);
 		} else {
 			v = e->key[t->kword];
 			count_add(a, t, (const unsigned char *)&v, sizeof(v),
@@ -989,6 +1077,8 @@ static void kern_collect(struct agg *a, int p)
 		r.flags = PEA_AGG_READ_F_CLEAR;
 		r.buf = (uintptr_t)a->kbuf;
 		r.buf_len = a->kbuf_len;
+		r.stacks = (uintptr_t)a->sbuf;
+		r.stacks_len = a->sbuf_len;
 		if (!ioctl(a->kfd[p], PEA_LINK_IOC_AGG_READ, &r))
 			break;
 		if (errno != ENOSPC) {
@@ -997,14 +1087,28 @@ static void kern_collect(struct agg *a, int p)
 			return;
 		}
 		/* Nothing was cleared: again with room for all of them. */
-		free(a->kbuf);
-		a->kbuf_len = (size_t)r.nr_entries * r.entry_size + 4096;
-		a->kbuf = malloc(a->kbuf_len);
-		if (!a->kbuf) {
-			a->kbuf_len = 0;
+		if ((size_t)r.nr_entries * r.entry_size > a->kbuf_len) {
+			free(a->kbuf);
+			a->kbuf_len = (size_t)r.nr_entries * r.entry_size +
+				      4096;
+			a->kbuf = malloc(a->kbuf_len);
+		}
+		if (r.stacks_size > a->sbuf_len) {
+			free(a->sbuf);
+			a->sbuf_len = r.stacks_size + 65536;
+			a->sbuf = malloc(a->sbuf_len);
+		}
+		if ((r.nr_entries && !a->kbuf) || (r.stacks_size && !a->sbuf)) {
+			a->kbuf_len = a->kbuf ? a->kbuf_len : 0;
+			a->sbuf_len = a->sbuf ? a->sbuf_len : 0;
 			tool_err("out of memory reading the kernel's table");
 			return;
 		}
+	}
+	if (kern_stacks(a, r.nr_stacks, r.stacks_size)) {
+		tool_err("reading the kernel's stacks of %s: malformed or out of memory",
+			 a->probes[p]->probe);
+		return;
 	}
 	a->unpaired += r.unpaired;
 	for (i = 0; i < r.nr_entries; i++)
@@ -1485,6 +1589,78 @@ static void count_print(FILE *f, struct agg *a, const struct agg_table *t,
 	free(rows);
 }
 
+/*
+ * --folded: add kstack table @t's rows to the session's stacks, root
+ * first, each frame the function it is in (a return address names its
+ * call: one byte back). 0 or -errno.
+ */
+static int folded_add(struct agg *a, const struct agg_table *t)
+{
+	static char names[PEA_KSTACK_MAX][128];
+	const struct ksyms *ks = a->probes[t->probe]->ksyms;
+	const char *frames[PEA_KSTACK_MAX];
+	enum pea_frame_kind kinds[PEA_KSTACK_MAX];
+	unsigned int n, j;
+	size_t i;
+	__u64 v;
+	int err;
+
+	if (!a->folded) {
+		a->folded = pea_stacks_new();
+		if (!a->folded)
+			return -ENOMEM;
+	}
+	for (i = 0; i < t->nslots; i++) {
+		const struct count_ent *e = &t->slots[i];
+
+		if (!e->key)
+			continue;
+		n = e->len / 8;
+		for (j = 0; j < n; j++) {
+			memcpy(&v, e->key + (n - 1 - j) * 8, 8);
+			ksyms_func(ks, v - (n - 1 - j ? 1 : 0), names[j],
+				   sizeof(names[j]));
+			frames[j] = names[j];
+			kinds[j] = strchr(names[j], '[') &&
+				   strcmp(names[j], "[unknown]") ?
+				   PEA_FRAME_MODULE : PEA_FRAME_KERNEL;
+		}
+		if (!n) {	/* no stack (records without one) */
+			frames[n] = "[unknown]";
+			kinds[n++] = PEA_FRAME_KERNEL;
+		}
+		err = pea_stacks_add(a->folded, frames, kinds, n, e->count);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int agg_write_folded(struct agg *a)
+{
+	FILE *f;
+	int err;
+
+	if (!a || !a->o.folded)
+		return 0;
+	if (!a->folded) {
+		a->folded = pea_stacks_new();
+		if (!a->folded) {
+			tool_err("out of memory");
+			return PEA_EXIT_ERR;
+		}
+	}
+	f = fopen(a->o.folded, "we");
+	err = f ? pea_stacks_write_folded(a->folded, f) : -errno;
+	if (f && fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		tool_err("--folded %s: %s", a->o.folded, strerror(-err));
+		return PEA_EXIT_ERR;
+	}
+	return 0;
+}
+
 static void table_reset(struct agg_table *t)
 {
 	size_t i;
@@ -1537,6 +1713,8 @@ void agg_print(struct agg *a, FILE *f, unsigned int interval, __u64 lost)
 			hist_print_human(f, a, t);
 		else
 			count_print(f, a, t, interval);
+		if (a->o.folded && t->kind == K_KSTACK && folded_add(a, t))
+			tool_err("--folded: out of memory: stacks missing");
 		table_reset(t);
 	}
 	a->unpaired = 0;

@@ -31,6 +31,8 @@ struct trace_fmt;
  * @max_keys: distinct keys kept per count table; events of further keys
  *            are counted as "other"
  * @json:     print JSON objects
+ * @folded:   --folded FILE: the --count-by kstack tables' stacks, summed
+ *            over the session, written there as folded stacks
  * @latency:  --latency: probe 0 starts, probe 1 ends; hist[0] is the
  *            histogram of the ns between them, on probe 1 (in the kernel)
  * @lat_key:  --key: the pairing key of both probes, or "START,END" (NULL:
@@ -47,6 +49,7 @@ struct agg_opts {
 	unsigned int top;
 	unsigned int max_keys;
 	bool json;
+	const char *folded;
 	bool latency;
 	const char *lat_key;
 	unsigned int max_pending;
@@ -71,7 +74,7 @@ void agg_add(struct agg *a, const struct trace_event *ev);
 /*
  * Let the kernel count probe @p's tables it can compute exactly (a
  * histogram of a latency, a raw argument or an integer field, or counts
- * by comm, pid, tid, cpu)
+ * by comm, pid, tid, cpu, kstack)
  * in a table of link @link_fd (PEA_LINK_IOC_AGG_CREATE): every hit, not
  * only the records that arrive. With @no_records, and when the kernel
  * takes every table of @p, the link writes no records. 0, or -errno when
@@ -91,6 +94,12 @@ void agg_kernel_detach(struct agg *a, int p);
  * the records lost since the last print (shown on tables from records).
  */
 void agg_print(struct agg *a, FILE *f, unsigned int interval, __u64 lost);
+
+/*
+ * With --folded: write the kstack tables' stacks of the whole session
+ * (after the last agg_print()). 0, or PEA_EXIT_ERR after saying why.
+ */
+int agg_write_folded(struct agg *a);
 
 void agg_free(struct agg *a);
 

@@ -21,6 +21,16 @@
  * The stacks go into a set of tools/pea/stacks.h: root first, the
  * process (comm), the user frames from the outermost, then the kernel
  * frames from the outermost.
+ *
+ * With -p or -- CMD (or --kernel-only) the kernel counts the samples
+ * itself where it can: a table on the sampler's link keyed by comm and
+ * the stacks
+ * (PEA_AGG_KEY_COMM, _KSTACK, _USTACK, no records: no ring can lose a
+ * sample), read and cleared every second and at the end; each of its
+ * entries is a sample with a weight. The summary then says "complete
+ * (in-kernel)". Without the table (an older module, no memory), or for
+ * the whole system with user stacks (a key of comm, pid and two stacks
+ * does not fit the kernel's four words), the records as above.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,12 +54,14 @@
 #define PROFILE_DEPTH		127
 #define PROFILE_SAMPLES_MAX	(16U << 20)	/* records kept, at most */
 #define FRAME_LEN		256	/* a frame's name, at most */
+#define PROFILE_KEYS		4096	/* the kernel table's keys and stacks */
 
 struct prof_sample {
 	int pid, tgid;
 	char comm[16];
 	__u16 knr, unr;
 	__u64 *ips;		/* knr kernel, then unr user */
+	__u64 weight;		/* samples (a kernel table's entry: its count) */
 };
 
 struct profiler {
@@ -60,6 +72,13 @@ struct profiler {
 	char **cmd;		/* -- CMD */
 	const char *folded, *svg;
 	int map_fd, link_fd;
+	unsigned int kdepth, udepth;	/* the sampler's stack depths */
+	bool kern;		/* the kernel counts (a table on the link) */
+	bool records;		/* --records: it does not */
+	__u64 wsum;		/* samples kept: the weights' sum */
+	__u64 khits, kdropped, kstack_dropped, kerrors;
+	void *kbuf, *sbuf;	/* what a read of the table copies */
+	size_t kbuf_len, sbuf_len;
 	pid_t child;
 	struct pea_buffer *pb;
 	struct usyms *us;
@@ -98,6 +117,9 @@ static int prof_help(void)
 	       "      --pages N        ring pages per CPU, a power of two (default %u)\n"
 	       "      --folded FILE    write folded stacks (flamegraph.pl, speedscope)\n"
 	       "      --svg FILE       write an SVG flame graph\n"
+	       "      --records        count from records even where the kernel can\n"
+	       "                       (-p, -- or --kernel-only: the kernel counts:\n"
+	       "                       \"complete (in-kernel)\", no ring to lose them)\n"
 	       "\n"
 	       "Privilege: as perf record -a: CAP_PERFMON, or perf_event_paranoid <= 0\n"
 	       "(Debian's default 3: CAP_SYS_ADMIN); see docs/profiling.md.\n"
@@ -109,7 +131,8 @@ static int prof_help(void)
 
 static int prof_parse(struct profiler *p, int argc, char **argv)
 {
-	enum { O_KONLY = 256, O_UONLY, O_TOP, O_PAGES, O_FOLDED, O_SVG };
+	enum { O_KONLY = 256, O_UONLY, O_TOP, O_PAGES, O_FOLDED, O_SVG,
+	       O_RECORDS };
 	static const struct option opts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -120,6 +143,7 @@ static int prof_parse(struct profiler *p, int argc, char **argv)
 		{ "pages", required_argument, NULL, O_PAGES },
 		{ "folded", required_argument, NULL, O_FOLDED },
 		{ "svg", required_argument, NULL, O_SVG },
+		{ "records", no_argument, NULL, O_RECORDS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -169,6 +193,9 @@ static int prof_parse(struct profiler *p, int argc, char **argv)
 			break;
 		case O_SVG:
 			p->svg = optarg;
+			break;
+		case O_RECORDS:
+			p->records = true;
 			break;
 		case 'h':
 			prof_help();
@@ -240,7 +267,9 @@ static void prof_on_sample(void *ctx, int cpu, void *data, __u32 size)
 	s->comm[sizeof(s->comm) - 1] = '\0';
 	s->knr = r.kstack_nr;
 	s->unr = r.ustack_nr;
+	s->weight = 1;
 	p->n++;
+	p->wsum++;
 	/* A process seen for the first time: its maps now, while it lives. */
 	if (r.ustack_nr && r.tgid && !usyms_known(p->us, r.tgid))
 		usyms_snap(p->us, r.tgid);
@@ -262,26 +291,6 @@ static void prof_on_lost(void *ctx, int cpu, __u64 cnt)
 }
 
 /* ---- naming ---- */
-
-/* "func" or "func [module]" from ksyms_format()'s "func+0x1f [module]". */
-static void kname(const struct ksyms *ks, __u64 addr, char *buf, size_t len)
-{
-	char tmp[PEA_SYM_LEN + 64], *plus, *mod;
-
-	ksyms_format(ks, addr, tmp, sizeof(tmp));
-	if (!strncmp(tmp, "0x", 2)) {
-		snprintf(buf, len, "[unknown]");
-		return;
-	}
-	mod = strchr(tmp, ' ');
-	plus = strchr(tmp, '+');
-	if (plus)
-		*plus = '\0';
-	if (mod)
-		snprintf(buf, len, "%s%s", tmp, mod);
-	else
-		snprintf(buf, len, "%s", tmp);
-}
 
 static int prof_stacks(struct profiler *p, struct pea_stack_set *set,
 		       const struct ksyms *ks)
@@ -306,7 +315,8 @@ static int prof_stacks(struct profiler *p, struct pea_stack_set *set,
 			kinds[n++] = PEA_FRAME_USER;
 		}
 		for (j = s->knr - 1; j >= 0 && n < 2 * PROFILE_DEPTH + 1; j--) {
-			kname(ks, s->ips[j] - (j ? 1 : 0), names[n], FRAME_LEN);
+			ksyms_func(ks, s->ips[j] - (j ? 1 : 0), names[n],
+				   FRAME_LEN);
 			kinds[n] = strchr(names[n], '[') &&
 				   strcmp(names[n], "[unknown]") ?
 				   PEA_FRAME_MODULE : PEA_FRAME_KERNEL;
@@ -314,7 +324,7 @@ static int prof_stacks(struct profiler *p, struct pea_stack_set *set,
 		}
 		for (j = 0; j < n; j++)
 			frames[j] = names[j];
-		err = pea_stacks_add(set, frames, kinds, n, 1);
+		err = pea_stacks_add(set, frames, kinds, n, s->weight);
 		if (err)
 			return err;
 	}
@@ -427,6 +437,8 @@ static int prof_attach(struct profiler *p, int tgid)
 	a.filter_cpu = -1;
 	a.kstack_depth = p->user_only ? 0 : PROFILE_DEPTH;
 	a.ustack_depth = p->kernel_only ? 0 : PROFILE_DEPTH;
+	p->kdepth = a.kstack_depth;
+	p->udepth = a.ustack_depth;
 	fd = ioctl(p->map_fd, PEA_MAP_IOC_ATTACH_SAMPLE, &a);
 	if (fd < 0) {
 		int err = errno;
@@ -447,6 +459,8 @@ static int prof_attach(struct profiler *p, int tgid)
 				fd = ioctl(p->map_fd,
 					   PEA_MAP_IOC_ATTACH_SAMPLE, &a);
 				err = errno;
+				p->kdepth = a.kstack_depth;
+				p->udepth = a.ustack_depth;
 			}
 			if (f)
 				fclose(f);
@@ -464,6 +478,189 @@ static int prof_attach(struct profiler *p, int tgid)
 		return -err;
 	}
 	return fd;
+}
+
+/* ---- counting in the kernel ---- */
+
+/*
+ * The table on the sampler's link (-p, -- CMD): keyed by comm and the
+ * stacks sampled, no records. false when the kernel cannot (the records
+ * then count).
+ */
+static bool prof_kernel_table(struct profiler *p)
+{
+	struct pea_agg_attr a;
+	int n = 0;
+
+	/* The whole system with user stacks: comm, pid, 2 stacks: 5 words. */
+	if ((!p->pid && !p->cmd && p->udepth) || p->records)
+		return false;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_AGG_F_NO_RECORDS;
+	a.max_keys = PROFILE_KEYS;
+	a.keys[n++] = PEA_AGG_KEY_COMM;
+	if (p->kdepth)
+		a.keys[n++] = PEA_AGG_KEY_KSTACK;
+	if (p->udepth)
+		a.keys[n++] = PEA_AGG_KEY_USTACK;
+	a.max_stacks = PROFILE_KEYS;
+	/* Both depths are the same (prof_attach()). */
+	a.stack_depth = p->kdepth ? p->kdepth : p->udepth;
+	p->kern = !ioctl(p->link_fd, PEA_LINK_IOC_AGG_CREATE, &a);
+	return p->kern;
+}
+
+static int prof_stk_cmp(const void *x, const void *y)
+{
+	const struct pea_agg_stack *a = *(const struct pea_agg_stack *const *)x;
+	const struct pea_agg_stack *b = *(const struct pea_agg_stack *const *)y;
+
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+static const struct pea_agg_stack *prof_stk(const struct pea_agg_stack **s,
+					    size_t n, __u64 id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid]->id == id)
+			return s[mid];
+		if (s[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* One table entry as a sample of weight @e->count. */
+static void prof_add_entry(struct profiler *p, const struct pea_agg_entry *e,
+			   const struct pea_agg_stack **stk, size_t nstk)
+{
+	const struct pea_agg_stack *ks = NULL, *us = NULL;
+	struct prof_sample *s;
+	unsigned int w = 2;
+	size_t knr, unr;
+
+	if (p->kdepth && e->key[w++] && !(ks = prof_stk(stk, nstk,
+							  e->key[w - 1])))
+		goto bad;
+	if (p->udepth && e->key[w++] && !(us = prof_stk(stk, nstk,
+							  e->key[w - 1])))
+		goto bad;
+	knr = ks ? ks->nr : 0;
+	unr = us ? us->nr : 0;
+	if (p->n == PROFILE_SAMPLES_MAX)
+		goto bad;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 4096;
+		struct prof_sample *ns = realloc(p->s, cap * sizeof(*ns));
+
+		if (!ns)
+			goto bad;
+		p->s = ns;
+		p->cap = cap;
+	}
+	s = &p->s[p->n];
+	s->ips = malloc(knr + unr ? (knr + unr) * sizeof(__u64) : 1);
+	if (!s->ips)
+		goto bad;
+	if (knr)
+		memcpy(s->ips, ks->ips, knr * sizeof(__u64));
+	if (unr)
+		memcpy(s->ips + knr, us->ips, unr * sizeof(__u64));
+	s->tgid = p->cmd ? p->child : p->pid;	/* 0: --kernel-only, every task */
+	s->pid = s->tgid;
+	memcpy(s->comm, e->key, sizeof(s->comm));
+	s->comm[sizeof(s->comm) - 1] = '\0';
+	s->knr = knr;
+	s->unr = unr;
+	s->weight = e->count;
+	p->n++;
+	p->wsum += e->count;
+	/* -p: a library loaded since the snapshot: another one. */
+	if (p->pid && unr) {
+		char buf[FRAME_LEN];
+
+		if (usyms_name(p->us, s->tgid, s->ips[knr], buf,
+			       sizeof(buf)) == -ESRCH)
+			p->resnap = true;
+	}
+	return;
+bad:
+	/* An id the read did not resolve, or no memory: said at the end. */
+	p->dropped += e->count;
+}
+
+/* Read and clear the table into the samples. */
+static void prof_collect(struct profiler *p)
+{
+	const struct pea_agg_stack **stk = NULL;
+	const unsigned char *q;
+	struct pea_agg_read r;
+	size_t i;
+
+	if (!p->kern)
+		return;
+	for (;;) {
+		memset(&r, 0, sizeof(r));
+		r.size = sizeof(r);
+		r.flags = PEA_AGG_READ_F_CLEAR;
+		r.buf = (uintptr_t)p->kbuf;
+		r.buf_len = p->kbuf_len;
+		r.stacks = (uintptr_t)p->sbuf;
+		r.stacks_len = p->sbuf_len;
+		if (!ioctl(p->link_fd, PEA_LINK_IOC_AGG_READ, &r))
+			break;
+		if (errno != ENOSPC) {
+			tool_err("reading the kernel's table: %s",
+				 strerror(errno));
+			return;
+		}
+		/* Nothing was cleared: again with room for all of it. */
+		if ((size_t)r.nr_entries * r.entry_size > p->kbuf_len) {
+			free(p->kbuf);
+			p->kbuf_len = (size_t)r.nr_entries * r.entry_size +
+				      65536;
+			p->kbuf = malloc(p->kbuf_len);
+		}
+		if (r.stacks_size > p->sbuf_len) {
+			free(p->sbuf);
+			p->sbuf_len = r.stacks_size + 65536;
+			p->sbuf = malloc(p->sbuf_len);
+		}
+		if ((r.nr_entries && !p->kbuf) || (r.stacks_size && !p->sbuf)) {
+			p->kbuf_len = p->kbuf ? p->kbuf_len : 0;
+			p->sbuf_len = p->sbuf ? p->sbuf_len : 0;
+			tool_err("out of memory reading the kernel's table");
+			return;
+		}
+	}
+	p->khits += r.hits;
+	p->kdropped += r.dropped;
+	p->kstack_dropped += r.stack_dropped;
+	p->kerrors += r.errors;
+	if (r.nr_stacks) {
+		stk = malloc(r.nr_stacks * sizeof(*stk));
+		if (!stk) {
+			p->dropped += r.hits - r.dropped - r.errors;
+			return;
+		}
+	}
+	for (i = 0, q = p->sbuf; i < r.nr_stacks; i++) {
+		stk[i] = (const void *)q;
+		q += sizeof(*stk[i]) + stk[i]->nr * sizeof(__u64);
+	}
+	qsort(stk, r.nr_stacks, sizeof(*stk), prof_stk_cmp);
+	for (i = 0; i < r.nr_entries; i++)
+		prof_add_entry(p, (const struct pea_agg_entry *)
+			       ((const char *)p->kbuf + i * r.entry_size),
+			       stk, r.nr_stacks);
+	free(stk);
 }
 
 /* Whether @pid has exited: no such process, or a zombie. */
@@ -489,8 +686,8 @@ static int prof_run(struct profiler *p)
 {
 	LIBPEA_OPTS(pea_buffer_opts, opts);
 	struct pea_link_info li;
-	__u64 t_end = 0;
-	size_t n_before_exit = 0;
+	__u64 t_end = 0, t_read;
+	__u64 n_before_exit = 0;
 	int status = 0, go = -1, ncpus, ret;
 	bool gone = false;
 
@@ -532,8 +729,10 @@ static int prof_run(struct profiler *p)
 		}
 		return PEA_EXIT_ERR;
 	}
+	prof_kernel_table(p);
 	if (p->secs)
 		t_end = tool_now_ns() + (__u64)(p->secs * 1e9);
+	t_read = tool_now_ns() + 1000000000ULL;
 	if (go >= 0) {
 		if (write(go, "g", 1) != 1)
 			tool_err("cannot start the command");
@@ -550,16 +749,21 @@ static int prof_run(struct profiler *p)
 		if (p->pid && prof_pid_gone(p->pid))
 			gone = true;
 		if (gone)
-			n_before_exit = p->n;
+			n_before_exit = p->wsum;
 		if (p->resnap) {
 			usyms_snap(p->us, p->pid);
 			p->resnap = false;
+		}
+		if (p->kern && tool_now_ns() >= t_read) {
+			prof_collect(p);
+			t_read += 1000000000ULL;
 		}
 		if (t_end && tool_now_ns() >= t_end)
 			break;
 	}
 	memset(&li, 0, sizeof(li));
 	ioctl(p->link_fd, PEA_LINK_IOC_INFO, &li);
+	prof_collect(p);
 	close(p->link_fd);
 	pea_buffer__consume(p->pb);
 	if (p->child > 0 && !gone) {
@@ -567,16 +771,34 @@ static int prof_run(struct profiler *p)
 		while (!prof_reap(p, &status))
 			usleep(10000);
 	}
-	fprintf(stderr,
-		"pea profile: %zu samples, %llu lost, overflows %llu (records %llu, dropped by the ring %llu)%s\n",
-		p->n, (unsigned long long)p->lost,
-		(unsigned long long)(li.hits - li.filtered),
-		(unsigned long long)li.written,
-		(unsigned long long)li.errors,
-		p->dropped ? ", some not kept (memory)" : "");
+	/*
+	 * With a table, its hits are overflows the link does not count, and
+	 * those past its keys or stacks (or unreadable) are lost samples.
+	 */
+	if (p->kern)
+		fprintf(stderr,
+			"pea profile: %llu samples, %llu lost, overflows %llu, complete (in-kernel): %llu counted in the kernel (%llu past its %u keys or stacks, %llu of them for the stacks), records %llu%s\n",
+			(unsigned long long)p->wsum,
+			(unsigned long long)(p->lost + p->kdropped +
+					     p->kerrors),
+			(unsigned long long)(p->khits + li.hits - li.filtered),
+			(unsigned long long)p->khits,
+			(unsigned long long)p->kdropped, PROFILE_KEYS,
+			(unsigned long long)p->kstack_dropped,
+			(unsigned long long)li.written,
+			p->dropped ? ", some not kept (memory)" : "");
+	else
+		fprintf(stderr,
+			"pea profile: %llu samples, %llu lost, overflows %llu (records %llu, dropped by the ring %llu)%s\n",
+			(unsigned long long)p->wsum,
+			(unsigned long long)p->lost,
+			(unsigned long long)(li.hits - li.filtered),
+			(unsigned long long)li.written,
+			(unsigned long long)li.errors,
+			p->dropped ? ", some not kept (memory)" : "");
 	if (gone)
-		fprintf(stderr, "pea profile: %zu samples read after the process exited\n",
-			p->n - n_before_exit);
+		fprintf(stderr, "pea profile: %llu samples read after the process exited\n",
+			(unsigned long long)(p->wsum - n_before_exit));
 	if (p->err)
 		tool_err("malformed sample records: %s", strerror(-p->err));
 	return PEA_EXIT_OK;
@@ -660,6 +882,8 @@ int cmd_profile(int argc, char **argv)
 	for (i = 0; i < p.n; i++)
 		free(p.s[i].ips);
 	free(p.s);
+	free(p.kbuf);
+	free(p.sbuf);
 	usyms_free(p.us);
 	return ret;
 }

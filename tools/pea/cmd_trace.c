@@ -35,11 +35,14 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include "libpea.h"
 #include "net_url.h"
 #include "probe_kind.h"
+#include "stat_task.h"
 #include "trace.h"
 #include "walltime.h"
 
@@ -58,12 +61,19 @@
 /* ...and it takes at most one snapshot a second. */
 #define SNAP_MIN_GAP_NS	1000000000ULL
 
-static volatile sig_atomic_t trace_stop, trace_snap;
+static volatile sig_atomic_t trace_stop, trace_snap, trace_child;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	trace_stop = 1;
+}
+
+/* SIGCHLD: -- CMD ended (the only child); the loops reap it. */
+static void on_child(int sig)
+{
+	(void)sig;
+	trace_child = 1;
 }
 
 /* SIGUSR1 with --flight-recorder: a snapshot now, and go on. */
@@ -181,8 +191,43 @@ static int setup_signals(void)
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
 	    sigaction(SIGHUP, &sa, NULL))
 		return -errno;
+	sa.sa_handler = on_child;
+	if (sigaction(SIGCHLD, &sa, NULL))
+		return -errno;
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout shows as EPIPE */
 	return 0;
+}
+
+/*
+ * -- CMD: whether it ended (reaped, its status kept); the session then
+ * ends too, as the loops check after each wait.
+ */
+static bool child_ended(struct tracer *t)
+{
+	if (!t->child || t->child_done)
+		return t->child_done;
+	if (!trace_child)
+		return false;
+	trace_child = 0;
+	if (waitpid(t->child, &t->child_status, WNOHANG) == t->child)
+		t->child_done = true;
+	return t->child_done;
+}
+
+/*
+ * Room for a link fd per probe (a glob may make hundreds) beside the
+ * rings' and the output's: the soft RLIMIT_NOFILE raised towards the
+ * hard one when it is short, as far as it goes.
+ */
+static void raise_nofile(const struct tracer *t)
+{
+	rlim_t want = t->o.nprobes + 2 * (rlim_t)t->ncpus + 64;
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= want)
+		return;
+	r.rlim_cur = r.rlim_max < want ? r.rlim_max : want;
+	setrlimit(RLIMIT_NOFILE, &r);
 }
 
 /* Attach probe @p, whose records carry @id; the link fd or -errno. */
@@ -225,6 +270,7 @@ static int trace_setup(struct tracer *t)
 		return PEA_EXIT_ERR;
 	}
 
+	raise_nofile(t);
 	t->t0 = tool_now_ns();
 	/* Records carry the probe's index + 1: id 0 would be the link's id. */
 	for (i = 0; i < t->o.nprobes; i++) {
@@ -377,8 +423,9 @@ static int flight_wait(struct tracer *t, __u64 deadline)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	sigaddset(&stop, SIGUSR1);
+	sigaddset(&stop, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &stop, &old);
-	while (!trace_stop) {
+	while (!trace_stop && !child_ended(t)) {
 		struct timespec ts, *tsp = NULL;
 		__u64 now = tool_now_ns(), wait = ~0ULL;
 
@@ -418,7 +465,8 @@ static int trace_loop(struct tracer *t)
 
 	if (t->o.flight)
 		return flight_wait(t, deadline);
-	while (!trace_stop && !t->out_closed && !count_reached(t)) {
+	while (!trace_stop && !t->out_closed && !count_reached(t) &&
+	       !child_ended(t)) {
 		int timeout = TICK_MS;
 
 		if (deadline) {
@@ -483,15 +531,46 @@ static void trace_free_probes(struct trace_opts *o)
 
 		if (s->kind && s->kind->release)
 			s->kind->release(s);
+		free(o->probes[i].glob_text);
 	}
 	free(o->probes);
 	o->probes = NULL;
+}
+
+/*
+ * -- CMD after the probes are gone: one still running (the session ended
+ * first: --duration, --count, Ctrl-C, an error) gets SIGTERM; its end is
+ * said on stderr.
+ */
+static void trace_cmd_end(struct tracer *t)
+{
+	if (!t->child)
+		return;
+	if (t->go_fd >= 0)	/* never let go: it exits at once */
+		close(t->go_fd);
+	t->go_fd = -1;
+	if (!t->child_done) {
+		if (waitpid(t->child, &t->child_status, WNOHANG) != t->child) {
+			kill(t->child, SIGTERM);
+			waitpid(t->child, &t->child_status, 0);
+		}
+		t->child_done = true;
+	}
+	if (WIFEXITED(t->child_status))
+		fprintf(stderr, "pea: %s (pid %d) exited with status %d\n",
+			t->o.cmd[0], (int)t->child,
+			WEXITSTATUS(t->child_status));
+	else if (WIFSIGNALED(t->child_status))
+		fprintf(stderr, "pea: %s (pid %d) was killed by signal %d\n",
+			t->o.cmd[0], (int)t->child,
+			WTERMSIG(t->child_status));
 }
 
 /* Detach, read what is left, print the summary; returns the exit status. */
 static int trace_teardown(struct tracer *t, int rc)
 {
 	trace_detach(t);
+	trace_cmd_end(t);
 	t->t_end = tool_now_ns();
 	if (t->pb) {
 		/* Whatever the probes wrote before they went away. */
@@ -510,6 +589,7 @@ static int trace_teardown(struct tracer *t, int rc)
 		if (rc == PEA_EXIT_OK) {
 			print_tables(t, true);
 			print_summary(t);
+			rc = agg_write_folded(t->agg);
 		}
 		pea_buffer__free(t->pb);
 	}
@@ -544,6 +624,7 @@ static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
 	p->fmt.probe = p->spec.text;
 	p->fmt.kind = p->spec.kind;
 	p->fmt.kstack = p->o.kstack;
+	p->fmt.kstack_depth = p->o.kstack;
 	p->fmt.ksyms = t->o.ksyms;
 	p->fmt.probe_col = probe_col;
 	p->fmt.time_mode = t->o.time_mode;
@@ -588,6 +669,28 @@ static void out_opts(struct tracer *t, struct trace_out_opts *oo)
 	oo->timeout_ms = TRACE_RELAYD_TIMEOUT_MS;
 }
 
+/*
+ * -- CMD: fork it, held before its exec until the probes are attached
+ * (task_cmd_fork()), and make its pid every probe's --pid: what it and
+ * its threads do is traced, from its exec on; pea's own work and the
+ * children the command forks are not (they are other processes).
+ */
+static int trace_cmd_fork(struct tracer *t)
+{
+	unsigned int i;
+
+	fflush(NULL);
+	t->child = task_cmd_fork(t->o.cmd, &t->go_fd, "pea trace");
+	if (t->child < 0) {
+		t->child = 0;
+		tool_err("cannot start %s: %s", t->o.cmd[0], strerror(errno));
+		return PEA_EXIT_ERR;
+	}
+	for (i = 0; i < t->o.nprobes; i++)
+		t->o.probes[i].o.pid = (unsigned int)t->child;
+	return 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct tracer t;
@@ -598,6 +701,7 @@ int cmd_trace(int argc, char **argv)
 
 	memset(&t, 0, sizeof(t));
 	t.map_fd = -1;
+	t.go_fd = -1;
 	t.ncpus = get_nprocs_conf();
 	if (t.ncpus < 1)
 		t.ncpus = 1;
@@ -683,6 +787,20 @@ int cmd_trace(int argc, char **argv)
 			return PEA_EXIT_ERR;
 		}
 	}
+	if (t.o.cmd) {
+		char msg[512];
+
+		rc = trace_cmd_fork(&t);
+		if (rc) {
+			if (t.out)
+				trace_writer_close(t.out, msg, sizeof(msg));
+			t.out = NULL;
+			free(t.cpus);
+			agg_free(t.agg);
+			trace_free_probes(&t.o);
+			return rc;
+		}
+	}
 	rc = trace_setup(&t);
 	if (rc == PEA_EXIT_OK) {
 		for (i = 0; i < t.o.nprobes; i++)
@@ -697,6 +815,11 @@ int cmd_trace(int argc, char **argv)
 			trace_print_header(stdout, &t.o.probes[0].fmt);
 			fflush(stdout);
 		}
+		/* -- CMD: exec'ed now that every probe is attached. */
+		if (t.child && task_cmd_go(t.go_fd))
+			tool_err("cannot start %s: it ended before its exec",
+				 t.o.cmd[0]);
+		t.go_fd = -1;
 		rc = trace_loop(&t);
 	}
 	return trace_teardown(&t, rc);

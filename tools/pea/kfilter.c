@@ -1,27 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pea: --filter on a kprobe or kretprobe, compiled into the kernel's
- * predicate program (struct pea_pred, postfix):
+ * pea: --filter on a kprobe, kretprobe, uprobe or uretprobe, compiled
+ * into the kernel's predicate program (struct pea_pred, postfix):
  *
  *	OR    := AND { || AND }
  *	AND   := UNARY { && UNARY }
  *	UNARY := ! UNARY | ( OR ) | EXPR OP VALUE
  *	OP    := == != < > <= >= & ~
  *
- * EXPR is a fetch expression (kfetch.c): one the probe prints is reused,
+ * EXPR is a fetch expression (kfetch.c; a uprobe's: ufetch.c, its
+ * +OFF(VALUE) and :TYPE included, or a NAME it printed as): one the
+ * probe prints is reused,
  * another one is fetched too and not printed. VALUE is a number (decimal,
- * 0x hex, 0 octal, negative), an enum value's name for an enum, true or
- * false for a bool, or a "string" for a string; on a string, == with a
- * '*' or '?' and ~ are globs, as in the tracepoint --filter. The bounds
+ * 0x hex, 0 octal, negative; one the value's type holds: a negative one
+ * only on a signed value or as a & mask), an enum value's name for an
+ * enum, true or false for a bool, or a "string" for a string; on a
+ * string, == with a '*' or '?' and ~ are globs, as in the tracepoint --filter. The bounds
  * are the kernel's: PEA_PRED_MAX instructions, PEA_PRED_DEPTH_MAX values
  * pending, each a clear error here.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pea_tool.h"
 #include "kfilter.h"
+#include "ufetch.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
@@ -71,18 +76,31 @@ static int emit_op(struct parser *p, __u8 op)
 	return emit(p, pr);
 }
 
+/* A uprobe expression's ":TYPE" at @s: its length (0: none). */
+static size_t type_len(const char *s)
+{
+	size_t n = 1;
+
+	if (s[0] != ':')
+		return 0;
+	while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9'))
+		n++;
+	return n > 1 ? n : 0;
+}
+
 /* The length of the fetch expression at p->s. */
 static size_t expr_len(const char *s)
 {
 	size_t n = 0;
 	int paren = 0;
 
-	if (!strncmp(s, "str(", 4)) {
+	if (!strncmp(s, "str(", 4) || s[0] == '+' ||
+	    (s[0] == '-' && s[1] >= '0' && s[1] <= '9')) {
 		for (n = 0; s[n]; n++) {
 			if (s[n] == '(')
 				paren++;
 			else if (s[n] == ')' && !--paren)
-				return n + 1;
+				return n + 1 + type_len(s + n + 1);
 		}
 		return 0;
 	}
@@ -95,7 +113,7 @@ static size_t expr_len(const char *s)
 		else if (ch == '-' && s[n + 1] == '>')
 			n += 2;
 		else
-			return n;
+			return n + type_len(s + n);
 	}
 }
 
@@ -112,7 +130,10 @@ static int fetch_of(struct parser *p, const char *expr)
 	if (c->nfetches == c->max)
 		return fail(p, "'%s': more than 8 fetches with the filter's",
 			    expr);
-	if (kfetch_parse(c->sig, expr, c->ret, &c->fetches[c->nfetches], why,
+	if (c->uprobe ?
+	    ufetch_parse(expr, c->ret, &c->fetches[c->nfetches], why,
+			 sizeof(why)) :
+	    kfetch_parse(c->sig, expr, c->ret, &c->fetches[c->nfetches], why,
 			 sizeof(why)))
 		return fail(p, "%s", why);
 	return c->nfetches++;
@@ -166,6 +187,49 @@ static int string_value(struct parser *p, struct pea_pred *pr)
 	return 0;
 }
 
+/*
+ * Whether the number @word (in pr->value) is one @k's type holds, as the
+ * kernel requires (module/pea_pred.c): a signed type's in its signed
+ * range, an unsigned one's in its unsigned range (a negative number on an
+ * unsigned value is refused, as Linux's filter parses an unsigned field's
+ * operand with kstrtoull), a mask for & in either.
+ */
+static int number_fits(struct parser *p, const struct kfetch *k,
+		       const struct pea_pred *pr, const char *word)
+{
+	static const char *const names[] = {
+		"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+	};
+	unsigned int t = k->f.type - PEA_FETCH_U8;
+	unsigned int bits = 8U << (t % 4);
+	__u64 v = pr->value;
+	bool sgn = t >= 4, neg = word[0] == '-' && v, fits_u, fits_s;
+	char what[160];
+
+	if (t >= 8)
+		return 0;
+	if (bits == 64) {
+		fits_u = !neg;
+		fits_s = neg || !(v >> 63);
+	} else {
+		fits_u = !neg && !(v >> bits);
+		fits_s = (__s64)(v << (64 - bits)) >> (64 - bits) == (__s64)v;
+	}
+	if (pr->cmp == PEA_TP_OP_AND ? fits_u || fits_s : sgn ? fits_s : fits_u)
+		return 0;
+	if (sgn)
+		snprintf(what, sizeof(what), "'%s': %s is out of range for %s (%lld..%lld)",
+			 k->expr, word, names[t],
+			 bits == 64 ? (long long)INT64_MIN : -(1LL << (bits - 1)),
+			 bits == 64 ? (long long)INT64_MAX : (1LL << (bits - 1)) - 1);
+	else
+		snprintf(what, sizeof(what), "'%s': %s is out of range for %s (0..%llu)",
+			 k->expr, word, names[t],
+			 bits == 64 ? (unsigned long long)UINT64_MAX :
+				      (1ULL << bits) - 1);
+	return fail(p, "%s", what);
+}
+
 static int number_value(struct parser *p, const struct kfetch *k,
 			struct pea_pred *pr)
 {
@@ -198,7 +262,7 @@ static int number_value(struct parser *p, const struct kfetch *k,
 		pr->value = strtoull(word, &end, 0);
 	if (!n || *end || errno)
 		return fail(p, "a number expected, not '%s'", word);
-	return 0;
+	return number_fits(p, k, pr, word);
 }
 
 static int parse_or(struct parser *p);

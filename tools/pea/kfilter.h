@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pea: --filter on a kprobe or kretprobe: a predicate on fetch
+ * pea: --filter on a kprobe, kretprobe, uprobe or uretprobe: a predicate on fetch
  * expressions compiled into the kernel's postfix program (struct
  * pea_pred), evaluated before a record is written (kfilter.c).
  */
@@ -22,10 +22,11 @@
  * @max:      room in @fetches
  * @preds:    the program, PEA_PRED_MAX instructions of room
  * @npreds:   its length
+ * @uprobe:   the expressions are a uprobe's (ufetch.c), not BTF's
  */
 struct kfilter_ctx {
 	const struct ksig *sig;
-	bool ret;
+	bool ret, uprobe;
 	struct kfetch *fetches;
 	unsigned int nfetches, max;
 	struct pea_pred *preds;

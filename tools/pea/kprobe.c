@@ -5,6 +5,8 @@
  * with PEA_MAP_IOC_ATTACH_PROBE, with an explanation for every error the
  * module gives. The function's signature comes from BTF (ktypes.c) when
  * the kernel has it: ret prints by its type, parameters are keys by name.
+ * syscall:NAME is a kretprobe on the syscall's entry point with its
+ * arguments fetched by name (syscall.c).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 #include "kfilter.h"
 #include "ktypes.h"
 #include "probe_kind.h"
+#include "syscall.h"
 
 #define KPROBE_PFX	"kprobe:"
 #define KRETPROBE_PFX	"kretprobe:"
@@ -27,12 +30,46 @@ static bool symbol_char_ok(char c)
 	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$';
 }
 
+/* syscall:NAME: the kretprobe on its entry point (struct probe_spec.data) */
+struct kprobe_arg {
+	bool syscall;
+};
+
+/* "syscall:NAME": a kretprobe on SYSCALL_ENTRY_PFX NAME. */
+static int syscall_parse(const char *text, struct probe_spec *spec)
+{
+	const char *name = text + strlen(SYSCALL_PFX);
+	size_t len = strlen(name), i;
+
+#ifndef __x86_64__
+	tool_usage("trace", "'%s': syscall: is for x86-64 (its argument registers)",
+		   text);
+	return -EINVAL;
+#endif
+	for (i = 0; i < len; i++)
+		if (!symbol_char_ok(name[i]) || name[i] == '.')
+			break;
+	if (!len || i < len ||
+	    len + strlen(SYSCALL_ENTRY_PFX) >= sizeof(spec->symbol)) {
+		tool_usage("trace", "'%s': write syscall:NAME, e.g. syscall:openat",
+			   text);
+		return -EINVAL;
+	}
+	snprintf(spec->symbol, sizeof(spec->symbol), "%s%s",
+		 SYSCALL_ENTRY_PFX, name);
+	spec->retprobe = true;
+	PROBE_SPEC_ARG(spec, struct kprobe_arg)->syscall = true;
+	return 0;
+}
+
 /* "kprobe:SYMBOL[+OFFSET]" or "kretprobe:SYMBOL" */
 static int kprobe_parse(const char *text, struct probe_spec *spec)
 {
 	const char *sym, *plus;
 	size_t len, i;
 
+	if (!strncmp(text, SYSCALL_PFX, strlen(SYSCALL_PFX)))
+		return syscall_parse(text, spec);
 	spec->retprobe = !strncmp(text, KRETPROBE_PFX, strlen(KRETPROBE_PFX));
 	sym = text + strlen(spec->retprobe ? KRETPROBE_PFX : KPROBE_PFX);
 	plus = strchr(sym, '+');
@@ -231,6 +268,8 @@ static int kprobe_params(const struct probe_spec *spec,
 	unsigned int i, bytes = 0;
 	char why[512];
 
+	for (i = 0; i < kp->nfetches; i++)	/* a syscall's arguments */
+		bytes += (kfetch_bytes(&kp->fetches[i]) + 7) & ~7U;
 	for (i = 0; i < o->nparams; i++) {
 		const char *expr = o->params[i];
 
@@ -271,6 +310,25 @@ static int kprobe_prepare(struct probe_spec *spec, const struct probe_opts *o,
 	spec->priv = kp;
 	fmt->sig = kp->sig;
 	fmt->sig_why = kp->sig ? NULL : kp->why;
+	if (PROBE_SPEC_ARG(spec, struct kprobe_arg)->syscall) {
+		char why[512];
+		int err = syscall_fetches(spec->text + strlen(SYSCALL_PFX),
+					  kp->sig, kp->fetches, &kp->nfetches,
+					  why, sizeof(why));
+
+		if (err == -ENOMEM) {
+			tool_err("out of memory");
+			return PEA_EXIT_ERR;
+		}
+		if (err)
+			return probe_usage(spec->text, "%s%s%s", why,
+					   kp->sig ? "" : ": ",
+					   kp->sig ? "" : kp->why);
+		if (kp->nfetches + o->nparams > PROBE_MAX_PARAMS)
+			return probe_usage(spec->text, "its %u arguments and %u fetches are more than %d",
+					   kp->nfetches, o->nparams,
+					   PROBE_MAX_PARAMS);
+	}
 	return kprobe_params(spec, o, fmt);
 }
 
@@ -289,7 +347,7 @@ static void kprobe_release(struct probe_spec *spec)
 }
 
 static const char *const kprobe_prefixes[] = {
-	KPROBE_PFX, KRETPROBE_PFX, NULL
+	KPROBE_PFX, KRETPROBE_PFX, SYSCALL_PFX, NULL
 };
 
 const struct probe_kind kprobe_kind = {

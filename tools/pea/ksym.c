@@ -189,6 +189,23 @@ static const struct ksym *ksym_find(const struct ksyms *ks, __u64 addr)
 	return &ks->syms[lo];
 }
 
+const char *ksyms_func(const struct ksyms *ks, __u64 addr, char *buf,
+		       size_t len)
+{
+	const struct ksym *s = ksym_find(ks, addr);
+
+	if (!len)
+		return buf;
+	if (!s)
+		snprintf(buf, len, "[unknown]");
+	else if (s->mod)
+		snprintf(buf, len, "%s [%s]", ks->pool + s->name,
+			 ks->pool + s->mod);
+	else
+		snprintf(buf, len, "%s", ks->pool + s->name);
+	return buf;
+}
+
 const char *ksyms_format(const struct ksyms *ks, __u64 addr, char *buf,
 			 size_t len)
 {

@@ -114,6 +114,8 @@ int probe_parse(const char *text, struct probe_spec *spec);
 /* ---- elfsym.c ---- */
 
 int elf_sym_offset(const char *path, const char *name, __u64 *off);
+int elf_sym_each(const char *path, void (*fn)(void *arg, const char *name),
+		 void *arg);
 
 /* ---- decode.c ---- */
 
@@ -185,6 +187,12 @@ void ksyms_free(struct ksyms *ks);
  */
 const char *ksyms_format(const struct ksyms *ks, __u64 addr, char *buf,
 			 size_t len);
+/*
+ * The function @addr is in, as a flame graph's frame names it: "func",
+ * "func [module]", or "[unknown]" (also with @ks NULL). Returns @buf.
+ */
+const char *ksyms_func(const struct ksyms *ks, __u64 addr, char *buf,
+		       size_t len);
 
 /* ---- output.c ---- */
 
@@ -200,6 +208,7 @@ struct trace_fmt {
 	__u64 t0_ns;		/* times print relative to this */
 	int probe_col;		/* several probes: PROBE column width, else 0 */
 	bool kstack;		/* --kstack: records carry kernel stacks */
+	unsigned int kstack_depth;	/* and this many frames at most */
 	const struct ksyms *ksyms;	/* and these name their frames (or NULL) */
 	int time_mode;		/* --time: enum trace_time (walltime.h) */
 	__s64 wall_off_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */

@@ -9,6 +9,7 @@
 #define _PEA_TRACE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <linux/types.h>
 #include "aggregate.h"
 #include "pea_tool.h"
@@ -16,7 +17,14 @@
 #include "trace_writer.h"
 
 #define DEFAULT_PAGES	64
-#define TRACE_MAX_PROBES 64	/* PROBE arguments of one session */
+/*
+ * Probes of one session: --max-probes, by default the module's default
+ * max_user_links (one link per probe), at most PEA_MAX_LINKS (the
+ * module's links of all users together).
+ */
+#define TRACE_DEFAULT_MAX_PROBES	256
+#define TRACE_MAX_PROBES		PEA_MAX_LINKS
+#define TRACE_BANNER_PROBES	16	/* named one by one in the banner */
 /* relayd's fields for them hold this many characters (relayd_proto.h). */
 #define TRACE_SESSION_MAX	254
 #define TRACE_HOSTNAME_MAX	63
@@ -33,6 +41,9 @@ struct trace_probe {
 	__u64 shown, records;		/* events shown, records decoded */
 	struct pea_link_info li;	/* at detach */
 	bool have_li;
+	char *glob_text;		/* a glob's match: its PROBE text, */
+	const char *glob;		/* the glob as given */
+	unsigned int glob_first;	/* and its first match's index + 1 */
 };
 
 /* The session: options for all probes, and the probes. */
@@ -57,6 +68,8 @@ struct trace_opts {
 	struct ksyms *ksyms;		/* with --kstack: the kernel's symbols */
 	struct trace_probe *probes;
 	unsigned int nprobes;
+	unsigned int max_probes;	/* --max-probes */
+	char **cmd;			/* -- CMD ARGS: argv, NULL-ended */
 };
 
 struct cpu_count {
@@ -71,6 +84,10 @@ struct cpu_count {
 
 struct tracer {
 	struct trace_opts o;
+	pid_t child;			/* -- CMD: its pid (0: none) */
+	int child_status;		/* its wait status, once it ended */
+	int go_fd;			/* lets it exec (task_cmd_go()) */
+	bool child_done;
 	struct pea_buffer *pb;
 	int map_fd;
 

@@ -3,7 +3,9 @@
  * pea trace: the command line, read segment by segment (getopt_long with
  * '+' stops at each PROBE): the options before the first PROBE are the
  * session's and every probe's defaults (struct probe_opts); those after a
- * PROBE are its own. One session has at most TRACE_MAX_PROBES probes.
+ * PROBE are its own. A PROBE named by a glob (probe_glob.c) is one probe
+ * per match, each with the options after it. One session has at most
+ * --max-probes probes (TRACE_DEFAULT_MAX_PROBES, TRACE_MAX_PROBES).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +17,8 @@
 #include <strings.h>
 #include "kfetch.h"
 #include "net_url.h"
+#include "probe_glob.h"
+#include "ufetch.h"
 #include "trace.h"
 #include "walltime.h"
 
@@ -33,11 +37,13 @@ enum {
 	OPT_MAX_KEYS,
 	OPT_EVENTS,
 	OPT_KSTACK,
+	OPT_FOLDED,
 	OPT_SESSION,
 	OPT_HOSTNAME,
 	OPT_LIVE_INTERVAL,
 	OPT_TIME,
 	OPT_SNAPSHOT_ON,
+	OPT_MAX_PROBES,
 	OPT_LATENCY,
 	OPT_KEY,
 	OPT_MAX_PENDING,
@@ -70,12 +76,14 @@ static const struct option trace_options[] = {
 	{ "live-interval", required_argument, NULL, OPT_LIVE_INTERVAL },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
+	{ "max-probes", required_argument, NULL, OPT_MAX_PROBES },
 	{ "hist", required_argument, NULL, OPT_HIST },
 	{ "count-by", required_argument, NULL, OPT_COUNT_BY },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "events", no_argument, NULL, OPT_EVENTS },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "latency", no_argument, NULL, OPT_LATENCY },
 	{ "key", required_argument, NULL, OPT_KEY },
 	{ "max-pending", required_argument, NULL, OPT_MAX_PENDING },
@@ -286,6 +294,15 @@ static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 	case OPT_EVENTS:
 		o->events = true;
 		return 0;
+	case OPT_FOLDED:
+		o->agg.folded = arg;
+		return 0;
+	case OPT_MAX_PROBES:
+		if (tool_parse_uint(arg, TRACE_MAX_PROBES, &o->max_probes) ||
+		    !o->max_probes)
+			return tool_usage("trace", "--max-probes '%s': 1..%d (pea's PEA_MAX_LINKS, the links of all users)",
+					  arg, TRACE_MAX_PROBES);
+		return 0;
 	case OPT_LATENCY:
 		o->agg.latency = true;
 		return 0;
@@ -370,6 +387,21 @@ static int parse_agg_opt(struct agg_opts *a, bool hist, const char *key,
 	return 0;
 }
 
+/*
+ * Whether a --count-by kstack table is for probe @p (-1: for any probe).
+ */
+static bool count_by_kstack(const struct trace_opts *o, int p)
+{
+	int i;
+
+	for (i = 0; i < o->agg.ncount; i++)
+		if (!strcmp(o->agg.count[i], "kstack") &&
+		    (p < 0 || o->agg.count_probe[i] < 0 ||
+		     o->agg.count_probe[i] == p))
+			return true;
+	return false;
+}
+
 /* What goes with the aggregation options; 0 or PEA_EXIT_USAGE. */
 static int check_agg_args(const struct trace_opts *o)
 {
@@ -383,6 +415,8 @@ static int check_agg_args(const struct trace_opts *o)
 		return tool_usage("trace", "--interval does not go with --flight-recorder, which reads the rings only at the end");
 	if (o->events && o->quiet)
 		return tool_usage("trace", "--events and --quiet contradict each other");
+	if (o->agg.folded && !count_by_kstack(o, -1))
+		return tool_usage("trace", "--folded FILE writes the stacks of --count-by kstack");
 	return 0;
 }
 
@@ -393,7 +427,7 @@ static int check_agg_args(const struct trace_opts *o)
  */
 static int parse_segment(int argc, char **argv, struct trace_opts *o,
 			 struct probe_opts *po, const char *probe, int ncpus,
-			 bool *help, int *next)
+			 bool *help, int *next, bool *dashdash)
 {
 	int index = probe ? (int)o->nprobes - 1 : -1;
 	int c, ret;
@@ -426,6 +460,8 @@ static int parse_segment(int argc, char **argv, struct trace_opts *o,
 			return ret;
 	}
 	*next = optind;
+	/* getopt took a "--" before the first word it did not read */
+	*dashdash = optind > 1 && !strcmp(argv[optind - 1], "--");
 	return 0;
 }
 
@@ -476,7 +512,7 @@ static int probe_validate(const struct trace_probe *p)
 	if (msg)
 		return probe_usage(n, "%s", msg);
 	if (o->filter && !(k->opts & PO_FILTER))
-		return probe_usage(n, "--filter is for tracepoints, kprobes and kretprobes");
+		return probe_usage(n, "--filter is for tracepoints, kprobes, kretprobes, uprobes and uretprobes");
 	if (o->kstack && !(k->opts & PO_KSTACK))
 		return probe_usage(n, "--kstack is for kprobes, kretprobes and tracepoints");
 	if (o->packet && !(k->opts & PO_PACKET))
@@ -488,8 +524,79 @@ static int probe_validate(const struct trace_probe *p)
 	if (o->maxactive && !s->retprobe)
 		return probe_usage(n, "--maxactive is for kretprobes and uretprobes");
 	if (o->nparams && !(k->opts & PO_PARAMS))
-		return probe_usage(n, "parameters by name ('%s') are for kprobes and kretprobes (their types come from BTF)",
+		return probe_usage(n, "fetches ('%s') are for kprobes, kretprobes (their types from BTF), uprobes and uretprobes",
 				   o->params[0]);
+	return 0;
+}
+
+/*
+ * More probes than the session takes (@more: the PROBE that would be
+ * one past TRACE_MAX_PROBES, or NULL: more than --max-probes).
+ */
+static int too_many(const struct trace_opts *o, const char *more)
+{
+	unsigned int max = more ? TRACE_MAX_PROBES : o->max_probes;
+	const struct trace_probe *p = &o->probes[max];
+
+	if (!more && p->glob)
+		return tool_usage("trace", "more than %u probes in one session ('%s' of '%s' is one more): --max-probes N takes up to %d; each probe is a link, and the module bounds one user's links by its max_user_links (default 256; CAP_SYS_ADMIN is exempt) and all users' by %d",
+				  max, p->spec.text, p->glob, TRACE_MAX_PROBES,
+				  PEA_MAX_LINKS);
+	return tool_usage("trace", "more than %u probes in one session ('%s' is one more): --max-probes N takes up to %d; each probe is a link, and the module bounds one user's links by its max_user_links (default 256; CAP_SYS_ADMIN is exempt) and all users' by %d",
+			  max, more ? more : p->spec.text, TRACE_MAX_PROBES,
+			  PEA_MAX_LINKS);
+}
+
+/*
+ * PROBE @text named by a glob: one probe per match, after what the
+ * session has; each remembers the first (whose options it takes).
+ */
+static int add_glob(struct trace_opts *o, const char *text)
+{
+	struct probe_glob_info info;
+	unsigned int first = o->nprobes;
+	char msg[512], **v;
+	size_t n, i;
+	int err;
+
+	err = probe_glob_expand(text, &v, &n, &info, msg, sizeof(msg));
+	if (err)
+		return tool_usage("trace", "'%s': %s", text, msg);
+	if (!n) {
+		probe_glob_free(v, n);
+		if (info.skipped)
+			return tool_usage("trace", "'%s' matches no %s (%zu on the kprobes blacklist, which the kernel refuses)",
+					  text, info.what, info.skipped);
+		return tool_usage("trace", "'%s' matches no %s", text,
+				  info.what);
+	}
+	for (i = 0; i < n && !err; i++) {
+		struct trace_probe *p = &o->probes[o->nprobes];
+
+		if (o->nprobes == TRACE_MAX_PROBES) {
+			err = too_many(o, text);
+			break;
+		}
+		o->nprobes++;
+		p->glob_text = v[i];	/* freed with the probe */
+		p->glob = text;
+		p->glob_first = first + 1;
+		if (probe_parse(v[i], &p->spec))
+			err = PEA_EXIT_USAGE;
+	}
+	for (; i < n; i++)
+		free(v[i]);
+	free(v);
+	if (err)
+		return err;
+	fprintf(stderr, "pea: '%s': %zu %s", text, n, info.what);
+	if (info.skipped)
+		fprintf(stderr, " (%zu more on the kprobes blacklist skipped)",
+			info.skipped);
+	else if (info.kprobes && !info.blacklist_read)
+		fputs(" (the kprobes blacklist is unreadable: debugfs not mounted?)",
+		      stderr);
+	fputc('\n', stderr);
 	return 0;
 }
 
@@ -503,8 +610,8 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	struct probe_opts *po = &o->defaults;
 	const char *probe = NULL;
 	int pos = 1, next = 1, ret;
-	unsigned int i;
-	bool net;
+	unsigned int i, first;
+	bool net, dashdash;
 
 	memset(o, 0, sizeof(*o));
 	o->defaults.cpu = -1;
@@ -520,13 +627,21 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	for (;;) {
 		/* argv[pos - 1] stands in for the program name. */
 		ret = parse_segment(argc - pos + 1, argv + pos - 1, o, po,
-				    probe, ncpus, help, &next);
+				    probe, ncpus, help, &next, &dashdash);
 		if (ret || *help)
 			return ret;
 		pos += next - 1;
+		if (dashdash) {		/* -- CMD ARGS: the rest */
+			if (pos >= argc)
+				return tool_usage("trace", "-- needs a command to run, e.g. -- ls -l");
+			o->cmd = argv + pos;
+			break;
+		}
 		if (pos >= argc)
 			break;
-		if (probe && kfetch_is_expr(argv[pos])) {
+		if (probe && (kfetch_is_expr(argv[pos]) ||
+			      (!probe_kind_find(argv[pos]) &&
+			       ufetch_is_expr(argv[pos])))) {
 			/* FETCH: a parameter, a field behind it (kfetch.c). */
 			if (po->nparams == PROBE_MAX_PARAMS)
 				return probe_usage(probe, "at most %d fetches per probe ('%s' is one more)",
@@ -535,15 +650,21 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 			po->set |= PO_PARAMS;
 			continue;
 		}
-		if (o->nprobes == TRACE_MAX_PROBES)
-			return tool_usage("trace", "at most %d probes in one session ('%s' is one more)",
-					  TRACE_MAX_PROBES, argv[pos]);
-		if (probe_parse(argv[pos], &o->probes[o->nprobes].spec))
-			return PEA_EXIT_USAGE;
+		first = o->nprobes;
+		if (probe_glob_is(argv[pos])) {
+			ret = add_glob(o, argv[pos]);
+			if (ret)
+				return ret;
+		} else {
+			if (o->nprobes == TRACE_MAX_PROBES)
+				return too_many(o, argv[pos]);
+			if (probe_parse(argv[pos], &o->probes[o->nprobes].spec))
+				return PEA_EXIT_USAGE;
+			o->nprobes++;
+		}
 		probe = argv[pos];
-		po = &o->probes[o->nprobes].own;
+		po = &o->probes[first].own;
 		po->cpu = -1;
-		o->nprobes++;
 		pos++;
 	}
 	if (o->off_cpu) {
@@ -556,11 +677,29 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 	}
 	if (!o->nprobes)
 		return tool_usage("trace", "which probe? e.g. pea trace kprobe:do_sys_openat2 --str ARG1");
+	if (!o->max_probes)
+		o->max_probes = TRACE_DEFAULT_MAX_PROBES;
+	if (o->nprobes > o->max_probes)
+		return too_many(o, NULL);
 	for (i = 0; i < o->nprobes; i++) {
 		struct trace_probe *p = &o->probes[i];
 
+		if (p->glob_first)	/* a glob's match: the glob's options */
+			p->own = o->probes[p->glob_first - 1].own;
 		probe_opts_merge(&p->o, &o->defaults, &p->own);
+		if (o->cmd && p->o.pid)
+			return probe_usage(p->spec.text, "--pid or -- CMD, not both (-- CMD traces the command's process)");
+		if (o->cmd)	/* its pid once forked (cmd_trace.c) */
+			p->o.pid = INT_MAX;
 		p->link_fd = -1;
+		/*
+		 * --count-by kstack is stackcount: the kernel counts the
+		 * stacks; without a table there (an older module) the
+		 * records carry them, as with --kstack.
+		 */
+		if (!p->o.kstack && (p->spec.kind->opts & PO_KSTACK) &&
+		    count_by_kstack(o, (int)i))
+			p->o.kstack = PEA_KSTACK_MAX;
 		ret = probe_validate(p);
 		if (ret)
 			return ret;

@@ -410,7 +410,13 @@ void print_banner(const struct tracer *t)
 	unsigned int i;
 
 	fputs("pea: tracing ", stderr);
-	for (i = 0; i < t->o.nprobes; i++)
+	/* Globs make many: their number then, the summary names each. */
+	if (t->o.nprobes > TRACE_BANNER_PROBES)
+		fprintf(stderr, "%u probes (%s ... %s)", t->o.nprobes,
+			t->o.probes[0].spec.text,
+			t->o.probes[t->o.nprobes - 1].spec.text);
+	for (i = 0; t->o.nprobes <= TRACE_BANNER_PROBES && i < t->o.nprobes;
+	     i++)
 		fprintf(stderr, "%s%s", i ? ", " : "",
 			t->o.probes[i].spec.text);
 	fprintf(stderr, " on %zu CPUs; Ctrl-C to end\n",

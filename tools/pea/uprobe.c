@@ -3,7 +3,10 @@
  * pea: the uprobe PROBE arguments (uprobe:PATH:SYMBOL[+OFFSET],
  * uretprobe:PATH:SYMBOL) and attaching them with
  * PEA_MAP_IOC_ATTACH_UPROBE. SYMBOL is looked up in the file's .symtab or
- * .dynsym (elfsym.c); a number instead of SYMBOL is a file offset.
+ * .dynsym (elfsym.c); a number instead of SYMBOL is a file offset; a
+ * PATH without '/' is looked for as a command or a library (upath.c).
+ * Fetch expressions after it (ufetch.c) are read in the kernel at each
+ * hit, and --filter is a predicate on them (kfilter.c), as for kprobes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include "kfilter.h"
 #include "probe_kind.h"
+#include "ufetch.h"
+#include "upath.h"
 
 #define UPROBE_PFX	"uprobe:"
 #define URETPROBE_PFX	"uretprobe:"
@@ -57,6 +63,17 @@ static int uprobe_parse(const char *text, struct probe_spec *spec)
 		return -EINVAL;
 	}
 	memcpy(u->path, rest, lp);
+	/* A name without '/': as a command or a library (upath.c). */
+	if (!strchr(u->path, '/')) {
+		char name[sizeof(u->path)];
+
+		memcpy(name, u->path, sizeof(name));
+		if (upath_resolve(name, u->path, sizeof(u->path))) {
+			tool_usage("trace", "'%s': no executable '%s' in $PATH, nor a library lib%s.so* in $LD_LIBRARY_PATH or the system's library directories (give its path)",
+				   text, name, name);
+			return -EINVAL;
+		}
+	}
 	sym = colon + 1;
 	plus = strchr(sym, '+');
 	ls = plus ? (size_t)(plus - sym) : strlen(sym);
@@ -92,6 +109,84 @@ static int uprobe_parse(const char *text, struct probe_spec *spec)
 	return 0;
 }
 
+/* The fetches and the predicate (struct probe_spec.priv). */
+struct uprobe_priv {
+	struct kfetch fetches[PROBE_MAX_PARAMS];
+	struct pea_fetch f[PROBE_MAX_PARAMS];
+	unsigned int nfetches;	/* printed ones first, then --filter's */
+	struct pea_pred preds[PEA_PRED_MAX];
+	unsigned int npreds;
+};
+
+static unsigned int fetch_bytes(const struct uprobe_priv *up, unsigned int i)
+{
+	return (kfetch_bytes(&up->fetches[i]) + 7) & ~7U;
+}
+
+/*
+ * The fetch expressions after the probe (ufetch.c) and --filter on them
+ * (kfilter.c): what the kernel evaluates at each hit.
+ */
+static int uprobe_prepare(struct probe_spec *spec, const struct probe_opts *o,
+			  struct trace_fmt *fmt)
+{
+	struct uprobe_priv *up;
+	unsigned int i, bytes = 0;
+	char why[512];
+	int err;
+
+	if (!o->nparams && !o->filter)
+		return 0;
+	up = calloc(1, sizeof(*up));
+	if (!up) {
+		tool_err("out of memory");
+		return PEA_EXIT_ERR;
+	}
+	spec->priv = up;
+	for (i = 0; i < o->nparams; i++) {
+		if (ufetch_parse(o->params[i], spec->retprobe,
+				 &up->fetches[i], why, sizeof(why)))
+			return probe_usage(spec->text, "%s", why);
+		up->nfetches++;
+		bytes += fetch_bytes(up, i);
+		if (bytes > PEA_FETCH_DATA_MAX)
+			return probe_usage(spec->text, "the fetches up to '%s' take more than %d bytes per event (each rounded up to 8)",
+					   o->params[i], PEA_FETCH_DATA_MAX);
+	}
+	fmt->fetches = up->fetches;
+	fmt->nfetches = up->nfetches;
+	if (o->filter) {
+		struct kfilter_ctx c = {
+			.ret = spec->retprobe, .uprobe = true,
+			.fetches = up->fetches, .nfetches = up->nfetches,
+			.max = PROBE_MAX_PARAMS, .preds = up->preds,
+		};
+
+		err = kfilter_compile(&c, o->filter, why, sizeof(why));
+		for (i = up->nfetches; i < c.nfetches; i++)
+			bytes += fetch_bytes(up, i);
+		up->nfetches = c.nfetches;	/* released with the others */
+		if (err)
+			return probe_usage(spec->text, "--filter: %s", why);
+		if (bytes > PEA_FETCH_DATA_MAX)
+			return probe_usage(spec->text, "--filter: its fetches and the printed ones take more than %d bytes per event",
+					   PEA_FETCH_DATA_MAX);
+		up->npreds = c.npreds;
+	}
+	return 0;
+}
+
+static void uprobe_release(struct probe_spec *spec)
+{
+	struct uprobe_priv *up = spec->priv;
+	unsigned int i;
+
+	for (i = 0; up && i < up->nfetches; i++)
+		kfetch_release(&up->fetches[i]);
+	free(up);
+	spec->priv = NULL;
+}
+
 static int explain(const struct probe_spec *spec, int err)
 {
 	const struct uprobe_arg *u = PROBE_SPEC_ARG(spec, struct uprobe_arg);
@@ -106,8 +201,12 @@ static int explain(const struct probe_spec *spec, int err)
 		tool_err("cannot attach %s: attaching uprobes needs CAP_SYS_ADMIN (run as root)",
 			 spec->text);
 		break;
+	case E2BIG:
+		tool_err("cannot attach %s: its fetches or its --filter are more than the kernel takes",
+			 spec->text);
+		break;
 	case EINVAL:
-		tool_err("cannot attach %s: the kernel refuses offset 0x%llx of '%s' (not a regular file, past its end, or not an instruction uprobes can step over)",
+		tool_err("cannot attach %s: the kernel refuses offset 0x%llx of '%s' (not a regular file, past its end, or not an instruction uprobes can step over), or its fetches or --filter",
 			 spec->text, (unsigned long long)u->file_offset,
 			 u->path);
 		break;
@@ -172,6 +271,19 @@ static int uprobe_attach(int map_fd, struct probe_spec *spec,
 		a.capture_arg = capture_arg;
 		a.capture_len = capture_len;
 	}
+	if (spec->priv) {
+		struct uprobe_priv *up = spec->priv;
+		unsigned int i;
+
+		for (i = 0; i < up->nfetches; i++)
+			up->f[i] = up->fetches[i].f;
+		a.fetches = (uintptr_t)up->f;
+		a.nr_fetches = up->nfetches;
+		if (up->npreds) {
+			a.preds = (uintptr_t)up->preds;
+			a.nr_preds = up->npreds;
+		}
+	}
 	base = strrchr(u->path, '/');
 	base = base ? base + 1 : u->path;
 	if (spec->offset)
@@ -199,7 +311,10 @@ static const char *const uprobe_prefixes[] = {
 const struct probe_kind uprobe_kind = {
 	.prefixes = uprobe_prefixes,
 	.parse = uprobe_parse,
+	.prepare = uprobe_prepare,
 	.attach = uprobe_attach,
+	.release = uprobe_release,
+	.opts = PO_PARAMS | PO_FILTER,
 	.check_opts = uprobe_check_opts,
 	.missed_by = "pairing returns",
 	.decode = decode_probe_record,

@@ -892,10 +892,12 @@ struct pea_event_value {
 #define PEA_AGG_KEY_TID		3	/* pid (thread id), the same namespace */
 #define PEA_AGG_KEY_COMM	4	/* current->comm: 2 words (16 bytes) */
 #define PEA_AGG_KEY_PROBE	5	/* the link's record id: 1 word */
-#define PEA_AGG_KEY_PAIR	6	/* PEA_AGG_VAL_PAIRED: the pairing key
+#define PEA_AGG_KEY_KSTACK	6	/* the hit's kernel stack: 1 word, a stack id */
+#define PEA_AGG_KEY_USTACK	7	/* a sample's user stack: 1 word, a stack id */
+#define PEA_AGG_KEY_PAIR	8	/* PEA_AGG_VAL_PAIRED: the pairing key
 					 * the end took its start by: 1 word
 					 */
-#define PEA_AGG_KEY_FIELD	7	/* a tracepoint's field: key_size bytes
+#define PEA_AGG_KEY_FIELD	9	/* a tracepoint's field: key_size bytes
 					 * at key_offset, as in the entry, zero
 					 * padded: 1 word, 2 past 8 bytes
 					 */
@@ -927,6 +929,7 @@ struct pea_event_value {
 #define PEA_AGG_LOG2_BUCKETS	66
 #define PEA_AGG_LINEAR_MAX	1024	/* n at most */
 #define PEA_AGG_MAX_KEYS	65536	/* max_keys at most */
+#define PEA_AGG_MAX_STACKS	65536	/* max_stacks at most */
 
 /* struct pea_agg_attr.flags */
 #define PEA_AGG_F_NO_RECORDS	(1U << 0)	/* the link writes no records */
@@ -989,12 +992,37 @@ struct pea_lat_key {
  * @key_size:   PEA_AGG_KEY_FIELD: its bytes, 1 .. 16 (a comm is 16); else
  *              0. A hit whose entry is too short is counted in errors
  *
+ * @max_stacks: with a PEA_AGG_KEY_KSTACK or _USTACK part: the distinct
+ *              stacks the table stores, 1 .. PEA_AGG_MAX_STACKS; else 0
+ * @stack_depth: with a stack part: frames kept of each stack, 1 ..
+ *              PEA_KSTACK_MAX (EOVERFLOW past perf_event_max_stack; a
+ *              deeper stack is cut there); else 0
+ *
  * Which values a link gives depends on its kind: kprobes and uprobes
  * PEA_AGG_VAL_ARG, their returns also _LATENCY and _RET, tracepoints
- * PEA_AGG_VAL_FIELD (EINVAL otherwise); netfilter links have no tables
- * (EOPNOTSUPP). Every kind with tables gives PEA_AGG_VAL_PAIRED, with a
- * key it gives (PEA_LAT_KEY_ARG: probes; _FIELD: tracepoints), and
- * PEA_AGG_KEY_PAIR with it; PEA_AGG_KEY_FIELD is a tracepoint's. Off-CPU
+ * PEA_AGG_VAL_FIELD, samplers none (EINVAL otherwise); netfilter links
+ * have no tables (EOPNOTSUPP).
+ *
+ * Stack keys. A PEA_AGG_KEY_KSTACK word names the kernel stack of the hit
+ * (kprobes: from the probed address up; kretprobes: the caller's, from
+ * the return address up; tracepoints: from the call site up; samplers:
+ * the interrupted kernel stack, and a sampler's stack_depth at most its
+ * kstack_depth); a PEA_AGG_KEY_USTACK word the user stack of a sample
+ * (samplers only, stack_depth at most their ustack_depth). Uprobes take
+ * neither (EINVAL), nor other kinds (EOPNOTSUPP, as above). Each stack
+ * is stored once, shared by every CPU's entries, in a store of
+ * max_stacks stacks per generation (memory charged with the table); the
+ * word is its id, which PEA_LINK_IOC_AGG_READ's stacks buffer resolves
+ * (struct pea_agg_stack). Id 0 means no stack (a sample taken in user
+ * mode has no kernel stack, a kernel thread's no user stack). A hit
+ * whose stack is new when the store is full is counted in dropped and in
+ * stack_dropped, never folded into another stack. Ids are valid within
+ * the read that returns them.
+ *
+ * Every kind with tables gives PEA_AGG_VAL_PAIRED with a thread key,
+ * probes also with PEA_LAT_KEY_ARG, tracepoints with _FIELD, and
+ * PEA_AGG_KEY_PAIR with it (a thread in the link's pid namespace, as
+ * PEA_AGG_KEY_TID; an argument or field as paired); PEA_AGG_KEY_FIELD is a tracepoint's. Off-CPU
  * time is sched_switch paired with itself: a start keyed by prev_pid, an
  * end by next_pid whose table is keyed by PEA_AGG_KEY_PAIR and the field
  * next_comm, summing the time each task spent switched out.
@@ -1013,6 +1041,8 @@ struct pea_agg_attr {
 	__s64 lin_min;
 	__s64 lin_max;
 	__u64 lin_step;
+	__u32 max_stacks;
+	__u32 stack_depth;
 	__s32 pair_fd;
 	__u32 reserved2;
 	struct pea_lat_key pair_key;
@@ -1021,7 +1051,8 @@ struct pea_agg_attr {
 };
 
 #define PEA_AGG_ATTR_SIZE_VER0	64
-#define PEA_AGG_ATTR_SIZE_VER1	96	/* + pair_fd, pair_key, key_* */
+#define PEA_AGG_ATTR_SIZE_VER1	72	/* max_stacks, stack_depth */
+#define PEA_AGG_ATTR_SIZE_VER2	104	/* pair_fd, pair_key, key_* */
 
 /**
  * struct pea_agg_entry - one key of one CPU, as PEA_LINK_IOC_AGG_READ
@@ -1052,6 +1083,28 @@ struct pea_agg_entry {
 	__u64 buckets[];
 };
 
+/* struct pea_agg_stack.kind */
+#define PEA_AGG_STACK_KERNEL	1
+#define PEA_AGG_STACK_USER	2
+
+/**
+ * struct pea_agg_stack - one stored stack, as PEA_LINK_IOC_AGG_READ
+ * writes it into its stacks buffer (8 + 8 * @nr bytes each, one after
+ * the other)
+ * @id:   the id the entries' PEA_AGG_KEY_KSTACK or _USTACK words hold
+ * @nr:   entries in @ips, 1 .. the table's stack_depth
+ * @kind: PEA_AGG_STACK_*
+ * @ips:  the addresses, innermost first (a kernel stack: as struct
+ *        pea_kstack's; a user stack: the instruction pointer, then the
+ *        return addresses, as struct pea_sample_record's)
+ */
+struct pea_agg_stack {
+	__u32 id;
+	__u16 nr;
+	__u16 kind;
+	__u64 ips[];
+};
+
 /* struct pea_agg_read.flags */
 #define PEA_AGG_READ_F_CLEAR	(1U << 0)	/* empty what was read */
 
@@ -1071,7 +1124,17 @@ struct pea_agg_entry {
  * @errors:     out: hits whose value or key could not be read (a
  *              tracepoint field past the entry, a pairing key), in no
  *              entry
- * @unpaired:   out (PEA_AGG_READ_SIZE_VER1): PEA_AGG_VAL_PAIRED hits
+ * @stacks:     user pointer to @stacks_len bytes for the stacks the
+ *              entries name (tables with a stack key; else unused)
+ * @stacks_len: bytes at @stacks
+ * @stacks_size: out: bytes of the stacks written; with ENOSPC, the bytes
+ *              they take (nothing is cleared then)
+ * @nr_stacks:  out: stacks written (struct pea_agg_stack each); with
+ *              ENOSPC, the stacks there are
+ * @reserved2:  zero
+ * @stack_dropped: out: hits whose stack did not fit in the store (also
+ *              counted in @dropped)
+ * @unpaired:   out (PEA_AGG_READ_SIZE_VER2): PEA_AGG_VAL_PAIRED hits
  *              whose key had no start kept (never started, taken by
  *              another end, lost to a full pairing table, or its start
  *              link closed), in no entry
@@ -1086,7 +1149,11 @@ struct pea_agg_entry {
  * switches each CPU's writers to the table's other generation, waits
  * until no writer still uses the one read, then copies it out and
  * empties it: hits == sum of count + dropped + errors + unpaired
- * exactly, and every hit is in exactly one such read.
+ * exactly, and every hit is in exactly one such read. Each generation
+ * has its own stack store: a read copies the stacks of the generations
+ * it reads (those its entries name, and those of hits dropped because
+ * their key did not fit after their stack was stored), and a
+ * read-and-clear empties the store with the table.
  */
 struct pea_agg_read {
 	__u32 size;
@@ -1100,11 +1167,18 @@ struct pea_agg_read {
 	__u64 hits;
 	__u64 dropped;
 	__u64 errors;
+	__aligned_u64 stacks;
+	__u64 stacks_len;
+	__u64 stacks_size;
+	__u32 nr_stacks;
+	__u32 reserved2;
+	__u64 stack_dropped;
 	__u64 unpaired;
 };
 
 #define PEA_AGG_READ_SIZE_VER0	64
-#define PEA_AGG_READ_SIZE_VER1	72	/* + unpaired */
+#define PEA_AGG_READ_SIZE_VER1	104	/* the stacks */
+#define PEA_AGG_READ_SIZE_VER2	112	/* unpaired */
 
 #define PEA_LINK_IOC_AGG_CREATE	_IOW(PEA_IOC_MAGIC, 0x38, struct pea_agg_attr)
 #define PEA_LINK_IOC_AGG_READ	_IOWR(PEA_IOC_MAGIC, 0x39, struct pea_agg_read)
@@ -1342,17 +1416,21 @@ struct pea_fetch_block {
  *
  * A comparison on a value whose fetch faulted is false. Integers compare
  * as their fetch's type (signed or not) with @value: PEA_TP_OP_EQ, _NE,
- * _LT, _GT, PEA_PRED_OP_LE, _GE and _AND (bits in common); strings (a
- * truncated one by its kept bytes) with @str: PEA_TP_OP_EQ, _NE and
- * _GLOB ('*' any run, '?' one byte). Arrays take no comparison.
+ * _LT, _GT, PEA_PRED_OP_LE, _GE and _AND (bits in common, within the
+ * type's width); @value must be one the type holds (for a signed type
+ * sign-extended to 64 bits; for _AND either range of the width).
+ * Strings (a truncated one by its kept bytes) compare with @str:
+ * PEA_TP_OP_EQ, _NE and _GLOB ('*' any run, '?' one byte). Arrays take
+ * no comparison.
  *
  * Bounds: more than PEA_PRED_MAX instructions, or more than
  * PEA_PRED_DEPTH_MAX values pending at once: E2BIG. A program that does
  * not leave one value, an operator without its operands, a fetch index
  * past the probe's fetches, an operator its value's type does not take,
- * an operand of the other kind not zero, a @str without its NUL, a
- * reserved field not zero, or a predicate on a probe without fetches:
- * EINVAL.
+ * an operand of the other kind not zero, an integer @value the fetch's
+ * type cannot hold (-1 on a u32, 0x100 on an s8), a @str without its
+ * NUL, a reserved field not zero, or a predicate on a probe without
+ * fetches: EINVAL.
  */
 #define PEA_PRED_MAX		32	/* instructions per probe */
 #define PEA_PRED_DEPTH_MAX	16	/* values pending at once */
