@@ -604,16 +604,25 @@ static void pea_agg_destroy(struct pea_agg *agg)
  * INT_MAX bytes), -EEXIST (the link has one), -ENOMEM (no memory;
  * max_user_probe_kb or max_probe_kb reached).
  */
-long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
-		    struct pea_lat *pair)
+/**
+ * pea_agg_check() - whether @l may have the table @a asks for
+ * @l: a live link
+ * @a: the attr, copied from user space
+ * @nr_lin: out: the linear buckets between the bounds
+ *
+ * The checks of pea_agg_create() that need no fd of @a's: the link core
+ * makes them before it looks pair_fd up, so that a bad attr gets its own
+ * errno, as Linux checks an attr before the fds it names.
+ *
+ * Return: 0, -EINVAL, -EOPNOTSUPP, -EEXIST (see pea_agg_create()), or a
+ * stack depth's -EOVERFLOW.
+ */
+long pea_agg_check(struct pea_link *l, const struct pea_agg_attr *a,
+		   u32 *nr_lin)
 {
-	size_t slot_size, gen_size, stk_size = 0, bytes;
-	struct pea_agg *agg;
-	unsigned int cpu;
-	u32 nr_lin, nb;
 	long err;
 
-	err = pea_agg_check_attr(a, &nr_lin);
+	err = pea_agg_check_attr(a, nr_lin);
 	if (err)
 		return err;
 	if (!l->provider->agg_check)
@@ -628,6 +637,22 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
 
 		err = l->provider->agg_check(l, &f);
 	}
+	if (err)
+		return err;
+	/* Checked again under the lock: a hint, not the decision. */
+	return READ_ONCE(l->agg) ? -EEXIST : 0;
+}
+
+long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
+		    struct pea_lat *pair)
+{
+	size_t slot_size, gen_size, stk_size = 0, bytes;
+	struct pea_agg *agg;
+	unsigned int cpu;
+	u32 nr_lin, nb;
+	long err;
+
+	err = pea_agg_check(l, a, &nr_lin);
 	if (err)
 		return err;
 	nb = a->hist == PEA_AGG_HIST_LOG2 ? PEA_AGG_LOG2_BUCKETS :

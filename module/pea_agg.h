@@ -50,6 +50,8 @@ struct pea_agg_sample {
 bool pea_agg_attr_has_key(const struct pea_agg_attr *a, u8 part);
 bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 		    const struct pea_agg_sample *s);
+long pea_agg_check(struct pea_link *l, const struct pea_agg_attr *a,
+		   u32 *nr_lin);
 long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
 		    struct pea_lat *pair);
 long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,

@@ -312,9 +312,14 @@ static long pea_link_agg_create(struct pea_link *l, const void __user *ua)
 {
 	struct pea_lat *pair = NULL;
 	struct pea_agg_attr a;
+	u32 nr_lin;
 	long err;
 
 	err = pea_link_copy_attr(&a, sizeof(a), PEA_AGG_ATTR_SIZE_VER0, ua);
+	if (err)
+		return err;
+	/* The attr before the fd it names (review F2). */
+	err = pea_agg_check(l, &a, &nr_lin);
 	if (err)
 		return err;
 	if (a.value == PEA_AGG_VAL_PAIRED) {
@@ -365,6 +370,21 @@ static long pea_link_lat_info(struct pea_link *l, void __user *ua)
 	return copy_to_user(ua, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+/*
+ * The older numbers of the table ioctls (the struct's size is part of
+ * them), which binaries built with an older pea.h send: their structs
+ * carry their size, which pea_link_copy_attr() and pea_agg_read() go by,
+ * as module/pea_attach.c does for the attach ioctls (review F1).
+ */
+#define PEA_LINK_IOC_AGG_CREATE_VER0 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, PEA_AGG_ATTR_SIZE_VER0)
+#define PEA_LINK_IOC_AGG_CREATE_VER1 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, PEA_AGG_ATTR_SIZE_VER1)
+#define PEA_LINK_IOC_AGG_READ_VER0 \
+	_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39, PEA_AGG_READ_SIZE_VER0)
+#define PEA_LINK_IOC_AGG_READ_VER1 \
+	_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39, PEA_AGG_READ_SIZE_VER1)
+
 static long pea_link_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
@@ -377,8 +397,12 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 		return copy_to_user((void __user *)arg, &info, sizeof(info)) ?
 			-EFAULT : 0;
 	case PEA_LINK_IOC_AGG_CREATE:
+	case PEA_LINK_IOC_AGG_CREATE_VER0:
+	case PEA_LINK_IOC_AGG_CREATE_VER1:
 		return pea_link_agg_create(l, (const void __user *)arg);
 	case PEA_LINK_IOC_AGG_READ:
+	case PEA_LINK_IOC_AGG_READ_VER0:
+	case PEA_LINK_IOC_AGG_READ_VER1:
 		return pea_link_agg_read(l, (void __user *)arg);
 	case PEA_LINK_IOC_LAT_CREATE:
 		return pea_link_lat_create(l, (const void __user *)arg);
