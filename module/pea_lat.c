@@ -113,7 +113,10 @@ int pea_lat_check_key(struct pea_link *l, const struct pea_lat_key *k)
 	case PEA_LAT_KEY_TID:
 		return k->arg || k->offset || k->size ? -EINVAL : 0;
 	case PEA_LAT_KEY_ARG:
-		if (k->arg > 5 || k->offset || k->size)
+		/* size: the parameter's width (0 is 8), review F3 */
+		if (k->arg > 5 || k->offset ||
+		    (k->size && k->size != 1 && k->size != 2 && k->size != 4 &&
+		     k->size != 8))
 			return -EINVAL;
 		a.value = PEA_AGG_VAL_ARG;
 		break;
@@ -148,6 +151,9 @@ bool pea_lat_key(const struct pea_lat_key *k, const struct pea_agg_sample *s,
 		if (!s->args)
 			return false;
 		*key = s->args[k->arg];
+		/* The bits above a narrower parameter are the caller's. */
+		if (k->size && k->size < 8)
+			*key &= (1ULL << (k->size * 8)) - 1;
 		return true;
 	case PEA_LAT_KEY_FIELD:
 		if (!s->raw || k->offset > s->raw_len ||

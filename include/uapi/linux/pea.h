@@ -947,7 +947,10 @@ struct pea_event_value {
  * @kind:   PEA_LAT_KEY_*
  * @arg:    PEA_LAT_KEY_ARG: the argument, 0 .. 5; else 0
  * @offset: PEA_LAT_KEY_FIELD: the field's offset in the raw entry; else 0
- * @size:   PEA_LAT_KEY_FIELD: 1, 2, 4 or 8 (read unsigned); else 0
+ * @size:   PEA_LAT_KEY_FIELD: 1, 2, 4 or 8 (read unsigned);
+ *          PEA_LAT_KEY_ARG: the parameter's width, 1, 2, 4 or 8 (0 is
+ *          8): the register's bits above it, which the calling convention
+ *          leaves undefined, are not part of the key; else 0
  *
  * A thread id is the kernel's pid of the thread in the initial pid
  * namespace, as tracepoint fields carry it (sched_wakeup's pid,
@@ -1194,7 +1197,9 @@ struct pea_agg_read {
  * computes its own key, takes the start kept under it out of the table
  * and counts the ns between them as its table's value (a histogram, or a
  * sum per key). A start whose key is already kept replaces the kept time
- * (@replaced), as a BPF hash map's update does; a start that finds no
+ * (@replaced), as a BPF hash map's update does (two starts of one key on
+ * two CPUs at the same moment may both be kept, and two ends then take
+ * them one after the other); a start that finds no
  * room is counted in @overflow and kept nowhere; an end that finds no
  * start is counted in its table's unpaired. A start may be taken by one
  * end only. Closing the start link frees the table: its end links count
