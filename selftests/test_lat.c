@@ -622,6 +622,114 @@ static void test_offcpu(void)
 	close(go_pipe[1]);
 }
 
+/*
+ * Review F5: an end whose table key cannot be read (a field past its
+ * entry) is counted in errors and leaves the start where it is.
+ */
+static void test_key_error_keeps_start(void)
+{
+	int off = tp_field_offset("raw_syscalls/sys_enter", "long id;");
+	int xoff = tp_field_offset("raw_syscalls/sys_exit", "long id;");
+	int start = tp_link("raw_syscalls:sys_enter", off, 8, SYS_getppid,
+			    getpid());
+	int end = tp_link("raw_syscalls:sys_exit", xoff, 8, SYS_getppid,
+			  getpid());
+	struct pea_lat_attr la = lat_attr(64, PEA_LAT_KEY_TID);
+	struct pea_agg_attr aa = end_attr(start, PEA_LAT_KEY_TID);
+	struct pea_lat_info i;
+	struct table t;
+	int n;
+
+	aa.keys[0] = PEA_AGG_KEY_FIELD;
+	aa.key_offset = 4000;	/* past any sys_exit entry */
+	aa.key_size = 8;
+	PT_EQ(lat_create(start, &la), 0, "F5: sys_enter (getppid) starts");
+	PT_EQ(agg_create(end, &aa), 0, "F5: sys_exit ends, keyed by a field past the entry");
+	for (n = 0; n < 10; n++)
+		syscall(SYS_getppid);
+	PT_EQ(agg_read(end, false, &t), 0, "F5: read");
+	i = lat_info(start);
+	PT_OK(t.hits == 10 && t.errors == 10 && t.count == 0 &&
+	      i.started == 10 && i.replaced == 9 && i.paired == 0 &&
+	      i.pending == 1,
+	      "F5: 10 ends whose key fails: 10 errors, and no start taken (started %llu, replaced %llu, paired %llu, pending %u)",
+	      (unsigned long long)i.started, (unsigned long long)i.replaced,
+	      (unsigned long long)i.paired, i.pending);
+	close(end);
+	close(start);
+}
+
+/*
+ * Review F1: the ioctl numbers carry the struct's size; binaries built
+ * with an older pea.h send the older numbers, which the module answers.
+ */
+#define AGG_CREATE_VER0	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, \
+			     PEA_AGG_ATTR_SIZE_VER0)
+#define AGG_READ_VER0	_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39, \
+			     PEA_AGG_READ_SIZE_VER0)
+#define AGG_CREATE_VER1	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, \
+			     PEA_AGG_ATTR_SIZE_VER1)
+#define AGG_READ_VER1	_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39, \
+			     PEA_AGG_READ_SIZE_VER1)
+
+static void test_old_numbers(void)
+{
+	unsigned long create[2] = { AGG_CREATE_VER0, AGG_CREATE_VER1 };
+	unsigned long rd[2] = { AGG_READ_VER0, AGG_READ_VER1 };
+	__u32 asz[2] = { PEA_AGG_ATTR_SIZE_VER0, PEA_AGG_ATTR_SIZE_VER1 };
+	__u32 rsz[2] = { PEA_AGG_READ_SIZE_VER0, PEA_AGG_READ_SIZE_VER1 };
+	struct pea_agg_attr a;
+	struct pea_agg_read r;
+	int v, link;
+
+	for (v = 0; v < 2; v++) {
+		link = probe("pea_st_lat_end");
+		memset(&a, 0, sizeof(a));
+		a.size = asz[v];
+		a.max_keys = 4;
+		PT_EQ(pt_ioctl_errno(link, create[v], &a), 0,
+		      "F1: PEA_LINK_IOC_AGG_CREATE of a %u-byte attr (VER%d's number)",
+		      asz[v], v);
+		st_lat(1, 3, 1, 0, PEA_ST_LAT_END);
+		memset(&r, 0, sizeof(r));
+		r.size = rsz[v];
+		r.buf = (uintptr_t)rbuf;
+		r.buf_len = sizeof(rbuf);
+		PT_EQ(pt_ioctl_errno(link, rd[v], &r), 0,
+		      "F1: PEA_LINK_IOC_AGG_READ of a %u-byte request (VER%d's number)",
+		      rsz[v], v);
+		PT_OK(r.hits == 3 && r.nr_entries >= 1,
+		      "F1: it reads the 3 hits (%llu)",
+		      (unsigned long long)r.hits);
+		close(link);
+	}
+}
+
+/*
+ * Review F3: an argument key of 4 bytes pairs by the parameter's low 32
+ * bits whatever the caller left above them.
+ */
+static void test_arg_width(void)
+{
+	struct pea_lat_attr la = lat_attr(8, PEA_LAT_KEY_ARG);
+	int start = probe("pea_st_lat_begin"), end = probe("pea_st_lat_end");
+	struct pea_agg_attr aa = end_attr(start, PEA_LAT_KEY_ARG);
+	struct table t;
+
+	la.key.size = 4;
+	aa.pair_key.size = 4;
+	PT_EQ(lat_create(start, &la), 0, "F3: an argument key of 4 bytes");
+	PT_EQ(agg_create(end, &aa), 0, "F3: its end, 4 bytes too");
+	st_lat(0x100000007ULL, 1, 1, 0, PEA_ST_LAT_BEGIN);
+	st_lat(0x200000007ULL, 1, 1, 0, PEA_ST_LAT_END);
+	PT_EQ(agg_read(end, false, &t), 0, "F3: read");
+	PT_OK(t.hits == 1 && t.count == 1 && t.unpaired == 0,
+	      "F3: begin(0x100000007) pairs with end(0x200000007) by the low 32 bits (%llu paired)",
+	      (unsigned long long)t.count);
+	close(end);
+	close(start);
+}
+
 /* ---- memory ---- */
 
 static void test_memory(void)
@@ -723,8 +831,14 @@ static void test_errors(void)
 	aa = end_attr(start, PEA_LAT_KEY_ARG);
 	aa.key_size = 4;
 	PT_EQ(agg_create(end, &aa), EINVAL, "key_size without a field key part: EINVAL");
+	/* Review F2: the attr's errno, not the fd's */
+	aa = end_attr(-1, PEA_LAT_KEY_ARG);
+	aa.flags = 0x80;
+	PT_EQ(agg_create(end, &aa), EINVAL, "F2: bad flags and pair_fd -1: EINVAL (the attr first)");
 	aa = end_attr(start, PEA_LAT_KEY_ARG);
 	PT_EQ(agg_create(end, &aa), 0, "a good end");
+	aa = end_attr(map_fd, PEA_LAT_KEY_ARG);
+	PT_EQ(agg_create(end, &aa), EEXIST, "F2: a second table, pair_fd a map: EEXIST (the link first)");
 	close(tp);
 	close(plain);
 	close(end);
@@ -741,6 +855,9 @@ int main(void)
 	test_syscall();
 	test_runqlat();
 	test_offcpu();
+	test_key_error_keeps_start();
+	test_old_numbers();
+	test_arg_width();
 	test_memory();
 	test_errors();
 	return pt_done();
