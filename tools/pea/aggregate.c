@@ -346,6 +346,10 @@ static int lat_key_parse(const char *text, const struct trace_fmt *fmt,
 	if (t.kind == K_ARG) {
 		k->kind = PEA_LAT_KEY_ARG;
 		k->arg = t.arg;
+		/* A narrower parameter (BTF): only its bits are the key. */
+		if (t.ty && (t.ty->size == 1 || t.ty->size == 2 ||
+			     t.ty->size == 4))
+			k->size = t.ty->size;
 		return 0;
 	}
 	if (t.kind == K_FIELD && (t.field->size == 1 || t.field->size == 2 ||
