@@ -20,6 +20,8 @@
 #include <time.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
+#include <sched.h>
 #include "pea_test.h"
 #include "pt_perm.h"
 #include "pt_quota.h"
@@ -730,6 +732,55 @@ static void test_arg_width(void)
 	close(start);
 }
 
+/*
+ * Review F6: in a child pid namespace, a table keyed by the pairing key
+ * of a thread pairing shows the thread as that namespace sees it (1,
+ * the namespace's first process), as PEA_AGG_KEY_TID does.
+ */
+static int pair_ns_child(void)
+{
+	struct pea_lat_attr la = lat_attr(8, PEA_LAT_KEY_TID);
+	int start = probe("pea_st_lat_begin"), end = probe("pea_st_lat_end");
+	struct pea_agg_attr aa = end_attr(start, PEA_LAT_KEY_TID);
+	struct pea_agg_read r;
+	struct pea_agg_entry *e = (void *)rbuf;
+
+	aa.keys[0] = PEA_AGG_KEY_PAIR;
+	aa.hist = PEA_AGG_HIST_NONE;
+	if (lat_create(start, &la) || agg_create(end, &aa))
+		return 3;
+	st_lat(1, 1, 1, 0, BOTH);
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.buf = (uintptr_t)rbuf;
+	r.buf_len = sizeof(rbuf);
+	if (ioctl(end, PEA_LINK_IOC_AGG_READ, &r) || r.nr_entries != 1)
+		return 4;
+	return e->key[0] == 1 && e->count == 1 ? 0 : 2;
+}
+
+static void test_pair_ns(void)
+{
+	pid_t a = fork(), b;
+	int st = -1;
+
+	if (!a) {
+		/* A: its next child is the first of a new pid namespace */
+		if (unshare(CLONE_NEWPID))
+			_exit(5);
+		b = fork();
+		if (!b)
+			_exit(pair_ns_child());
+		if (b < 0 || waitpid(b, &st, 0) != b || !WIFEXITED(st))
+			_exit(6);
+		_exit(WEXITSTATUS(st));
+	}
+	if (a > 0 && waitpid(a, &st, 0) == a && WIFEXITED(st))
+		st = WEXITSTATUS(st);
+	PT_EQ(st, 0,
+	      "F6: in a new pid namespace the pairing key of a thread is its pid there (1); 2: another, 3..6: setup");
+}
+
 /* ---- memory ---- */
 
 static void test_memory(void)
@@ -860,5 +911,6 @@ int main(void)
 	test_arg_width();
 	test_memory();
 	test_errors();
+	test_pair_ns();		/* last: it forks */
 	return pt_done();
 }
