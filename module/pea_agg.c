@@ -5,8 +5,9 @@
  * A link's table counts every hit its producer hands it, in the kernel,
  * so that no hit depends on room in a ring: per key (cpu, pid, tid,
  * comm, probe, or several), a count and, of a value (a return's latency
- * or value, an argument, a tracepoint field), a sum, a minimum, a maximum
- * and a log2 or linear histogram.
+ * or value, an argument, a tracepoint field, the time since a start
+ * link's paired hit: pea_lat.c), a sum, a minimum, a maximum and a log2
+ * or linear histogram.
  *
  * Layout. Each possible CPU has its own memory, two generations of one
  * table each; writers use the generation @gen names. A generation is a
@@ -97,6 +98,7 @@
 #include "pea_agg_stack.h"
 #include "pea_intval.h"
 #include "pea_kstack.h"
+#include "pea_lat.h"
 
 enum pea_agg_state {
 	PEA_AGG_FREE = 0,	/* zeroed: what clearing leaves */
@@ -120,6 +122,7 @@ struct pea_agg_gen {
 	local64_t dropped;
 	local64_t errors;
 	local64_t stack_dropped;	/* also in dropped */
+	local64_t unpaired;	/* PEA_AGG_VAL_PAIRED: no start kept */
 	local_t used;		/* tickets taken; may pass max_keys */
 };
 
@@ -138,12 +141,16 @@ struct pea_agg {
 	u32 hist;
 	u32 nr_lin;		/* linear: buckets between the bounds */
 	u32 nr_buckets;
+	u32 key_offset;		/* PEA_AGG_KEY_FIELD */
+	u32 key_size;
 	bool sgn;		/* values are signed (else __u64) */
 	size_t charged;		/* bytes charged to the link for it */
 	struct pea_stk *stk;	/* with a stack key, else NULL */
 	u32 stack_depth;
 	s64 lin_min;
 	u64 lin_step;
+	struct pea_lat *pair;	/* PEA_AGG_VAL_PAIRED: the start's table */
+	struct pea_lat_key pair_key;	/* and this link's key */
 	size_t slot_size;
 	size_t gen_size;	/* header and slots */
 	u8 keys[PEA_AGG_KEY_PARTS];
@@ -238,10 +245,14 @@ static long pea_agg_stack(struct pea_agg *agg, unsigned int gen,
 	return id;
 }
 
-/* The hit's key; 0, or a stack's -ENOSPC or -EBUSY (pea_agg_stack()). */
+/*
+ * The hit's key (@pair: the pairing key of a PEA_AGG_VAL_PAIRED hit); 0,
+ * a stack's -ENOSPC or -EBUSY (pea_agg_stack()), or -EINVAL (a field
+ * past the entry).
+ */
 static int pea_agg_key(struct pea_agg *agg, struct pea_link *l,
 		       unsigned int gen, const struct pea_agg_sample *s,
-		       u64 *key)
+		       u64 pair, u64 *key)
 {
 	struct task_struct *task = current;
 	char comm[16];
@@ -277,6 +288,19 @@ static int pea_agg_key(struct pea_agg *agg, struct pea_link *l,
 			if (id < 0)
 				return id;
 			key[w++] = id;
+			break;
+		case PEA_AGG_KEY_PAIR:
+			/* A thread in the link's pid namespace, as TID is. */
+			key[w++] = agg->pair_key.kind == PEA_LAT_KEY_TID ?
+				   task_pid_nr_ns(task, l->pid_ns) : pair;
+			break;
+		case PEA_AGG_KEY_FIELD:
+			if (!s->raw || agg->key_offset > s->raw_len ||
+			    agg->key_size > s->raw_len - agg->key_offset)
+				return -EINVAL;
+			memcpy(&key[w], s->raw + agg->key_offset,
+			       agg->key_size);
+			w += agg->key_size > 8 ? 2 : 1;
 			break;
 		default:	/* PEA_AGG_KEY_NONE ends the list */
 			return 0;
@@ -392,15 +416,21 @@ bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 	struct pea_agg_gen *g = pea_agg_gen(agg, smp_processor_id(), gen);
 	u64 key[PEA_AGG_KEY_WORDS];
 	struct pea_agg_slot *slot;
+	u64 pair = 0;
 	s64 v = 0;
 	int err;
 
 	local64_inc(&g->hits);
-	if (!pea_agg_value(agg, s, &v)) {
+	if (agg->value == PEA_AGG_VAL_PAIRED) {
+		if (!pea_lat_key(&agg->pair_key, s, &pair)) {
+			local64_inc(&g->errors);
+			goto out;
+		}
+	} else if (!pea_agg_value(agg, s, &v)) {
 		local64_inc(&g->errors);
 		goto out;
 	}
-	err = pea_agg_key(agg, l, gen, s, key);
+	err = pea_agg_key(agg, l, gen, s, pair, key);
 	if (err == -ENOSPC) {
 		local64_inc(&g->stack_dropped);
 		local64_inc(&g->dropped);
@@ -409,6 +439,16 @@ bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 	if (err) {
 		local64_inc(&g->errors);
 		goto out;
+	}
+	/* Taken only now: a hit its key fails keeps its start. */
+	if (agg->value == PEA_AGG_VAL_PAIRED) {
+		u64 ns;
+
+		if (pea_lat_take(agg->pair, pair, &ns)) {
+			local64_inc(&g->unpaired);
+			goto out;
+		}
+		v = ns;
 	}
 	slot = pea_agg_find(agg, g, key);
 	if (!slot) {
@@ -427,18 +467,29 @@ out:
 	return agg->flags & PEA_AGG_F_NO_RECORDS;
 }
 
-static bool pea_agg_keys_ok(const u8 *keys)
+static bool pea_agg_keys_ok(const struct pea_agg_attr *a)
 {
+	const u8 *keys = a->keys;
 	unsigned int i, words = 0, seen = 0;
 
 	for (i = 0; i < PEA_AGG_KEY_PARTS; i++) {
 		if (keys[i] == PEA_AGG_KEY_NONE)
 			break;
-		if (keys[i] > PEA_AGG_KEY_USTACK || (seen & (1U << keys[i])))
+		if (keys[i] > PEA_AGG_KEY_FIELD || (seen & (1U << keys[i])))
 			return false;
 		seen |= 1U << keys[i];
-		words += keys[i] == PEA_AGG_KEY_COMM ? 2 : 1;
+		words += keys[i] == PEA_AGG_KEY_COMM ||
+			 (keys[i] == PEA_AGG_KEY_FIELD && a->key_size > 8) ?
+			 2 : 1;
 	}
+	/* The pairing key is a paired table's; a field needs its place. */
+	if ((seen & (1U << PEA_AGG_KEY_PAIR)) &&
+	    a->value != PEA_AGG_VAL_PAIRED)
+		return false;
+	if (seen & (1U << PEA_AGG_KEY_FIELD) ?
+	    !a->key_size || a->key_size > 16 || a->key_offset > PAGE_SIZE :
+	    a->key_size || a->key_offset)
+		return false;
 	if (words > PEA_AGG_KEY_WORDS)
 		return false;
 	/* Nothing after the end of the list. */
@@ -476,7 +527,7 @@ static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
 		return -EINVAL;
 	if (!a->max_keys || a->max_keys > PEA_AGG_MAX_KEYS)
 		return -EINVAL;
-	if (!pea_agg_keys_ok(a->keys))
+	if (!pea_agg_keys_ok(a))
 		return -EINVAL;
 	if (pea_agg_attr_stacks(a)) {
 		if (!a->max_stacks || a->max_stacks > PEA_AGG_MAX_STACKS ||
@@ -489,7 +540,13 @@ static int pea_agg_check_attr(const struct pea_agg_attr *a, u32 *nr_lin)
 	} else if (a->max_stacks || a->stack_depth) {
 		return -EINVAL;
 	}
-	if (a->value > PEA_AGG_VAL_FIELD)
+	if (a->value > PEA_AGG_VAL_PAIRED)
+		return -EINVAL;
+	if (a->value != PEA_AGG_VAL_PAIRED &&
+	    (a->pair_fd || a->pair_key.kind || a->pair_key.arg ||
+	     a->pair_key.offset || a->pair_key.size))
+		return -EINVAL;
+	if (a->reserved2)
 		return -EINVAL;
 	if (a->value == PEA_AGG_VAL_ARG ? a->val_arg > 5 : a->val_arg)
 		return -EINVAL;
@@ -530,6 +587,7 @@ static void pea_agg_destroy(struct pea_agg *agg)
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		kvfree(agg->cpu[cpu]);
 	pea_stk_free(agg->stk);
+	pea_lat_put(agg->pair);
 	kfree(agg);
 }
 
@@ -537,6 +595,8 @@ static void pea_agg_destroy(struct pea_agg *agg)
  * pea_agg_create() - PEA_LINK_IOC_AGG_CREATE: give @l its table
  * @l: a live link
  * @a: the attr, copied from user space (pea_link_copy_attr())
+ * @pair: PEA_AGG_VAL_PAIRED: the pairing table of @a->pair_fd's link, a
+ *        reference the table takes over if this returns 0; else NULL
  *
  * Context: process context, the ioctl.
  * Return: 0, -EINVAL (the attr; a value the link's kind does not give),
@@ -544,7 +604,47 @@ static void pea_agg_destroy(struct pea_agg *agg)
  * INT_MAX bytes), -EEXIST (the link has one), -ENOMEM (no memory;
  * max_user_probe_kb or max_probe_kb reached).
  */
-long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
+/**
+ * pea_agg_check() - whether @l may have the table @a asks for
+ * @l: a live link
+ * @a: the attr, copied from user space
+ * @nr_lin: out: the linear buckets between the bounds
+ *
+ * The checks of pea_agg_create() that need no fd of @a's: the link core
+ * makes them before it looks pair_fd up, so that a bad attr gets its own
+ * errno, as Linux checks an attr before the fds it names.
+ *
+ * Return: 0, -EINVAL, -EOPNOTSUPP, -EEXIST (see pea_agg_create()), or a
+ * stack depth's -EOVERFLOW.
+ */
+long pea_agg_check(struct pea_link *l, const struct pea_agg_attr *a,
+		   u32 *nr_lin)
+{
+	long err;
+
+	err = pea_agg_check_attr(a, nr_lin);
+	if (err)
+		return err;
+	if (!l->provider->agg_check)
+		return -EOPNOTSUPP;
+	if (a->value == PEA_AGG_VAL_PAIRED)
+		err = pea_lat_check_key(l, &a->pair_key);
+	else
+		err = l->provider->agg_check(l, a);
+	if (!err && memchr(a->keys, PEA_AGG_KEY_FIELD, sizeof(a->keys))) {
+		/* A field key: the kind's hits must give fields. */
+		struct pea_agg_attr f = { .value = PEA_AGG_VAL_FIELD };
+
+		err = l->provider->agg_check(l, &f);
+	}
+	if (err)
+		return err;
+	/* Checked again under the lock: a hint, not the decision. */
+	return READ_ONCE(l->agg) ? -EEXIST : 0;
+}
+
+long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
+		    struct pea_lat *pair)
 {
 	size_t slot_size, gen_size, stk_size = 0, bytes;
 	struct pea_agg *agg;
@@ -552,12 +652,7 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	u32 nr_lin, nb;
 	long err;
 
-	err = pea_agg_check_attr(a, &nr_lin);
-	if (err)
-		return err;
-	if (!l->provider->agg_check)
-		return -EOPNOTSUPP;
-	err = l->provider->agg_check(l, a);
+	err = pea_agg_check(l, a, &nr_lin);
 	if (err)
 		return err;
 	nb = a->hist == PEA_AGG_HIST_LOG2 ? PEA_AGG_LOG2_BUCKETS :
@@ -574,6 +669,12 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	if (check_add_overflow(bytes, (size_t)num_possible_cpus() *
 			       pea_alloc_size(2 * gen_size), &bytes))
 		return -ENOMEM;
+	if (a->value == PEA_AGG_VAL_PAIRED) {
+		if (!pair)
+			return -EINVAL;
+		/* The start's struct it keeps alive (pea_lat.c). */
+		bytes += pea_lat_ref_size();
+	}
 	/* The stack store: its struct and one allocation per generation. */
 	if (pea_agg_attr_stacks(a)) {
 		stk_size = pea_stk_gen_size(a->max_stacks, a->stack_depth);
@@ -621,6 +722,10 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	agg->nr_buckets = nb;
 	agg->lin_min = a->lin_min;
 	agg->lin_step = a->lin_step;
+	agg->pair = pair;	/* pea_agg_destroy() drops it */
+	agg->pair_key = a->pair_key;
+	agg->key_offset = a->key_offset;
+	agg->key_size = a->key_size;
 	agg->slot_size = slot_size;
 	agg->gen_size = gen_size;
 	agg->sgn = a->value == PEA_AGG_VAL_RET ||
@@ -651,6 +756,7 @@ struct pea_agg_copy {
 	u64 errors;
 	u64 stack_dropped;
 	struct pea_stk_out stacks;
+	u64 unpaired;
 };
 
 /*
@@ -669,6 +775,7 @@ static int pea_agg_copy_gen(const struct pea_agg *agg, unsigned int cpu,
 	c->dropped += local64_read(&g->dropped);
 	c->errors += local64_read(&g->errors);
 	c->stack_dropped += local64_read(&g->stack_dropped);
+	c->unpaired += local64_read(&g->unpaired);
 	for (i = 0; i < agg->cap; i++) {
 		if (!(i & 1023))
 			cond_resched();
@@ -801,6 +908,7 @@ long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 		r->stacks_size = c.stacks.size;
 		r->nr_stacks = min_t(u64, c.stacks.nr, U32_MAX);
 		r->stack_dropped = c.stack_dropped;
+		r->unpaired = c.unpaired;
 		/* The answer first: what cannot be told is not cleared. */
 		if (copy_to_user(ua, r, usize))
 			err = -EFAULT;

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <linux/pea.h>
 #include "pea_link.h"
+#include "pea_lat.h"
 
 struct pea_agg;
 struct pt_regs;
@@ -49,27 +50,39 @@ struct pea_agg_sample {
 bool pea_agg_attr_has_key(const struct pea_agg_attr *a, u8 part);
 bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 		    const struct pea_agg_sample *s);
-long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a);
+long pea_agg_check(struct pea_link *l, const struct pea_agg_attr *a,
+		   u32 *nr_lin);
+long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
+		    struct pea_lat *pair);
 long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 		  void __user *ua, u32 usize);
 void pea_agg_retire(struct pea_link *l);
 void pea_agg_free(struct pea_link *l);
 
 /*
- * Hand a hit to @l's table, if it has one. Called by the kinds' handlers
- * with preemption off, after pea_link_count_hit() (any context). The
- * acquire pairs with pea_agg_create()'s release: a table seen is filled.
+ * Hand a hit to @l's pairing table (a start, pea_lat.c) and to its
+ * aggregation table, if it has them. Called by the kinds' handlers with
+ * preemption off, before pea_link_count_hit() (any context). The
+ * acquires pair with pea_agg_create()'s and pea_lat_create()'s releases:
+ * a table seen is filled.
  *
- * Return: true if the link writes no record for the hit
- * (PEA_AGG_F_NO_RECORDS).
+ * Return: true if the link writes no record for the hit: it has a table
+ * and each it has says so (PEA_AGG_F_NO_RECORDS, PEA_LAT_F_NO_RECORDS).
  */
 static inline bool pea_agg_hit(struct pea_link *l,
 			       const struct pea_agg_sample *s)
 {
+	/* Acquire: pairs with pea_lat_create()'s release. */
+	struct pea_lat *lat = smp_load_acquire(&l->lat);
 	/* Acquire: pairs with pea_agg_create()'s release. */
 	struct pea_agg *agg = smp_load_acquire(&l->agg);
+	bool no_rec = lat || agg;
 
-	return agg ? pea_agg_update(agg, l, s) : false;
+	if (lat && !pea_lat_start(lat, s))
+		no_rec = false;
+	if (agg && !pea_agg_update(agg, l, s))
+		no_rec = false;
+	return no_rec;
 }
 
 #endif /* _PEA_AGG_H */

@@ -21,6 +21,7 @@
 #include <linux/workqueue.h>
 #include "pea_internal.h"
 #include "pea_agg.h"
+#include "pea_lat.h"
 #include "pea_fetch.h"
 #include "pea_pred.h"
 #include "pea_link.h"
@@ -131,6 +132,7 @@ void pea_link_free(struct pea_link *l)
 	if (l->provider->free)
 		l->provider->free(l);
 	pea_agg_free(l);
+	pea_lat_free(l);
 	pea_quota_unlink(l);
 	if (!l->retired) {
 		if (l->counter_map)
@@ -196,6 +198,7 @@ static void pea_link_close(struct pea_link *l)
 	 * (@retire): the table, which the kernel does not hold, goes now.
 	 */
 	pea_agg_retire(l);
+	pea_lat_retire(l);
 	if (l->counter_map)
 		pea_map_put(l->counter_map);
 	pea_map_put(l->map);
@@ -286,14 +289,50 @@ static void pea_link_get_info(struct pea_link *l, struct pea_link_info *info)
 		l->provider->info(l, &sum, info);
 }
 
+static const struct file_operations pea_link_fops;
+
+/*
+ * PEA_AGG_VAL_PAIRED's pair_fd: the pairing table of the link behind it,
+ * with a reference (pea_lat_get()); -EBADF: no fd; -EINVAL: not a link
+ * with one. The file holds its link while we look.
+ */
+static struct pea_lat *pea_link_pair_fget(int fd)
+{
+	struct file *file = fget(fd);
+	struct pea_lat *lat = NULL;
+
+	if (!file)
+		return ERR_PTR(-EBADF);
+	if (file->f_op == &pea_link_fops)
+		lat = pea_lat_get(file->private_data);
+	fput(file);
+	return lat ? lat : ERR_PTR(-EINVAL);
+}
+
 /* PEA_LINK_IOC_AGG_CREATE: the attr as the attach ioctls take theirs. */
 static long pea_link_agg_create(struct pea_link *l, const void __user *ua)
 {
+	struct pea_lat *pair = NULL;
 	struct pea_agg_attr a;
+	u32 nr_lin;
 	long err;
 
 	err = pea_link_copy_attr(&a, sizeof(a), PEA_AGG_ATTR_SIZE_VER0, ua);
-	return err ? err : pea_agg_create(l, &a);
+	if (err)
+		return err;
+	/* The attr before the fd it names (review F2). */
+	err = pea_agg_check(l, &a, &nr_lin);
+	if (err)
+		return err;
+	if (a.value == PEA_AGG_VAL_PAIRED) {
+		pair = pea_link_pair_fget(a.pair_fd);
+		if (IS_ERR(pair))
+			return PTR_ERR(pair);
+	}
+	err = pea_agg_create(l, &a, pair);
+	if (err)
+		pea_lat_put(pair);	/* the table took it only with 0 */
+	return err;
 }
 
 /*
@@ -311,6 +350,42 @@ static long pea_link_agg_read(struct pea_link *l, void __user *ua)
 		return err;
 	return pea_agg_read(l, &r, ua, min_t(u32, r.size, sizeof(r)));
 }
+
+/* PEA_LINK_IOC_LAT_CREATE: the attr as the attach ioctls take theirs. */
+static long pea_link_lat_create(struct pea_link *l, const void __user *ua)
+{
+	struct pea_lat_attr a;
+	long err;
+
+	err = pea_link_copy_attr(&a, sizeof(a), PEA_LAT_ATTR_SIZE_VER0, ua);
+	return err ? err : pea_lat_create(l, &a);
+}
+
+static long pea_link_lat_info(struct pea_link *l, void __user *ua)
+{
+	struct pea_lat_info info;
+	long err;
+
+	err = pea_lat_get_info(l, &info);
+	if (err)
+		return err;
+	return copy_to_user(ua, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+/*
+ * The older numbers of the table ioctls (the struct's size is part of
+ * them), which binaries built with an older pea.h send: their structs
+ * carry their size, which pea_link_copy_attr() and pea_agg_read() go by,
+ * as module/pea_attach.c does for the attach ioctls (review F1).
+ */
+#define PEA_LINK_IOC_AGG_CREATE_VER0 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, PEA_AGG_ATTR_SIZE_VER0)
+#define PEA_LINK_IOC_AGG_CREATE_VER1 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, PEA_AGG_ATTR_SIZE_VER1)
+#define PEA_LINK_IOC_AGG_READ_VER0 \
+	_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39, PEA_AGG_READ_SIZE_VER0)
+#define PEA_LINK_IOC_AGG_READ_VER1 \
+	_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39, PEA_AGG_READ_SIZE_VER1)
 
 static long pea_link_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
@@ -331,9 +406,17 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 		return copy_to_user((void __user *)arg, &info,
 				    _IOC_SIZE(cmd)) ? -EFAULT : 0;
 	case PEA_LINK_IOC_AGG_CREATE:
+	case PEA_LINK_IOC_AGG_CREATE_VER0:
+	case PEA_LINK_IOC_AGG_CREATE_VER1:
 		return pea_link_agg_create(l, (const void __user *)arg);
 	case PEA_LINK_IOC_AGG_READ:
+	case PEA_LINK_IOC_AGG_READ_VER0:
+	case PEA_LINK_IOC_AGG_READ_VER1:
 		return pea_link_agg_read(l, (void __user *)arg);
+	case PEA_LINK_IOC_LAT_CREATE:
+		return pea_link_lat_create(l, (const void __user *)arg);
+	case PEA_LINK_IOC_LAT_INFO:
+		return pea_link_lat_info(l, (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

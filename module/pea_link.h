@@ -15,6 +15,7 @@
 #include "pea_quota.h"
 
 struct pea_agg;
+struct pea_lat;
 struct pea_fetch_set;
 struct pea_pred_set;
 struct pea_map;
@@ -58,6 +59,7 @@ struct pea_link {
 	bool retired;		/* closed, kept while calls are in flight */
 	struct pea_link_stats __percpu *stats;
 	struct pea_agg *agg;	/* its table (pea_agg.c), else NULL */
+	struct pea_lat *lat;	/* a start link's pairing table (pea_lat.c) */
 	struct list_head node;	/* pea_links, or retired ones (pea_link.c) */
 	char symbol[PEA_SYM_LEN];
 };

@@ -16,6 +16,7 @@ struct seq_file;
 int pea_quota_link(struct pea_link *l);
 void pea_quota_unlink(struct pea_link *l);
 void pea_quota_retire(struct pea_link *l);
+
 int pea_link_charge(struct pea_link *l, size_t bytes);
 int pea_link_charge_caller(struct pea_link *l, size_t bytes);
 void pea_link_uncharge(struct pea_link *l, size_t bytes);

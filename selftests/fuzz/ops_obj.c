@@ -573,10 +573,19 @@ static int op_link_ioctl(struct fz_thread *t)
 	case 1: {
 		static const unsigned long known[] = {
 			PEA_LINK_IOC_INFO, PEA_LINK_IOC_AGG_CREATE,
-			PEA_LINK_IOC_AGG_READ,
-			/* the info of the struct's first size, answered too */
+			PEA_LINK_IOC_AGG_READ, PEA_LINK_IOC_LAT_CREATE,
+			PEA_LINK_IOC_LAT_INFO,
+			/* the older sizes' numbers, answered too */
 			_IOC(_IOC_READ, PEA_IOC_MAGIC, 0x30,
 			     PEA_LINK_INFO_SIZE_VER0),
+			_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38,
+			     PEA_AGG_ATTR_SIZE_VER0),
+			_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38,
+			     PEA_AGG_ATTR_SIZE_VER1),
+			_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39,
+			     PEA_AGG_READ_SIZE_VER0),
+			_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39,
+			     PEA_AGG_READ_SIZE_VER1),
 		};
 		unsigned long cmd = fz_unknown_cmd(r, known, ARRAY_SIZE(known));
 
@@ -689,13 +698,95 @@ static int op_link_agg(struct fz_thread *t)
 
 			sum += e->count;
 		}
-		if (sum + rd.dropped + rd.errors != rd.hits)
+		if (sum + rd.dropped + rd.errors + rd.unpaired != rd.hits)
 			fz_violation("link_agg",
-				     "read-and-clear: counts %llu + dropped %llu + errors %llu != hits %llu",
+				     "read-and-clear: counts %llu + dropped %llu + errors %llu + unpaired %llu != hits %llu",
 				     (unsigned long long)sum,
 				     (unsigned long long)rd.dropped,
 				     (unsigned long long)rd.errors,
+				     (unsigned long long)rd.unpaired,
 				     (unsigned long long)rd.hits);
+		break;
+	}
+	fz_fd_unlock(s);
+	return err;
+}
+
+/* A random pairing key: mostly valid kinds, sizes and arguments. */
+static void fz_lat_key(struct fz_rng *r, struct pea_lat_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->kind = (__u32)fz_below(r, fz_chance(r, 16) ? 8 : 3);
+	if (k->kind == PEA_LAT_KEY_ARG)
+		k->arg = (__u32)fz_below(r, fz_chance(r, 16) ? 9 : 6);
+	if (k->kind == PEA_LAT_KEY_FIELD) {
+		k->offset = (__u32)fz_below(r, 64);
+		k->size = fz_chance(r, 16) ? 3 : 1U << fz_below(r, 4);
+	}
+}
+
+/*
+ * Latency between two probes: a pairing table with a random limit and
+ * key on a random link (refused with EINVAL, EOPNOTSUPP, EEXIST or
+ * ENOMEM, nothing else), its counts (at most max_pending kept), or an
+ * end table paired with another random slot's fd, which may be any
+ * kind, closed or reused meanwhile (EBADF, EINVAL as well).
+ */
+static int op_link_lat(struct fz_thread *t)
+{
+	struct fz_rng *r = &t->rng;
+	int s = fz_fd_lock(r, FZ_LINK), err, fd;
+	struct pea_lat_attr la;
+	struct pea_lat_info li;
+	struct pea_agg_attr a;
+
+	if (s < 0)
+		return -ENOENT;
+	fd = fz_fds[s].fd;
+	switch (fz_below(r, 3)) {
+	case 0:
+		memset(&la, 0, sizeof(la));
+		la.size = sizeof(la);
+		la.flags = fz_chance(r, 2) ? PEA_LAT_F_NO_RECORDS : 0;
+		if (fz_chance(r, 16))
+			la.flags |= 1U << fz_below(r, 32);
+		la.max_pending = (__u32)fz_below(r, fz_chance(r, 8) ? 70000 :
+								 64);
+		fz_lat_key(r, &la.key);
+		err = fz_ioctl(fd, PEA_LINK_IOC_LAT_CREATE, &la);
+		if (err && err != EINVAL && err != EOPNOTSUPP &&
+		    err != EEXIST && err != ENOMEM)
+			fz_violation("link_lat", "create: errno %d", err);
+		break;
+	case 1:
+		memset(&li, 0, sizeof(li));
+		err = fz_ioctl(fd, PEA_LINK_IOC_LAT_INFO, &li);
+		if (err && err != ENOENT)
+			fz_violation("link_lat", "info: errno %d", err);
+		if (!err && (li.pending > li.max_pending ||
+			     li.replaced > li.started))
+			fz_violation("link_lat",
+				     "pending %u of %u, replaced %llu of %llu started",
+				     li.pending, li.max_pending,
+				     (unsigned long long)li.replaced,
+				     (unsigned long long)li.started);
+		break;
+	default:
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.max_keys = 1 + (__u32)fz_below(r, 64);
+		a.keys[0] = (__u8)fz_below(r, 6);
+		a.value = PEA_AGG_VAL_PAIRED;
+		a.hist = (__u32)fz_below(r, 2);
+		a.flags = fz_chance(r, 4) ? PEA_AGG_F_NO_RECORDS : 0;
+		/* Unlocked: another thread may close or reuse it. */
+		a.pair_fd = fz_chance(r, 8) ? (int)fz_u32(r) :
+			    fz_fds[fz_below(r, FZ_NR_FDS)].fd;
+		fz_lat_key(r, &a.pair_key);
+		err = fz_ioctl(fd, PEA_LINK_IOC_AGG_CREATE, &a);
+		if (err && err != EINVAL && err != EOPNOTSUPP &&
+		    err != EEXIST && err != ENOMEM && err != EBADF)
+			fz_violation("link_lat", "end: errno %d", err);
 		break;
 	}
 	fz_fd_unlock(s);
@@ -748,6 +839,7 @@ const struct fz_op fz_ops_obj[] = {
 	{ "event_ioctl", op_event_ioctl, 12, false },
 	{ "link_ioctl", op_link_ioctl, 3, false },
 	{ "link_agg", op_link_agg, 3, false },
+	{ "link_lat", op_link_lat, 3, false },
 	{ "close", op_close, 6, false },
 	{ NULL, NULL, 0, false },
 };

@@ -466,4 +466,27 @@ struct pea_st_fetch {
 
 #define PEA_ST_IOC_FETCH	_IOWR(PEA_ST_MAGIC, 0x70, struct pea_st_fetch)
 
+/* ---- Latency between two probes (pea_st_lat.c) ---- */
+
+/* struct pea_st_lat.flags: which calls each round makes */
+#define PEA_ST_LAT_BEGIN	(1U << 0)	/* pea_st_lat_begin(key) each */
+#define PEA_ST_LAT_END		(1U << 1)	/* pea_st_lat_end(key) each */
+
+/*
+ * PEA_ST_IOC_LAT: @rounds times: with PEA_ST_LAT_BEGIN,
+ * pea_st_lat_begin(@key_base + k) for k = 0 .. @nkeys-1; then, if both
+ * flags are set, a sleep of @delay_us (an hrtimer, usleep_range() to
+ * 1/16 more); with PEA_ST_LAT_END, pea_st_lat_end(@key_base + k) for the
+ * same k. Returns when all are made (EINTR: a signal in a sleep).
+ */
+struct pea_st_lat {
+	__aligned_u64 key_base;
+	__u32 nkeys;
+	__u32 rounds;
+	__u32 delay_us;		/* at most 1,000,000 */
+	__u32 flags;		/* PEA_ST_LAT_* */
+};
+
+#define PEA_ST_IOC_LAT		_IOW(PEA_ST_MAGIC, 0x80, struct pea_st_lat)
+
 #endif /* _PEA_SELFTEST_H */

@@ -53,6 +53,7 @@
 #include "pea_st_kstack.h"
 #include "pea_st_drop.h"
 #include "pea_st_fetch.h"
+#include "pea_st_lat.h"
 
 struct st_cpu {
 	struct hrtimer hrtimer;
@@ -1258,6 +1259,9 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case PEA_ST_IOC_FETCH:
 		err = st_fetch(uarg);
+		break;
+	case PEA_ST_IOC_LAT:
+		err = st_lat(uarg);
 		break;
 	default:
 		err = st_order_ioctl(cmd, uarg);

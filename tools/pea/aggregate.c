@@ -46,6 +46,7 @@ enum agg_kind {
 	K_PROBE,
 	K_KSTACK,
 	K_MULTI,	/* --count-by comm,pid: context keys together */
+	K_PAIRED,	/* --latency: ns since the start probe's hit */
 };
 
 #define MULTI_MAX	4	/* parts of a K_MULTI key */
@@ -120,6 +121,12 @@ struct agg {
 	const struct pea_agg_stack **stk;	/* by id, the read's stacks */
 	size_t nstk;
 	struct pea_stack_set *folded;	/* --folded: the session's stacks */
+	/* --latency */
+	int lat_fd;		/* the start's link, while attached, or -1 */
+	struct pea_lat_key lat_keys[2];	/* the start's and the end's */
+	__u64 unpaired;		/* ends without a start, in the interval */
+	struct pea_lat_info li;	/* the start's counts, last read */
+	__u64 overflow_shown;	/* li.overflow at the last print */
 };
 
 /* ---- parsing the keys ---- */
@@ -311,6 +318,79 @@ field:
 			  opt, hist ? "a number" : "a number or a string");
 }
 
+/*
+ * A pairing key of probe @fmt: "tid" (ctx.tid), an argument (argN, a
+ * parameter's name) or an integer field of 1, 2, 4 or 8 bytes. 0 or
+ * PEA_EXIT_USAGE.
+ */
+static int lat_key_parse(const char *text, const struct trace_fmt *fmt,
+			 struct pea_lat_key *k)
+{
+	struct agg_table t;
+
+	memset(k, 0, sizeof(*k));
+	/* A field or parameter named tid wins, as in parse_key(). */
+	if (!strcmp(text, CTX_PFX "tid") ||
+	    (!strcmp(text, "tid") &&
+	     !(fmt->tp ? tp_field_find(fmt->tp, text) != NULL :
+	       fmt->kind->args && ksig_param(fmt->sig, text)))) {
+		k->kind = PEA_LAT_KEY_TID;
+		return 0;
+	}
+	if (fmt->tp ? !tp_field_find(fmt->tp, text) :
+	    !fmt->kind->args ||
+	    (!is_argn(text, &k->arg) && !ksig_param(fmt->sig, text)))
+		return tool_usage("trace", "--key '%s': %s has no %s '%s' (a key is tid, arg0..arg5, a parameter's name or an integer field)",
+				  text, fmt->probe,
+				  fmt->tp ? "field" : "argument", text);
+	memset(&t, 0, sizeof(t));
+	if (parse_key(&t, text, fmt, true))
+		return PEA_EXIT_USAGE;
+	if (t.kind == K_ARG) {
+		k->kind = PEA_LAT_KEY_ARG;
+		k->arg = t.arg;
+		/* A narrower parameter (BTF): only its bits are the key. */
+		if (t.ty && (t.ty->size == 1 || t.ty->size == 2 ||
+			     t.ty->size == 4))
+			k->size = t.ty->size;
+		return 0;
+	}
+	if (t.kind == K_FIELD && (t.field->size == 1 || t.field->size == 2 ||
+				  t.field->size == 4 || t.field->size == 8)) {
+		k->kind = PEA_LAT_KEY_FIELD;
+		k->offset = t.field->offset;
+		k->size = t.field->size;
+		return 0;
+	}
+	return tool_usage("trace", "--key '%s': %s pairs by tid, an argument (arg0..arg5, a parameter's name) or an integer field",
+			  text, fmt->probe);
+}
+
+/* --latency: the two probes' keys and the histogram's table. */
+static int lat_new(struct agg *a, const struct trace_fmt *const *probes)
+{
+	char start[128], *end;
+	int rc;
+
+	snprintf(start, sizeof(start), "%s", a->o.lat_key ? a->o.lat_key : "tid");
+	end = strchr(start, ',');
+	if (end)
+		*end++ = '\0';
+	rc = lat_key_parse(start, probes[0], &a->lat_keys[0]);
+	if (!rc)
+		rc = lat_key_parse(end ? end : start, probes[1],
+				   &a->lat_keys[1]);
+	if (rc)
+		return rc;
+	/* hist[0], on the end probe only */
+	a->tabs[0].unused = true;
+	a->tabs[1].kind = K_PAIRED;
+	a->tabs[1].text = "latency";
+	a->tabs[1].hist = true;
+	a->tabs[1].probe = 1;
+	return 0;
+}
+
 int agg_new(struct agg **out, const struct agg_opts *o,
 	    const struct trace_fmt *const *probes, int nprobes)
 {
@@ -338,6 +418,7 @@ int agg_new(struct agg **out, const struct agg_opts *o,
 	}
 	for (p = 0; p < nprobes; p++)
 		a->kfd[p] = -1;
+	a->lat_fd = -1;
 	a->o = *o;
 	a->nprobes = nprobes;
 	a->probes = probes;
@@ -347,6 +428,14 @@ int agg_new(struct agg **out, const struct agg_opts *o,
 		const char *text = hist ? o->hist[s] : o->count[s - o->nhist];
 		int only = hist ? o->hist_probe[s] : o->count_probe[s - o->nhist];
 
+		if (s == 0 && o->latency && nprobes == 2) {
+			rc = lat_new(a, probes);
+			if (rc) {
+				agg_free(a);
+				return rc;
+			}
+			continue;
+		}
 		for (p = 0; p < nprobes; p++) {
 			struct agg_table *t = &a->tabs[s * nprobes + p];
 
@@ -736,7 +825,7 @@ static __u8 kern_key(const struct agg_table *t)
  */
 static bool kern_hist_ok(const struct agg_table *t)
 {
-	if (t->kind == K_LATENCY)
+	if (t->kind == K_LATENCY || t->kind == K_PAIRED)
 		return true;
 	if (t->kind == K_ARG)
 		return !t->ty && !t->sgn;
@@ -780,6 +869,26 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 
 	if (!a)
 		return 0;
+	if (a->o.latency && p == 0) {
+		/*
+		 * The start: its hits are kept in the kernel, not written,
+		 * unless another table of it counts its records.
+		 */
+		struct pea_lat_attr la;
+
+		for (s = 1; s < a->o.nhist + a->o.ncount; s++)
+			if (!tab_of(a, s, 0)->unused)
+				no_records = false;
+		memset(&la, 0, sizeof(la));
+		la.size = sizeof(la);
+		la.flags = no_records ? PEA_LAT_F_NO_RECORDS : 0;
+		la.max_pending = a->o.max_pending;
+		la.key = a->lat_keys[0];
+		if (ioctl(link_fd, PEA_LINK_IOC_LAT_CREATE, &la))
+			return -errno;
+		a->lat_fd = link_fd;
+		return 0;
+	}
 	nspecs = a->o.nhist + a->o.ncount;
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -796,7 +905,13 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 			attr.lin_max = a->o.lin_max;
 			attr.lin_step = a->o.lin_step;
 		}
-		if (hist->kind == K_LATENCY) {
+		if (hist->kind == K_PAIRED) {
+			if (a->lat_fd < 0)
+				return -EBADF;
+			attr.value = PEA_AGG_VAL_PAIRED;
+			attr.pair_fd = a->lat_fd;
+			attr.pair_key = a->lat_keys[1];
+		} else if (hist->kind == K_LATENCY) {
 			attr.value = PEA_AGG_VAL_LATENCY;
 		} else if (hist->kind == K_ARG) {
 			attr.value = PEA_AGG_VAL_ARG;
@@ -1045,6 +1160,7 @@ static void kern_collect(struct agg *a, int p)
 			 a->probes[p]->probe);
 		return;
 	}
+	a->unpaired += r.unpaired;
 	for (i = 0; i < r.nr_entries; i++)
 		kern_add(a, p, (const struct pea_agg_entry *)
 			 ((const char *)a->kbuf + (size_t)i * r.entry_size),
@@ -1060,8 +1176,19 @@ static void kern_collect(struct agg *a, int p)
 	}
 }
 
+/* The start's counts, while its link is there. */
+static void lat_info_read(struct agg *a)
+{
+	if (a->lat_fd >= 0 && ioctl(a->lat_fd, PEA_LINK_IOC_LAT_INFO, &a->li))
+		tool_err("reading the pairing table: %s", strerror(errno));
+}
+
 void agg_kernel_detach(struct agg *a, int p)
 {
+	if (a && a->o.latency && p == 0 && a->lat_fd >= 0) {
+		lat_info_read(a);
+		a->lat_fd = -1;
+	}
 	if (!a || a->kfd[p] < 0)
 		return;
 	kern_collect(a, p);
@@ -1117,7 +1244,29 @@ static void print_bar_line(FILE *f, const char *label, __u64 n, __u64 max)
 
 static const char *hist_unit(const struct agg_table *t)
 {
-	return t->kind == K_LATENCY ? "ns" : NULL;
+	return t->kind == K_LATENCY || t->kind == K_PAIRED ? "ns" : NULL;
+}
+
+/*
+ * --latency: what no bucket shows, for the interval: ends without a
+ * start, starts the kernel could not keep (its pairing table full).
+ */
+static void lat_print_human(FILE *f, const struct agg *a)
+{
+	fprintf(f, "since %s; unpaired ends %llu, starts not kept (pairing table full) %llu, starts kept now %u\n",
+		a->probes[0]->probe, (unsigned long long)a->unpaired,
+		(unsigned long long)(a->li.overflow - a->overflow_shown),
+		a->li.pending);
+}
+
+static void lat_print_json(FILE *f, const struct agg *a)
+{
+	fputs(",\"start\":", f);
+	json_put_str(f, a->probes[0]->probe, strlen(a->probes[0]->probe));
+	fprintf(f, ",\"unpaired\":%llu,\"start_overflow\":%llu,\"pending\":%u",
+		(unsigned long long)a->unpaired,
+		(unsigned long long)(a->li.overflow - a->overflow_shown),
+		a->li.pending);
 }
 
 /*
@@ -1226,6 +1375,8 @@ static void hist_print_human(FILE *f, const struct agg *a,
 		probe_name(a, t), t->text, unit ? " (" : "", unit ? unit : "",
 		unit ? ")" : "", (unsigned long long)t->total);
 	put_origin(f, a, t);
+	if (t->kind == K_PAIRED)
+		lat_print_human(f, a);
 	if (t->lb) {
 		lin_print_human(f, a, t);
 		return;
@@ -1283,6 +1434,7 @@ static const char *key_source(const struct agg_table *t)
 	case K_FIELD:
 		return "field";
 	case K_LATENCY:
+	case K_PAIRED:
 	case K_RET:
 	case K_ARG:
 		return "probe";
@@ -1342,6 +1494,8 @@ static void hist_print_json(FILE *f, const struct agg *a,
 	json_put_str(f, t->text, strlen(t->text));
 	fprintf(f, ",\"source\":\"%s\"", key_source(t));
 	put_origin_json(f, a, t);
+	if (t->kind == K_PAIRED)
+		lat_print_json(f, a);
 	if (unit)
 		fprintf(f, ",\"unit\":\"%s\"", unit);
 	if (interval)
@@ -1689,6 +1843,8 @@ void agg_print(struct agg *a, FILE *f, unsigned int interval, __u64 lost)
 	a->lost = lost;
 	for (i = 0; i < a->nprobes; i++)
 		kern_collect(a, i);
+	if (a->o.latency)
+		lat_info_read(a);
 	if (interval && !a->o.json) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -1715,5 +1871,7 @@ void agg_print(struct agg *a, FILE *f, unsigned int interval, __u64 lost)
 			tool_err("--folded: out of memory: stacks missing");
 		table_reset(t);
 	}
+	a->unpaired = 0;
+	a->overflow_shown = a->li.overflow;
 	fflush(f);
 }

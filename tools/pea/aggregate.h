@@ -37,6 +37,11 @@ struct trace_fmt;
  * @json:     print JSON objects
  * @folded:   --folded FILE: the --count-by kstack tables' stacks, summed
  *            over the session, written there as folded stacks
+ * @latency:  --latency: probe 0 starts, probe 1 ends; hist[0] is the
+ *            histogram of the ns between them, on probe 1 (in the kernel)
+ * @lat_key:  --key: the pairing key of both probes, or "START,END" (NULL:
+ *            the thread)
+ * @max_pending: --max-pending: starts the kernel keeps at once
  */
 struct agg_opts {
 	const char *hist[AGG_MAX_SPECS];
@@ -53,7 +58,12 @@ struct agg_opts {
 	unsigned int lin_n;
 	bool json;
 	const char *folded;
+	bool latency;
+	const char *lat_key;
+	unsigned int max_pending;
 };
+
+#define AGG_DEFAULT_MAX_PENDING	10240
 
 struct agg;
 
@@ -76,7 +86,10 @@ void agg_add(struct agg *a, const struct trace_event *ev);
  * in a table of link @link_fd (PEA_LINK_IOC_AGG_CREATE): every hit, not
  * only the records that arrive. With @no_records, and when the kernel
  * takes every table of @p, the link writes no records. 0, or -errno when
- * the kernel cannot (its tables then come from the records).
+ * the kernel cannot (its tables then come from the records). With
+ * --latency, probe 0's link gets the pairing table (PEA_LINK_IOC_LAT_*)
+ * and probe 1's the histogram of the time since it: -errno there is an
+ * error (no records give it); probe 0 is to be set up first.
  */
 int agg_kernel(struct agg *a, int p, int link_fd, bool no_records);
 

@@ -286,10 +286,19 @@ static int trace_setup(struct tracer *t)
 		 * the rings lose. Not with --count (the tables hold the
 		 * events delivered) nor a flight recorder's snapshot.
 		 */
-		if (t->agg && !t->o.flight && !t->o.count)
-			agg_kernel(t->agg, (int)i, fd,
-				   !show_events(t) && !t->o.output &&
-				   !t->o.snapshot_on);
+		if (t->agg && !t->o.flight && !t->o.count) {
+			int err = agg_kernel(t->agg, (int)i, fd,
+					     !show_events(t) && !t->o.output &&
+					     !t->o.snapshot_on);
+
+			/* Only the kernel pairs --latency's two probes. */
+			if (err && t->o.agg.latency && i < 2) {
+				tool_err("--latency: %s of %s: %s",
+					 i ? "the histogram" : "the pairing table",
+					 t->o.probes[i].spec.text, strerror(-err));
+				return PEA_EXIT_ERR;
+			}
+		}
 	}
 	return PEA_EXIT_OK;
 }
@@ -707,6 +716,11 @@ int cmd_trace(int argc, char **argv)
 		trace_free_probes(&t.o);
 		if (help)
 			fputs(trace_help, stdout);
+		return rc;
+	}
+	if (t.o.off_cpu) {
+		rc = trace_offcpu(&t.o, t.ncpus);
+		trace_free_probes(&t.o);
 		return rc;
 	}
 	/* Wall-clock times: the offset from the records' clock, once. */

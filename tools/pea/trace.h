@@ -63,6 +63,7 @@ struct trace_opts {
 	bool top_set, max_keys_set;	/* --top, --max-keys given */
 	double interval;		/* --interval (0: at the end only) */
 	bool events;			/* --events */
+	bool off_cpu;			/* --off-cpu: no PROBE (trace_offcpu.c) */
 	struct probe_opts defaults;	/* given before the first PROBE */
 	struct ksyms *ksyms;		/* with --kstack: the kernel's symbols */
 	struct usyms *usyms;		/* with --ustack: processes' symbols */
@@ -136,6 +137,10 @@ extern const char trace_help[];
  */
 int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		     int ncpus, bool *help);
+
+/* ---- trace_offcpu.c ---- */
+
+int trace_offcpu(const struct trace_opts *o, int ncpus);
 
 /* ---- trace_print.c ---- */
 

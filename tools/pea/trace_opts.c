@@ -46,6 +46,10 @@ enum {
 	OPT_TIME,
 	OPT_SNAPSHOT_ON,
 	OPT_MAX_PROBES,
+	OPT_LATENCY,
+	OPT_KEY,
+	OPT_MAX_PENDING,
+	OPT_OFF_CPU,
 };
 
 static const struct option trace_options[] = {
@@ -84,6 +88,10 @@ static const struct option trace_options[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "events", no_argument, NULL, OPT_EVENTS },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "latency", no_argument, NULL, OPT_LATENCY },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "max-pending", required_argument, NULL, OPT_MAX_PENDING },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -352,8 +360,61 @@ static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 			return tool_usage("trace", "--max-probes '%s': 1..%d (pea's PEA_MAX_LINKS, the links of all users)",
 					  arg, TRACE_MAX_PROBES);
 		return 0;
+	case OPT_LATENCY:
+		o->agg.latency = true;
+		return 0;
+	case OPT_OFF_CPU:
+		o->off_cpu = true;
+		return 0;
+	case OPT_KEY:
+		if (!*arg || arg[0] == ',' || arg[strlen(arg) - 1] == ',' ||
+		    strchr(strchr(arg, ',') ? strchr(arg, ',') + 1 : arg, ','))
+			return tool_usage("trace", "--key '%s': KEY, or START_KEY,END_KEY",
+					  arg);
+		o->agg.lat_key = arg;
+		return 0;
+	case OPT_MAX_PENDING:
+		if (tool_parse_uint(arg, PEA_LAT_MAX_PENDING,
+				    &o->agg.max_pending) || !o->agg.max_pending)
+			return tool_usage("trace", "--max-pending '%s': 1..%d",
+					  arg, PEA_LAT_MAX_PENDING);
+		return 0;
 	}
 	return 1;
+}
+
+/*
+ * --latency START END: the histogram of the time between them is the
+ * first --hist, on END (aggregate.c). 0 or PEA_EXIT_USAGE.
+ */
+static int check_latency_args(struct trace_opts *o)
+{
+	struct agg_opts *a = &o->agg;
+	int i;
+
+	if (!a->latency) {
+		if (a->lat_key || a->max_pending)
+			return tool_usage("trace", "--key and --max-pending go with --latency");
+		return 0;
+	}
+	if (o->nprobes != 2)
+		return tool_usage("trace", "--latency takes two PROBEs, START and END (%u given)",
+				  o->nprobes);
+	if (o->flight || o->count)
+		return tool_usage("trace", "--latency is counted in the kernel: not with --flight-recorder or --count");
+	if (a->nhist == AGG_MAX_SPECS)
+		return tool_usage("trace", "at most %d --hist options with --latency",
+				  AGG_MAX_SPECS - 1);
+	for (i = a->nhist; i > 0; i--) {
+		a->hist[i] = a->hist[i - 1];
+		a->hist_probe[i] = a->hist_probe[i - 1];
+	}
+	a->hist[0] = "latency";
+	a->hist_probe[0] = 1;
+	a->nhist++;
+	if (!a->max_pending)
+		a->max_pending = AGG_DEFAULT_MAX_PENDING;
+	return 0;
 }
 
 /*
@@ -669,6 +730,14 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		po->cpu = -1;
 		pos++;
 	}
+	if (o->off_cpu) {
+		/* Its own probes; --pid, --duration, --top and --json. */
+		if (o->nprobes || o->agg.nhist || o->agg.ncount ||
+		    o->agg.latency || o->output || o->flight || o->count ||
+		    o->interval || o->events || o->defaults.set & ~PO_PID)
+			return tool_usage("trace", "--off-cpu takes no PROBE and, besides --pid, --duration, --top and --json, no other option");
+		return 0;
+	}
 	if (!o->nprobes)
 		return tool_usage("trace", "which probe? e.g. pea trace kprobe:do_sys_openat2 --str ARG1");
 	if (!o->max_probes)
@@ -726,5 +795,6 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		return tool_usage("trace", "--unordered does not go with --flight-recorder");
 	if (o->flight && o->count)
 		return tool_usage("trace", "--count does not go with --flight-recorder, which prints what the rings hold at the end");
-	return check_agg_args(o);
+	ret = check_latency_args(o);
+	return ret ? ret : check_agg_args(o);
 }

@@ -941,6 +941,13 @@ struct pea_event_value {
 #define PEA_AGG_KEY_PROBE	5	/* the link's record id: 1 word */
 #define PEA_AGG_KEY_KSTACK	6	/* the hit's kernel stack: 1 word, a stack id */
 #define PEA_AGG_KEY_USTACK	7	/* a sample's user stack: 1 word, a stack id */
+#define PEA_AGG_KEY_PAIR	8	/* PEA_AGG_VAL_PAIRED: the pairing key
+					 * the end took its start by: 1 word
+					 */
+#define PEA_AGG_KEY_FIELD	9	/* a tracepoint's field: key_size bytes
+					 * at key_offset, as in the entry, zero
+					 * padded: 1 word, 2 past 8 bytes
+					 */
 #define PEA_AGG_KEY_PARTS	4	/* entries of keys[] */
 #define PEA_AGG_KEY_WORDS	4	/* __u64 words of a key */
 
@@ -950,6 +957,7 @@ struct pea_event_value {
 #define PEA_AGG_VAL_RET		2	/* a return's value, signed */
 #define PEA_AGG_VAL_ARG		3	/* argument val_arg (0..5) of a probe */
 #define PEA_AGG_VAL_FIELD	4	/* a tracepoint's integer field */
+#define PEA_AGG_VAL_PAIRED	5	/* ns since the paired start (pair_fd) */
 
 /* struct pea_agg_attr.hist */
 #define PEA_AGG_HIST_NONE	0
@@ -975,6 +983,34 @@ struct pea_event_value {
 #define PEA_AGG_F_SIGNED	(1U << 1)	/* an argument or field is signed */
 #define PEA_AGG_FLAGS		(PEA_AGG_F_NO_RECORDS | PEA_AGG_F_SIGNED)
 
+/* struct pea_lat_key.kind: what pairs a start with its end. */
+#define PEA_LAT_KEY_TID		0	/* the hit's thread id (init pid ns) */
+#define PEA_LAT_KEY_ARG		1	/* argument @arg (0..5) of a probe */
+#define PEA_LAT_KEY_FIELD	2	/* a tracepoint's integer field */
+
+/**
+ * struct pea_lat_key - a pairing key: how a start or an end hit names
+ * what it starts or ends
+ * @kind:   PEA_LAT_KEY_*
+ * @arg:    PEA_LAT_KEY_ARG: the argument, 0 .. 5; else 0
+ * @offset: PEA_LAT_KEY_FIELD: the field's offset in the raw entry; else 0
+ * @size:   PEA_LAT_KEY_FIELD: 1, 2, 4 or 8 (read unsigned);
+ *          PEA_LAT_KEY_ARG: the parameter's width, 1, 2, 4 or 8 (0 is
+ *          8): the register's bits above it, which the calling convention
+ *          leaves undefined, are not part of the key; else 0
+ *
+ * A thread id is the kernel's pid of the thread in the initial pid
+ * namespace, as tracepoint fields carry it (sched_wakeup's pid,
+ * sched_switch's next_pid), so that a PEA_LAT_KEY_TID start pairs with
+ * a PEA_LAT_KEY_FIELD end and back. The all-zero key is PEA_LAT_KEY_TID.
+ */
+struct pea_lat_key {
+	__u32 kind;
+	__u32 arg;
+	__u32 offset;
+	__u32 size;
+};
+
 /**
  * struct pea_agg_attr - argument of PEA_LINK_IOC_AGG_CREATE
  * @size:       sizeof(struct pea_agg_attr) (PEA_AGG_ATTR_SIZE_VER0 or more)
@@ -994,6 +1030,17 @@ struct pea_event_value {
  * @lin_min:    PEA_AGG_HIST_LINEAR: the lowest bound; else 0
  * @lin_max:    PEA_AGG_HIST_LINEAR: the highest bound, above lin_min
  * @lin_step:   PEA_AGG_HIST_LINEAR: the width of a bucket, at least 1
+ * @pair_fd:    PEA_AGG_VAL_PAIRED: a link fd with a pairing table
+ *              (PEA_LINK_IOC_LAT_CREATE; EBADF: no fd; EINVAL: not such
+ *              a link); else 0
+ * @reserved2:  zero
+ * @pair_key:   PEA_AGG_VAL_PAIRED: this link's pairing key, which the
+ *              start link's must equal for the hits to pair (the kinds
+ *              as in struct pea_lat_attr); else zero
+ * @key_offset: PEA_AGG_KEY_FIELD: the field's offset in the raw entry;
+ *              else 0
+ * @key_size:   PEA_AGG_KEY_FIELD: its bytes, 1 .. 16 (a comm is 16); else
+ *              0. A hit whose entry is too short is counted in errors
  *
  * @max_stacks: with a PEA_AGG_KEY_KSTACK or _USTACK part: the distinct
  *              stacks the table stores, 1 .. PEA_AGG_MAX_STACKS; else 0
@@ -1021,6 +1068,14 @@ struct pea_event_value {
  * whose stack is new when the store is full is counted in dropped and in
  * stack_dropped, never folded into another stack. Ids are valid within
  * the read that returns them.
+ *
+ * Every kind with tables gives PEA_AGG_VAL_PAIRED with a thread key,
+ * probes also with PEA_LAT_KEY_ARG, tracepoints with _FIELD, and
+ * PEA_AGG_KEY_PAIR with it (a thread in the link's pid namespace, as
+ * PEA_AGG_KEY_TID; an argument or field as paired); PEA_AGG_KEY_FIELD is a tracepoint's. Off-CPU
+ * time is sched_switch paired with itself: a start keyed by prev_pid, an
+ * end by next_pid whose table is keyed by PEA_AGG_KEY_PAIR and the field
+ * next_comm, summing the time each task spent switched out.
  */
 struct pea_agg_attr {
 	__u32 size;
@@ -1038,10 +1093,16 @@ struct pea_agg_attr {
 	__u64 lin_step;
 	__u32 max_stacks;
 	__u32 stack_depth;
+	__s32 pair_fd;
+	__u32 reserved2;
+	struct pea_lat_key pair_key;
+	__u32 key_offset;
+	__u32 key_size;
 };
 
 #define PEA_AGG_ATTR_SIZE_VER0	64
 #define PEA_AGG_ATTR_SIZE_VER1	72	/* max_stacks, stack_depth */
+#define PEA_AGG_ATTR_SIZE_VER2	104	/* pair_fd, pair_key, key_* */
 
 /**
  * struct pea_agg_entry - one key of one CPU, as PEA_LINK_IOC_AGG_READ
@@ -1110,8 +1171,9 @@ struct pea_agg_stack {
  * @nr_buckets: out: histogram buckets per entry
  * @hits:       out: hits the entries read count, and dropped ones
  * @dropped:    out: hits whose key did not fit in its CPU's table
- * @errors:     out: hits whose value could not be read (a tracepoint
- *              field past the entry), in no entry
+ * @errors:     out: hits whose value or key could not be read (a
+ *              tracepoint field past the entry, a pairing key), in no
+ *              entry
  * @stacks:     user pointer to @stacks_len bytes for the stacks the
  *              entries name (tables with a stack key; else unused)
  * @stacks_len: bytes at @stacks
@@ -1122,6 +1184,10 @@ struct pea_agg_stack {
  * @reserved2:  zero
  * @stack_dropped: out: hits whose stack did not fit in the store (also
  *              counted in @dropped)
+ * @unpaired:   out (PEA_AGG_READ_SIZE_VER2): PEA_AGG_VAL_PAIRED hits
+ *              whose key had no start kept (never started, taken by
+ *              another end, lost to a full pairing table, or its start
+ *              link closed), in no entry
  *
  * The out fields are written back before anything is cleared: a
  * request that cannot be written back (EFAULT) clears nothing. The read
@@ -1132,12 +1198,12 @@ struct pea_agg_stack {
  * fields are read one by one while hits may land. With it the read
  * switches each CPU's writers to the table's other generation, waits
  * until no writer still uses the one read, then copies it out and
- * empties it: hits == sum of count + dropped + errors exactly, and
- * every hit is in exactly one such read. Each generation has its own
- * stack store: a read copies the stacks of the generations it reads
- * (those its entries name, and those of hits dropped because their key
- * did not fit after their stack was stored), and a read-and-clear
- * empties the store with the table.
+ * empties it: hits == sum of count + dropped + errors + unpaired
+ * exactly, and every hit is in exactly one such read. Each generation
+ * has its own stack store: a read copies the stacks of the generations
+ * it reads (those its entries name, and those of hits dropped because
+ * their key did not fit after their stack was stored), and a
+ * read-and-clear empties the store with the table.
  */
 struct pea_agg_read {
 	__u32 size;
@@ -1157,13 +1223,95 @@ struct pea_agg_read {
 	__u32 nr_stacks;
 	__u32 reserved2;
 	__u64 stack_dropped;
+	__u64 unpaired;
 };
 
 #define PEA_AGG_READ_SIZE_VER0	64
 #define PEA_AGG_READ_SIZE_VER1	104	/* the stacks */
+#define PEA_AGG_READ_SIZE_VER2	112	/* unpaired */
 
 #define PEA_LINK_IOC_AGG_CREATE	_IOW(PEA_IOC_MAGIC, 0x38, struct pea_agg_attr)
 #define PEA_LINK_IOC_AGG_READ	_IOWR(PEA_IOC_MAGIC, 0x39, struct pea_agg_read)
+
+/* ---- Latency between two probes (ioctls on a link fd) ---- */
+
+/*
+ * PEA_LINK_IOC_LAT_CREATE makes a link a start link: each of its hits
+ * keeps its time (CLOCK_MONOTONIC ns) under its pairing key in the
+ * link's pairing table, one table shared by all CPUs, lock-free, NMI-safe
+ * and bounded by @max_pending. An end link is any link whose aggregation
+ * table takes PEA_AGG_VAL_PAIRED with this link's fd as pair_fd: its hit
+ * computes its own key, takes the start kept under it out of the table
+ * and counts the ns between them as its table's value (a histogram, or a
+ * sum per key). A start whose key is already kept replaces the kept time
+ * (@replaced), as a BPF hash map's update does (two starts of one key on
+ * two CPUs at the same moment may both be kept, and two ends then take
+ * them one after the other); a start that finds no
+ * room is counted in @overflow and kept nowhere; an end that finds no
+ * start is counted in its table's unpaired. A start may be taken by one
+ * end only. Closing the start link frees the table: its end links count
+ * their hits as unpaired from then on. docs/aggregations.md shows
+ * runqlat and a syscall's latency done this way.
+ */
+
+/* struct pea_lat_attr.flags */
+#define PEA_LAT_F_NO_RECORDS	(1U << 0)	/* the start writes no records */
+#define PEA_LAT_FLAGS		PEA_LAT_F_NO_RECORDS
+
+#define PEA_LAT_MAX_PENDING	65536	/* max_pending at most */
+
+/**
+ * struct pea_lat_attr - argument of PEA_LINK_IOC_LAT_CREATE
+ * @size:        sizeof(struct pea_lat_attr) (PEA_LAT_ATTR_SIZE_VER0 or more)
+ * @flags:       PEA_LAT_F_*
+ * @max_pending: starts kept at once, 1 .. PEA_LAT_MAX_PENDING
+ * @reserved:    zero
+ * @key:         the start's pairing key: PEA_LAT_KEY_ARG for probes,
+ *               _FIELD for tracepoints, _TID for any kind with tables
+ *
+ * The table has twice @max_pending slots (a power of two); a start
+ * looks for room among the PEA_LAT_WINDOW slots from its key's hash, so
+ * in a table of more slots than that a start may, rarely, overflow with
+ * fewer than @max_pending kept (counted the same). Memory is charged to the link's
+ * user as an aggregation table's is. Errors: EINVAL (the attr, a key the
+ * link's kind does not give), EOPNOTSUPP (a kind without tables), EEXIST
+ * (the link has a pairing table), ENOMEM.
+ */
+struct pea_lat_attr {
+	__u32 size;
+	__u32 flags;
+	__u32 max_pending;
+	__u32 reserved;
+	struct pea_lat_key key;
+};
+
+#define PEA_LAT_ATTR_SIZE_VER0	32
+#define PEA_LAT_WINDOW		32
+
+/**
+ * struct pea_lat_info - filled by PEA_LINK_IOC_LAT_INFO (ENOENT: the link
+ * has no pairing table)
+ * @started:     starts kept (a replaced one included)
+ * @replaced:    starts whose key was kept already: its time replaced
+ * @overflow:    starts not kept: no room (@max_pending, or the window)
+ * @errors:      starts whose key could not be read (a field past the
+ *               entry), not kept
+ * @paired:      starts ends took out
+ * @pending:     starts kept now
+ * @max_pending: the attr's
+ */
+struct pea_lat_info {
+	__u64 started;
+	__u64 replaced;
+	__u64 overflow;
+	__u64 errors;
+	__u64 paired;
+	__u32 pending;
+	__u32 max_pending;
+};
+
+#define PEA_LINK_IOC_LAT_CREATE	_IOW(PEA_IOC_MAGIC, 0x3A, struct pea_lat_attr)
+#define PEA_LINK_IOC_LAT_INFO	_IOR(PEA_IOC_MAGIC, 0x3B, struct pea_lat_info)
 /* ---- Fetch chains (kprobes, kretprobes, uprobes, uretprobes) ---- */
 
 /*

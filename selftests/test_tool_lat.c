@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pea trace --latency START END (docs/aggregations.md), counted in the
+ * kernel:
+ *   - a syscall's enter -> exit, paired by thread: raw_syscalls:sys_enter
+ *     and sys_exit of this process's nanosleep(140 ms), 3 times: 3 values,
+ *     all in the bucket [128M, 256M) ns, no unpaired end;
+ *   - runqlat, paired by field: sched:sched_wakeup's pid ->
+ *     sched:sched_switch's next_pid of a thread woken 9 times (a pipe,
+ *     then 8 sleeps): 9 values, in JSON, none overflowed (a switch-in
+ *     after a preemption is an unpaired end);
+ *   - the pairing kprobes on the test module's pea_st_lat_begin(key) and
+ *     _end(key), by arg0, with --max-pending 4 and 10 keys begun: 6
+ *     starts not kept, and the 6 ends of those unpaired, on the table;
+ *   - --off-cpu --pid of this process: a thread named pea-offcpu blocked
+ *     6 times (a pipe read, 5 sleeps of 30 ms), at least 250 ms;
+ *   - usage errors: --latency with one probe, --key without --latency, a
+ *     key that is no field.
+ */
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include "pt_tool.h"
+
+#define MS	1000000L
+
+static char line[65536];
+static char out[1 << 16], err[1 << 14];
+
+/* Stop the tool (SIGINT) and collect its stdout and stderr. */
+static int finish(struct pt_proc *p)
+{
+	usleep(200000);
+	kill(p->pid, SIGINT);
+	return pt_proc_collect(p, line, sizeof(line), out, sizeof(out), err,
+			       sizeof(err));
+}
+
+static void test_syscall(void)
+{
+	char pid[16];
+	char *argv[] = { PT_PEA, "trace", "--latency", "--pid", pid,
+			 "tp:raw_syscalls:sys_enter", "--filter", "id == 35",
+			 "tp:raw_syscalls:sys_exit", "--filter", "id == 35",
+			 NULL };
+	char bar[128];
+	/* 2^27 ns and a little: its log2 bucket has 128 ms of room */
+	struct timespec ts = { 0, 140 * MS };
+	struct pt_proc p;
+	int i, rc;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (!pt_trace_start(&p, argv)) {
+		PT_OK(0, "pea trace --latency raw_syscalls:sys_enter raw_syscalls:sys_exit starts");
+		pt_proc_close(&p);
+		return;
+	}
+	for (i = 0; i < 3; i++)
+		syscall(SYS_nanosleep, &ts, NULL);	/* id 35 on x86-64 */
+	rc = finish(&p);
+	PT_EQ(rc, 0, "pea trace --latency exits 0");
+	snprintf(bar, sizeof(bar), "\n%-16s %10d |%s|\nmin ", "[128M, 256M)", 3,
+		 "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+	PT_OK(strstr(out, "tp:raw_syscalls:sys_exit: histogram of latency (ns), 3 values, complete (in-kernel)\n"
+		      "since tp:raw_syscalls:sys_enter; unpaired ends 0, starts not kept (pairing table full) 0, starts kept now 0\n") &&
+	      strstr(out, bar),
+	      "3 nanosleep(140 ms) enter -> exit: 3 values in [128M, 256M), none unpaired");
+	pt_diag("%s", out);
+}
+
+static int go_pipe[2];
+static volatile pid_t sleeper_tid;
+
+static void *sleeper(void *arg)
+{
+	struct timespec ts = { 0, 10 * MS };
+	char c;
+	int n;
+
+	sleeper_tid = syscall(SYS_gettid);
+	if (read(go_pipe[0], &c, 1) != 1)
+		return arg;
+	for (n = 0; n < 8; n++)
+		nanosleep(&ts, NULL);
+	return NULL;
+}
+
+static void test_runqlat(void)
+{
+	char fw[64], fs[64];
+	char *argv[] = { PT_PEA, "trace", "--latency", "--json",
+			 "tp:sched:sched_wakeup", "--filter", fw,
+			 "tp:sched:sched_switch", "--filter", fs,
+			 "--key", "pid,next_pid", NULL };
+	const char *h;
+	struct pt_proc p;
+	pthread_t th;
+	int rc;
+
+	if (pipe(go_pipe) || pthread_create(&th, NULL, sleeper, NULL))
+		pt_fatal("pipe, pthread_create");
+	while (!sleeper_tid)
+		usleep(1000);
+	usleep(100000);		/* asleep in read() */
+	snprintf(fw, sizeof(fw), "pid == %d", (int)sleeper_tid);
+	snprintf(fs, sizeof(fs), "next_pid == %d", (int)sleeper_tid);
+	if (!pt_trace_start(&p, argv)) {
+		PT_OK(0, "pea trace --latency sched:sched_wakeup sched:sched_switch --key pid,next_pid starts");
+		pt_proc_close(&p);
+		return;
+	}
+	if (write(go_pipe[1], "g", 1) != 1)
+		pt_fatal("write");
+	pthread_join(th, NULL);
+	rc = finish(&p);
+	PT_EQ(rc, 0, "pea trace --latency (runqlat) exits 0");
+	h = strstr(out, "{\"type\":\"hist\"");
+	if (h) {
+		/* that line alone */
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(h, "\n"), h);
+		h = line;
+	}
+	PT_OK(h && pt_json_streq(h, "probe", "tp:sched:sched_switch") &&
+	      pt_json_streq(h, "start", "tp:sched:sched_wakeup") &&
+	      pt_json_streq(h, "key", "latency") &&
+	      pt_json_streq(h, "unit", "ns") &&
+	      strstr(h, "\"complete\":true,\"in_kernel\":true") &&
+	      pt_json_num(h, "count", -1) == 9 &&
+	      pt_json_num(h, "unpaired", -1) >= 0 &&
+	      pt_json_num(h, "start_overflow", -1) == 0 &&
+	      pt_json_num(h, "pending", -1) == 0,
+	      "runqlat of a thread woken 9 times: %lld values, %lld unpaired (switch-ins after a preemption), in the kernel",
+	      h ? pt_json_num(h, "count", -1) : -1,
+	      h ? pt_json_num(h, "unpaired", -1) : -1);
+	pt_diag("%s", out);
+	close(go_pipe[0]);
+	close(go_pipe[1]);
+}
+
+static void test_overflow(void)
+{
+	char *argv[] = { PT_PEA, "trace", "--latency", "--key", "arg0",
+			 "--max-pending", "4", "kprobe:pea_st_lat_begin",
+			 "kprobe:pea_st_lat_end", NULL };
+	struct pea_st_lat a = { .key_base = 100, .nkeys = 10, .rounds = 1,
+				.flags = PEA_ST_LAT_BEGIN };
+	struct pt_proc p;
+	int rc;
+
+	if (!pt_trace_start(&p, argv)) {
+		PT_OK(0, "pea trace --latency --max-pending 4 starts");
+		pt_proc_close(&p);
+		return;
+	}
+	if (ioctl(pt_st(), PEA_ST_IOC_LAT, &a))
+		pt_fatal("PEA_ST_IOC_LAT");
+	a.flags = PEA_ST_LAT_END;
+	if (ioctl(pt_st(), PEA_ST_IOC_LAT, &a))
+		pt_fatal("PEA_ST_IOC_LAT");
+	rc = finish(&p);
+	PT_EQ(rc, 0, "pea trace --latency --max-pending 4 exits 0");
+	PT_OK(strstr(out, "kprobe:pea_st_lat_end: histogram of latency (ns), 4 values, complete (in-kernel)\n"
+		      "since kprobe:pea_st_lat_begin; unpaired ends 6, starts not kept (pairing table full) 6, starts kept now 0\n") != NULL,
+	      "10 keys begun with room for 4: 4 values, 6 unpaired ends, 6 starts not kept");
+	pt_diag("%s", out);
+}
+
+static void *offcpu_thread(void *arg)
+{
+	struct timespec ts = { 0, 30 * MS };
+	char c;
+	int n;
+
+	prctl(PR_SET_NAME, "pea-offcpu");
+	sleeper_tid = syscall(SYS_gettid);
+	if (read(go_pipe[0], &c, 1) != 1)
+		return arg;
+	for (n = 0; n < 5; n++)
+		nanosleep(&ts, NULL);
+	return NULL;
+}
+
+static void test_offcpu(void)
+{
+	char pid[16];
+	char *argv[] = { PT_PEA, "trace", "--off-cpu", "--pid", pid,
+			 "--json", "--top", "50", NULL };
+	char want[64], row[512] = "";
+	const char *h, *rp;
+	struct pt_proc p;
+	pthread_t th;
+	int rc;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (!pt_trace_start(&p, argv)) {
+		PT_OK(0, "pea trace --off-cpu --pid starts");
+		pt_proc_close(&p);
+		return;
+	}
+	sleeper_tid = 0;
+	if (pipe(go_pipe) || pthread_create(&th, NULL, offcpu_thread, NULL))
+		pt_fatal("pipe, pthread_create");
+	while (!sleeper_tid)
+		usleep(1000);
+	usleep(100000);		/* asleep in read() */
+	if (write(go_pipe[1], "g", 1) != 1)
+		pt_fatal("write");
+	pthread_join(th, NULL);
+	rc = finish(&p);
+	PT_EQ(rc, 0, "pea trace --off-cpu exits 0");
+	h = strstr(out, "{\"type\":\"offcpu\"");
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"pea-offcpu\"",
+		 (int)sleeper_tid);
+	rp = h ? strstr(h, want) : NULL;
+	if (rp)
+		snprintf(row, sizeof(row), "%.*s", (int)strcspn(rp, "}") + 1, rp);
+	/* its read() of the pipe, then 5 sleeps of 30 ms */
+	PT_OK(rp && pt_json_num(row, "count", -1) == 6 &&
+	      pt_json_num(row, "ns", -1) >= 250 * MS &&
+	      pt_json_num(row, "ns", -1) < 2000 * MS,
+	      "the thread pea-offcpu (tid %d): %lld blocked periods (6: a pipe read, 5 sleeps of 30 ms), %lld ns",
+	      (int)sleeper_tid, rp ? pt_json_num(row, "count", -1) : -1,
+	      rp ? pt_json_num(row, "ns", -1) : -1);
+	pt_diag("%s", out);
+	close(go_pipe[0]);
+	close(go_pipe[1]);
+}
+
+static void test_usage(void)
+{
+	char *one[] = { PT_PEA, "trace", "--latency", "tp:sched:sched_switch",
+			NULL };
+	char *nolat[] = { PT_PEA, "trace", "--key", "pid",
+			  "tp:sched:sched_switch", NULL };
+	char *offp[] = { PT_PEA, "trace", "--off-cpu", "tp:sched:sched_switch",
+			 NULL };
+	char *badkey[] = { PT_PEA, "trace", "--latency", "--key", "nosuch",
+			   "tp:sched:sched_wakeup", "tp:sched:sched_switch", NULL };
+
+	PT_EQ(pt_run(one, out, sizeof(out), err, sizeof(err), NULL, NULL), 2,
+	      "--latency with one probe: usage error");
+	PT_OK(strstr(err, "--latency takes two PROBEs, START and END (1 given)") != NULL,
+	      "it says why: %s", err);
+	PT_EQ(pt_run(nolat, out, sizeof(out), err, sizeof(err), NULL, NULL), 2,
+	      "--key without --latency: usage error");
+	PT_OK(strstr(err, "--key and --max-pending go with --latency") != NULL,
+	      "it says why: %s", err);
+	PT_EQ(pt_run(offp, out, sizeof(out), err, sizeof(err), NULL, NULL), 2,
+	      "--off-cpu with a PROBE: usage error");
+	PT_OK(strstr(err, "--off-cpu takes no PROBE") != NULL,
+	      "it says why: %s", err);
+	PT_EQ(pt_run(badkey, out, sizeof(out), err, sizeof(err), NULL, NULL), 2,
+	      "--key nosuch: usage error");
+	PT_OK(strstr(err, "--key 'nosuch': tp:sched:sched_wakeup has no field 'nosuch'") != NULL,
+	      "it says why: %s", err);
+}
+
+int main(void)
+{
+	pt_setup(64);
+	test_syscall();
+	test_runqlat();
+	test_overflow();
+	test_offcpu();
+	test_usage();
+	return pt_done();
+}
