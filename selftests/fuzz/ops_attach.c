@@ -352,6 +352,22 @@ static __u32 fz_random_fetches(struct fz_rng *r, struct pea_fetch *f,
 }
 
 /* A random well-formed predicate on @nf fetches @f: its length. */
+/*
+ * @v as a value of fetch type @type can hold (an operand that does not fit
+ * is EINVAL at attach, pea_pred.c): cut to the width, sign-extended for
+ * the signed types.
+ */
+static __u64 fz_fit(__u64 v, __u8 type)
+{
+	unsigned int bits = 8U << ((type - PEA_FETCH_U8) % 4);
+	__u64 mask = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
+
+	v &= mask;
+	if (type >= PEA_FETCH_S8 && bits < 64 && (v >> (bits - 1)) & 1)
+		v |= ~mask;
+	return v;
+}
+
 static __u32 fz_random_preds(struct fz_rng *r, const struct pea_fetch *f,
 			     __u32 nf, struct pea_pred *p)
 {
@@ -381,7 +397,7 @@ static __u32 fz_random_preds(struct fz_rng *r, const struct pea_fetch *f,
 				p[n].cmp = 1 + (__u8)fz_below(r, 8);
 				if (p[n].cmp == PEA_TP_OP_GLOB)
 					p[n].cmp = PEA_TP_OP_EQ;
-				p[n].value = fz_u64(r);
+				p[n].value = fz_fit(fz_u64(r), f[i].type);
 			}
 			n++;
 			depth++;

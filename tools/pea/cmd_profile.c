@@ -366,16 +366,29 @@ static void prof_print(const struct profiler *p,
 
 static int prof_attach(struct profiler *p, int tid);
 
+/*
+ * What the child says with the link fd: -errno or 0, and the stack depths
+ * it attached with (prof_attach() may have lowered them), which the
+ * parent's table on the link needs.
+ */
+struct prof_link_msg {
+	int err;
+	unsigned int kdepth, udepth;
+};
+
 /* Send link fd @fd (or, if negative, that errno) over socket @sock. */
-static void prof_send_link(int sock, int fd)
+static void prof_send_link(struct profiler *p, int sock, int fd)
 {
+	struct prof_link_msg msg = {
+		.err = fd < 0 ? fd : 0,
+		.kdepth = p->kdepth, .udepth = p->udepth,
+	};
 	char buf[CMSG_SPACE(sizeof(int))];
 	struct msghdr m = { 0 };
 	struct iovec iov;
-	int err = fd < 0 ? fd : 0;
 
-	iov.iov_base = &err;
-	iov.iov_len = sizeof(err);
+	iov.iov_base = &msg;
+	iov.iov_len = sizeof(msg);
 	m.msg_iov = &iov;
 	m.msg_iovlen = 1;
 	if (fd >= 0) {
@@ -394,25 +407,28 @@ static void prof_send_link(int sock, int fd)
 		_exit(127);
 }
 
-/* The link fd the child sent, or -errno. */
-static int prof_recv_link(int sock)
+/* The link fd the child sent (its depths into @p), or -errno. */
+static int prof_recv_link(struct profiler *p, int sock)
 {
+	struct prof_link_msg msg = { .err = -EIO };
 	char buf[CMSG_SPACE(sizeof(int))];
 	struct msghdr m = { 0 };
 	struct cmsghdr *c;
 	struct iovec iov;
-	int err = -EIO, fd;
+	int fd;
 
-	iov.iov_base = &err;
-	iov.iov_len = sizeof(err);
+	iov.iov_base = &msg;
+	iov.iov_len = sizeof(msg);
 	m.msg_iov = &iov;
 	m.msg_iovlen = 1;
 	m.msg_control = buf;
 	m.msg_controllen = sizeof(buf);
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != sizeof(err))
+	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != sizeof(msg))
 		return -EIO;
-	if (err)
-		return err;
+	if (msg.err)
+		return msg.err;
+	p->kdepth = msg.kdepth;
+	p->udepth = msg.udepth;
 	c = CMSG_FIRSTHDR(&m);
 	if (!c || c->cmsg_type != SCM_RIGHTS)
 		return -EIO;
@@ -449,7 +465,7 @@ static pid_t prof_fork(struct profiler *p, int *go, int *sock)
 		close(fds[1]);
 		close(sv[0]);
 		while (read(fds[0], &c, 1) == 1 && c == 'a')
-			prof_send_link(sv[1], prof_attach(p, -1));
+			prof_send_link(p, sv[1], prof_attach(p, -1));
 		if (c != 'g')
 			_exit(127);
 		execvp(p->cmd[0], p->cmd);
@@ -900,7 +916,7 @@ static int prof_run(struct profiler *p)
 	if (p->pid) {
 		ret = prof_attach_threads(p, p->pid);
 	} else if (p->cmd) {
-		ret = write(go, "a", 1) == 1 ? prof_recv_link(sock) : -EIO;
+		ret = write(go, "a", 1) == 1 ? prof_recv_link(p, sock) : -EIO;
 		close(sock);
 		if (ret >= 0)
 			ret = prof_keep_link(p, ret);
