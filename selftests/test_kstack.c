@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <time.h>
 #include "pea_test.h"
+#include "pt_ksyms.h"
 
 #define NCPU_MAX	64
 #define K		25
@@ -24,75 +25,12 @@ static int ev_fd[NCPU_MAX];
 static struct pt_ring rings[NCPU_MAX];
 static unsigned char rec[65536];
 
-/* ---- /proc/kallsyms ---- */
-
-struct ksym {
-	unsigned long long addr;
-	char name[128];
-};
-
-static struct ksym *ksyms;
-static size_t nr_ksyms;
-
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static void ksyms_read(void)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[512], type, name[128];
-	unsigned long long addr;
-	size_t cap = 0;
-
-	if (!f)
-		pt_fatal("/proc/kallsyms");
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %127s", &addr, &type, name) != 3)
-			continue;
-		if (type != 't' && type != 'T')
-			continue;
-		if (nr_ksyms == cap) {
-			cap = cap ? cap * 2 : 65536;
-			ksyms = realloc(ksyms, cap * sizeof(*ksyms));
-			if (!ksyms)
-				pt_fatal("realloc");
-		}
-		ksyms[nr_ksyms].addr = addr;
-		strcpy(ksyms[nr_ksyms].name, name);
-		nr_ksyms++;
-	}
-	fclose(f);
-	qsort(ksyms, nr_ksyms, sizeof(*ksyms), ksym_cmp);
-}
-
-/* The text symbol at or below @addr, or "?". */
-static const char *ksym_name(unsigned long long addr)
-{
-	size_t lo = 0, hi = nr_ksyms;
-
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (ksyms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (!nr_ksyms || ksyms[lo].addr > addr)
-		return "?";
-	return ksyms[lo].name;
-}
-
 static bool stack_has(const struct pea_kstack *ks, const char *sym)
 {
 	__u32 i;
 
 	for (i = 0; i < ks->nr; i++)
-		if (!strcmp(ksym_name(ks->ips[i]), sym))
+		if (!strcmp(pt_ksym_name(ks->ips[i]), sym))
 			return true;
 	return false;
 }
@@ -103,7 +41,7 @@ static void stack_diag(const struct pea_kstack *ks)
 
 	for (i = 0; i < ks->nr && i < 16; i++)
 		pt_diag("  %llx %s", (unsigned long long)ks->ips[i],
-			ksym_name(ks->ips[i]));
+			pt_ksym_name(ks->ips[i]));
 }
 
 /* ---- fixture ---- */
@@ -273,7 +211,7 @@ static void test_kprobe(void)
 			first = 0;
 		}
 		if (ks->ips[0] == r->addr && stack_has(ks, "do_syscall_64") &&
-		    !strcmp(ksym_name(ks->ips[0]), "__x64_sys_getppid"))
+		    !strcmp(pt_ksym_name(ks->ips[0]), "__x64_sys_getppid"))
 			good++;
 	}
 	PT_EQ(n, K, "kprobe: exactly %d records for %d getppid()", K, K);
@@ -599,7 +537,7 @@ static void test_ctx(bool hardirq)
 			first = 0;
 		}
 		if (ks->ips[0] == info.addr && ks->nr >= 2 &&
-		    !strcmp(ksym_name(ks->ips[1]), caller) &&
+		    !strcmp(pt_ksym_name(ks->ips[1]), caller) &&
 		    stack_has(ks, "do_syscall_64"))
 			good++;
 	}
@@ -762,9 +700,9 @@ int main(void)
 {
 	pt_dev();
 	pt_st();	/* loaded first: its symbols are in the table */
-	ksyms_read();
-	PT_OK(nr_ksyms > 1000 && ksyms[0].addr,
-	      "/proc/kallsyms shows addresses (%zu text symbols)", nr_ksyms);
+	pt_ksyms_read();
+	PT_OK(pt_nr_ksyms > 1000 && pt_ksyms[0].addr,
+	      "/proc/kallsyms shows addresses (%zu text symbols)", pt_nr_ksyms);
 	PT_EQ(sizeof(struct pea_kstack), 8, "struct pea_kstack is 8 bytes");
 	PT_EQ(PEA_PROBE_ATTR_SIZE_VER1, PEA_PROBE_ATTR_SIZE_VER0 + 8,
 	      "struct pea_probe_attr: VER1 is VER0 + kstack_depth + reserved");

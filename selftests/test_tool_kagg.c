@@ -415,16 +415,22 @@ static void hist_lin(bool records, bool json)
 	static char out[65536];
 	const char *h;
 	struct pt_proc p;
-	int i, k, go[2];
+	int i, k, go[2], ready[2];
 	pid_t child;
 	char c;
 
-	if (pipe(go))
+	if (pipe(go) || pipe(ready))
 		pt_fatal("pipe");
 	child = fork();
 	if (child == 0) {
+		/*
+		 * Say so once fork's own calls in the child (glibc's
+		 * set_robust_list, ...) are done: the tool attaches after,
+		 * and sees only read (id 0, filtered out) and the 1000.
+		 */
 		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
+		close(ready[0]);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(1);
 		for (i = 0; i < 300; i++)
 			syscall(SYS_getpid);
@@ -433,6 +439,10 @@ static void hist_lin(bool records, bool json)
 		_exit(0);
 	}
 	close(go[0]);
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		pt_fatal("read");
+	close(ready[0]);
 	snprintf(pid, sizeof(pid), "%d", (int)child);
 	if (!pt_trace_start(&p, argv)) {
 		PT_OK(0, "pea trace --hist id --lhist starts");

@@ -277,8 +277,9 @@ static int op_attach_tp(struct fz_thread *t)
 		invalid = "kstack_depth past PEA_KSTACK_MAX";
 		break;
 	case 11:
-		a.reserved = 1 + fz_u32(r) % 0xfffffffe;
-		invalid = "reserved";
+		/* Was @reserved (a value from 1 was EINVAL): now a depth. */
+		a.ustack_depth = PEA_USTACK_MAX + 1 + fz_u32(r) % 1000000;
+		invalid = "ustack_depth past PEA_USTACK_MAX";
 		break;
 	}
 	fd = fz_attach_cmd(r, PEA_MAP_IOC_ATTACH_TP, &a);

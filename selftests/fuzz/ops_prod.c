@@ -133,8 +133,9 @@ static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, const char **invali
 		*invalid = "kstack_depth past PEA_KSTACK_MAX";
 		break;
 	case 12:
-		a.reserved = fz_u32(r) | 1;
-		*invalid = "reserved";
+		/* Was @reserved (a value from 1 was EINVAL): now a depth. */
+		a.ustack_depth = PEA_USTACK_MAX + 1 + fz_u32(r) % 1000000;
+		*invalid = "ustack_depth past PEA_USTACK_MAX";
 		break;
 	case 13:
 		/* The first version: what follows is not read. */
