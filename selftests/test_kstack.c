@@ -618,8 +618,9 @@ static void test_errors(void)
 
 	PT_EQ(-attach(&a), EINVAL, "kprobe: kstack_depth 128 gives EINVAL");
 	a = probe_attr("__x64_sys_getppid", 0, 4);
-	a.reserved = 1;
-	PT_EQ(-attach(&a), EINVAL, "kprobe: reserved != 0 gives EINVAL");
+	a.ustack_depth = PEA_USTACK_MAX + 1;	/* the word was reserved */
+	PT_EQ(-attach(&a), EINVAL, "kprobe: ustack_depth %d gives EINVAL",
+	      PEA_USTACK_MAX + 1);
 	a = probe_attr("__x64_sys_getppid", PEA_PROBE_F_RETPROBE, 128);
 	PT_EQ(-attach(&a), EINVAL, "kretprobe: kstack_depth 128 gives EINVAL");
 	a = probe_attr("__x64_sys_getppid", 0, 4);
@@ -628,8 +629,9 @@ static void test_errors(void)
 	t = tp_attr(id, 128);
 	PT_EQ(-attach_tp(&t), EINVAL, "tracepoint: kstack_depth 128 gives EINVAL");
 	t = tp_attr(id, 4);
-	t.reserved = 1;
-	PT_EQ(-attach_tp(&t), EINVAL, "tracepoint: reserved != 0 gives EINVAL");
+	t.ustack_depth = PEA_USTACK_MAX + 1;	/* the word was reserved */
+	PT_EQ(-attach_tp(&t), EINVAL, "tracepoint: ustack_depth %d gives EINVAL",
+	      PEA_USTACK_MAX + 1);
 	t = tp_attr(id, 4);
 	t.size = PEA_TP_ATTR_SIZE_VER0 - 1;
 	PT_EQ(-attach_tp(&t), EINVAL, "tracepoint: size VER0 - 1 gives EINVAL");
