@@ -131,6 +131,7 @@ struct pea_agg {
 	u32 max_keys;
 	u32 cap;		/* slots per generation, a power of two */
 	u32 seed;
+	u32 key_words;		/* words the key parts take (the rest: 0) */
 	u32 value;
 	u32 val_arg;
 	u32 val_offset;
@@ -248,7 +249,7 @@ static int pea_agg_key(struct pea_agg *agg, struct pea_link *l,
 	unsigned int i, w = 0;
 	long id;
 
-	memset(key, 0, PEA_AGG_KEY_WORDS * sizeof(u64));
+	/* Each part writes its words; those past key_words are never read. */
 	for (i = 0; i < PEA_AGG_KEY_PARTS; i++) {
 		switch (agg->keys[i]) {
 		case PEA_AGG_KEY_CPU:
@@ -285,6 +286,18 @@ static int pea_agg_key(struct pea_agg *agg, struct pea_link *l,
 	return 0;
 }
 
+/* Whether two keys are equal: the words the parts take. */
+static bool pea_agg_key_eq(const struct pea_agg *agg, const u64 *a,
+			   const u64 *b)
+{
+	u32 w;
+
+	for (w = 0; w < agg->key_words; w++)
+		if (a[w] != b[w])
+			return false;
+	return true;
+}
+
 /*
  * The slot of @key in this CPU's generation @g, claimed if new; NULL if
  * no ticket is left (the hit is dropped). See the comment at the top.
@@ -293,7 +306,7 @@ static struct pea_agg_slot *pea_agg_find(struct pea_agg *agg,
 					 struct pea_agg_gen *g,
 					 const u64 *key)
 {
-	u32 i = jhash2((const u32 *)key, PEA_AGG_KEY_WORDS * 2, agg->seed);
+	u32 i = jhash2((const u32 *)key, agg->key_words * 2, agg->seed);
 	struct pea_agg_slot *s;
 	bool ticket = false;
 	unsigned long st;
@@ -317,7 +330,9 @@ static struct pea_agg_slot *pea_agg_find(struct pea_agg *agg,
 			st = cmpxchg_local(&s->state, PEA_AGG_FREE,
 					   PEA_AGG_CLAIMING);
 			if (st == PEA_AGG_FREE) {
-				memcpy(s->key, key, sizeof(s->key));
+				/* The other words stay 0 (a cleared slot). */
+				memcpy(s->key, key,
+				       agg->key_words * sizeof(u64));
 				local64_set(&s->min, agg->sgn ? S64_MAX : -1);
 				local64_set(&s->max, agg->sgn ? S64_MIN : 0);
 				/* The key before READY (pea_agg_copy_gen()). */
@@ -328,7 +343,7 @@ static struct pea_agg_slot *pea_agg_find(struct pea_agg *agg,
 			continue;
 		}
 		if (st == PEA_AGG_READY &&
-		    !memcmp(s->key, key, sizeof(s->key))) {
+		    pea_agg_key_eq(agg, s->key, key)) {
 			if (ticket)
 				local_dec(&g->used);
 			return s;
@@ -425,6 +440,16 @@ bool pea_agg_update(struct pea_agg *agg, struct pea_link *l,
 	}
 out:
 	return agg->flags & PEA_AGG_F_NO_RECORDS;
+}
+
+/* The words of a key of @keys (checked by pea_agg_keys_ok()). */
+static u32 pea_agg_key_words(const u8 *keys)
+{
+	u32 i, words = 0;
+
+	for (i = 0; i < PEA_AGG_KEY_PARTS && keys[i] != PEA_AGG_KEY_NONE; i++)
+		words += keys[i] == PEA_AGG_KEY_COMM ? 2 : 1;
+	return words;
 }
 
 static bool pea_agg_keys_ok(const u8 *keys)
@@ -612,6 +637,7 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a)
 	agg->max_keys = a->max_keys;
 	agg->cap = roundup_pow_of_two(2 * a->max_keys);
 	agg->seed = get_random_u32();
+	agg->key_words = pea_agg_key_words(a->keys);
 	agg->value = a->value;
 	agg->val_arg = a->val_arg;
 	agg->val_offset = a->val_offset;
