@@ -744,7 +744,8 @@ static void pea_agg_clear_gen(const struct pea_agg *agg, struct pea_agg_gen *g)
  *
  * Context: process context, the ioctl; with PEA_AGG_READ_F_CLEAR it
  * waits for an RCU grace period.
- * Return: 0, -EINVAL (flags, reserved), -ENOENT (no table), -EINTR (a
+ * Return: 0, -EINVAL (flags, reserved; a table with a stack key and a
+ * request shorter than PEA_AGG_READ_SIZE_VER1), -ENOENT (no table), -EINTR (a
  * signal while waiting for another reader: nothing done), -ENOSPC (more
  * entries than @buf_len holds, or stacks than @stacks_len: nothing
  * cleared, @nr_entries and @stacks_size say how many), -EFAULT (the
@@ -764,6 +765,9 @@ long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 		return -EINVAL;
 	if (!agg)
 		return -ENOENT;
+	/* A request with no room for the stacks could never be answered. */
+	if (agg->stk && usize < PEA_AGG_READ_SIZE_VER1)
+		return -EINVAL;
 	c.entry_size = struct_size(c.e, buckets, agg->nr_buckets);
 	c.buf = u64_to_user_ptr(r->buf);
 	c.room = div64_u64(r->buf_len, c.entry_size);

@@ -295,6 +295,18 @@ static long pea_link_agg_create(struct pea_link *l, const void __user *ua)
 }
 
 /*
+ * The numbers binaries built against the pea.h before the stack keys
+ * send: an ioctl's number holds its struct's size, which grew. Each
+ * struct also says its own size, so the same handlers serve both, as
+ * pea_attach.c's _VER0 numbers do for the attach ioctls.
+ */
+#define PEA_LINK_IOC_AGG_CREATE_VER0 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, PEA_AGG_ATTR_SIZE_VER0)
+#define PEA_LINK_IOC_AGG_READ_VER0 \
+	_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39, \
+	     PEA_AGG_READ_SIZE_VER0)
+
+/*
  * PEA_LINK_IOC_AGG_READ: the request as an attr; pea_agg_read() writes
  * its out fields back (as many bytes as the caller's size has) before it
  * clears anything.
@@ -322,8 +334,10 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 		return copy_to_user((void __user *)arg, &info, sizeof(info)) ?
 			-EFAULT : 0;
 	case PEA_LINK_IOC_AGG_CREATE:
+	case PEA_LINK_IOC_AGG_CREATE_VER0:
 		return pea_link_agg_create(l, (const void __user *)arg);
 	case PEA_LINK_IOC_AGG_READ:
+	case PEA_LINK_IOC_AGG_READ_VER0:
 		return pea_link_agg_read(l, (void __user *)arg);
 	default:
 		return -ENOTTY;

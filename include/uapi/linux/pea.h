@@ -1064,7 +1064,9 @@ struct pea_agg_stack {
  * @hits:       out: hits the entries read count, and dropped ones
  * @dropped:    out: hits whose key did not fit in its CPU's table
  * @errors:     out: hits whose value could not be read (a tracepoint
- *              field past the entry), in no entry
+ *              field past the entry), or, with a stack key, nested deeper
+ *              than PEA_NEST_MAX on their CPU (no room to unwind in); in
+ *              no entry
  * @stacks:     user pointer to @stacks_len bytes for the stacks the
  *              entries name (tables with a stack key; else unused)
  * @stacks_len: bytes at @stacks
@@ -1076,6 +1078,8 @@ struct pea_agg_stack {
  * @stack_dropped: out: hits whose stack did not fit in the store (also
  *              counted in @dropped)
  *
+ * A table with a stack key takes requests of PEA_AGG_READ_SIZE_VER1
+ * bytes or more (EINVAL otherwise, before anything is read or cleared).
  * The out fields are written back before anything is cleared: a
  * request that cannot be written back (EFAULT) clears nothing. The read
  * may sleep (a grace period) and is interrupted by a signal (EINTR,
