@@ -961,8 +961,11 @@ struct pea_event_value {
  *
  * Stack keys. A PEA_AGG_KEY_KSTACK word names the kernel stack of the hit
  * (kprobes: from the probed address up; kretprobes: the caller's, from
- * the return address up; tracepoints: from the call site up; samplers:
- * the interrupted kernel stack, and a sampler's stack_depth at most its
+ * the return address up, where its records carry the entry's;
+ * tracepoints: from the call site up, except the syscalls:* events,
+ * whose registers are the user's: from pea's own frames up, as their
+ * records' stacks; samplers: the interrupted kernel stack, and a
+ * sampler's stack_depth at most its
  * kstack_depth); a PEA_AGG_KEY_USTACK word the user stack of a sample
  * (samplers only, stack_depth at most their ustack_depth). Uprobes take
  * neither (EINVAL), nor other kinds (EOPNOTSUPP, as above). Each stack
