@@ -13,8 +13,9 @@
  *   - bpf count / log2 hist / stackid: a BPF kprobe program doing the same
  *     with a BPF hash map, as bcc's tools do; the stack by
  *     bpf_get_stackid() into a stack map (bcc's stackcount).
- * Each loop is timed between two loops without a probe; the per-hit cost
- * is the difference over AGG_N. Under `make bench-icount` (one vCPU,
+ * and, for the kprobe mechanism alone, pea_bench's kprobe with a handler
+ * that returns and an empty BPF program. Each loop is timed between two
+ * loops without a probe; the per-hit cost is the difference over AGG_N. Under `make bench-icount` (one vCPU,
  * -icount shift=0: a guest ns is an instruction) with BENCH_ARGS="-f agg"
  * the figures are instructions per hit.
  */
@@ -37,6 +38,8 @@
 #define AGG_DEPTH	127
 
 enum agg_cfg {
+	AG_KP_EMPTY,	/* pea_bench's kprobe, a handler that returns */
+	AG_BPF_EMPTY,	/* a BPF kprobe program that returns */
 	AG_RECORD,
 	AG_PEA_COUNT,
 	AG_PEA_HIST,
@@ -48,7 +51,7 @@ enum agg_cfg {
 };
 
 static const char *const ag_name[AG_NR] = {
-	"record", "pea count", "pea log2 hist", "pea kstack",
+	"kprobe empty", "bpf empty", "record", "pea count", "pea log2 hist", "pea kstack",
 	"bpf count", "bpf log2 hist", "bpf stackid",
 };
 
@@ -86,11 +89,13 @@ static void ag_table(int link, enum agg_cfg c)
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = PEA_AGG_F_NO_RECORDS;
-	a.max_keys = AGG_KEYS;
+	/* No key: one entry (the BPF map holds 1 or 66 of its 10240). */
+	a.max_keys = 1;
 	if (c == AG_PEA_HIST) {
 		a.value = PEA_AGG_VAL_ARG;
 		a.hist = PEA_AGG_HIST_LOG2;
 	} else if (c == AG_PEA_KSTACK) {
+		a.max_keys = AGG_KEYS;
 		a.keys[0] = PEA_AGG_KEY_KSTACK;
 		a.max_stacks = AGG_KEYS;
 		a.stack_depth = AGG_DEPTH;
@@ -105,6 +110,12 @@ static struct ag_on ag_attach(enum agg_cfg c, int map_fd)
 	struct ag_on on = { -1, NULL };
 
 	switch (c) {
+	case AG_KP_EMPTY:
+		module_kprobe(PEA_BENCH_KP_EMPTY);
+		return on;
+	case AG_BPF_EMPTY:
+		prog = g_skel->progs.kp_empty;
+		break;
 	case AG_BPF_COUNT:
 		prog = g_skel->progs.kp_agg_count;
 		break;
@@ -152,6 +163,8 @@ static void ag_detach(enum agg_cfg c, struct ag_on *on, __u64 hits)
 	if (on->pea_link >= 0)
 		close(on->pea_link);
 	bpf_link__destroy(on->link);
+	if (c == AG_KP_EMPTY)
+		module_kprobe(PEA_BENCH_KP_OFF);
 	if (g_skel->bss->agg_fail)
 		die("%s: %llu BPF map updates failed", ag_name[c],
 		    (unsigned long long)g_skel->bss->agg_fail);
@@ -201,6 +214,8 @@ void bench_agg(void)
 		const char *fig;
 		enum agg_cfg pea, bpf;
 	} rows[] = {
+		{ "agg per hit: kprobe, empty handler", AG_KP_EMPTY,
+		  AG_BPF_EMPTY },
 		{ "agg per hit: count", AG_PEA_COUNT, AG_BPF_COUNT },
 		{ "agg per hit: log2 hist of arg0", AG_PEA_HIST, AG_BPF_HIST },
 		{ "agg per hit: count by kernel stack", AG_PEA_KSTACK,

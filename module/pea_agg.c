@@ -134,6 +134,7 @@ struct pea_agg {
 	u32 max_keys;
 	u32 cap;		/* slots per generation, a power of two */
 	u32 seed;
+	u32 key_words;		/* words the key parts take (the rest: 0) */
 	u32 value;
 	u32 val_arg;
 	u32 val_offset;
@@ -259,7 +260,7 @@ static int pea_agg_key(struct pea_agg *agg, struct pea_link *l,
 	unsigned int i, w = 0;
 	long id;
 
-	memset(key, 0, PEA_AGG_KEY_WORDS * sizeof(u64));
+	/* Each part writes its words; those past key_words are never read. */
 	for (i = 0; i < PEA_AGG_KEY_PARTS; i++) {
 		switch (agg->keys[i]) {
 		case PEA_AGG_KEY_CPU:
@@ -298,6 +299,10 @@ static int pea_agg_key(struct pea_agg *agg, struct pea_link *l,
 			if (!s->raw || agg->key_offset > s->raw_len ||
 			    agg->key_size > s->raw_len - agg->key_offset)
 				return -EINVAL;
+			/* The words' bytes past the field are zero. */
+			key[w] = 0;
+			if (agg->key_size > 8)
+				key[w + 1] = 0;
 			memcpy(&key[w], s->raw + agg->key_offset,
 			       agg->key_size);
 			w += agg->key_size > 8 ? 2 : 1;
@@ -309,6 +314,18 @@ static int pea_agg_key(struct pea_agg *agg, struct pea_link *l,
 	return 0;
 }
 
+/* Whether two keys are equal: the words the parts take. */
+static bool pea_agg_key_eq(const struct pea_agg *agg, const u64 *a,
+			   const u64 *b)
+{
+	u32 w;
+
+	for (w = 0; w < agg->key_words; w++)
+		if (a[w] != b[w])
+			return false;
+	return true;
+}
+
 /*
  * The slot of @key in this CPU's generation @g, claimed if new; NULL if
  * no ticket is left (the hit is dropped). See the comment at the top.
@@ -317,7 +334,7 @@ static struct pea_agg_slot *pea_agg_find(struct pea_agg *agg,
 					 struct pea_agg_gen *g,
 					 const u64 *key)
 {
-	u32 i = jhash2((const u32 *)key, PEA_AGG_KEY_WORDS * 2, agg->seed);
+	u32 i = jhash2((const u32 *)key, agg->key_words * 2, agg->seed);
 	struct pea_agg_slot *s;
 	bool ticket = false;
 	unsigned long st;
@@ -341,7 +358,9 @@ static struct pea_agg_slot *pea_agg_find(struct pea_agg *agg,
 			st = cmpxchg_local(&s->state, PEA_AGG_FREE,
 					   PEA_AGG_CLAIMING);
 			if (st == PEA_AGG_FREE) {
-				memcpy(s->key, key, sizeof(s->key));
+				/* The other words stay 0 (a cleared slot). */
+				memcpy(s->key, key,
+				       agg->key_words * sizeof(u64));
 				local64_set(&s->min, agg->sgn ? S64_MAX : -1);
 				local64_set(&s->max, agg->sgn ? S64_MIN : 0);
 				/* The key before READY (pea_agg_copy_gen()). */
@@ -352,7 +371,7 @@ static struct pea_agg_slot *pea_agg_find(struct pea_agg *agg,
 			continue;
 		}
 		if (st == PEA_AGG_READY &&
-		    !memcmp(s->key, key, sizeof(s->key))) {
+		    pea_agg_key_eq(agg, s->key, key)) {
 			if (ticket)
 				local_dec(&g->used);
 			return s;
@@ -467,6 +486,24 @@ out:
 	return agg->flags & PEA_AGG_F_NO_RECORDS;
 }
 
+/* The words part @part of @a's key takes: comm and a field past 8 bytes 2. */
+static u32 pea_agg_part_words(const struct pea_agg_attr *a, u8 part)
+{
+	return part == PEA_AGG_KEY_COMM ||
+	       (part == PEA_AGG_KEY_FIELD && a->key_size > 8) ? 2 : 1;
+}
+
+/* The words of @a's key (checked by pea_agg_keys_ok()). */
+static u32 pea_agg_key_words(const struct pea_agg_attr *a)
+{
+	u32 i, words = 0;
+
+	for (i = 0; i < PEA_AGG_KEY_PARTS && a->keys[i] != PEA_AGG_KEY_NONE;
+	     i++)
+		words += pea_agg_part_words(a, a->keys[i]);
+	return words;
+}
+
 static bool pea_agg_keys_ok(const struct pea_agg_attr *a)
 {
 	const u8 *keys = a->keys;
@@ -478,9 +515,7 @@ static bool pea_agg_keys_ok(const struct pea_agg_attr *a)
 		if (keys[i] > PEA_AGG_KEY_FIELD || (seen & (1U << keys[i])))
 			return false;
 		seen |= 1U << keys[i];
-		words += keys[i] == PEA_AGG_KEY_COMM ||
-			 (keys[i] == PEA_AGG_KEY_FIELD && a->key_size > 8) ?
-			 2 : 1;
+		words += pea_agg_part_words(a, keys[i]);
 	}
 	/* The pairing key is a paired table's; a field needs its place. */
 	if ((seen & (1U << PEA_AGG_KEY_PAIR)) &&
@@ -713,6 +748,7 @@ long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
 	agg->max_keys = a->max_keys;
 	agg->cap = roundup_pow_of_two(2 * a->max_keys);
 	agg->seed = get_random_u32();
+	agg->key_words = pea_agg_key_words(a);
 	agg->value = a->value;
 	agg->val_arg = a->val_arg;
 	agg->val_offset = a->val_offset;
@@ -825,7 +861,8 @@ static void pea_agg_clear_gen(const struct pea_agg *agg, struct pea_agg_gen *g)
  *
  * Context: process context, the ioctl; with PEA_AGG_READ_F_CLEAR it
  * waits for an RCU grace period.
- * Return: 0, -EINVAL (flags, reserved), -ENOENT (no table), -EINTR (a
+ * Return: 0, -EINVAL (flags, reserved; a table with a stack key and a
+ * request shorter than PEA_AGG_READ_SIZE_VER1), -ENOENT (no table), -EINTR (a
  * signal while waiting for another reader: nothing done), -ENOSPC (more
  * entries than @buf_len holds, or stacks than @stacks_len: nothing
  * cleared, @nr_entries and @stacks_size say how many), -EFAULT (the
@@ -845,6 +882,9 @@ long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 		return -EINVAL;
 	if (!agg)
 		return -ENOENT;
+	/* A request with no room for the stacks could never be answered. */
+	if (agg->stk && usize < PEA_AGG_READ_SIZE_VER1)
+		return -EINVAL;
 	c.entry_size = struct_size(c.e, buckets, agg->nr_buckets);
 	c.buf = u64_to_user_ptr(r->buf);
 	c.room = div64_u64(r->buf_len, c.entry_size);

@@ -12,7 +12,8 @@
  * chain, the intervals add up to the calls made); a sampler counting
  * its user and kernel stacks in the kernel (spin <- a|b <- caller);
  * ENOSPC and EFAULT clear nothing; the memory charged; every bad
- * argument's errno.
+ * argument's errno; the previous ioctl numbers (VER0 structs) still
+ * answer, and a request too short for a stack table's stacks is EINVAL.
  */
 #include <stddef.h>
 #include <sys/wait.h>
@@ -732,6 +733,68 @@ static void test_memory(void)
 	close(lb);
 }
 
+/* ---- binaries built before the stack keys ---- */
+
+/* The ioctl numbers of the previous pea.h: their structs' sizes then. */
+#define AGG_CREATE_VER0 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, PEA_AGG_ATTR_SIZE_VER0)
+#define AGG_READ_VER0 \
+	_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39, \
+	     PEA_AGG_READ_SIZE_VER0)
+
+static void test_ver0(void)
+{
+	struct pea_agg_attr a = stk_attr(8, PEA_AGG_KEY_PID, 0, 0, 0);
+	struct pea_agg_read r;
+	int link;
+
+	/* The review's F3: the old numbers were ENOTTY. */
+	link = probe("pea_st_kstack_target", 0);
+	a.size = PEA_AGG_ATTR_SIZE_VER0;
+	PT_EQ(pt_ioctl_errno(link, AGG_CREATE_VER0, &a), 0,
+	      "the previous PEA_LINK_IOC_AGG_CREATE number with a VER0 attr: a table");
+	pt_pin(0);
+	calls(CTX_TASK, 10);
+	memset(&r, 0, sizeof(r));
+	r.size = PEA_AGG_READ_SIZE_VER0;
+	r.flags = PEA_AGG_READ_F_CLEAR;
+	r.buf = (uintptr_t)rbuf;
+	r.buf_len = sizeof(rbuf);
+	PT_EQ(pt_ioctl_errno(link, AGG_READ_VER0, &r), 0,
+	      "the previous PEA_LINK_IOC_AGG_READ number with a VER0 request: read");
+	PT_OK(r.nr_entries == 1 && r.hits == 10,
+	      "and it reads the table (%u entries, %llu hits)", r.nr_entries,
+	      (unsigned long long)r.hits);
+	close(link);
+
+	/*
+	 * The review's F1: a request too short for the stacks of a stack
+	 * table was ENOSPC forever and its clear never cleared.
+	 */
+	a = stk_attr(8, PEA_AGG_KEY_KSTACK, 0, 8, 8);
+	link = probe("pea_st_kstack_target", 0);
+	PT_EQ(agg_create(link, &a), 0, "a stack table");
+	calls(CTX_TASK, 10);
+	memset(&r, 0, sizeof(r));
+	r.size = PEA_AGG_READ_SIZE_VER0;
+	r.flags = PEA_AGG_READ_F_CLEAR;
+	r.buf = (uintptr_t)rbuf;
+	r.buf_len = sizeof(rbuf);
+	PT_EQ(pt_ioctl_errno(link, AGG_READ_VER0, &r), EINVAL,
+	      "a VER0 read-and-clear of a stack table: EINVAL, not ENOSPC");
+	r.size = PEA_AGG_READ_SIZE_VER1 - 8;
+	PT_EQ(pt_ioctl_errno(link, PEA_LINK_IOC_AGG_READ, &r), EINVAL,
+	      "a read without stack_dropped (96 bytes): EINVAL");
+	{
+		struct table t;
+
+		PT_EQ(stk_read(link, true, &t), 0, "a VER1 read-and-clear");
+		PT_OK(t.hits == 10 && t.nr == 1 && t.nr_stacks == 1,
+		      "nothing was flipped nor cleared before: 10 hits, 1 stack");
+	}
+	close(link);
+}
+
 /* ---- bad arguments ---- */
 
 static void test_errors(void)
@@ -814,5 +877,6 @@ int main(void)
 	test_read_room();
 	test_memory();
 	test_errors();
+	test_ver0();
 	return pt_done();
 }

@@ -1055,8 +1055,11 @@ struct pea_lat_key {
  *
  * Stack keys. A PEA_AGG_KEY_KSTACK word names the kernel stack of the hit
  * (kprobes: from the probed address up; kretprobes: the caller's, from
- * the return address up; tracepoints: from the call site up; samplers:
- * the interrupted kernel stack, and a sampler's stack_depth at most its
+ * the return address up, where its records carry the entry's;
+ * tracepoints: from the call site up, except the syscalls:* events,
+ * whose registers are the user's: from pea's own frames up, as their
+ * records' stacks; samplers: the interrupted kernel stack, and a
+ * sampler's stack_depth at most its
  * kstack_depth); a PEA_AGG_KEY_USTACK word the user stack of a sample
  * (samplers only, stack_depth at most their ustack_depth). Uprobes take
  * neither (EINVAL), nor other kinds (EOPNOTSUPP, as above). Each stack
@@ -1172,8 +1175,9 @@ struct pea_agg_stack {
  * @hits:       out: hits the entries read count, and dropped ones
  * @dropped:    out: hits whose key did not fit in its CPU's table
  * @errors:     out: hits whose value or key could not be read (a
- *              tracepoint field past the entry, a pairing key), in no
- *              entry
+ *              tracepoint field past the entry, a pairing key), or, with
+ *              a stack key, nested deeper than PEA_NEST_MAX on their CPU
+ *              (no room to unwind in); in no entry
  * @stacks:     user pointer to @stacks_len bytes for the stacks the
  *              entries name (tables with a stack key; else unused)
  * @stacks_len: bytes at @stacks
@@ -1189,6 +1193,8 @@ struct pea_agg_stack {
  *              another end, lost to a full pairing table, or its start
  *              link closed), in no entry
  *
+ * A table with a stack key takes requests of PEA_AGG_READ_SIZE_VER1
+ * bytes or more (EINVAL otherwise, before anything is read or cleared).
  * The out fields are written back before anything is cleared: a
  * request that cannot be written back (EFAULT) clears nothing. The read
  * may sleep (a grace period) and is interrupted by a signal (EINTR,
