@@ -21,7 +21,7 @@
 #                 (KVER is then its release); only packages are set up
 #   TIME_SCALE    how much slower than production the kernel runs, passed
 #                 to the tests as PEA_TIME_SCALE (default 1; debug: 3);
-#                 VM_TIMEOUT and TEST_TIMEOUT default to 900 and 300
+#                 VM_TIMEOUT and TEST_TIMEOUT default to 1800 and 300
 #                 seconds times TIME_SCALE
 #   TESTS         run only these test programs (comma or space separated,
 #                 test_ prefix optional)
@@ -144,7 +144,7 @@ export KVER VMLINUZ
 if [ -n "${TIME_SCALE:-}" ]; then
 	# The guest's own time limits stretch with the kernel's slowness.
 	export TIME_SCALE
-	export VM_TIMEOUT=${VM_TIMEOUT:-$(( 900 * TIME_SCALE ))}
+	export VM_TIMEOUT=${VM_TIMEOUT:-$(( 1800 * TIME_SCALE ))}
 	export TEST_TIMEOUT=${TEST_TIMEOUT:-$(( 300 * TIME_SCALE ))}
 fi
 [ -n "${APPEND_EXTRA:-}" ] && export APPEND_EXTRA
@@ -453,7 +453,7 @@ else
 	printf 'F\tguest finished\n' >> "$RECORDS"
 	case "$VMRC" in
 	0)   printf 'C\tthe guest powered off without the dmesg end marker\n' ;;
-	124) printf 'C\tthe guest was killed after VM_TIMEOUT=%ss\n' "${VM_TIMEOUT:-900}" ;;
+	124) printf 'C\tthe guest was killed after VM_TIMEOUT=%ss\n' "${VM_TIMEOUT:-1800}" ;;
 	*)   printf 'C\tqemu exited with status %s\n' "$VMRC" ;;
 	esac >> "$RECORDS"
 	printf 'C\tlast lines of %s:\n' "$CONSOLE" >> "$RECORDS"

@@ -19,7 +19,7 @@
 #   TCG_OPTS      extra -accel tcg options (default thread=single, but
 #                 none for bench mode); thread=multi runs each vCPU on a
 #                 host thread of its own (scripts/check-kernel.sh mt-*)
-#   VM_TIMEOUT    seconds before the guest is killed (default 900)
+#   VM_TIMEOUT    seconds before the guest is killed (default 1800)
 #   TEST_TIMEOUT  per-test timeout inside the guest (default 300)
 #   APPEND_EXTRA  more kernel command line
 #   ICOUNT        QEMU -icount options (e.g. shift=0,sleep=off: guest time
@@ -51,7 +51,7 @@ TESTS=${2:-${TESTS:-}}
 OUT=${OUT:-$ROOT/build/vm}
 SMP=${SMP:-4}
 MEM=${MEM:-1G}
-VM_TIMEOUT=${VM_TIMEOUT:-900}
+VM_TIMEOUT=${VM_TIMEOUT:-1800}
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 INITRAMFS=${INITRAMFS:-$OUT/initramfs.cpio.gz}
 
