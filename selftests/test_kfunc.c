@@ -209,6 +209,28 @@ static int module_refcnt(void)
 	return atoi(buf);
 }
 
+/*
+ * pea's reference count once it has held still for a second: the
+ * programs an earlier test loaded (test_fuzz's kfunc family) are freed
+ * after a grace period and a work item, and drop their references on
+ * pea then, which the RT kernels did while this test counted its own
+ * (refcnt 2 -> 2 for a program that takes one). At most 10 s (scaled).
+ */
+static int module_refcnt_settled(void)
+{
+	int r = module_refcnt(), still = 0, i;
+
+	for (i = 0; i < 100 * pt_time_scale() && still < 10; i++) {
+		int n;
+
+		usleep(100000);
+		n = module_refcnt();
+		still = n == r ? still + 1 : 0;
+		r = n;
+	}
+	return r;
+}
+
 /* The record @i holds @len bytes of @want, zero padding, perf's size. */
 static bool rec_is(int i, const void *want, __u32 len)
 {
@@ -1211,7 +1233,7 @@ static void test_module_held(void)
 	struct test_kfunc *k;
 	int r0, r1, r2 = -1, i;
 
-	r0 = module_refcnt();
+	r0 = module_refcnt_settled();	/* the earlier cases' programs gone */
 	k = kf_load_only(kf_syscall_prog);
 	PT_OK(k, "one program calling the kfunc loaded");
 	if (!k)
@@ -1687,7 +1709,7 @@ int main(void)
 
 	pt_pin(0);
 	pt_st();	/* the test module, before pea's references are counted */
-	r0 = module_refcnt();
+	r0 = module_refcnt_settled();
 	if (kf_state(state, sizeof(state), types, sizeof(types)))
 		pt_fatal("read " KFUNC_FILE);
 	pt_diag("kfuncs: %s; program types: %s", state, types);
