@@ -308,6 +308,55 @@ static void test_partial(void)
 	      c ? pt_json_num(c, "count", -1) : -1);
 }
 
+/*
+ * A child held before its calls: it makes @getpid_n getpid() then
+ * @getppid_n getppid() calls once released (held_child_go()). It says
+ * so once fork's own calls in it (glibc's set_robust_list, ...) are done,
+ * and only then does this return: a tool attached after sees read() (id
+ * 0) and the calls. The write end of its go pipe in @go.
+ */
+static pid_t held_child(int getpid_n, long long getppid_n, int *go)
+{
+	int g[2], ready[2], i;
+	pid_t child;
+	char c;
+
+	if (pipe(g) || pipe(ready))
+		pt_fatal("pipe");
+	child = fork();
+	if (child == 0) {
+		close(g[1]);
+		close(ready[0]);
+		if (write(ready[1], "r", 1) != 1 || read(g[0], &c, 1) != 1)
+			_exit(1);
+		for (i = 0; i < getpid_n; i++)
+			syscall(SYS_getpid);
+		for (i = 0; i < getppid_n; i++)
+			syscall(SYS_getppid);
+		_exit(0);
+	}
+	close(g[0]);
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		pt_fatal("read");
+	close(ready[0]);
+	*go = g[1];
+	return child;
+}
+
+/* Release the held child and reap it; @ok false: kill it instead. */
+static void held_child_go(pid_t child, int go, bool ok)
+{
+	if (ok) {
+		if (write(go, "g", 1) != 1)
+			pt_fatal("write");
+	} else {
+		kill(child, SIGKILL);
+	}
+	close(go);
+	waitpid(child, NULL, 0);
+}
+
 /* --hist ret of raw_syscalls:sys_exit for @n getppid() calls. */
 static void hist_field(bool records)
 {
@@ -320,39 +369,21 @@ static void hist_field(bool records)
 				     "in the kernel";
 	const char *h;
 	struct pt_proc p;
-	int i, k, go[2];
 	pid_t child;
-	char c;
+	int k, go;
 
 	/* A child calls getppid(): its parent's pid is this test's. */
-	if (pipe(go))
-		pt_fatal("pipe");
-	child = fork();
-	if (child == 0) {
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(1);
-		for (i = 0; i < n; i++)
-			syscall(SYS_getppid);
-		_exit(0);
-	}
-	close(go[0]);
+	child = held_child(0, n, &go);
 	snprintf(filter, sizeof(filter), "id == %d", SYS_getppid);
 	snprintf(pid, sizeof(pid), "%d", (int)child);
 	snprintf(cnt, sizeof(cnt), "%lld", n);
 	if (!pt_trace_start(&p, argv)) {
 		PT_OK(0, "pea trace --hist ret (sys_exit) starts");
 		pt_proc_close(&p);
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		close(go[1]);
+		held_child_go(child, go, false);
 		return;
 	}
-	c = 1;
-	if (write(go[1], &c, 1) != 1)
-		pt_fatal("write");
-	close(go[1]);
-	waitpid(child, NULL, 0);
+	held_child_go(child, go, true);
 	k = finish(&p, "hist", objs, 64);
 	h = k ? objs[0] : NULL;
 	PT_OK(h && pt_json_num(h, "count", -1) == n &&
@@ -415,48 +446,18 @@ static void hist_lin(bool records, bool json)
 	static char out[65536];
 	const char *h;
 	struct pt_proc p;
-	int i, k, go[2], ready[2];
 	pid_t child;
-	char c;
+	int k, go;
 
-	if (pipe(go) || pipe(ready))
-		pt_fatal("pipe");
-	child = fork();
-	if (child == 0) {
-		/*
-		 * Say so once fork's own calls in the child (glibc's
-		 * set_robust_list, ...) are done: the tool attaches after,
-		 * and sees only read (id 0, filtered out) and the 1000.
-		 */
-		close(go[1]);
-		close(ready[0]);
-		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-			_exit(1);
-		for (i = 0; i < 300; i++)
-			syscall(SYS_getpid);
-		for (i = 0; i < 700; i++)
-			syscall(SYS_getppid);
-		_exit(0);
-	}
-	close(go[0]);
-	close(ready[1]);
-	if (read(ready[0], &c, 1) != 1)
-		pt_fatal("read");
-	close(ready[0]);
+	child = held_child(300, 700, &go);
 	snprintf(pid, sizeof(pid), "%d", (int)child);
 	if (!pt_trace_start(&p, argv)) {
 		PT_OK(0, "pea trace --hist id --lhist starts");
 		pt_proc_close(&p);
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		close(go[1]);
+		held_child_go(child, go, false);
 		return;
 	}
-	c = 1;
-	if (write(go[1], &c, 1) != 1)
-		pt_fatal("write");
-	close(go[1]);
-	waitpid(child, NULL, 0);
+	held_child_go(child, go, true);
 	if (!json) {
 		usleep(200000);
 		kill(p.pid, SIGINT);
