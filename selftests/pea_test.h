@@ -88,6 +88,29 @@ static inline int pt_time_scale(void)
 	return v < 1 ? 1 : (v > 100 ? 100 : v);
 }
 
+/*
+ * @read(@arg) once it has given the same value @still times in a row,
+ * @period_ms apart: for counts the kernel or a process settles after the
+ * event that changed them (work items, grace periods, a drain). At most
+ * @tries reads, as many times more on a slower kernel; then the last.
+ */
+static inline long pt_settled(long (*read)(void *arg), void *arg,
+			      unsigned int period_ms, int still, int tries)
+{
+	long r = read(arg);
+	int i, same = 0;
+
+	for (i = 0; i < tries * pt_time_scale() && same < still; i++) {
+		long n;
+
+		usleep(period_ms * 1000);
+		n = read(arg);
+		same = n == r ? same + 1 : 0;
+		r = n;
+	}
+	return r;
+}
+
 static inline void pt_fatal(const char *what)
 {
 	printf("not ok %d - %s: %s\n", ++pt_count, what, strerror(errno));

@@ -216,19 +216,14 @@ static int module_refcnt(void)
  * pea then, which the RT kernels did while this test counted its own
  * (refcnt 2 -> 2 for a program that takes one). At most 10 s (scaled).
  */
+static long module_refcnt_read(void *arg)
+{
+	return module_refcnt();
+}
+
 static int module_refcnt_settled(void)
 {
-	int r = module_refcnt(), still = 0, i;
-
-	for (i = 0; i < 100 * pt_time_scale() && still < 10; i++) {
-		int n;
-
-		usleep(100000);
-		n = module_refcnt();
-		still = n == r ? still + 1 : 0;
-		r = n;
-	}
-	return r;
+	return (int)pt_settled(module_refcnt_read, NULL, 100, 10, 100);
 }
 
 /* The record @i holds @len bytes of @want, zero padding, perf's size. */

@@ -1061,20 +1061,14 @@ static void key_burst(struct pt_proc *p, struct workload *w, long first)
  * the drain could still be short of its largest batch, and the growth
  * after the third burst was that batch (660 kB, on 6.12).
  */
+static long rss_read(void *arg)
+{
+	return rss_kb(*(pid_t *)arg);
+}
+
 static long rss_settled(pid_t pid)
 {
-	long r = rss_kb(pid);
-	int i, still = 0;
-
-	for (i = 0; i < 50 * pt_time_scale() && still < 5; i++) {
-		long n;
-
-		usleep(200000);
-		n = rss_kb(pid);
-		still = n == r ? still + 1 : 0;
-		r = n;
-	}
-	return r;
+	return pt_settled(rss_read, &pid, 200, 5, 50);
 }
 
 /*
