@@ -23,14 +23,19 @@
  * reserved at its exact size.
  */
 #include <linux/align.h>
+#include <linux/cgroup.h>
+#include <linux/cred.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/percpu.h>
+#include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include "pea_fetch.h"
 
 /*
@@ -200,6 +205,8 @@ u32 pea_fetch_width(u8 type)
 /* Whether the fetch reads memory at all. */
 static bool pea_fetch_reads(const struct pea_fetch *f)
 {
+	if (f->base == PEA_FETCH_BASE_CTX)
+		return false;
 	return f->nr_deref || (f->flags & PEA_FETCH_F_LOAD) ||
 	       !pea_fetch_width(f->type);
 }
@@ -225,6 +232,26 @@ static u32 pea_fetch_max(const struct pea_fetch *f)
 	return w ? w : f->size;
 }
 
+/*
+ * A context value reads nothing: no deref, flags, offsets or user bits;
+ * the comm is a string, the rest integers.
+ */
+static int pea_fetch_check_ctx(const struct pea_fetch *f)
+{
+	u32 i;
+
+	if (!f->arg || f->arg > PEA_FETCH_CTX_MAX || f->nr_deref ||
+	    f->flags || f->user)
+		return -EINVAL;
+	for (i = 0; i <= PEA_FETCH_DEPTH_MAX; i++)
+		if (f->offset[i])
+			return -EINVAL;
+	if (f->arg == PEA_FETCH_CTX_COMM)
+		return f->type == PEA_FETCH_STR && f->size &&
+		       f->size <= PEA_FETCH_DATA_MAX ? 0 : -EINVAL;
+	return pea_fetch_width(f->type) && !f->size ? 0 : -EINVAL;
+}
+
 static int pea_fetch_check(const struct pea_fetch *f, u32 kind)
 {
 	u32 w = pea_fetch_width(f->type), i;
@@ -247,6 +274,8 @@ static int pea_fetch_check(const struct pea_fetch *f, u32 kind)
 		if (f->arg)
 			return -EINVAL;
 		break;
+	case PEA_FETCH_BASE_CTX:
+		return pea_fetch_check_ctx(f);
 	default:
 		return -EINVAL;
 	}
@@ -322,6 +351,10 @@ struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 		}
 		if (pea_fetch_reads(f))
 			fs->mem_read = true;
+		if (f->base == PEA_FETCH_BASE_CTX && !fs->pid_ns) {
+			fs->pid_ns = get_pid_ns(task_active_pid_ns(current));
+			fs->user_ns = get_user_ns(current_user_ns());
+		}
 		/* A read no user bit marks may be of kernel memory. */
 		if (!(kind & PEA_FETCH_KIND_USER) &&
 		    (pea_fetch_read_mask(f) & ~f->user))
@@ -331,7 +364,7 @@ struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 			data;
 	return fs;
 fail:
-	kfree(fs);
+	pea_fetch_free(fs);
 	return ERR_PTR(err);
 }
 
@@ -352,6 +385,10 @@ size_t pea_fetch_size(const struct pea_fetch_set *fs)
  */
 void pea_fetch_free(struct pea_fetch_set *fs)
 {
+	if (fs && fs->pid_ns) {
+		put_pid_ns(fs->pid_ns);
+		put_user_ns(fs->user_ns);
+	}
 	kfree(fs);
 }
 
@@ -372,11 +409,75 @@ static bool pea_fetch_user(const struct pea_fetch *f, u32 step,
 	return false;
 }
 
+/* The cgroup v2 id of @task, as bpf_get_current_cgroup_id(). */
+static u64 pea_task_cgroup_id(struct task_struct *task)
+{
+#ifdef CONFIG_CGROUPS
+	u64 id;
+
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(task));
+	rcu_read_unlock();
+	return id;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * A PEA_FETCH_BASE_CTX value of the current task into @dst. The comm is
+ * copied as the record's is (strscpy_pad(), which stops at the NUL the
+ * 16 bytes always hold).
+ */
+static u32 pea_fetch_ctx(const struct pea_fetch_set *fs,
+			 const struct pea_fetch *f, u8 *dst,
+			 struct pea_fetch_value *v)
+{
+	struct task_struct *task = current;
+	u32 w = pea_fetch_width(f->type);
+	char comm[TASK_COMM_LEN];
+	u64 x;
+
+	switch (f->arg) {
+	case PEA_FETCH_CTX_COMM:
+		x = strscpy_pad(comm, task->comm, sizeof(comm));
+		if ((long)x < 0)
+			x = sizeof(comm) - 1;
+		if (x > f->size) {
+			v->status = PEA_FETCH_TRUNCATED;
+			x = f->size;
+		}
+		memcpy(dst, comm, x);
+		return x;
+	case PEA_FETCH_CTX_TID:
+		x = task_pid_nr_ns(task, fs->pid_ns);
+		break;
+	case PEA_FETCH_CTX_PID:
+		x = task_tgid_nr_ns(task, fs->pid_ns);
+		break;
+	case PEA_FETCH_CTX_UID:
+		x = from_kuid_munged(fs->user_ns, current_uid());
+		break;
+	case PEA_FETCH_CTX_GID:
+		x = from_kgid_munged(fs->user_ns, current_gid());
+		break;
+	case PEA_FETCH_CTX_CGROUP:
+		x = pea_task_cgroup_id(task);
+		break;
+	default:
+		x = raw_smp_processor_id();
+		break;
+	}
+	memcpy(dst, &x, w);	/* the low bytes (little-endian) */
+	return w;
+}
+
 /*
  * Evaluate @f into @dst (room for its maximum plus a NUL probe) and
  * describe it in @v. Return the value's length.
  */
-static u32 pea_fetch_one(const struct pea_fetch *f, struct pt_regs *regs,
+static u32 pea_fetch_one(const struct pea_fetch_set *fs,
+			 const struct pea_fetch *f, struct pt_regs *regs,
 			 const u64 *args, s64 ret, bool user, u8 *dst,
 			 struct pea_fetch_value *v)
 {
@@ -387,6 +488,8 @@ static u32 pea_fetch_one(const struct pea_fetch *f, struct pt_regs *regs,
 	u32 i;
 
 	switch (f->base) {
+	case PEA_FETCH_BASE_CTX:
+		return pea_fetch_ctx(fs, f, dst, v);
 	case PEA_FETCH_BASE_ARG:
 		a = args[f->arg];
 		break;
@@ -517,7 +620,8 @@ u32 pea_fetch_eval(const struct pea_fetch_set *fs, struct pt_regs *regs,
 		v->status = PEA_FETCH_OK;
 		v->step = 0;
 		v->reserved = 0;
-		len = pea_fetch_one(&fs->f[i], regs, args, ret, user, dst, v);
+		len = pea_fetch_one(fs, &fs->f[i], regs, args, ret, user,
+				    dst, v);
 		v->len = len;
 		memset(dst + len, 0, ALIGN(len, 8) - len);
 		off += ALIGN(len, 8);

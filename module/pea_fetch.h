@@ -11,6 +11,8 @@
 #include <linux/pea.h>
 
 struct pt_regs;
+struct pid_namespace;
+struct user_namespace;
 
 /**
  * struct pea_fetch_set - a probe's fetches, checked
@@ -18,6 +20,9 @@ struct pt_regs;
  * @block_max:   the largest struct pea_fetch_block they write
  * @mem_read:    whether any fetch reads memory (user or kernel)
  * @kernel_read: whether a read may be of kernel memory
+ * @pid_ns:      with a PEA_FETCH_BASE_CTX fetch: the attacher's pid
+ *               namespace, which its ids are in (a reference); else NULL
+ * @user_ns:     the same for its user namespace
  * @f:           the fetches, as the attacher gave them
  */
 struct pea_fetch_set {
@@ -25,6 +30,8 @@ struct pea_fetch_set {
 	u32 block_max;
 	bool mem_read;
 	bool kernel_read;
+	struct pid_namespace *pid_ns;
+	struct user_namespace *user_ns;
 	struct pea_fetch f[];
 };
 

@@ -10,11 +10,16 @@
  * binaries, the privilege of kernel reads, and predicates on the fetched
  * values (each operator, AND, OR, NOT, strings and globs, signed and
  * unsigned, faulted values) with exact written and filtered counts and
- * their errnos.
+ * their errnos; context values (PEA_FETCH_BASE_CTX: comm, ids, cgroup,
+ * CPU) of a child with known ones, a predicate on them, their errnos and
+ * their privilege.
  */
 #include <fcntl.h>
 #include <stddef.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "pt_maps.h"
@@ -41,8 +46,8 @@ struct got {
 
 static struct got g;
 
-/* The next record of this process on @cpu into g; false if none. */
-static bool next_rec(int cpu)
+/* The next record of process @tgid on @cpu into g; false if none. */
+static bool next_rec_of(int cpu, pid_t tgid)
 {
 	struct perf_event_header *h = (void *)rec;
 	struct pea_probe_record *r;
@@ -53,7 +58,7 @@ static bool next_rec(int cpu)
 			continue;
 		memcpy(&raw, rec + 8, 4);
 		r = (void *)(rec + 12);
-		if (r->tgid != (__u32)getpid())
+		if (r->tgid != (__u32)tgid)
 			continue;
 		memset(&g, 0, sizeof(g));
 		memcpy(&g.r, r, sizeof(g.r));
@@ -70,6 +75,12 @@ static bool next_rec(int cpu)
 		return true;
 	}
 	return false;
+}
+
+/* The next record of this process on @cpu. */
+static bool next_rec(int cpu)
+{
+	return next_rec_of(cpu, getpid());
 }
 
 static int attach(struct pea_probe_attr *a)
@@ -479,6 +490,17 @@ static int perm_child(void *arg)
 	e = attach_errno(a);
 	pt_diag("perm: a user capture: %d", e);
 	bad |= (e != EPERM) << 3;
+	/* The task's comm, ids and cgroup read no memory. */
+	a.capture_mode = PEA_CAPTURE_NONE;
+	a.capture_len = 0;
+	a.capture_flags = 0;
+	a.capture_arg = 0;
+	f = fx(PEA_FETCH_BASE_CTX, PEA_FETCH_CTX_COMM, PEA_FETCH_STR, 16, 0);
+	a.fetches = (uintptr_t)&f;
+	a.nr_fetches = 1;
+	e = attach_errno(a);
+	pt_diag("perm: ctx.comm: %d", e);
+	bad |= (e != 0) << 4;
 	return bad;
 }
 
@@ -515,7 +537,7 @@ static void test_perm(void)
 	/* Debian's paranoid 3 lets only CAP_SYS_ADMIN attach a kprobe. */
 	PT_EQ(pt_perm_write_int(path, 2), 0, "perf_event_paranoid 2");
 	PT_EQ(pt_in_child(perm_child, NULL), 0,
-	      "CAP_PERFMON only: a kernel read, a user-marked read and a user capture EPERM, a register attaches");
+	      "CAP_PERFMON only: a kernel read, a user-marked read and a user capture EPERM, a register and a context value attach");
 	PT_EQ(pt_in_child(perm_bpf_child, NULL), 0,
 	      "CAP_PERFMON and CAP_BPF: each of them attaches");
 	pt_perm_write_int(path, old);
@@ -1066,6 +1088,175 @@ static void test_charge(void)
 		close(plain);
 }
 
+/* ---- context values (PEA_FETCH_BASE_CTX) ---- */
+
+#define CTX_UID		1234
+#define CTX_GID		4321
+#define CTX_CG		"/tmp/pea-cg2"
+#define CTX_CG_DIR	CTX_CG "/pea-ctx"
+
+static struct pea_fetch ctxf(__u8 arg, __u8 type, __u16 size)
+{
+	return fx(PEA_FETCH_BASE_CTX, arg, type, size, 0);
+}
+
+/* The cgroup v2 id of @path: its 8-byte file handle (bpftrace's cgroupid()). */
+static __u64 cgroup_id_of(const char *path)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + 64];
+	} h;
+	int mnt;
+	__u64 id = 0;
+
+	h.fh.handle_bytes = 64;
+	if (!name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0) &&
+	    h.fh.handle_bytes == 8)
+		memcpy(&id, h.fh.f_handle, 8);
+	return id;
+}
+
+/*
+ * The child that hits the probe: in cgroup CTX_CG_DIR, comm
+ * "ctx-child-name", uid CTX_UID, gid CTX_GID, pinned to @arg's CPU.
+ */
+static int ctx_child(void *arg)
+{
+	char pid[16];
+	int fd;
+
+	pt_pin(*(int *)arg);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	fd = open(CTX_CG_DIR "/cgroup.procs", O_WRONLY);
+	if (fd < 0 || write(fd, pid, strlen(pid)) < 0)
+		return 101;
+	close(fd);
+	prctl(PR_SET_NAME, "ctx-child-name");
+	if (setresgid(CTX_GID, CTX_GID, CTX_GID) ||
+	    setresuid(CTX_UID, CTX_UID, CTX_UID))
+		return 102;
+	return call_target("u", 7, 1, NULL) ? 103 : 0;
+}
+
+static void test_ctx(void)
+{
+	struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target", 0);
+	struct pea_fetch f[8];
+	struct pea_pred pr[1];
+	__u32 u32v;
+	__u64 cg = 0, info_filtered;
+	struct pea_link_info li;
+	int link, cpu = 1 % ncpu, rc, n;
+	pid_t child;
+
+	mkdir(CTX_CG, 0755);
+	if (mount("none", CTX_CG, "cgroup2", 0, NULL) && errno != EBUSY)
+		pt_diag("mount cgroup2: %s", strerror(errno));
+	rmdir(CTX_CG_DIR);
+	PT_EQ(mkdir(CTX_CG_DIR, 0755), 0, "ctx: a cgroup v2 directory for the child");
+	cg = cgroup_id_of(CTX_CG_DIR);
+	PT_OK(cg != 0, "ctx: its id (%llu)", (unsigned long long)cg);
+
+	f[0] = ctxf(PEA_FETCH_CTX_COMM, PEA_FETCH_STR, 16);
+	f[1] = ctxf(PEA_FETCH_CTX_COMM, PEA_FETCH_STR, 4);
+	f[2] = ctxf(PEA_FETCH_CTX_TID, PEA_FETCH_U32, 0);
+	f[3] = ctxf(PEA_FETCH_CTX_PID, PEA_FETCH_U32, 0);
+	f[4] = ctxf(PEA_FETCH_CTX_UID, PEA_FETCH_U32, 0);
+	f[5] = ctxf(PEA_FETCH_CTX_GID, PEA_FETCH_U16, 0);
+	f[6] = ctxf(PEA_FETCH_CTX_CGROUP, PEA_FETCH_U64, 0);
+	f[7] = ctxf(PEA_FETCH_CTX_CPU, PEA_FETCH_U8, 0);
+	/* Only the child's call is written: uid == CTX_UID. */
+	memset(pr, 0, sizeof(pr));
+	pr[0].op = PEA_PRED_CMP;
+	pr[0].fetch = 4;
+	pr[0].cmp = PEA_TP_OP_EQ;
+	pr[0].value = CTX_UID;
+	a.fetches = (uintptr_t)f;
+	a.nr_fetches = 8;
+	a.preds = (uintptr_t)pr;
+	a.nr_preds = 1;
+	link = attach(&a);
+	PT_OK(link >= 0, "ctx: a kprobe with 8 context fetches and a predicate attaches (%d)",
+	      link);
+	if (link < 0)
+		return;
+	pt_pin(cpu);
+	pt_rings_drain(rings, ncpu);
+	PT_EQ(call_target("u", 7, 1, NULL), 0, "ctx: root's call");
+	fflush(stdout);
+	child = fork();
+	if (child == 0)
+		_exit(ctx_child(&cpu));
+	rc = -1;
+	if (child > 0 && waitpid(child, &rc, 0) == child)
+		rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 255;
+	PT_EQ(rc, 0, "ctx: the child called the target as uid %d in its cgroup",
+	      CTX_UID);
+	n = 0;
+	while (child > 0 && next_rec_of(cpu, child)) {
+		n++;
+		if (n > 1 || !g.b)
+			continue;
+		PT_EQ(g.b->nr, 8, "ctx: 8 values");
+		expect_bytes(0, "ctx-child-name", 14, PEA_FETCH_OK, "ctx.comm");
+		expect_bytes(1, "ctx-", 4, PEA_FETCH_TRUNCATED, "ctx.comm cut at 4");
+		u32v = child;
+		expect_bytes(2, &u32v, 4, PEA_FETCH_OK, "ctx.tid (the child's)");
+		expect_bytes(3, &u32v, 4, PEA_FETCH_OK, "ctx.pid (the child's)");
+		u32v = CTX_UID;
+		expect_bytes(4, &u32v, 4, PEA_FETCH_OK, "ctx.uid");
+		u32v = CTX_GID;
+		expect_bytes(5, &u32v, 2, PEA_FETCH_OK, "ctx.gid (as u16)");
+		expect_bytes(6, &cg, 8, PEA_FETCH_OK, "ctx.cgroup (the directory's id)");
+		u32v = cpu;
+		expect_bytes(7, &u32v, 1, PEA_FETCH_OK, "ctx.cpu (as u8)");
+		expect_padding("ctx");
+		PT_EQ(g.b->size, 8 + 8 * 8 + 16 + 8 * 7, "ctx: block size exact");
+	}
+	PT_EQ(n, 1, "ctx: exactly one record, the child's");
+	memset(&li, 0, sizeof(li));
+	info_filtered = ioctl(link, PEA_LINK_IOC_INFO, &li) ? ~0ULL : li.filtered;
+	pt_diag("ctx: hits %llu written %llu filtered %llu errors %llu",
+		(unsigned long long)li.hits, (unsigned long long)li.written,
+		(unsigned long long)li.filtered, (unsigned long long)li.errors);
+	PT_EQ(info_filtered, 1, "ctx: root's call counted as filtered");
+	PT_EQ(li.written, 1, "ctx: one record written in all");
+	close(link);
+	rmdir(CTX_CG_DIR);
+	umount(CTX_CG);
+}
+
+static void test_ctx_errnos(void)
+{
+	static const struct {
+		struct pea_fetch f;
+		const char *what;
+	} bad[] = {
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = 0, .type = PEA_FETCH_U32 }, "arg 0" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_MAX + 1, .type = PEA_FETCH_U32 }, "arg past the last" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_TID, .type = PEA_FETCH_STR, .size = 8 }, "a tid as a string" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_COMM, .type = PEA_FETCH_U64 }, "the comm as an integer" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_COMM, .type = PEA_FETCH_ARRAY, .size = 16 }, "the comm as an array" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_COMM, .type = PEA_FETCH_STR }, "the comm with size 0" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_UID, .type = PEA_FETCH_U32, .size = 4 }, "an integer with a size" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_UID, .type = PEA_FETCH_U32, .nr_deref = 1 }, "a deref" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_UID, .type = PEA_FETCH_U32, .flags = PEA_FETCH_F_LOAD }, "LOAD" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_UID, .type = PEA_FETCH_U32, .user = 1 }, "a user bit" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_UID, .type = PEA_FETCH_U32, .offset = { 8 } }, "an offset" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_UID, .type = PEA_FETCH_U32, .offset = { 0, 0, 0, 0, 8 } }, "a last offset" },
+		{ { .base = PEA_FETCH_BASE_CTX, .arg = PEA_FETCH_CTX_CPU, .type = PEA_FETCH_U32, .reserved = 1 }, "reserved" },
+	};
+	struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target", 0);
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		a.fetches = (uintptr_t)&bad[i].f;
+		a.nr_fetches = 1;
+		PT_EQ(attach_errno(a), EINVAL, "ctx: %s: EINVAL", bad[i].what);
+	}
+}
+
 int main(void)
 {
 	int i;
@@ -1081,6 +1272,8 @@ int main(void)
 	test_preds();
 	test_pred_errnos();
 	test_pred_width();
+	test_ctx();
+	test_ctx_errnos();
 	test_charge();
 	for (i = 0; i < ncpu; i++)
 		close(ev_fd[i]);

@@ -22,6 +22,10 @@
  * Without BTF (the debug kernel) a fetch expression is refused with the
  * reason, as parameters by name are.
  */
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
@@ -192,6 +196,91 @@ static void test_filter(void)
 	      "filter: exactly the first and the third open (got %s)", out);
 }
 
+/* ---- ctx.NAME: the task that hit the probe ---- */
+
+#define CTX_CG		"/tmp/pea-cg2t"
+#define CTX_CG_DIR	CTX_CG "/d"
+
+static int ctx_move(const char *procs)
+{
+	char pid[16];
+	int fd = open(procs, O_WRONLY), rc;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	rc = fd >= 0 && write(fd, pid, strlen(pid)) > 0 ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* A thread named ctxcm-thread, as uid 1234 (its own credentials only). */
+static void *ctx_thread(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "ctxcm-thread");
+	if (syscall(SYS_setresuid, 1234, 1234, 0))
+		return (void *)1;
+	openat2_how(FILE1, O_PATH, 0);
+	return NULL;
+}
+
+/*
+ * --filter on ctx.uid and a ctx.comm glob, in the kernel: of the main
+ * thread's open and the thread's, only the thread's is printed, with its
+ * comm, uid and cgroup; then ctx.cgroup == "PATH" selects by cgroup.
+ */
+static void test_ctx(void)
+{
+	char want[256], cg[32];
+	struct pt_proc p;
+	pthread_t t;
+	void *tr = (void *)1;
+	int rc;
+	__u64 id = 0;
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + 64];
+	} h;
+	int mnt;
+
+	mkdir(CTX_CG, 0755);
+	mount("none", CTX_CG, "cgroup2", 0, NULL);
+	mkdir(CTX_CG_DIR, 0755);
+	h.fh.handle_bytes = 64;
+	if (!name_to_handle_at(AT_FDCWD, CTX_CG_DIR, &h.fh, &mnt, 0))
+		memcpy(&id, h.fh.f_handle, 8);
+	PT_OK(id && !ctx_move(CTX_CG_DIR "/cgroup.procs"),
+	      "ctx: this process in a cgroup v2 directory (id %llu)",
+	      (unsigned long long)id);
+	PT_OK(start(&p, OPEN, (char *[]){ "ctx.comm", "ctx.uid", "ctx.cgroup",
+		    "--filter", "ctx.uid == 1234 && ctx.comm ~ \"ctxcm-*\"",
+		    "--count", "1", NULL }),
+	      "ctx: attached");
+	openat2_how(FILE1, O_PATH, 0);
+	if (!pthread_create(&t, NULL, ctx_thread, NULL))
+		pthread_join(t, &tr);
+	PT_OK(tr == NULL, "ctx: the thread opened the file as uid 1234");
+	rc = finish(&p);
+	PT_EQ(rc, 0, "ctx: exit 0");
+	snprintf(want, sizeof(want),
+		 "  ctx.comm=\"ctxcm-thread\" ctx.uid=1234 ctx.cgroup=%llu\n",
+		 (unsigned long long)id);
+	PT_OK(strstr(out, want) && !strstr(out, "ctx.uid=0"),
+	      "ctx: only the thread's open, with its comm, uid and cgroup (got %s)",
+	      out);
+	snprintf(cg, sizeof(cg), "%llu", (unsigned long long)id);
+	PT_OK(start(&p, OPEN, (char *[]){ "ctx.cgroup", "--filter",
+		    "ctx.cgroup == \"" CTX_CG_DIR "\"", "--count", "1", NULL }),
+	      "ctx: attached with a cgroup path");
+	openat2_how(FILE1, O_PATH, 0);
+	rc = finish(&p);
+	PT_OK(rc == 0 && strstr(out, cg),
+	      "ctx.cgroup == \"%s\": the open in it (got %s)", CTX_CG_DIR, out);
+	ctx_move(CTX_CG "/cgroup.procs");
+	rmdir(CTX_CG_DIR);
+	umount(CTX_CG);
+}
+
 static void expect_usage(char **argv, const char *msg, const char *what)
 {
 	int rc = pt_run(argv, out, sizeof(out), err, sizeof(err), NULL, NULL);
@@ -227,6 +316,13 @@ static void test_refusals(void)
 		     "filename < \"x\"", NULL },
 		     OPEN ": --filter: strings take == != and ~ only",
 		     "--filter: < on a string");
+	expect_usage((char *[]){ PT_PEA, "trace", OPEN, "ctx.euid", NULL },
+		     OPEN ": 'ctx.euid': no such context value (ctx.comm, ctx.tid, ctx.pid, ctx.uid, ctx.gid, ctx.cgroup, ctx.cpu)",
+		     "an unknown ctx. name");
+	expect_usage((char *[]){ PT_PEA, "trace", OPEN, "--filter",
+		     "ctx.cgroup == \"/tmp\"", NULL },
+		     OPEN ": --filter: '/tmp' is not in a cgroup v2 file system",
+		     "ctx.cgroup: a path outside cgroup v2");
 	expect_usage((char *[]){ PT_PEA, "trace", OPEN, "--filter",
 		     "(dfd == 1", NULL },
 		     OPEN ": --filter: a ')' expected at ''",
@@ -258,6 +354,7 @@ int main(void)
 	test_ret();
 	test_chain();
 	test_filter();
+	test_ctx();
 	test_refusals();
 	unlink(FILE1);
 	rmdir(TMPDIR);

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "pea_tool.h"
+#include "ctxfetch.h"
 #include "kfetch.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -271,6 +272,7 @@ int kfetch_parse(const struct ksig *sig, const char *expr, bool ret,
 	bool want_str = false;
 	unsigned long n = 0;
 	size_t l;
+	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (strlen(expr) >= sizeof(out->expr)) {
@@ -279,6 +281,9 @@ int kfetch_parse(const struct ksig *sig, const char *expr, bool ret,
 		return -EINVAL;
 	}
 	snprintf(out->expr, sizeof(out->expr), "%s", expr);
+	r = ctxfetch_parse(expr, out, why, len);
+	if (r)
+		return r < 0 ? r : 0;
 	end = expr + strlen(expr);
 	if (!strncmp(p, "str(", 4)) {
 		const char *comma, *close = strrchr(p, ')');

@@ -9,7 +9,8 @@
  *	OP    := == != < > <= >= & ~
  *
  * EXPR is a fetch expression (kfetch.c; a uprobe's: ufetch.c, its
- * +OFF(VALUE) and :TYPE included, or a NAME it printed as): one the
+ * +OFF(VALUE) and :TYPE included, or a NAME it printed as; or ctx.NAME,
+ * ctxfetch.c, whose ctx.cgroup also takes a "PATH"): one the
  * probe prints is reused,
  * another one is fetched too and not printed. VALUE is a number (decimal,
  * 0x hex, 0 octal, negative; one the value's type holds: a negative one
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pea_tool.h"
+#include "ctxfetch.h"
 #include "kfilter.h"
 #include "ufetch.h"
 
@@ -265,6 +267,33 @@ static int number_value(struct parser *p, const struct kfetch *k,
 	return number_fits(p, k, pr, word);
 }
 
+/*
+ * ctx.cgroup == "/sys/fs/cgroup/PATH": the directory's cgroup id, as
+ * bpftrace's cgroupid("PATH") and perf's -G.
+ */
+static int cgroup_value(struct parser *p, struct pea_pred *pr)
+{
+	__u8 cmp = pr->cmp;
+	char why[512];
+	__u64 id;
+	int err;
+
+	pr->cmp = PEA_TP_OP_EQ;
+	err = string_value(p, pr);
+	if (err)
+		return err;
+	if (cmp != PEA_TP_OP_EQ && cmp != PEA_TP_OP_NE)
+		return fail(p, "%s", "ctx.cgroup takes == and != with a path");
+	if (pr->cmp != PEA_TP_OP_EQ)
+		return fail(p, "%s", "a cgroup path is a directory, not a glob");
+	if (ctxfetch_cgroup_id(pr->str, &id, why, sizeof(why)))
+		return fail(p, "%s", why);
+	memset(pr->str, 0, sizeof(pr->str));
+	pr->cmp = cmp;
+	pr->value = id;
+	return 0;
+}
+
 static int parse_or(struct parser *p);
 
 static int parse_unary(struct parser *p)
@@ -309,6 +338,8 @@ static int parse_unary(struct parser *p)
 	skip_ws(p);
 	if (p->c->fetches[idx].str)
 		err = string_value(p, &pr);
+	else if (ctxfetch_is_cgroup(&p->c->fetches[idx].f) && *p->s == '"')
+		err = cgroup_value(p, &pr);
 	else if (p->c->fetches[idx].f.type == PEA_FETCH_ARRAY)
 		err = fail(p, "'%s': an array takes no comparison", expr);
 	else

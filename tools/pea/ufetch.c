@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ctxfetch.h"
 #include "ufetch.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -58,6 +59,7 @@ bool ufetch_is_expr(const char *text)
 {
 	text += name_prefix(text);
 	return !strncmp(text, "arg", 3) || !strncmp(text, "ret", 3) ||
+	       !strncmp(text, "ctx.", 4) ||
 	       !strncmp(text, "str(", 4) || text[0] == '+' ||
 	       (text[0] == '-' && text[1] >= '0' && text[1] <= '9');
 }
@@ -156,6 +158,7 @@ int ufetch_parse(const char *expr, bool ret, struct kfetch *out, char *why,
 	unsigned long n = 0;
 	bool str = false;
 	unsigned int i;
+	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (strlen(expr) >= sizeof(out->expr))
@@ -165,6 +168,9 @@ int ufetch_parse(const char *expr, bool ret, struct kfetch *out, char *why,
 	else
 		snprintf(out->expr, sizeof(out->expr), "%s", expr);
 	p.s = expr + np;
+	r = ctxfetch_parse(p.s, out, why, len);
+	if (r)
+		return r < 0 ? r : 0;
 	if (!strncmp(p.s, "str(", 4)) {
 		str = true;
 		p.s += 4;

@@ -1367,6 +1367,25 @@ struct pea_lat_info {
 #define PEA_FETCH_BASE_ARG	1	/* argument @arg (0..5), at entry */
 #define PEA_FETCH_BASE_RET	2	/* the return value (returns only) */
 #define PEA_FETCH_BASE_SP	3	/* the stack pointer at the hit */
+#define PEA_FETCH_BASE_CTX	4	/* the hit's task: @arg PEA_FETCH_CTX_* */
+
+/*
+ * struct pea_fetch.arg of PEA_FETCH_BASE_CTX: what the task that hit the
+ * probe is, as bpf_get_current_comm(), _pid_tgid(), _uid_gid() and
+ * _cgroup_id() give a tracing program. Such a fetch reads no memory: no
+ * deref, no flags, no offsets, @user 0; it needs nothing beyond the
+ * probe's own rule (a task's ids, comm and cgroup are in /proc to all).
+ * COMM takes PEA_FETCH_STR (@size bytes kept at most, of at most 15);
+ * the others any integer type (cut to its width).
+ */
+#define PEA_FETCH_CTX_COMM	1	/* the task's comm */
+#define PEA_FETCH_CTX_TID	2	/* thread id, attacher's pid ns (0: not in it) */
+#define PEA_FETCH_CTX_PID	3	/* process id (tgid), the same */
+#define PEA_FETCH_CTX_UID	4	/* real uid, attacher's user ns (65534: unmapped) */
+#define PEA_FETCH_CTX_GID	5	/* real gid, the same */
+#define PEA_FETCH_CTX_CGROUP	6	/* cgroup v2 id (its directory's file handle) */
+#define PEA_FETCH_CTX_CPU	7	/* the CPU of the hit */
+#define PEA_FETCH_CTX_MAX	7
 
 /* struct pea_fetch.type */
 #define PEA_FETCH_U8		1
@@ -1388,7 +1407,8 @@ struct pea_lat_info {
 /**
  * struct pea_fetch - one fetch chain
  * @base:     PEA_FETCH_BASE_*
- * @arg:      PEA_FETCH_BASE_ARG: the argument, 0..5; else 0
+ * @arg:      PEA_FETCH_BASE_ARG: the argument, 0..5; PEA_FETCH_BASE_CTX:
+ *            PEA_FETCH_CTX_*; else 0
  * @nr_deref: pointer reads before the value, 0..PEA_FETCH_DEPTH_MAX
  * @type:     PEA_FETCH_U8 .. PEA_FETCH_ARRAY
  * @size:     strings: bytes kept at most (1..PEA_FETCH_DATA_MAX, the NUL
