@@ -166,6 +166,12 @@ struct pea_map {
 	 * pea_maps_kf_show(); NULL for other maps.
 	 */
 	u64 __percpu *kf_errors;
+	/*
+	 * PEA_MAP_IOC_EXCLUDE_TGID: the excluded process (a reference),
+	 * set once by cmpxchg() and put when the map goes; links compare
+	 * it with the hitting task's and never dereference it.
+	 */
+	struct pid *exclude_tgid;
 };
 
 /* pea_objects.c: the queue deferred frees run on (allocated at load) */

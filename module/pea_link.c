@@ -59,7 +59,8 @@ bool pea_link_filtered_cpu(struct pea_link *l)
 }
 
 /**
- * pea_link_filtered_tgid() - whether the tgid filter rejects this hit
+ * pea_link_filtered_tgid() - whether the tgid filter, or the map's
+ * excluded process (PEA_MAP_IOC_EXCLUDE_TGID), rejects this hit
  * @l: the link
  *
  * Counts a rejected hit in the link's filtered counter.
@@ -68,8 +69,12 @@ bool pea_link_filtered_cpu(struct pea_link *l)
  */
 bool pea_link_filtered_tgid(struct pea_link *l)
 {
-	if (l->filter_tgid &&
-	    task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid) {
+	struct pid *ex = READ_ONCE(l->map->exclude_tgid);
+
+	/* Compared, never dereferenced: the map holds it while links run. */
+	if ((l->filter_tgid &&
+	     task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid) ||
+	    (ex && task_tgid(current) == ex)) {
 		this_cpu_inc(l->stats->filtered);
 		return true;
 	}

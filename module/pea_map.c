@@ -181,6 +181,8 @@ void pea_map_put(struct pea_map *map)
 	}
 	mutex_unlock(&pea_maps_lock);
 	pea_map_clear(map);
+	/* No link is left: none compares with it any more. */
+	put_pid(map->exclude_tgid);
 	/* A kfunc may still hold the map it found by handle: after RCU. */
 	call_rcu(&map->rcu, pea_map_free_rcu);
 	atomic_dec(&pea_objects.maps);
@@ -348,6 +350,41 @@ static long pea_map_attach(struct pea_map *map, unsigned int cmd,
 	return -ENOTTY;
 }
 
+/*
+ * PEA_MAP_IOC_EXCLUDE_TGID: @uarg points at a tgid of the caller's pid
+ * namespace, 0 for the caller's process. Set once: readers compare the
+ * pointer with no lock, so it never changes while links run.
+ */
+static long pea_map_exclude_tgid(struct pea_map *map, const void __user *uarg)
+{
+	struct pid *pid;
+	s32 nr;
+
+	if (copy_from_user(&nr, uarg, sizeof(nr)))
+		return -EFAULT;
+	if (nr < 0)
+		return -EINVAL;
+	if (!nr) {
+		pid = get_pid(task_tgid(current));
+	} else {
+		rcu_read_lock();
+		pid = get_pid(find_vpid(nr));
+		rcu_read_unlock();
+		if (!pid)
+			return -ESRCH;
+		/* A thread's id names its thread, not a process. */
+		if (!pid_has_task(pid, PIDTYPE_TGID)) {
+			put_pid(pid);
+			return -ESRCH;
+		}
+	}
+	if (cmpxchg(&map->exclude_tgid, NULL, pid)) {
+		put_pid(pid);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 static long pea_map_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -370,6 +407,8 @@ static long pea_map_ioctl(struct file *file, unsigned int cmd,
 		return pea_map_info(map, uarg, sizeof(struct pea_map_info));
 	case PEA_MAP_IOC_INFO_VER0:
 		return pea_map_info(map, uarg, PEA_MAP_INFO_SIZE_VER0);
+	case PEA_MAP_IOC_EXCLUDE_TGID:
+		return pea_map_exclude_tgid(map, uarg);
 	default:
 		return pea_map_attach(map, cmd, uarg);
 	}

@@ -516,6 +516,45 @@ static void test_duration(void)
 	PT_EQ(n, 1, "--duration: one line on stdout");
 }
 
+/*
+ * The tool's own process is excluded in the kernel (PEA_MAP_IOC_EXCLUDE_TGID):
+ * tracing every write(2) for a second, none of the events is pea's own,
+ * though it writes its "tracing" line and would write each event's; with
+ * --include-self those writes feed back, 20 events come at once.
+ */
+static void test_self(void)
+{
+	static char out[65536], err[8192];
+	int rc, n = 0, own = 0;
+	char *l;
+
+	rc = pt_run((char *[]){ PT_PEA, "trace",
+				"tp:syscalls:sys_enter_write", "--duration",
+				"1", "--json", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 0, "self: a second of every write(2): exit 0");
+	for (l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
+		if (pt_json_streq(l, "type", "event")) {
+			n++;
+			own += pt_json_streq(l, "comm", "pea");
+		}
+	PT_EQ(own, 0, "self: none of the %d events is the tool's own", n);
+	rc = pt_run((char *[]){ PT_PEA, "trace",
+				"tp:syscalls:sys_enter_write", "--include-self",
+				"--count", "20", "--duration", "10", "--json",
+				NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	n = own = 0;
+	for (l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
+		if (pt_json_streq(l, "type", "event")) {
+			n++;
+			own += pt_json_streq(l, "comm", "pea");
+		}
+	PT_OK(rc == 0 && n == 20 && own >= 1,
+	      "self: --include-self: its own writes traced (%d of %d events, exit %d)",
+	      own, n, rc);
+}
+
 /* ---- a reader that cannot keep up: every record accounted for ---- */
 
 /*
@@ -921,6 +960,7 @@ int main(void)
 	test_variants();
 	test_human();
 	test_duration();
+	test_self();
 	test_lost();
 	test_lost_rate();
 	test_flight();

@@ -254,6 +254,16 @@ static int trace_setup(struct tracer *t)
 		return PEA_EXIT_ERR;
 	}
 	t->map_fd = fd;
+	/* The tool's own reads and writes stay out of what it traces. */
+	if (!t->o.include_self) {
+		__s32 self = 0;
+
+		if (ioctl(fd, PEA_MAP_IOC_EXCLUDE_TGID, &self)) {
+			tool_explain_dev_error("excluding the tool's process",
+					       -errno);
+			return PEA_EXIT_ERR;
+		}
+	}
 
 	if (t->o.flight)
 		/*

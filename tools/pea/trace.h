@@ -49,6 +49,7 @@ struct trace_probe {
 /* The session: options for all probes, and the probes. */
 struct trace_opts {
 	bool json, quiet, flight, unordered;
+	bool include_self;	/* the tool's own hits too */
 	double duration;
 	unsigned long long count;
 	unsigned int pages;

@@ -28,6 +28,7 @@ enum {
 	OPT_PAGES,
 	OPT_MAXACTIVE,
 	OPT_UNORDERED,
+	OPT_INCLUDE_SELF,
 	OPT_FILTER,
 	OPT_FORMAT,
 	OPT_PACKET,
@@ -72,6 +73,7 @@ static const struct option trace_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "flight-recorder", no_argument, NULL, 'F' },
 	{ "unordered", no_argument, NULL, OPT_UNORDERED },
+	{ "include-self", no_argument, NULL, OPT_INCLUDE_SELF },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "session", required_argument, NULL, OPT_SESSION },
@@ -325,6 +327,9 @@ static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 		return 0;
 	case OPT_UNORDERED:
 		o->unordered = true;
+		return 0;
+	case OPT_INCLUDE_SELF:
+		o->include_self = true;
 		return 0;
 	case OPT_TOP:
 		if (tool_parse_uint(arg, UINT_MAX, &o->agg.top) || !o->agg.top)
