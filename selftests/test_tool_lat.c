@@ -19,6 +19,9 @@
  *     ms), one 5 times in do_nanosleep() (at least 100 ms), each with
  *     the stack it blocked on from finish_task_switch(); the folded
  *     file's nanosleep line weighted by the same time in us;
+ *   - --off-cpu --count-by kstack -- /bin/sleep 0.3: the command held
+ *     before its exec until attached, its pid the filter: its one sleep
+ *     in do_nanosleep() (at least 250 ms), no other process's rows;
  *   - usage errors: --latency with one probe, --key without --latency, a
  *     key that is no field.
  */
@@ -333,6 +336,48 @@ static void test_offcpu_kstack(void)
 	close(go_pipe[1]);
 }
 
+static void test_offcpu_cmd(void)
+{
+	char *argv[] = { PT_PEA, "trace", "--off-cpu", "--count-by", "kstack",
+			 "--json", "--", "/bin/sleep", "0.3", NULL };
+	char want[64], row[8192] = "";
+	const char *h, *rp, *e;
+	long long ns, rows = 0, mine = 0;
+	int rc, pid = -1;
+
+	rc = pt_run(argv, out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 0, "pea trace --off-cpu -- /bin/sleep 0.3 exits 0");
+	e = strstr(err, "pea: /bin/sleep (pid ");
+	if (e)
+		pid = atoi(e + strlen("pea: /bin/sleep (pid "));
+	PT_OK(e && pid > 0 && strstr(e, ") exited with status 0\n"),
+	      "it says the command (pid %d) exited with status 0: %s", pid,
+	      err);
+	h = strstr(out, "{\"type\":\"offcpu\",\"by\":\"pid,comm,kstack\"");
+	if (!h)
+		h = out;
+	snprintf(want, sizeof(want), "{\"pid\":%d,", pid);
+	for (rp = strstr(h, "{\"pid\":"); rp; rp = strstr(rp + 1, "{\"pid\":")) {
+		rows++;
+		mine += !strncmp(rp, want, strlen(want));
+	}
+	PT_OK(rows >= 1 && mine == rows,
+	      "every row is the command's (pid %d): %lld of %lld", pid, mine,
+	      rows);
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"sleep\"", pid);
+	for (rp = strstr(h, want); rp; rp = strstr(rp + 1, want)) {
+		snprintf(row, sizeof(row), "%.*s", (int)strcspn(rp, "}") + 1, rp);
+		if (strstr(row, "\"do_nanosleep+"))
+			break;
+	}
+	ns = rp ? pt_json_num(row, "ns", -1) : -1;
+	PT_OK(rp && pt_json_num(row, "count", -1) == 1 && ns >= 250 * MS &&
+	      ns < 2000 * MS,
+	      "sleep 0.3 blocked once in do_nanosleep(): %lld periods, %lld ns (250 ms .. 2 s)",
+	      rp ? pt_json_num(row, "count", -1) : -1, ns);
+	pt_diag("%s", out);
+}
+
 static void test_usage(void)
 {
 	char *one[] = { PT_PEA, "trace", "--latency", "tp:sched:sched_switch",
@@ -341,6 +386,8 @@ static void test_usage(void)
 			  "tp:sched:sched_switch", NULL };
 	char *offp[] = { PT_PEA, "trace", "--off-cpu", "tp:sched:sched_switch",
 			 NULL };
+	char *offpid[] = { PT_PEA, "trace", "--off-cpu", "--pid", "1", "--",
+			   "/bin/true", NULL };
 	char *badkey[] = { PT_PEA, "trace", "--latency", "--key", "nosuch",
 			   "tp:sched:sched_wakeup", "tp:sched:sched_switch", NULL };
 
@@ -356,6 +403,10 @@ static void test_usage(void)
 	      "--off-cpu with a PROBE: usage error");
 	PT_OK(strstr(err, "--off-cpu takes no PROBE") != NULL,
 	      "it says why: %s", err);
+	PT_EQ(pt_run(offpid, out, sizeof(out), err, sizeof(err), NULL, NULL), 2,
+	      "--off-cpu --pid 1 -- CMD: usage error");
+	PT_OK(strstr(err, "--off-cpu: --pid or -- CMD, not both") != NULL,
+	      "it says why: %s", err);
 	PT_EQ(pt_run(badkey, out, sizeof(out), err, sizeof(err), NULL, NULL), 2,
 	      "--key nosuch: usage error");
 	PT_OK(strstr(err, "--key 'nosuch': tp:sched:sched_wakeup has no field 'nosuch'") != NULL,
@@ -370,6 +421,7 @@ int main(void)
 	test_overflow();
 	test_offcpu();
 	test_offcpu_kstack();
+	test_offcpu_cmd();
 	test_usage();
 	return pt_done();
 }

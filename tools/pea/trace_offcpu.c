@@ -7,7 +7,9 @@
  * preemption, not an exit) under prev_pid in a pairing table; the end
  * takes it out at the task's switch-in, by next_pid, into a table keyed
  * by that pid and next_comm, summing the ns (docs/aggregations.md).
- * With --pid only that process's switch-outs are kept.
+ * With --pid only that process's switch-outs are kept; with -- CMD only
+ * the command's: forked and held before its exec until both links are
+ * there, its pid the filter, the session over when it ends.
  *
  * With --count-by kstack (or --folded FILE) the key is (pid, comm,
  * kernel stack), as bcc's offcputime: the end is then a kprobe on
@@ -25,10 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "libpea.h"
 #include "pea_tool.h"
+#include "stat_task.h"
 #include "stacks.h"
 #include "tpformat.h"
 #include "trace.h"
@@ -114,8 +118,8 @@ static int row_cmp(const void *a, const void *b)
 }
 
 /* Both links on sched:sched_switch, the start first; 0 or an exit status. */
-static int offcpu_attach(int map_fd, const struct trace_opts *o, int fd[2],
-			 const struct tp_format **fmt_out,
+static int offcpu_attach(int map_fd, const struct trace_opts *o, pid_t child,
+			 int fd[2], const struct tp_format **fmt_out,
 			 struct probe_spec spec[2])
 {
 	struct probe_opts po[2];
@@ -135,8 +139,8 @@ static int offcpu_attach(int map_fd, const struct trace_opts *o, int fd[2],
 		if (probe_parse(i ? end : "tp:sched:sched_switch", &spec[i]))
 			return PEA_EXIT_ERR;
 	}
-	/* The start: blocked switch-outs, of --pid's process only. */
-	po[0].pid = o->defaults.pid;
+	/* The start: blocked switch-outs, of --pid's (-- CMD's) only. */
+	po[0].pid = child ? (unsigned int)child : o->defaults.pid;
 	po[0].filter = "prev_state > 0 && prev_state < 16";
 	for (i = 0; i < 2; i++) {
 		rc = spec[i].kind->prepare(&spec[i], &po[i], &fmt[i]);
@@ -484,6 +488,28 @@ static int offcpu_folded(const char *path, const struct offcpu_table *t,
 	return 0;
 }
 
+/*
+ * -- CMD once the links are gone: still running (--duration, Ctrl-C, an
+ * error), it gets SIGTERM; how it ended is said on stderr, as pea trace
+ * says it.
+ */
+static void offcpu_cmd_end(const struct trace_opts *o, pid_t child, int go_fd,
+			   bool done, int status)
+{
+	if (go_fd >= 0)		/* never let go: it exits at once */
+		close(go_fd);
+	if (!done && waitpid(child, &status, WNOHANG) != child) {
+		kill(child, SIGTERM);
+		waitpid(child, &status, 0);
+	}
+	if (WIFEXITED(status))
+		fprintf(stderr, "pea: %s (pid %d) exited with status %d\n",
+			o->cmd[0], (int)child, WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		fprintf(stderr, "pea: %s (pid %d) was killed by signal %d\n",
+			o->cmd[0], (int)child, WTERMSIG(status));
+}
+
 /**
  * trace_offcpu() - pea trace --off-cpu: run until --duration or a signal,
  * then print the top (pid, comm[, kernel stack]) by blocked time
@@ -501,7 +527,9 @@ int trace_offcpu(const struct trace_opts *o, int ncpus)
 	struct pea_lat_info li;
 	struct sigaction sa;
 	char name[PEA_OBJ_NAME_LEN];
-	int map_fd, fd[2] = { -1, -1 }, rc;
+	int map_fd, fd[2] = { -1, -1 }, rc, go_fd = -1, status = 0;
+	pid_t child = 0;
+	bool done = false;
 	__u64 end;
 	long n;
 
@@ -513,7 +541,18 @@ int trace_offcpu(const struct trace_opts *o, int ncpus)
 		tool_explain_dev_error("creating a map", map_fd);
 		return PEA_EXIT_ERR;
 	}
-	rc = offcpu_attach(map_fd, o, fd, &tp, spec);
+	if (o->cmd) {
+		fflush(NULL);
+		child = task_cmd_fork(o->cmd, &go_fd, "pea trace");
+		if (child < 0) {
+			child = 0;
+			tool_err("cannot start %s: %s", o->cmd[0],
+				 strerror(errno));
+			rc = PEA_EXIT_ERR;
+			goto out;
+		}
+	}
+	rc = offcpu_attach(map_fd, o, child, fd, &tp, spec);
 	if (!rc)
 		rc = offcpu_tables(tp, fd, o->off_cpu_kstack);
 	if (rc)
@@ -525,13 +564,20 @@ int trace_offcpu(const struct trace_opts *o, int ncpus)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	fprintf(stderr, "pea: tracing off-CPU time (tp:sched:sched_switch, blocked switch-outs%s%s) on %d CPUs; Ctrl-C to end\n",
-		o->defaults.pid ? " of --pid" : "",
+		child ? " of -- CMD" : o->defaults.pid ? " of --pid" : "",
 		o->off_cpu_kstack ? ", to " OFFCPU_FUNC "(): kernel stacks" :
 				    "", ncpus);
 	end = o->duration > 0 ? tool_now_ns() + (__u64)(o->duration * 1e9) :
 				0;
-	while (!offcpu_stop && (!end || tool_now_ns() < end))
+	/* -- CMD: exec'ed now that both links are there. */
+	if (child && task_cmd_go(go_fd))
+		tool_err("cannot start %s: it ended before its exec",
+			 o->cmd[0]);
+	go_fd = -1;
+	while (!offcpu_stop && (!end || tool_now_ns() < end) && !done) {
 		usleep(20000);
+		done = child && waitpid(child, &status, WNOHANG) == child;
+	}
 	/* The counts before the start link goes, then the table. */
 	memset(&li, 0, sizeof(li));
 	if (ioctl(fd[0], PEA_LINK_IOC_LAT_INFO, &li))
@@ -561,5 +607,7 @@ out:
 		if (spec[n].kind && spec[n].kind->release)
 			spec[n].kind->release(&spec[n]);
 	close(map_fd);
+	if (child)
+		offcpu_cmd_end(o, child, go_fd, done, status);
 	return rc;
 }

@@ -741,7 +741,9 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		    (o->agg.ncount && !count_by_kstack(o, -1)) ||
 		    o->agg.latency || o->output || o->flight || o->count ||
 		    o->interval || o->events || o->defaults.set & ~PO_PID)
-			return tool_usage("trace", "--off-cpu takes no PROBE and, besides --pid, --duration, --top, --json, --count-by kstack and --folded FILE, no other option");
+			return tool_usage("trace", "--off-cpu takes no PROBE and, besides --pid or -- CMD, --duration, --top, --json, --count-by kstack and --folded FILE, no other option");
+		if (o->cmd && o->defaults.pid)
+			return tool_usage("trace", "--off-cpu: --pid or -- CMD, not both (-- CMD traces the command's process)");
 		return 0;
 	}
 	if (!o->nprobes)
