@@ -407,8 +407,8 @@ static void offcpu_print(const struct trace_opts *o,
 		fflush(stdout);
 		return;
 	}
-	printf("off-CPU time by pid and comm%s, %llu blocked periods, %ld keys, complete (in-kernel)\n",
-	       kstack ? " and kernel stack" : "",
+	printf("off-CPU time by pid%s comm%s, %llu blocked periods, %ld keys, complete (in-kernel)\n",
+	       kstack ? "," : " and", kstack ? " and kernel stack" : "",
 	       (unsigned long long)periods, n);
 	printf("switch-ins of tasks not seen blocked %llu, switch-outs not kept (pairing table full) %llu, blocked now %u, keys past the table %llu",
 	       (unsigned long long)r->unpaired,
