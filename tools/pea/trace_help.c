@@ -244,7 +244,7 @@ const char trace_help[] =
 "                           with no START (unpaired) and STARTs not kept\n"
 "                           (pairing table full)\n"
 "\n"
-"Off-CPU time (in the kernel, as offcputime without stacks):\n"
+"Off-CPU time (in the kernel, as offcputime):\n"
 "  pea trace --off-cpu [--pid PID | -- CMD] [--duration SECONDS] [--top N]\n"
 "                    [--json]\n"
 "                           the time tasks spent blocked (switched out in\n"
