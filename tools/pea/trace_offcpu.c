@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pea trace --off-cpu: the time tasks spend blocked, summed in the kernel
- * per (pid, comm), the top entries by that time (bcc's offcputime
- * without stacks). Two links on sched:sched_switch: the start keeps the
+ * per (pid, comm), the top entries by that time (bcc's offcputime; its
+ * stacks with --count-by kstack, below). Two links on sched:sched_switch: the start keeps the
  * time of each blocked switch-out (prev_state S, D, T or t; not a
  * preemption, not an exit) under prev_pid in a pairing table; the end
  * takes it out at the task's switch-in, by next_pid, into a table keyed
@@ -108,16 +108,32 @@ static int offcpu_func(char *name, size_t len)
 	return found ? 0 : -1;
 }
 
+/* By (pid, stack id, comm): the key of a row. */
+static int key_cmp(const void *a, const void *b)
+{
+	const struct offcpu_row *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return memcmp(x->comm, y->comm, sizeof(x->comm));
+}
+
+/* Most blocked time first; a tie in key order. */
 static int row_cmp(const void *a, const void *b)
 {
 	const struct offcpu_row *x = a, *y = b;
 
 	if (x->ns != y->ns)
 		return x->ns < y->ns ? 1 : -1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	return key_cmp(a, b);
 }
 
-/* Both links on sched:sched_switch, the start first; 0 or an exit status. */
+/*
+ * The start on sched:sched_switch, the end there too or (kernel stacks)
+ * at finish_task_switch(); 0 or an exit status.
+ */
 static int offcpu_attach(int map_fd, const struct trace_opts *o, pid_t child,
 			 int fd[2], const struct tp_format **fmt_out,
 			 struct probe_spec spec[2])
@@ -306,11 +322,14 @@ static int offcpu_fetch(int fd, struct offcpu_table *t)
 	}
 }
 
-/* Read the end's table into rows summed per key; 0 or -1. */
+/*
+ * Read the end's table into rows summed per key (each CPU's entry of a
+ * key is one row first, then sorted by key and added up); 0 or -1.
+ */
 static int offcpu_read(int fd, bool kstack, struct offcpu_table *t)
 {
 	struct offcpu_row *out;
-	size_t i, n = 0, j;
+	size_t i, n = 0;
 
 	if (offcpu_fetch(fd, t))
 		return -1;
@@ -324,21 +343,24 @@ static int offcpu_read(int fd, bool kstack, struct offcpu_table *t)
 	for (i = 0; i < t->r.nr_entries; i++) {
 		const struct pea_agg_entry *e = (const void *)
 			((const char *)t->buf + i * t->r.entry_size);
-		__u64 stack = kstack ? e->key[3] : 0;
 
-		for (j = 0; j < n; j++)
-			if (out[j].pid == e->key[0] && out[j].stack == stack &&
-			    !memcmp(out[j].comm, &e->key[1], 16))
-				break;
-		if (j == n) {
-			out[n].pid = e->key[0];
-			memcpy(out[n].comm, &e->key[1], 16);
-			out[n].stack = stack;
-			out[n].st = stack ? offcpu_stack(t, stack) : NULL;
-			n++;
+		out[i].pid = e->key[0];
+		memcpy(out[i].comm, &e->key[1], 16);
+		out[i].stack = kstack ? e->key[3] : 0;
+		out[i].ns = (__u64)e->sum;
+		out[i].count = e->count;
+	}
+	qsort(out, t->r.nr_entries, sizeof(*out), key_cmp);
+	for (i = 0; i < t->r.nr_entries; i++) {
+		if (n && !key_cmp(&out[n - 1], &out[i])) {
+			out[n - 1].ns += out[i].ns;
+			out[n - 1].count += out[i].count;
+			continue;
 		}
-		out[j].ns += (__u64)e->sum;
-		out[j].count += e->count;
+		out[n] = out[i];
+		out[n].st = out[n].stack ? offcpu_stack(t, out[n].stack) :
+					   NULL;
+		n++;
 	}
 	qsort(out, n, sizeof(*out), row_cmp);
 	t->rows = out;
