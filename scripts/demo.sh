@@ -4,7 +4,8 @@
 # `make demo`: build pea, boot the test guest and run /bin/pea-demo in it
 # (scripts/pea-demo.sh, or $PEA_DEMO): `pea trace` on the file-open path
 # while a small workload opens files, `pea stat`, `pea profile`, then power
-# off. The flame graph `pea profile --svg` wrote in the guest comes back
+# off; make demo fails if pea-demo does (it checks its claims, such as
+# the in-kernel histogram's count under a ring overflow). The flame graph `pea profile --svg` wrote in the guest comes back
 # on the results channel, between markers: it is written to
 # $OUT/flamegraph.svg (build/vm-demo/flamegraph.svg) and the last line
 # says where.
@@ -63,6 +64,11 @@ else
 		!skip { print; fflush() }'
 	rc=0
 	wait "$vm" || rc=$?
+	# The demo checks its claims (pea-demo exits 1 if one fails).
+	if [ "$rc" -eq 0 ] && ! grep -q '^# exit pea-demo 0$' "$OUT/results.txt"; then
+		echo "make demo: pea-demo failed ($(grep '^# exit pea-demo' "$OUT/results.txt" || echo 'no exit status'))" >&2
+		rc=1
+	fi
 	SVG=$OUT/flamegraph.svg
 	rm -f "$SVG"
 	awk '/^#### pea-demo end flamegraph.svg/ { on = 0 }

@@ -14,6 +14,14 @@
  *     starts not kept, and the 6 ends of those unpaired, on the table;
  *   - --off-cpu --pid of this process: a thread named pea-offcpu blocked
  *     6 times (a pipe read, 5 sleeps of 30 ms), at least 250 ms;
+ *   - --off-cpu --count-by kstack --folded FILE (offcputime): the same
+ *     thread's two rows, one blocked once in pipe_read() (at least 50
+ *     ms), one 5 times in do_nanosleep() (at least 100 ms), each with
+ *     the stack it blocked on from finish_task_switch(); the folded
+ *     file's nanosleep line weighted by the same time in us;
+ *   - --off-cpu --count-by kstack -- /bin/sleep 0.3: the command held
+ *     before its exec until attached, its pid the filter: its one sleep
+ *     in do_nanosleep() (at least 250 ms), no other process's rows;
  *   - usage errors: --latency with one probe, --key without --latency, a
  *     key that is no field.
  */
@@ -226,6 +234,150 @@ static void test_offcpu(void)
 	close(go_pipe[1]);
 }
 
+/* The thread's row in @out whose kstack has @func, from @from; or NULL. */
+static const char *offcpu_row(const char *from, pid_t tid, const char *func,
+			      char *row, size_t len)
+{
+	char want[64], fn[64];
+	const char *rp;
+
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"pea-offcpu\"",
+		 (int)tid);
+	snprintf(fn, sizeof(fn), "\"%s+", func);
+	for (rp = strstr(from, want); rp; rp = strstr(rp + 1, want)) {
+		snprintf(row, len, "%.*s", (int)strcspn(rp, "}") + 1, rp);
+		if (strstr(row, fn))
+			return rp;
+	}
+	return NULL;
+}
+
+static void test_offcpu_kstack(void)
+{
+	char pid[16], path[] = "/tmp/pea-offcpu.folded";
+	char *argv[] = { PT_PEA, "trace", "--off-cpu", "--pid", pid,
+			 "--count-by", "kstack", "--folded", path, "--json",
+			 "--top", "50", NULL };
+	char want[64], pr[8192] = "", sr[8192] = "", folded[1 << 16];
+	const char *h, *rp, *fl;
+	long long pns, sns, rows = 0, w = -1;
+	struct pt_proc p;
+	pthread_t th;
+	int rc;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	unlink(path);
+	if (!pt_trace_start(&p, argv)) {
+		PT_OK(0, "pea trace --off-cpu --count-by kstack starts");
+		pt_proc_close(&p);
+		return;
+	}
+	sleeper_tid = 0;
+	if (pipe(go_pipe) || pthread_create(&th, NULL, offcpu_thread, NULL))
+		pt_fatal("pipe, pthread_create");
+	while (!sleeper_tid)
+		usleep(1000);
+	usleep(100000);		/* asleep in read() */
+	if (write(go_pipe[1], "g", 1) != 1)
+		pt_fatal("write");
+	pthread_join(th, NULL);
+	rc = finish(&p);
+	PT_EQ(rc, 0, "pea trace --off-cpu --count-by kstack exits 0");
+	h = strstr(out, "{\"type\":\"offcpu\",\"by\":\"pid,comm,kstack\"");
+	PT_OK(h != NULL, "the table is by pid, comm and kernel stack");
+	if (!h)
+		h = out;
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"pea-offcpu\"",
+		 (int)sleeper_tid);
+	for (rp = strstr(h, want); rp; rp = strstr(rp + 1, want))
+		rows++;
+	PT_EQ(rows, 2, "the thread pea-offcpu (tid %d) blocked on 2 kernel stacks",
+	      (int)sleeper_tid);
+	rp = offcpu_row(h, sleeper_tid, "pipe_read", pr, sizeof(pr));
+	pns = rp ? pt_json_num(pr, "ns", -1) : -1;
+	PT_OK(rp && pt_json_num(pr, "count", -1) == 1 && pns >= 50 * MS &&
+	      pns < 2000 * MS,
+	      "its pipe read: 1 blocked period in pipe_read(), %lld ns (50 ms .. 2 s)",
+	      pns);
+	PT_OK(rp && strstr(pr, "[\"" "finish_task_switch") != NULL,
+	      "the stack's leaf is finish_task_switch: %.200s",
+	      strstr(pr, "kstack") ? strstr(pr, "kstack") : pr);
+	rp = offcpu_row(h, sleeper_tid, "do_nanosleep", sr, sizeof(sr));
+	sns = rp ? pt_json_num(sr, "ns", -1) : -1;
+	PT_OK(rp && pt_json_num(sr, "count", -1) == 5 && sns >= 100 * MS &&
+	      sns < 2000 * MS,
+	      "its 5 sleeps of 30 ms: 5 blocked periods in do_nanosleep(), %lld ns (100 ms .. 2 s)",
+	      sns);
+	PT_OK(rp && !strstr(sr, "\"pipe_read+") && !strstr(pr, "\"do_nanosleep+"),
+	      "the two stacks are apart");
+	/* Folded: comm;root...;leaf us, the sleeps' line weighted alike. */
+	memset(folded, 0, sizeof(folded));
+	PT_OK(!pt_read_file(path, folded, sizeof(folded)) && folded[0],
+	      "--folded %s written", path);
+	for (fl = folded; *fl; fl += strcspn(fl, "\n") + (fl[strcspn(fl, "\n")] != 0)) {
+		size_t n = strcspn(fl, "\n");
+		char l[8192];
+
+		snprintf(l, sizeof(l), "%.*s", (int)n, fl);
+		if (!strncmp(l, "pea-offcpu;", 11) &&
+		    strstr(l, ";do_nanosleep_[k];") &&
+		    strstr(l, ";finish_task_switch") && strrchr(l, ' ')) {
+			w = atoll(strrchr(l, ' ') + 1);
+			break;
+		}
+	}
+	PT_OK(w >= sns / 1000 && w < 2000000,
+	      "the folded line pea-offcpu;...;do_nanosleep_[k];...;finish_task_switch* weighs %lld us (the row's %lld us, more if other threads of that comm slept there)",
+	      w, sns / 1000);
+	pt_diag("%s", out);
+	pt_diag("%s", folded);
+	unlink(path);
+	close(go_pipe[0]);
+	close(go_pipe[1]);
+}
+
+static void test_offcpu_cmd(void)
+{
+	char *argv[] = { PT_PEA, "trace", "--off-cpu", "--count-by", "kstack",
+			 "--json", "--", "/bin/sleep", "0.3", NULL };
+	char want[64], row[8192] = "";
+	const char *h, *rp, *e;
+	long long ns, rows = 0, mine = 0;
+	int rc, pid = -1;
+
+	rc = pt_run(argv, out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 0, "pea trace --off-cpu -- /bin/sleep 0.3 exits 0");
+	e = strstr(err, "pea: /bin/sleep (pid ");
+	if (e)
+		pid = atoi(e + strlen("pea: /bin/sleep (pid "));
+	PT_OK(e && pid > 0 && strstr(e, ") exited with status 0\n"),
+	      "it says the command (pid %d) exited with status 0: %s", pid,
+	      err);
+	h = strstr(out, "{\"type\":\"offcpu\",\"by\":\"pid,comm,kstack\"");
+	if (!h)
+		h = out;
+	snprintf(want, sizeof(want), "{\"pid\":%d,", pid);
+	for (rp = strstr(h, "{\"pid\":"); rp; rp = strstr(rp + 1, "{\"pid\":")) {
+		rows++;
+		mine += !strncmp(rp, want, strlen(want));
+	}
+	PT_OK(rows >= 1 && mine == rows,
+	      "every row is the command's (pid %d): %lld of %lld", pid, mine,
+	      rows);
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"sleep\"", pid);
+	for (rp = strstr(h, want); rp; rp = strstr(rp + 1, want)) {
+		snprintf(row, sizeof(row), "%.*s", (int)strcspn(rp, "}") + 1, rp);
+		if (strstr(row, "\"do_nanosleep+"))
+			break;
+	}
+	ns = rp ? pt_json_num(row, "ns", -1) : -1;
+	PT_OK(rp && pt_json_num(row, "count", -1) == 1 && ns >= 250 * MS &&
+	      ns < 2000 * MS,
+	      "sleep 0.3 blocked once in do_nanosleep(): %lld periods, %lld ns (250 ms .. 2 s)",
+	      rp ? pt_json_num(row, "count", -1) : -1, ns);
+	pt_diag("%s", out);
+}
+
 static void test_usage(void)
 {
 	char *one[] = { PT_PEA, "trace", "--latency", "tp:sched:sched_switch",
@@ -234,6 +386,8 @@ static void test_usage(void)
 			  "tp:sched:sched_switch", NULL };
 	char *offp[] = { PT_PEA, "trace", "--off-cpu", "tp:sched:sched_switch",
 			 NULL };
+	char *offpid[] = { PT_PEA, "trace", "--off-cpu", "--pid", "1", "--",
+			   "/bin/true", NULL };
 	char *badkey[] = { PT_PEA, "trace", "--latency", "--key", "nosuch",
 			   "tp:sched:sched_wakeup", "tp:sched:sched_switch", NULL };
 
@@ -249,6 +403,10 @@ static void test_usage(void)
 	      "--off-cpu with a PROBE: usage error");
 	PT_OK(strstr(err, "--off-cpu takes no PROBE") != NULL,
 	      "it says why: %s", err);
+	PT_EQ(pt_run(offpid, out, sizeof(out), err, sizeof(err), NULL, NULL), 2,
+	      "--off-cpu --pid 1 -- CMD: usage error");
+	PT_OK(strstr(err, "--off-cpu: --pid or -- CMD, not both") != NULL,
+	      "it says why: %s", err);
 	PT_EQ(pt_run(badkey, out, sizeof(out), err, sizeof(err), NULL, NULL), 2,
 	      "--key nosuch: usage error");
 	PT_OK(strstr(err, "--key 'nosuch': tp:sched:sched_wakeup has no field 'nosuch'") != NULL,
@@ -262,6 +420,8 @@ int main(void)
 	test_runqlat();
 	test_overflow();
 	test_offcpu();
+	test_offcpu_kstack();
+	test_offcpu_cmd();
 	test_usage();
 	return pt_done();
 }

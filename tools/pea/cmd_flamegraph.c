@@ -23,7 +23,7 @@ static const char flamegraph_help[] =
 "summed. See docs/flamegraphs.md.\n"
 "\n"
 "  --title TITLE   the graph's title (default: Flame graph)\n"
-"  --unit UNIT     what a weight counts (default: samples; 'ns' for\n"
+"  --unit UNIT     what a weight counts (default: samples; 'us' for\n"
 "                  off-CPU time)\n"
 "\n"
 "Exit status: 0 when written, 1 if the input does not parse (the line is\n"

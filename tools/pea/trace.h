@@ -65,6 +65,7 @@ struct trace_opts {
 	double interval;		/* --interval (0: at the end only) */
 	bool events;			/* --events */
 	bool off_cpu;			/* --off-cpu: no PROBE (trace_offcpu.c) */
+	bool off_cpu_kstack;		/* with --count-by kstack or --folded */
 	struct probe_opts defaults;	/* given before the first PROBE */
 	struct ksyms *ksyms;		/* with --kstack: the kernel's symbols */
 	struct usyms *usyms;		/* with --ustack: processes' symbols */

@@ -736,11 +736,19 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		pos++;
 	}
 	if (o->off_cpu) {
-		/* Its own probes; --pid, --duration, --top and --json. */
-		if (o->nprobes || o->agg.nhist || o->agg.ncount ||
+		/*
+		 * Its own probes; --pid, --duration, --top, --json, and
+		 * --count-by kstack and --folded FILE for kernel stacks.
+		 */
+		o->off_cpu_kstack = o->agg.folded || count_by_kstack(o, -1);
+		if (o->nprobes || o->agg.nhist ||
+		    o->agg.ncount > (o->off_cpu_kstack ? 1 : 0) ||
+		    (o->agg.ncount && !count_by_kstack(o, -1)) ||
 		    o->agg.latency || o->output || o->flight || o->count ||
 		    o->interval || o->events || o->defaults.set & ~PO_PID)
-			return tool_usage("trace", "--off-cpu takes no PROBE and, besides --pid, --duration, --top and --json, no other option");
+			return tool_usage("trace", "--off-cpu takes no PROBE and, besides --pid or -- CMD, --duration, --top, --json, --count-by kstack and --folded FILE, no other option");
+		if (o->cmd && o->defaults.pid)
+			return tool_usage("trace", "--off-cpu: --pid or -- CMD, not both (-- CMD traces the command's process)");
 		return 0;
 	}
 	if (!o->nprobes)
