@@ -351,10 +351,9 @@ struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 		}
 		if (pea_fetch_reads(f))
 			fs->mem_read = true;
-		if (f->base == PEA_FETCH_BASE_CTX && !fs->pid_ns) {
-			fs->pid_ns = get_pid_ns(task_active_pid_ns(current));
-			fs->user_ns = get_user_ns(current_user_ns());
-		}
+		if (f->base == PEA_FETCH_BASE_CTX &&
+		    (f->arg == PEA_FETCH_CTX_UID || f->arg == PEA_FETCH_CTX_GID))
+			fs->mem_read = true;
 		/* A read no user bit marks may be of kernel memory. */
 		if (!(kind & PEA_FETCH_KIND_USER) &&
 		    (pea_fetch_read_mask(f) & ~f->user))
@@ -364,7 +363,7 @@ struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 			data;
 	return fs;
 fail:
-	pea_fetch_free(fs);
+	kfree(fs);
 	return ERR_PTR(err);
 }
 
@@ -385,10 +384,6 @@ size_t pea_fetch_size(const struct pea_fetch_set *fs)
  */
 void pea_fetch_free(struct pea_fetch_set *fs)
 {
-	if (fs && fs->pid_ns) {
-		put_pid_ns(fs->pid_ns);
-		put_user_ns(fs->user_ns);
-	}
 	kfree(fs);
 }
 
@@ -425,11 +420,14 @@ static u64 pea_task_cgroup_id(struct task_struct *task)
 }
 
 /*
- * A PEA_FETCH_BASE_CTX value of the current task into @dst. The comm is
- * copied as the record's is (strscpy_pad(), which stops at the NUL the
- * 16 bytes always hold).
+ * A PEA_FETCH_BASE_CTX value of the current task into @dst: ids in
+ * @pid_ns, the link's (its attacher's); uids and gids in the initial user
+ * namespace, the attacher's (attaching a probe takes capable(), which no
+ * task of another user namespace has). The comm is copied as the
+ * record's is (strscpy_pad(), which stops at the NUL the 16 bytes always
+ * hold).
  */
-static u32 pea_fetch_ctx(const struct pea_fetch_set *fs,
+static u32 pea_fetch_ctx(struct pid_namespace *pid_ns,
 			 const struct pea_fetch *f, u8 *dst,
 			 struct pea_fetch_value *v)
 {
@@ -450,16 +448,16 @@ static u32 pea_fetch_ctx(const struct pea_fetch_set *fs,
 		memcpy(dst, comm, x);
 		return x;
 	case PEA_FETCH_CTX_TID:
-		x = task_pid_nr_ns(task, fs->pid_ns);
+		x = task_pid_nr_ns(task, pid_ns);
 		break;
 	case PEA_FETCH_CTX_PID:
-		x = task_tgid_nr_ns(task, fs->pid_ns);
+		x = task_tgid_nr_ns(task, pid_ns);
 		break;
 	case PEA_FETCH_CTX_UID:
-		x = from_kuid_munged(fs->user_ns, current_uid());
+		x = from_kuid_munged(&init_user_ns, current_uid());
 		break;
 	case PEA_FETCH_CTX_GID:
-		x = from_kgid_munged(fs->user_ns, current_gid());
+		x = from_kgid_munged(&init_user_ns, current_gid());
 		break;
 	case PEA_FETCH_CTX_CGROUP:
 		x = pea_task_cgroup_id(task);
@@ -476,7 +474,7 @@ static u32 pea_fetch_ctx(const struct pea_fetch_set *fs,
  * Evaluate @f into @dst (room for its maximum plus a NUL probe) and
  * describe it in @v. Return the value's length.
  */
-static u32 pea_fetch_one(const struct pea_fetch_set *fs,
+static u32 pea_fetch_one(struct pid_namespace *pid_ns,
 			 const struct pea_fetch *f, struct pt_regs *regs,
 			 const u64 *args, s64 ret, bool user, u8 *dst,
 			 struct pea_fetch_value *v)
@@ -489,7 +487,7 @@ static u32 pea_fetch_one(const struct pea_fetch_set *fs,
 
 	switch (f->base) {
 	case PEA_FETCH_BASE_CTX:
-		return pea_fetch_ctx(fs, f, dst, v);
+		return pea_fetch_ctx(pid_ns, f, dst, v);
 	case PEA_FETCH_BASE_ARG:
 		a = args[f->arg];
 		break;
@@ -596,6 +594,7 @@ void pea_fetch_prefault(const struct pea_fetch_set *fs, struct pt_regs *regs,
  * @args: the six arguments at entry
  * @ret: the return value (returns), else 0
  * @user: a uprobe's hit: every read is of user memory
+ * @pid_ns: the link's pid namespace, which context ids are given in
  * @block: a buffer of pea_fetch_buf_get()
  *
  * Each value starts at an 8-byte boundary of the block, the bytes between
@@ -605,7 +604,8 @@ void pea_fetch_prefault(const struct pea_fetch_set *fs, struct pt_regs *regs,
  * Return: the block's size (struct pea_fetch_block.size).
  */
 u32 pea_fetch_eval(const struct pea_fetch_set *fs, struct pt_regs *regs,
-		   const u64 *args, s64 ret, bool user, void *block)
+		   const u64 *args, s64 ret, bool user,
+		   struct pid_namespace *pid_ns, void *block)
 {
 	struct pea_fetch_block *b = block;
 	u32 off = struct_size(b, values, fs->nr), i, len;
@@ -620,7 +620,7 @@ u32 pea_fetch_eval(const struct pea_fetch_set *fs, struct pt_regs *regs,
 		v->status = PEA_FETCH_OK;
 		v->step = 0;
 		v->reserved = 0;
-		len = pea_fetch_one(fs, &fs->f[i], regs, args, ret, user,
+		len = pea_fetch_one(pid_ns, &fs->f[i], regs, args, ret, user,
 				    dst, v);
 		v->len = len;
 		memset(dst + len, 0, ALIGN(len, 8) - len);

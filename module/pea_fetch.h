@@ -12,7 +12,6 @@
 
 struct pt_regs;
 struct pid_namespace;
-struct user_namespace;
 
 /**
  * struct pea_fetch_set - a probe's fetches, checked
@@ -20,18 +19,17 @@ struct user_namespace;
  * @block_max:   the largest struct pea_fetch_block they write
  * @mem_read:    whether any fetch reads memory (user or kernel)
  * @kernel_read: whether a read may be of kernel memory
- * @pid_ns:      with a PEA_FETCH_BASE_CTX fetch: the attacher's pid
- *               namespace, which its ids are in (a reference); else NULL
- * @user_ns:     the same for its user namespace
  * @f:           the fetches, as the attacher gave them
+ *
+ * @mem_read also marks a context value that only a BPF program gets at a
+ * kprobe (the uid and gid: bpf_get_current_uid_gid()), so that it takes
+ * what a memory read takes there: CAP_BPF and CAP_PERFMON.
  */
 struct pea_fetch_set {
 	u32 nr;
 	u32 block_max;
 	bool mem_read;
 	bool kernel_read;
-	struct pid_namespace *pid_ns;
-	struct user_namespace *user_ns;
 	struct pea_fetch f[];
 };
 
@@ -52,7 +50,8 @@ u32 pea_fetch_width(u8 type);
 void pea_fetch_prefault(const struct pea_fetch_set *fs, struct pt_regs *regs,
 			const u64 *args, s64 ret);
 u32 pea_fetch_eval(const struct pea_fetch_set *fs, struct pt_regs *regs,
-		   const u64 *args, s64 ret, bool user, void *block);
+		   const u64 *args, s64 ret, bool user,
+		   struct pid_namespace *pid_ns, void *block);
 int pea_fetch_init(void);
 void pea_fetch_exit(void);
 void *pea_fetch_buf_get(void);

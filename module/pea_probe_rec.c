@@ -122,7 +122,7 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 			goto out;
 		}
 		flen = pea_fetch_eval(l->fetch, regs, args, ret,
-				      flags & PEA_REC_F_UPROBE, fb);
+				      flags & PEA_REC_F_UPROBE, l->pid_ns, fb);
 		/* The predicate decides before anything is reserved. */
 		if (l->pred && !pea_pred_eval(l->pred, l->fetch, fb)) {
 			this_cpu_inc(l->stats->filtered);

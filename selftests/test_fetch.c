@@ -501,6 +501,15 @@ static int perm_child(void *arg)
 	e = attach_errno(a);
 	pt_diag("perm: ctx.comm: %d", e);
 	bad |= (e != 0) << 4;
+	/* The uid and gid: only a BPF program gets them at a kprobe. */
+	f = fx(PEA_FETCH_BASE_CTX, PEA_FETCH_CTX_UID, PEA_FETCH_U32, 0, 0);
+	e = attach_errno(a);
+	pt_diag("perm: ctx.uid: %d", e);
+	bad |= (e != EPERM) << 5;
+	f.arg = PEA_FETCH_CTX_GID;
+	e = attach_errno(a);
+	pt_diag("perm: ctx.gid: %d", e);
+	bad |= (e != EPERM) << 6;
 	return bad;
 }
 
@@ -526,6 +535,14 @@ static int perm_bpf_child(void *arg)
 	a.capture_len = 8;
 	a.capture_flags = PEA_CAPTURE_USER;
 	bad |= (attach_errno(a) != 0) << 3;
+	a.capture_mode = PEA_CAPTURE_NONE;
+	a.capture_len = 0;
+	a.capture_flags = 0;
+	a.capture_arg = 0;
+	f = fx(PEA_FETCH_BASE_CTX, PEA_FETCH_CTX_UID, PEA_FETCH_U32, 0, 0);
+	a.fetches = (uintptr_t)&f;
+	a.nr_fetches = 1;
+	bad |= (attach_errno(a) != 0) << 4;
 	return bad;
 }
 
@@ -537,9 +554,9 @@ static void test_perm(void)
 	/* Debian's paranoid 3 lets only CAP_SYS_ADMIN attach a kprobe. */
 	PT_EQ(pt_perm_write_int(path, 2), 0, "perf_event_paranoid 2");
 	PT_EQ(pt_in_child(perm_child, NULL), 0,
-	      "CAP_PERFMON only: a kernel read, a user-marked read and a user capture EPERM, a register and a context value attach");
+	      "CAP_PERFMON only: a kernel read, a user-marked read, a user capture, ctx.uid and ctx.gid EPERM, a register and ctx.comm attach");
 	PT_EQ(pt_in_child(perm_bpf_child, NULL), 0,
-	      "CAP_PERFMON and CAP_BPF: each of them attaches");
+	      "CAP_PERFMON and CAP_BPF: each of them attaches, ctx.uid too");
 	pt_perm_write_int(path, old);
 }
 

@@ -196,10 +196,13 @@ static void test_filter(void)
 	      "filter: exactly the first and the third open (got %s)", out);
 }
 
+static void expect_usage(char **argv, const char *msg, const char *what);
+
 /* ---- ctx.NAME: the task that hit the probe ---- */
 
 #define CTX_CG		"/tmp/pea-cg2t"
 #define CTX_CG_DIR	CTX_CG "/d"
+#define CTX_CG_LONG	CTX_CG_DIR "/a-cgroup-name-as-long-as-a-container-runtime-would-make-it-0123456789"
 
 static int ctx_move(const char *procs)
 {
@@ -276,7 +279,27 @@ static void test_ctx(void)
 	rc = finish(&p);
 	PT_OK(rc == 0 && strstr(out, cg),
 	      "ctx.cgroup == \"%s\": the open in it (got %s)", CTX_CG_DIR, out);
+	/* A path longer than a string operand: only its id goes down. */
+	PT_OK(!mkdir(CTX_CG_LONG, 0755) && !ctx_move(CTX_CG_LONG "/cgroup.procs"),
+	      "ctx: a cgroup of an %zu-byte path", strlen(CTX_CG_LONG));
+	h.fh.handle_bytes = 64;
+	id = 0;
+	if (!name_to_handle_at(AT_FDCWD, CTX_CG_LONG, &h.fh, &mnt, 0))
+		memcpy(&id, h.fh.f_handle, 8);
+	snprintf(cg, sizeof(cg), "%llu", (unsigned long long)id);
+	PT_OK(start(&p, OPEN, (char *[]){ "ctx.cgroup", "--filter",
+		    "ctx.cgroup == \"" CTX_CG_LONG "\"", "--count", "1", NULL }),
+	      "ctx: attached with the long cgroup path");
+	openat2_how(FILE1, O_PATH, 0);
+	rc = finish(&p);
+	PT_OK(rc == 0 && strstr(out, cg),
+	      "ctx.cgroup == the long path: the open in it (got %s%s)", out, err);
+	expect_usage((char *[]){ PT_PEA, "trace", OPEN, "--filter",
+		     "ctx.cgroup == \"" CTX_CG_DIR "/cgroup.procs\"", NULL },
+		     OPEN ": --filter: '" CTX_CG_DIR "/cgroup.procs' is a file, not a cgroup directory",
+		     "ctx.cgroup: a file of a cgroup");
 	ctx_move(CTX_CG "/cgroup.procs");
+	rmdir(CTX_CG_LONG);
 	rmdir(CTX_CG_DIR);
 	umount(CTX_CG);
 }

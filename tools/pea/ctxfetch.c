@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include "ctxfetch.h"
 
@@ -71,8 +72,14 @@ int ctxfetch_cgroup_id(const char *path, __u64 *id, char *why, size_t len)
 		char buf[sizeof(struct file_handle) + 64];
 	} h;
 	struct statfs st;
+	struct stat sb;
 	int mount_id, err;
 
+	if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+		snprintf(why, len, "'%s' is a file, not a cgroup directory",
+			 path);
+		return -ENOTDIR;
+	}
 	if (statfs(path, &st)) {
 		err = errno;
 		snprintf(why, len, "cgroup '%s': %s", path, strerror(err));

@@ -21,6 +21,7 @@
  * pending, each a clear error here.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,27 +270,31 @@ static int number_value(struct parser *p, const struct kfetch *k,
 
 /*
  * ctx.cgroup == "/sys/fs/cgroup/PATH": the directory's cgroup id, as
- * bpftrace's cgroupid("PATH") and perf's -G.
+ * bpftrace's cgroupid("PATH") and perf's -G. The path may be long (a
+ * container's): only its 8-byte id goes to the kernel.
  */
 static int cgroup_value(struct parser *p, struct pea_pred *pr)
 {
-	__u8 cmp = pr->cmp;
-	char why[512];
+	char path[PATH_MAX], why[PATH_MAX + 128];
+	size_t n = 0;
 	__u64 id;
-	int err;
 
-	pr->cmp = PEA_TP_OP_EQ;
-	err = string_value(p, pr);
-	if (err)
-		return err;
-	if (cmp != PEA_TP_OP_EQ && cmp != PEA_TP_OP_NE)
+	if (pr->cmp != PEA_TP_OP_EQ && pr->cmp != PEA_TP_OP_NE)
 		return fail(p, "%s", "ctx.cgroup takes == and != with a path");
-	if (pr->cmp != PEA_TP_OP_EQ)
-		return fail(p, "%s", "a cgroup path is a directory, not a glob");
-	if (ctxfetch_cgroup_id(pr->str, &id, why, sizeof(why)))
+	p->s++;		/* the opening quote */
+	while (*p->s && *p->s != '"') {
+		if (*p->s == '\\' && p->s[1])
+			p->s++;
+		if (n + 1 == sizeof(path))
+			return fail(p, "%s", "a cgroup path longer than PATH_MAX");
+		path[n++] = *p->s++;
+	}
+	path[n] = '\0';
+	if (*p->s != '"')
+		return fail(p, "%s", "a string without its closing \"");
+	p->s++;
+	if (ctxfetch_cgroup_id(path, &id, why, sizeof(why)))
 		return fail(p, "%s", why);
-	memset(pr->str, 0, sizeof(pr->str));
-	pr->cmp = cmp;
 	pr->value = id;
 	return 0;
 }

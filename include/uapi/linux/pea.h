@@ -1387,15 +1387,18 @@ struct pea_lat_info {
  * struct pea_fetch.arg of PEA_FETCH_BASE_CTX: what the task that hit the
  * probe is, as bpf_get_current_comm(), _pid_tgid(), _uid_gid() and
  * _cgroup_id() give a tracing program. Such a fetch reads no memory: no
- * deref, no flags, no offsets, @user 0; it needs nothing beyond the
- * probe's own rule (a task's ids, comm and cgroup are in /proc to all).
- * COMM takes PEA_FETCH_STR (@size bytes kept at most, of at most 15);
- * the others any integer type (cut to its width).
+ * deref, no flags, no offsets, @user 0. The comm, ids, cgroup and CPU
+ * need nothing beyond the probe's own rule (perf's samples carry them:
+ * PERF_SAMPLE_TID, _CPU, _CGROUP, attr.comm); at a kprobe the uid and gid,
+ * which only a BPF program gets there, need CAP_BPF and CAP_PERFMON as a
+ * memory read does (EPERM). COMM takes PEA_FETCH_STR (@size bytes kept
+ * at most, of at most 15); the others any integer type (cut to its
+ * width).
  */
 #define PEA_FETCH_CTX_COMM	1	/* the task's comm */
 #define PEA_FETCH_CTX_TID	2	/* thread id, attacher's pid ns (0: not in it) */
 #define PEA_FETCH_CTX_PID	3	/* process id (tgid), the same */
-#define PEA_FETCH_CTX_UID	4	/* real uid, attacher's user ns (65534: unmapped) */
+#define PEA_FETCH_CTX_UID	4	/* real uid, initial user namespace */
 #define PEA_FETCH_CTX_GID	5	/* real gid, the same */
 #define PEA_FETCH_CTX_CGROUP	6	/* cgroup v2 id (its directory's file handle) */
 #define PEA_FETCH_CTX_CPU	7	/* the CPU of the hit */
