@@ -59,8 +59,32 @@ bool pea_link_filtered_cpu(struct pea_link *l)
 }
 
 /**
+ * pea_link_excluded() - whether the map excludes the task that hit
+ * @l: the link
+ *
+ * PEA_MAP_IOC_EXCLUDE_TGID: a hit in task context of the excluded
+ * process. An interrupt, softirq or NMI that lands on it is not that
+ * process's doing (a timer, another task's packet) and is kept. Not
+ * counted: the callers count it, or counted it at entry.
+ *
+ * Return: true if the hit is to be skipped.
+ */
+bool pea_link_excluded(struct pea_link *l)
+{
+	struct pid *ex = READ_ONCE(l->map->exclude_tgid);
+
+	/*
+	 * Compared, never dereferenced: the map holds it while links run.
+	 * The task's own pointer is read once: a group leader being reaped
+	 * while it still runs has it cleared by detach_pid().
+	 */
+	return ex && in_task() &&
+	       READ_ONCE(current->signal->pids[PIDTYPE_TGID]) == ex;
+}
+
+/**
  * pea_link_filtered_tgid() - whether the tgid filter, or the map's
- * excluded process (PEA_MAP_IOC_EXCLUDE_TGID), rejects this hit
+ * excluded process, rejects this hit
  * @l: the link
  *
  * Counts a rejected hit in the link's filtered counter.
@@ -69,12 +93,9 @@ bool pea_link_filtered_cpu(struct pea_link *l)
  */
 bool pea_link_filtered_tgid(struct pea_link *l)
 {
-	struct pid *ex = READ_ONCE(l->map->exclude_tgid);
-
-	/* Compared, never dereferenced: the map holds it while links run. */
 	if ((l->filter_tgid &&
 	     task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid) ||
-	    (ex && task_tgid(current) == ex)) {
+	    pea_link_excluded(l)) {
 		this_cpu_inc(l->stats->filtered);
 		return true;
 	}

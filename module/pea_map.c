@@ -360,6 +360,9 @@ static long pea_map_exclude_tgid(struct pea_map *map, const void __user *uarg)
 	struct pid *pid;
 	s32 nr;
 
+	/* A read-only map's fd changes nothing of it, as delete. */
+	if (map->map_flags & PEA_F_RDONLY)
+		return -EPERM;
 	if (copy_from_user(&nr, uarg, sizeof(nr)))
 		return -EFAULT;
 	if (nr < 0)
@@ -372,10 +375,12 @@ static long pea_map_exclude_tgid(struct pea_map *map, const void __user *uarg)
 		rcu_read_unlock();
 		if (!pid)
 			return -ESRCH;
-		/* A thread's id names its thread, not a process. */
+		/* A thread's id names no process: EINVAL, as pidfd_open(). */
 		if (!pid_has_task(pid, PIDTYPE_TGID)) {
+			bool thread = pid_has_task(pid, PIDTYPE_PID);
+
 			put_pid(pid);
-			return -ESRCH;
+			return thread ? -EINVAL : -ESRCH;
 		}
 	}
 	if (cmpxchg(&map->exclude_tgid, NULL, pid)) {

@@ -151,11 +151,16 @@ static struct pea_link *pea_uc_link(struct uprobe_consumer *uc)
 	return &container_of(uc, struct pea_uprobe_link, uc)->link;
 }
 
-/* The tgid filter, without counting: for returns, counted at entry. */
+/*
+ * The tgid filter and the map's excluded process, without counting: for
+ * returns, counted at entry (a return of a call filtered there is no
+ * miss), and before faulting in what fetches read.
+ */
 static bool pea_uprobe_other_tgid(struct pea_link *l)
 {
-	return l->filter_tgid &&
-	       task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid;
+	return (l->filter_tgid &&
+		task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid) ||
+	       pea_link_excluded(l);
 }
 
 static int pea_uprobe_handler(PEA_UPROBE_HANDLER_ARGS(uc, regs))

@@ -5,8 +5,9 @@
  * syscalls:sys_enter_getppid (one attached before the ioctl, one after)
  * record none of its calls, each counted as filtered, and every call of
  * a child; a child excluded by its pid, the other way round. Errnos:
- * EBUSY for a second ioctl, EINVAL for a negative id, ESRCH for no such
- * process and for a thread's id, EFAULT for a bad pointer.
+ * EBUSY for a second ioctl, EINVAL for a negative id and for a thread's
+ * id (as pidfd_open()), ESRCH for no such process, EFAULT for a bad
+ * pointer. More cases: test_exclude_ctx.
  */
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -165,9 +166,16 @@ out:
 		close(tp);
 }
 
+static int thread_go[2];
+
+/* A thread that lives until told: its id names a live thread. */
 static void *thread_fn(void *arg)
 {
+	char c;
+
 	*(pid_t *)arg = (pid_t)syscall(SYS_gettid);
+	if (read(thread_go[0], &c, 1) != 1)
+		return NULL;
 	return NULL;
 }
 
@@ -182,9 +190,18 @@ static void test_errnos(void)
 		return;
 	PT_EQ(exclude(m, -1), EINVAL, "a negative id: EINVAL");
 	PT_EQ(exclude(m, 0x3ffffff0), ESRCH, "no such process: ESRCH");
-	if (!pthread_create(&t, NULL, thread_fn, &tid))
+	if (pipe(thread_go) || pthread_create(&t, NULL, thread_fn, &tid)) {
+		PT_OK(0, "a thread");
+	} else {
+		while (!__atomic_load_n(&tid, __ATOMIC_ACQUIRE))
+			usleep(1000);
+		PT_EQ(exclude(m, tid), EINVAL,
+		      "a live thread's id (%d): EINVAL, as pidfd_open()", tid);
+		if (write(thread_go[1], "g", 1) != 1)
+			pt_diag("thread: no go");
 		pthread_join(t, NULL);
-	PT_EQ(exclude(m, tid), ESRCH, "a thread's id (%d): ESRCH", tid);
+		PT_EQ(exclude(m, tid), ESRCH, "an exited thread's id: ESRCH");
+	}
 	PT_EQ(ioctl(m, PEA_MAP_IOC_EXCLUDE_TGID, (void *)8) ? errno : 0,
 	      EFAULT, "a bad pointer: EFAULT");
 	PT_EQ(exclude(m, getpid()), 0, "this process by its pid");

@@ -254,11 +254,19 @@ static int trace_setup(struct tracer *t)
 		return PEA_EXIT_ERR;
 	}
 	t->map_fd = fd;
-	/* The tool's own reads and writes stay out of what it traces. */
-	if (!t->o.include_self) {
+	/*
+	 * The tool's own reads and writes stay out of what it traces; not
+	 * with --latency, whose pairs (a wakeup, a switch) have pea as the
+	 * other side as often as any task.
+	 */
+	if (!t->o.include_self && !t->o.agg.latency) {
 		__s32 self = 0;
 
-		if (ioctl(fd, PEA_MAP_IOC_EXCLUDE_TGID, &self)) {
+		if (!ioctl(fd, PEA_MAP_IOC_EXCLUDE_TGID, &self)) {
+			/* excluded */
+		} else if (errno == ENOTTY) {
+			fprintf(stderr, "pea: the loaded pea module is older than this tool: pea's own events are traced too (reload the module)\n");
+		} else {
 			tool_explain_dev_error("excluding the tool's process",
 					       -errno);
 			return PEA_EXIT_ERR;

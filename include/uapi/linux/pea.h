@@ -194,16 +194,19 @@ struct pea_event_stats {
 #define PEA_MAP_IOC_INFO	_IOR(PEA_IOC_MAGIC, 0x13, struct pea_map_info)
 
 /*
- * PEA_MAP_IOC_EXCLUDE_TGID: hits in one process are recorded by no link of
- * this map, attached now or later (kprobes, kretprobes, tracepoints,
- * uprobes, uretprobes, samplers; a netfilter hook has no task), and count
- * as the link's filtered hits; a tracer's own reads and writes stay out of
- * what it traces. The argument: a pointer to the process id (__s32) in the
- * caller's pid namespace, 0 for the caller's own process. The process is
- * kept as its struct pid, so the exclusion follows it (not a later holder
- * of the number) for the map's life. Once per map: EBUSY after that;
- * ESRCH for no such process, EINVAL for a negative id. It takes nothing
- * beyond the map fd: it only narrows what the map records.
+ * PEA_MAP_IOC_EXCLUDE_TGID: hits in task context of one process are
+ * recorded by no link of this map, attached now or later (kprobes,
+ * kretprobes, tracepoints, uprobes, uretprobes), and count as the link's
+ * filtered hits (a uretprobe's return, not as missed); a tracer's own
+ * reads and writes stay out of what it traces. Interrupts, softirqs and
+ * NMIs that land on the process (samplers' samples among them) are not
+ * its doing and are recorded. The argument: a pointer to the process id
+ * (__s32) in the caller's pid namespace, 0 for the caller's own process.
+ * The process is kept as its struct pid, so the exclusion follows it (not
+ * a later holder of the number) for the map's life. Once per map: EBUSY
+ * after that; ESRCH for no such process, EINVAL for a negative id or a
+ * thread's (as pidfd_open()), EPERM on a PEA_F_RDONLY map. It takes
+ * nothing beyond the map fd: it only narrows what the map records.
  */
 #define PEA_MAP_IOC_EXCLUDE_TGID _IOW(PEA_IOC_MAGIC, 0x44, __s32)
 
