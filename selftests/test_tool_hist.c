@@ -28,7 +28,9 @@
  *   - --count-by kstack (stackcount): one stack, counted exactly, from
  *     __x64_sys_getppid down through do_syscall_64; --kstack given after
  *     one probe gives stacks to its events only;
- *   - usage errors exit 2 and name what is allowed.
+ *   - usage errors that need the kernel (a tracepoint's fields, a
+ *     function's parameters) exit 2 and name what is allowed; those of the
+ *     command line alone are the host's (selftests/host/test_tool_usage.sh).
  */
 #include <dirent.h>
 #include <sys/prctl.h>
@@ -1228,12 +1230,13 @@ static void usage(char *const argv[], const char *msg)
 		pt_diag("rc %d, stderr: %s", rc, err);
 }
 
+/*
+ * What needs the kernel: a tracepoint's fields (tracefs), a function's
+ * parameters (BTF). The usage errors of the command line alone are the
+ * host's (selftests/host/test_tool_usage.sh).
+ */
 static void test_usage(void)
 {
-	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2", "--hist",
-		"latency", NULL }, "only a kretprobe or uretprobe has a latency");
-	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2", "--hist",
-		"ret", NULL }, "only a kretprobe or uretprobe has a return value");
 	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2", "--hist",
 		"nope", NULL }, "--hist allows latency or ret");
 	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2", "--hist",
@@ -1244,31 +1247,6 @@ static void test_usage(void)
 		"--count-by", "nope", NULL }, "has no field 'nope'");
 	usage((char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
 		"--hist", "arg0", NULL }, "has no arguments");
-	usage((char *[]){ PT_PEA, "trace", "netfilter:ipv4:LOCAL_IN",
-		"--count-by", "kstack", NULL }, "has no kernel stacks");
-	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
-		"--interval", "1", NULL }, "go with --hist or --count-by");
-	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2", "--hist",
-		"arg0", "--interval", "0", NULL }, "--interval '0'");
-	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
-		"--count-by", "comm", "--top", "0", NULL }, "--top '0'");
-	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
-		"--count-by", "comm", "--max-keys", "2000000", NULL },
-		"--max-keys '2000000': 1..1048576");
-	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2", "--hist",
-		"arg0", "--top", "3", NULL }, "go with --count-by");
-	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2", "--hist",
-		"arg0", "-F", "--interval", "1", NULL },
-		"--interval does not go with --flight-recorder");
-	usage((char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2", "--hist",
-		"arg0", "--events", "-q", NULL }, "contradict");
-	/* A default must suit every probe; after a PROBE only that one. */
-	usage((char *[]){ PT_PEA, "trace", "--hist", "latency",
-		"kretprobe:__x64_sys_getppid", "kprobe:do_sys_openat2", NULL },
-		"kprobe:do_sys_openat2 is not one");
-	usage((char *[]){ PT_PEA, "trace", "kretprobe:__x64_sys_getppid",
-		"kprobe:do_sys_openat2", "--hist", "ret", NULL },
-		"only a kretprobe or uretprobe has a return value");
 }
 
 int main(int argc, char **argv)
