@@ -247,10 +247,9 @@ static void run_free(struct run *r)
 	r->n = 0;
 }
 
-/* SIGINT the tool and collect its stdout to EOF and its exit status. */
-static void run_finish(struct pt_proc *p, struct run *r)
+/* Collect a stopping tool's stdout to EOF and its exit status. */
+static void run_collect(struct pt_proc *p, struct run *r)
 {
-	kill(p->pid, SIGINT);
 	while (pt_proc_line(p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
 		if (r->n < MAX_LINES)
 			r->lines[r->n++] = strdup(line);
@@ -258,6 +257,13 @@ static void run_finish(struct pt_proc *p, struct run *r)
 	pt_proc_drain_err(p);
 	r->rc = pt_proc_wait(p);
 	pt_proc_close(p);
+}
+
+/* SIGINT the tool and collect its stdout to EOF and its exit status. */
+static void run_finish(struct pt_proc *p, struct run *r)
+{
+	kill(p->pid, SIGINT);
+	run_collect(p, r);
 }
 
 /* The @k-th (from 0) line of @type, or NULL. */
@@ -842,45 +848,67 @@ static int shadow_collect(struct shadow_tp *tp, int max)
 	return n;
 }
 
+/*
+ * One session of test_shadow_all(). Its tracepoints' detaches each wait
+ * for an RCU grace period (hundreds of them, tens of milliseconds each on
+ * PREEMPT_RT): SHADOW_PAR sessions run side by side and stop together.
+ */
+#define SHADOW_PAR	4
+
+struct shadow_session {
+	char *argv[3 * SHADOW_TABLES + 8];
+	struct pt_proc p;
+	struct run r;
+	int tables, num;
+};
+
 static void test_shadow_all(void)
 {
 	static struct shadow_tp tp[SHADOW_MAX];
-	char *argv[3 * SHADOW_TABLES + 8];
-	int total, runs = 0, failed = 0, bad = 0, argc, tables, i, j, k;
-	struct pt_proc p;
-	struct run r;
+	static struct shadow_session ss[SHADOW_PAR];
+	int total, runs = 0, failed = 0, bad = 0, argc, i, j, k, m, ns;
+	struct shadow_session *s;
 
 	total = shadow_collect(tp, SHADOW_MAX);
-	for (i = 0; i < total; i = j) {
-		argv[0] = PT_PEA;
-		argv[1] = "trace";
-		argc = 2;
-		tables = 0;
-		for (j = i; j < total && tables + tp[j].n <= SHADOW_TABLES;
-		     j++) {
-			argv[argc++] = tp[j].probe;
-			for (k = 0; k < tp[j].n; k++) {
-				argv[argc++] = "--count-by";
-				argv[argc++] = tp[j].fields[k];
-				tables++;
+	for (i = 0; i < total;) {
+		for (ns = 0; ns < SHADOW_PAR && i < total; ns++, i = j) {
+			s = &ss[ns];
+			s->argv[0] = PT_PEA;
+			s->argv[1] = "trace";
+			argc = 2;
+			s->tables = 0;
+			for (j = i; j < total &&
+			     s->tables + tp[j].n <= SHADOW_TABLES; j++) {
+				s->argv[argc++] = tp[j].probe;
+				for (k = 0; k < tp[j].n; k++) {
+					s->argv[argc++] = "--count-by";
+					s->argv[argc++] = tp[j].fields[k];
+					s->tables++;
+				}
 			}
+			s->argv[argc++] = "--json";
+			s->argv[argc] = NULL;
+			s->num = ++runs;
+			if (!start(&s->p, &s->r, s->argv))
+				failed++;
 		}
-		argv[argc++] = "--json";
-		argv[argc] = NULL;
-		runs++;
-		if (!start(&p, &r, argv))
-			failed++;
-		run_finish(&p, &r);
-		for (k = 0; k < run_count(&r, "count"); k++)
-			bad += !pt_json_streq(run_find(&r, "count", k),
-					      "source", "field");
-		if (run_count(&r, "count") != tables || r.rc) {
-			failed++;
-			pt_diag("session %d: %d count tables of %d, exit %d; first probe %s",
-				runs, run_count(&r, "count"), tables, r.rc,
-				argv[2]);
+		for (m = 0; m < ns; m++)
+			if (ss[m].p.pid > 0)
+				kill(ss[m].p.pid, SIGINT);
+		for (m = 0; m < ns; m++) {
+			s = &ss[m];
+			run_collect(&s->p, &s->r);
+			for (k = 0; k < run_count(&s->r, "count"); k++)
+				bad += !pt_json_streq(run_find(&s->r, "count", k),
+						      "source", "field");
+			if (run_count(&s->r, "count") != s->tables || s->r.rc) {
+				failed++;
+				pt_diag("session %d: %d count tables of %d, exit %d; first probe %s",
+					s->num, run_count(&s->r, "count"),
+					s->tables, s->r.rc, s->argv[2]);
+			}
+			run_free(&s->r);
 		}
-		run_free(&r);
 	}
 	pt_diag("%d tracepoints have a field named comm, pid, ret or cpu",
 		total);
@@ -1249,22 +1277,34 @@ static void test_usage(void)
 		"--hist", "arg0", NULL }, "has no arguments");
 }
 
+/* How long each part took, for the suite's time (make check). */
+static void timed(void (*fn)(void), const char *name)
+{
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fn();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pt_diag("%s: %.1f s", name, (t1.tv_sec - t0.tv_sec) +
+		(t1.tv_nsec - t0.tv_nsec) / 1e9);
+}
+
 int main(int argc, char **argv)
 {
 	pt_exec_init(argc, argv, self_exe, sizeof(self_exe));
 	ncpu = pt_nr_cpus();
-	test_usage();
-	test_latency();
-	test_ret();
-	test_arg0();
-	test_fields();
-	test_shadow();
-	test_shadow_all();
-	test_threads();
-	test_bounded();
-	test_memory();
-	test_interval();
-	test_per_probe();
-	test_kstack();
+	timed(test_usage, "test_usage");
+	timed(test_latency, "test_latency");
+	timed(test_ret, "test_ret");
+	timed(test_arg0, "test_arg0");
+	timed(test_fields, "test_fields");
+	timed(test_shadow, "test_shadow");
+	timed(test_shadow_all, "test_shadow_all");
+	timed(test_threads, "test_threads");
+	timed(test_bounded, "test_bounded");
+	timed(test_memory, "test_memory");
+	timed(test_interval, "test_interval");
+	timed(test_per_probe, "test_per_probe");
+	timed(test_kstack, "test_kstack");
 	return pt_done();
 }
