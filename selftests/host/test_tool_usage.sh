@@ -136,5 +136,16 @@ usage "contradict" trace kprobe:do_sys_openat2 --hist arg0 --events -q
 usage "kprobe:do_sys_openat2 is not one" trace --hist latency kretprobe:__x64_sys_getppid kprobe:do_sys_openat2
 usage "only a kretprobe or uretprobe has a return value" trace kretprobe:__x64_sys_getppid kprobe:do_sys_openat2 --hist ret
 
+# --- --count-by lists and --lhist (were test_tool_kagg's) ---
+usage "--lhist MIN,MAX,STEP: integers, MIN below MAX, STEP at least 1" trace --lhist 0,10,0 kretprobe:pea_st_kstack_target --hist latency
+usage "MIN below MAX" trace --lhist 10,0,1 kretprobe:pea_st_kstack_target --hist latency
+usage "MIN below MAX" trace --lhist 0,10 kretprobe:pea_st_kstack_target --hist latency
+usage "--lhist: 2000 buckets from MIN to MAX by STEP; at most 1024" trace --lhist 0,2000,1 kretprobe:pea_st_kstack_target --hist latency
+usage "--lhist goes with --hist" trace --lhist 0,10,1 kretprobe:pea_st_kstack_target
+usage "comm twice" trace kprobe:pea_st_kstack_target --count-by comm,comm
+usage "a list of keys takes comm, pid, tid and cpu" trace kprobe:pea_st_kstack_target --count-by comm,ret
+usage "at most 4 words" trace kprobe:pea_st_kstack_target --count-by comm,pid,tid,cpu
+usage "a key after the last ','" trace kprobe:pea_st_kstack_target --count-by comm,
+
 printf '1..%d\n' "$N"
 [ "$FAILED" = 0 ]
