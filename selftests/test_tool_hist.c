@@ -91,9 +91,26 @@ static void *wl_thread_fn(void *arg)
 
 /*
  * Wake a child named WOKEN_COMM @n times: it sleeps in read() on a pipe
- * and the workload writes a byte every 20 ms.
+ * and the workload writes a byte each time the child is asleep in
+ * pipe_read again (/proc/PID/wchan: a byte written while it still runs
+ * wakes nobody; a fixed 20 ms was not enough on the debug kernel with two
+ * guests on the host's cores: 3 wakeups of 5).
  */
 #define WOKEN_COMM	"agg_woken"
+
+static void wait_pipe_read(pid_t pid)
+{
+	char path[64], buf[64];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	for (i = 0; i < 10000 * pt_time_scale(); i++) {
+		if (!pt_read_file(path, buf, sizeof(buf)) &&
+		    !strcmp(buf, "pipe_read"))
+			return;
+		usleep(1000);
+	}
+}
 
 static void wl_wake(int n)
 {
@@ -114,7 +131,7 @@ static void wl_wake(int n)
 	}
 	close(p[0]);
 	for (i = 0; i < n; i++) {
-		usleep(20000);	/* asleep in read() again */
+		wait_pipe_read(k);
 		if (write(p[1], &c, 1) != 1)
 			_exit(1);
 	}
