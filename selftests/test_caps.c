@@ -77,6 +77,8 @@ static const struct who whos[] = {
 	{ "none", 0 },
 };
 
+#define NWHOS	(sizeof(whos) / sizeof(whos[0]))
+
 static char self[256];
 static __u64 up_off;
 static __u32 tp_id;
@@ -935,20 +937,36 @@ static const struct op ops[] = {
 };
 
 /*
- * One case in a child that becomes @w: Linux's answer first, then pea's.
- * Returns pea's errno (200 + errno: set-up failed), Linux's in @lin.
+ * The users' cases of one operation run side by side, but for those whose
+ * resource is bounded per user or per CPU (the mlock budget, the debug
+ * registers): one user at a time.
  */
-static int run_case(const struct op *op, const struct who *w, int *lin)
+static bool op_alone(const struct op *op)
 {
-	int status, p[2], err;
-	pid_t pid;
+	return op->pea == pea_mlock || op->setup == cnt_bp;
+}
 
-	*lin = ENA;
+/* A case's child: its pid (-1: none) and the read end of its pipe. */
+struct case_run {
+	pid_t pid;
+	int rfd;
+};
+
+/*
+ * Starts one case in a child that becomes @w: Linux's answer first, then
+ * pea's. Closing what a case opened waits for RCU grace periods (tens of
+ * milliseconds on PREEMPT_RT): the cases of several users run at once.
+ */
+static struct case_run case_start(const struct op *op, const struct who *w)
+{
+	struct case_run c = { -1, -1 };
+	int p[2], err;
+
 	if (pipe(p))
-		return 200 + EIO;
+		return c;
 	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
+	c.pid = fork();
+	if (c.pid == 0) {
 		close(p[0]);
 		if (w->caps != ROOT && pt_drop_to_nobody_caps(w->caps))
 			_exit(200 + errno);
@@ -960,10 +978,29 @@ static int run_case(const struct op *op, const struct who *w, int *lin)
 		_exit(op->pea());
 	}
 	close(p[1]);
-	if (read(p[0], lin, sizeof(*lin)) != sizeof(*lin))
+	c.rfd = p[0];
+	if (c.pid < 0) {
+		close(p[0]);
+		c.rfd = -1;
+	}
+	return c;
+}
+
+/*
+ * Waits for a case: returns pea's errno (200 + errno: set-up failed),
+ * Linux's in @lin.
+ */
+static int case_end(struct case_run *c, int *lin)
+{
+	int status;
+
+	*lin = ENA;
+	if (c->pid < 0)
+		return 200 + EIO;
+	if (read(c->rfd, lin, sizeof(*lin)) != sizeof(*lin))
 		*lin = -1;
-	close(p[0]);
-	waitpid(pid, &status, 0);
+	close(c->rfd);
+	waitpid(c->pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
 }
 
@@ -982,17 +1019,36 @@ static const char *ename(int e)
 	return b;
 }
 
+/* Each operation's time over the whole matrix, for the suite's time. */
+static double op_secs[sizeof(ops) / sizeof(ops[0])];
+
+static double now_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void run_matrix(int paranoid)
 {
 	const struct op *op;
 	const struct who *w;
 	int pea, lin, want;
+	double t;
 
 	PT_EQ(pt_perm_write_int(PT_PARANOID, paranoid), 0,
 	      "perf_event_paranoid %d", paranoid);
 	for (op = ops; op < ops + sizeof(ops) / sizeof(ops[0]); op++) {
-		for (w = whos; w < whos + sizeof(whos) / sizeof(whos[0]); w++) {
-			pea = run_case(op, w, &lin);
+		struct case_run cr[NWHOS];
+
+		t = now_secs();
+		for (w = whos; w < whos + NWHOS && !op_alone(op); w++)
+			cr[w - whos] = case_start(op, w);
+		for (w = whos; w < whos + NWHOS; w++) {
+			if (op_alone(op))
+				cr[w - whos] = case_start(op, w);
+			pea = case_end(&cr[w - whos], &lin);
 			want = op->rule ? op->rule(w, paranoid, lin) : lin;
 			pt_diag("caps %s|%s|%d|linux=%s|pea=%s", op->name,
 				w->name, paranoid, ename(lin), ename(pea));
@@ -1003,6 +1059,7 @@ static void run_matrix(int paranoid)
 				PT_EQ(pea, want, "%s, %s, paranoid %d: as Linux (%s)",
 				      op->name, w->name, paranoid, ename(lin));
 		}
+		op_secs[op - ops] += now_secs() - t;
 	}
 }
 
@@ -1048,6 +1105,9 @@ int main(void)
 	pt_diag("caps op|who|paranoid|linux|pea");
 	for (int p = -1; p <= 3; p++)
 		run_matrix(p);
+	for (i = 0; i < (int)(sizeof(ops) / sizeof(ops[0])); i++)
+		if (op_secs[i] >= 0.5)
+			pt_diag("%s: %.1f s", ops[i].name, op_secs[i]);
 	PT_EQ(pt_perm_write_int(PT_PARANOID, paranoid), 0,
 	      "perf_event_paranoid restored");
 	PT_EQ(pt_perm_write_int(PT_MLOCK_KB, mlock_kb), 0,

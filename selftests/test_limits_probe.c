@@ -14,6 +14,7 @@
 #include "pea_test.h"
 #include "pt_perm.h"
 #include "pt_quota.h"
+#include "pt_close.h"
 
 #define PARAM(x)	"/sys/module/pea/parameters/" x
 #define ATTACK_MAX	20	/* 20 x 8 MiB: safe in a 1 GiB guest */
@@ -38,7 +39,9 @@ static struct pea_probe_attr attack_attr(void)
 /*
  * A child that becomes @uid with CAP_PERFMON, attaches @a until refused
  * (at most @max), writes the count and the errno to its pipe, and holds
- * the links until the parent closes the other pipe.
+ * the links until the parent closes the other pipe; then closes them
+ * from several threads (pt_close.h: hundreds of grace periods in a row
+ * otherwise) and exits.
  */
 struct holder {
 	pid_t pid;
@@ -49,6 +52,7 @@ struct holder {
 static void hold_start(struct holder *h, uid_t uid,
 		       const struct pea_probe_attr *a, int max)
 {
+	static int held[PEA_MAX_LINKS];
 	int res[2], rel[2], n = 0, err = 0, fd;
 	char c;
 
@@ -67,13 +71,13 @@ static void hold_start(struct holder *h, uid_t uid,
 		if (pt_drop_to2(uid, CAP_PERFMON, CAP_BPF)) {
 			err = 1000;
 		} else {
-			while (n < max) {
+			while (n < max && n < PEA_MAX_LINKS) {
 				fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &b);
 				if (fd < 0) {
 					err = errno;
 					break;
 				}
-				n++;
+				held[n++] = fd;
 			}
 		}
 		if (write(res[1], &n, sizeof(n)) != sizeof(n) ||
@@ -81,6 +85,7 @@ static void hold_start(struct holder *h, uid_t uid,
 			_exit(1);
 		if (read(rel[0], &c, 1) < 0)
 			_exit(1);
+		pt_close_parallel(held, n);
 		_exit(0);
 	}
 	close(res[1]);
@@ -271,8 +276,7 @@ int main(void)
 	PT_OK(n == (max_b - b) / per && i < ATTACK_MAX && errno == ENOMEM,
 	      "root gets the reserved quarter, %ld links, then ENOMEM: max_probe_kb bounds root too (%d, %d)",
 	      (max_b - b) / per, n, i < ATTACK_MAX ? errno : 0);
-	while (n--)
-		close(fds[n]);
+	pt_close_parallel(fds, n);
 	hold_end(&c);
 	cheap = pt_probe_attr("ksys_mmap_pgoff", 0);
 	PT_EQ(pt_perm_write_int(PARAM("max_probe_kb"), max_kb), 0,
@@ -322,9 +326,8 @@ int main(void)
 	pt_quota(0, &l, &b);
 	PT_EQ(l - root_links, user_links + 1, "debugfs counts them");
 	kp_bytes = (b - root0) / (user_links + 1);
-	for (i = 0; i <= user_links && i < LINKS_MAX; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	pt_close_parallel(fds, user_links + 1 < LINKS_MAX ?
+			  user_links + 1 : LINKS_MAX);
 
 	/* A tracepoint link is charged its perf events too. */
 	{

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include "pea_test.h"
+#include "pt_close.h"
 
 #define NCPU_MAX	64
 #define RACE_SECONDS	4
@@ -122,6 +123,7 @@ int main(void)
 {
 	pthread_t at[NCPU_MAX], ct[NCPU_MAX], rt;
 	int before[4], after[4], cpu, ev, ballast[BALLAST], i, errs = 0;
+	static int left[4096];
 	unsigned long na = 0, nc = 0;
 	struct pea_probe_attr a = probe_attr();
 	struct rlimit rl = { 4096, 4096 };
@@ -159,9 +161,13 @@ int main(void)
 		if (attach_err[cpu])
 			errs++;
 	}
-	/* Links the closers did not reach (past GUESS) are still open. */
+	/*
+	 * Links the closers did not reach (past GUESS) are still open:
+	 * closed from several threads (pt_close.h), as the ballast below.
+	 */
 	for (i = base_fd; i < (int)rl.rlim_cur; i++)
-		close(i);
+		left[i - base_fd] = i;
+	pt_close_parallel(left, (int)rl.rlim_cur - base_fd);
 	pt_diag("%lu attaches, %lu closes by number", na, nc);
 	PT_OK(na > 0 && nc > 0, "the race ran (%lu attaches, %lu closes by number)",
 	      na, nc);
@@ -171,8 +177,7 @@ int main(void)
 	      "debugfs links is readable after the race");
 	PT_EQ(run_bounded(attach_detach, 30), 0,
 	      "attach and detach work after the race");
-	for (i = 0; i < BALLAST; i++)
-		close(ballast[i]);
+	pt_close_parallel(ballast, BALLAST);
 	close(ev);
 	close(map_fd);
 	/* Events and maps go through RCU and a workqueue: give them time. */

@@ -397,8 +397,19 @@ static void test_globally_disarmed(__u32 flags, const char *what)
 	pt_rings_drain(rings, ncpu);
 }
 
+/* For the suite's time (make check): how long each part took. */
+static double now_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int main(void)
 {
+	double t;
+
 	ncpu = pt_cpu_map("probe_arm", 16, &map_fd, ev_fd, rings);
 	if (ncpu > NCPU_MAX || ncpu < 3) {
 		pt_diag("needs 3 to %d CPUs, has %d", NCPU_MAX, ncpu);
@@ -406,11 +417,19 @@ int main(void)
 		return pt_done();
 	}
 	PT_EQ(read_pmu(), 0, "the kprobe PMU's type and retprobe bit");
+	t = now_secs();
 	addr_cycles(0, "kprobe");
 	addr_cycles(PEA_PROBE_F_RETPROBE, "kretprobe");
+	pt_diag("addr_cycles: %.1f s", now_secs() - t);
+	t = now_secs();
 	test_notrace();
+	pt_diag("test_notrace: %.1f s", now_secs() - t);
+	t = now_secs();
 	test_kretprobe_cpu();
+	pt_diag("test_kretprobe_cpu: %.1f s", now_secs() - t);
+	t = now_secs();
 	test_globally_disarmed(0, "disarmed kprobe");
 	test_globally_disarmed(PEA_PROBE_F_RETPROBE, "disarmed kretprobe");
+	pt_diag("test_globally_disarmed: %.1f s", now_secs() - t);
 	return pt_done();
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The pea tool's help, usage errors and runtime errors: exit status 0 for
- * help, 2 for every bad command line (before touching the module, and
- * with nothing on stdout), 1 for runtime errors, each with a message that
+ * The pea tool's runtime errors: exit status 1, each with a message that
  * says what to do: no permission on /dev/pea or debugfs, debugfs not
  * mounted, /dev/pea or the module missing (shown in a private mount
- * namespace that hides them).
+ * namespace that hides them). Its help (exit 0) and usage errors (exit 2,
+ * before touching the module, nothing on stdout) need no kernel: the
+ * host tests them (selftests/host/test_tool_usage.sh).
  */
 #include <grp.h>
 #include <sched.h>
@@ -60,114 +60,6 @@ static void no_module(void *arg)
 		_exit(125);
 }
 
-static void test_help(void)
-{
-	int rc;
-
-	rc = run(ARGV("--help"), NULL);
-	PT_EQ(rc, 0, "pea --help exits 0");
-	PT_OK(strstr(out, "usage: pea COMMAND") && strstr(out, "  trace ") &&
-	      strstr(out, "  stat ") && strstr(out, "Exit status"),
-	      "pea --help lists the commands and the exit statuses");
-	PT_EQ(strlen(err), 0, "pea --help writes nothing on stderr");
-
-	rc = run(ARGV("-h"), NULL);
-	PT_EQ(rc, 0, "pea -h exits 0");
-
-	rc = run((char *const[]){ PT_PEA, NULL }, NULL);
-	PT_EQ(rc, 2, "pea without a command exits 2");
-	PT_OK(strstr(out, "usage: pea COMMAND"), "... and shows the usage");
-
-	rc = run(ARGV("trace", "--help"), NULL);
-	PT_EQ(rc, 0, "pea trace --help exits 0");
-	PT_OK(strstr(out, "usage: pea trace [OPTIONS] PROBE") &&
-	      strstr(out, "kprobe:SYMBOL[+OFFSET]") &&
-	      strstr(out, "kretprobe:SYMBOL") && strstr(out, "--args") &&
-	      strstr(out, "--str ARGn") && strstr(out, "--bytes ARGn:LEN") &&
-	      strstr(out, "--user") && strstr(out, "--kernel") &&
-	      strstr(out, "--pid") && strstr(out, "--cpu") &&
-	      strstr(out, "--duration") && strstr(out, "--count") &&
-	      strstr(out, "--pages") && strstr(out, "--json") &&
-	      strstr(out, "--flight-recorder") && strstr(out, "--unordered") &&
-	      strstr(out, "\"type\":\"summary\"") &&
-	      strstr(out, "Exit status"),
-	      "pea trace --help describes every option, the JSON lines and the exit statuses");
-
-	rc = run(ARGV("help", "trace"), NULL);
-	PT_OK(rc == 0 && strstr(out, "usage: pea trace"),
-	      "pea help trace shows the trace help");
-
-	rc = run(ARGV("stat", "--help"), NULL);
-	PT_EQ(rc, 0, "pea stat --help exits 0");
-	PT_OK(strstr(out, "usage: pea stat") && strstr(out, "--map") &&
-	      strstr(out, "--json") && strstr(out, "-e, --event") &&
-	      strstr(out, "mount -t debugfs"),
-	      "pea stat --help describes the options, -e and the debugfs mount");
-}
-
-struct usage_case {
-	char *const *argv;
-	const char *msg;	/* in stderr */
-};
-
-static void test_usage(void)
-{
-	const struct usage_case cases[] = {
-		{ ARGV("nosuchcmd"), "unknown command 'nosuchcmd'" },
-		{ ARGV("help", "nosuchcmd"), "no command 'nosuchcmd'" },
-		{ ARGV("trace"), "which probe?" },
-		{ ARGV("trace", "do_sys_openat2"), "is not a probe" },
-		{ ARGV("trace", "kprobe:"), "names no function" },
-		{ ARGV("trace", "kprobe:a-b"), "is not a function name" },
-		{ ARGV("trace", "kprobe:do_sys_openat2+x1"), "bad offset" },
-		{ ARGV("trace", "kretprobe:do_sys_openat2+8"), "a kretprobe takes no +OFFSET" },
-		{ ARGV("trace", "kprobe:a", "--maxactive", "4", "kretprobe:b"), "kprobe:a: --maxactive is for kretprobes and uretprobes" },
-		{ ARGV("trace", "kprobe:a", "--str", "ARG6"), "name an argument ARG0..ARG5" },
-		{ ARGV("trace", "kprobe:a", "--str", "ARG1:0"), "must be 1..256" },
-		{ ARGV("trace", "kprobe:a", "--str", "ARG1:257"), "must be 1..256" },
-		{ ARGV("trace", "kprobe:a", "--bytes", "ARG1"), "--bytes needs a length" },
-		{ ARGV("trace", "kprobe:a", "--str", "ARG1", "--bytes", "ARG2:4"), "only one of --str and --bytes" },
-		{ ARGV("trace", "kprobe:a", "--kernel"), "go with --str or --bytes" },
-		{ ARGV("trace", "kprobe:a", "--str", "1", "--user", "--kernel"), "not both" },
-		{ ARGV("trace", "kprobe:a", "--pages", "3"), "a power of two" },
-		{ ARGV("trace", "kprobe:a", "--pages", "0"), "a power of two" },
-		{ ARGV("trace", "kprobe:a", "--count", "0"), "--count '0'" },
-		{ ARGV("trace", "kprobe:a", "--duration", "-1"), "--duration '-1'" },
-		{ ARGV("trace", "kprobe:a", "--pid", "x"), "--pid 'x'" },
-		{ ARGV("trace", "kprobe:a", "--cpu", "100000"), "this machine has CPUs 0.." },
-		{ ARGV("trace", "kprobe:a", "--maxactive", "4"), "--maxactive is for kretprobes and uretprobes" },
-		{ ARGV("trace", "uprobe:/bin/x:fn", "--maxactive", "4"), "uprobe:/bin/x:fn: --maxactive is for kretprobes and uretprobes" },
-		{ ARGV("trace", "kprobe:a", "--frobnicate"), "unknown option '--frobnicate'" },
-		{ ARGV("trace", "kprobe:a", "--count"), "needs a value" },
-		{ ARGV("trace", "kprobe:a", "-F", "--count", "3"), "--count does not go with --flight-recorder" },
-		{ ARGV("trace", "kprobe:a", "-F", "--unordered"), "--unordered does not go with --flight-recorder" },
-		{ ARGV("stat", "--frobnicate"), "unknown option '--frobnicate'" },
-		{ ARGV("stat", "extra"), "unexpected argument 'extra'" },
-		{ ARGV("stat", "--map"), "needs a value" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct usage_case *c = &cases[i];
-		char desc[256];
-		int rc, k, n = 0;
-
-		for (k = 1; c->argv[k]; k++)
-			n += snprintf(desc + n, sizeof(desc) - n, " %s",
-				      c->argv[k]);
-		/* As nobody: a usage error comes before the device. */
-		rc = run(c->argv, as_nobody);
-		PT_OK(rc == 2 && strstr(err, c->msg) && !out[0] &&
-		      (!strncmp(err, "pea", 3)),
-		      "usage error 'pea%s': exit 2, \"%s\", nothing on stdout",
-		      desc, c->msg);
-		if (rc != 2 || !strstr(err, c->msg))
-			pt_diag("exit %d, stderr: %s", rc, err);
-	}
-	PT_OK(strstr(err, "see 'pea stat --help'") != NULL,
-	      "usage errors point at the command's --help");
-}
-
 static void test_runtime(void)
 {
 	int rc;
@@ -213,8 +105,6 @@ static void test_runtime(void)
 
 int main(void)
 {
-	test_help();
-	test_usage();
 	test_runtime();
 	return pt_done();
 }

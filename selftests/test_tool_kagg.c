@@ -10,7 +10,7 @@
  *   - without --events the link writes no records: none lost;
  *   - --interval: the intervals' counts add up to the calls made;
  *   - --count-by comm,tid: one table of both keys, in the kernel, and
- *     from records with --count; lists refused as usage errors;
+ *     from records with --count;
  *   - four count tables whose keys do not all fit one kernel key: the
  *     one left out still counts from the records;
  *   - --hist of a signed field (raw_syscalls:sys_exit's ret of a child's
@@ -21,7 +21,9 @@
  *   - --lhist 30,130,20 with --hist id of raw_syscalls:sys_exit: a
  *     child's 300 getpid() (39) and 700 getppid() (110) in [30, 50) and
  *     [110, 130), exactly, in the kernel (JSON and text) and from
- *     records; --lhist's usage errors.
+ *     records.
+ * The usage errors of --count-by lists and --lhist need no kernel: the
+ * host tests them (selftests/host/test_tool_usage.sh).
  */
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -262,19 +264,6 @@ static void test_multi(void)
 		pt_diag("%s", c);
 }
 
-static void usage(const char *keys, const char *msg)
-{
-	char *argv[] = { PT_PEA, "trace", "kprobe:pea_st_kstack_target",
-			 "--count-by", (char *)keys, NULL };
-	static char out[4096], err[4096];
-	int rc = pt_run(argv, out, sizeof(out), err, sizeof(err), NULL, NULL);
-
-	PT_OK(rc == 2 && strstr(err, msg), "--count-by %s: exit 2, '%s' (%d)",
-	      keys, msg, rc);
-	if (rc != 2 || !strstr(err, msg))
-		pt_diag("%s", err);
-}
-
 /*
  * comm, pid, tid and cpu are five words: the kernel key takes the first
  * three, and the cpu table must still count, from the records (before
@@ -494,22 +483,6 @@ static void hist_lin(bool records, bool json)
 		pt_diag("%s", h);
 }
 
-/* A --lhist that is refused: exit 2 and @msg on stderr. */
-static void lhist_usage(const char *arg, bool hist, const char *msg)
-{
-	static char out[4096], err[4096];
-	int rc;
-
-	rc = pt_run((char *[]){ PT_PEA, "trace", "--lhist", (char *)arg,
-				"kretprobe:pea_st_kstack_target",
-				hist ? "--hist" : NULL, "latency", NULL },
-		    out, sizeof(out), err, sizeof(err), NULL, NULL);
-	PT_OK(rc == 2 && strstr(err, msg), "--lhist %s%s: exit 2, \"%s\"", arg,
-	      hist ? "" : " without --hist", msg);
-	if (rc != 2 || !strstr(err, msg))
-		pt_diag("rc %d: %s", rc, err);
-}
-
 int main(void)
 {
 	ncpu = pt_nr_cpus();
@@ -526,14 +499,5 @@ int main(void)
 	hist_lin(false, true);
 	hist_lin(true, true);
 	hist_lin(false, false);
-	lhist_usage("0,10,0", true, "--lhist MIN,MAX,STEP: integers, MIN below MAX, STEP at least 1");
-	lhist_usage("10,0,1", true, "MIN below MAX");
-	lhist_usage("0,10", true, "MIN below MAX");
-	lhist_usage("0,2000,1", true, "--lhist: 2000 buckets from MIN to MAX by STEP; at most 1024");
-	lhist_usage("0,10,1", false, "--lhist goes with --hist");
-	usage("comm,comm", "comm twice");
-	usage("comm,ret", "a list of keys takes comm, pid, tid and cpu");
-	usage("comm,pid,tid,cpu", "at most 4 words");
-	usage("comm,", "a key after the last ','");
 	return pt_done();
 }

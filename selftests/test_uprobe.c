@@ -744,11 +744,17 @@ static void detach_cycles(struct pea_uprobe_attr *a, int n, int us,
 			  int *bad, __u64 *written, __u64 *hits)
 {
 	struct pea_link_info info;
+	struct timespec t0, t1;
+	double t_att = 0, t_close = 0;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		int fd = attach(a);
+		int fd;
 
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		fd = attach(a);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		t_att += (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 		if (fd < 0) {
 			(*bad)++;
 			continue;
@@ -757,9 +763,14 @@ static void detach_cycles(struct pea_uprobe_attr *a, int n, int us,
 		info = link_info(fd);
 		*written += info.written;
 		*hits += info.hits;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		close(fd);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		t_close += (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 		drain_all();
 	}
+	pt_diag("%d cycles: %.1f s attaching, %.1f s closing", n, t_att,
+		t_close);
 }
 
 static void test_detach_under_load(void)
@@ -872,25 +883,28 @@ static void test_accounting(void)
 	close(link);
 }
 
-static void test_leaks(void)
-{
-	struct pea_uprobe_attr up = up_attr(self, pt_target, 0);
-	struct pea_uprobe_attr rp = up_attr(self, pt_sleepy,
-					    PEA_UPROBE_F_RETPROBE);
-	int v0[4], v1[4], i, bad = 0, found = 0;
-	char line[512], sym[PEA_SYM_LEN];
-	unsigned long long id, mid, h, w, fl, e, mi;
-	unsigned int flags;
-	FILE *f;
+#define LEAK_THREADS	16
 
-	rp.capture_mode = PEA_CAPTURE_STR;
-	rp.capture_len = 32;
-	PT_EQ(pt_read_objects_settled(v0), 0, "debugfs objects readable");
-	for (i = 0; i < 200; i++) {
-		int fd = attach(i % 2 ? &rp : &up);
+static struct pea_uprobe_attr leak_up, leak_rp;
+static int leak_next, leak_bad;
+
+/*
+ * Cycle i of the 200: attach (a uretprobe when i is odd, else a uprobe),
+ * a call of each probed function every 20th, close. A detach waits for
+ * grace periods (on 6.12 RCU tasks trace's too: a second or more on
+ * PREEMPT_RT): LEAK_THREADS threads share the cycles, so that their
+ * waits overlap.
+ */
+static void *leak_cycles(void *arg)
+{
+	int i;
+
+	(void)arg;
+	while ((i = __atomic_fetch_add(&leak_next, 1, __ATOMIC_RELAXED)) < 200) {
+		int fd = attach(i % 2 ? &leak_rp : &leak_up);
 
 		if (fd < 0) {
-			bad++;
+			__atomic_fetch_add(&leak_bad, 1, __ATOMIC_RELAXED);
 			continue;
 		}
 		if (i % 20 == 0) {
@@ -899,7 +913,34 @@ static void test_leaks(void)
 		}
 		close(fd);
 	}
-	PT_EQ(bad, 0, "200 attach/detach cycles all attached");
+	return NULL;
+}
+
+static void test_leaks(void)
+{
+	struct pea_uprobe_attr up = up_attr(self, pt_target, 0);
+	struct pea_uprobe_attr rp = up_attr(self, pt_sleepy,
+					    PEA_UPROBE_F_RETPROBE);
+	int v0[4], v1[4], i, found = 0;
+	char line[512], sym[PEA_SYM_LEN];
+	unsigned long long id, mid, h, w, fl, e, mi;
+	pthread_t th[LEAK_THREADS];
+	unsigned int flags;
+	FILE *f;
+
+	rp.capture_mode = PEA_CAPTURE_STR;
+	rp.capture_len = 32;
+	PT_EQ(pt_read_objects_settled(v0), 0, "debugfs objects readable");
+	leak_up = up;
+	leak_rp = rp;
+	for (i = 0; i < LEAK_THREADS; i++)
+		if (pthread_create(&th[i], NULL, leak_cycles, NULL))
+			pt_fatal("pthread_create");
+	for (i = 0; i < LEAK_THREADS; i++)
+		pthread_join(th[i], NULL);
+	PT_EQ(leak_bad, 0, "200 attach/detach cycles all attached");
+	/* The records of the cycles' calls, before the link below counts. */
+	drain_all();
 	pt_read_objects_settled(v1);
 	PT_OK(!memcmp(v0, v1, sizeof(v0)),
 	      "objects back to baseline: maps %d events %d rings %d links %d -> %d %d %d %d",
@@ -1568,6 +1609,18 @@ out:
 	umount("/tmp/pt_ovl");
 }
 
+/* How long each part took, for the suite's time (make check). */
+static void timed(void (*fn)(void), const char *name)
+{
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fn();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pt_diag("%s: %.1f s", name, (t1.tv_sec - t0.tv_sec) +
+		(t1.tv_nsec - t0.tv_nsec) / 1e9);
+}
+
 int main(int argc, char **argv)
 {
 	ssize_t n;
@@ -1593,26 +1646,26 @@ int main(int argc, char **argv)
 	self[n] = 0;
 	pt_pin(0);
 	ncpu = pt_cpu_map("uprobe", 16, &map_fd, ev_fd, rings);
-	test_uprobe_args();
-	test_path_fd();
-	test_uretprobe();
-	test_recursion();
-	test_exit_inside();
-	test_parked();
-	test_exec_inside();
-	test_exec_away();
-	test_tid_reused();
-	test_deep_recursion();
-	test_compat_task();
-	test_captures();
-	test_shared_object();
-	test_filter();
-	test_errnos();
-	test_perms();
-	test_detach_under_load();
-	test_deleted_binary();
-	test_overlay();
-	test_accounting();
-	test_leaks();
+	timed(test_uprobe_args, "test_uprobe_args");
+	timed(test_path_fd, "test_path_fd");
+	timed(test_uretprobe, "test_uretprobe");
+	timed(test_recursion, "test_recursion");
+	timed(test_exit_inside, "test_exit_inside");
+	timed(test_parked, "test_parked");
+	timed(test_exec_inside, "test_exec_inside");
+	timed(test_exec_away, "test_exec_away");
+	timed(test_tid_reused, "test_tid_reused");
+	timed(test_deep_recursion, "test_deep_recursion");
+	timed(test_compat_task, "test_compat_task");
+	timed(test_captures, "test_captures");
+	timed(test_shared_object, "test_shared_object");
+	timed(test_filter, "test_filter");
+	timed(test_errnos, "test_errnos");
+	timed(test_perms, "test_perms");
+	timed(test_detach_under_load, "test_detach_under_load");
+	timed(test_deleted_binary, "test_deleted_binary");
+	timed(test_overlay, "test_overlay");
+	timed(test_accounting, "test_accounting");
+	timed(test_leaks, "test_leaks");
 	return pt_done();
 }
