@@ -155,6 +155,35 @@ static void test_exec(void)
 	pt_proc_wait(&p);
 	pt_proc_close(&p);
 	PT_EQ(i, 1, "the line has %s", buf);
+
+	/*
+	 * == on a string is exact, as Linux's: "..._*" is no pattern there,
+	 * so only ~ matches b (a's exec is filtered).
+	 */
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+					  "--json", "-c", "1", "--filter",
+					  "filename == \"/tmp/pea_tp_tool_*\" || filename ~ \"*_b\"",
+					  NULL }),
+	      "sched_process_exec with == \"..._*\" || ~ \"*_b\" attaches");
+	pids[0] = pt_exec_exit(names[0]);
+	pids[1] = pt_exec_exit(names[1]);
+	for (i = 0, events = 0;
+	     pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS);) {
+		if (pt_json_streq(line, "type", "event")) {
+			events++;
+			i = pt_json_num(line, "pid", -1) == pids[1];
+		}
+		if (pt_json_streq(line, "type", "summary"))
+			PT_OK(pt_json_get(line, "link", buf, sizeof(buf), NULL) &&
+			      pt_json_num(buf, "written", -1) == 1 &&
+			      pt_json_num(buf, "filtered", -1) == 1,
+			      "== is exact: the link wrote 1 (b), filtered 1 (a) (%s)",
+			      buf);
+	}
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_OK(events == 1 && i, "== is exact: the one event is b's exec (%d events)",
+	      events);
 	unlink(names[0]);
 	unlink(names[1]);
 }

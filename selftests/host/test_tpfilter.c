@@ -159,7 +159,12 @@ static void test_terms(void)
 	     "bash");
 	term("comm == bash", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_EQ, 0,
 	     "bash");
-	term("comm == \"ba*\"", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_GLOB, 0,
+	/* == is exact, as Linux's (filter_build_regex(): globs for ~ only). */
+	term("comm == \"ba*\"", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_EQ, 0,
+	     "ba*");
+	term("comm != \"b?\"", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_NE, 0,
+	     "b?");
+	term("comm ~ \"ba*\"", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_GLOB, 0,
 	     "ba*");
 	term("comm != \"a\\\"b\"", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_NE, 0,
 	     "a\"b");

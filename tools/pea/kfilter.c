@@ -15,7 +15,8 @@
  * 0x hex, 0 octal, negative; one the value's type holds: a negative one
  * only on a signed value or as a & mask), an enum value's name for an
  * enum, true or false for a bool, or a "string" for a string; on a
- * string, == with a '*' or '?' and ~ are globs, as in the tracepoint --filter. The bounds
+ * string == and != are exact and ~ is a glob, as in Linux's event filters
+ * (filter_build_regex()) and the tracepoint --filter. The bounds
  * are the kernel's: PEA_PRED_MAX instructions, PEA_PRED_DEPTH_MAX values
  * pending, each a clear error here.
  */
@@ -179,8 +180,6 @@ static int string_value(struct parser *p, struct pea_pred *pr)
 	if (*p->s != '"')
 		return fail(p, "%s", "a string without its closing \"");
 	p->s++;
-	if (pr->cmp == PEA_TP_OP_EQ && strpbrk(pr->str, "*?"))
-		pr->cmp = PEA_TP_OP_GLOB;
 	if (pr->cmp != PEA_TP_OP_EQ && pr->cmp != PEA_TP_OP_NE &&
 	    pr->cmp != PEA_TP_OP_GLOB)
 		return fail(p, "%s", "strings take == != and ~ only");

@@ -14,7 +14,8 @@
  * parenthesised group included, as Linux's predicate_parse(). VALUE is a
  * number (decimal, 0x hex, 0 octal, negative) the field holds, or a
  * string ("quoted", or a bare word) for a char array or a __data_loc
- * string; on a string, == with a '*' or '?' is a glob, as ~ is. A
+ * string; on a string == and != are exact and ~ is a glob ('*' any run,
+ * '?' one byte), as Linux's filter_build_regex() has them. A
  * comparison used twice is one term. The bounds are the kernel's:
  * PEA_TP_TERM_MAX distinct comparisons, PEA_TP_PROG_MAX instructions
  * (comparisons, operators and negations, a double negation dropped) and
@@ -247,8 +248,6 @@ static int parse_pred(struct parser *p)
 	if (fl->kind == TPF_STR || fl->kind == TPF_LOC_STR) {
 		t.kind = fl->kind == TPF_STR ? PEA_TP_FIELD_STR :
 			 fl->rel ? PEA_TP_FIELD_REL_LOC : PEA_TP_FIELD_DATA_LOC;
-		if (op == PEA_TP_OP_EQ && strpbrk(val, "*?"))
-			op = PEA_TP_OP_GLOB;	/* as ftrace's filters */
 		if (op != PEA_TP_OP_EQ && op != PEA_TP_OP_NE &&
 		    op != PEA_TP_OP_GLOB)
 			return fail(p, "'%s' is a string: use ==, != or ~",

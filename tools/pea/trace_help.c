@@ -93,7 +93,7 @@ const char trace_help[] =
 "                           in parentheses (&& before ||, at most 32\n"
 "                           different comparisons); OP is ==, !=, <, <=, >,\n"
 "                           >=, & (bits in common) on numbers, == and != on\n"
-"                           strings, ~ (or == with * or ?) a glob; e.g.\n"
+"                           strings (exact), ~ a glob (* ?); e.g.\n"
 "                           'pid > 1 && !(filename ~ \"/usr/bin/*\")';\n"
 "                           kprobes, kretprobes, syscall:, uprobes and\n"
 "                           uretprobes: on FETCH expressions (a NAME= one\n"
