@@ -184,6 +184,24 @@ static void test_exec(void)
 	pt_proc_close(&p);
 	PT_OK(events == 1 && i, "== is exact: the one event is b's exec (%d events)",
 	      events);
+
+	/* Single quotes, as Linux's filter takes them (review finding 1). */
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+					  "--json", "-d", "3", "--filter",
+					  "filename == '/tmp/pea_tp_tool_b'", NULL }),
+	      "sched_process_exec with a '...' string attaches");
+	pids[0] = pt_exec_exit(names[0]);
+	pids[1] = pt_exec_exit(names[1]);
+	for (i = 0, events = 0;
+	     pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS);)
+		if (pt_json_streq(line, "type", "event")) {
+			events++;
+			i = pt_json_num(line, "pid", -1) == pids[1];
+		}
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_OK(events == 1 && i,
+	      "filename == '...': the one event is b's exec (%d events)", events);
 	unlink(names[0]);
 	unlink(names[1]);
 }
@@ -316,6 +334,22 @@ static void test_logic(void)
 		    out, sizeof(out), err, sizeof(err), NULL, NULL);
 	PT_OK(rc == 2 && strstr(err, "expected ')'"),
 	      "--filter with an unclosed '(': usage error (%s)", err);
+	/*
+	 * A ~ pattern with what Linux's glob_match() means and pea's glob
+	 * has not ([classes], \ escapes, a leading ! negation): a usage
+	 * error, not a pattern matching otherwise (review finding 1).
+	 */
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+				"-d", "1", "--filter", "filename ~ \"/tmp/pea_tp_tool_[ab]\"",
+				NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "a ~ pattern takes '*' and '?' only"),
+	      "--filter ~ with [ab]: usage error (%d: %s)", rc, err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+				"-d", "1", "--filter", "filename ~ \"!/tmp/*\"", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "starting with '!'"),
+	      "--filter ~ \"!...\": usage error (%d: %s)", rc, err);
 	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_openat",
 				"--filter", "dfd == 1 ||", NULL },
 		    out, sizeof(out), err, sizeof(err), NULL, NULL);

@@ -199,6 +199,17 @@ static void test_strings(void)
 	string_cmp("name != \"a?\"", PEA_TP_OP_NE, "a?");
 	string_cmp("name ~ \"ab*\"", PEA_TP_OP_GLOB, "ab*");
 	string_cmp("name == \"abc\"", PEA_TP_OP_EQ, "abc");
+	/* Quotes as Linux's parse_pred(): ' or ", the text raw. */
+	string_cmp("name == 'ab'", PEA_TP_OP_EQ, "ab");
+	string_cmp("name == \"a\\*b\"", PEA_TP_OP_EQ, "a\\*b");
+	string_cmp("name != 'a\"b'", PEA_TP_OP_NE, "a\"b");
+	/* What Linux's ~ means and pea's glob has not: refused. */
+	refused("name ~ \"a[bc]\"",
+		"'name': a ~ pattern takes '*' and '?' only, not '[' or '\\' (Linux's glob_match() classes and escapes)");
+	refused("name ~ \"a\\*\"",
+		"'name': a ~ pattern takes '*' and '?' only, not '[' or '\\' (Linux's glob_match() classes and escapes)");
+	refused("name ~ \"!x\"",
+		"'name': a ~ pattern starting with '!' (Linux's negation): write !(name ~ \"x\")");
 	cur_sig = &sig;
 }
 

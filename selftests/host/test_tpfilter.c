@@ -166,8 +166,15 @@ static void test_terms(void)
 	     "b?");
 	term("comm ~ \"ba*\"", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_GLOB, 0,
 	     "ba*");
-	term("comm != \"a\\\"b\"", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_NE, 0,
+	/* Quotes as Linux's parse_pred(): ' or ", the text raw, no escapes. */
+	term("comm != 'a\"b'", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_NE, 0,
 	     "a\"b");
+	term("comm == 'bash'", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_EQ, 0,
+	     "bash");
+	term("comm == \"a\\*b\"", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_EQ, 0,
+	     "a\\*b");
+	term("comm ~ \"k?w*\"", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_GLOB, 0,
+	     "k?w*");
 	term("filename ~ \"/tmp/*\"", 8, 4, PEA_TP_FIELD_DATA_LOC,
 	     PEA_TP_OP_GLOB, 0, "/tmp/*");
 	term("comm == \"\"", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_EQ, 0, "");
@@ -256,6 +263,17 @@ static void test_errors(void)
 	refused("filename >= \"a\"", "'filename' is a string: use ==, != or ~");
 	refused("args == 1", "'args' cannot be filtered (an array or a struct)");
 	refused("comm == \"abc", "unterminated string");
+	refused("comm == 'abc", "unterminated string");
+	/*
+	 * What Linux's ~ means and pea's glob has not: refused, never a
+	 * pattern that silently matches otherwise (the review's finding 1).
+	 */
+	refused("comm ~ \"kworker[0-9]*\"",
+		"'comm': a ~ pattern takes '*' and '?' only, not '[' or '\\' (Linux's glob_match() classes and escapes)");
+	refused("comm ~ \"a\\*b\"",
+		"'comm': a ~ pattern takes '*' and '?' only, not '[' or '\\' (Linux's glob_match() classes and escapes)");
+	refused("comm ~ \"!bash\"",
+		"'comm': a ~ pattern starting with '!' (Linux's negation): write !(comm ~ \"bash\")");
 	refused("flags == 4294967296",
 		"'flags': 4294967296 is out of range for a 4-byte unsigned field (0..4294967295)");
 	refused("prio > 256",

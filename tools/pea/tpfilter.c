@@ -13,9 +13,11 @@
  * && binds tighter than ||, and ! negates what follows it, a whole
  * parenthesised group included, as Linux's predicate_parse(). VALUE is a
  * number (decimal, 0x hex, 0 octal, negative) the field holds, or a
- * string ("quoted", or a bare word) for a char array or a __data_loc
- * string; on a string == and != are exact and ~ is a glob ('*' any run,
- * '?' one byte), as Linux's filter_build_regex() has them. A
+ * string ("quoted" or 'quoted', raw, as Linux's parse_pred(); or a bare
+ * word) for a char array or a __data_loc string; on a string == and !=
+ * are exact and ~ is a glob ('*' any run, '?' one byte), as Linux's
+ * filter_build_regex() has them. What else Linux's ~ takes ([classes],
+ * \ escapes, a leading ! negation) is refused, not matched otherwise. A
  * comparison used twice is one term. The bounds are the kernel's:
  * PEA_TP_TERM_MAX distinct comparisons, PEA_TP_PROG_MAX instructions
  * (comparisons, operators and negations, a double negation dropped) and
@@ -131,24 +133,28 @@ static int parse_op(struct parser *p, const char *name, __u8 *op)
 		    name, p->s);
 }
 
-/* The value after the operator: "quoted" or a bare word, in @val. */
+/*
+ * The value after the operator, in @val: "quoted" or 'quoted', the text
+ * between the quotes taken as it is (no escapes), as Linux's parse_pred()
+ * takes it; or a bare word.
+ */
 static int parse_value(struct parser *p, const char *name, char *val,
 		       bool *quoted)
 {
 	size_t n = 0;
+	char q;
 
 	skip_ws(p);
-	*quoted = *p->s == '"';
+	q = *p->s;
+	*quoted = q == '"' || q == '\'';
 	if (*quoted) {
-		for (p->s++; *p->s && *p->s != '"'; p->s++) {
-			if (*p->s == '\\' && p->s[1])
-				p->s++;
+		for (p->s++; *p->s && *p->s != q; p->s++) {
 			if (n >= PEA_TP_STR_MAX - 1)
 				return fail(p, "string longer than %d bytes",
 					    PEA_TP_STR_MAX - 1);
 			val[n++] = *p->s;
 		}
-		if (*p->s != '"')
+		if (*p->s != q)
 			return fail(p, "unterminated string");
 		p->s++;
 	} else {
@@ -252,6 +258,18 @@ static int parse_pred(struct parser *p)
 		    op != PEA_TP_OP_GLOB)
 			return fail(p, "'%s' is a string: use ==, != or ~",
 				    name);
+		/*
+		 * Linux's ~ (filter_parse_regex(), glob_match()) also has
+		 * [classes], \ escapes and a leading ! that negates; the
+		 * kernel's glob has '*' and '?' only: refused, rather than a
+		 * pattern that silently matches otherwise.
+		 */
+		if (op == PEA_TP_OP_GLOB && strpbrk(val, "[\\"))
+			return fail(p, "'%s': a ~ pattern takes '*' and '?' only, not '[' or '\\' (Linux's glob_match() classes and escapes)",
+				    name);
+		if (op == PEA_TP_OP_GLOB && val[0] == '!')
+			return fail(p, "'%s': a ~ pattern starting with '!' (Linux's negation): write !(%s ~ \"%s\")",
+				    name, name, val + 1);
 		memcpy(t.str, val, strlen(val) + 1);
 	} else if (fl->kind == TPF_INT) {
 		err = number_term(p, fl, op, val, quoted, &t);
