@@ -12,7 +12,8 @@
 /*
  * The old sizes of the attach ioctls' numbers (the attr's size is part of
  * them): binaries built before kstack_depth (or, _VER1 and the uprobe's
- * _VER0, before fetches) send these.
+ * _VER0, before fetches; the tracepoint's _VER1, before its filter
+ * program) send these.
  */
 #define PEA_MAP_IOC_ATTACH_PROBE_VER0 \
 	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x14, PEA_PROBE_ATTR_SIZE_VER0)
@@ -22,6 +23,8 @@
 	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x16, PEA_UPROBE_ATTR_SIZE_VER0)
 #define PEA_MAP_IOC_ATTACH_TP_VER0 \
 	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x15, PEA_TP_ATTR_SIZE_VER0)
+#define PEA_MAP_IOC_ATTACH_TP_VER1 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x15, PEA_TP_ATTR_SIZE_VER1)
 
 /* pea_nf.c is built where the kernel has netfilter (Kbuild). */
 #ifdef PEA_HAVE_NETFILTER
@@ -36,6 +39,7 @@ static const struct pea_attach pea_attach_cmds[] = {
 	{ PEA_MAP_IOC_ATTACH_PROBE_VER1, &pea_kprobe_provider },
 	{ PEA_MAP_IOC_ATTACH_TP, &pea_tp_provider },
 	{ PEA_MAP_IOC_ATTACH_TP_VER0, &pea_tp_provider },
+	{ PEA_MAP_IOC_ATTACH_TP_VER1, &pea_tp_provider },
 	{ PEA_MAP_IOC_ATTACH_UPROBE, &pea_uprobe_provider },
 	{ PEA_MAP_IOC_ATTACH_UPROBE_VER0, &pea_uprobe_provider },
 	{ PEA_MAP_IOC_ATTACH_NF, PEA_NF_PROVIDER },

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pea: integers read out of raw bytes (a tracepoint's fields, a fetched
- * value) and compared, for the tracepoint filter (pea_tp.c), the fetch
- * predicates (pea_pred.c) and the aggregation tables (pea_agg.c), which
- * must agree on them. Any context; nothing here is ABI.
+ * value) and compared, for the tracepoint filter (pea_tp_filter.c), the
+ * fetch predicates (pea_pred.c) and the aggregation tables (pea_agg.c),
+ * which must agree on them. Any context; nothing here is ABI.
  */
 #ifndef _PEA_INTVAL_H
 #define _PEA_INTVAL_H

@@ -9,7 +9,10 @@
  * postfix program of predicates, with a bounded stack).
  *
  * The evaluation is a bit stack in one u32 (PEA_PRED_DEPTH_MAX <= 32): no
- * locks, no allocation, any context.
+ * locks, no allocation, any context. The check of a program's shape and
+ * its evaluation (pea_pred_run(), pea_pred.h) are shared with the
+ * tracepoint filter (pea_tp_filter.c), whose programs join comparisons
+ * on an event's fields instead.
  */
 #include <linux/bitops.h>
 #include <linux/bits.h>
@@ -69,7 +72,13 @@ static bool pea_pred_is_int(const struct pea_fetch *f)
 	return f->type >= PEA_FETCH_U8 && f->type <= PEA_FETCH_S64;
 }
 
-/*
+/**
+ * pea_pred_fits() - whether an integer operand is one a value can hold
+ * @value: the operand, sign-extended to 64 bits if negative
+ * @width: the value's bytes (1, 2, 4 or 8)
+ * @sgn: whether the value is signed
+ * @cmp: the comparison (PEA_TP_OP_* or PEA_PRED_OP_*)
+ *
  * Whether the integer operand @value is one a fetch of @width bytes holds:
  * a signed fetch's operand in the signed range of its width, an unsigned
  * one's in the unsigned range, as Linux's filter parses a field's operand
@@ -79,8 +88,11 @@ static bool pea_pred_is_int(const struct pea_fetch *f)
  * here, so "== -1" on a u32 is an error, not a comparison never true. A
  * mask (PEA_TP_OP_AND) is bits: either range of the width, and the
  * comparison masks both sides to the width (pea_pred_cmp()).
+ * The tracepoint filter's terms (pea_tp_filter.c) follow the same rule.
+ *
+ * Return: true if @value fits.
  */
-static bool pea_pred_fits(u64 value, u32 width, bool sgn, u32 cmp)
+bool pea_pred_fits(u64 value, u32 width, bool sgn, u32 cmp)
 {
 	bool fits_u, fits_s;
 
@@ -124,15 +136,30 @@ static int pea_pred_check_cmp(const struct pea_pred *p,
 	return -EINVAL;
 }
 
-/* Check @ps against the probe's fetches: the stack a hit would see. */
-static int pea_pred_check(const struct pea_pred_set *ps,
-			  const struct pea_fetch_set *fs)
+/**
+ * pea_pred_prog_check() - check a postfix program's shape
+ * @prog: the program, as the attacher gave it
+ * @nr: its instructions (the caller bounded them)
+ * @check_cmp: checks one PEA_PRED_CMP instruction against what it
+ *             compares: 0 or a negative errno
+ * @ctx: what @check_cmp checks against
+ *
+ * Walks the stack a hit would see: reserved bytes zero, operators' other
+ * fields zero, every operator with its operands, at most
+ * PEA_PRED_DEPTH_MAX values pending and exactly one left at the end.
+ *
+ * Return: 0, -E2BIG (too deep), -EINVAL, or @check_cmp's error.
+ */
+int pea_pred_prog_check(const struct pea_pred *prog, u32 nr,
+			int (*check_cmp)(const struct pea_pred *p,
+					 const void *ctx),
+			const void *ctx)
 {
 	u32 i, depth = 0;
 	int err;
 
-	for (i = 0; i < ps->nr; i++) {
-		const struct pea_pred *p = &ps->p[i];
+	for (i = 0; i < nr; i++) {
+		const struct pea_pred *p = &prog[i];
 
 		if (memchr_inv(p->reserved, 0, sizeof(p->reserved)))
 			return -EINVAL;
@@ -142,7 +169,7 @@ static int pea_pred_check(const struct pea_pred_set *ps,
 			return -EINVAL;
 		switch (p->op) {
 		case PEA_PRED_CMP:
-			err = pea_pred_check_cmp(p, fs);
+			err = check_cmp(p, ctx);
 			if (err)
 				return err;
 			if (++depth > PEA_PRED_DEPTH_MAX)
@@ -163,6 +190,11 @@ static int pea_pred_check(const struct pea_pred_set *ps,
 		}
 	}
 	return depth == 1 ? 0 : -EINVAL;
+}
+
+static int pea_pred_check_fetch_cmp(const struct pea_pred *p, const void *fs)
+{
+	return pea_pred_check_cmp(p, fs);
 }
 
 /**
@@ -199,7 +231,7 @@ struct pea_pred_set *pea_pred_copy(u64 uptr, u32 nr, u32 reserved,
 		err = -EFAULT;
 		goto fail;
 	}
-	err = pea_pred_check(ps, fs);
+	err = pea_pred_prog_check(ps->p, ps->nr, pea_pred_check_fetch_cmp, fs);
 	if (err)
 		goto fail;
 	return ps;
@@ -228,14 +260,20 @@ void pea_pred_free(struct pea_pred_set *ps)
 	kfree(ps);
 }
 
-/* One comparison on the value of its fetch in @block. */
-static bool pea_pred_cmp(const struct pea_pred *p,
-			 const struct pea_fetch_set *fs, const u8 *block)
+/* A hit's fetches and their values, for pea_pred_cmp(). */
+struct pea_pred_hit {
+	const struct pea_fetch_set *fs;
+	const u8 *block;
+};
+
+/* One comparison on the value of its fetch in the hit's block. */
+static bool pea_pred_cmp(const struct pea_pred *p, const void *ctx)
 {
-	const struct pea_fetch_block *b = (const void *)block;
+	const struct pea_pred_hit *hit = ctx;
+	const struct pea_fetch_block *b = (const void *)hit->block;
 	const struct pea_fetch_value *v = &b->values[p->fetch];
-	const struct pea_fetch *f = &fs->f[p->fetch];
-	const u8 *val = block + v->offset;
+	const struct pea_fetch *f = &hit->fs->f[p->fetch];
+	const u8 *val = hit->block + v->offset;
 	bool eq, sgn;
 	u64 x;
 
@@ -266,31 +304,7 @@ static bool pea_pred_cmp(const struct pea_pred *p,
 bool pea_pred_eval(const struct pea_pred_set *ps,
 		   const struct pea_fetch_set *fs, const void *block)
 {
-	u32 stack = 0, depth = 0, i;
-	bool a, b;
+	struct pea_pred_hit hit = { .fs = fs, .block = block };
 
-	for (i = 0; i < ps->nr; i++) {
-		const struct pea_pred *p = &ps->p[i];
-
-		switch (p->op) {
-		case PEA_PRED_CMP:
-			a = pea_pred_cmp(p, fs, block);
-			stack = (stack << 1) | a;
-			depth++;
-			break;
-		case PEA_PRED_AND:
-		case PEA_PRED_OR:
-			a = stack & 1;
-			b = (stack >> 1) & 1;
-			stack >>= 2;
-			stack = (stack << 1) |
-				(p->op == PEA_PRED_AND ? a && b : a || b);
-			depth--;
-			break;
-		default:	/* PEA_PRED_NOT */
-			stack ^= 1;
-			break;
-		}
-	}
-	return depth == 1 && (stack & 1);
+	return pea_pred_run(ps->p, ps->nr, pea_pred_cmp, &hit);
 }

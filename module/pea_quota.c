@@ -39,8 +39,9 @@
  *
  * What a link is charged (pea_link_charge()): its struct pea_link and
  * per-CPU stats, a kretprobe's instances (pea_kretprobe_mem()), a
- * tracepoint link's perf events, a uretprobe's pairing table, a probe's
- * fetch chains and predicate (pea_fetch_size(), pea_pred_size()). Memory pea
+ * tracepoint link's perf events and filter program (pea_tp_prog_size()),
+ * a uretprobe's pairing table, a probe's fetch chains and predicate
+ * (pea_fetch_size(), pea_pred_size()). Memory pea
  * allocates itself for a link is also charged to the caller's memory
  * cgroup (GFP_KERNEL_ACCOUNT); what the kprobes layer and perf allocate
  * cannot be.

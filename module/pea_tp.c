@@ -39,10 +39,9 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_agg.h"
-#include "pea_intval.h"
 #include "pea_link.h"
-#include "pea_pred.h"
 #include "pea_provider.h"
+#include "pea_tp_filter.h"
 #include "pea_kstack.h"
 #include "pea_ustack.h"
 #include "pea_perm.h"
@@ -54,6 +53,7 @@ struct pea_tp_link {
 	u32 event_id;
 	u32 nr_preds;
 	struct pea_tp_pred preds[PEA_TP_PRED_MAX];
+	struct pea_tp_prog *prog;	/* a filter program, or NULL */
 };
 
 static_assert(offsetof(struct pea_tp_link, link) == 0);
@@ -63,57 +63,12 @@ static struct pea_tp_link *pea_tp(struct pea_link *l)
 	return container_of(l, struct pea_tp_link, link);
 }
 
-static bool pea_tp_str_match(const struct pea_tp_pred *p, const char *s,
-			     size_t max)
+/* The link's filter: its inline predicates or its program. */
+static bool pea_tp_match(const struct pea_tp_link *tp, const u8 *e, u32 len)
 {
-	size_t n = strnlen(s, max);
-	bool eq;
-
-	if (p->op == PEA_TP_OP_GLOB)
-		return pea_glob(p->str, s, n);
-	eq = n == strnlen(p->str, PEA_TP_STR_MAX) && !memcmp(s, p->str, n);
-	return p->op == PEA_TP_OP_EQ ? eq : !eq;
-}
-
-/* One predicate on the @len bytes of entry @e; never reads past them. */
-static bool pea_tp_pred_match(const struct pea_tp_pred *p, const u8 *e,
-			      u32 len)
-{
-	u32 loc, off, n;
-	bool sgn;
-
-	if ((u32)p->offset + p->size > len)
-		return false;
-	switch (p->kind) {
-	case PEA_TP_FIELD_UINT:
-	case PEA_TP_FIELD_SINT:
-		sgn = p->kind == PEA_TP_FIELD_SINT;
-		return pea_int_cmp(p->op, pea_int_load(e + p->offset, p->size,
-						       sgn), p->value, sgn);
-	case PEA_TP_FIELD_STR:
-		return pea_tp_str_match(p, (const char *)e + p->offset,
-					p->size);
-	default:	/* __data_loc, __rel_loc: u32 (length << 16 | offset) */
-		memcpy(&loc, e + p->offset, 4);
-		off = loc & 0xffff;
-		n = loc >> 16;
-		if (p->kind == PEA_TP_FIELD_REL_LOC)
-			off += p->offset + 4;
-		if (off + n > len)
-			return false;
-		return pea_tp_str_match(p, (const char *)e + off, n);
-	}
-}
-
-static bool pea_tp_preds_match(const struct pea_tp_link *tp, const u8 *e,
-			       u32 len)
-{
-	u32 i;
-
-	for (i = 0; i < tp->nr_preds; i++)
-		if (!pea_tp_pred_match(&tp->preds[i], e, len))
-			return false;
-	return true;
+	if (tp->prog)
+		return pea_tp_prog_match(tp->prog, e, len);
+	return pea_tp_preds_match(tp->preds, tp->nr_preds, e, len);
 }
 
 /* Bytes of the raw record, all fragments together. */
@@ -174,7 +129,7 @@ static void pea_tp_overflow(struct perf_event *event,
 	 * Trace events come in one fragment; predicates see the first one
 	 * only, bounded by its size.
 	 */
-	if (!pea_tp_preds_match(pea_tp(l), raw->frag.data, raw->frag.size)) {
+	if (!pea_tp_match(pea_tp(l), raw->frag.data, raw->frag.size)) {
 		this_cpu_inc(l->stats->filtered);
 		return;
 	}
@@ -323,49 +278,9 @@ static int pea_tp_register(struct pea_link *l, const void *arg)
 	return err;
 }
 
-static int pea_tp_check_pred(const struct pea_tp_pred *p)
-{
-	bool num = p->kind == PEA_TP_FIELD_UINT || p->kind == PEA_TP_FIELD_SINT;
-
-	if (p->reserved)
-		return -EINVAL;
-	switch (p->kind) {
-	case PEA_TP_FIELD_UINT:
-	case PEA_TP_FIELD_SINT:
-		if (p->size != 1 && p->size != 2 && p->size != 4 &&
-		    p->size != 8)
-			return -EINVAL;
-		break;
-	case PEA_TP_FIELD_STR:
-		if (!p->size)
-			return -EINVAL;
-		break;
-	case PEA_TP_FIELD_DATA_LOC:
-	case PEA_TP_FIELD_REL_LOC:
-		if (p->size != 4)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (num) {
-		if (p->op < PEA_TP_OP_EQ || p->op > PEA_TP_OP_AND ||
-		    memchr_inv(p->str, 0, sizeof(p->str)))
-			return -EINVAL;
-		return 0;
-	}
-	if (p->op != PEA_TP_OP_EQ && p->op != PEA_TP_OP_NE &&
-	    p->op != PEA_TP_OP_GLOB)
-		return -EINVAL;
-	if (p->value || !memchr(p->str, 0, sizeof(p->str)))
-		return -EINVAL;
-	return 0;
-}
-
 static int pea_tp_check_attr(const struct pea_tp_attr *a)
 {
 	const char *end = memchr(a->name, 0, sizeof(a->name));
-	u32 i;
 	int err;
 
 	if (a->flags & ~PEA_TP_FLAGS)
@@ -383,15 +298,7 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
 	err = pea_ustack_check(a->ustack_depth);
 	if (err)
 		return err;
-	for (i = 0; i < a->nr_preds; i++) {
-		err = pea_tp_check_pred(&a->preds[i]);
-		if (err)
-			return err;
-	}
-	if (memchr_inv(&a->preds[a->nr_preds], 0,
-		       (PEA_TP_PRED_MAX - a->nr_preds) * sizeof(a->preds[0])))
-		return -EINVAL;
-	return 0;
+	return pea_tp_preds_check(a);
 }
 
 /**
@@ -401,17 +308,20 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
  *
  * Return: a link fd, or -EACCES or -EPERM (as perf_event_open() of the
  * event with PERF_SAMPLE_RAW for every task: pea_perm_tracepoint()), -EFAULT,
- * -EINVAL (attr, a predicate; size below PEA_TP_ATTR_SIZE_VER0,
- * kstack_depth past PEA_KSTACK_MAX, reserved not zero; no trace event has
- * this id, as perf_event_open() says), -EOPNOTSUPP (kstack_depth where pea
- * cannot unwind), -EOVERFLOW (kstack_depth past perf_event_max_stack),
- * -E2BIG (attr tail), -EMLINK (PEA_MAX_LINKS live, or the caller's
- * max_user_links), perf's other errors, -ENOMEM (also
- * max_user_probe_kb or max_probe_kb reached: a perf event per CPU is
- * charged), -EMFILE.
+ * -EINVAL (attr, a predicate, the filter program or a term of it; size
+ * below PEA_TP_ATTR_SIZE_VER0, kstack_depth past PEA_KSTACK_MAX, reserved
+ * not zero; no trace event has this id, as perf_event_open() says),
+ * -EOPNOTSUPP (kstack_depth where pea cannot unwind), -EOVERFLOW
+ * (kstack_depth past perf_event_max_stack), -E2BIG (attr tail; more than
+ * PEA_TP_TERM_MAX terms, PEA_TP_PROG_MAX instructions or
+ * PEA_PRED_DEPTH_MAX values pending: pea_tp_prog_copy()), -EMLINK
+ * (PEA_MAX_LINKS live, or the caller's max_user_links), perf's other
+ * errors, -ENOMEM (also max_user_probe_kb or max_probe_kb reached: a perf
+ * event per CPU and the filter program are charged), -EMFILE.
  */
 static long pea_tp_attach(struct pea_map *map, const void __user *ua)
 {
+	struct pea_tp_prog *prog;
 	struct pea_tp_attr a;
 	struct pea_link *l;
 	long err;
@@ -426,10 +336,22 @@ static long pea_tp_attach(struct pea_map *map, const void __user *ua)
 	err = pea_tp_check_attr(&a);
 	if (err)
 		return err;
+	prog = pea_tp_prog_copy(&a);
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
 	l = pea_link_alloc(map, &pea_tp_provider, a.id, a.flags, a.filter_tgid,
 			   a.filter_cpu);
-	if (IS_ERR(l))
+	if (IS_ERR(l)) {
+		pea_tp_prog_free(prog);
 		return PTR_ERR(l);
+	}
+	/* Freed with the link; charged as a probe's predicate is. */
+	pea_tp(l)->prog = prog;
+	err = prog ? pea_link_charge(l, pea_tp_prog_size(prog)) : 0;
+	if (err) {
+		pea_link_free(l);
+		return err;
+	}
 	l->addr = a.event_id;
 	pea_tp(l)->event_id = a.event_id;
 	pea_tp(l)->nr_preds = a.nr_preds;
@@ -452,10 +374,16 @@ static int pea_tp_agg_check(struct pea_link *l, const struct pea_agg_attr *a)
 		0 : -EINVAL;
 }
 
+static void pea_tp_free(struct pea_link *l)
+{
+	pea_tp_prog_free(pea_tp(l)->prog);
+}
+
 const struct pea_provider pea_tp_provider = {
 	.link_size = sizeof(struct pea_tp_link),
 	.attach = pea_tp_attach,
 	.reg = pea_tp_register,
 	.unregister = pea_tp_unregister,
+	.free = pea_tp_free,
 	.agg_check = pea_tp_agg_check,
 };

@@ -155,6 +155,53 @@ static void test_exec(void)
 	pt_proc_wait(&p);
 	pt_proc_close(&p);
 	PT_EQ(i, 1, "the line has %s", buf);
+
+	/*
+	 * == on a string is exact, as Linux's: "..._*" is no pattern there,
+	 * so only ~ matches b (a's exec is filtered).
+	 */
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+					  "--json", "-c", "1", "--filter",
+					  "filename == \"/tmp/pea_tp_tool_*\" || filename ~ \"*_b\"",
+					  NULL }),
+	      "sched_process_exec with == \"..._*\" || ~ \"*_b\" attaches");
+	pids[0] = pt_exec_exit(names[0]);
+	pids[1] = pt_exec_exit(names[1]);
+	for (i = 0, events = 0;
+	     pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS);) {
+		if (pt_json_streq(line, "type", "event")) {
+			events++;
+			i = pt_json_num(line, "pid", -1) == pids[1];
+		}
+		if (pt_json_streq(line, "type", "summary"))
+			PT_OK(pt_json_get(line, "link", buf, sizeof(buf), NULL) &&
+			      pt_json_num(buf, "written", -1) == 1 &&
+			      pt_json_num(buf, "filtered", -1) == 1,
+			      "== is exact: the link wrote 1 (b), filtered 1 (a) (%s)",
+			      buf);
+	}
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_OK(events == 1 && i, "== is exact: the one event is b's exec (%d events)",
+	      events);
+
+	/* Single quotes, as Linux's filter takes them (review finding 1). */
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+					  "--json", "-d", "3", "--filter",
+					  "filename == '/tmp/pea_tp_tool_b'", NULL }),
+	      "sched_process_exec with a '...' string attaches");
+	pids[0] = pt_exec_exit(names[0]);
+	pids[1] = pt_exec_exit(names[1]);
+	for (i = 0, events = 0;
+	     pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS);)
+		if (pt_json_streq(line, "type", "event")) {
+			events++;
+			i = pt_json_num(line, "pid", -1) == pids[1];
+		}
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_OK(events == 1 && i,
+	      "filename == '...': the one event is b's exec (%d events)", events);
 	unlink(names[0]);
 	unlink(names[1]);
 }
@@ -221,6 +268,95 @@ static void test_array(void)
 	PT_EQ(events, 1, "sys_enter: one event, the filtered call's");
 }
 
+/*
+ * ||, ! and parentheses in --filter, evaluated in the kernel: six calls,
+ * three match; the summary's written and filtered are exact.
+ */
+static void test_logic(void)
+{
+	/* Matching: the first, fourth and sixth. */
+	static const struct { long dfd; int flags; } calls[] = {
+		{ 4301, O_RDONLY }, { 4301, O_DIRECTORY }, { 4303, O_RDONLY },
+		{ 4306, O_RDONLY }, { 4307, O_DIRECTORY }, { 4308, O_RDONLY },
+	};
+	char fields[4096], buf[1024], pid[16], expr[4096];
+	int events = 0, summaries = 0, i, rc;
+	static char out[65536], err[8192];
+	struct pt_proc p;
+	size_t n;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_openat",
+					  "--json", "-c", "3", "--pid", pid, "--filter",
+					  "(dfd == 4301 || dfd >= 4305) && !(flags & 0x10000)",
+					  NULL }),
+	      "sys_enter_openat with (a || b) && !c attaches");
+	for (i = 0; i < 6; i++)
+		syscall(SYS_openat, calls[i].dfd, "pea-x", (long)calls[i].flags);
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (pt_json_streq(line, "type", "summary")) {
+			summaries++;
+			PT_OK(pt_json_get(line, "link", buf, sizeof(buf), NULL) &&
+			      pt_json_num(buf, "written", -1) == 3 &&
+			      pt_json_num(buf, "filtered", -1) == 3,
+			      "(a || b) && !c: the link wrote 3, filtered 3 (%s)",
+			      buf);
+			continue;
+		}
+		if (!pt_json_streq(line, "type", "event"))
+			continue;
+		PT_OK(pt_json_get(line, "fields", fields, sizeof(fields), NULL),
+		      "(a || b) && !c: event %d has fields", events + 1);
+		events++;
+		PT_OK(pt_json_num(fields, "dfd", -1) == (events == 1 ? 4301 :
+							 events == 2 ? 4306 : 4308) &&
+		      pt_json_num(fields, "flags", -1) == O_RDONLY,
+		      "(a || b) && !c: event %d is the matching call's (%s)",
+		      events, fields);
+	}
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_EQ(events, 3, "(a || b) && !c: three events");
+	PT_EQ(summaries, 1, "(a || b) && !c: one summary");
+
+	/* 33 different comparisons: refused by the tool, with the bound. */
+	for (i = 0, n = 0; i < 33; i++)
+		n += snprintf(expr + n, sizeof(expr) - n, "%sdfd == %d",
+			      i ? " || " : "", i);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_openat",
+				"--filter", expr, NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "more than 32 different comparisons"),
+	      "--filter with 33 comparisons: usage error with the bound (%s)",
+	      err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_openat",
+				"--filter", "(dfd == 1 || dfd == 2", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "expected ')'"),
+	      "--filter with an unclosed '(': usage error (%s)", err);
+	/*
+	 * A ~ pattern with what Linux's glob_match() means and pea's glob
+	 * has not ([classes], \ escapes, a leading ! negation): a usage
+	 * error, not a pattern matching otherwise (review finding 1).
+	 */
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+				"-d", "1", "--filter", "filename ~ \"/tmp/pea_tp_tool_[ab]\"",
+				NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "a ~ pattern takes '*' and '?' only"),
+	      "--filter ~ with [ab]: usage error (%d: %s)", rc, err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:sched:sched_process_exec",
+				"-d", "1", "--filter", "filename ~ \"!/tmp/*\"", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "starting with '!'"),
+	      "--filter ~ \"!...\": usage error (%d: %s)", rc, err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_openat",
+				"--filter", "dfd == 1 ||", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "expected a field name"),
+	      "--filter ending in ||: usage error (%s)", err);
+}
+
 static void test_errors(void)
 {
 	static char out[65536], err[8192];
@@ -267,6 +403,7 @@ int main(int argc, char **argv)
 	test_exec();
 	test_openat();
 	test_array();
+	test_logic();
 	test_errors();
 	return pt_done();
 }

@@ -193,10 +193,59 @@ static void fz_random_pred(struct fz_rng *r, struct pea_tp_pred *p)
 	p->str[PEA_TP_STR_MAX - 1] = 0;
 }
 
+static __u64 fz_fit(__u64 v, __u8 type);
+
+/* A filter program's term: a predicate whose operand its field holds. */
+static void fz_random_term(struct fz_rng *r, struct pea_tp_pred *p)
+{
+	__u8 type;
+
+	fz_random_pred(r, p);
+	if (p->kind != PEA_TP_FIELD_UINT && p->kind != PEA_TP_FIELD_SINT)
+		return;
+	if (fz_chance(r, 4))
+		p->op = fz_chance(r, 2) ? PEA_PRED_OP_LE : PEA_PRED_OP_GE;
+	type = p->kind == PEA_TP_FIELD_SINT ? PEA_FETCH_S8 : PEA_FETCH_U8;
+	type += p->size == 1 ? 0 : p->size == 2 ? 1 : p->size == 4 ? 2 : 3;
+	p->value = fz_fit(p->value, type);
+}
+
+/* A random well-formed program over @nt terms: its length (0: none). */
+static __u32 fz_random_tp_prog(struct fz_rng *r, __u32 nt, struct pea_pred *p)
+{
+	__u32 n = 0, depth = 0, want = 1 + (__u32)fz_below(r, 40);
+
+	memset(p, 0, PEA_TP_PROG_MAX * sizeof(*p));
+	while (n + 2 < PEA_TP_PROG_MAX) {
+		if (want && depth < PEA_PRED_DEPTH_MAX &&
+		    (depth < 2 || fz_chance(r, 2))) {
+			p[n].op = PEA_PRED_CMP;
+			p[n++].fetch = (__u8)fz_below(r, nt);
+			depth++;
+			want--;
+		} else if (depth >= 2) {
+			p[n++].op = fz_chance(r, 2) ? PEA_PRED_AND :
+						      PEA_PRED_OR;
+			depth--;
+		} else {
+			break;
+		}
+		if (depth && fz_chance(r, 6))
+			p[n++].op = PEA_PRED_NOT;
+	}
+	while (depth > 1 && n < PEA_TP_PROG_MAX) {
+		p[n++].op = PEA_PRED_OR;
+		depth--;
+	}
+	return depth == 1 ? n : 0;
+}
+
 static int op_attach_tp(struct fz_thread *t)
 {
 	struct fz_rng *r = &t->rng;
 	struct pea_tp_attr a;
+	struct pea_tp_pred terms[PEA_TP_TERM_MAX];
+	struct pea_pred prog[PEA_TP_PROG_MAX];
 	const char *invalid = NULL;
 	unsigned int ev = (unsigned int)fz_below(r, FZ_NR_EVENTS), i;
 	int fd;
@@ -225,8 +274,17 @@ static int op_attach_tp(struct fz_thread *t)
 		a.nr_preds = 1 + (__u32)fz_below(r, PEA_TP_PRED_MAX);
 		for (i = 0; i < a.nr_preds; i++)
 			fz_random_pred(r, &a.preds[i]);
+	} else if (fz_chance(r, 2)) {
+		/* A filter program: ||, && and ! over up to 32 terms. */
+		a.nr_terms = 1 + (__u32)fz_below(r, PEA_TP_TERM_MAX);
+		for (i = 0; i < a.nr_terms; i++)
+			fz_random_term(r, &terms[i]);
+		a.nr_prog = fz_random_tp_prog(r, a.nr_terms, prog);
+		a.nr_terms = a.nr_prog ? a.nr_terms : 0;
+		a.terms = a.nr_prog ? (__u64)(unsigned long)terms : 0;
+		a.prog = a.nr_prog ? (__u64)(unsigned long)prog : 0;
 	}
-	switch (fz_below(r, 48)) {	/* 12 broken cases of 48 */
+	switch (fz_below(r, 60)) {	/* 15 broken cases of 60 */
 	case 0:
 		a.flags |= 1U << (2 + fz_below(r, 30));
 		invalid = "unknown flag";
@@ -280,6 +338,41 @@ static int op_attach_tp(struct fz_thread *t)
 		/* Was @reserved (a value from 1 was EINVAL): now a depth. */
 		a.ustack_depth = PEA_USTACK_MAX + 1 + fz_u32(r) % 1000000;
 		invalid = "ustack_depth past PEA_USTACK_MAX";
+		break;
+	case 12:
+		fz_random_term(r, &terms[0]);
+		memset(prog, 0, sizeof(prog));
+		prog[0].op = PEA_PRED_CMP;
+		a.terms = (__u64)(unsigned long)terms;
+		a.nr_terms = PEA_TP_TERM_MAX + 1 + (__u32)fz_below(r, 1000);
+		a.prog = (__u64)(unsigned long)prog;
+		a.nr_prog = 1;
+		invalid = "nr_terms past PEA_TP_TERM_MAX";
+		break;
+	case 13:
+		/* Two values left: CMP CMP. */
+		fz_random_term(r, &terms[0]);
+		memset(prog, 0, sizeof(prog));
+		prog[0].op = PEA_PRED_CMP;
+		prog[1].op = PEA_PRED_CMP;
+		a.terms = (__u64)(unsigned long)terms;
+		a.nr_terms = 1;
+		a.prog = (__u64)(unsigned long)prog;
+		a.nr_prog = 2;
+		invalid = "a program leaving two values";
+		break;
+	case 14:
+		/* A program and inline predicates both. */
+		a.nr_preds = 1;
+		fz_random_pred(r, &a.preds[0]);
+		fz_random_term(r, &terms[0]);
+		memset(prog, 0, sizeof(prog));
+		prog[0].op = PEA_PRED_CMP;
+		a.terms = (__u64)(unsigned long)terms;
+		a.nr_terms = 1;
+		a.prog = (__u64)(unsigned long)prog;
+		a.nr_prog = 1;
+		invalid = "a program and inline predicates";
 		break;
 	}
 	fd = fz_attach_cmd(r, PEA_MAP_IOC_ATTACH_TP, &a);

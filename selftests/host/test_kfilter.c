@@ -20,16 +20,18 @@
 #define HOST_TAP_NAME "kfilter"
 #include "host_tap.h"
 
-static struct ksig sig;
+static struct ksig sig, sig_str;
+static const struct ksig *cur_sig = &sig;
 
 /*
  * long pea_fn(unsigned int u, int s, signed char c, unsigned char b,
  *	       unsigned long long q, long long sq);
+ * long pea_fn_str(const char *name);
  */
 static struct btf *build(void)
 {
 	struct btf *b = btf__new_empty();
-	int u32, s32, s8, u8, u64, s64, proto;
+	int u32, s32, s8, u8, u64, s64, ch, proto;
 
 	u32 = btf__add_int(b, "unsigned int", 4, 0);
 	s32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
@@ -37,6 +39,8 @@ static struct btf *build(void)
 	u8 = btf__add_int(b, "unsigned char", 1, 0);
 	u64 = btf__add_int(b, "long long unsigned int", 8, 0);
 	s64 = btf__add_int(b, "long long int", 8, BTF_INT_SIGNED);
+	ch = btf__add_int(b, "char", 1, BTF_INT_CHAR);
+	ch = btf__add_ptr(b, btf__add_const(b, ch));
 	proto = btf__add_func_proto(b, s64);
 	btf__add_func_param(b, "u", u32);
 	btf__add_func_param(b, "s", s32);
@@ -45,6 +49,9 @@ static struct btf *build(void)
 	btf__add_func_param(b, "q", u64);
 	btf__add_func_param(b, "sq", s64);
 	btf__add_func(b, "pea_fn", BTF_FUNC_GLOBAL, proto);
+	proto = btf__add_func_proto(b, s64);
+	btf__add_func_param(b, "name", ch);
+	btf__add_func(b, "pea_fn_str", BTF_FUNC_GLOBAL, proto);
 	return b;
 }
 
@@ -59,7 +66,7 @@ struct compiled {
 static void compile(struct compiled *r, const char *text)
 {
 	memset(r, 0, sizeof(*r));
-	r->c.sig = &sig;
+	r->c.sig = cur_sig;
 	r->c.fetches = r->fetches;
 	r->c.max = PEA_FETCH_MAX;
 	r->c.preds = r->preds;
@@ -172,12 +179,49 @@ static void test_grammar(void)
 	program("!!(s == 1 || !(s == 2 && s == 3))", "123&!|!!");
 }
 
+/* A string comparison: == and != exact, ~ a glob, as Linux's filters. */
+static void string_cmp(const char *text, __u8 cmp, const char *str)
+{
+	struct compiled r;
+
+	compile(&r, text);
+	ok(!r.err && r.c.npreds == 1 && r.fetches[0].str &&
+	   r.preds[0].cmp == cmp && !strcmp(r.preds[0].str, str),
+	   "'%s': cmp %u '%s' (got %d %s: cmp %u '%s')", text, cmp, str,
+	   r.err, r.msg, r.preds[0].cmp, r.preds[0].str);
+	release(&r);
+}
+
+static void test_strings(void)
+{
+	cur_sig = &sig_str;
+	string_cmp("name == \"ab*\"", PEA_TP_OP_EQ, "ab*");
+	string_cmp("name != \"a?\"", PEA_TP_OP_NE, "a?");
+	string_cmp("name ~ \"ab*\"", PEA_TP_OP_GLOB, "ab*");
+	string_cmp("name == \"abc\"", PEA_TP_OP_EQ, "abc");
+	/* Quotes as Linux's parse_pred(): ' or ", the text raw. */
+	string_cmp("name == 'ab'", PEA_TP_OP_EQ, "ab");
+	string_cmp("name == \"a\\*b\"", PEA_TP_OP_EQ, "a\\*b");
+	string_cmp("name != 'a\"b'", PEA_TP_OP_NE, "a\"b");
+	/* What Linux's ~ means and pea's glob has not: refused. */
+	refused("name ~ \"a[bc]\"",
+		"'name': a ~ pattern takes '*' and '?' only, not '[' or '\\' (Linux's glob_match() classes and escapes)");
+	refused("name ~ \"a\\*\"",
+		"'name': a ~ pattern takes '*' and '?' only, not '[' or '\\' (Linux's glob_match() classes and escapes)");
+	refused("name ~ \"!x\"",
+		"'name': a ~ pattern starting with '!' (Linux's negation): write !(name ~ \"x\")");
+	cur_sig = &sig;
+}
+
 int main(void)
 {
 	struct btf *b = build();
 
-	ok(b && !ksig_from_btf(b, "pea_fn", &sig), "the test BTF and pea_fn");
+	ok(b && !ksig_from_btf(b, "pea_fn", &sig) &&
+	   !ksig_from_btf(b, "pea_fn_str", &sig_str),
+	   "the test BTF, pea_fn and pea_fn_str");
 	test_width();
 	test_grammar();
+	test_strings();
 	return host_tap_done();
 }

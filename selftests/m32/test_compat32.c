@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A 32-bit process (built with -m32) uses every pea fd kind: /dev/pea,
- * a map, an output event with its ring, a counter and a probe link. The
+ * a map, an output event with its ring, a counter, a probe link and a
+ * tracepoint link with a filter program. The
  * ioctls whose number carries a pointer size (PERF_EVENT_IOC_ID: 4 bytes
  * here) are translated as perf_compat_ioctl() translates them; every
  * struct has one layout for 32- and 64-bit callers.
  */
+#include <sys/wait.h>
 #include "../pea_test.h"
 
 #define MAP "compat32"
@@ -20,10 +22,13 @@ int main(void)
 	struct pea_map_info mi;
 	struct pea_event_stats st;
 	struct pea_probe_attr pa;
+	struct pea_tp_attr ta;
+	struct pea_tp_pred terms[1];
+	struct pea_pred prog[4];
 	struct pea_link_info li;
 	unsigned char payload[PAYLOAD], rec[65536];
 	__u64 id = 0, vals[4], lost = 7;
-	int map, ev, cnt, link;
+	int map, ev, cnt, link, i;
 	struct pt_ring r;
 	void *p;
 
@@ -109,6 +114,57 @@ int main(void)
 	PT_OK(li.map_id == mi.id && !strcmp(li.symbol, "ksys_mmap_pgoff"),
 	      "link info: the map id and the symbol");
 	close(link);
+
+	/*
+	 * A tracepoint with a filter program: its user pointers are
+	 * __aligned_u64, so one layout (832 bytes) and one ioctl number.
+	 */
+	PT_EQ(sizeof(ta), 832, "struct pea_tp_attr: 832 bytes here too");
+	memset(&ta, 0, sizeof(ta));
+	ta.size = sizeof(ta);
+	ta.flags = PEA_TP_F_CLOEXEC;
+	ta.filter_cpu = -1;
+	ta.filter_tgid = getpid();
+	/* Not a syscall event: Linux's skip a compat task's calls. */
+	strcpy(ta.name, "sched:sched_process_fork");
+	if (!pt_read_file("/sys/kernel/tracing/events/sched/sched_process_fork/id",
+			  (char *)rec, 32))
+		ta.event_id = atoi((char *)rec);
+	/* common_pid == 1 || !(common_pid == 1): every call. */
+	memset(terms, 0, sizeof(terms));
+	terms[0].offset = 4;
+	terms[0].size = 4;
+	terms[0].kind = PEA_TP_FIELD_SINT;
+	terms[0].op = PEA_TP_OP_EQ;
+	terms[0].value = 1;
+	memset(prog, 0, sizeof(prog));
+	prog[0].op = PEA_PRED_CMP;
+	prog[1].op = PEA_PRED_CMP;
+	prog[2].op = PEA_PRED_NOT;
+	prog[3].op = PEA_PRED_OR;
+	ta.terms = (uintptr_t)terms;
+	ta.nr_terms = 1;
+	ta.prog = (uintptr_t)prog;
+	ta.nr_prog = 4;
+	link = ioctl(map, PEA_MAP_IOC_ATTACH_TP, &ta);
+	PT_OK(link >= 0, "tracepoint link with a program: attach (%d)",
+	      link < 0 ? -errno : link);
+	for (i = 0; i < 2; i++) {
+		pid_t c = fork();
+
+		if (!c)
+			_exit(0);
+		waitpid(c, NULL, 0);
+	}
+	memset(&li, 0, sizeof(li));
+	PT_EQ(pt_ioctl_errno(link, PEA_LINK_IOC_INFO, &li), 0,
+	      "tracepoint link: info");
+	PT_OK(li.written == 2 && li.filtered == 0,
+	      "tracepoint link: 2 written, 0 filtered (%llu, %llu)",
+	      (unsigned long long)li.written,
+	      (unsigned long long)li.filtered);
+	close(link);
+	pt_rings_drain(&r, 1);
 	munmap(p, pt_page_size());
 	close(cnt);
 	pt_ring_unmap(&r);

@@ -15,8 +15,11 @@
  * another one is fetched too and not printed. VALUE is a number (decimal,
  * 0x hex, 0 octal, negative; one the value's type holds: a negative one
  * only on a signed value or as a & mask), an enum value's name for an
- * enum, true or false for a bool, or a "string" for a string; on a
- * string, == with a '*' or '?' and ~ are globs, as in the tracepoint --filter. The bounds
+ * enum, true or false for a bool, or a "string" or 'string' (raw) for a
+ * string; on a string == and != are exact and ~ is a glob, as in Linux's
+ * event filters (filter_build_regex()) and the tracepoint --filter, and
+ * what else Linux's ~ takes ([classes], \ escapes, a leading !) is
+ * refused. The bounds
  * are the kernel's: PEA_PRED_MAX instructions, PEA_PRED_DEPTH_MAX values
  * pending, each a clear error here.
  */
@@ -164,29 +167,46 @@ static int parse_op(struct parser *p, __u8 *op)
 		    p->s);
 }
 
-static int string_value(struct parser *p, struct pea_pred *pr)
+/*
+ * A "string" or 'string', the text between the quotes as it is (no
+ * escapes), as Linux's filters take it (parse_pred()). A ~ pattern with
+ * what Linux's glob_match() means and pea_glob() has not ([classes], \
+ * escapes, a leading ! that negates) is refused, rather than a pattern
+ * that silently matches otherwise.
+ */
+static int string_value(struct parser *p, const char *expr,
+			struct pea_pred *pr)
 {
+	char q = *p->s, why[256];
 	size_t n = 0;
 
-	if (*p->s != '"')
+	if (q != '"' && q != '\'')
 		return fail(p, "a \"string\" expected at '%s'", p->s);
 	p->s++;
-	while (*p->s && *p->s != '"') {
-		if (*p->s == '\\' && p->s[1])
-			p->s++;
+	while (*p->s && *p->s != q) {
 		if (n + 1 == sizeof(pr->str))
 			return fail(p, "a string longer than %s bytes",
 				    "63");
 		pr->str[n++] = *p->s++;
 	}
-	if (*p->s != '"')
-		return fail(p, "%s", "a string without its closing \"");
+	if (*p->s != q)
+		return fail(p, "%s", q == '"' ?
+			    "a string without its closing \"" :
+			    "a string without its closing '");
 	p->s++;
-	if (pr->cmp == PEA_TP_OP_EQ && strpbrk(pr->str, "*?"))
-		pr->cmp = PEA_TP_OP_GLOB;
 	if (pr->cmp != PEA_TP_OP_EQ && pr->cmp != PEA_TP_OP_NE &&
 	    pr->cmp != PEA_TP_OP_GLOB)
 		return fail(p, "%s", "strings take == != and ~ only");
+	if (pr->cmp == PEA_TP_OP_GLOB && strpbrk(pr->str, "[\\")) {
+		snprintf(why, sizeof(why), "'%s': a ~ pattern takes '*' and '?' only, not '[' or '\\' (Linux's glob_match() classes and escapes)",
+			 expr);
+		return fail(p, "%s", why);
+	}
+	if (pr->cmp == PEA_TP_OP_GLOB && pr->str[0] == '!') {
+		snprintf(why, sizeof(why), "'%s': a ~ pattern starting with '!' (Linux's negation): write !(%s ~ \"%s\")",
+			 expr, expr, pr->str + 1);
+		return fail(p, "%s", why);
+	}
 	return 0;
 }
 
@@ -275,23 +295,21 @@ static int number_value(struct parser *p, const struct kfetch *k,
  */
 static int cgroup_value(struct parser *p, struct pea_pred *pr)
 {
-	char path[PATH_MAX], why[PATH_MAX + 128];
+	char path[PATH_MAX], why[PATH_MAX + 128], q;
 	size_t n = 0;
 	__u64 id;
 
 	if (pr->cmp != PEA_TP_OP_EQ && pr->cmp != PEA_TP_OP_NE)
 		return fail(p, "%s", "ctx.cgroup takes == and != with a path");
-	p->s++;		/* the opening quote */
-	while (*p->s && *p->s != '"') {
-		if (*p->s == '\\' && p->s[1])
-			p->s++;
+	q = *p->s++;	/* the opening quote; the text is taken as written */
+	while (*p->s && *p->s != q) {
 		if (n + 1 == sizeof(path))
 			return fail(p, "%s", "a cgroup path longer than PATH_MAX");
 		path[n++] = *p->s++;
 	}
 	path[n] = '\0';
-	if (*p->s != '"')
-		return fail(p, "%s", "a string without its closing \"");
+	if (*p->s != q)
+		return fail(p, "%s", "a cgroup path without its closing quote");
 	p->s++;
 	if (ctxfetch_cgroup_id(path, &id, why, sizeof(why)))
 		return fail(p, "%s", why);
@@ -342,8 +360,9 @@ static int parse_unary(struct parser *p)
 		return err;
 	skip_ws(p);
 	if (p->c->fetches[idx].str)
-		err = string_value(p, &pr);
-	else if (ctxfetch_is_cgroup(&p->c->fetches[idx].f) && *p->s == '"')
+		err = string_value(p, expr, &pr);
+	else if (ctxfetch_is_cgroup(&p->c->fetches[idx].f) &&
+		 (*p->s == '"' || *p->s == '\''))
 		err = cgroup_value(p, &pr);
 	else if (p->c->fetches[idx].f.type == PEA_FETCH_ARRAY)
 		err = fail(p, "'%s': an array takes no comparison", expr);

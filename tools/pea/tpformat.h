@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pea: trace event formats (tracefs events/SUBSYS/NAME/format), printing
- * a raw entry by them, and compiling --filter expressions into the
- * predicates PEA_MAP_IOC_ATTACH_TP evaluates in the kernel.
+ * pea: trace event formats (tracefs events/SUBSYS/NAME/format) and
+ * printing a raw entry by them (a --filter on them: tpfilter.h).
  */
 #ifndef _PEA_TPFORMAT_H
 #define _PEA_TPFORMAT_H
@@ -59,12 +58,5 @@ const struct tp_field *tp_field_find(const struct tp_format *fmt,
 /* The fields of @raw (@size bytes) as "name=value ..." or a JSON object. */
 void tp_print_fields(FILE *f, const struct tp_format *fmt,
 		     const unsigned char *raw, __u32 size, bool json);
-
-/*
- * Compile "FIELD OP VALUE [&& FIELD OP VALUE]..." (OP: == != < > & ~)
- * into @preds; returns the count, or -EINVAL with a message in @msg.
- */
-int tp_filter_compile(const struct tp_format *fmt, const char *expr,
-		      struct pea_tp_pred *preds, char *msg, size_t msg_len);
 
 #endif /* _PEA_TPFORMAT_H */

@@ -6,11 +6,13 @@
  * PEA_MAP_IOC_ATTACH_TP.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include "probe_kind.h"
+#include "tpfilter.h"
 #include "tpformat.h"
 
 /* A tracepoint PROBE's SUBSYS and NAME (struct probe_spec.data). */
@@ -22,7 +24,8 @@ struct tp_arg {
 /* What a tracepoint probe keeps (struct probe_spec.priv). */
 struct tp_probe {
 	struct tp_format fmt;		/* from tracefs */
-	struct pea_tp_attr attr;	/* --filter's predicates filled */
+	struct pea_tp_attr attr;
+	struct tp_filter filter;	/* --filter, compiled */
 };
 
 static bool tp_char_ok(char c)
@@ -72,7 +75,7 @@ static int tp_prepare(struct probe_spec *s, const struct probe_opts *o,
 	struct tp_probe *tp;
 	const char *why = "";
 	char msg[256];
-	int n, err;
+	int err;
 
 	tp = calloc(1, sizeof(*tp));
 	if (!tp) {
@@ -92,11 +95,13 @@ static int tp_prepare(struct probe_spec *s, const struct probe_opts *o,
 	}
 	fmt->tp = &tp->fmt;
 	if (o->filter) {
-		n = tp_filter_compile(&tp->fmt, o->filter, tp->attr.preds,
-				      msg, sizeof(msg));
-		if (n < 0)
+		if (tp_filter_compile(&tp->fmt, o->filter, &tp->filter, msg,
+				      sizeof(msg)))
 			return probe_usage(s->text, "--filter: %s", msg);
-		tp->attr.nr_preds = n;
+		tp->attr.terms = (uintptr_t)tp->filter.terms;
+		tp->attr.nr_terms = tp->filter.nterms;
+		tp->attr.prog = (uintptr_t)tp->filter.prog;
+		tp->attr.nr_prog = tp->filter.nprog;
 	}
 	return 0;
 }

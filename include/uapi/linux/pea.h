@@ -554,6 +554,8 @@ struct pea_link_info {
  * and PEA_MAX_LINKS. CPUs brought online after the attach are not traced.
  */
 #define PEA_TP_PRED_MAX		8	/* predicates per link, ANDed */
+#define PEA_TP_TERM_MAX		32	/* a filter program's terms */
+#define PEA_TP_PROG_MAX		96	/* its instructions */
 #define PEA_TP_STR_MAX		64	/* string operand, NUL included */
 
 /* struct pea_tp_pred.kind: how the field is stored in the entry */
@@ -617,6 +619,25 @@ struct pea_tp_pred {
  *               many frames (1..PEA_KSTACK_MAX; 0: no stack)
  * @ustack_depth: record the user call stack of the task that hit it, as
  *               struct pea_probe_attr's @ustack_depth (was @reserved)
+ * @terms:       user pointer to @nr_terms struct pea_tp_pred: the
+ *               comparisons a filter program joins (below), or 0
+ * @nr_terms:    its terms, 0..PEA_TP_TERM_MAX
+ * @nr_prog:     the program's instructions, 0..PEA_TP_PROG_MAX
+ * @prog:        user pointer to @nr_prog struct pea_pred, or 0
+ *
+ * A filter program joins its terms with ||, && and !, and parentheses, as
+ * the tracefs filter of the event does: a postfix program of struct
+ * pea_pred ("Predicates on fetched values" below) whose PEA_PRED_CMP
+ * pushes the truth of term @fetch (its index in @terms) and leaves @cmp,
+ * @value and @str zero; the term is a struct pea_tp_pred as @preds hold,
+ * whose @op may also be PEA_PRED_OP_LE or _GE on a number, and whose
+ * integer @value must be one the field holds (as struct pea_pred's). A
+ * hit the program leaves false counts as filtered. Bounds: more than
+ * PEA_TP_TERM_MAX terms, PEA_TP_PROG_MAX instructions or
+ * PEA_PRED_DEPTH_MAX values pending: E2BIG. A program without terms or
+ * terms without one, a program and @preds both, an instruction naming a
+ * term past @nr_terms, a program that does not leave exactly one value,
+ * or a malformed term or instruction: EINVAL.
  */
 struct pea_tp_attr {
 	__u32 size;
@@ -633,10 +654,16 @@ struct pea_tp_attr {
 		__u32 ustack_depth;
 		__u32 reserved;		/* its name before ustack_depth */
 	};
+	__aligned_u64 terms;
+	__u32 nr_terms;
+	__u32 nr_prog;
+	__aligned_u64 prog;
 };
 
 /* The size of struct pea_tp_attr before @kstack_depth (still taken). */
 #define PEA_TP_ATTR_SIZE_VER0	(160 + PEA_TP_PRED_MAX * 80)
+/* Its size before @terms (still taken). */
+#define PEA_TP_ATTR_SIZE_VER1	(PEA_TP_ATTR_SIZE_VER0 + 8)
 
 /* struct pea_tp_record.flags (struct pea_probe_record's bits, plus:) */
 #define PEA_REC_F_TRACEPOINT	(1U << 6)	/* a struct pea_tp_record */
