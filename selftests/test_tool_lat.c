@@ -299,7 +299,7 @@ static void test_offcpu_kstack(void)
 	      pns < 2000 * MS,
 	      "its pipe read: 1 blocked period in pipe_read(), %lld ns (50 ms .. 2 s)",
 	      pns);
-	PT_OK(rp && strstr(pr, "[\"" "finish_task_switch") != NULL,
+	PT_OK(rp && strstr(pr, "[\"finish_task_switch") != NULL,
 	      "the stack's leaf is finish_task_switch: %.200s",
 	      strstr(pr, "kstack") ? strstr(pr, "kstack") : pr);
 	rp = offcpu_row(h, sleeper_tid, "do_nanosleep", sr, sizeof(sr));
