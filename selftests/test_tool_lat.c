@@ -22,6 +22,10 @@
  *   - --off-cpu --count-by kstack -- /bin/sleep 0.3: the command held
  *     before its exec until attached, its pid the filter: its one sleep
  *     in do_nanosleep() (at least 250 ms), no other process's rows;
+ *   - --off-cpu --folded FILE -- /bin/sleep 0.3 (stacks without
+ *     --count-by): the text table, its row with the stack under it, and
+ *     the folded line sleep;...;do_nanosleep_[k];... of 250 ms or more
+ *     in us;
  *   - usage errors: --latency with one probe, --key without --latency, a
  *     key that is no field.
  */
@@ -299,7 +303,7 @@ static void test_offcpu_kstack(void)
 	      pns < 2000 * MS,
 	      "its pipe read: 1 blocked period in pipe_read(), %lld ns (50 ms .. 2 s)",
 	      pns);
-	PT_OK(rp && strstr(pr, "[\"" "finish_task_switch") != NULL,
+	PT_OK(rp && strstr(pr, "[\"finish_task_switch") != NULL,
 	      "the stack's leaf is finish_task_switch: %.200s",
 	      strstr(pr, "kstack") ? strstr(pr, "kstack") : pr);
 	rp = offcpu_row(h, sleeper_tid, "do_nanosleep", sr, sizeof(sr));
@@ -378,6 +382,54 @@ static void test_offcpu_cmd(void)
 	pt_diag("%s", out);
 }
 
+static void test_offcpu_folded(void)
+{
+	char path[] = "/tmp/pea-offcpu-cmd.folded";
+	char *argv[] = { PT_PEA, "trace", "--off-cpu", "--folded", path, "--",
+			 "/bin/sleep", "0.3", NULL };
+	char folded[1 << 14], l[4096];
+	const char *h, *fl, *r;
+	long long w = -1, us = -1;
+	int rc;
+
+	unlink(path);
+	rc = pt_run(argv, out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 0, "pea trace --off-cpu --folded FILE -- /bin/sleep 0.3 exits 0");
+	h = strstr(out, "off-CPU time by pid, comm and kernel stack, ");
+	PT_OK(h && strstr(h, ", complete (in-kernel)\n"),
+	      "--folded alone means kernel stacks: the header says so");
+	/* "   OFF-CPU(us) COUNT PID  sleep", then its frames, 4 spaces in. */
+	r = h ? strstr(h, "  sleep\n    finish_task_switch") : NULL;
+	if (r) {
+		const char *bol = r;
+
+		while (bol > out && bol[-1] != '\n')
+			bol--;
+		us = atoll(bol);
+	}
+	PT_OK(r && strstr(r, "\n    do_nanosleep+") &&
+	      strstr(r, "\n    do_nanosleep+") < strstr(r + 1, "\n    entry_SYSCALL") &&
+	      us >= 250000 && us < 2000000,
+	      "the sleep row (%lld us, 250 ms .. 2 s) has its stack under it, finish_task_switch first, do_nanosleep above the syscall entry",
+	      us);
+	memset(folded, 0, sizeof(folded));
+	PT_OK(!pt_read_file(path, folded, sizeof(folded)) && folded[0],
+	      "--folded %s written", path);
+	for (fl = folded; *fl; fl += strcspn(fl, "\n") + (fl[strcspn(fl, "\n")] != 0)) {
+		snprintf(l, sizeof(l), "%.*s", (int)strcspn(fl, "\n"), fl);
+		if (!strncmp(l, "sleep;", 6) && strstr(l, ";do_nanosleep_[k];") &&
+		    strrchr(l, ' ')) {
+			w = atoll(strrchr(l, ' ') + 1);
+			break;
+		}
+	}
+	PT_OK(w == us, "the folded line sleep;...;do_nanosleep_[k];... weighs %lld us, the row's %lld",
+	      w, us);
+	pt_diag("%s", out);
+	pt_diag("%s", folded);
+	unlink(path);
+}
+
 static void test_usage(void)
 {
 	char *one[] = { PT_PEA, "trace", "--latency", "tp:sched:sched_switch",
@@ -386,6 +438,8 @@ static void test_usage(void)
 			  "tp:sched:sched_switch", NULL };
 	char *offp[] = { PT_PEA, "trace", "--off-cpu", "tp:sched:sched_switch",
 			 NULL };
+	char *offcomm[] = { PT_PEA, "trace", "--off-cpu", "--count-by", "comm",
+			    NULL };
 	char *offpid[] = { PT_PEA, "trace", "--off-cpu", "--pid", "1", "--",
 			   "/bin/true", NULL };
 	char *badkey[] = { PT_PEA, "trace", "--latency", "--key", "nosuch",
@@ -402,6 +456,10 @@ static void test_usage(void)
 	PT_EQ(pt_run(offp, out, sizeof(out), err, sizeof(err), NULL, NULL), 2,
 	      "--off-cpu with a PROBE: usage error");
 	PT_OK(strstr(err, "--off-cpu takes no PROBE") != NULL,
+	      "it says why: %s", err);
+	PT_EQ(pt_run(offcomm, out, sizeof(out), err, sizeof(err), NULL, NULL), 2,
+	      "--off-cpu --count-by comm: usage error (kstack is its only key)");
+	PT_OK(strstr(err, "--count-by kstack and --folded FILE, no other option") != NULL,
 	      "it says why: %s", err);
 	PT_EQ(pt_run(offpid, out, sizeof(out), err, sizeof(err), NULL, NULL), 2,
 	      "--off-cpu --pid 1 -- CMD: usage error");
@@ -422,6 +480,7 @@ int main(void)
 	test_offcpu();
 	test_offcpu_kstack();
 	test_offcpu_cmd();
+	test_offcpu_folded();
 	test_usage();
 	return pt_done();
 }
