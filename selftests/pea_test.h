@@ -111,6 +111,27 @@ static inline long pt_settled(long (*read)(void *arg), void *arg,
 	return r;
 }
 
+/*
+ * The cgroup v2 id of directory @path, as the kernel gives it
+ * (cgroup_id(), bpf_get_current_cgroup_id()): its 8-byte file handle, as
+ * bpftrace's cgroupid() reads it. 0 if it has none.
+ */
+static inline __u64 pt_cgroup_id(const char *path)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + 64];
+	} h;
+	__u64 id = 0;
+	int mnt;
+
+	h.fh.handle_bytes = 64;
+	if (!name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0) &&
+	    h.fh.handle_bytes == 8)
+		memcpy(&id, h.fh.f_handle, 8);
+	return id;
+}
+
 static inline void pt_fatal(const char *what)
 {
 	printf("not ok %d - %s: %s\n", ++pt_count, what, strerror(errno));

@@ -1117,23 +1117,6 @@ static struct pea_fetch ctxf(__u8 arg, __u8 type, __u16 size)
 	return fx(PEA_FETCH_BASE_CTX, arg, type, size, 0);
 }
 
-/* The cgroup v2 id of @path: its 8-byte file handle (bpftrace's cgroupid()). */
-static __u64 cgroup_id_of(const char *path)
-{
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + 64];
-	} h;
-	int mnt;
-	__u64 id = 0;
-
-	h.fh.handle_bytes = 64;
-	if (!name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0) &&
-	    h.fh.handle_bytes == 8)
-		memcpy(&id, h.fh.f_handle, 8);
-	return id;
-}
-
 /*
  * The child that hits the probe: in cgroup CTX_CG_DIR, comm
  * "ctx-child-name", uid CTX_UID, gid CTX_GID, pinned to @arg's CPU.
@@ -1172,7 +1155,7 @@ static void test_ctx(void)
 		pt_diag("mount cgroup2: %s", strerror(errno));
 	rmdir(CTX_CG_DIR);
 	PT_EQ(mkdir(CTX_CG_DIR, 0755), 0, "ctx: a cgroup v2 directory for the child");
-	cg = cgroup_id_of(CTX_CG_DIR);
+	cg = pt_cgroup_id(CTX_CG_DIR);
 	PT_OK(cg != 0, "ctx: its id (%llu)", (unsigned long long)cg);
 
 	f[0] = ctxf(PEA_FETCH_CTX_COMM, PEA_FETCH_STR, 16);

@@ -240,18 +240,11 @@ static void test_ctx(void)
 	void *tr = (void *)1;
 	int rc;
 	__u64 id = 0;
-	union {
-		struct file_handle fh;
-		char buf[sizeof(struct file_handle) + 64];
-	} h;
-	int mnt;
 
 	mkdir(CTX_CG, 0755);
 	mount("none", CTX_CG, "cgroup2", 0, NULL);
 	mkdir(CTX_CG_DIR, 0755);
-	h.fh.handle_bytes = 64;
-	if (!name_to_handle_at(AT_FDCWD, CTX_CG_DIR, &h.fh, &mnt, 0))
-		memcpy(&id, h.fh.f_handle, 8);
+	id = pt_cgroup_id(CTX_CG_DIR);
 	PT_OK(id && !ctx_move(CTX_CG_DIR "/cgroup.procs"),
 	      "ctx: this process in a cgroup v2 directory (id %llu)",
 	      (unsigned long long)id);
@@ -282,10 +275,7 @@ static void test_ctx(void)
 	/* A path longer than a string operand: only its id goes down. */
 	PT_OK(!mkdir(CTX_CG_LONG, 0755) && !ctx_move(CTX_CG_LONG "/cgroup.procs"),
 	      "ctx: a cgroup of an %zu-byte path", strlen(CTX_CG_LONG));
-	h.fh.handle_bytes = 64;
-	id = 0;
-	if (!name_to_handle_at(AT_FDCWD, CTX_CG_LONG, &h.fh, &mnt, 0))
-		memcpy(&id, h.fh.f_handle, 8);
+	id = pt_cgroup_id(CTX_CG_LONG);
 	snprintf(cg, sizeof(cg), "%llu", (unsigned long long)id);
 	PT_OK(start(&p, OPEN, (char *[]){ "ctx.cgroup", "--filter",
 		    "ctx.cgroup == \"" CTX_CG_LONG "\"", "--count", "1", NULL }),
