@@ -520,6 +520,152 @@ static void test_f3_vs_perf(void)
 		      "entry vs perf: uprobe at entry: pea's user entry %d is Linux's", i);
 }
 
+/* The user entries of the first sample in Linux's ring @pr. */
+static int perf_user_ips(struct pt_ring *pr, __u64 *pips, int max)
+{
+	struct perf_event_header *h = (void *)rec;
+	int pn = 0, seen = 0, i;
+
+	while (pt_ring_next(pr, rec)) {
+		__u64 nr, *ips;
+
+		if (h->type != PERF_RECORD_SAMPLE || seen++)
+			continue;
+		memcpy(&nr, rec + 8, 8);
+		ips = (__u64 *)(rec + 16);
+		for (i = 0; i < (int)nr && pn < max; i++)
+			if (ips[i] < (__u64)-4095)	/* not a context mark */
+				pips[pn++] = ips[i];
+	}
+	return pn;
+}
+
+/* pt_us_run's one call site of the pending cases: ret_run is its return. */
+static __attribute__((noinline)) void pending_run(void)
+{
+	pt_us_run(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+/*
+ * A user stack taken while uretprobes are pending: pt_us_run and
+ * pt_us_mid have pea uretprobes (no stacks), so their return addresses
+ * on the stack are the uretprobe trampoline; pt_us_leaf's entry (@ret
+ * false) or return (@ret true) is probed by pea with a user stack and by
+ * Linux's uprobe PMU with PERF_SAMPLE_CALLCHAIN. 6.12's perf replaces
+ * each trampoline by the return address it stands for
+ * (fixup_uretprobe_trampoline_entries()); 6.1's keeps the trampoline.
+ * pea's entries must be perf's, whichever the kernel, and each must be
+ * either the real return or, where perf keeps it, the trampoline.
+ */
+static void test_pending_vs_perf(bool ret)
+{
+	const char *what = ret ? "pending, at a uretprobe" :
+				 "pending, at a uprobe";
+	unsigned long r_leaf, r_mid, r_run;
+	struct perf_event_attr pa;
+	struct pt_ring pr = { 0 };
+	__u64 pips[64], want[3];
+	struct got g[4];
+	int type = pt_pmu_type("uprobe"), fd, link, lmid, lrun, n, pn, i, k;
+
+	/* The real returns, before any uretprobe hides them. */
+	pending_run();
+	r_leaf = ret_leaf;
+	r_mid = ret_mid;
+	r_run = ret_run;
+
+	lrun = attach_uprobe(pt_us_run, PEA_UPROBE_F_RETPROBE, 0);
+	lmid = attach_uprobe(pt_us_mid, PEA_UPROBE_F_RETPROBE, 0);
+	PT_OK(lrun >= 0 && lmid >= 0, "%s: uretprobes on pt_us_run and pt_us_mid (%d %d)",
+	      what, lrun, lmid);
+	pa = pt_uprobe_pmu_attr(type, self, pt_file_off(pt_us_leaf), ret);
+	pa.sample_type = PERF_SAMPLE_CALLCHAIN;
+	pa.exclude_callchain_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	PT_OK(fd >= 0, "%s: Linux's uprobe event with a callchain (%d)", what,
+	      fd < 0 ? -errno : fd);
+	if (fd >= 0 && pt_ring_map(&pr, fd, 1, PROT_READ | PROT_WRITE)) {
+		PT_OK(0, "%s: perf ring mapped", what);
+		close(fd);
+		fd = -1;
+	}
+	link = attach_uprobe(pt_us_leaf, ret ? PEA_UPROBE_F_RETPROBE : 0, 16);
+	PT_OK(link >= 0, "%s: pea probe with ustack_depth 16 (%d)", what, link);
+	drain();
+	if (fd >= 0)
+		while (pt_ring_next(&pr, rec))
+			;
+	pending_run();
+	n = collect_probe(g, 4);
+	pn = fd >= 0 ? perf_user_ips(&pr, pips, 64) : 0;
+	if (fd >= 0) {
+		pt_ring_unmap(&pr);
+		close(fd);
+	}
+	if (link >= 0)
+		close(link);
+	if (lmid >= 0)
+		close(lmid);
+	if (lrun >= 0)
+		close(lrun);
+	pt_diag("%s: ret_leaf %#lx ret_mid %#lx ret_run %#lx", what, r_leaf,
+		r_mid, r_run);
+	for (i = 0; i < pn; i++)
+		pt_diag("%s: Linux user entry %d: %#llx", what, i,
+			(unsigned long long)pips[i]);
+	/* pt_us_mid's and pt_us_run's uretprobes wrote theirs, stackless. */
+	PT_EQ(n, 3, "%s: pea wrote three records", what);
+	for (i = k = 0; i < n; i++)
+		if (g[i].flags & PEA_REC_F_USTACK) {
+			g[0] = g[i];
+			k++;
+		}
+	n = k;
+	if (n == 1)
+		for (i = 0; i < (int)g[0].unr; i++)
+			pt_diag("%s: pea   user entry %d: %#llx", what, i,
+				(unsigned long long)g[0].uips[i]);
+	PT_EQ(n, 1, "%s: one of them with a user stack", what);
+	PT_OK(pn >= 5, "%s: Linux's callchain has at least 5 user entries (%d)",
+	      what, pn);
+	if (n != 1 || fd < 0 || pn < 5)
+		return;
+	/*
+	 * Both walks name the test's own frames (pt_us_leaf or its return,
+	 * then the returns into pt_us_run, pending_run, this function and
+	 * main) then libc's; below, where the frame pointer no longer goes up
+	 * the stack, pea stops and perf reads on until a read fails: pea's
+	 * entries are a prefix of Linux's, at least those five.
+	 */
+	PT_OK(g[0].unr >= 5 && g[0].unr <= (__u32)pn,
+	      "%s: pea's %u user entries are at least 5 and at most Linux's %d",
+	      what, g[0].unr, pn);
+	for (i = 0; i < pn && i < (int)g[0].unr; i++)
+		PT_EQ(g[0].uips[i], pips[i], "%s: pea's user entry %d is Linux's",
+		      what, i);
+	/*
+	 * The entries that stand for pt_us_mid's and pt_us_run's returns:
+	 * 1 and 2 at both (pt_us_leaf's first instruction is not its push
+	 * %rbp: no direct caller from the stack pointer, test_uprobe_entry).
+	 */
+	i = 1;
+	want[0] = ret ? r_leaf : (__u64)(uintptr_t)pt_us_leaf;
+	want[1] = r_mid;
+	want[2] = r_run;
+	PT_EQ(g[0].uips[0], want[0], "%s: entry 0 is %s", what,
+	      ret ? "pt_us_leaf's return into pt_us_mid" : "pt_us_leaf");
+	PT_OK(g[0].uips[i] == want[1] ||
+	      (pips[i] != want[1] && g[0].uips[i] == pips[i]),
+	      "%s: entry %d is pt_us_mid's return, or the trampoline where Linux keeps it",
+	      what, i);
+	PT_OK(g[0].uips[i + 1] == want[2] ||
+	      (pips[i + 1] != want[2] && g[0].uips[i + 1] == pips[i + 1] &&
+	       pips[i + 1] == pips[i]),
+	      "%s: entry %d is pt_us_run's return, or the same trampoline where Linux keeps it",
+	      what, i + 1);
+}
+
 int main(void)
 {
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -533,6 +679,8 @@ int main(void)
 	test_uprobe_entry();
 	test_f3_vs_perf();
 	test_uretprobe();
+	test_pending_vs_perf(false);
+	test_pending_vs_perf(true);
 	test_kprobe();
 	test_budget();
 	test_tracepoints();
