@@ -7,19 +7,22 @@
  * pointer, then, from the frame the user's rbp
  * points at, each frame's return address and the next frame, until a
  * frame cannot be read, the chain stops going up the stack, or the depth
- * is reached.
+ * is reached. Then, where the kernel's perf does (6.12), each uretprobe
+ * trampoline in the chain is replaced by the return address it stands
+ * for (pea_ustack_fixup_uretprobes()).
  *
- * Every load is copy_from_user_nofault(): access_ok(), page faults
+ * Every load of user memory is copy_from_user_nofault(): access_ok(), page faults
  * disabled (a page not present ends the walk instead of being faulted
  * in), and nmi_uaccess_okay() (from NMI, while the CPU is switching
  * mm, the user's memory is not the current task's: no frame is read).
+ * The uretprobe instances are read with copy_from_kernel_nofault().
  * No lock, no allocation, never sleeps: any context, NMI included.
  *
  * Code without frame pointers leaves rbp holding anything: the walk then
  * reads whatever that points at, within the task's own user memory, and
  * ends at the first unreadable or descending frame. A 32-bit task gets
- * its instruction pointer only (perf reads its 32-bit frames; pea does
- * not yet).
+ * its instruction pointer only, never fixed up (perf reads its 32-bit
+ * frames and fixes them; pea does not yet).
  */
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
@@ -192,6 +195,75 @@ static bool pea_ustack_at_func_entry(struct pt_regs *regs)
 #endif
 }
 
+#if defined(PEA_HAVE_URETPROBE_TRAMP_FIXUP) && defined(CONFIG_UPROBES)
+/*
+ * As fixup_uretprobe_trampoline_entries() (kernel/events/callchain.c,
+ * which get_perf_callchain() applies to the user part of every
+ * callchain, ip included): each pending uretprobe has replaced a return
+ * address on the stack by the uretprobe trampoline; perf replaces the
+ * n-th trampoline entry of the chain by the n-th pending instance's
+ * orig_ret_vaddr, newest first. Kernels without it (6.1) keep the
+ * trampoline, and so does pea there.
+ *
+ * The trampoline's address is uprobe_get_trampoline_vaddr(), which is not
+ * exported (its xol_area is private to uprobes.c). It is read instead
+ * where the kernel wrote it: the newest instance's return-address slot,
+ * its ->stack (prepare_uretprobe() records the stack pointer at the
+ * function's first instruction, where the return address is, and
+ * arch_uretprobe_hijack_return_addr() writes the trampoline there). That
+ * slot keeps it while the function runs, and still holds it, just below
+ * the stack pointer, once its ret has jumped to the trampoline and
+ * before the trampoline's breakpoint or syscall takes the instance off
+ * the list (a sample whose ip is the trampoline). In a uretprobe's own
+ * handler the instance is already off the list and the ip is already the
+ * real return (uprobe_handle_trampoline()).
+ *
+ * Where the task has rewritten that slot itself, or left the instance
+ * stale by longjmp() out of the function (the kernel drops stale ones
+ * only at the next uretprobe or trampoline hit), the value read is not
+ * the trampoline: entries equal to it, if any, are replaced as perf would
+ * replace trampolines, by instances in list order, which is what perf
+ * does with stale instances too.
+ *
+ * The instances belong to the current task, which adds and removes them
+ * in process context; this may interrupt it (NMI, timer) in the middle
+ * of cleanup_return_instances(), which frees instances before the list
+ * head moves past them. Each instance is therefore read with
+ * copy_from_kernel_nofault(), never dereferenced: a freed one gives stale
+ * values (the same ones perf reads there), an address gone bad gives an
+ * error that ends the fix-up. At most @nr instances are read.
+ */
+static void pea_ustack_fixup_uretprobes(u64 *ips, u32 nr)
+{
+	struct uprobe_task *utask = current->utask;
+	struct return_instance *ri, r;
+	unsigned long tramp;
+	u32 i;
+
+	if (likely(!utask))
+		return;
+	ri = READ_ONCE(utask->return_instances);
+	if (likely(!ri))
+		return;
+	if (copy_from_kernel_nofault(&r, ri, sizeof(r)) ||
+	    copy_from_user_nofault(&tramp, (const void __user *)r.stack,
+				   sizeof(tramp)))
+		return;
+	for (i = 0; i < nr; i++) {
+		if (ips[i] != tramp)
+			continue;
+		ips[i] = r.orig_ret_vaddr;
+		ri = r.next;
+		if (!ri || copy_from_kernel_nofault(&r, ri, sizeof(r)))
+			break;
+	}
+}
+#else
+static inline void pea_ustack_fixup_uretprobes(u64 *ips, u32 nr)
+{
+}
+#endif
+
 /* The two words at the start of a frame: the caller's rbp, then rip. */
 struct pea_uframe {
 	u64 next;
@@ -238,6 +310,7 @@ u32 pea_ustack_save(struct pt_regs *regs, u64 *ips, u32 max)
 			break;
 		fp = f.next;
 	}
+	pea_ustack_fixup_uretprobes(ips, nr);
 	return nr;
 }
 #else
