@@ -29,6 +29,8 @@ static pid_t self_pid;	/* getpid() is a syscall: raw_syscalls sees it */
 
 /* What the chain's functions saw: their own return addresses. */
 static volatile unsigned long ret_leaf, ret_mid, ret_run, ret_sys;
+/* Whether Linux's callchain had the real returns under uretprobes (-1: not seen). */
+static int linux_fixes = -1;
 
 extern char pt_us_sys_after[];
 
@@ -644,6 +646,8 @@ static void test_pending_vs_perf(bool ret)
 	for (i = 0; i < pn && i < (int)g[0].unr; i++)
 		PT_EQ(g[0].uips[i], pips[i], "%s: pea's user entry %d is Linux's",
 		      what, i);
+	if (!ret)
+		linux_fixes = pips[1] == r_mid;
 	/*
 	 * The entries that stand for pt_us_mid's and pt_us_run's returns:
 	 * 1 and 2 at both (pt_us_leaf's first instruction is not its push
@@ -666,6 +670,147 @@ static void test_pending_vs_perf(bool ret)
 	      what, i + 1);
 }
 
+/*
+ * A sampler's hits under pending uretprobes: pt_us_sp_out calls
+ * pt_us_sp_in, which spins in a loop of its own between two labels; both
+ * have pea uretprobes. Every user-mode sample in the loop has pt_us_sp_in's
+ * and pt_us_sp_out's return slots as entries 1 and 2: the real returns
+ * where Linux's callchain had them (test_pending_vs_perf), else the
+ * trampoline, the start of the [uprobes] mapping.
+ */
+extern char pt_us_sp_loop[], pt_us_sp_loop_end[];
+static volatile unsigned long ret_sp_in, ret_sp_out;
+static volatile int sp_ms;
+
+__attribute__((noinline, used)) long pt_us_sp_in(long a)
+{
+	struct timespec t0, t;
+	long n;
+
+	ret_sp_in = (unsigned long)__builtin_return_address(0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		n = 200000;
+		__asm__ volatile(".globl pt_us_sp_loop\n"
+				 "pt_us_sp_loop:\n"
+				 "1: dec %0\n"
+				 "jnz 1b\n"
+				 ".globl pt_us_sp_loop_end\n"
+				 "pt_us_sp_loop_end:\n"
+				 : "+r"(n));
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < sp_ms);
+	return a + n;
+}
+
+__attribute__((noinline, used)) long pt_us_sp_out(long a)
+{
+	long r;
+
+	ret_sp_out = (unsigned long)__builtin_return_address(0);
+	r = pt_us_sp_in(a);
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+/* pt_us_sp_out's one call site: ret_sp_out is its return. */
+static __attribute__((noinline)) void sp_run(void)
+{
+	pt_us_sp_out(1);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* The start of this process's [uprobes] mapping (0: none). */
+static unsigned long uprobes_vma(void)
+{
+	char line[512];
+	unsigned long start = 0, s, e;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[uprobes]") &&
+		    sscanf(line, "%lx-%lx", &s, &e) == 2)
+			start = s;
+	if (f)
+		fclose(f);
+	return start;
+}
+
+static void test_pending_sampler(void)
+{
+	struct perf_event_header *h = (void *)rec;
+	struct pea_sample_record *r = (void *)(rec + 12);
+	struct pea_sample_attr sa;
+	unsigned long r_in, r_out, tramp;
+	__u64 want1, want2;
+	int lin, lout, fd, in_loop = 0, good = 0, bad = 0;
+
+	sp_ms = 0;
+	sp_run();	/* the real returns, before any uretprobe */
+	r_in = ret_sp_in;
+	r_out = ret_sp_out;
+	lout = attach_uprobe(pt_us_sp_out, PEA_UPROBE_F_RETPROBE, 0);
+	lin = attach_uprobe(pt_us_sp_in, PEA_UPROBE_F_RETPROBE, 0);
+	PT_OK(lin >= 0 && lout >= 0, "sampler, pending: uretprobes on pt_us_sp_out and pt_us_sp_in (%d %d)",
+	      lin, lout);
+	memset(&sa, 0, sizeof(sa));
+	sa.size = sizeof(sa);
+	sa.flags = PEA_SAMPLE_F_CLOEXEC | PEA_SAMPLE_F_TASK |
+		   PEA_SAMPLE_F_NO_KERNEL;
+	sa.id = 0x5a5a5a;
+	sa.type = PERF_TYPE_SOFTWARE;
+	sa.config = PERF_COUNT_SW_CPU_CLOCK;
+	sa.sample = 2000000;	/* every 2 ms of the task's CPU time */
+	sa.filter_cpu = -1;
+	sa.ustack_depth = 16;
+	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_SAMPLE, &sa);
+	PT_OK(fd >= 0, "sampler, pending: a task sampler with ustack_depth 16 (%d)",
+	      fd < 0 ? -errno : fd);
+	drain();
+	sp_ms = 300;
+	sp_run();
+	tramp = uprobes_vma();
+	if (fd >= 0)
+		close(fd);
+	if (lin >= 0)
+		close(lin);
+	if (lout >= 0)
+		close(lout);
+	want1 = linux_fixes == 1 ? r_in : tramp;
+	want2 = linux_fixes == 1 ? r_out : tramp;
+	while (pt_ring_next(&rings[0], rec)) {
+		__u64 ip, e1, e2;
+
+		if (h->type != PERF_RECORD_SAMPLE || r->id != 0x5a5a5a ||
+		    r->tgid != (__u32)self_pid || r->ustack_nr < 3)
+			continue;
+		memcpy(&ip, rec + 12 + sizeof(*r) + r->kstack_nr * 8, 8);
+		if (ip < (uintptr_t)pt_us_sp_loop ||
+		    ip >= (uintptr_t)pt_us_sp_loop_end)
+			continue;
+		in_loop++;
+		memcpy(&e1, rec + 12 + sizeof(*r) + (r->kstack_nr + 1) * 8, 8);
+		memcpy(&e2, rec + 12 + sizeof(*r) + (r->kstack_nr + 2) * 8, 8);
+		if (e1 == want1 && e2 == want2) {
+			good++;
+		} else if (bad++ < 3) {
+			pt_diag("sampler, pending: ip %#llx entries %#llx %#llx",
+				(unsigned long long)ip, (unsigned long long)e1,
+				(unsigned long long)e2);
+		}
+	}
+	pt_diag("sampler, pending: linux_fixes %d, [uprobes] %#lx, returns %#lx %#lx",
+		linux_fixes, tramp, r_in, r_out);
+	PT_OK(linux_fixes >= 0 && tramp, "sampler, pending: Linux's way known and a [uprobes] mapping (%d %#lx)",
+	      linux_fixes, tramp);
+	PT_OK(in_loop >= 10, "sampler, pending: at least 10 samples in pt_us_sp_in's loop (%d)",
+	      in_loop);
+	PT_EQ(good, in_loop,
+	      "sampler, pending: each has entries 1 and 2 as Linux has them (%s)",
+	      linux_fixes == 1 ? "the real returns" : "the trampoline");
+}
+
 int main(void)
 {
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -681,6 +826,7 @@ int main(void)
 	test_uretprobe();
 	test_pending_vs_perf(false);
 	test_pending_vs_perf(true);
+	test_pending_sampler();
 	test_kprobe();
 	test_budget();
 	test_tracepoints();
