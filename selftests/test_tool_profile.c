@@ -16,6 +16,8 @@
  *   - so is one whose code was mapped after its exec (a shared object),
  *     which only the maps read at its exit stop hold;
  *   - -p PID of a process that exits while the tool runs is named;
+ *   - --build-ids lists the files frames were in with the build-ids the
+ *     Makefile linked them with (PT_SAMPLE_BID, PT_PROF_SO_BID);
  *   - --user-only has no kernel frame, --kernel-only no user frame;
  *   - --kernel-only of the whole system is counted in the kernel too
  *     (comm and kernel stack): a reader's read(2) stacks under its comm;
@@ -28,6 +30,7 @@
 #define WORK	"/bin/test_sample"
 #define FOLDED	"/tmp/pt_profile.folded"
 #define SVG	"/tmp/pt_profile.svg"
+#define BIDS	"/tmp/pt_profile.bids"
 #define TOL	0.08
 
 static char out[1 << 20], err[1 << 16];
@@ -279,6 +282,33 @@ static void test_pid(void)
 	      f.a, f.b, f.spin_other);
 }
 
+/* The lines of --build-ids FILE: the program and the late-mapped object. */
+static void test_build_ids(void)
+{
+	char *argv[] = { PT_PEA, "profile", "-F", "99", "--pages", "64",
+			 "--folded", FOLDED, "--build-ids", BIDS, "--", WORK,
+			 "--work", "3", "1", NULL };
+	static char buf[4096];
+	char want[256], *so;
+	int lines;
+
+	unlink(BIDS);
+	PT_EQ(profile(argv), 0, "--build-ids: exit 0");
+	PT_EQ(pt_read_file(BIDS, buf, sizeof(buf)), 0, "--build-ids: %s written",
+	      BIDS);
+	pt_diag("build-ids: %s", buf);
+	snprintf(want, sizeof(want), "%s %s\n", PT_SAMPLE_BID + 2, WORK);
+	PT_OK(strstr(buf, want) != NULL, "--build-ids: '%.*s' listed",
+	      (int)strlen(want) - 1, want);
+	snprintf(want, sizeof(want), "%s /tmp/pt_prof_so.", PT_PROF_SO_BID + 2);
+	so = strstr(buf, want);
+	PT_OK(so && strstr(so, ".so\n"),
+	      "--build-ids: the late-mapped object's '%s...so' listed", want);
+	for (so = buf, lines = 0; (so = strchr(so, '\n')); so++)
+		lines++;
+	PT_EQ(lines, 2, "--build-ids: two files, no other");
+}
+
 static void test_modes(void)
 {
 	char *u[] = { PT_PEA, "profile", "-F", "499", "--user-only",
@@ -445,6 +475,7 @@ int main(void)
 	test_exit_first();
 	test_exit_maps();
 	test_pid();
+	test_build_ids();
 	test_fork();
 	test_modes();
 	test_kernel_wide();

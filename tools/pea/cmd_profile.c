@@ -74,7 +74,7 @@ struct profiler {
 	bool kernel_only, user_only;
 	int pid;		/* -p */
 	char **cmd;		/* -- CMD */
-	const char *folded, *svg;
+	const char *folded, *svg, *build_ids;
 	int map_fd;
 	int *links;		/* link fds: one CPU-wide, or one per task */
 	size_t nlinks;
@@ -107,7 +107,7 @@ static int prof_help(void)
 {
 	printf("usage: pea profile [-F HZ] [-p PID | -- CMD [ARG...]] [-d SECONDS]\n"
 	       "                   [--kernel-only | --user-only] [--top N] [--pages N]\n"
-	       "                   [--folded FILE] [--svg FILE]\n"
+	       "                   [--folded FILE] [--svg FILE] [--build-ids FILE]\n"
 	       "\n"
 	       "Sample on-CPU stacks (cpu-clock at HZ per CPU, default %u) of a process\n"
 	       "(-p), of a command the tool runs (--), or of every task, for SECONDS or\n"
@@ -123,6 +123,8 @@ static int prof_help(void)
 	       "      --pages N        ring pages per CPU, a power of two (default %u)\n"
 	       "      --folded FILE    write folded stacks (flamegraph.pl, speedscope)\n"
 	       "      --svg FILE       write an SVG flame graph\n"
+	       "      --build-ids FILE write the build-ids of the files user frames\n"
+	       "                       were in, \"HEX PATH\" (as perf buildid-list)\n"
 	       "      --records        count from records even where the kernel can\n"
 	       "                       (-p, -- or --kernel-only: the kernel counts:\n"
 	       "                       \"complete (in-kernel)\", no ring to lose them)\n"
@@ -138,7 +140,7 @@ static int prof_help(void)
 static int prof_parse(struct profiler *p, int argc, char **argv)
 {
 	enum { O_KONLY = 256, O_UONLY, O_TOP, O_PAGES, O_FOLDED, O_SVG,
-	       O_RECORDS };
+	       O_RECORDS, O_BUILD_IDS };
 	static const struct option opts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -150,6 +152,7 @@ static int prof_parse(struct profiler *p, int argc, char **argv)
 		{ "folded", required_argument, NULL, O_FOLDED },
 		{ "svg", required_argument, NULL, O_SVG },
 		{ "records", no_argument, NULL, O_RECORDS },
+		{ "build-ids", required_argument, NULL, O_BUILD_IDS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -202,6 +205,9 @@ static int prof_parse(struct profiler *p, int argc, char **argv)
 			break;
 		case O_RECORDS:
 			p->records = true;
+			break;
+		case O_BUILD_IDS:
+			p->build_ids = optarg;
 			break;
 		case 'h':
 			prof_help();
@@ -1057,6 +1063,17 @@ static int prof_output(struct profiler *p)
 			err = -errno;
 		if (err) {
 			tool_err("%s: %s", p->svg, strerror(-err));
+			ret = PEA_EXIT_ERR;
+		}
+	}
+	if (p->build_ids) {
+		/* After prof_stacks(): the files its frames were named in. */
+		f = fopen(p->build_ids, "we");
+		err = f ? usyms_write_build_ids(p->us, f) : -errno;
+		if (f && fclose(f) && err >= 0)
+			err = -errno;
+		if (err < 0) {
+			tool_err("%s: %s", p->build_ids, strerror(-err));
 			ret = PEA_EXIT_ERR;
 		}
 	}

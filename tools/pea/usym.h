@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 struct usyms;
@@ -33,5 +34,14 @@ bool usyms_known(const struct usyms *u, int pid);
  */
 int usyms_name(const struct usyms *u, int pid, __u64 addr, char *buf,
 	       size_t len);
+
+/*
+ * Write the build-ids (NT_GNU_BUILD_ID, up to 20 bytes as perf keeps them)
+ * of the files that held at least one frame usyms_name() was asked about,
+ * one "HEX PATH" line each, as perf buildid-list prints them; files
+ * without a build-id are left out, as perf leaves them out. Returns the
+ * lines written, or -EIO.
+ */
+int usyms_write_build_ids(const struct usyms *u, FILE *out);
 
 #endif /* _PEA_USYM_H */
