@@ -16,6 +16,9 @@
  *   - so is one whose code was mapped after its exec (a shared object),
  *     which only the maps read at its exit stop hold;
  *   - -p PID of a process that exits while the tool runs is named;
+ *   - -p PID of a process that execs while the tool runs: the frames
+ *     before the exec are named by the first program's maps, those after
+ *     by the second's, counted in the kernel and from records;
  *   - --build-ids lists the files frames were in with the build-ids the
  *     Makefile linked them with (PT_SAMPLE_BID, PT_PROF_SO_BID);
  *   - --user-only has no kernel frame, --kernel-only no user frame;
@@ -282,6 +285,122 @@ static void test_pid(void)
 	      f.a, f.b, f.spin_other);
 }
 
+/*
+ * The child of the exec case: its comm is this program's, and it spins in
+ * a function of this program until it execs the workload.
+ */
+__attribute__((noinline, used)) void pt_tp_pre_exec_spin(unsigned int ms)
+{
+	struct timespec t0, t;
+	volatile unsigned long n = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 100000; i++)
+			n++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/* Weight of folded lines starting with @comm;, and of those with @frame. */
+static void count_comm(const char *comm, const char *frame,
+		       unsigned long *all, unsigned long *with)
+{
+	static char line[1 << 16];
+	FILE *in = fopen(FOLDED, "r");
+	size_t n = strlen(comm);
+
+	*all = *with = 0;
+	while (in && fgets(line, sizeof(line), in)) {
+		char *sp = strrchr(line, ' ');
+		unsigned long w;
+
+		if (!sp || strncmp(line, comm, n) || line[n] != ';')
+			continue;
+		w = strtoul(sp + 1, NULL, 10);
+		*all += w;
+		if (strstr(line, frame))
+			*with += w;
+		else
+			pt_diag("exec: %.200s", line);
+	}
+	if (in)
+		fclose(in);
+}
+
+static void test_pid_exec(bool records)
+{
+	const char *how = records ? "records" : "in-kernel";
+	char pid_s[16];
+	char *work[] = { WORK, "--work", "0", "2", NULL };
+	char *argv[] = { PT_PEA, "profile", "-F", "499", "-p", pid_s,
+			 "-d", "60", "--folded", FOLDED,
+			 records ? "--records" : NULL, NULL };
+	unsigned long pre, pre_named;
+	struct fold f;
+	int go[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(go)) {
+		PT_OK(0, "exec (%s): pipe", how);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		/* Started once the tool has attached (it prints nothing). */
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+		pt_tp_pre_exec_spin(1500);
+		execv(WORK, work);
+		_exit(127);
+	}
+	close(go[0]);
+	snprintf(pid_s, sizeof(pid_s), "%d", pid);
+	/*
+	 * The child waits in read() until released, in this program's image:
+	 * the tool reads those maps at its start. pt_run() runs the tool;
+	 * the child is released by a thread once the tool's link exists.
+	 */
+	{
+		pid_t tool;
+		int status = 0;
+
+		unlink(FOLDED);
+		tool = fork();
+		if (tool == 0) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			if (fd >= 0) {
+				dup2(fd, 1);
+				dup2(fd, 2);
+			}
+			execv(PT_PEA, argv);
+			_exit(127);
+		}
+		/* The tool attaches within a second or so under TCG. */
+		usleep(1500000);
+		if (write(go[1], "g", 1) != 1)
+			PT_OK(0, "exec (%s): released the child", how);
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		waitpid(tool, &status, 0);
+		PT_OK(WIFEXITED(status) && !WEXITSTATUS(status),
+		      "exec (%s): profile -p PID exits 0 when the process is gone (0x%x)",
+		      how, status);
+	}
+	count_comm("test_tool_profi", ";pt_tp_pre_exec_spin", &pre, &pre_named);
+	read_folded(&f, "test_sample");
+	PT_OK(pre >= 20 && pre_named >= pre * 95 / 100,
+	      "exec (%s): before the exec %lu of %lu samples end in pt_tp_pre_exec_spin",
+	      how, pre_named, pre);
+	PT_OK(f.a && f.b && f.a + f.b >= (f.a + f.b + f.spin_other) * 95 / 100,
+	      "exec (%s): after it %lu:%lu samples named main;a|b;spin (%lu other spin)",
+	      how, f.a, f.b, f.spin_other);
+}
+
 /* The lines of --build-ids FILE: the program and the late-mapped object. */
 static void test_build_ids(void)
 {
@@ -475,6 +594,8 @@ int main(void)
 	test_exit_first();
 	test_exit_maps();
 	test_pid();
+	test_pid_exec(false);
+	test_pid_exec(true);
 	test_build_ids();
 	test_fork();
 	test_modes();

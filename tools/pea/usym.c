@@ -376,6 +376,18 @@ bool usyms_known(const struct usyms *u, int pid)
 	return false;
 }
 
+int usyms_rekey(struct usyms *u, int pid, int key)
+{
+	struct uproc *p = uproc_get(u, pid, false);
+
+	if (!p)
+		return -ENOENT;
+	if (uproc_get(u, key, false))
+		return -EEXIST;
+	p->pid = key;
+	return 0;
+}
+
 int usyms_snap(struct usyms *u, int pid)
 {
 	char path[64], line[4096 + 256], alt[128];

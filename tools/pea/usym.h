@@ -23,6 +23,14 @@ void usyms_free(struct usyms *u);
  */
 int usyms_snap(struct usyms *u, int pid);
 
+/*
+ * Keep @pid's snapshot under @key (a number no process has: negative) so
+ * that a new snapshot of @pid can be taken beside it (a process that has
+ * exec'd: its earlier frames are named by its earlier maps). 0, -ENOENT
+ * (no snapshot of @pid) or -EEXIST (@key taken).
+ */
+int usyms_rekey(struct usyms *u, int pid, int key);
+
 /* Whether @pid has a snapshot. */
 bool usyms_known(const struct usyms *u, int pid);
 
