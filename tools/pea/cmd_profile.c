@@ -59,7 +59,7 @@
 #define PROFILE_DEPTH		127
 #define PROFILE_SAMPLES_MAX	(16U << 20)	/* records kept, at most */
 #define FRAME_LEN		256	/* a frame's name, at most */
-#define PROFILE_GENS_MAX	64	/* -p: execs whose maps are kept apart */
+#define PROFILE_GENS_MAX	64	/* -p: programs whose maps are kept apart */
 #define PROFILE_KEYS		4096	/* the kernel table's keys and stacks */
 
 struct prof_sample {
@@ -902,7 +902,6 @@ static int prof_attach_threads(struct profiler *p, int pid)
 	return err;
 }
 
-/* Whether @pid has exited: no such process, or a zombie. */
 /* -p: the program @pid runs now (/proc/PID/exe's file) and its comm. */
 static int prof_gen_read(int pid, struct prof_gen *g)
 {
@@ -968,6 +967,7 @@ static void prof_check_exec(struct profiler *p)
 	p->draining = false;
 }
 
+/* Whether @pid has exited: no such process, or a zombie. */
 static bool prof_pid_gone(int pid)
 {
 	char path[64], buf[512], *rp;
@@ -1138,7 +1138,7 @@ static int prof_run(struct profiler *p)
 	if (p->ngens > 1)
 		fprintf(stderr, "pea profile: process %d exec'd %u time(s): each program's frames named by its own maps%s\n",
 			p->pid, p->ngens - 1 + p->execs_past,
-			p->execs_past ? " up to the 64th; the last maps name the rest" : "");
+			p->execs_past ? " for the first 64 programs; the last maps name the rest" : "");
 	if (p->err)
 		tool_err("malformed sample records: %s", strerror(-p->err));
 	return PEA_EXIT_OK;
