@@ -811,6 +811,113 @@ static void test_pending_sampler(void)
 	      linux_fixes == 1 ? "the real returns" : "the trampoline");
 }
 
+/*
+ * Chained return instances: pt_us_ch1 is a tail jump into pt_us_ch2, so
+ * with a uretprobe on each the second instance shares the first's return
+ * slot (prepare_uretprobe()'s chained case). pt_us_ch_out, uretprobed
+ * too, calls pt_us_ch1. At pt_us_ch2's return the kernel pops one
+ * instance and calls the handlers while the chained sibling is still
+ * pending, its slot below the stack pointer (and, with 6.12's syscall
+ * trampoline, overwritten by the trampoline's pushes). pea's entries at
+ * that uretprobe must be Linux's: 6.12's perf gives pt_us_ch_out's slot
+ * the sibling's (duplicate) return address, 6.1's keeps the trampoline.
+ */
+long pt_us_ch1(long a);
+__attribute__((noinline, used)) long pt_us_ch2(long a)
+{
+	__asm__ volatile("" ::: "memory");
+	return a * 3 + 7;
+}
+
+__asm__(".text\n"
+	".globl pt_us_ch1\n"
+	".type pt_us_ch1, @function\n"
+	"pt_us_ch1:\n"
+	"\tjmp pt_us_ch2\n"
+	".size pt_us_ch1, .-pt_us_ch1\n");
+
+__attribute__((noinline, used)) long pt_us_ch_out(long a)
+{
+	long r = pt_us_ch1(a);
+
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+static __attribute__((noinline)) void ch_run(void)
+{
+	pt_us_ch_out(5);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void test_chained_vs_perf(void)
+{
+	struct perf_event_attr pa;
+	struct pt_ring pr = { 0 };
+	__u64 pips[64];
+	struct got g[8];
+	int type = pt_pmu_type("uprobe"), fd, link, l1, lout, n, pn, i, k;
+
+	lout = attach_uprobe(pt_us_ch_out, PEA_UPROBE_F_RETPROBE, 0);
+	l1 = attach_uprobe(pt_us_ch1, PEA_UPROBE_F_RETPROBE, 0);
+	PT_OK(lout >= 0 && l1 >= 0, "chained: uretprobes on pt_us_ch_out and pt_us_ch1 (%d %d)",
+	      lout, l1);
+	pa = pt_uprobe_pmu_attr(type, self, pt_file_off(pt_us_ch2), true);
+	pa.sample_type = PERF_SAMPLE_CALLCHAIN;
+	pa.exclude_callchain_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	PT_OK(fd >= 0, "chained: Linux's uretprobe event with a callchain (%d)",
+	      fd < 0 ? -errno : fd);
+	if (fd >= 0 && pt_ring_map(&pr, fd, 1, PROT_READ | PROT_WRITE)) {
+		close(fd);
+		fd = -1;
+	}
+	link = attach_uprobe(pt_us_ch2, PEA_UPROBE_F_RETPROBE, 16);
+	PT_OK(link >= 0, "chained: pea uretprobe on pt_us_ch2, ustack_depth 16 (%d)",
+	      link);
+	drain();
+	if (fd >= 0)
+		while (pt_ring_next(&pr, rec))
+			;
+	ch_run();
+	n = collect_probe(g, 8);
+	pn = fd >= 0 ? perf_user_ips(&pr, pips, 64) : 0;
+	if (fd >= 0) {
+		pt_ring_unmap(&pr);
+		close(fd);
+	}
+	if (link >= 0)
+		close(link);
+	if (l1 >= 0)
+		close(l1);
+	if (lout >= 0)
+		close(lout);
+	for (i = k = 0; i < n; i++)
+		if (g[i].flags & PEA_REC_F_USTACK) {
+			g[0] = g[i];
+			k++;
+		}
+	for (i = 0; i < pn; i++)
+		pt_diag("chained: Linux user entry %d: %#llx", i,
+			(unsigned long long)pips[i]);
+	if (k == 1)
+		for (i = 0; i < (int)g[0].unr; i++)
+			pt_diag("chained: pea   user entry %d: %#llx", i,
+				(unsigned long long)g[0].uips[i]);
+	PT_EQ(n, 3, "chained: pea wrote three records");
+	PT_EQ(k, 1, "chained: one of them with a user stack");
+	PT_OK(pn >= 4, "chained: Linux's callchain has at least 4 user entries (%d)",
+	      pn);
+	if (k != 1 || pn < 4)
+		return;
+	PT_OK(g[0].unr >= 4 && g[0].unr <= (__u32)pn,
+	      "chained: pea's %u user entries are at least 4 and at most Linux's %d",
+	      g[0].unr, pn);
+	for (i = 0; i < pn && i < (int)g[0].unr; i++)
+		PT_EQ(g[0].uips[i], pips[i], "chained: pea's user entry %d is Linux's",
+		      i);
+}
+
 int main(void)
 {
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -827,6 +934,7 @@ int main(void)
 	test_pending_vs_perf(false);
 	test_pending_vs_perf(true);
 	test_pending_sampler();
+	test_chained_vs_perf();
 	test_kprobe();
 	test_budget();
 	test_tracepoints();
