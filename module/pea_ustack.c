@@ -207,16 +207,22 @@ static bool pea_ustack_at_func_entry(struct pt_regs *regs)
  *
  * The trampoline's address is uprobe_get_trampoline_vaddr(), which is not
  * exported (its xol_area is private to uprobes.c). It is read instead
- * where the kernel wrote it: the newest instance's return-address slot,
- * its ->stack (prepare_uretprobe() records the stack pointer at the
+ * where the kernel wrote it: an instance's return-address slot, its
+ * ->stack (prepare_uretprobe() records the stack pointer at the
  * function's first instruction, where the return address is, and
- * arch_uretprobe_hijack_return_addr() writes the trampoline there). That
- * slot keeps it while the function runs, and still holds it, just below
- * the stack pointer, once its ret has jumped to the trampoline and
- * before the trampoline's breakpoint or syscall takes the instance off
- * the list (a sample whose ip is the trampoline). In a uretprobe's own
- * handler the instance is already off the list and the ip is already the
- * real return (uprobe_handle_trampoline()).
+ * arch_uretprobe_hijack_return_addr() writes the trampoline there). A
+ * slot keeps it while its function runs, that is while it is at or above
+ * the user stack pointer: the first instance, newest first, whose slot is
+ * there is read. Below the stack pointer a slot has been returned
+ * through: a sample whose ip is the trampoline itself, before its
+ * breakpoint or syscall takes the instance off the list, or the chained
+ * sibling of the instance whose handlers run (a tail call between two
+ * uretprobed functions: one slot, two instances); 6.12's syscall
+ * trampoline pushes three registers over it first. Only when no slot is
+ * at or above the stack pointer is the newest one read, below it (the
+ * ip is then the trampoline, whose first instruction has not run). In a
+ * uretprobe's own handler its instance is already off the list and the
+ * ip is already the real return (uprobe_handle_trampoline()).
  *
  * Where the task has rewritten that slot itself, or left the instance
  * stale by longjmp() out of the function (the kernel drops stale ones
@@ -231,23 +237,34 @@ static bool pea_ustack_at_func_entry(struct pt_regs *regs)
  * head moves past them. Each instance is therefore read with
  * copy_from_kernel_nofault(), never dereferenced: a freed one gives stale
  * values (the same ones perf reads there), an address gone bad gives an
- * error that ends the fix-up. At most @nr instances are read.
+ * error that ends the fix-up. At most 2 * (@nr + 1) instances are read.
  */
-static void pea_ustack_fixup_uretprobes(u64 *ips, u32 nr)
+static void pea_ustack_fixup_uretprobes(struct pt_regs *regs, u64 *ips,
+					u32 nr)
 {
 	struct uprobe_task *utask = current->utask;
-	struct return_instance *ri, r;
-	unsigned long tramp;
+	struct return_instance *ri, *top, r;
+	unsigned long tramp, slot;
 	u32 i;
 
 	if (likely(!utask))
 		return;
-	ri = READ_ONCE(utask->return_instances);
-	if (likely(!ri))
+	top = READ_ONCE(utask->return_instances);
+	if (likely(!top))
 		return;
-	if (copy_from_kernel_nofault(&r, ri, sizeof(r)) ||
-	    copy_from_user_nofault(&tramp, (const void __user *)r.stack,
-				   sizeof(tramp)))
+	if (copy_from_kernel_nofault(&r, top, sizeof(r)))
+		return;
+	slot = r.stack;
+	for (i = 0; i < nr && r.stack < regs->sp; i++) {
+		ri = r.next;
+		if (!ri || copy_from_kernel_nofault(&r, ri, sizeof(r)))
+			break;
+		if (r.stack >= regs->sp)
+			slot = r.stack;
+	}
+	if (copy_from_user_nofault(&tramp, (const void __user *)slot,
+				   sizeof(tramp)) ||
+	    copy_from_kernel_nofault(&r, top, sizeof(r)))
 		return;
 	for (i = 0; i < nr; i++) {
 		if (ips[i] != tramp)
@@ -259,7 +276,8 @@ static void pea_ustack_fixup_uretprobes(u64 *ips, u32 nr)
 	}
 }
 #else
-static inline void pea_ustack_fixup_uretprobes(u64 *ips, u32 nr)
+static inline void pea_ustack_fixup_uretprobes(struct pt_regs *regs,
+					       u64 *ips, u32 nr)
 {
 }
 #endif
@@ -310,7 +328,7 @@ u32 pea_ustack_save(struct pt_regs *regs, u64 *ips, u32 max)
 			break;
 		fp = f.next;
 	}
-	pea_ustack_fixup_uretprobes(ips, nr);
+	pea_ustack_fixup_uretprobes(regs, ips, nr);
 	return nr;
 }
 #else
