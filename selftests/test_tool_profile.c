@@ -19,6 +19,9 @@
  *   - -p PID of a process that execs while the tool runs: the frames
  *     before the exec are named by the first program's maps, those after
  *     by the second's, counted in the kernel and from records;
+ *   - -- CMD whose command execs another program (this one, run with
+ *     --pre-exec, spins then execs the workload): the same split, at the
+ *     exec's ptrace stop;
  *   - --build-ids lists the files frames were in with the build-ids the
  *     Makefile linked them with (PT_SAMPLE_BID, PT_PROF_SO_BID);
  *   - --user-only has no kernel frame, --kernel-only no user frame;
@@ -402,6 +405,36 @@ static void test_pid_exec(bool records)
 	      how, f.a, f.b, f.spin_other);
 }
 
+/* -- CMD of a command that execs the workload after spinning here. */
+static void test_cmd_exec(bool records)
+{
+	const char *how = records ? "records" : "in-kernel";
+	char self[256];
+	char *argv[] = { PT_PEA, "profile", "-F", "499", "--folded", FOLDED,
+			 "--", self, "--pre-exec", NULL, NULL };
+	char *argv_r[] = { PT_PEA, "profile", "-F", "499", "--folded", FOLDED,
+			   "--records", "--", self, "--pre-exec", NULL };
+	unsigned long pre, pre_named;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct fold f;
+
+	if (n <= 0) {
+		PT_OK(0, "-- CMD exec (%s): readlink /proc/self/exe", how);
+		return;
+	}
+	self[n] = '\0';
+	PT_EQ(profile(records ? argv_r : argv), 0,
+	      "-- CMD exec (%s): exit 0", how);
+	count_comm("test_tool_profi", ";pt_tp_pre_exec_spin", &pre, &pre_named);
+	read_folded(&f, "test_sample");
+	PT_OK(pre >= 20 && pre_named >= pre * 95 / 100,
+	      "-- CMD exec (%s): before the second exec %lu of %lu samples end in pt_tp_pre_exec_spin",
+	      how, pre_named, pre);
+	PT_OK(f.a && f.b && f.a + f.b >= (f.a + f.b + f.spin_other) * 95 / 100,
+	      "-- CMD exec (%s): after it %lu:%lu samples named main;a|b;spin (%lu other spin)",
+	      how, f.a, f.b, f.spin_other);
+}
+
 /* The lines of --build-ids FILE: the program and the late-mapped object. */
 static void test_build_ids(void)
 {
@@ -585,8 +618,15 @@ static void test_perm(void)
 	      "device mode restored");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--pre-exec")) {
+		char *work[] = { WORK, "--work", "0", "2", NULL };
+
+		pt_tp_pre_exec_spin(1500);
+		execv(WORK, work);
+		return 127;
+	}
 	test_usage();
 	test_perm();
 	test_ab(false);
@@ -597,6 +637,8 @@ int main(void)
 	test_pid();
 	test_pid_exec(false);
 	test_pid_exec(true);
+	test_cmd_exec(false);
+	test_cmd_exec(true);
 	test_build_ids();
 	test_fork();
 	test_modes();
