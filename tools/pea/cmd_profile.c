@@ -107,6 +107,7 @@ struct profiler {
 	int ngens;		/* -p: 1 + the execs seen, at most */
 	unsigned int execs_past;	/* -p: execs past PROFILE_GENS_MAX */
 	bool draining;		/* -p: reading what came before an exec */
+	unsigned int cmd_execs;	/* -- CMD: execs whose earlier maps are kept */
 	int err;
 };
 
@@ -548,6 +549,37 @@ static int prof_tgid(int tid)
 }
 
 /*
+ * -- CMD: process @tgid of the command has exec'd and is stopped there.
+ * If its maps were read before (at an earlier exec, or at its first
+ * record), what it has sampled until now was its earlier program: the
+ * rings and the kernel's table are read now, and those samples keep the
+ * earlier maps under another key (usyms_rekey()); then the new program's
+ * are read. At most PROFILE_GENS_MAX execs are kept apart this way; after
+ * them, as before, the new maps replace the old.
+ */
+static void prof_collect(struct profiler *p);
+
+static void prof_cmd_exec(struct profiler *p, int tgid)
+{
+	int key = -1 - (int)p->cmd_execs;	/* no process's */
+	size_t i;
+
+	if (usyms_known(p->us, tgid) && p->cmd_execs < PROFILE_GENS_MAX) {
+		pea_buffer__consume(p->pb);
+		prof_collect(p);
+		if (!usyms_rekey(p->us, tgid, key)) {
+			p->cmd_execs++;
+			for (i = 0; i < p->n; i++)
+				if (p->s[i].symkey == tgid)
+					p->s[i].symkey = key;
+		}
+	} else if (usyms_known(p->us, tgid)) {
+		p->execs_past++;
+	}
+	usyms_snap(p->us, tgid);
+}
+
+/*
  * Handle the stops of the traced command and of every task it creates
  * (PTRACE_O_TRACEFORK, _VFORK, _CLONE: the sampler follows them too)
  * without blocking: a process's maps at its exec and at its tasks' exit
@@ -573,7 +605,10 @@ static int prof_reap(struct profiler *p, int *status)
 			continue;
 		ev = st >> 16;
 		sig = WSTOPSIG(st);
-		if (ev == PTRACE_EVENT_EXEC || ev == PTRACE_EVENT_EXIT) {
+		if (ev == PTRACE_EVENT_EXEC) {
+			prof_cmd_exec(p, prof_tgid(r));
+			sig = 0;
+		} else if (ev == PTRACE_EVENT_EXIT) {
 			usyms_snap(p->us, prof_tgid(r));
 			sig = 0;
 		} else if (ev == PTRACE_EVENT_STOP && sig != SIGTRAP) {
@@ -1139,6 +1174,9 @@ static int prof_run(struct profiler *p)
 		fprintf(stderr, "pea profile: process %d exec'd %u time(s): each program's frames named by its own maps%s\n",
 			p->pid, p->ngens - 1 + p->execs_past,
 			p->execs_past ? " for the first 64 programs; the last maps name the rest" : "");
+	if (p->cmd && p->execs_past)
+		fprintf(stderr, "pea profile: %u exec(s) past the first %u: frames before them named by the maps read at them\n",
+			p->execs_past, PROFILE_GENS_MAX);
 	if (p->err)
 		tool_err("malformed sample records: %s", strerror(-p->err));
 	return PEA_EXIT_OK;
