@@ -435,6 +435,26 @@ static void test_cmd_exec(bool records)
 	      how, f.a, f.b, f.spin_other);
 }
 
+/*
+ * -- CMD whose command execs when the tool, its time up, ends it with
+ * SIGTERM: the exec's ptrace stop comes after the links are closed.
+ */
+static void test_cmd_exec_at_end(void)
+{
+	char self[256];
+	char *argv[] = { PT_PEA, "profile", "-F", "99", "-d", "1", "--", self,
+			 "--exec-on-term", NULL };
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0) {
+		PT_OK(0, "-- CMD exec at the end: readlink /proc/self/exe");
+		return;
+	}
+	self[n] = '\0';
+	PT_EQ(profile(argv), 0,
+	      "-- CMD exec at the end: the command execs at the tool's SIGTERM, exit 0");
+}
+
 /* The lines of --build-ids FILE: the program and the late-mapped object. */
 static void test_build_ids(void)
 {
@@ -618,8 +638,23 @@ static void test_perm(void)
 	      "device mode restored");
 }
 
+static void exec_on_term(int sig)
+{
+	char *work[] = { WORK, "--work", "0", "1", NULL };
+
+	(void)sig;
+	execv(WORK, work);
+	_exit(127);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--exec-on-term")) {
+		/* Spins until the tool's SIGTERM, then execs the workload. */
+		signal(SIGTERM, exec_on_term);
+		pt_tp_pre_exec_spin(60000);
+		return 1;
+	}
 	if (argc == 2 && !strcmp(argv[1], "--pre-exec")) {
 		char *work[] = { WORK, "--work", "0", "2", NULL };
 
@@ -639,6 +674,7 @@ int main(int argc, char **argv)
 	test_pid_exec(true);
 	test_cmd_exec(false);
 	test_cmd_exec(true);
+	test_cmd_exec_at_end();
 	test_build_ids();
 	test_fork();
 	test_modes();
