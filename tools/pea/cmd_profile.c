@@ -566,7 +566,8 @@ static void prof_cmd_exec(struct profiler *p, int tgid)
 
 	if (usyms_known(p->us, tgid) && p->cmd_execs < PROFILE_GENS_MAX) {
 		pea_buffer__consume(p->pb);
-		prof_collect(p);
+		if (p->links)	/* not once they are closed, at the end */
+			prof_collect(p);
 		if (!usyms_rekey(p->us, tgid, key)) {
 			p->cmd_execs++;
 			for (i = 0; i < p->n; i++)
