@@ -9,6 +9,7 @@
  * the errnos, and no user stack for a kernel thread's hit.
  */
 #include <sched.h>
+#include <setjmp.h>
 #include "pea_test.h"
 #include <sys/mman.h>
 #include "pt_maps.h"
@@ -918,6 +919,174 @@ static void test_chained_vs_perf(void)
 		      i);
 }
 
+/*
+ * The review's F2 (b): chained instances with no outer one pending. At
+ * pt_us_cr2's return the sibling's slot, below the stack pointer, holds
+ * the return value (6.12's trampoline pushed rax over it); pt_us_cr2
+ * returns cr_run's own return address, which is the chain's entry 1 there.
+ * Linux has no trampoline in that chain and replaces nothing: neither may
+ * pea.
+ */
+static volatile unsigned long ret_cr_run;
+long pt_us_cr1(long a);
+__attribute__((noinline, used)) long pt_us_cr2(long a)
+{
+	__asm__ volatile("" ::: "memory");
+	return (long)ret_cr_run + a * 0;
+}
+
+__asm__(".text\n"
+	".globl pt_us_cr1\n"
+	".type pt_us_cr1, @function\n"
+	"pt_us_cr1:\n"
+	"\tjmp pt_us_cr2\n"
+	".size pt_us_cr1, .-pt_us_cr1\n");
+
+static __attribute__((noinline)) long cr_run(void)
+{
+	long r;
+
+	ret_cr_run = (unsigned long)__builtin_return_address(0);
+	r = pt_us_cr1(1);
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+static void test_chained_rax(void)
+{
+	struct perf_event_attr pa;
+	struct pt_ring pr = { 0 };
+	__u64 pips[64];
+	struct got g[8];
+	int type = pt_pmu_type("uprobe"), fd, link, l1, n, pn, i, k;
+
+	l1 = attach_uprobe(pt_us_cr1, PEA_UPROBE_F_RETPROBE, 0);
+	PT_OK(l1 >= 0, "chained, none outer: uretprobe on pt_us_cr1 (%d)", l1);
+	pa = pt_uprobe_pmu_attr(type, self, pt_file_off(pt_us_cr2), true);
+	pa.sample_type = PERF_SAMPLE_CALLCHAIN;
+	pa.exclude_callchain_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	PT_OK(fd >= 0, "chained, none outer: Linux's uretprobe event (%d)",
+	      fd < 0 ? -errno : fd);
+	if (fd >= 0 && pt_ring_map(&pr, fd, 1, PROT_READ | PROT_WRITE)) {
+		close(fd);
+		fd = -1;
+	}
+	link = attach_uprobe(pt_us_cr2, PEA_UPROBE_F_RETPROBE, 16);
+	PT_OK(link >= 0, "chained, none outer: pea uretprobe on pt_us_cr2 (%d)",
+	      link);
+	drain();
+	if (fd >= 0)
+		while (pt_ring_next(&pr, rec))
+			;
+	cr_run();
+	n = collect_probe(g, 8);
+	pn = fd >= 0 ? perf_user_ips(&pr, pips, 64) : 0;
+	if (fd >= 0) {
+		pt_ring_unmap(&pr);
+		close(fd);
+	}
+	if (link >= 0)
+		close(link);
+	if (l1 >= 0)
+		close(l1);
+	for (i = k = 0; i < n; i++)
+		if (g[i].flags & PEA_REC_F_USTACK) {
+			g[0] = g[i];
+			k++;
+		}
+	for (i = 0; i < pn; i++)
+		pt_diag("chained, none outer: Linux user entry %d: %#llx", i,
+			(unsigned long long)pips[i]);
+	if (k == 1)
+		for (i = 0; i < (int)g[0].unr; i++)
+			pt_diag("chained, none outer: pea   user entry %d: %#llx", i,
+				(unsigned long long)g[0].uips[i]);
+	PT_EQ(k, 1, "chained, none outer: one record with a user stack");
+	PT_OK(pn >= 3, "chained, none outer: Linux's callchain has at least 3 user entries (%d)",
+	      pn);
+	if (k != 1 || pn < 3)
+		return;
+	PT_EQ(pips[1], ret_cr_run,
+	      "chained, none outer: Linux's entry 1 is cr_run's return, the value pt_us_cr2 returned");
+	for (i = 0; i < pn && i < (int)g[0].unr; i++)
+		PT_EQ(g[0].uips[i], pips[i],
+		      "chained, none outer: pea's user entry %d is Linux's", i);
+}
+
+/*
+ * The review's F1: a user stack taken while cleanup_return_instances()
+ * frees stale instances, the list head still on a freed one.
+ * pt_us_lj_out (uretprobed) calls pt_us_lj_stale (uretprobed), which
+ * longjmp()s back, leaving its instance stale; pt_us_lj_out then calls
+ * pt_us_lj_next (uretprobed), whose prepare_uretprobe() frees the stale
+ * instance and asks arch_uretprobe_is_alive() about pt_us_lj_out's with
+ * the head not yet moved. A kprobe there with a user stack is the third
+ * hit of arch_uretprobe_is_alive(): pea must not walk the freed instance
+ * (more instances reachable than the task's depth): pt_us_lj_out's slot
+ * keeps the trampoline, the start of the [uprobes] mapping.
+ */
+static jmp_buf lj_buf;
+
+__attribute__((noinline, used)) void pt_us_lj_stale(void)
+{
+	longjmp(lj_buf, 1);
+}
+
+__attribute__((noinline, used)) long pt_us_lj_next(long a)
+{
+	__asm__ volatile("" ::: "memory");
+	return a + 1;
+}
+
+__attribute__((noinline, used)) long pt_us_lj_out(long a)
+{
+	if (!setjmp(lj_buf))
+		pt_us_lj_stale();
+	return pt_us_lj_next(a);
+}
+
+static void test_stale_free(void)
+{
+	struct got g[16];
+	int lo, ls, ln, kp, n, i, k = 0;
+	unsigned long tramp;
+	__u64 e1 = 0;
+
+	lo = attach_uprobe(pt_us_lj_out, PEA_UPROBE_F_RETPROBE, 0);
+	ls = attach_uprobe(pt_us_lj_stale, PEA_UPROBE_F_RETPROBE, 0);
+	ln = attach_uprobe(pt_us_lj_next, PEA_UPROBE_F_RETPROBE, 0);
+	kp = attach_kprobe("arch_uretprobe_is_alive", 0, 8, getpid());
+	PT_OK(lo >= 0 && ls >= 0 && ln >= 0 && kp >= 0,
+	      "stale free: three uretprobes and a kprobe on arch_uretprobe_is_alive (%d %d %d %d)",
+	      lo, ls, ln, kp);
+	drain();
+	pt_us_lj_out(1);
+	tramp = uprobes_vma();
+	n = collect_probe(g, 16);
+	if (kp >= 0)
+		close(kp);
+	if (ln >= 0)
+		close(ln);
+	if (ls >= 0)
+		close(ls);
+	if (lo >= 0)
+		close(lo);
+	for (i = 0; i < n; i++) {
+		if (g[i].flags & PEA_REC_F_UPROBE)
+			continue;
+		pt_diag("stale free: kprobe hit %d: %u user entries, entry 1 %#llx",
+			k, g[i].unr, g[i].unr > 1 ?
+			(unsigned long long)g[i].uips[1] : 0ULL);
+		if (k++ == 2 && g[i].unr > 1)
+			e1 = g[i].uips[1];
+	}
+	PT_OK(k >= 3, "stale free: at least 3 hits of arch_uretprobe_is_alive (%d)",
+	      k);
+	PT_EQ(e1, tramp,
+	      "stale free: at the third, in cleanup_return_instances(), pt_us_lj_out's slot is the trampoline (not fixed up)");
+}
+
 int main(void)
 {
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -935,6 +1104,8 @@ int main(void)
 	test_pending_vs_perf(true);
 	test_pending_sampler();
 	test_chained_vs_perf();
+	test_chained_rax();
+	test_stale_free();
 	test_kprobe();
 	test_budget();
 	test_tracepoints();
