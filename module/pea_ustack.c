@@ -210,69 +210,94 @@ static bool pea_ustack_at_func_entry(struct pt_regs *regs)
  * where the kernel wrote it: an instance's return-address slot, its
  * ->stack (prepare_uretprobe() records the stack pointer at the
  * function's first instruction, where the return address is, and
- * arch_uretprobe_hijack_return_addr() writes the trampoline there). A
- * slot keeps it while its function runs, that is while it is at or above
- * the user stack pointer: the first instance, newest first, whose slot is
- * there is read. Below the stack pointer a slot has been returned
- * through: a sample whose ip is the trampoline itself, before its
- * breakpoint or syscall takes the instance off the list, or the chained
- * sibling of the instance whose handlers run (a tail call between two
- * uretprobed functions: one slot, two instances); 6.12's syscall
- * trampoline pushes three registers over it first. Only when no slot is
- * at or above the stack pointer is the newest one read, below it (the
- * ip is then the trampoline, whose first instruction has not run). In a
- * uretprobe's own handler its instance is already off the list and the
- * ip is already the real return (uprobe_handle_trampoline()).
- *
- * Where the task has rewritten that slot itself, or left the instance
- * stale by longjmp() out of the function (the kernel drops stale ones
- * only at the next uretprobe or trampoline hit), the value read is not
- * the trampoline: entries equal to it, if any, are replaced as perf would
- * replace trampolines, by instances in list order, which is what perf
- * does with stale instances too.
+ * arch_uretprobe_hijack_return_addr() writes the trampoline there). Every
+ * entry perf replaces equals the trampoline and was read from such a
+ * slot, so the value taken is the first slot's, newest instance first,
+ * that is an entry of the chain: a slot at or above the user stack
+ * pointer (its function still runs); a slot below it (returned through)
+ * only if its value is the ip itself (the ip is the trampoline, whose
+ * first instruction has not run: 6.12's syscall trampoline then pushes
+ * rax over that slot, and the chained sibling of the instance whose
+ * handlers run shares it). No such slot: perf replaces nothing, nor does
+ * pea. A stale instance (left by longjmp()) whose slot now lies in a live
+ * frame, with a word there that is itself an entry of the chain, is the
+ * one case this tells wrong. In a uretprobe's own handler its instance is
+ * already off the list and the ip is already the real return
+ * (uprobe_handle_trampoline()).
  *
  * The instances belong to the current task, which adds and removes them
- * in process context; this may interrupt it (NMI, timer) in the middle
- * of cleanup_return_instances(), which frees instances before the list
- * head moves past them. Each instance is therefore read with
- * copy_from_kernel_nofault(), never dereferenced: a freed one gives stale
- * values (the same ones perf reads there), an address gone bad gives an
- * error that ends the fix-up. At most 2 * (@nr + 1) instances are read.
+ * in process context; this may interrupt it (NMI, timer), or run inside
+ * it (a probe in cleanup_return_instances(), which frees instances before
+ * the list head moves past them: a freed instance may already hold
+ * another object). Each instance is therefore read with
+ * copy_from_kernel_nofault(), never dereferenced, and taken only if it
+ * looks as the kernel makes them: a stack and a return address in user
+ * space, the next instance in the direct map (virt_addr_valid()). The
+ * list is walked whole first (at most MAX_URETPROBE_DEPTH instances, and
+ * no more than the task's depth counts: cleanup_return_instances()
+ * lowers it as it frees); any instance that fails, or a longer list,
+ * and nothing is replaced.
  */
+#define PEA_URETPROBE_DEPTH_MAX	64	/* uprobes.c's MAX_URETPROBE_DEPTH */
+
+static bool pea_ri_read(struct return_instance *ri, struct return_instance *r)
+{
+	if (!virt_addr_valid(ri) || copy_from_kernel_nofault(r, ri, sizeof(*r)))
+		return false;
+	return r->stack < TASK_SIZE_MAX && r->orig_ret_vaddr < TASK_SIZE_MAX &&
+	       (!r->next || virt_addr_valid(r->next));
+}
+
+static bool pea_in_chain(const u64 *ips, u32 nr, u64 v)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		if (ips[i] == v)
+			return true;
+	return false;
+}
+
 static void pea_ustack_fixup_uretprobes(struct pt_regs *regs, u64 *ips,
 					u32 nr)
 {
 	struct uprobe_task *utask = current->utask;
 	struct return_instance *ri, *top, r;
-	unsigned long tramp, slot;
-	u32 i;
+	unsigned long tramp = 0, v;
+	bool found = false;
+	u32 i, depth;
 
 	if (likely(!utask))
 		return;
 	top = READ_ONCE(utask->return_instances);
 	if (likely(!top))
 		return;
-	if (copy_from_kernel_nofault(&r, top, sizeof(r)))
-		return;
-	slot = r.stack;
-	for (i = 0; i < nr && r.stack < regs->sp; i++) {
-		ri = r.next;
-		if (!ri || copy_from_kernel_nofault(&r, ri, sizeof(r)))
-			break;
-		if (r.stack >= regs->sp)
-			slot = r.stack;
+	depth = READ_ONCE(utask->depth);
+	/* Validate the whole list, and find the trampoline's value. */
+	for (i = 0, ri = top; ri; i++, ri = r.next) {
+		if (i >= PEA_URETPROBE_DEPTH_MAX || i >= depth ||
+		    !pea_ri_read(ri, &r))
+			return;
+		if (found || copy_from_user_nofault(&v,
+				(const void __user *)r.stack, sizeof(v)))
+			continue;
+		if (r.stack >= regs->sp ? pea_in_chain(ips, nr, v) :
+					  v == ips[0]) {
+			tramp = v;
+			found = true;
+		}
 	}
-	if (copy_from_user_nofault(&tramp, (const void __user *)slot,
-				   sizeof(tramp)) ||
-	    copy_from_kernel_nofault(&r, top, sizeof(r)))
+	if (!found)
 		return;
-	for (i = 0; i < nr; i++) {
+	/* perf's loop: the n-th trampoline entry, the n-th instance. */
+	ri = top;
+	for (i = 0; i < nr && ri; i++) {
 		if (ips[i] != tramp)
 			continue;
+		if (!pea_ri_read(ri, &r))
+			return;
 		ips[i] = r.orig_ret_vaddr;
 		ri = r.next;
-		if (!ri || copy_from_kernel_nofault(&r, ri, sizeof(r)))
-			break;
 	}
 }
 #else
