@@ -263,6 +263,7 @@ static void pea_ustack_fixup_uretprobes(struct pt_regs *regs, u64 *ips,
 {
 	struct uprobe_task *utask = current->utask;
 	struct return_instance *ri, *top, r;
+	const void __user *slot;
 	unsigned long tramp = 0, v;
 	bool found = false;
 	u32 i, depth;
@@ -278,8 +279,10 @@ static void pea_ustack_fixup_uretprobes(struct pt_regs *regs, u64 *ips,
 		if (i >= PEA_URETPROBE_DEPTH_MAX || i >= depth ||
 		    !pea_ri_read(ri, &r))
 			return;
-		if (found || copy_from_user_nofault(&v,
-				(const void __user *)r.stack, sizeof(v)))
+		if (found)
+			continue;
+		slot = (const void __user *)r.stack;
+		if (copy_from_user_nofault(&v, slot, sizeof(v)))
 			continue;
 		if (r.stack >= regs->sp ? pea_in_chain(ips, nr, v) :
 					  v == ips[0]) {
