@@ -232,11 +232,20 @@ static bool pea_ustack_at_func_entry(struct pt_regs *regs)
  * another object). Each instance is therefore read with
  * copy_from_kernel_nofault(), never dereferenced, and taken only if it
  * looks as the kernel makes them: a stack and a return address in user
- * space, the next instance in the direct map (virt_addr_valid()). The
- * list is walked whole first (at most MAX_URETPROBE_DEPTH instances, and
- * no more than the task's depth counts: cleanup_return_instances()
- * lowers it as it frees); any instance that fails, or a longer list,
- * and nothing is replaced.
+ * space, the next instance NULL or where virt_addr_valid() says (the
+ * direct map or the kernel image). The list is walked whole first (at
+ * most MAX_URETPROBE_DEPTH instances, and no more than the task's depth
+ * counts); any instance that fails, or a longer list, and nothing is
+ * replaced. Left (review of prof3's fix, R1): the depth rule catches only
+ * a freed head not yet reused, after cleanup_return_instances()' first
+ * decrement; between a kfree() and its decrement, or once the freed
+ * object is reused with a NULL or plausible word where next was, a
+ * word of it below TASK_SIZE_MAX can still be written as a return
+ * address (kernel pointers cannot). R2: just after 6.12's syscall
+ * trampoline pushed rax over a returned-through slot (ip past the
+ * trampoline's first instruction, before sys_uretprobe() moves the stack
+ * pointer back), that slot is at the stack pointer and its rax is taken
+ * as the trampoline if it equals an entry of the chain.
  */
 #define PEA_URETPROBE_DEPTH_MAX	64	/* uprobes.c's MAX_URETPROBE_DEPTH */
 
