@@ -7,19 +7,22 @@
  * pointer, then, from the frame the user's rbp
  * points at, each frame's return address and the next frame, until a
  * frame cannot be read, the chain stops going up the stack, or the depth
- * is reached.
+ * is reached. Then, where the kernel's perf does (6.12), each uretprobe
+ * trampoline in the chain is replaced by the return address it stands
+ * for (pea_ustack_fixup_uretprobes()).
  *
- * Every load is copy_from_user_nofault(): access_ok(), page faults
+ * Every load of user memory is copy_from_user_nofault(): access_ok(), page faults
  * disabled (a page not present ends the walk instead of being faulted
  * in), and nmi_uaccess_okay() (from NMI, while the CPU is switching
  * mm, the user's memory is not the current task's: no frame is read).
+ * The uretprobe instances are read with copy_from_kernel_nofault().
  * No lock, no allocation, never sleeps: any context, NMI included.
  *
  * Code without frame pointers leaves rbp holding anything: the walk then
  * reads whatever that points at, within the task's own user memory, and
  * ends at the first unreadable or descending frame. A 32-bit task gets
- * its instruction pointer only (perf reads its 32-bit frames; pea does
- * not yet).
+ * its instruction pointer only, never fixed up (perf reads its 32-bit
+ * frames and fixes them; pea does not yet).
  */
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
@@ -192,6 +195,130 @@ static bool pea_ustack_at_func_entry(struct pt_regs *regs)
 #endif
 }
 
+#if defined(PEA_HAVE_URETPROBE_TRAMP_FIXUP) && defined(CONFIG_UPROBES)
+/*
+ * As fixup_uretprobe_trampoline_entries() (kernel/events/callchain.c,
+ * which get_perf_callchain() applies to the user part of every
+ * callchain, ip included): each pending uretprobe has replaced a return
+ * address on the stack by the uretprobe trampoline; perf replaces the
+ * n-th trampoline entry of the chain by the n-th pending instance's
+ * orig_ret_vaddr, newest first. Kernels without it (6.1) keep the
+ * trampoline, and so does pea there.
+ *
+ * The trampoline's address is uprobe_get_trampoline_vaddr(), which is not
+ * exported (its xol_area is private to uprobes.c). It is read instead
+ * where the kernel wrote it: an instance's return-address slot, its
+ * ->stack (prepare_uretprobe() records the stack pointer at the
+ * function's first instruction, where the return address is, and
+ * arch_uretprobe_hijack_return_addr() writes the trampoline there). Every
+ * entry perf replaces equals the trampoline and was read from such a
+ * slot, so the value taken is the first slot's, newest instance first,
+ * that is an entry of the chain: a slot at or above the user stack
+ * pointer (its function still runs); a slot below it (returned through)
+ * only if its value is the ip itself (the ip is the trampoline, whose
+ * first instruction has not run: 6.12's syscall trampoline then pushes
+ * rax over that slot, and the chained sibling of the instance whose
+ * handlers run shares it). No such slot: perf replaces nothing, nor does
+ * pea. A stale instance (left by longjmp()) whose slot now lies in a live
+ * frame, with a word there that is itself an entry of the chain, is the
+ * one case this tells wrong. In a uretprobe's own handler its instance is
+ * already off the list and the ip is already the real return
+ * (uprobe_handle_trampoline()).
+ *
+ * The instances belong to the current task, which adds and removes them
+ * in process context; this may interrupt it (NMI, timer), or run inside
+ * it (a probe in cleanup_return_instances(), which frees instances before
+ * the list head moves past them: a freed instance may already hold
+ * another object). Each instance is therefore read with
+ * copy_from_kernel_nofault(), never dereferenced, and taken only if it
+ * looks as the kernel makes them: a stack and a return address in user
+ * space, the next instance NULL or where virt_addr_valid() says (the
+ * direct map or the kernel image). The list is walked whole first (at
+ * most MAX_URETPROBE_DEPTH instances, and no more than the task's depth
+ * counts); any instance that fails, or a longer list, and nothing is
+ * replaced. Left (review of prof3's fix, R1): the depth rule catches only
+ * a freed head not yet reused, after cleanup_return_instances()' first
+ * decrement; between a kfree() and its decrement, or once the freed
+ * object is reused with a NULL or plausible word where next was, a
+ * word of it below TASK_SIZE_MAX can still be written as a return
+ * address (kernel pointers cannot). R2: just after 6.12's syscall
+ * trampoline pushed rax over a returned-through slot (ip past the
+ * trampoline's first instruction, before sys_uretprobe() moves the stack
+ * pointer back), that slot is at the stack pointer and its rax is taken
+ * as the trampoline if it equals an entry of the chain.
+ */
+#define PEA_URETPROBE_DEPTH_MAX	64	/* uprobes.c's MAX_URETPROBE_DEPTH */
+
+static bool pea_ri_read(struct return_instance *ri, struct return_instance *r)
+{
+	if (!virt_addr_valid(ri) || copy_from_kernel_nofault(r, ri, sizeof(*r)))
+		return false;
+	return r->stack < TASK_SIZE_MAX && r->orig_ret_vaddr < TASK_SIZE_MAX &&
+	       (!r->next || virt_addr_valid(r->next));
+}
+
+static bool pea_in_chain(const u64 *ips, u32 nr, u64 v)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		if (ips[i] == v)
+			return true;
+	return false;
+}
+
+static void pea_ustack_fixup_uretprobes(struct pt_regs *regs, u64 *ips,
+					u32 nr)
+{
+	struct uprobe_task *utask = current->utask;
+	struct return_instance *ri, *top, r;
+	const void __user *slot;
+	unsigned long tramp = 0, v;
+	bool found = false;
+	u32 i, depth;
+
+	if (likely(!utask))
+		return;
+	top = READ_ONCE(utask->return_instances);
+	if (likely(!top))
+		return;
+	depth = READ_ONCE(utask->depth);
+	/* Validate the whole list, and find the trampoline's value. */
+	for (i = 0, ri = top; ri; i++, ri = r.next) {
+		if (i >= PEA_URETPROBE_DEPTH_MAX || i >= depth ||
+		    !pea_ri_read(ri, &r))
+			return;
+		if (found)
+			continue;
+		slot = (const void __user *)r.stack;
+		if (copy_from_user_nofault(&v, slot, sizeof(v)))
+			continue;
+		if (r.stack >= regs->sp ? pea_in_chain(ips, nr, v) :
+					  v == ips[0]) {
+			tramp = v;
+			found = true;
+		}
+	}
+	if (!found)
+		return;
+	/* perf's loop: the n-th trampoline entry, the n-th instance. */
+	ri = top;
+	for (i = 0; i < nr && ri; i++) {
+		if (ips[i] != tramp)
+			continue;
+		if (!pea_ri_read(ri, &r))
+			return;
+		ips[i] = r.orig_ret_vaddr;
+		ri = r.next;
+	}
+}
+#else
+static inline void pea_ustack_fixup_uretprobes(struct pt_regs *regs,
+					       u64 *ips, u32 nr)
+{
+}
+#endif
+
 /* The two words at the start of a frame: the caller's rbp, then rip. */
 struct pea_uframe {
 	u64 next;
@@ -238,6 +365,7 @@ u32 pea_ustack_save(struct pt_regs *regs, u64 *ips, u32 max)
 			break;
 		fp = f.next;
 	}
+	pea_ustack_fixup_uretprobes(regs, ips, nr);
 	return nr;
 }
 #else

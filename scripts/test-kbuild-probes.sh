@@ -37,6 +37,7 @@ REFERENCE=(
 	"PEA_HAVE_PF_USER_WORKER linux/sched.h define PF_USER_WORKER"
 	"PEA_HAVE_PERF_EV_CAP_READ_SCOPE linux/perf_event.h define PERF_EV_CAP_READ_SCOPE"
 	"PEA_HAVE_UPROBE_NOSYNC linux/uprobes.h void uprobe_unregister_nosync"
+	"PEA_HAVE_URETPROBE_TRAMP_FIXUP linux/uprobes.h unsigned long uprobe_get_trampoline_vaddr(void);"
 	"PEA_HAVE_UPROBE_HANDLER_DATA linux/uprobes.h struct pt_regs *regs, __u64 *data);"
 	"PEA_HAVE_RETHOOK_OBJPOOL linux/rethook.h struct objpool_head"
 	# The kfuncs' probes (given PEA_BTF_BASE, as where pea.ko gets BTF).

@@ -16,6 +16,14 @@
  *   - so is one whose code was mapped after its exec (a shared object),
  *     which only the maps read at its exit stop hold;
  *   - -p PID of a process that exits while the tool runs is named;
+ *   - -p PID of a process that execs while the tool runs: the frames
+ *     before the exec are named by the first program's maps, those after
+ *     by the second's, counted in the kernel and from records;
+ *   - -- CMD whose command execs another program (this one, run with
+ *     --pre-exec, spins then execs the workload): the same split, at the
+ *     exec's ptrace stop;
+ *   - --build-ids lists the files frames were in with the build-ids the
+ *     Makefile linked them with (PT_SAMPLE_BID, PT_PROF_SO_BID);
  *   - --user-only has no kernel frame, --kernel-only no user frame;
  *   - --kernel-only of the whole system is counted in the kernel too
  *     (comm and kernel stack): a reader's read(2) stacks under its comm;
@@ -28,6 +36,7 @@
 #define WORK	"/bin/test_sample"
 #define FOLDED	"/tmp/pt_profile.folded"
 #define SVG	"/tmp/pt_profile.svg"
+#define BIDS	"/tmp/pt_profile.bids"
 #define TOL	0.08
 
 static char out[1 << 20], err[1 << 16];
@@ -279,6 +288,200 @@ static void test_pid(void)
 	      f.a, f.b, f.spin_other);
 }
 
+/*
+ * The child of the exec case: its comm is this program's, and it spins in
+ * a function of this program until it execs the workload.
+ */
+__attribute__((noinline, used)) void pt_tp_pre_exec_spin(unsigned int ms)
+{
+	struct timespec t0, t;
+	volatile unsigned long n = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		/* Long between clock reads: on 6.1's HPET each is a syscall. */
+		for (int i = 0; i < 1000000; i++)
+			n++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/* Weight of folded lines starting with @comm;, and of those with @frame. */
+static void count_comm(const char *comm, const char *frame,
+		       unsigned long *all, unsigned long *with)
+{
+	static char line[1 << 16];
+	FILE *in = fopen(FOLDED, "r");
+	size_t n = strlen(comm);
+
+	*all = *with = 0;
+	while (in && fgets(line, sizeof(line), in)) {
+		char *sp = strrchr(line, ' ');
+		unsigned long w;
+
+		if (!sp || strncmp(line, comm, n) || line[n] != ';')
+			continue;
+		w = strtoul(sp + 1, NULL, 10);
+		*all += w;
+		if (strstr(line, frame))
+			*with += w;
+		else
+			pt_diag("exec: %.200s", line);
+	}
+	if (in)
+		fclose(in);
+}
+
+static void test_pid_exec(bool records)
+{
+	const char *how = records ? "records" : "in-kernel";
+	char pid_s[16];
+	char *work[] = { WORK, "--work", "0", "2", NULL };
+	char *argv[] = { PT_PEA, "profile", "-F", "499", "-p", pid_s,
+			 "-d", "60", "--folded", FOLDED,
+			 records ? "--records" : NULL, NULL };
+	unsigned long pre, pre_named;
+	struct fold f;
+	int go[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(go)) {
+		PT_OK(0, "exec (%s): pipe", how);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		/* Started once the tool has attached (it prints nothing). */
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+		pt_tp_pre_exec_spin(1500);
+		execv(WORK, work);
+		_exit(127);
+	}
+	close(go[0]);
+	snprintf(pid_s, sizeof(pid_s), "%d", pid);
+	/*
+	 * The child waits in read() until released, in this program's image:
+	 * the tool reads those maps at its start. pt_run() runs the tool;
+	 * the child is released by a thread once the tool's link exists.
+	 */
+	{
+		pid_t tool;
+		int status = 0;
+
+		unlink(FOLDED);
+		tool = fork();
+		if (tool == 0) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			if (fd >= 0) {
+				dup2(fd, 1);
+				dup2(fd, 2);
+			}
+			execv(PT_PEA, argv);
+			_exit(127);
+		}
+		/* The tool attaches within a second or so under TCG. */
+		usleep(1500000);
+		if (write(go[1], "g", 1) != 1)
+			PT_OK(0, "exec (%s): released the child", how);
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		waitpid(tool, &status, 0);
+		PT_OK(WIFEXITED(status) && !WEXITSTATUS(status),
+		      "exec (%s): profile -p PID exits 0 when the process is gone (0x%x)",
+		      how, status);
+	}
+	count_comm("test_tool_profi", ";pt_tp_pre_exec_spin", &pre, &pre_named);
+	read_folded(&f, "test_sample");
+	PT_OK(pre >= 20 && pre_named >= pre * 95 / 100,
+	      "exec (%s): before the exec %lu of %lu samples end in pt_tp_pre_exec_spin",
+	      how, pre_named, pre);
+	PT_OK(f.a && f.b && f.a + f.b >= (f.a + f.b + f.spin_other) * 95 / 100,
+	      "exec (%s): after it %lu:%lu samples named main;a|b;spin (%lu other spin)",
+	      how, f.a, f.b, f.spin_other);
+}
+
+/* -- CMD of a command that execs the workload after spinning here. */
+static void test_cmd_exec(bool records)
+{
+	const char *how = records ? "records" : "in-kernel";
+	char self[256];
+	char *argv[] = { PT_PEA, "profile", "-F", "499", "--folded", FOLDED,
+			 "--", self, "--pre-exec", NULL, NULL };
+	char *argv_r[] = { PT_PEA, "profile", "-F", "499", "--folded", FOLDED,
+			   "--records", "--", self, "--pre-exec", NULL };
+	unsigned long pre, pre_named;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct fold f;
+
+	if (n <= 0) {
+		PT_OK(0, "-- CMD exec (%s): readlink /proc/self/exe", how);
+		return;
+	}
+	self[n] = '\0';
+	PT_EQ(profile(records ? argv_r : argv), 0,
+	      "-- CMD exec (%s): exit 0", how);
+	count_comm("test_tool_profi", ";pt_tp_pre_exec_spin", &pre, &pre_named);
+	read_folded(&f, "test_sample");
+	PT_OK(pre >= 20 && pre_named >= pre * 95 / 100,
+	      "-- CMD exec (%s): before the second exec %lu of %lu samples end in pt_tp_pre_exec_spin",
+	      how, pre_named, pre);
+	PT_OK(f.a && f.b && f.a + f.b >= (f.a + f.b + f.spin_other) * 95 / 100,
+	      "-- CMD exec (%s): after it %lu:%lu samples named main;a|b;spin (%lu other spin)",
+	      how, f.a, f.b, f.spin_other);
+}
+
+/*
+ * -- CMD whose command execs when the tool, its time up, ends it with
+ * SIGTERM: the exec's ptrace stop comes after the links are closed.
+ */
+static void test_cmd_exec_at_end(void)
+{
+	char self[256];
+	char *argv[] = { PT_PEA, "profile", "-F", "99", "-d", "1", "--", self,
+			 "--exec-on-term", NULL };
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0) {
+		PT_OK(0, "-- CMD exec at the end: readlink /proc/self/exe");
+		return;
+	}
+	self[n] = '\0';
+	PT_EQ(profile(argv), 0,
+	      "-- CMD exec at the end: the command execs at the tool's SIGTERM, exit 0");
+}
+
+/* The lines of --build-ids FILE: the program and the late-mapped object. */
+static void test_build_ids(void)
+{
+	char *argv[] = { PT_PEA, "profile", "-F", "99", "--pages", "64",
+			 "--folded", FOLDED, "--build-ids", BIDS, "--", WORK,
+			 "--work", "3", "1", NULL };
+	static char buf[4096];
+	char want[256], *so;
+	int lines;
+
+	unlink(BIDS);
+	PT_EQ(profile(argv), 0, "--build-ids: exit 0");
+	PT_EQ(pt_read_file(BIDS, buf, sizeof(buf)), 0, "--build-ids: %s written",
+	      BIDS);
+	pt_diag("build-ids: %s", buf);
+	snprintf(want, sizeof(want), "%s %s\n", PT_SAMPLE_BID + 2, WORK);
+	PT_OK(strstr(buf, want) != NULL, "--build-ids: '%.*s' listed",
+	      (int)strlen(want) - 1, want);
+	snprintf(want, sizeof(want), "%s /tmp/pt_prof_so.", PT_PROF_SO_BID + 2);
+	so = strstr(buf, want);
+	PT_OK(so && strstr(so, ".so\n"),
+	      "--build-ids: the late-mapped object's '%s...so' listed", want);
+	for (so = buf, lines = 0; (so = strchr(so, '\n')); so++)
+		lines++;
+	PT_EQ(lines, 2, "--build-ids: two files, no other");
+}
+
 static void test_modes(void)
 {
 	char *u[] = { PT_PEA, "profile", "-F", "499", "--user-only",
@@ -435,8 +638,30 @@ static void test_perm(void)
 	      "device mode restored");
 }
 
-int main(void)
+static void exec_on_term(int sig)
 {
+	char *work[] = { WORK, "--work", "0", "1", NULL };
+
+	(void)sig;
+	execv(WORK, work);
+	_exit(127);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--exec-on-term")) {
+		/* Spins until the tool's SIGTERM, then execs the workload. */
+		signal(SIGTERM, exec_on_term);
+		pt_tp_pre_exec_spin(60000);
+		return 1;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--pre-exec")) {
+		char *work[] = { WORK, "--work", "0", "2", NULL };
+
+		pt_tp_pre_exec_spin(1500);
+		execv(WORK, work);
+		return 127;
+	}
 	test_usage();
 	test_perm();
 	test_ab(false);
@@ -445,6 +670,12 @@ int main(void)
 	test_exit_first();
 	test_exit_maps();
 	test_pid();
+	test_pid_exec(false);
+	test_pid_exec(true);
+	test_cmd_exec(false);
+	test_cmd_exec(true);
+	test_cmd_exec_at_end();
+	test_build_ids();
 	test_fork();
 	test_modes();
 	test_kernel_wide();

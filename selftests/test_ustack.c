@@ -9,6 +9,7 @@
  * the errnos, and no user stack for a kernel thread's hit.
  */
 #include <sched.h>
+#include <setjmp.h>
 #include "pea_test.h"
 #include <sys/mman.h>
 #include "pt_maps.h"
@@ -29,6 +30,8 @@ static pid_t self_pid;	/* getpid() is a syscall: raw_syscalls sees it */
 
 /* What the chain's functions saw: their own return addresses. */
 static volatile unsigned long ret_leaf, ret_mid, ret_run, ret_sys;
+/* Whether Linux's callchain had the real returns under uretprobes (-1: not seen). */
+static int linux_fixes = -1;
 
 extern char pt_us_sys_after[];
 
@@ -520,6 +523,570 @@ static void test_f3_vs_perf(void)
 		      "entry vs perf: uprobe at entry: pea's user entry %d is Linux's", i);
 }
 
+/* The user entries of the first sample in Linux's ring @pr. */
+static int perf_user_ips(struct pt_ring *pr, __u64 *pips, int max)
+{
+	struct perf_event_header *h = (void *)rec;
+	int pn = 0, seen = 0, i;
+
+	while (pt_ring_next(pr, rec)) {
+		__u64 nr, *ips;
+
+		if (h->type != PERF_RECORD_SAMPLE || seen++)
+			continue;
+		memcpy(&nr, rec + 8, 8);
+		ips = (__u64 *)(rec + 16);
+		for (i = 0; i < (int)nr && pn < max; i++)
+			if (ips[i] < (__u64)-4095)	/* not a context mark */
+				pips[pn++] = ips[i];
+	}
+	return pn;
+}
+
+/* pt_us_run's one call site of the pending cases: ret_run is its return. */
+static __attribute__((noinline)) void pending_run(void)
+{
+	pt_us_run(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+/*
+ * A user stack taken while uretprobes are pending: pt_us_run and
+ * pt_us_mid have pea uretprobes (no stacks), so their return addresses
+ * on the stack are the uretprobe trampoline; pt_us_leaf's entry (@ret
+ * false) or return (@ret true) is probed by pea with a user stack and by
+ * Linux's uprobe PMU with PERF_SAMPLE_CALLCHAIN. 6.12's perf replaces
+ * each trampoline by the return address it stands for
+ * (fixup_uretprobe_trampoline_entries()); 6.1's keeps the trampoline.
+ * pea's entries must be perf's, whichever the kernel, and each must be
+ * either the real return or, where perf keeps it, the trampoline.
+ */
+static void test_pending_vs_perf(bool ret)
+{
+	const char *what = ret ? "pending, at a uretprobe" :
+				 "pending, at a uprobe";
+	unsigned long r_leaf, r_mid, r_run;
+	struct perf_event_attr pa;
+	struct pt_ring pr = { 0 };
+	__u64 pips[64], want[3];
+	struct got g[4];
+	int type = pt_pmu_type("uprobe"), fd, link, lmid, lrun, n, pn, i, k;
+
+	/* The real returns, before any uretprobe hides them. */
+	pending_run();
+	r_leaf = ret_leaf;
+	r_mid = ret_mid;
+	r_run = ret_run;
+
+	lrun = attach_uprobe(pt_us_run, PEA_UPROBE_F_RETPROBE, 0);
+	lmid = attach_uprobe(pt_us_mid, PEA_UPROBE_F_RETPROBE, 0);
+	PT_OK(lrun >= 0 && lmid >= 0, "%s: uretprobes on pt_us_run and pt_us_mid (%d %d)",
+	      what, lrun, lmid);
+	pa = pt_uprobe_pmu_attr(type, self, pt_file_off(pt_us_leaf), ret);
+	pa.sample_type = PERF_SAMPLE_CALLCHAIN;
+	pa.exclude_callchain_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	PT_OK(fd >= 0, "%s: Linux's uprobe event with a callchain (%d)", what,
+	      fd < 0 ? -errno : fd);
+	if (fd >= 0 && pt_ring_map(&pr, fd, 1, PROT_READ | PROT_WRITE)) {
+		PT_OK(0, "%s: perf ring mapped", what);
+		close(fd);
+		fd = -1;
+	}
+	link = attach_uprobe(pt_us_leaf, ret ? PEA_UPROBE_F_RETPROBE : 0, 16);
+	PT_OK(link >= 0, "%s: pea probe with ustack_depth 16 (%d)", what, link);
+	drain();
+	if (fd >= 0)
+		while (pt_ring_next(&pr, rec))
+			;
+	pending_run();
+	n = collect_probe(g, 4);
+	pn = fd >= 0 ? perf_user_ips(&pr, pips, 64) : 0;
+	if (fd >= 0) {
+		pt_ring_unmap(&pr);
+		close(fd);
+	}
+	if (link >= 0)
+		close(link);
+	if (lmid >= 0)
+		close(lmid);
+	if (lrun >= 0)
+		close(lrun);
+	pt_diag("%s: ret_leaf %#lx ret_mid %#lx ret_run %#lx", what, r_leaf,
+		r_mid, r_run);
+	for (i = 0; i < pn; i++)
+		pt_diag("%s: Linux user entry %d: %#llx", what, i,
+			(unsigned long long)pips[i]);
+	/* pt_us_mid's and pt_us_run's uretprobes wrote theirs, stackless. */
+	PT_EQ(n, 3, "%s: pea wrote three records", what);
+	for (i = k = 0; i < n; i++)
+		if (g[i].flags & PEA_REC_F_USTACK) {
+			g[0] = g[i];
+			k++;
+		}
+	n = k;
+	if (n == 1)
+		for (i = 0; i < (int)g[0].unr; i++)
+			pt_diag("%s: pea   user entry %d: %#llx", what, i,
+				(unsigned long long)g[0].uips[i]);
+	PT_EQ(n, 1, "%s: one of them with a user stack", what);
+	PT_OK(pn >= 5, "%s: Linux's callchain has at least 5 user entries (%d)",
+	      what, pn);
+	if (n != 1 || fd < 0 || pn < 5)
+		return;
+	/*
+	 * Both walks name the test's own frames (pt_us_leaf or its return,
+	 * then the returns into pt_us_run, pending_run, this function and
+	 * main) then libc's; below, where the frame pointer no longer goes up
+	 * the stack, pea stops and perf reads on until a read fails: pea's
+	 * entries are a prefix of Linux's, at least those five.
+	 */
+	PT_OK(g[0].unr >= 5 && g[0].unr <= (__u32)pn,
+	      "%s: pea's %u user entries are at least 5 and at most Linux's %d",
+	      what, g[0].unr, pn);
+	for (i = 0; i < pn && i < (int)g[0].unr; i++)
+		PT_EQ(g[0].uips[i], pips[i], "%s: pea's user entry %d is Linux's",
+		      what, i);
+	if (!ret)
+		linux_fixes = pips[1] == r_mid;
+	/*
+	 * The entries that stand for pt_us_mid's and pt_us_run's returns:
+	 * 1 and 2 at both (pt_us_leaf's first instruction is not its push
+	 * %rbp: no direct caller from the stack pointer, test_uprobe_entry).
+	 */
+	i = 1;
+	want[0] = ret ? r_leaf : (__u64)(uintptr_t)pt_us_leaf;
+	want[1] = r_mid;
+	want[2] = r_run;
+	PT_EQ(g[0].uips[0], want[0], "%s: entry 0 is %s", what,
+	      ret ? "pt_us_leaf's return into pt_us_mid" : "pt_us_leaf");
+	PT_OK(g[0].uips[i] == want[1] ||
+	      (pips[i] != want[1] && g[0].uips[i] == pips[i]),
+	      "%s: entry %d is pt_us_mid's return, or the trampoline where Linux keeps it",
+	      what, i);
+	PT_OK(g[0].uips[i + 1] == want[2] ||
+	      (pips[i + 1] != want[2] && g[0].uips[i + 1] == pips[i + 1] &&
+	       pips[i + 1] == pips[i]),
+	      "%s: entry %d is pt_us_run's return, or the same trampoline where Linux keeps it",
+	      what, i + 1);
+}
+
+/*
+ * A sampler's hits under pending uretprobes: pt_us_sp_out calls
+ * pt_us_sp_in, which spins in a loop of its own between two labels; both
+ * have pea uretprobes. Every user-mode sample in the loop has pt_us_sp_in's
+ * and pt_us_sp_out's return slots as entries 1 and 2: the real returns
+ * where Linux's callchain had them (test_pending_vs_perf), else the
+ * trampoline, the start of the [uprobes] mapping.
+ */
+extern char pt_us_sp_loop[], pt_us_sp_loop_end[];
+static volatile unsigned long ret_sp_in, ret_sp_out;
+static volatile int sp_ms;
+
+__attribute__((noinline, used)) long pt_us_sp_in(long a)
+{
+	struct timespec t0, t;
+	long n;
+
+	ret_sp_in = (unsigned long)__builtin_return_address(0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		n = 200000;
+		__asm__ volatile(".globl pt_us_sp_loop\n"
+				 "pt_us_sp_loop:\n"
+				 "1: dec %0\n"
+				 "jnz 1b\n"
+				 ".globl pt_us_sp_loop_end\n"
+				 "pt_us_sp_loop_end:\n"
+				 : "+r"(n));
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < sp_ms);
+	return a + n;
+}
+
+__attribute__((noinline, used)) long pt_us_sp_out(long a)
+{
+	long r;
+
+	ret_sp_out = (unsigned long)__builtin_return_address(0);
+	r = pt_us_sp_in(a);
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+/* pt_us_sp_out's one call site: ret_sp_out is its return. */
+static __attribute__((noinline)) void sp_run(void)
+{
+	pt_us_sp_out(1);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* The start of this process's [uprobes] mapping (0: none). */
+static unsigned long uprobes_vma(void)
+{
+	char line[512];
+	unsigned long start = 0, s, e;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[uprobes]") &&
+		    sscanf(line, "%lx-%lx", &s, &e) == 2)
+			start = s;
+	if (f)
+		fclose(f);
+	return start;
+}
+
+static void test_pending_sampler(void)
+{
+	struct perf_event_header *h = (void *)rec;
+	struct pea_sample_record *r = (void *)(rec + 12);
+	struct pea_sample_attr sa;
+	unsigned long r_in, r_out, tramp;
+	__u64 want1, want2;
+	int lin, lout, fd, in_loop = 0, good = 0, bad = 0;
+
+	sp_ms = 0;
+	sp_run();	/* the real returns, before any uretprobe */
+	r_in = ret_sp_in;
+	r_out = ret_sp_out;
+	lout = attach_uprobe(pt_us_sp_out, PEA_UPROBE_F_RETPROBE, 0);
+	lin = attach_uprobe(pt_us_sp_in, PEA_UPROBE_F_RETPROBE, 0);
+	PT_OK(lin >= 0 && lout >= 0, "sampler, pending: uretprobes on pt_us_sp_out and pt_us_sp_in (%d %d)",
+	      lin, lout);
+	memset(&sa, 0, sizeof(sa));
+	sa.size = sizeof(sa);
+	sa.flags = PEA_SAMPLE_F_CLOEXEC | PEA_SAMPLE_F_TASK |
+		   PEA_SAMPLE_F_NO_KERNEL;
+	sa.id = 0x5a5a5a;
+	sa.type = PERF_TYPE_SOFTWARE;
+	sa.config = PERF_COUNT_SW_CPU_CLOCK;
+	sa.sample = 2000000;	/* every 2 ms of the task's CPU time */
+	sa.filter_cpu = -1;
+	sa.ustack_depth = 16;
+	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_SAMPLE, &sa);
+	PT_OK(fd >= 0, "sampler, pending: a task sampler with ustack_depth 16 (%d)",
+	      fd < 0 ? -errno : fd);
+	drain();
+	sp_ms = 300;
+	sp_run();
+	tramp = uprobes_vma();
+	if (fd >= 0)
+		close(fd);
+	if (lin >= 0)
+		close(lin);
+	if (lout >= 0)
+		close(lout);
+	want1 = linux_fixes == 1 ? r_in : tramp;
+	want2 = linux_fixes == 1 ? r_out : tramp;
+	while (pt_ring_next(&rings[0], rec)) {
+		__u64 ip, e1, e2;
+
+		if (h->type != PERF_RECORD_SAMPLE || r->id != 0x5a5a5a ||
+		    r->tgid != (__u32)self_pid || r->ustack_nr < 3)
+			continue;
+		memcpy(&ip, rec + 12 + sizeof(*r) + r->kstack_nr * 8, 8);
+		if (ip < (uintptr_t)pt_us_sp_loop ||
+		    ip >= (uintptr_t)pt_us_sp_loop_end)
+			continue;
+		in_loop++;
+		memcpy(&e1, rec + 12 + sizeof(*r) + (r->kstack_nr + 1) * 8, 8);
+		memcpy(&e2, rec + 12 + sizeof(*r) + (r->kstack_nr + 2) * 8, 8);
+		if (e1 == want1 && e2 == want2) {
+			good++;
+		} else if (bad++ < 3) {
+			pt_diag("sampler, pending: ip %#llx entries %#llx %#llx",
+				(unsigned long long)ip, (unsigned long long)e1,
+				(unsigned long long)e2);
+		}
+	}
+	pt_diag("sampler, pending: linux_fixes %d, [uprobes] %#lx, returns %#lx %#lx",
+		linux_fixes, tramp, r_in, r_out);
+	PT_OK(linux_fixes >= 0 && tramp, "sampler, pending: Linux's way known and a [uprobes] mapping (%d %#lx)",
+	      linux_fixes, tramp);
+	PT_OK(in_loop >= 10, "sampler, pending: at least 10 samples in pt_us_sp_in's loop (%d)",
+	      in_loop);
+	PT_EQ(good, in_loop,
+	      "sampler, pending: each has entries 1 and 2 as Linux has them (%s)",
+	      linux_fixes == 1 ? "the real returns" : "the trampoline");
+}
+
+/*
+ * Chained return instances: pt_us_ch1 is a tail jump into pt_us_ch2, so
+ * with a uretprobe on each the second instance shares the first's return
+ * slot (prepare_uretprobe()'s chained case). pt_us_ch_out, uretprobed
+ * too, calls pt_us_ch1. At pt_us_ch2's return the kernel pops one
+ * instance and calls the handlers while the chained sibling is still
+ * pending, its slot below the stack pointer (and, with 6.12's syscall
+ * trampoline, overwritten by the trampoline's pushes). pea's entries at
+ * that uretprobe must be Linux's: 6.12's perf gives pt_us_ch_out's slot
+ * the sibling's (duplicate) return address, 6.1's keeps the trampoline.
+ */
+long pt_us_ch1(long a);
+__attribute__((noinline, used)) long pt_us_ch2(long a)
+{
+	__asm__ volatile("" ::: "memory");
+	return a * 3 + 7;
+}
+
+__asm__(".text\n"
+	".globl pt_us_ch1\n"
+	".type pt_us_ch1, @function\n"
+	"pt_us_ch1:\n"
+	"\tjmp pt_us_ch2\n"
+	".size pt_us_ch1, .-pt_us_ch1\n");
+
+__attribute__((noinline, used)) long pt_us_ch_out(long a)
+{
+	long r = pt_us_ch1(a);
+
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+static __attribute__((noinline)) void ch_run(void)
+{
+	pt_us_ch_out(5);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void test_chained_vs_perf(void)
+{
+	struct perf_event_attr pa;
+	struct pt_ring pr = { 0 };
+	__u64 pips[64];
+	struct got g[8];
+	int type = pt_pmu_type("uprobe"), fd, link, l1, lout, n, pn, i, k;
+
+	lout = attach_uprobe(pt_us_ch_out, PEA_UPROBE_F_RETPROBE, 0);
+	l1 = attach_uprobe(pt_us_ch1, PEA_UPROBE_F_RETPROBE, 0);
+	PT_OK(lout >= 0 && l1 >= 0, "chained: uretprobes on pt_us_ch_out and pt_us_ch1 (%d %d)",
+	      lout, l1);
+	pa = pt_uprobe_pmu_attr(type, self, pt_file_off(pt_us_ch2), true);
+	pa.sample_type = PERF_SAMPLE_CALLCHAIN;
+	pa.exclude_callchain_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	PT_OK(fd >= 0, "chained: Linux's uretprobe event with a callchain (%d)",
+	      fd < 0 ? -errno : fd);
+	if (fd >= 0 && pt_ring_map(&pr, fd, 1, PROT_READ | PROT_WRITE)) {
+		close(fd);
+		fd = -1;
+	}
+	link = attach_uprobe(pt_us_ch2, PEA_UPROBE_F_RETPROBE, 16);
+	PT_OK(link >= 0, "chained: pea uretprobe on pt_us_ch2, ustack_depth 16 (%d)",
+	      link);
+	drain();
+	if (fd >= 0)
+		while (pt_ring_next(&pr, rec))
+			;
+	ch_run();
+	n = collect_probe(g, 8);
+	pn = fd >= 0 ? perf_user_ips(&pr, pips, 64) : 0;
+	if (fd >= 0) {
+		pt_ring_unmap(&pr);
+		close(fd);
+	}
+	if (link >= 0)
+		close(link);
+	if (l1 >= 0)
+		close(l1);
+	if (lout >= 0)
+		close(lout);
+	for (i = k = 0; i < n; i++)
+		if (g[i].flags & PEA_REC_F_USTACK) {
+			g[0] = g[i];
+			k++;
+		}
+	for (i = 0; i < pn; i++)
+		pt_diag("chained: Linux user entry %d: %#llx", i,
+			(unsigned long long)pips[i]);
+	if (k == 1)
+		for (i = 0; i < (int)g[0].unr; i++)
+			pt_diag("chained: pea   user entry %d: %#llx", i,
+				(unsigned long long)g[0].uips[i]);
+	PT_EQ(n, 3, "chained: pea wrote three records");
+	PT_EQ(k, 1, "chained: one of them with a user stack");
+	PT_OK(pn >= 4, "chained: Linux's callchain has at least 4 user entries (%d)",
+	      pn);
+	if (k != 1 || pn < 4)
+		return;
+	PT_OK(g[0].unr >= 4 && g[0].unr <= (__u32)pn,
+	      "chained: pea's %u user entries are at least 4 and at most Linux's %d",
+	      g[0].unr, pn);
+	for (i = 0; i < pn && i < (int)g[0].unr; i++)
+		PT_EQ(g[0].uips[i], pips[i], "chained: pea's user entry %d is Linux's",
+		      i);
+}
+
+/*
+ * The review's F2 (b): chained instances with no outer one pending. At
+ * pt_us_cr2's return the sibling's slot, below the stack pointer, holds
+ * the return value (6.12's trampoline pushed rax over it); pt_us_cr2
+ * returns cr_run's own return address, which is the chain's entry 1 there.
+ * Linux has no trampoline in that chain and replaces nothing: neither may
+ * pea.
+ */
+static volatile unsigned long ret_cr_run;
+long pt_us_cr1(long a);
+__attribute__((noinline, used)) long pt_us_cr2(long a)
+{
+	__asm__ volatile("" ::: "memory");
+	return (long)ret_cr_run + a * 0;
+}
+
+__asm__(".text\n"
+	".globl pt_us_cr1\n"
+	".type pt_us_cr1, @function\n"
+	"pt_us_cr1:\n"
+	"\tjmp pt_us_cr2\n"
+	".size pt_us_cr1, .-pt_us_cr1\n");
+
+static __attribute__((noinline)) long cr_run(void)
+{
+	long r;
+
+	ret_cr_run = (unsigned long)__builtin_return_address(0);
+	r = pt_us_cr1(1);
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+static void test_chained_rax(void)
+{
+	struct perf_event_attr pa;
+	struct pt_ring pr = { 0 };
+	__u64 pips[64];
+	struct got g[8];
+	int type = pt_pmu_type("uprobe"), fd, link, l1, n, pn, i, k;
+
+	l1 = attach_uprobe(pt_us_cr1, PEA_UPROBE_F_RETPROBE, 0);
+	PT_OK(l1 >= 0, "chained, none outer: uretprobe on pt_us_cr1 (%d)", l1);
+	pa = pt_uprobe_pmu_attr(type, self, pt_file_off(pt_us_cr2), true);
+	pa.sample_type = PERF_SAMPLE_CALLCHAIN;
+	pa.exclude_callchain_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	PT_OK(fd >= 0, "chained, none outer: Linux's uretprobe event (%d)",
+	      fd < 0 ? -errno : fd);
+	if (fd >= 0 && pt_ring_map(&pr, fd, 1, PROT_READ | PROT_WRITE)) {
+		close(fd);
+		fd = -1;
+	}
+	link = attach_uprobe(pt_us_cr2, PEA_UPROBE_F_RETPROBE, 16);
+	PT_OK(link >= 0, "chained, none outer: pea uretprobe on pt_us_cr2 (%d)",
+	      link);
+	drain();
+	if (fd >= 0)
+		while (pt_ring_next(&pr, rec))
+			;
+	cr_run();
+	n = collect_probe(g, 8);
+	pn = fd >= 0 ? perf_user_ips(&pr, pips, 64) : 0;
+	if (fd >= 0) {
+		pt_ring_unmap(&pr);
+		close(fd);
+	}
+	if (link >= 0)
+		close(link);
+	if (l1 >= 0)
+		close(l1);
+	for (i = k = 0; i < n; i++)
+		if (g[i].flags & PEA_REC_F_USTACK) {
+			g[0] = g[i];
+			k++;
+		}
+	for (i = 0; i < pn; i++)
+		pt_diag("chained, none outer: Linux user entry %d: %#llx", i,
+			(unsigned long long)pips[i]);
+	if (k == 1)
+		for (i = 0; i < (int)g[0].unr; i++)
+			pt_diag("chained, none outer: pea   user entry %d: %#llx", i,
+				(unsigned long long)g[0].uips[i]);
+	PT_EQ(k, 1, "chained, none outer: one record with a user stack");
+	PT_OK(pn >= 3, "chained, none outer: Linux's callchain has at least 3 user entries (%d)",
+	      pn);
+	if (k != 1 || pn < 3)
+		return;
+	PT_EQ(pips[1], ret_cr_run,
+	      "chained, none outer: Linux's entry 1 is cr_run's return, the value pt_us_cr2 returned");
+	for (i = 0; i < pn && i < (int)g[0].unr; i++)
+		PT_EQ(g[0].uips[i], pips[i],
+		      "chained, none outer: pea's user entry %d is Linux's", i);
+}
+
+/*
+ * The review's F1: a user stack taken while cleanup_return_instances()
+ * frees stale instances, the list head still on a freed one.
+ * pt_us_lj_out (uretprobed) calls pt_us_lj_stale (uretprobed), which
+ * longjmp()s back, leaving its instance stale; pt_us_lj_out then calls
+ * pt_us_lj_next (uretprobed), whose prepare_uretprobe() frees the stale
+ * instance and asks arch_uretprobe_is_alive() about pt_us_lj_out's with
+ * the head not yet moved. A kprobe there with a user stack is the third
+ * hit of arch_uretprobe_is_alive(): pea must not walk the freed instance
+ * (more instances reachable than the task's depth): pt_us_lj_out's slot
+ * keeps the trampoline, the start of the [uprobes] mapping.
+ */
+static jmp_buf lj_buf;
+
+__attribute__((noinline, used)) void pt_us_lj_stale(void)
+{
+	longjmp(lj_buf, 1);
+}
+
+__attribute__((noinline, used)) long pt_us_lj_next(long a)
+{
+	__asm__ volatile("" ::: "memory");
+	return a + 1;
+}
+
+__attribute__((noinline, used)) long pt_us_lj_out(long a)
+{
+	if (!setjmp(lj_buf))
+		pt_us_lj_stale();
+	return pt_us_lj_next(a);
+}
+
+static void test_stale_free(void)
+{
+	struct got g[16];
+	int lo, ls, ln, kp, n, i, k = 0;
+	unsigned long tramp;
+	__u64 e1 = 0;
+
+	lo = attach_uprobe(pt_us_lj_out, PEA_UPROBE_F_RETPROBE, 0);
+	ls = attach_uprobe(pt_us_lj_stale, PEA_UPROBE_F_RETPROBE, 0);
+	ln = attach_uprobe(pt_us_lj_next, PEA_UPROBE_F_RETPROBE, 0);
+	kp = attach_kprobe("arch_uretprobe_is_alive", 0, 8, getpid());
+	PT_OK(lo >= 0 && ls >= 0 && ln >= 0 && kp >= 0,
+	      "stale free: three uretprobes and a kprobe on arch_uretprobe_is_alive (%d %d %d %d)",
+	      lo, ls, ln, kp);
+	drain();
+	pt_us_lj_out(1);
+	tramp = uprobes_vma();
+	n = collect_probe(g, 16);
+	if (kp >= 0)
+		close(kp);
+	if (ln >= 0)
+		close(ln);
+	if (ls >= 0)
+		close(ls);
+	if (lo >= 0)
+		close(lo);
+	for (i = 0; i < n; i++) {
+		if (g[i].flags & PEA_REC_F_UPROBE)
+			continue;
+		pt_diag("stale free: kprobe hit %d: %u user entries, entry 1 %#llx",
+			k, g[i].unr, g[i].unr > 1 ?
+			(unsigned long long)g[i].uips[1] : 0ULL);
+		if (k++ == 2 && g[i].unr > 1)
+			e1 = g[i].uips[1];
+	}
+	PT_OK(k >= 3, "stale free: at least 3 hits of arch_uretprobe_is_alive (%d)",
+	      k);
+	PT_EQ(e1, tramp,
+	      "stale free: at the third, in cleanup_return_instances(), pt_us_lj_out's slot is the trampoline (not fixed up)");
+}
+
 int main(void)
 {
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -533,6 +1100,12 @@ int main(void)
 	test_uprobe_entry();
 	test_f3_vs_perf();
 	test_uretprobe();
+	test_pending_vs_perf(false);
+	test_pending_vs_perf(true);
+	test_pending_sampler();
+	test_chained_vs_perf();
+	test_chained_rax();
+	test_stale_free();
 	test_kprobe();
 	test_budget();
 	test_tracepoints();

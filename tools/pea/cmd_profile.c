@@ -46,6 +46,7 @@
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "libpea.h"
 #include "pea_tool.h"
@@ -58,14 +59,24 @@
 #define PROFILE_DEPTH		127
 #define PROFILE_SAMPLES_MAX	(16U << 20)	/* records kept, at most */
 #define FRAME_LEN		256	/* a frame's name, at most */
+#define PROFILE_GENS_MAX	64	/* -p: programs whose maps are kept apart */
 #define PROFILE_KEYS		4096	/* the kernel table's keys and stacks */
 
 struct prof_sample {
 	int pid, tgid;
 	char comm[16];
 	__u16 knr, unr;
+	int symkey;		/* whose maps name it: tgid, or an exec's (-p) */
 	__u64 *ips;		/* knr kernel, then unr user */
 	__u64 weight;		/* samples (a kernel table's entry: its count) */
+};
+
+/* -p: the program the process runs, from one exec to the next. */
+struct prof_gen {
+	dev_t dev;		/* /proc/PID/exe's file */
+	ino_t ino;
+	char comm[16];		/* the comm it gave the process */
+	int key;		/* its maps' key in usyms: the pid while current */
 };
 
 struct profiler {
@@ -74,7 +85,7 @@ struct profiler {
 	bool kernel_only, user_only;
 	int pid;		/* -p */
 	char **cmd;		/* -- CMD */
-	const char *folded, *svg;
+	const char *folded, *svg, *build_ids;
 	int map_fd;
 	int *links;		/* link fds: one CPU-wide, or one per task */
 	size_t nlinks;
@@ -92,6 +103,11 @@ struct profiler {
 	size_t n, cap, dropped;
 	__u64 lost;
 	bool resnap;		/* -p: a sample outside the snapshot */
+	struct prof_gen gens[PROFILE_GENS_MAX];
+	int ngens;		/* -p: 1 + the execs seen, at most */
+	unsigned int execs_past;	/* -p: execs past PROFILE_GENS_MAX */
+	bool draining;		/* -p: reading what came before an exec */
+	unsigned int cmd_execs;	/* -- CMD: execs whose earlier maps are kept */
 	int err;
 };
 
@@ -107,7 +123,7 @@ static int prof_help(void)
 {
 	printf("usage: pea profile [-F HZ] [-p PID | -- CMD [ARG...]] [-d SECONDS]\n"
 	       "                   [--kernel-only | --user-only] [--top N] [--pages N]\n"
-	       "                   [--folded FILE] [--svg FILE]\n"
+	       "                   [--folded FILE] [--svg FILE] [--build-ids FILE]\n"
 	       "\n"
 	       "Sample on-CPU stacks (cpu-clock at HZ per CPU, default %u) of a process\n"
 	       "(-p), of a command the tool runs (--), or of every task, for SECONDS or\n"
@@ -123,6 +139,8 @@ static int prof_help(void)
 	       "      --pages N        ring pages per CPU, a power of two (default %u)\n"
 	       "      --folded FILE    write folded stacks (flamegraph.pl, speedscope)\n"
 	       "      --svg FILE       write an SVG flame graph\n"
+	       "      --build-ids FILE write the build-ids of the files user frames\n"
+	       "                       were in, \"HEX PATH\" (as perf buildid-list)\n"
 	       "      --records        count from records even where the kernel can\n"
 	       "                       (-p, -- or --kernel-only: the kernel counts:\n"
 	       "                       \"complete (in-kernel)\", no ring to lose them)\n"
@@ -138,7 +156,7 @@ static int prof_help(void)
 static int prof_parse(struct profiler *p, int argc, char **argv)
 {
 	enum { O_KONLY = 256, O_UONLY, O_TOP, O_PAGES, O_FOLDED, O_SVG,
-	       O_RECORDS };
+	       O_RECORDS, O_BUILD_IDS };
 	static const struct option opts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -150,6 +168,7 @@ static int prof_parse(struct profiler *p, int argc, char **argv)
 		{ "folded", required_argument, NULL, O_FOLDED },
 		{ "svg", required_argument, NULL, O_SVG },
 		{ "records", no_argument, NULL, O_RECORDS },
+		{ "build-ids", required_argument, NULL, O_BUILD_IDS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -203,6 +222,9 @@ static int prof_parse(struct profiler *p, int argc, char **argv)
 		case O_RECORDS:
 			p->records = true;
 			break;
+		case O_BUILD_IDS:
+			p->build_ids = optarg;
+			break;
 		case 'h':
 			prof_help();
 			return -1;
@@ -224,6 +246,34 @@ static int prof_parse(struct profiler *p, int argc, char **argv)
 }
 
 /* ---- records ---- */
+
+/*
+ * Whose maps name a sample of @tgid with @comm: under -p, once the
+ * process has exec'd, the program it ran then. An exec sets the comm
+ * (to the new file's name), so a comm of one program and not the other
+ * tells them apart; a comm both had (a program exec'ing itself, or one
+ * of the same name) is the earlier program's while the rings are read
+ * right after the exec was seen (p->draining), else the current one's.
+ */
+static int prof_gen_key(const struct profiler *p, int tgid, const char *comm)
+{
+	int cur = p->ngens - 1, i;
+	bool now, before;
+
+	if (!p->pid || tgid != p->pid || p->ngens < 2)
+		return tgid;
+	now = !strncmp(comm, p->gens[cur].comm, sizeof(p->gens[cur].comm));
+	before = !strncmp(comm, p->gens[cur - 1].comm,
+			  sizeof(p->gens[cur].comm));
+	if (now && !before)
+		return tgid;
+	if (before && !now)
+		return p->gens[cur - 1].key;
+	for (i = cur - 2; !now && i >= 0; i--)
+		if (!strncmp(comm, p->gens[i].comm, sizeof(p->gens[i].comm)))
+			return p->gens[i].key;
+	return p->draining ? p->gens[cur - 1].key : tgid;
+}
 
 static void prof_on_sample(void *ctx, int cpu, void *data, __u32 size)
 {
@@ -273,13 +323,14 @@ static void prof_on_sample(void *ctx, int cpu, void *data, __u32 size)
 	s->comm[sizeof(s->comm) - 1] = '\0';
 	s->knr = r.kstack_nr;
 	s->unr = r.ustack_nr;
+	s->symkey = prof_gen_key(p, s->tgid, s->comm);
 	s->weight = 1;
 	p->n++;
 	p->wsum++;
 	/* A process seen for the first time: its maps now, while it lives. */
 	if (r.ustack_nr && r.tgid && !usyms_known(p->us, r.tgid))
 		usyms_snap(p->us, r.tgid);
-	else if (p->pid && r.ustack_nr && (int)r.tgid == p->pid) {
+	else if (p->pid && r.ustack_nr && s->symkey == p->pid) {
 		char buf[FRAME_LEN];
 
 		if (usyms_name(p->us, r.tgid, s->ips[r.kstack_nr], buf,
@@ -316,7 +367,7 @@ static int prof_stacks(struct profiler *p, struct pea_stack_set *set,
 		kinds[n++] = PEA_FRAME_PROCESS;
 		/* Return addresses name their call: look one byte back. */
 		for (j = s->unr - 1; j >= 0 && n < 2 * PROFILE_DEPTH; j--) {
-			usyms_name(p->us, s->tgid, u[j] - (j ? 1 : 0),
+			usyms_name(p->us, s->symkey, u[j] - (j ? 1 : 0),
 				   names[n], FRAME_LEN);
 			kinds[n++] = PEA_FRAME_USER;
 		}
@@ -498,6 +549,38 @@ static int prof_tgid(int tid)
 }
 
 /*
+ * -- CMD: process @tgid of the command has exec'd and is stopped there.
+ * If its maps were read before (at an earlier exec, or at its first
+ * record), what it has sampled until now was its earlier program: the
+ * rings and the kernel's table are read now, and those samples keep the
+ * earlier maps under another key (usyms_rekey()); then the new program's
+ * are read. At most PROFILE_GENS_MAX execs are kept apart this way; after
+ * them, as before, the new maps replace the old.
+ */
+static void prof_collect(struct profiler *p);
+
+static void prof_cmd_exec(struct profiler *p, int tgid)
+{
+	int key = -1 - (int)p->cmd_execs;	/* no process's */
+	size_t i;
+
+	if (usyms_known(p->us, tgid) && p->cmd_execs < PROFILE_GENS_MAX) {
+		pea_buffer__consume(p->pb);
+		if (p->links)	/* not once they are closed, at the end */
+			prof_collect(p);
+		if (!usyms_rekey(p->us, tgid, key)) {
+			p->cmd_execs++;
+			for (i = 0; i < p->n; i++)
+				if (p->s[i].symkey == tgid)
+					p->s[i].symkey = key;
+		}
+	} else if (usyms_known(p->us, tgid)) {
+		p->execs_past++;
+	}
+	usyms_snap(p->us, tgid);
+}
+
+/*
  * Handle the stops of the traced command and of every task it creates
  * (PTRACE_O_TRACEFORK, _VFORK, _CLONE: the sampler follows them too)
  * without blocking: a process's maps at its exec and at its tasks' exit
@@ -523,7 +606,10 @@ static int prof_reap(struct profiler *p, int *status)
 			continue;
 		ev = st >> 16;
 		sig = WSTOPSIG(st);
-		if (ev == PTRACE_EVENT_EXEC || ev == PTRACE_EVENT_EXIT) {
+		if (ev == PTRACE_EVENT_EXEC) {
+			prof_cmd_exec(p, prof_tgid(r));
+			sig = 0;
+		} else if (ev == PTRACE_EVENT_EXIT) {
 			usyms_snap(p->us, prof_tgid(r));
 			sig = 0;
 		} else if (ev == PTRACE_EVENT_STOP && sig != SIGTRAP) {
@@ -719,11 +805,12 @@ static void prof_add_entry(struct profiler *p, const struct pea_agg_entry *e,
 	s->comm[sizeof(s->comm) - 1] = '\0';
 	s->knr = knr;
 	s->unr = unr;
+	s->symkey = prof_gen_key(p, s->tgid, s->comm);
 	s->weight = e->count;
 	p->n++;
 	p->wsum += e->count;
 	/* -p: a library loaded since the snapshot: another one. */
-	if (p->pid && unr) {
+	if (p->pid && unr && s->symkey == p->pid) {
 		char buf[FRAME_LEN];
 
 		if (usyms_name(p->us, s->tgid, s->ips[knr], buf,
@@ -851,6 +938,71 @@ static int prof_attach_threads(struct profiler *p, int pid)
 	return err;
 }
 
+/* -p: the program @pid runs now (/proc/PID/exe's file) and its comm. */
+static int prof_gen_read(int pid, struct prof_gen *g)
+{
+	char path[64];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (stat(path, &st))
+		return -errno;
+	memset(g, 0, sizeof(*g));
+	g->dev = st.st_dev;
+	g->ino = st.st_ino;
+	g->key = pid;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, g->comm, sizeof(g->comm) - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	g->comm[strcspn(g->comm, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * -p: has the process exec'd since the last look (another file at
+ * /proc/PID/exe)? Then the maps read so far are kept for the samples
+ * taken before (their key moves to a negative one), the new ones are
+ * read, and what the rings and the kernel's table hold is read at once,
+ * split by comm (prof_gen_key()). Looked at every pass of the loop
+ * (100 ms at most apart); a program exec'ing the same file is not told
+ * apart (its maps, read again on a frame outside them, name both).
+ */
+static void prof_check_exec(struct profiler *p)
+{
+	struct prof_gen g, *cur = &p->gens[p->ngens - 1];
+	int key = -p->ngens;	/* no process's */
+	size_t i;
+
+	if (!p->ngens || prof_gen_read(p->pid, &g) ||
+	    (g.dev == cur->dev && g.ino == cur->ino))
+		return;
+	if (p->ngens == PROFILE_GENS_MAX) {
+		/* Past the bound: the last program's maps name the rest. */
+		p->execs_past++;
+		*cur = g;
+		usyms_snap(p->us, p->pid);
+		return;
+	}
+	if (!usyms_rekey(p->us, p->pid, key))
+		for (i = 0; i < p->n; i++)
+			if (p->s[i].symkey == p->pid)
+				p->s[i].symkey = key;
+	cur->key = key;
+	p->gens[p->ngens++] = g;
+	usyms_snap(p->us, p->pid);
+	p->draining = true;
+	pea_buffer__consume(p->pb);
+	prof_collect(p);
+	p->draining = false;
+}
+
 /* Whether @pid has exited: no such process, or a zombie. */
 static bool prof_pid_gone(int pid)
 {
@@ -897,6 +1049,8 @@ static int prof_run(struct profiler *p)
 		tool_err("no process %d", p->pid);
 		return PEA_EXIT_ERR;
 	}
+	if (p->pid && !prof_gen_read(p->pid, &p->gens[0]))
+		p->ngens = 1;
 	if (p->cmd) {
 		p->child = prof_fork(p, &go, &sock);
 		if (p->child < 0) {
@@ -955,6 +1109,8 @@ static int prof_run(struct profiler *p)
 			gone = true;
 		if (gone)
 			n_before_exit = p->wsum;
+		if (p->pid && !gone)
+			prof_check_exec(p);
 		if (p->resnap) {
 			usyms_snap(p->us, p->pid);
 			p->resnap = false;
@@ -1015,6 +1171,13 @@ static int prof_run(struct profiler *p)
 	if (gone)
 		fprintf(stderr, "pea profile: %llu samples read after the process exited\n",
 			(unsigned long long)(p->wsum - n_before_exit));
+	if (p->ngens > 1)
+		fprintf(stderr, "pea profile: process %d exec'd %u time(s): each program's frames named by its own maps%s\n",
+			p->pid, p->ngens - 1 + p->execs_past,
+			p->execs_past ? " for the first 64 programs; the last maps name the rest" : "");
+	if (p->cmd && p->execs_past)
+		fprintf(stderr, "pea profile: %u exec(s) past the first %u: frames before them named by the maps read at them\n",
+			p->execs_past, PROFILE_GENS_MAX);
 	if (p->err)
 		tool_err("malformed sample records: %s", strerror(-p->err));
 	return PEA_EXIT_OK;
@@ -1057,6 +1220,17 @@ static int prof_output(struct profiler *p)
 			err = -errno;
 		if (err) {
 			tool_err("%s: %s", p->svg, strerror(-err));
+			ret = PEA_EXIT_ERR;
+		}
+	}
+	if (p->build_ids) {
+		/* After prof_stacks(): the files its frames were named in. */
+		f = fopen(p->build_ids, "we");
+		err = f ? usyms_write_build_ids(p->us, f) : -errno;
+		if (f && fclose(f) && err >= 0)
+			err = -errno;
+		if (err < 0) {
+			tool_err("%s: %s", p->build_ids, strerror(-err));
 			ret = PEA_EXIT_ERR;
 		}
 	}

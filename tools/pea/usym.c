@@ -23,6 +23,8 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,8 @@
 #define USYM_MAPS_MAX	4096
 #define USYM_PROCS_MAX	4096
 #define USYM_LOADS_MAX	16
+/* Build-id bytes kept: perf's BUILD_ID_SIZE, which cuts longer ones. */
+#define USYM_BUILD_ID_MAX	20
 
 struct usym {
 	__u64 addr;
@@ -56,6 +60,9 @@ struct ufile {
 	} load[USYM_LOADS_MAX];
 	int nload;
 	bool elf;		/* a 64-bit ELF file was read */
+	bool hit;		/* a frame was in one of its mappings */
+	__u8 build_id[USYM_BUILD_ID_MAX];
+	size_t build_id_len;	/* 0: none */
 };
 
 struct umap {
@@ -221,6 +228,64 @@ static int read_elf(struct ufile *f, const unsigned char *m, __u64 size)
 	return 0;
 }
 
+/* The GNU build-id note of @data's notes, if any, into @f. */
+static bool note_build_id(struct ufile *f, Elf_Data *data)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (data &&
+	       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((char *)data->d_buf + name_off, "GNU", 4) ||
+		    !nh.n_descsz)
+			continue;
+		f->build_id_len = nh.n_descsz < USYM_BUILD_ID_MAX ?
+				  nh.n_descsz : USYM_BUILD_ID_MAX;
+		memcpy(f->build_id, (char *)data->d_buf + desc_off,
+		       f->build_id_len);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The file's build-id (NT_GNU_BUILD_ID), by libelf's note API: from the
+ * SHT_NOTE sections, else from the PT_NOTE segments (a file whose section
+ * headers were stripped), as perf's filename__read_build_id() looks for
+ * it. Any ELF class; none found leaves build_id_len 0.
+ */
+static void read_build_id(struct ufile *f, int fd)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t i, n;
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e)
+		return;
+	if (elf_kind(e) != ELF_K_ELF)
+		goto out;
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
+		    note_build_id(f, elf_getdata(scn, NULL)))
+			goto out;
+	if (elf_getphdrnum(e, &n))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_NOTE &&
+		    note_build_id(f, elf_getdata_rawchunk(e, ph.p_offset,
+							  ph.p_filesz,
+							  ELF_T_NHDR)))
+			break;
+out:
+	elf_end(e);
+}
+
 /*
  * The file of a mapping, read once: from @path if it is still the file
  * the process mapped (same device and inode), else from the process's
@@ -266,6 +331,7 @@ static struct ufile *ufile_get(struct usyms *u, const char *path,
 		munmap(m, st.st_size);
 		if (err)
 			goto fail;
+		read_build_id(f, fd);
 	}
 	close(fd);
 	u->files[u->nfiles++] = f;
@@ -308,6 +374,18 @@ bool usyms_known(const struct usyms *u, int pid)
 		if (u->procs[i].pid == pid)
 			return u->procs[i].nr > 0;
 	return false;
+}
+
+int usyms_rekey(struct usyms *u, int pid, int key)
+{
+	struct uproc *p = uproc_get(u, pid, false);
+
+	if (!p)
+		return -ENOENT;
+	if (uproc_get(u, key, false))
+		return -EEXIST;
+	p->pid = key;
+	return 0;
 }
 
 int usyms_snap(struct usyms *u, int pid)
@@ -428,6 +506,8 @@ int usyms_name(const struct usyms *u, int pid, __u64 addr, char *buf,
 		snprintf(buf, len, "[unknown]");
 		return -ESRCH;
 	}
+	if (m->file)
+		m->file->hit = true;
 	off = addr - m->start + m->pgoff;
 	if (m->file && m->file->elf)
 		for (j = 0; j < m->file->nload; j++)
@@ -446,4 +526,22 @@ int usyms_name(const struct usyms *u, int pid, __u64 addr, char *buf,
 	snprintf(buf, len, "[%s+0x%llx]", base(m->name),
 		 (unsigned long long)off);
 	return -ENOENT;
+}
+
+int usyms_write_build_ids(const struct usyms *u, FILE *out)
+{
+	size_t i, j;
+	int n = 0;
+
+	for (i = 0; i < u->nfiles; i++) {
+		const struct ufile *f = u->files[i];
+
+		if (!f->hit || !f->build_id_len)
+			continue;
+		for (j = 0; j < f->build_id_len; j++)
+			fprintf(out, "%02x", f->build_id[j]);
+		fprintf(out, " %s\n", f->path);
+		n++;
+	}
+	return ferror(out) ? -EIO : n;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 struct usyms;
@@ -22,6 +23,14 @@ void usyms_free(struct usyms *u);
  */
 int usyms_snap(struct usyms *u, int pid);
 
+/*
+ * Keep @pid's snapshot under @key (a number no process has: negative) so
+ * that a new snapshot of @pid can be taken beside it (a process that has
+ * exec'd: its earlier frames are named by its earlier maps). 0, -ENOENT
+ * (no snapshot of @pid) or -EEXIST (@key taken).
+ */
+int usyms_rekey(struct usyms *u, int pid, int key);
+
 /* Whether @pid has a snapshot. */
 bool usyms_known(const struct usyms *u, int pid);
 
@@ -33,5 +42,14 @@ bool usyms_known(const struct usyms *u, int pid);
  */
 int usyms_name(const struct usyms *u, int pid, __u64 addr, char *buf,
 	       size_t len);
+
+/*
+ * Write the build-ids (NT_GNU_BUILD_ID, up to 20 bytes as perf keeps them)
+ * of the files that held at least one frame usyms_name() was asked about,
+ * one "HEX PATH" line each, as perf buildid-list prints them; files
+ * without a build-id are left out, as perf leaves them out. Returns the
+ * lines written, or -EIO.
+ */
+int usyms_write_build_ids(const struct usyms *u, FILE *out);
 
 #endif /* _PEA_USYM_H */
