@@ -255,10 +255,15 @@ struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
 void pea_ring_free_deferred(struct pea_ring *ring);
 long pea_ring_reserve(struct pea_event *ev, u32 size,
 		      struct pea_output_handle *h);
-long pea_ring_output(struct pea_event *ev, const void *data, u32 size);
+long pea_ring_output_map(struct pea_map *map, u64 flags, const void *data,
+			 u64 size);
 u64 pea_ring_clock(u8 clock);
 void pea_ring_commit(struct pea_output_handle *h);
 void pea_ring_set_user(struct pea_output_handle *h);
+
+/* pea_output.c: with a nesting slot held, for pea_kfunc.c */
+long __pea_output_reserve(struct pea_map *map, u64 flags, u64 size,
+			  struct pea_output_handle *handle);
 
 /* pea_map.c: the maps by BPF handle, for pea_kfunc.c */
 int pea_map_init(void);
@@ -298,6 +303,39 @@ static __always_inline long pea_map_slot_event(struct pea_map *map, u64 flags,
 	if (!entry)
 		return -ENOENT;
 	*evp = entry->event;
+	return 0;
+}
+
+/*
+ * pea_output.c: writers inside reserve..commit on this CPU, one slot per
+ * nesting context (PEA_NEST_MAX). pea's kfuncs take a slot first and
+ * choose their map cache entry by it (pea_kfunc.c).
+ */
+DECLARE_PER_CPU(int, pea_nest_level);
+
+/*
+ * The output event @flags names in @map, with pea_output()'s checks after
+ * the nesting slot, in its error order: pea_map_slot_event()'s, EINVAL
+ * (not an output event), EOPNOTSUPP (disabled or bound to another CPU),
+ * E2BIG (payload too large for one record). Called with preemption
+ * disabled and a nesting slot held.
+ */
+static __always_inline long pea_output_event(struct pea_map *map, u64 flags,
+					     u64 size, struct pea_event **evp)
+{
+	struct pea_event *ev;
+	long err;
+
+	err = pea_map_slot_event(map, flags, &ev);
+	if (err)
+		return err;
+	if (unlikely(ev->kind != PEA_EVENT_OUTPUT))
+		return -EINVAL;
+	if (unlikely(READ_ONCE(ev->oncpu) != (int)smp_processor_id()))
+		return -EOPNOTSUPP;
+	if (unlikely(size > ev->max_payload))
+		return -E2BIG;
+	*evp = ev;
 	return 0;
 }
 

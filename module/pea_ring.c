@@ -628,25 +628,38 @@ void pea_ring_commit(struct pea_output_handle *h)
 }
 
 /**
- * pea_ring_output() - write one sample record with @size payload bytes
- * @ev: an enabled output event bound to this CPU
+ * pea_ring_output_map() - write one sample record into the event @flags names
+ * @map: the map
+ * @flags: slot index in the low 32 bits, or PEA_F_CURRENT_CPU
  * @data: the payload
- * @size: payload bytes, at most @ev->max_payload
+ * @size: payload bytes
  *
- * pea_ring_reserve(), the copy and pea_ring_commit() in one function, so
- * that pea_output()'s path makes one call here and one to memcpy(): every
- * return of the hot path costs (a return thunk on mitigated CPUs).
- * Called with preemption disabled on @ev->cpu.
+ * pea_output() after its nesting slot: the slot and event checks
+ * (pea_output_event()), pea_ring_reserve(), the copy and
+ * pea_ring_commit() in one function, so that pea_output() and
+ * pea_kf_output() make one call here and one to memcpy(): every return
+ * of the hot path costs (a return thunk on mitigated CPUs). notrace: a
+ * traced program here would be a writer nested inside this one's slot.
  *
- * Return: 0, or -ENOSPC when the record was dropped and counted lost.
+ * Context: preemption disabled, a nesting slot held (pea_nest_level).
+ * Return: 0, pea_output_event()'s errors, or -ENOSPC when the record was
+ * dropped and counted lost.
  */
-long pea_ring_output(struct pea_event *ev, const void *data, u32 size)
+notrace long pea_ring_output_map(struct pea_map *map, u64 flags,
+				 const void *data, u64 size)
 {
-	struct pea_ring *ring = rcu_dereference_sched(ev->ring);
-	u32 rec = pea_record_size(ev, size);
+	struct pea_event *ev;
+	struct pea_ring *ring;
 	unsigned long wakeup;
+	long err;
+	u32 rec;
 	void *p;
 
+	err = pea_output_event(map, flags, size, &ev);
+	if (unlikely(err))
+		return err;
+	ring = rcu_dereference_sched(ev->ring);
+	rec = pea_record_size(ev, size);
 	p = __pea_ring_reserve(ev, ring, rec, &wakeup);
 	if (unlikely(!p))
 		return -ENOSPC;
