@@ -54,6 +54,12 @@ struct pea_ring {
 	unsigned long mask;
 	bool overwrite;
 	bool backward;
+	/*
+	 * Forward, not overwritten, wakeup_events 1, without PEA_FLAG_ORDERED,
+	 * _ADAPTIVE_WAKEUP or _FLUSH: the writers' copy without those
+	 * branches (pea_ring.c). Fixed for the ring's life.
+	 */
+	bool plain;
 	int paused;
 	atomic_t poll;		/* PEA_POLL_WAKE pending, as perf's rb->poll */
 	atomic_t flush_armed;	/* PEA_FLAG_FLUSH: the flush timer is due */

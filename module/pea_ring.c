@@ -155,6 +155,8 @@ struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
 	ring->mask = ring->size - 1;
 	ring->overwrite = overwrite;
 	ring->backward = ev->backward;
+	ring->plain = !overwrite && !ev->backward && ev->wakeup_events == 1 &&
+		      !ev->ordered && !ev->adaptive && !ev->flush_ns;
 	wm = ev->watermark ? ev->wakeup_watermark : 0;
 	ring->watermark = wm ? min(ring->size, wm) : ring->size / 2;
 	atomic_set(&ring->mmap_count, 1);
@@ -232,10 +234,18 @@ static bool pea_ring_wakeup_adaptive(struct pea_event *ev,
 	return true;
 }
 
-/* Publish data_head if this is the outermost writer; raise wake-ups. */
+/*
+ * Publish data_head if this is the outermost writer; raise wake-ups.
+ * @plain: @ring->plain, a constant in each inlined copy (pea_ring_alloc()).
+ * A plain ring wakes its reader whenever data_head moves, what
+ * wakeup_events 1 decides through the wake-up position (every record
+ * moves it, and the outermost writer sees it moved by its own record or
+ * by those of the writers nested in it), without the position.
+ */
 static __always_inline void pea_ring_put_handle(struct pea_event *ev,
 						struct pea_ring *ring,
-						unsigned long wakeup)
+						unsigned long wakeup,
+						bool plain)
 {
 	struct perf_event_mmap_page *pg = ring->user_page;
 	unsigned long head, prev;
@@ -262,6 +272,11 @@ again:
 	if (unlikely(head != local_read(&ring->head))) {
 		local_inc(&ring->nest);
 		goto again;
+	}
+	if (plain) {
+		if (head != prev)
+			pea_event_wakeup(ev, ring);
+		return;
 	}
 	if (ev->ordered) {
 		/* (H): data_head before the end of the writers in flight. */
@@ -361,7 +376,9 @@ static __always_inline void *pea_put_sample(void *p, struct pea_event *ev,
 					    u32 rec, u64 time)
 {
 	struct perf_event_header *hdr = p;
-	u32 raw_size = rec - ev->fixed_size - 4;
+	/* Loaded once: the stores below may alias @ev as far as C knows. */
+	u32 fixed = ev->fixed_size;
+	u32 raw_size = rec - fixed - 4;
 
 	/*
 	 * Padding is zeroed: no stale ring bytes reach user space. It is
@@ -373,10 +390,12 @@ static __always_inline void *pea_put_sample(void *p, struct pea_event *ev,
 	hdr->type = PERF_RECORD_SAMPLE;
 	hdr->misc = PERF_RECORD_MISC_KERNEL;
 	hdr->size = rec;
-	p = __pea_put_fields(p + sizeof(*hdr), ev, time);
+	/* The fields end at fixed_size: one test when there are none. */
+	if (fixed != sizeof(*hdr))
+		__pea_put_fields(p + sizeof(*hdr), ev, time);
+	p += fixed;
 	*(u32 *)p = raw_size;
-	p += 4;
-	return p;
+	return p + 4;
 }
 
 /**
@@ -431,7 +450,7 @@ static __always_inline u64 pea_ring_time(const struct pea_event *ev)
 static __always_inline unsigned long
 pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
 	       struct perf_event_mmap_page *pg, unsigned long len,
-	       unsigned long *head, u64 *time, bool timed)
+	       unsigned long *head, u64 *time, bool timed, bool plain)
 {
 	unsigned long offset, tail;
 	unsigned int tries = 0;
@@ -445,10 +464,10 @@ pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
 		 * whether the record fits, never where it is written, since
 		 * every offset is masked into the ring.
 		 */
-		if (!ring->overwrite &&
+		if ((plain || !ring->overwrite) &&
 		    unlikely(offset - tail > ring->size - len))
 			return PEA_RING_FULL;
-		*head = ring->backward ? offset - len : offset + len;
+		*head = !plain && ring->backward ? offset - len : offset + len;
 		/* Between the head load and the cmpxchg: see "Time order". */
 		barrier();
 		if (timed)
@@ -465,7 +484,8 @@ pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
  * Reserve a sample of @rec bytes in @ring, @ev's ring as the caller
  * loaded it, and write its header, fields and padding (and a
  * PERF_RECORD_LOST before it when drops are pending). *@wakeup receives
- * the wake-up position to hand to __pea_ring_commit().
+ * the wake-up position to hand to __pea_ring_commit(). @plain:
+ * @ring->plain, a constant in each inlined copy.
  *
  * The reservation is described by scalars, not by a handle on the
  * stack: with CONFIG_INIT_STACK_ALL_ZERO (Debian's kernels) a handle
@@ -476,7 +496,8 @@ pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
  */
 static __always_inline void *__pea_ring_reserve(struct pea_event *ev,
 						struct pea_ring *ring, u32 rec,
-						unsigned long *wakeup)
+						unsigned long *wakeup,
+						bool plain)
 {
 	struct perf_event_mmap_page *pg;
 	unsigned long head, offset, len, fwd;
@@ -491,14 +512,15 @@ static __always_inline void *__pea_ring_reserve(struct pea_event *ev,
 	pg = ring->user_page;
 
 	local_inc(&ring->nest);
-	if (ev->ordered) {
+	if (!plain && ev->ordered) {
 		/*
 		 * (E): writers = 1 is visible before the clock read. The
 		 * store and the full barrier in one (an xchg on x86).
 		 */
 		smp_store_mb(PEA_PAGE_WRITERS(pg), 1);
 	}
-	*wakeup = local_read(&ring->wakeup);
+	/* A plain ring has no wake-up position: pea_ring_put_handle(). */
+	*wakeup = plain ? 0 : local_read(&ring->wakeup);
 
 	len = rec;
 	if (unlikely(atomic_long_read(&ev->lost_pending)) &&
@@ -515,20 +537,25 @@ static __always_inline void *__pea_ring_reserve(struct pea_event *ev,
 	 * it keeps in registers need not be saved around one.
 	 */
 	if (ev->sample_type & PERF_SAMPLE_TIME)
-		offset = pea_ring_claim(ev, ring, pg, len, &head, &time, true);
+		offset = pea_ring_claim(ev, ring, pg, len, &head, &time, true,
+					plain);
 	else
-		offset = pea_ring_claim(ev, ring, pg, len, &head, &time, false);
+		offset = pea_ring_claim(ev, ring, pg, len, &head, &time, false,
+					plain);
 	if (unlikely(offset == PEA_RING_FULL))
 		goto fail;
 
-	if (ring->backward) {
-		offset = head;
-		fwd = -head;
-	} else {
-		fwd = head;
+	if (!plain) {
+		if (ring->backward) {
+			offset = head;
+			fwd = -head;
+		} else {
+			fwd = head;
+		}
+		if (unlikely(fwd - local_read(&ring->wakeup) >
+			     ring->watermark))
+			local_add(ring->watermark, &ring->wakeup);
 	}
-	if (unlikely(fwd - local_read(&ring->wakeup) > ring->watermark))
-		local_add(ring->watermark, &ring->wakeup);
 
 	p = ring->data + (offset & ring->mask);
 	if (lost)
@@ -541,20 +568,22 @@ fail:
 		WRITE_ONCE(PEA_PAGE_LOST_HINT(pg), 1);
 	}
 	pea_ring_count_lost(ev, ring);
-	pea_ring_put_handle(ev, ring, *wakeup);
+	pea_ring_put_handle(ev, ring, *wakeup, plain);
 	return NULL;
 }
 
 /* Count the record of @rec bytes, account wake-ups, publish data_head. */
 static __always_inline void __pea_ring_commit(struct pea_event *ev,
 					      struct pea_ring *ring, u32 rec,
-					      unsigned long wakeup)
+					      unsigned long wakeup, bool plain)
 {
 	u32 every = ev->wakeup_events;	/* 0 with attr.watermark */
 
 	local64_inc(&ev->records);
 	local64_add(rec, &ev->bytes);
-	if (every == 1) {
+	if (plain) {
+		/* wakeup_events 1, without the position */
+	} else if (every == 1) {
 		/* Linux's default: every record wakes, nothing to count. */
 		local_inc(&ring->wakeup);
 	} else if (every) {
@@ -565,7 +594,7 @@ static __always_inline void __pea_ring_commit(struct pea_event *ev,
 			local_inc(&ring->wakeup);
 		}
 	}
-	pea_ring_put_handle(ev, ring, wakeup);
+	pea_ring_put_handle(ev, ring, wakeup, plain);
 }
 
 /**
@@ -586,7 +615,10 @@ long pea_ring_reserve(struct pea_event *ev, u32 size,
 	struct pea_ring *ring = rcu_dereference_sched(ev->ring);
 	u32 rec = pea_record_size(ev, size);
 
-	h->data = __pea_ring_reserve(ev, ring, rec, &h->wakeup);
+	if (likely(ring && ring->plain))
+		h->data = __pea_ring_reserve(ev, ring, rec, &h->wakeup, true);
+	else
+		h->data = __pea_ring_reserve(ev, ring, rec, &h->wakeup, false);
 	if (unlikely(!h->data))
 		return -ENOSPC;
 	h->size = size;
@@ -624,7 +656,12 @@ void pea_ring_set_user(struct pea_output_handle *h)
  */
 void pea_ring_commit(struct pea_output_handle *h)
 {
-	__pea_ring_commit(h->event, h->ring, h->rec_size, h->wakeup);
+	if (likely(h->ring->plain))
+		__pea_ring_commit(h->event, h->ring, h->rec_size, h->wakeup,
+				  true);
+	else
+		__pea_ring_commit(h->event, h->ring, h->rec_size, h->wakeup,
+				  false);
 }
 
 /**
@@ -660,10 +697,18 @@ notrace long pea_ring_output_map(struct pea_map *map, u64 flags,
 		return err;
 	ring = rcu_dereference_sched(ev->ring);
 	rec = pea_record_size(ev, size);
-	p = __pea_ring_reserve(ev, ring, rec, &wakeup);
+	if (likely(ring && ring->plain)) {
+		p = __pea_ring_reserve(ev, ring, rec, &wakeup, true);
+		if (unlikely(!p))
+			return -ENOSPC;
+		memcpy(p, data, size);
+		__pea_ring_commit(ev, ring, rec, wakeup, true);
+		return 0;
+	}
+	p = __pea_ring_reserve(ev, ring, rec, &wakeup, false);
 	if (unlikely(!p))
 		return -ENOSPC;
 	memcpy(p, data, size);
-	__pea_ring_commit(ev, ring, rec, wakeup);
+	__pea_ring_commit(ev, ring, rec, wakeup, false);
 	return 0;
 }
