@@ -60,7 +60,11 @@ struct pea_ring {
 	 * branches (pea_ring.c). Fixed for the ring's life.
 	 */
 	bool plain;
-	int paused;
+	/*
+	 * The largest record a writer may reserve: size, 0 while paused
+	 * (PERF_EVENT_IOC_PAUSE_OUTPUT).
+	 */
+	unsigned long limit;
 	atomic_t poll;		/* PEA_POLL_WAKE pending, as perf's rb->poll */
 	atomic_t flush_armed;	/* PEA_FLAG_FLUSH: the flush timer is due */
 	/* PEA_FLAG_FLUSH: data_head at the last wake-up a writer raised */
@@ -290,11 +294,13 @@ int pea_kfunc_show(struct seq_file *m, void *v);
 /*
  * The event in the slot that @flags names, with bpf_perf_event_output()'s
  * rules and errno order: EINVAL (bits other than the index), E2BIG (index
- * at or past max_entries; PEA_F_CURRENT_CPU is this CPU), ENOENT (empty).
- * Called with preemption disabled; the caller checks the event's kind.
+ * at or past max_entries; PEA_F_CURRENT_CPU is @cpu, this CPU), ENOENT
+ * (empty). Called with preemption disabled; the caller checks the event's
+ * kind.
  */
-static __always_inline long pea_map_slot_event(struct pea_map *map, u64 flags,
-					       struct pea_event **evp)
+static __always_inline long __pea_map_slot_event(struct pea_map *map,
+						 u64 flags, int cpu,
+						 struct pea_event **evp)
 {
 	u64 index = flags & PEA_F_INDEX_MASK;
 	struct pea_map_entry *entry;
@@ -302,7 +308,7 @@ static __always_inline long pea_map_slot_event(struct pea_map *map, u64 flags,
 	if (unlikely(flags & ~PEA_F_INDEX_MASK))
 		return -EINVAL;
 	if (index == PEA_F_CURRENT_CPU)
-		index = smp_processor_id();
+		index = cpu;
 	if (unlikely(index >= map->max_entries))
 		return -E2BIG;
 	entry = rcu_dereference_sched(map->slots[index]);
@@ -310,6 +316,12 @@ static __always_inline long pea_map_slot_event(struct pea_map *map, u64 flags,
 		return -ENOENT;
 	*evp = entry->event;
 	return 0;
+}
+
+static __always_inline long pea_map_slot_event(struct pea_map *map, u64 flags,
+					       struct pea_event **evp)
+{
+	return __pea_map_slot_event(map, flags, smp_processor_id(), evp);
 }
 
 /*
@@ -329,16 +341,16 @@ DECLARE_PER_CPU(int, pea_nest_level);
 static __always_inline long pea_output_event(struct pea_map *map, u64 flags,
 					     u64 size, struct pea_event **evp)
 {
+	int cpu = smp_processor_id();	/* read once */
 	struct pea_event *ev;
 	long err;
 
-	err = pea_map_slot_event(map, flags, &ev);
+	err = __pea_map_slot_event(map, flags, cpu, &ev);
 	if (err)
 		return err;
-	if (unlikely(ev->kind != PEA_EVENT_OUTPUT))
-		return -EINVAL;
-	if (unlikely(READ_ONCE(ev->oncpu) != (int)smp_processor_id()))
-		return -EOPNOTSUPP;
+	/* A counter's oncpu is -1: one test for both, then which. */
+	if (unlikely(READ_ONCE(ev->oncpu) != cpu))
+		return ev->kind != PEA_EVENT_OUTPUT ? -EINVAL : -EOPNOTSUPP;
 	if (unlikely(size > ev->max_payload))
 		return -E2BIG;
 	*evp = ev;

@@ -184,27 +184,33 @@ pea_kf_map_find(u64 handle, struct pea_kf_cache *c, unsigned long gen)
 }
 
 /*
- * The map this CPU's cache entry of nesting slot @n holds for @handle,
- * if it is still valid, else NULL (a miss: pea_kf_map_find()), and in
- * *@gen the generation the entry was checked against.
+ * Whether this CPU's cache entry of nesting slot @n holds @handle and is
+ * still valid: then *@mapp is its map, never NULL (an entry is filled
+ * only with a map found, and one never filled has generation 0, which
+ * pea_map_handles_gen never is). Else a miss, for pea_kf_map_find():
+ * *@gen is the generation the entry was checked against, *@cp the entry
+ * (NULL past the slots).
  *
  * Context: any, NMI included; preemption disabled (the map stays valid
  * until it is enabled again), nesting slot @n held.
  */
-static __always_inline struct pea_map *pea_kf_map_hit(u64 handle, int n,
-						      unsigned long *gen,
-						      struct pea_kf_cache **cp)
+static __always_inline bool pea_kf_map_hit(u64 handle, int n,
+					   unsigned long *gen,
+					   struct pea_kf_cache **cp,
+					   struct pea_map **mapp)
 {
 	struct pea_kf_cache *c = NULL;
 
 	*gen = READ_ONCE(pea_map_handles_gen);
 	if (likely(n < PEA_NEST_MAX)) {
 		c = this_cpu_ptr(&pea_kf_caches[n]);
-		if (likely(c->handle == handle && c->gen == *gen))
-			return c->map;
+		if (likely(c->handle == handle && c->gen == *gen)) {
+			*mapp = c->map;
+			return true;
+		}
 	}
 	*cp = c;
-	return NULL;
+	return false;
 }
 
 /* The live map with @handle, or NULL: pea_kf_map_hit(), then the table. */
@@ -214,8 +220,7 @@ static __always_inline struct pea_map *pea_kf_map(u64 handle, int n)
 	struct pea_map *map;
 	unsigned long gen;
 
-	map = pea_kf_map_hit(handle, n, &gen, &c);
-	if (likely(map))
+	if (likely(pea_kf_map_hit(handle, n, &gen, &c, &map)))
 		return map;
 	return pea_kf_map_find(handle, c, gen);
 }
@@ -284,8 +289,8 @@ __bpf_kfunc long pea_kf_output(u64 handle, u64 flags, const void *data,
 	 */
 	preempt_disable_notrace();
 	n = pea_kf_nest_enter();
-	map = pea_kf_map_hit(handle, n, &gen, &c);
-	if (likely(map && (data || !data__sz))) {
+	if (likely(pea_kf_map_hit(handle, n, &gen, &c, &map) &&
+		   (data || !data__sz))) {
 		err = pea_ring_output_map(map, flags, data, data__sz);
 		if (unlikely(err))
 			pea_kf_count(map, err);

@@ -152,6 +152,7 @@ struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
 
 	ring->nr_pages = nr_pages;
 	ring->size = (unsigned long)nr_pages << PAGE_SHIFT;
+	ring->limit = ring->size;
 	ring->mask = ring->size - 1;
 	ring->overwrite = overwrite;
 	ring->backward = ev->backward;
@@ -240,12 +241,14 @@ static bool pea_ring_wakeup_adaptive(struct pea_event *ev,
  * A plain ring wakes its reader whenever data_head moves, what
  * wakeup_events 1 decides through the wake-up position (every record
  * moves it, and the outermost writer sees it moved by its own record or
- * by those of the writers nested in it), without the position.
+ * by those of the writers nested in it), without the position: always
+ * after a record of its own (@committed), else if a nested writer's
+ * moved it.
  */
 static __always_inline void pea_ring_put_handle(struct pea_event *ev,
 						struct pea_ring *ring,
 						unsigned long wakeup,
-						bool plain)
+						bool plain, bool committed)
 {
 	struct perf_event_mmap_page *pg = ring->user_page;
 	unsigned long head, prev;
@@ -256,7 +259,7 @@ static __always_inline void pea_ring_put_handle(struct pea_event *ev,
 		return;
 	}
 	/* Only writers on this CPU store data_head: the last one published. */
-	prev = READ_ONCE(pg->data_head);
+	prev = plain && committed ? 0 : READ_ONCE(pg->data_head);
 again:
 	head = local_read(&ring->head);
 	smp_wmb();	/* (B): the record before data_head */
@@ -274,7 +277,7 @@ again:
 		goto again;
 	}
 	if (plain) {
-		if (head != prev)
+		if (committed || head != prev)
 			pea_event_wakeup(ev, ring);
 		return;
 	}
@@ -427,9 +430,6 @@ static __always_inline u64 pea_ring_time(const struct pea_event *ev)
 	return pea_ring_clock(ev->clock);
 }
 
-/* pea_ring_claim()'s answer when @len bytes cannot be had. */
-#define PEA_RING_FULL	1UL
-
 /*
  * Tries of the claim loop before the record is dropped (and counted
  * lost, as when the ring is full). A try fails when a writer nested
@@ -442,15 +442,16 @@ static __always_inline u64 pea_ring_time(const struct pea_event *ev)
 #define PEA_RING_CLAIM_TRIES	16
 
 /*
- * Move the head of @ring by @len bytes; *@head receives the new head and,
- * if @timed, *@time the record's time. Return: the head before the move,
- * or PEA_RING_FULL (never a head: heads stay multiples of 8) when the
- * record does not fit or PEA_RING_CLAIM_TRIES tries failed.
+ * Move the head of @ring by @len bytes; *@offset receives the head before
+ * the move, *@head the new head and, if @timed, *@time the record's time.
+ * Return: false when the record does not fit or PEA_RING_CLAIM_TRIES
+ * tries failed.
  */
-static __always_inline unsigned long
+static __always_inline bool
 pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
 	       struct perf_event_mmap_page *pg, unsigned long len,
-	       unsigned long *head, u64 *time, bool timed, bool plain)
+	       unsigned long *offsetp, unsigned long *head, u64 *time,
+	       bool timed, bool plain)
 {
 	unsigned long offset, tail;
 	unsigned int tries = 0;
@@ -466,17 +467,19 @@ pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
 		 */
 		if ((plain || !ring->overwrite) &&
 		    unlikely(offset - tail > ring->size - len))
-			return PEA_RING_FULL;
+			return false;
 		*head = !plain && ring->backward ? offset - len : offset + len;
 		/* Between the head load and the cmpxchg: see "Time order". */
 		barrier();
 		if (timed)
 			*time = pea_ring_time(ev);
 		barrier();
-		if (local_cmpxchg(&ring->head, offset, *head) == offset)
-			return offset;
+		if (local_cmpxchg(&ring->head, offset, *head) == offset) {
+			*offsetp = offset;
+			return true;
+		}
 		if (unlikely(++tries == PEA_RING_CLAIM_TRIES))
-			return PEA_RING_FULL;
+			return false;
 	}
 }
 
@@ -485,7 +488,8 @@ pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
  * loaded it, and write its header, fields and padding (and a
  * PERF_RECORD_LOST before it when drops are pending). *@wakeup receives
  * the wake-up position to hand to __pea_ring_commit(). @plain:
- * @ring->plain, a constant in each inlined copy.
+ * @ring->plain, a constant in each inlined copy; @untimed: a constant,
+ * true in a copy only called for events without PERF_SAMPLE_TIME.
  *
  * The reservation is described by scalars, not by a handle on the
  * stack: with CONFIG_INIT_STACK_ALL_ZERO (Debian's kernels) a handle
@@ -497,15 +501,20 @@ pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
 static __always_inline void *__pea_ring_reserve(struct pea_event *ev,
 						struct pea_ring *ring, u32 rec,
 						unsigned long *wakeup,
-						bool plain)
+						bool plain, bool untimed)
 {
 	struct perf_event_mmap_page *pg;
 	unsigned long head, offset, len, fwd;
+	bool claimed;
 	long lost = 0;
 	u64 time;
 	void *p;
 
-	if (unlikely(!ring || READ_ONCE(ring->paused) || rec > ring->size)) {
+	/*
+	 * A plain ring was there: its callers' test (pea_ring_write()). A
+	 * paused ring's limit is 0.
+	 */
+	if (unlikely((!plain && !ring) || rec > READ_ONCE(ring->limit))) {
 		pea_ring_count_lost(ev, ring);
 		return NULL;
 	}
@@ -536,13 +545,13 @@ static __always_inline void *__pea_ring_reserve(struct pea_event *ev,
 	 * Two copies of the loop: without TIME it makes no call, so what
 	 * it keeps in registers need not be saved around one.
 	 */
-	if (ev->sample_type & PERF_SAMPLE_TIME)
-		offset = pea_ring_claim(ev, ring, pg, len, &head, &time, true,
-					plain);
+	if (!untimed && (ev->sample_type & PERF_SAMPLE_TIME))
+		claimed = pea_ring_claim(ev, ring, pg, len, &offset, &head,
+					 &time, true, plain);
 	else
-		offset = pea_ring_claim(ev, ring, pg, len, &head, &time, false,
-					plain);
-	if (unlikely(offset == PEA_RING_FULL))
+		claimed = pea_ring_claim(ev, ring, pg, len, &offset, &head,
+					 &time, false, plain);
+	if (unlikely(!claimed))
 		goto fail;
 
 	if (!plain) {
@@ -568,7 +577,7 @@ fail:
 		WRITE_ONCE(PEA_PAGE_LOST_HINT(pg), 1);
 	}
 	pea_ring_count_lost(ev, ring);
-	pea_ring_put_handle(ev, ring, *wakeup, plain);
+	pea_ring_put_handle(ev, ring, *wakeup, plain, false);
 	return NULL;
 }
 
@@ -594,7 +603,7 @@ static __always_inline void __pea_ring_commit(struct pea_event *ev,
 			local_inc(&ring->wakeup);
 		}
 	}
-	pea_ring_put_handle(ev, ring, wakeup, plain);
+	pea_ring_put_handle(ev, ring, wakeup, plain, true);
 }
 
 /**
@@ -616,9 +625,11 @@ long pea_ring_reserve(struct pea_event *ev, u32 size,
 	u32 rec = pea_record_size(ev, size);
 
 	if (likely(ring && ring->plain))
-		h->data = __pea_ring_reserve(ev, ring, rec, &h->wakeup, true);
+		h->data = __pea_ring_reserve(ev, ring, rec, &h->wakeup, true,
+					     false);
 	else
-		h->data = __pea_ring_reserve(ev, ring, rec, &h->wakeup, false);
+		h->data = __pea_ring_reserve(ev, ring, rec, &h->wakeup, false,
+					     false);
 	if (unlikely(!h->data))
 		return -ENOSPC;
 	h->size = size;
@@ -664,6 +675,53 @@ void pea_ring_commit(struct pea_output_handle *h)
 				  false);
 }
 
+/*
+ * Reserve, copy, commit: pea_ring_output_map()'s end, in three copies:
+ * plain rings without TIME (no call but the copy), other plain rings,
+ * the others. Every writer of a ring takes the same kind of copy (plain
+ * or not: @ring->plain), as the wake-up decisions of nested writers
+ * depend on it. Out of line and reached by a tail call: the checks
+ * before need no registers saved, and each copy saves only what it keeps
+ * across its calls.
+ */
+static __always_inline long __pea_ring_write(struct pea_event *ev,
+					     struct pea_ring *ring,
+					     const void *data, u32 size,
+					     bool plain, bool untimed)
+{
+	u32 rec = pea_record_size(ev, size);
+	unsigned long wakeup;
+	void *p;
+
+	p = __pea_ring_reserve(ev, ring, rec, &wakeup, plain, untimed);
+	if (unlikely(!p))
+		return -ENOSPC;
+	memcpy(p, data, size);
+	__pea_ring_commit(ev, ring, rec, wakeup, plain);
+	return 0;
+}
+
+static noinline notrace long pea_ring_write_fast(struct pea_event *ev,
+						 struct pea_ring *ring,
+						 const void *data, u32 size)
+{
+	return __pea_ring_write(ev, ring, data, size, true, true);
+}
+
+static noinline notrace long pea_ring_write_plain(struct pea_event *ev,
+						  struct pea_ring *ring,
+						  const void *data, u32 size)
+{
+	return __pea_ring_write(ev, ring, data, size, true, false);
+}
+
+static noinline notrace long pea_ring_write(struct pea_event *ev,
+					    struct pea_ring *ring,
+					    const void *data, u32 size)
+{
+	return __pea_ring_write(ev, ring, data, size, false, false);
+}
+
 /**
  * pea_ring_output_map() - write one sample record into the event @flags names
  * @map: the map
@@ -687,28 +745,15 @@ notrace long pea_ring_output_map(struct pea_map *map, u64 flags,
 {
 	struct pea_event *ev;
 	struct pea_ring *ring;
-	unsigned long wakeup;
 	long err;
-	u32 rec;
-	void *p;
 
 	err = pea_output_event(map, flags, size, &ev);
 	if (unlikely(err))
 		return err;
 	ring = rcu_dereference_sched(ev->ring);
-	rec = pea_record_size(ev, size);
-	if (likely(ring && ring->plain)) {
-		p = __pea_ring_reserve(ev, ring, rec, &wakeup, true);
-		if (unlikely(!p))
-			return -ENOSPC;
-		memcpy(p, data, size);
-		__pea_ring_commit(ev, ring, rec, wakeup, true);
-		return 0;
-	}
-	p = __pea_ring_reserve(ev, ring, rec, &wakeup, false);
-	if (unlikely(!p))
-		return -ENOSPC;
-	memcpy(p, data, size);
-	__pea_ring_commit(ev, ring, rec, wakeup, false);
-	return 0;
+	if (unlikely(!ring || !ring->plain))
+		return pea_ring_write(ev, ring, data, size);
+	if (ev->sample_type & PERF_SAMPLE_TIME)
+		return pea_ring_write_plain(ev, ring, data, size);
+	return pea_ring_write_fast(ev, ring, data, size);
 }
