@@ -60,6 +60,7 @@ struct pea_ring {
 	 * branches (pea_ring.c). Fixed for the ring's life.
 	 */
 	bool plain;
+	bool fast;	/* plain, and no PERF_SAMPLE_TIME */
 	/*
 	 * The largest record a writer may reserve: size, 0 while paused
 	 * (PERF_EVENT_IOC_PAUSE_OUTPUT).
@@ -302,13 +303,15 @@ static __always_inline long __pea_map_slot_event(struct pea_map *map,
 						 u64 flags, int cpu,
 						 struct pea_event **evp)
 {
-	u64 index = flags & PEA_F_INDEX_MASK;
 	struct pea_map_entry *entry;
+	u64 index = cpu;
 
-	if (unlikely(flags & ~PEA_F_INDEX_MASK))
-		return -EINVAL;
-	if (index == PEA_F_CURRENT_CPU)
-		index = cpu;
+	/* PEA_F_CURRENT_CPU, the common case, is one test. */
+	if (unlikely(flags != PEA_F_CURRENT_CPU)) {
+		if (unlikely(flags & ~PEA_F_INDEX_MASK))
+			return -EINVAL;
+		index = flags;
+	}
 	if (unlikely(index >= map->max_entries))
 		return -E2BIG;
 	entry = rcu_dereference_sched(map->slots[index]);

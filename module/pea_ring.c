@@ -158,6 +158,7 @@ struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
 	ring->backward = ev->backward;
 	ring->plain = !overwrite && !ev->backward && ev->wakeup_events == 1 &&
 		      !ev->ordered && !ev->adaptive && !ev->flush_ns;
+	ring->fast = ring->plain && !(ev->sample_type & PERF_SAMPLE_TIME);
 	wm = ev->watermark ? ev->wakeup_watermark : 0;
 	ring->watermark = wm ? min(ring->size, wm) : ring->size / 2;
 	atomic_set(&ring->mmap_count, 1);
@@ -751,9 +752,9 @@ notrace long pea_ring_output_map(struct pea_map *map, u64 flags,
 	if (unlikely(err))
 		return err;
 	ring = rcu_dereference_sched(ev->ring);
-	if (unlikely(!ring || !ring->plain))
-		return pea_ring_write(ev, ring, data, size);
-	if (ev->sample_type & PERF_SAMPLE_TIME)
+	if (likely(ring && ring->fast))
+		return pea_ring_write_fast(ev, ring, data, size);
+	if (ring && ring->plain)
 		return pea_ring_write_plain(ev, ring, data, size);
-	return pea_ring_write_fast(ev, ring, data, size);
+	return pea_ring_write(ev, ring, data, size);
 }
