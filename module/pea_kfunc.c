@@ -142,9 +142,13 @@ static DEFINE_PER_CPU_ALIGNED(struct pea_kf_cache,
  * but must still give it back with pea_kf_nest_leave()). One instruction
  * each way (NMI-safe).
  */
-static __always_inline int pea_kf_nest_enter(void)
+static __always_inline unsigned int pea_kf_nest_enter(void)
 {
-	int n = this_cpu_inc_return(pea_nest_level) - 1;
+	/*
+	 * Unsigned: a count driven below 0 by a caller's unbalanced commit
+	 * is past PEA_NEST_MAX too, never an index before the entries.
+	 */
+	unsigned int n = this_cpu_inc_return(pea_nest_level) - 1;
 
 	barrier();	/* the slot's cache entry is used after it is taken */
 	return n;
@@ -194,7 +198,7 @@ pea_kf_map_find(u64 handle, struct pea_kf_cache *c, unsigned long gen)
  * Context: any, NMI included; preemption disabled (the map stays valid
  * until it is enabled again), nesting slot @n held.
  */
-static __always_inline bool pea_kf_map_hit(u64 handle, int n,
+static __always_inline bool pea_kf_map_hit(u64 handle, unsigned int n,
 					   unsigned long *gen,
 					   struct pea_kf_cache **cp,
 					   struct pea_map **mapp)
@@ -214,7 +218,8 @@ static __always_inline bool pea_kf_map_hit(u64 handle, int n,
 }
 
 /* The live map with @handle, or NULL: pea_kf_map_hit(), then the table. */
-static __always_inline struct pea_map *pea_kf_map(u64 handle, int n)
+static __always_inline struct pea_map *pea_kf_map(u64 handle,
+						  unsigned int n)
 {
 	struct pea_kf_cache *c;
 	struct pea_map *map;
@@ -231,7 +236,7 @@ static __always_inline struct pea_map *pea_kf_map(u64 handle, int n)
  */
 static noinline notrace long pea_kf_output_slow(u64 handle, u64 flags,
 						const void *data, u32 size,
-						int n)
+						unsigned int n)
 {
 	struct pea_map *map;
 	long err;
@@ -280,8 +285,8 @@ __bpf_kfunc long pea_kf_output(u64 handle, u64 flags, const void *data,
 	struct pea_kf_cache *c;
 	struct pea_map *map;
 	unsigned long gen;
+	unsigned int n;
 	long err;
-	int n;
 
 	/*
 	 * Preemption off: the slot and its cache entry are the CPU's, and
@@ -395,8 +400,9 @@ pea_kf_reserve(u64 handle, u64 flags, u32 rdwr_buf_size)
 {
 	struct pea_kf_rec *rec = NULL;
 	struct pea_map *map;
+	unsigned int n;
 	long err;
-	int i, n;
+	int i;
 
 	/* Before preempt_disable(): whether the caller's context may sleep. */
 	bool may_sleep = preemptible() && !rcu_preempt_depth();
