@@ -306,8 +306,8 @@ static long pea_event_pause(struct pea_event *ev, unsigned long arg)
 
 	rcu_read_lock();
 	ring = rcu_dereference(ev->ring);
-	if (ring)
-		WRITE_ONCE(ring->paused, !!arg);
+	if (ring)	/* writers drop what exceeds the limit */
+		WRITE_ONCE(ring->limit, arg ? 0 : ring->size);
 	else
 		err = -EINVAL;	/* as perf: nothing mapped, nothing to pause */
 	rcu_read_unlock();

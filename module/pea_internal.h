@@ -54,7 +54,18 @@ struct pea_ring {
 	unsigned long mask;
 	bool overwrite;
 	bool backward;
-	int paused;
+	/*
+	 * Forward, not overwritten, wakeup_events 1, without PEA_FLAG_ORDERED,
+	 * _ADAPTIVE_WAKEUP or _FLUSH: the writers' copy without those
+	 * branches (pea_ring.c). Fixed for the ring's life.
+	 */
+	bool plain;
+	bool fast;	/* plain, and no PERF_SAMPLE_TIME */
+	/*
+	 * The largest record a writer may reserve: size, 0 while paused
+	 * (PERF_EVENT_IOC_PAUSE_OUTPUT).
+	 */
+	unsigned long limit;
 	atomic_t poll;		/* PEA_POLL_WAKE pending, as perf's rb->poll */
 	atomic_t flush_armed;	/* PEA_FLAG_FLUSH: the flush timer is due */
 	/* PEA_FLAG_FLUSH: data_head at the last wake-up a writer raised */
@@ -261,10 +272,15 @@ struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
 void pea_ring_free_deferred(struct pea_ring *ring);
 long pea_ring_reserve(struct pea_event *ev, u32 size,
 		      struct pea_output_handle *h);
-long pea_ring_output(struct pea_event *ev, const void *data, u32 size);
+long pea_ring_output_map(struct pea_map *map, u64 flags, const void *data,
+			 u64 size);
 u64 pea_ring_clock(u8 clock);
 void pea_ring_commit(struct pea_output_handle *h);
 void pea_ring_set_user(struct pea_output_handle *h);
+
+/* pea_output.c: with a nesting slot held, for pea_kfunc.c */
+long __pea_output_reserve(struct pea_map *map, u64 flags, u64 size,
+			  struct pea_output_handle *handle);
 
 /* pea_map.c: the maps by BPF handle, for pea_kfunc.c */
 int pea_map_init(void);
@@ -285,25 +301,68 @@ int pea_kfunc_show(struct seq_file *m, void *v);
 /*
  * The event in the slot that @flags names, with bpf_perf_event_output()'s
  * rules and errno order: EINVAL (bits other than the index), E2BIG (index
- * at or past max_entries; PEA_F_CURRENT_CPU is this CPU), ENOENT (empty).
- * Called with preemption disabled; the caller checks the event's kind.
+ * at or past max_entries; PEA_F_CURRENT_CPU is @cpu, this CPU), ENOENT
+ * (empty). Called with preemption disabled; the caller checks the event's
+ * kind.
  */
-static __always_inline long pea_map_slot_event(struct pea_map *map, u64 flags,
-					       struct pea_event **evp)
+static __always_inline long __pea_map_slot_event(struct pea_map *map,
+						 u64 flags, int cpu,
+						 struct pea_event **evp)
 {
-	u64 index = flags & PEA_F_INDEX_MASK;
 	struct pea_map_entry *entry;
+	u64 index = cpu;
 
-	if (unlikely(flags & ~PEA_F_INDEX_MASK))
-		return -EINVAL;
-	if (index == PEA_F_CURRENT_CPU)
-		index = smp_processor_id();
+	/* PEA_F_CURRENT_CPU, the common case, is one test. */
+	if (unlikely(flags != PEA_F_CURRENT_CPU)) {
+		if (unlikely(flags & ~PEA_F_INDEX_MASK))
+			return -EINVAL;
+		index = flags;
+	}
 	if (unlikely(index >= map->max_entries))
 		return -E2BIG;
 	entry = rcu_dereference_sched(map->slots[index]);
 	if (!entry)
 		return -ENOENT;
 	*evp = entry->event;
+	return 0;
+}
+
+static __always_inline long pea_map_slot_event(struct pea_map *map, u64 flags,
+					       struct pea_event **evp)
+{
+	return __pea_map_slot_event(map, flags, smp_processor_id(), evp);
+}
+
+/*
+ * pea_output.c: writers inside reserve..commit on this CPU, one slot per
+ * nesting context (PEA_NEST_MAX). pea's kfuncs take a slot first and
+ * choose their map cache entry by it (pea_kfunc.c).
+ */
+DECLARE_PER_CPU(int, pea_nest_level);
+
+/*
+ * The output event @flags names in @map, with pea_output()'s checks after
+ * the nesting slot, in its error order: pea_map_slot_event()'s, EINVAL
+ * (not an output event), EOPNOTSUPP (disabled or bound to another CPU),
+ * E2BIG (payload too large for one record). Called with preemption
+ * disabled and a nesting slot held.
+ */
+static __always_inline long pea_output_event(struct pea_map *map, u64 flags,
+					     u64 size, struct pea_event **evp)
+{
+	int cpu = smp_processor_id();	/* read once */
+	struct pea_event *ev;
+	long err;
+
+	err = __pea_map_slot_event(map, flags, cpu, &ev);
+	if (err)
+		return err;
+	/* A counter's oncpu is -1: one test for both, then which. */
+	if (unlikely(READ_ONCE(ev->oncpu) != cpu))
+		return ev->kind != PEA_EVENT_OUTPUT ? -EINVAL : -EOPNOTSUPP;
+	if (unlikely(size > ev->max_payload))
+		return -E2BIG;
+	*evp = ev;
 	return 0;
 }
 

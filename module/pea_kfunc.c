@@ -111,19 +111,20 @@ static __always_inline int pea_kf_level(void)
  *
  * Lookups by handle cost a hash and a table walk (pea_map_find_rcu());
  * a program writes into the same map call after call, so each CPU keeps
- * the last map found. A lookup that nests in another on the CPU (an
- * interrupt, an NMI, an NMI inside an int3 or #DB handler, which count
- * as NMIs too, a kprobe inside the kfunc) takes the next entry: the
- * entry is chosen by a per-CPU nesting count, as Linux's
- * bpf_perf_event_output() chooses its sample data (bpf_trace_nest_level),
- * not by the kind of context, so no lookup ever sees an entry another
- * one is writing; past PEA_KF_CACHE_NEST nested lookups, no entry.
- * Valid while pea_map_handles_gen has not moved: every map leaving the
- * table moves it before its grace period, so a valid entry's map is
- * live, and the caller's preemption-disabled region (a read-side
- * critical section of RCU, which call_rcu() waits for) keeps it until
- * the caller is done. A hit takes no rcu_read_lock(): the entry holds a
- * plain pointer, nothing is read through RCU.
+ * the last map found. The entry is chosen by the nesting slot the kfunc
+ * took (pea_nest_level, every writer's of the CPU): a kfunc that nests in
+ * another on the CPU (an interrupt, an NMI, an NMI inside an int3 or #DB
+ * handler, which count as NMIs too, a kprobe inside the kfunc) holds the
+ * next slot and takes the next entry, as Linux's bpf_perf_event_output()
+ * chooses its sample data (bpf_trace_nest_level), not by the kind of
+ * context, so no lookup ever sees an entry another one is writing; past
+ * PEA_NEST_MAX slots, no entry. Valid while pea_map_handles_gen has not
+ * moved: every map leaving the table moves it before its grace period,
+ * so a valid entry's map is live, and the caller's preemption-disabled
+ * region (a read-side critical section of RCU, which call_rcu() waits
+ * for) keeps it until the caller is done. A hit takes no
+ * rcu_read_lock(): the entry holds a plain pointer, nothing is read
+ * through RCU.
  */
 struct pea_kf_cache {
 	u64 handle;
@@ -132,37 +133,43 @@ struct pea_kf_cache {
 	unsigned long pad;	/* 32 bytes: a shift indexes the array */
 };
 
-#define PEA_KF_CACHE_NEST	4
-
 static DEFINE_PER_CPU_ALIGNED(struct pea_kf_cache,
-			      pea_kf_caches[PEA_KF_CACHE_NEST]);
-/* Lookups in progress on this CPU: the entry of the next one. */
-static DEFINE_PER_CPU(int, pea_kf_cache_nest);
+			      pea_kf_caches[PEA_NEST_MAX]);
 
 /*
- * The live map with @handle, or NULL: this CPU's cache at this level if it
- * holds @handle and is still valid, else pea_map_find_rcu() (and the
- * cache is refilled). notrace, as pea_map_find_rcu().
- *
- * Context: any, NMI included; preemption disabled (the map stays valid
- * until it is enabled again).
+ * Take this CPU's next nesting slot, preemption disabled: the index of
+ * the slot taken (PEA_NEST_MAX or more: none, the writer must not write
+ * but must still give it back with pea_kf_nest_leave()). One instruction
+ * each way (NMI-safe).
  */
-static __always_inline struct pea_map *pea_kf_map(u64 handle)
+static __always_inline unsigned int pea_kf_nest_enter(void)
 {
-	/* One instruction each (NMI-safe), entry and exit of the window. */
-	int n = this_cpu_inc_return(pea_kf_cache_nest) - 1;
-	unsigned long gen = READ_ONCE(pea_map_handles_gen);
-	struct pea_kf_cache *c = NULL;
+	/*
+	 * Unsigned: a count driven below 0 by a caller's unbalanced commit
+	 * is past PEA_NEST_MAX too, never an index before the entries.
+	 */
+	unsigned int n = this_cpu_inc_return(pea_nest_level) - 1;
+
+	barrier();	/* the slot's cache entry is used after it is taken */
+	return n;
+}
+
+static __always_inline void pea_kf_nest_leave(void)
+{
+	barrier();	/* and given back after it is used */
+	this_cpu_dec(pea_nest_level);
+}
+
+/*
+ * pea_kf_map()'s miss: the table of handles, and the entry @c (NULL past
+ * the slots) refilled. Out of line, as the other cold paths of the
+ * kfuncs: the hit path then keeps little in registers across calls.
+ */
+static noinline notrace struct pea_map *
+pea_kf_map_find(u64 handle, struct pea_kf_cache *c, unsigned long gen)
+{
 	struct pea_map *map;
 
-	barrier();	/* the entry is used after the count is taken */
-	if (likely(n < PEA_KF_CACHE_NEST)) {
-		c = this_cpu_ptr(&pea_kf_caches[n]);
-		if (likely(c->handle == handle && c->gen == gen)) {
-			map = c->map;
-			goto out;
-		}
-	}
 	/*
 	 * The generation before the lookup (pairs with pea_map_put()'s
 	 * smp_wmb()): a map removed since is not found, or is found and
@@ -177,10 +184,77 @@ static __always_inline struct pea_map *pea_kf_map(u64 handle)
 		c->map = map;
 		c->gen = gen;
 	}
-out:
-	barrier();	/* and given back after it is used */
-	this_cpu_dec(pea_kf_cache_nest);
 	return map;
+}
+
+/*
+ * Whether this CPU's cache entry of nesting slot @n holds @handle and is
+ * still valid: then *@mapp is its map, never NULL (an entry is filled
+ * only with a map found, and one never filled has generation 0, which
+ * pea_map_handles_gen never is). Else a miss, for pea_kf_map_find():
+ * *@gen is the generation the entry was checked against, *@cp the entry
+ * (NULL past the slots).
+ *
+ * Context: any, NMI included; preemption disabled (the map stays valid
+ * until it is enabled again), nesting slot @n held.
+ */
+static __always_inline bool pea_kf_map_hit(u64 handle, unsigned int n,
+					   unsigned long *gen,
+					   struct pea_kf_cache **cp,
+					   struct pea_map **mapp)
+{
+	struct pea_kf_cache *c = NULL;
+
+	*gen = READ_ONCE(pea_map_handles_gen);
+	if (likely(n < PEA_NEST_MAX)) {
+		c = this_cpu_ptr(&pea_kf_caches[n]);
+		if (likely(c->handle == handle && c->gen == *gen)) {
+			*mapp = c->map;
+			return true;
+		}
+	}
+	*cp = c;
+	return false;
+}
+
+/* The live map with @handle, or NULL: pea_kf_map_hit(), then the table. */
+static __always_inline struct pea_map *pea_kf_map(u64 handle,
+						  unsigned int n)
+{
+	struct pea_kf_cache *c;
+	struct pea_map *map;
+	unsigned long gen;
+
+	if (likely(pea_kf_map_hit(handle, n, &gen, &c, &map)))
+		return map;
+	return pea_kf_map_find(handle, c, gen);
+}
+
+/*
+ * pea_kf_output() past a cache hit or with NULL @data: the lookup, then
+ * the errors in pea_kf_output()'s order, and the output.
+ */
+static noinline notrace long pea_kf_output_slow(u64 handle, u64 flags,
+						const void *data, u32 size,
+						unsigned int n)
+{
+	struct pea_map *map;
+	long err;
+
+	map = pea_kf_map(handle, n);
+	if (unlikely(!map)) {
+		this_cpu_inc(pea_kf_bad_handle);
+		return -EBADF;
+	}
+	if (unlikely(!data && size))
+		err = -EFAULT;
+	else if (unlikely(n >= PEA_NEST_MAX))
+		err = -EBUSY;
+	else
+		err = pea_ring_output_map(map, flags, data, size);
+	if (unlikely(err))
+		pea_kf_count(map, err);
+	return err;
 }
 
 /**
@@ -191,7 +265,9 @@ out:
  * @data__sz: payload bytes (the verifier checks @data holds as many)
  *
  * bpf_perf_event_output()'s contract on a pea map: the record is byte
- * for byte what that helper writes for the same payload.
+ * for byte what that helper writes for the same payload. pea_output()
+ * with the nesting slot taken before the lookup, whose cache entry it
+ * chooses: one slot, one call to the ring (pea_ring_output_map()).
  *
  * Context: any a BPF program runs in, NMI included; takes no locks,
  * allocates nothing, never sleeps.
@@ -206,27 +282,27 @@ out:
 __bpf_kfunc long pea_kf_output(u64 handle, u64 flags, const void *data,
 			       u32 data__sz)
 {
+	struct pea_kf_cache *c;
 	struct pea_map *map;
+	unsigned long gen;
+	unsigned int n;
 	long err;
 
 	/*
-	 * Preemption off: the cache entries are the CPU's, and the map
-	 * found stays valid until it is on again (pea_kf_map()).
+	 * Preemption off: the slot and its cache entry are the CPU's, and
+	 * the map found stays valid until it is on again (pea_kf_map()).
 	 */
 	preempt_disable_notrace();
-	map = pea_kf_map(handle);
-	if (unlikely(!map)) {
-		this_cpu_inc(pea_kf_bad_handle);
-		err = -EBADF;
-		goto out;
+	n = pea_kf_nest_enter();
+	if (likely(pea_kf_map_hit(handle, n, &gen, &c, &map) &&
+		   (data || !data__sz))) {
+		err = pea_ring_output_map(map, flags, data, data__sz);
+		if (unlikely(err))
+			pea_kf_count(map, err);
+	} else {
+		err = pea_kf_output_slow(handle, flags, data, data__sz, n);
 	}
-	if (unlikely(!data && data__sz))
-		err = -EFAULT;
-	else
-		err = pea_output(map, flags, data, data__sz);
-	if (unlikely(err))
-		pea_kf_count(map, err);
-out:
+	pea_kf_nest_leave();
 	preempt_enable_notrace();
 	return err;
 }
@@ -324,15 +400,23 @@ pea_kf_reserve(u64 handle, u64 flags, u32 rdwr_buf_size)
 {
 	struct pea_kf_rec *rec = NULL;
 	struct pea_map *map;
+	unsigned int n;
 	long err;
 	int i;
 
 	/* Before preempt_disable(): whether the caller's context may sleep. */
 	bool may_sleep = preemptible() && !rcu_preempt_depth();
 
-	/* The map stays valid until preemption is on again (pea_kf_map()). */
+	/*
+	 * The map stays valid until preemption is on again (pea_kf_map()).
+	 * On success preemption stays disabled and the nesting slot held
+	 * until pea_kf_commit() (pea_output_commit()): a read-side critical
+	 * section of RCU that keeps the map and its ring (both freed after a
+	 * grace period) from the reserve to the commit.
+	 */
 	preempt_disable();
-	map = pea_kf_map(handle);
+	n = pea_kf_nest_enter();
+	map = pea_kf_map(handle, n);
 	if (unlikely(!map)) {
 		this_cpu_inc(pea_kf_bad_handle);
 		goto out;
@@ -347,21 +431,19 @@ pea_kf_reserve(u64 handle, u64 flags, u32 rdwr_buf_size)
 		goto out;
 	}
 	rec = this_cpu_ptr(&pea_kf_recs[i]);
-	/*
-	 * On success pea_output_reserve() keeps preemption disabled until
-	 * pea_output_commit(): a read-side critical section of RCU that
-	 * keeps the map and its ring (both freed after a grace period)
-	 * from the reserve to the commit.
-	 */
-	err = pea_output_reserve(map, flags, rdwr_buf_size, &rec->h);
+	err = -EBUSY;
+	if (likely(n < PEA_NEST_MAX))
+		err = __pea_output_reserve(map, flags, rdwr_buf_size, &rec->h);
 	if (unlikely(err)) {
 		this_cpu_and(pea_kf_recs_held, ~BIT(i));
 		pea_kf_count(map, err);
 		rec = NULL;
-	} else {
-		memset(rec->h.data, 0, rdwr_buf_size);
+		goto out;
 	}
+	memset(rec->h.data, 0, rdwr_buf_size);
+	return rec;
 out:
+	pea_kf_nest_leave();
 	preempt_enable();
 	return rec;
 }

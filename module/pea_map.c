@@ -49,8 +49,9 @@ static const struct rhashtable_params pea_handle_params = {
  * Moves each time a map leaves pea_map_handles, before the map is handed
  * to call_rcu(): a map a kfunc cached by handle (pea_kfunc.c) stays the
  * handle's map while this has not moved. Written under pea_maps_lock.
+ * Never 0: a cache entry never filled (all zeroes) is never valid.
  */
-unsigned long pea_map_handles_gen;
+unsigned long pea_map_handles_gen = 1;
 
 /**
  * pea_map_init() - set up the table of BPF handles

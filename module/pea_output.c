@@ -29,7 +29,7 @@
 #include "pea_internal.h"
 
 /* Writers inside reserve..commit on this CPU; one slot per context. */
-static DEFINE_PER_CPU(int, pea_nest_level);
+DEFINE_PER_CPU(int, pea_nest_level);
 
 /*
  * Take a nesting slot (preemption disabled) and find the event to write
@@ -39,23 +39,10 @@ static DEFINE_PER_CPU(int, pea_nest_level);
 static __always_inline long pea_output_enter(struct pea_map *map, u64 flags,
 					     u64 size, struct pea_event **evp)
 {
-	struct pea_event *ev;
-	long err;
-
 	preempt_disable();
 	if (unlikely(this_cpu_inc_return(pea_nest_level) > PEA_NEST_MAX))
 		return -EBUSY;
-	err = pea_map_slot_event(map, flags, &ev);
-	if (err)
-		return err;
-	if (unlikely(ev->kind != PEA_EVENT_OUTPUT))
-		return -EINVAL;
-	if (unlikely(READ_ONCE(ev->oncpu) != (int)smp_processor_id()))
-		return -EOPNOTSUPP;
-	if (unlikely(size > ev->max_payload))
-		return -E2BIG;
-	*evp = ev;
-	return 0;
+	return pea_output_event(map, flags, size, evp);
 }
 
 static __always_inline void pea_output_leave(void)
@@ -93,6 +80,24 @@ long pea_output_reserve(struct pea_map *map, u64 flags, u64 size,
 }
 EXPORT_SYMBOL_GPL(pea_output_reserve);
 
+/*
+ * pea_output_reserve() for a caller that holds a nesting slot and has
+ * preemption disabled (pea_kf_reserve()): the checks after the slot and
+ * the reservation. Both stay held whatever the answer;
+ * pea_output_commit() releases them after a success.
+ */
+long __pea_output_reserve(struct pea_map *map, u64 flags, u64 size,
+			  struct pea_output_handle *handle)
+{
+	struct pea_event *ev;
+	long err;
+
+	err = pea_output_event(map, flags, size, &ev);
+	if (!err)
+		err = pea_ring_reserve(ev, size, handle);
+	return err;
+}
+
 /**
  * pea_output_commit() - publish a record reserved by pea_output_reserve()
  * @handle: the handle pea_output_reserve() filled
@@ -127,12 +132,11 @@ EXPORT_SYMBOL_GPL(pea_output_commit);
 notrace long pea_output(struct pea_map *map, u64 flags, const void *data,
 			u64 size)
 {
-	struct pea_event *ev;
-	long err;
+	long err = -EBUSY;
 
-	err = pea_output_enter(map, flags, size, &ev);
-	if (!err)
-		err = pea_ring_output(ev, data, size);
+	preempt_disable();
+	if (likely(this_cpu_inc_return(pea_nest_level) <= PEA_NEST_MAX))
+		err = pea_ring_output_map(map, flags, data, size);
 	pea_output_leave();
 	return err;
 }

@@ -152,9 +152,13 @@ struct pea_ring *pea_ring_alloc(struct pea_event *ev, unsigned int nr_pages,
 
 	ring->nr_pages = nr_pages;
 	ring->size = (unsigned long)nr_pages << PAGE_SHIFT;
+	ring->limit = ring->size;
 	ring->mask = ring->size - 1;
 	ring->overwrite = overwrite;
 	ring->backward = ev->backward;
+	ring->plain = !overwrite && !ev->backward && ev->wakeup_events == 1 &&
+		      !ev->ordered && !ev->adaptive && !ev->flush_ns;
+	ring->fast = ring->plain && !(ev->sample_type & PERF_SAMPLE_TIME);
 	wm = ev->watermark ? ev->wakeup_watermark : 0;
 	ring->watermark = wm ? min(ring->size, wm) : ring->size / 2;
 	atomic_set(&ring->mmap_count, 1);
@@ -232,10 +236,20 @@ static bool pea_ring_wakeup_adaptive(struct pea_event *ev,
 	return true;
 }
 
-/* Publish data_head if this is the outermost writer; raise wake-ups. */
+/*
+ * Publish data_head if this is the outermost writer; raise wake-ups.
+ * @plain: @ring->plain, a constant in each inlined copy (pea_ring_alloc()).
+ * A plain ring wakes its reader whenever data_head moves, what
+ * wakeup_events 1 decides through the wake-up position (every record
+ * moves it, and the outermost writer sees it moved by its own record or
+ * by those of the writers nested in it), without the position: always
+ * after a record of its own (@committed), else if a nested writer's
+ * moved it.
+ */
 static __always_inline void pea_ring_put_handle(struct pea_event *ev,
 						struct pea_ring *ring,
-						unsigned long wakeup)
+						unsigned long wakeup,
+						bool plain, bool committed)
 {
 	struct perf_event_mmap_page *pg = ring->user_page;
 	unsigned long head, prev;
@@ -246,7 +260,7 @@ static __always_inline void pea_ring_put_handle(struct pea_event *ev,
 		return;
 	}
 	/* Only writers on this CPU store data_head: the last one published. */
-	prev = READ_ONCE(pg->data_head);
+	prev = plain && committed ? 0 : READ_ONCE(pg->data_head);
 again:
 	head = local_read(&ring->head);
 	smp_wmb();	/* (B): the record before data_head */
@@ -262,6 +276,11 @@ again:
 	if (unlikely(head != local_read(&ring->head))) {
 		local_inc(&ring->nest);
 		goto again;
+	}
+	if (plain) {
+		if (committed || head != prev)
+			pea_event_wakeup(ev, ring);
+		return;
 	}
 	if (ev->ordered) {
 		/* (H): data_head before the end of the writers in flight. */
@@ -361,7 +380,9 @@ static __always_inline void *pea_put_sample(void *p, struct pea_event *ev,
 					    u32 rec, u64 time)
 {
 	struct perf_event_header *hdr = p;
-	u32 raw_size = rec - ev->fixed_size - 4;
+	/* Loaded once: the stores below may alias @ev as far as C knows. */
+	u32 fixed = ev->fixed_size;
+	u32 raw_size = rec - fixed - 4;
 
 	/*
 	 * Padding is zeroed: no stale ring bytes reach user space. It is
@@ -373,10 +394,12 @@ static __always_inline void *pea_put_sample(void *p, struct pea_event *ev,
 	hdr->type = PERF_RECORD_SAMPLE;
 	hdr->misc = PERF_RECORD_MISC_KERNEL;
 	hdr->size = rec;
-	p = __pea_put_fields(p + sizeof(*hdr), ev, time);
+	/* The fields end at fixed_size: one test when there are none. */
+	if (fixed != sizeof(*hdr))
+		__pea_put_fields(p + sizeof(*hdr), ev, time);
+	p += fixed;
 	*(u32 *)p = raw_size;
-	p += 4;
-	return p;
+	return p + 4;
 }
 
 /**
@@ -408,9 +431,6 @@ static __always_inline u64 pea_ring_time(const struct pea_event *ev)
 	return pea_ring_clock(ev->clock);
 }
 
-/* pea_ring_claim()'s answer when @len bytes cannot be had. */
-#define PEA_RING_FULL	1UL
-
 /*
  * Tries of the claim loop before the record is dropped (and counted
  * lost, as when the ring is full). A try fails when a writer nested
@@ -423,15 +443,16 @@ static __always_inline u64 pea_ring_time(const struct pea_event *ev)
 #define PEA_RING_CLAIM_TRIES	16
 
 /*
- * Move the head of @ring by @len bytes; *@head receives the new head and,
- * if @timed, *@time the record's time. Return: the head before the move,
- * or PEA_RING_FULL (never a head: heads stay multiples of 8) when the
- * record does not fit or PEA_RING_CLAIM_TRIES tries failed.
+ * Move the head of @ring by @len bytes; *@offset receives the head before
+ * the move, *@head the new head and, if @timed, *@time the record's time.
+ * Return: false when the record does not fit or PEA_RING_CLAIM_TRIES
+ * tries failed.
  */
-static __always_inline unsigned long
+static __always_inline bool
 pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
 	       struct perf_event_mmap_page *pg, unsigned long len,
-	       unsigned long *head, u64 *time, bool timed)
+	       unsigned long *offsetp, unsigned long *head, u64 *time,
+	       bool timed, bool plain)
 {
 	unsigned long offset, tail;
 	unsigned int tries = 0;
@@ -445,19 +466,21 @@ pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
 		 * whether the record fits, never where it is written, since
 		 * every offset is masked into the ring.
 		 */
-		if (!ring->overwrite &&
+		if ((plain || !ring->overwrite) &&
 		    unlikely(offset - tail > ring->size - len))
-			return PEA_RING_FULL;
-		*head = ring->backward ? offset - len : offset + len;
+			return false;
+		*head = !plain && ring->backward ? offset - len : offset + len;
 		/* Between the head load and the cmpxchg: see "Time order". */
 		barrier();
 		if (timed)
 			*time = pea_ring_time(ev);
 		barrier();
-		if (local_cmpxchg(&ring->head, offset, *head) == offset)
-			return offset;
+		if (local_cmpxchg(&ring->head, offset, *head) == offset) {
+			*offsetp = offset;
+			return true;
+		}
 		if (unlikely(++tries == PEA_RING_CLAIM_TRIES))
-			return PEA_RING_FULL;
+			return false;
 	}
 }
 
@@ -465,7 +488,9 @@ pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
  * Reserve a sample of @rec bytes in @ring, @ev's ring as the caller
  * loaded it, and write its header, fields and padding (and a
  * PERF_RECORD_LOST before it when drops are pending). *@wakeup receives
- * the wake-up position to hand to __pea_ring_commit().
+ * the wake-up position to hand to __pea_ring_commit(). @plain:
+ * @ring->plain, a constant in each inlined copy; @untimed: a constant,
+ * true in a copy only called for events without PERF_SAMPLE_TIME.
  *
  * The reservation is described by scalars, not by a handle on the
  * stack: with CONFIG_INIT_STACK_ALL_ZERO (Debian's kernels) a handle
@@ -476,29 +501,36 @@ pea_ring_claim(struct pea_event *ev, struct pea_ring *ring,
  */
 static __always_inline void *__pea_ring_reserve(struct pea_event *ev,
 						struct pea_ring *ring, u32 rec,
-						unsigned long *wakeup)
+						unsigned long *wakeup,
+						bool plain, bool untimed)
 {
 	struct perf_event_mmap_page *pg;
 	unsigned long head, offset, len, fwd;
+	bool claimed;
 	long lost = 0;
 	u64 time;
 	void *p;
 
-	if (unlikely(!ring || READ_ONCE(ring->paused) || rec > ring->size)) {
+	/*
+	 * A plain ring was there: its callers' test (pea_ring_write()). A
+	 * paused ring's limit is 0.
+	 */
+	if (unlikely((!plain && !ring) || rec > READ_ONCE(ring->limit))) {
 		pea_ring_count_lost(ev, ring);
 		return NULL;
 	}
 	pg = ring->user_page;
 
 	local_inc(&ring->nest);
-	if (ev->ordered) {
+	if (!plain && ev->ordered) {
 		/*
 		 * (E): writers = 1 is visible before the clock read. The
 		 * store and the full barrier in one (an xchg on x86).
 		 */
 		smp_store_mb(PEA_PAGE_WRITERS(pg), 1);
 	}
-	*wakeup = local_read(&ring->wakeup);
+	/* A plain ring has no wake-up position: pea_ring_put_handle(). */
+	*wakeup = plain ? 0 : local_read(&ring->wakeup);
 
 	len = rec;
 	if (unlikely(atomic_long_read(&ev->lost_pending)) &&
@@ -514,21 +546,26 @@ static __always_inline void *__pea_ring_reserve(struct pea_event *ev,
 	 * Two copies of the loop: without TIME it makes no call, so what
 	 * it keeps in registers need not be saved around one.
 	 */
-	if (ev->sample_type & PERF_SAMPLE_TIME)
-		offset = pea_ring_claim(ev, ring, pg, len, &head, &time, true);
+	if (!untimed && (ev->sample_type & PERF_SAMPLE_TIME))
+		claimed = pea_ring_claim(ev, ring, pg, len, &offset, &head,
+					 &time, true, plain);
 	else
-		offset = pea_ring_claim(ev, ring, pg, len, &head, &time, false);
-	if (unlikely(offset == PEA_RING_FULL))
+		claimed = pea_ring_claim(ev, ring, pg, len, &offset, &head,
+					 &time, false, plain);
+	if (unlikely(!claimed))
 		goto fail;
 
-	if (ring->backward) {
-		offset = head;
-		fwd = -head;
-	} else {
-		fwd = head;
+	if (!plain) {
+		if (ring->backward) {
+			offset = head;
+			fwd = -head;
+		} else {
+			fwd = head;
+		}
+		if (unlikely(fwd - local_read(&ring->wakeup) >
+			     ring->watermark))
+			local_add(ring->watermark, &ring->wakeup);
 	}
-	if (unlikely(fwd - local_read(&ring->wakeup) > ring->watermark))
-		local_add(ring->watermark, &ring->wakeup);
 
 	p = ring->data + (offset & ring->mask);
 	if (lost)
@@ -541,20 +578,22 @@ fail:
 		WRITE_ONCE(PEA_PAGE_LOST_HINT(pg), 1);
 	}
 	pea_ring_count_lost(ev, ring);
-	pea_ring_put_handle(ev, ring, *wakeup);
+	pea_ring_put_handle(ev, ring, *wakeup, plain, false);
 	return NULL;
 }
 
 /* Count the record of @rec bytes, account wake-ups, publish data_head. */
 static __always_inline void __pea_ring_commit(struct pea_event *ev,
 					      struct pea_ring *ring, u32 rec,
-					      unsigned long wakeup)
+					      unsigned long wakeup, bool plain)
 {
 	u32 every = ev->wakeup_events;	/* 0 with attr.watermark */
 
 	local64_inc(&ev->records);
 	local64_add(rec, &ev->bytes);
-	if (every == 1) {
+	if (plain) {
+		/* wakeup_events 1, without the position */
+	} else if (every == 1) {
 		/* Linux's default: every record wakes, nothing to count. */
 		local_inc(&ring->wakeup);
 	} else if (every) {
@@ -565,7 +604,7 @@ static __always_inline void __pea_ring_commit(struct pea_event *ev,
 			local_inc(&ring->wakeup);
 		}
 	}
-	pea_ring_put_handle(ev, ring, wakeup);
+	pea_ring_put_handle(ev, ring, wakeup, plain, true);
 }
 
 /**
@@ -586,7 +625,12 @@ long pea_ring_reserve(struct pea_event *ev, u32 size,
 	struct pea_ring *ring = rcu_dereference_sched(ev->ring);
 	u32 rec = pea_record_size(ev, size);
 
-	h->data = __pea_ring_reserve(ev, ring, rec, &h->wakeup);
+	if (likely(ring && ring->plain))
+		h->data = __pea_ring_reserve(ev, ring, rec, &h->wakeup, true,
+					     false);
+	else
+		h->data = __pea_ring_reserve(ev, ring, rec, &h->wakeup, false,
+					     false);
 	if (unlikely(!h->data))
 		return -ENOSPC;
 	h->size = size;
@@ -624,33 +668,93 @@ void pea_ring_set_user(struct pea_output_handle *h)
  */
 void pea_ring_commit(struct pea_output_handle *h)
 {
-	__pea_ring_commit(h->event, h->ring, h->rec_size, h->wakeup);
+	if (likely(h->ring->plain))
+		__pea_ring_commit(h->event, h->ring, h->rec_size, h->wakeup,
+				  true);
+	else
+		__pea_ring_commit(h->event, h->ring, h->rec_size, h->wakeup,
+				  false);
 }
 
-/**
- * pea_ring_output() - write one sample record with @size payload bytes
- * @ev: an enabled output event bound to this CPU
- * @data: the payload
- * @size: payload bytes, at most @ev->max_payload
- *
- * pea_ring_reserve(), the copy and pea_ring_commit() in one function, so
- * that pea_output()'s path makes one call here and one to memcpy(): every
- * return of the hot path costs (a return thunk on mitigated CPUs).
- * Called with preemption disabled on @ev->cpu.
- *
- * Return: 0, or -ENOSPC when the record was dropped and counted lost.
+/*
+ * Reserve, copy, commit: pea_ring_output_map()'s end, in three copies:
+ * plain rings without TIME (no call but the copy), other plain rings,
+ * the others. Every writer of a ring takes the same kind of copy (plain
+ * or not: @ring->plain), as the wake-up decisions of nested writers
+ * depend on it. Out of line and reached by a tail call: the checks
+ * before need no registers saved, and each copy saves only what it keeps
+ * across its calls.
  */
-long pea_ring_output(struct pea_event *ev, const void *data, u32 size)
+static __always_inline long __pea_ring_write(struct pea_event *ev,
+					     struct pea_ring *ring,
+					     const void *data, u32 size,
+					     bool plain, bool untimed)
 {
-	struct pea_ring *ring = rcu_dereference_sched(ev->ring);
 	u32 rec = pea_record_size(ev, size);
 	unsigned long wakeup;
 	void *p;
 
-	p = __pea_ring_reserve(ev, ring, rec, &wakeup);
+	p = __pea_ring_reserve(ev, ring, rec, &wakeup, plain, untimed);
 	if (unlikely(!p))
 		return -ENOSPC;
 	memcpy(p, data, size);
-	__pea_ring_commit(ev, ring, rec, wakeup);
+	__pea_ring_commit(ev, ring, rec, wakeup, plain);
 	return 0;
+}
+
+static noinline notrace long pea_ring_write_fast(struct pea_event *ev,
+						 struct pea_ring *ring,
+						 const void *data, u32 size)
+{
+	return __pea_ring_write(ev, ring, data, size, true, true);
+}
+
+static noinline notrace long pea_ring_write_plain(struct pea_event *ev,
+						  struct pea_ring *ring,
+						  const void *data, u32 size)
+{
+	return __pea_ring_write(ev, ring, data, size, true, false);
+}
+
+static noinline notrace long pea_ring_write(struct pea_event *ev,
+					    struct pea_ring *ring,
+					    const void *data, u32 size)
+{
+	return __pea_ring_write(ev, ring, data, size, false, false);
+}
+
+/**
+ * pea_ring_output_map() - write one sample record into the event @flags names
+ * @map: the map
+ * @flags: slot index in the low 32 bits, or PEA_F_CURRENT_CPU
+ * @data: the payload
+ * @size: payload bytes
+ *
+ * pea_output() after its nesting slot: the slot and event checks
+ * (pea_output_event()), pea_ring_reserve(), the copy and
+ * pea_ring_commit() in one function, so that pea_output() and
+ * pea_kf_output() make one call here and one to memcpy(): every return
+ * of the hot path costs (a return thunk on mitigated CPUs). notrace: a
+ * traced program here would be a writer nested inside this one's slot.
+ *
+ * Context: preemption disabled, a nesting slot held (pea_nest_level).
+ * Return: 0, pea_output_event()'s errors, or -ENOSPC when the record was
+ * dropped and counted lost.
+ */
+notrace long pea_ring_output_map(struct pea_map *map, u64 flags,
+				 const void *data, u64 size)
+{
+	struct pea_event *ev;
+	struct pea_ring *ring;
+	long err;
+
+	err = pea_output_event(map, flags, size, &ev);
+	if (unlikely(err))
+		return err;
+	ring = rcu_dereference_sched(ev->ring);
+	if (likely(ring && ring->fast))
+		return pea_ring_write_fast(ev, ring, data, size);
+	if (ring && ring->plain)
+		return pea_ring_write_plain(ev, ring, data, size);
+	return pea_ring_write(ev, ring, data, size);
 }
