@@ -177,6 +177,18 @@ static void test_grammar(void)
 	program("(s == 1 || s == 2) && s == 3", "12|3&");
 	program("!(s == 1) && !s == 2", "1!2!&");
 	program("!!(s == 1 || !(s == 2 && s == 3))", "123&!|!!");
+	/* The parser recurses: '!' and '(' nest at most 64 deep. */
+	{
+		char text[256];
+		int i;
+
+		for (i = 0; i < 65; i++)
+			text[i] = i % 2 ? '(' : '!';
+		snprintf(text + 65, sizeof(text) - 65, "s == 1");
+		for (i = 0; i < 32; i++)
+			strcat(text, ")");
+		refused(text, "'!' and parentheses nested deeper than 64");
+	}
 }
 
 /* A string comparison: == and != exact, ~ a glob, as Linux's filters. */

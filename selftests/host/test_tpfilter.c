@@ -235,7 +235,18 @@ static void test_bounds(void)
 	for (i = 0; i < 65; i++)
 		expr[n++] = ')';
 	expr[n] = 0;
-	refused(expr, "parentheses nested deeper than 64");
+	refused(expr, "'!' and parentheses nested deeper than 64");
+	/* 65 '!' in a row: bounded as parentheses are (the parser recurses). */
+	for (i = 0, n = 0; i < 65; i++)
+		expr[n++] = '!';
+	snprintf(expr + n, sizeof(expr) - n, "dfd == 1");
+	refused(expr, "'!' and parentheses nested deeper than 64");
+	for (i = 0, n = 0; i < 64; i++)
+		expr[n++] = '!';
+	snprintf(expr + n, sizeof(expr) - n, "dfd == 1");
+	err = tp_filter_compile(&fmt, expr, &f, msg, sizeof(msg));
+	ok(!err && f.nprog == 1, "64 '!' in a row: taken, an even count cancels (got %d %s %u)",
+	   err, err ? msg : "", f.nprog);
 }
 
 static void test_errors(void)

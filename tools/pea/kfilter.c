@@ -44,7 +44,7 @@ struct parser {
 	const char *s;
 	char *msg;
 	size_t len;
-	unsigned int depth, max_depth;
+	unsigned int depth, max_depth, nest;
 };
 
 static void skip_ws(struct parser *p)
@@ -327,9 +327,15 @@ static int parse_unary(struct parser *p)
 	int idx, err;
 
 	skip_ws(p);
+	if ((*p->s == '!' && p->s[1] != '=') || *p->s == '(') {
+		/* The parser recurses: bounded, as tpfilter.c's. */
+		if (++p->nest > 64)
+			return fail(p, "%s", "'!' and parentheses nested deeper than 64");
+	}
 	if (*p->s == '!' && p->s[1] != '=') {
 		p->s++;
 		err = parse_unary(p);
+		p->nest--;
 		return err ? err : emit_op(p, PEA_PRED_NOT);
 	}
 	if (*p->s == '(') {
@@ -341,6 +347,7 @@ static int parse_unary(struct parser *p)
 		if (*p->s != ')')
 			return fail(p, "a ')' expected at '%s'", p->s);
 		p->s++;
+		p->nest--;
 		return 0;
 	}
 	n = expr_len(p->s);

@@ -34,7 +34,7 @@
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
-/* Parentheses nested deeper than this are refused (the parser recurses). */
+/* '!' and parentheses nested deeper than this are refused (the parser recurses). */
 #define TPF_NEST_MAX	64
 
 struct parser {
@@ -292,13 +292,17 @@ static int parse_unary(struct parser *p)
 
 	skip_ws(p);
 	if (*p->s == '!' && p->s[1] != '=') {
+		if (++p->nest > TPF_NEST_MAX)
+			return fail(p, "'!' and parentheses nested deeper than %d",
+				    TPF_NEST_MAX);
 		p->s++;
 		err = parse_unary(p);
+		p->nest--;
 		return err ? err : emit(p, PEA_PRED_NOT, 0);
 	}
 	if (*p->s == '(') {
 		if (++p->nest > TPF_NEST_MAX)
-			return fail(p, "parentheses nested deeper than %d",
+			return fail(p, "'!' and parentheses nested deeper than %d",
 				    TPF_NEST_MAX);
 		p->s++;
 		err = parse_or(p);
