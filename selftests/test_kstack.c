@@ -710,8 +710,8 @@ int main(void)
 	      "struct pea_probe_attr: VER1 is VER0 + kstack_depth + reserved");
 	PT_EQ(offsetof(struct pea_probe_attr, kstack_depth),
 	      PEA_PROBE_ATTR_SIZE_VER0, "kstack_depth at VER0");
-	PT_EQ(sizeof(struct pea_tp_attr), PEA_TP_ATTR_SIZE_VER0 + 8,
-	      "struct pea_tp_attr: VER0 + kstack_depth + reserved");
+	PT_EQ(PEA_TP_ATTR_SIZE_VER1, PEA_TP_ATTR_SIZE_VER0 + 8,
+	      "struct pea_tp_attr: VER1 is VER0 + kstack_depth + reserved");
 	PT_EQ(offsetof(struct pea_tp_attr, kstack_depth),
 	      PEA_TP_ATTR_SIZE_VER0, "kstack_depth at VER0");
 	setup_map();

@@ -307,6 +307,17 @@ __attribute__((noinline, used)) void pt_tp_pre_exec_spin(unsigned int ms)
 		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
+/*
+ * The share of the pre-exec samples that must end in its spin: the rest
+ * are in the kernel (page faults, the clock read, the tick), which the
+ * debug kernel's KASAN and lockdep make about five times longer (651 of
+ * 688, 94.6%, there).
+ */
+static unsigned long pre_exec_pct(void)
+{
+	return pt_time_scale() > 1 ? 90 : 95;
+}
+
 /* Weight of folded lines starting with @comm;, and of those with @frame. */
 static void count_comm(const char *comm, const char *frame,
 		       unsigned long *all, unsigned long *with)
@@ -397,7 +408,7 @@ static void test_pid_exec(bool records)
 	}
 	count_comm("test_tool_profi", ";pt_tp_pre_exec_spin", &pre, &pre_named);
 	read_folded(&f, "test_sample");
-	PT_OK(pre >= 20 && pre_named >= pre * 95 / 100,
+	PT_OK(pre >= 20 && pre_named >= pre * pre_exec_pct() / 100,
 	      "exec (%s): before the exec %lu of %lu samples end in pt_tp_pre_exec_spin",
 	      how, pre_named, pre);
 	PT_OK(f.a && f.b && f.a + f.b >= (f.a + f.b + f.spin_other) * 95 / 100,
@@ -427,7 +438,7 @@ static void test_cmd_exec(bool records)
 	      "-- CMD exec (%s): exit 0", how);
 	count_comm("test_tool_profi", ";pt_tp_pre_exec_spin", &pre, &pre_named);
 	read_folded(&f, "test_sample");
-	PT_OK(pre >= 20 && pre_named >= pre * 95 / 100,
+	PT_OK(pre >= 20 && pre_named >= pre * pre_exec_pct() / 100,
 	      "-- CMD exec (%s): before the second exec %lu of %lu samples end in pt_tp_pre_exec_spin",
 	      how, pre_named, pre);
 	PT_OK(f.a && f.b && f.a + f.b >= (f.a + f.b + f.spin_other) * 95 / 100,
