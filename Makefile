@@ -282,20 +282,22 @@ $(BUILD)/selftests/test_uprobe: USER_CFLAGS += -DPT_UPROBE32='"$(PT_UPROBE32)"'
 # kept, no call turned into a jump.
 # It embeds a shared object it maps after its exec (pea profile's test).
 # Both are linked with known build-ids, which test_tool_profile expects
-# from pea profile --build-ids.
+# from pea profile --build-ids: the ids are in this Makefile, so a change
+# of it relinks them (and test_tool_profile, which is told them).
 PT_SAMPLE_BID := 0x7065612070726f66696c6520746573745f73616d
 PT_PROF_SO_BID := 0x7065612070745f70726f665f736f2e736f212121
 PT_PROF_SO := $(BUILD)/selftests/pt_prof_so.so
-$(PT_PROF_SO): selftests/pt_prof_so.c
+$(PT_PROF_SO): selftests/pt_prof_so.c Makefile
 	@mkdir -p $(@D)
 	$(CC) -O2 -fPIC -shared -nostdlib -fno-omit-frame-pointer \
 		-Wl,-e,pt_prof_so_spin -Wl,--build-id=$(PT_PROF_SO_BID) -o $@ $<
 
-$(BUILD)/selftests/test_sample: selftests/test_sample.c $(LIBPEA) $(PT_PROF_SO)
+$(BUILD)/selftests/test_sample: selftests/test_sample.c $(LIBPEA) $(PT_PROF_SO) Makefile
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls \
 		-DPT_PROF_SO='"$(PT_PROF_SO)"' -MMD -MP -static -o $@ $< \
 		$(LIBPEA) -lpthread -Wl,--build-id=$(PT_SAMPLE_BID)
+$(BUILD)/selftests/test_tool_profile: Makefile
 $(BUILD)/selftests/test_tool_profile: USER_CFLAGS += \
 	-DPT_SAMPLE_BID='"$(PT_SAMPLE_BID)"' -DPT_PROF_SO_BID='"$(PT_PROF_SO_BID)"'
 
