@@ -83,6 +83,23 @@ bool pea_link_excluded(struct pea_link *l)
 }
 
 /**
+ * pea_link_other_tgid() - whether the tgid filter, or the map's excluded
+ * process, rejects this hit, without counting it
+ * @l: the link
+ *
+ * For a return whose call was counted at entry, and for work done before
+ * the hit is decided (a uprobe's page faults for its fetches).
+ *
+ * Return: true if the hit is to be skipped.
+ */
+bool pea_link_other_tgid(struct pea_link *l)
+{
+	return (l->filter_tgid &&
+		task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid) ||
+	       pea_link_excluded(l);
+}
+
+/**
  * pea_link_filtered_tgid() - whether the tgid filter, or the map's
  * excluded process, rejects this hit
  * @l: the link
@@ -93,9 +110,7 @@ bool pea_link_excluded(struct pea_link *l)
  */
 bool pea_link_filtered_tgid(struct pea_link *l)
 {
-	if ((l->filter_tgid &&
-	     task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid) ||
-	    pea_link_excluded(l)) {
+	if (pea_link_other_tgid(l)) {
 		this_cpu_inc(l->stats->filtered);
 		return true;
 	}

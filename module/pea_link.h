@@ -74,6 +74,7 @@ bool pea_link_filtered(struct pea_link *l);
 bool pea_link_filtered_cpu(struct pea_link *l);
 bool pea_link_filtered_tgid(struct pea_link *l);
 bool pea_link_excluded(struct pea_link *l);
+bool pea_link_other_tgid(struct pea_link *l);
 
 /*
  * Count a hit in this CPU's stats, before its outcome (written, errors).

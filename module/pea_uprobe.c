@@ -151,18 +151,6 @@ static struct pea_link *pea_uc_link(struct uprobe_consumer *uc)
 	return &container_of(uc, struct pea_uprobe_link, uc)->link;
 }
 
-/*
- * The tgid filter and the map's excluded process, without counting: for
- * returns, counted at entry (a return of a call filtered there is no
- * miss), and before faulting in what fetches read.
- */
-static bool pea_uprobe_other_tgid(struct pea_link *l)
-{
-	return (l->filter_tgid &&
-		task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid) ||
-	       pea_link_excluded(l);
-}
-
 static int pea_uprobe_handler(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 {
 	struct pea_link *l = pea_uc_link(uc);
@@ -170,7 +158,7 @@ static int pea_uprobe_handler(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 
 	pea_read_args(regs, args);
 	/* While the handler may still sleep: see pea_fetch_prefault(). */
-	if (l->fetch && !pea_uprobe_other_tgid(l))
+	if (l->fetch && !pea_link_other_tgid(l))
 		pea_fetch_prefault(l->fetch, regs, args, 0);
 	preempt_disable();
 	if (!pea_link_filtered(l))
@@ -428,7 +416,7 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
 	u32 d = 0;
 	int i;
 
-	if (pea_uprobe_other_tgid(l))
+	if (pea_link_other_tgid(l))
 		return 0;
 	i = pea_uprobe_slot(l, false);
 	if (i >= 0) {
