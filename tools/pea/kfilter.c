@@ -174,26 +174,43 @@ static int parse_op(struct parser *p, __u8 *op)
  * escapes, a leading ! that negates) is refused, rather than a pattern
  * that silently matches otherwise.
  */
+/*
+ * The text between the quote at p->s ('"' or '\'') and its twin, taken
+ * as written (Linux's parse_pred() has no escapes), into @buf of @len
+ * bytes: 0, or -EINVAL saying @what lacks its closing quote or @too_long.
+ */
+static int quoted(struct parser *p, char *buf, size_t len, const char *what,
+		  const char *too_long)
+{
+	char q = *p->s++;
+	size_t n = 0;
+
+	while (*p->s && *p->s != q) {
+		if (n + 1 == len)
+			return fail(p, "%s", too_long);
+		buf[n++] = *p->s++;
+	}
+	buf[n] = '\0';
+	if (*p->s != q) {
+		snprintf(p->msg, p->len, "%s without its closing %c", what, q);
+		return -EINVAL;
+	}
+	p->s++;
+	return 0;
+}
+
 static int string_value(struct parser *p, const char *expr,
 			struct pea_pred *pr)
 {
-	char q = *p->s, why[256];
-	size_t n = 0;
+	char why[256];
+	int err;
 
-	if (q != '"' && q != '\'')
+	if (*p->s != '"' && *p->s != '\'')
 		return fail(p, "a \"string\" expected at '%s'", p->s);
-	p->s++;
-	while (*p->s && *p->s != q) {
-		if (n + 1 == sizeof(pr->str))
-			return fail(p, "a string longer than %s bytes",
-				    "63");
-		pr->str[n++] = *p->s++;
-	}
-	if (*p->s != q)
-		return fail(p, "%s", q == '"' ?
-			    "a string without its closing \"" :
-			    "a string without its closing '");
-	p->s++;
+	err = quoted(p, pr->str, sizeof(pr->str), "a string",
+		     "a string longer than 63 bytes");
+	if (err)
+		return err;
 	if (pr->cmp != PEA_TP_OP_EQ && pr->cmp != PEA_TP_OP_NE &&
 	    pr->cmp != PEA_TP_OP_GLOB)
 		return fail(p, "%s", "strings take == != and ~ only");
@@ -295,22 +312,16 @@ static int number_value(struct parser *p, const struct kfetch *k,
  */
 static int cgroup_value(struct parser *p, struct pea_pred *pr)
 {
-	char path[PATH_MAX], why[PATH_MAX + 128], q;
-	size_t n = 0;
+	char path[PATH_MAX], why[PATH_MAX + 128];
 	__u64 id;
+	int err;
 
 	if (pr->cmp != PEA_TP_OP_EQ && pr->cmp != PEA_TP_OP_NE)
 		return fail(p, "%s", "ctx.cgroup takes == and != with a path");
-	q = *p->s++;	/* the opening quote; the text is taken as written */
-	while (*p->s && *p->s != q) {
-		if (n + 1 == sizeof(path))
-			return fail(p, "%s", "a cgroup path longer than PATH_MAX");
-		path[n++] = *p->s++;
-	}
-	path[n] = '\0';
-	if (*p->s != q)
-		return fail(p, "%s", "a cgroup path without its closing quote");
-	p->s++;
+	err = quoted(p, path, sizeof(path), "a cgroup path",
+		     "a cgroup path longer than PATH_MAX");
+	if (err)
+		return err;
 	if (ctxfetch_cgroup_id(path, &id, why, sizeof(why)))
 		return fail(p, "%s", why);
 	pr->value = id;
