@@ -112,8 +112,10 @@ PEA_SRCS := $(wildcard tools/pea/*.c)
 PEA_OBJS := $(patsubst tools/pea/%.c,$(BUILD)/tools/pea-objs/%.o,$(PEA_SRCS))
 PEA_TOOL := $(BUILD)/tools/pea
 # ktypes.c reads the kernel's BTF with Debian's libbpf (libbpf-dev), linked
-# statically with what it needs (libelf, zlib, zstd), as the bench is.
-PEA_LIBS := -lbpf -lelf -lz -lzstd -lpthread
+# statically with what it needs (libelf, zlib, zstd), as the bench is;
+# udwarf.c a user program's DWARF with elfutils' libdw (libdw-dev), linked
+# the same way with what its static library needs (bzip2, xz).
+PEA_LIBS := -lbpf -ldw -lelf -lz -lbz2 -llzma -lzstd -lpthread
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR)
 
@@ -259,16 +261,27 @@ $(EXAMPLES): $(BUILD)/examples/bpf/%: examples/bpf/%.c \
 examples: $(EXAMPLES)
 
 # test_uprobe and test_tool_uprobe embed a small shared object (the guest
-# has no dynamic libc: the tests write it out, map its text and call it).
+# has no dynamic libc: the tests write it out, map its text and call it);
+# test_tool_udwarf too, as a file without DWARF.
 PT_UPROBE_SO := $(BUILD)/selftests/pt_uprobe_so.so
 $(PT_UPROBE_SO): selftests/pt_uprobe_so.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -fPIC -shared -nostdlib -Wl,-e,pt_so_fn -o $@ $<
 
 PT_UPROBE_TESTS := $(BUILD)/selftests/test_uprobe \
-	$(BUILD)/selftests/test_tool_uprobe
+	$(BUILD)/selftests/test_tool_uprobe $(BUILD)/selftests/test_tool_udwarf
 $(PT_UPROBE_TESTS): $(PT_UPROBE_SO)
 $(PT_UPROBE_TESTS): USER_CFLAGS += -DPT_UPROBE_SO='"$(PT_UPROBE_SO)"'
+
+# test_tool_udwarf also embeds a C++ program (g++ -g, static: the guest has
+# no dynamic libc) whose functions it traces by their qualified names.
+PT_UDWARF_CXX := $(BUILD)/selftests/pt_udwarf_cxx
+$(PT_UDWARF_CXX): selftests/pt_udwarf_cxx.cc
+	@mkdir -p $(@D)
+	$(CXX) -O2 -g -Wall -Wextra -Werror -fno-exceptions -fno-rtti -static \
+		-o $@ $<
+$(BUILD)/selftests/test_tool_udwarf: $(PT_UDWARF_CXX)
+$(BUILD)/selftests/test_tool_udwarf: USER_CFLAGS += -DPT_UDWARF_CXX='"$(PT_UDWARF_CXX)"'
 
 # test_uprobe also embeds a 32-bit program (uretprobes on compat tasks).
 PT_UPROBE32 := $(BUILD)/selftests/pt_uprobe32
@@ -277,6 +290,16 @@ $(PT_UPROBE32): selftests/m32/pt_uprobe32.c
 	$(CC) -m32 $(USER_CFLAGS) -static -o $@ $<
 $(BUILD)/selftests/test_uprobe: $(PT_UPROBE32)
 $(BUILD)/selftests/test_uprobe: USER_CFLAGS += -DPT_UPROBE32='"$(PT_UPROBE32)"'
+
+# test_ustack32 embeds a 32-bit chain of frame-pointer functions; not
+# position-independent, so that each begins with push %ebp.
+PT_USTACK32 := $(BUILD)/selftests/pt_ustack32
+$(PT_USTACK32): selftests/m32/pt_ustack32.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(USER_CFLAGS) -fno-omit-frame-pointer -fno-pie -no-pie \
+		-static -o $@ $<
+$(BUILD)/selftests/test_ustack32: $(PT_USTACK32)
+$(BUILD)/selftests/test_ustack32: USER_CFLAGS += -DPT_USTACK32='"$(PT_USTACK32)"'
 
 # test_sample walks its own user stacks by frame pointers: every frame
 # kept, no call turned into a jump.
@@ -310,6 +333,23 @@ $(BUILD)/selftests/test_agg_stack: USER_CFLAGS += -fno-omit-frame-pointer \
 # frame pointers, and no call turned into a jump.
 $(BUILD)/selftests/test_ustack $(BUILD)/selftests/test_tool_ustack: \
 	USER_CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
+# test_uregs embeds a 32-bit program (a compat task's user registers).
+PT_UREGS32 := $(BUILD)/selftests/pt_uregs32
+$(PT_UREGS32): selftests/m32/pt_uregs32.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(USER_CFLAGS) -static -o $@ $<
+$(BUILD)/selftests/test_uregs: $(PT_UREGS32)
+$(BUILD)/selftests/test_uregs: USER_CFLAGS += -DPT_UREGS32='"$(PT_UREGS32)"'
+# test_tool_dwunw profiles itself WITHOUT frame pointers, unwound by DWARF
+# call frame information (.eh_frame): no call turned into a jump.
+$(BUILD)/selftests/test_tool_dwunw: USER_CFLAGS += -fomit-frame-pointer \
+	-fno-optimize-sibling-calls -fasynchronous-unwind-tables
+# test_tool_profile_self execs its own file: a static PIE, so that the
+# exec loads it at another address; frame pointers for its stacks.
+$(BUILD)/selftests/test_tool_profile_self: selftests/test_tool_profile_self.c $(LIBPEA)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -fno-omit-frame-pointer -MMD -MP -static-pie \
+		-o $@ $< $(LIBPEA) -lpthread
 
 tools: $(PEA_TOOL)
 

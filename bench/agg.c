@@ -14,7 +14,10 @@
  *     with a BPF hash map, as bcc's tools do; the stack by
  *     bpf_get_stackid() into a stack map (bcc's stackcount).
  * and, for the kprobe mechanism alone, pea_bench's kprobe with a handler
- * that returns and an empty BPF program. Each loop is timed between two
+ * that returns and an empty BPF program. The tgid filter's cost for a
+ * process it rejects: pea's kprobe filtered on another process (a child
+ * that waits), plainly and as that process's tree (PEA_PROBE_F_DESCENDANTS:
+ * the walk from this process up to the idle task, its depth noted). Each loop is timed between two
  * loops without a probe; the per-hit cost is the difference over AGG_N. Under `make bench-icount` (one vCPU,
  * -icount shift=0: a guest ns is an instruction) with BENCH_ARGS="-f agg"
  * the figures are instructions per hit.
@@ -25,7 +28,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/pea.h>
 #include <bpf/libbpf.h>
 #include "libpea.h"
@@ -47,13 +52,18 @@ enum agg_cfg {
 	AG_BPF_COUNT,
 	AG_BPF_HIST,
 	AG_BPF_STACK,
+	AG_PEA_OTHER,	/* filtered: another process */
+	AG_PEA_TREE,	/* filtered: not in another process's tree */
 	AG_NR,
 };
 
 static const char *const ag_name[AG_NR] = {
 	"kprobe empty", "bpf empty", "record", "pea count", "pea log2 hist", "pea kstack",
-	"bpf count", "bpf log2 hist", "bpf stackid",
+	"bpf count", "bpf log2 hist", "bpf stackid", "pea other tgid",
+	"pea other tree",
 };
+
+static pid_t ag_other;	/* the process AG_PEA_OTHER and _TREE filter on */
 
 struct ag_on {
 	int pea_link;
@@ -65,7 +75,7 @@ static unsigned int agg_n(void)
 	return g_quick ? 2000 : 5000;
 }
 
-static int ag_probe(int map_fd)
+static int ag_probe(int map_fd, enum agg_cfg c)
 {
 	struct pea_probe_attr a;
 	int fd;
@@ -76,6 +86,10 @@ static int ag_probe(int map_fd)
 	snprintf(a.symbol, sizeof(a.symbol), "%s", BENCH_KP_SYMBOL);
 	a.id = 1;
 	a.filter_cpu = -1;
+	if (c == AG_PEA_OTHER || c == AG_PEA_TREE)
+		a.filter_tgid = ag_other;
+	if (c == AG_PEA_TREE)
+		a.flags |= PEA_PROBE_F_DESCENDANTS;
 	fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &a);
 	if (fd < 0)
 		die("PEA_MAP_IOC_ATTACH_PROBE %s: %m", BENCH_KP_SYMBOL);
@@ -126,8 +140,8 @@ static struct ag_on ag_attach(enum agg_cfg c, int map_fd)
 		prog = g_skel->progs.kp_agg_stack;
 		break;
 	default:
-		on.pea_link = ag_probe(map_fd);
-		if (c != AG_RECORD)
+		on.pea_link = ag_probe(map_fd, c);
+		if (c != AG_RECORD && c != AG_PEA_OTHER && c != AG_PEA_TREE)
 			ag_table(on.pea_link, c);
 		return on;
 	}
@@ -143,7 +157,19 @@ static void ag_detach(enum agg_cfg c, struct ag_on *on, __u64 hits)
 	struct pea_agg_read r;
 	static unsigned char buf[1 << 20], sbuf[1 << 20];
 
-	if (on->pea_link >= 0 && c != AG_RECORD) {
+	if (c == AG_PEA_OTHER || c == AG_PEA_TREE) {
+		struct pea_link_info li;
+
+		memset(&li, 0, sizeof(li));
+		if (ioctl(on->pea_link, PEA_LINK_IOC_INFO, &li))
+			die("PEA_LINK_IOC_INFO (%s): %m", ag_name[c]);
+		if (li.filtered < hits || li.written || li.deep)
+			die("%s: %llu filtered for %llu calls, %llu written, %llu deep",
+			    ag_name[c], (unsigned long long)li.filtered,
+			    (unsigned long long)hits,
+			    (unsigned long long)li.written,
+			    (unsigned long long)li.deep);
+	} else if (on->pea_link >= 0 && c != AG_RECORD) {
 		memset(&r, 0, sizeof(r));
 		r.size = sizeof(r);
 		r.flags = PEA_AGG_READ_F_CLEAR;
@@ -208,6 +234,31 @@ static double ag_measure(enum agg_cfg c, struct chan *ch)
 	return (t - (b0 + b1) / 2) / n;
 }
 
+/* Tasks the tree filter reads from this process: it, its parents, pid 0. */
+static int ag_depth(void)
+{
+	char path[64], buf[512], *p;
+	int pid = getpid(), n = 1;
+
+	while (pid > 0 && n < 100) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		f = fopen(path, "r");
+		if (!f || !fgets(buf, sizeof(buf), f)) {
+			if (f)
+				fclose(f);
+			break;
+		}
+		fclose(f);
+		p = strrchr(buf, ')');
+		if (!p || sscanf(p + 2, "%*c %d", &pid) != 1)
+			break;
+		n++;
+	}
+	return n;
+}
+
 void bench_agg(void)
 {
 	static const struct {
@@ -232,13 +283,28 @@ void bench_agg(void)
 		die("agg: opening the pea channel");
 	note("agg: kprobe on %s, %u calls per loop, CPU %d, %d runs",
 	     BENCH_KP_SYMBOL, agg_n(), cpu, g_runs);
+	ag_other = fork();
+	if (ag_other < 0)
+		die("agg: fork: %m");
+	if (!ag_other) {
+		pause();	/* the other process, until killed */
+		_exit(0);
+	}
+	note("agg: the tree filter walks %d tasks from this one (its parents to the idle task)",
+	     ag_depth());
 	for (r = 0; r < g_runs; r++)
 		for (c = 0; c < AG_NR; c++)
 			v[c][r] = ag_measure(c, &ch);
+	kill(ag_other, SIGKILL);
+	waitpid(ag_other, NULL, 0);
 	chan_close(&ch);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		fig_add(rows[i].fig, "pea", 0, v[rows[i].pea], g_runs, "ns");
 		fig_add(rows[i].fig, "bpf", 0, v[rows[i].bpf], g_runs, "ns");
 		fig_add(rows[i].fig, "record", 0, v[AG_RECORD], g_runs, "ns");
 	}
+	fig_add("filter per hit: another process's", "tgid", 0,
+		v[AG_PEA_OTHER], g_runs, "ns");
+	fig_add("filter per hit: another process's", "tree", 0,
+		v[AG_PEA_TREE], g_runs, "ns");
 }

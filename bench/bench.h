@@ -128,6 +128,9 @@ bool bench_kfunc(int cpu, bool e2e);
 /* agg.c: in-kernel aggregation per hit, pea's tables and BPF maps */
 void bench_agg(void);
 
+/* fprobe.c: one fprobe link over N functions against N kprobes */
+void bench_fprobe(void);
+
 /* latency.c: wake-up latency */
 void bench_latency(void);
 

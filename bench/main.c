@@ -7,12 +7,12 @@
  *   -r RUNS     repetitions of each figure (default 5, at least 3)
  *   -o JSON     where to write the JSON (default /tmp/pea-bench.json)
  *   -f FIGURES  comma separated subset of kcost,e2e,lossfree,latency,kfunc,
- *               ordered, agg (default all), or icount and sample (only
+ *               ordered, agg, fprobe (default all), or icount and sample (only
  *               when named: the instruction counts of `make bench-icount`,
  *               see icount.c and sample.c)
  *
- * Needs pea.ko and pea_bench.ko loaded, root, 4 CPUs (-f icount, -f agg or
- * -f kfunc alone: one; kfunc then measures the in-kernel cost only). Prints notes to stderr, the table and the JSON to stdout (see
+ * Needs pea.ko and pea_bench.ko loaded, root, 4 CPUs (-f icount, -f agg,
+ * -f fprobe or -f kfunc alone: one; kfunc then measures the in-kernel cost only). Prints notes to stderr, the table and the JSON to stdout (see
  * report.c). Exits with 1 if icount's two passes differ by more than 1%.
  */
 #include <errno.h>
@@ -165,6 +165,7 @@ int main(int argc, char **argv)
 	g_ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (g_ncpus < 4 && !(figs && (!strcmp(figs, "icount") ||
 				      !strcmp(figs, "agg") ||
+				      !strcmp(figs, "fprobe") ||
 				      !strcmp(figs, "kfunc") ||
 				      !strcmp(figs, "sample") ||
 				      !strcmp(figs, "icount,sample"))))
@@ -200,6 +201,8 @@ int main(int argc, char **argv)
 		bench_kfunc(g_ncpus >= 4 ? 1 : 0, g_ncpus >= 4);
 	if (wanted(figs, "agg"))
 		bench_agg();
+	if (wanted(figs, "fprobe"))
+		bench_fprobe();
 	/* Not in the default set: it wants a guest of its own (icount). */
 	if (figs && wanted(figs, "icount"))
 		icount_ok = bench_icount();

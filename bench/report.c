@@ -148,10 +148,11 @@ static void print_table(void)
 
 	for (i = 0; i < nfigs; i++)
 		if (strncmp(figs[i].name, "ic-", 3) &&
-		    strncmp(figs[i].name, "agg ", 4))
+		    strncmp(figs[i].name, "agg ", 4) &&
+		    strncmp(figs[i].name, "fprobe ", 7))
 			break;
 	if (i == nfigs)
-		return;		/* only icount's or agg's figures */
+		return;		/* only icount's, agg's or fprobe's figures */
 	printf("%-40s %5s %-6s| %-24s| %-24s| %-24s| %7s | %7s | %s\n",
 	       "figure", "size", "unit", "pea med [min-max]",
 	       "perf med [min-max]", "ring med [min-max]", "pea/prf",
@@ -167,8 +168,9 @@ static void print_table(void)
 				break;
 		if (j < i || fig_find(f->name, f->size, "ordered"))
 			continue;
-		/* bench_icount()'s and bench_agg()'s: tables of their own. */
-		if (!strncmp(f->name, "ic-", 3) || !strncmp(f->name, "agg ", 4))
+		/* bench_icount()'s, _agg()'s, _fprobe()'s: tables of their own. */
+		if (!strncmp(f->name, "ic-", 3) || !strncmp(f->name, "agg ", 4) ||
+		    !strncmp(f->name, "fprobe ", 7))
 			continue;
 		p = fig_find(f->name, f->size, "pea");
 		q = fig_find(f->name, f->size, "perf");
@@ -223,6 +225,39 @@ static void print_agg_table(void)
 		print_cell(r);
 		print_ratio(f, b);
 		print_ratio(f, r);
+		printf("\n");
+	}
+}
+
+/* One fprobe link against N kprobes: kprobes/fprobe per row. */
+static void print_fprobe_table(void)
+{
+	bool header = false;
+	int i, j;
+
+	for (i = 0; i < nfigs; i++) {
+		const struct fig *f = &figs[i], *fp, *kp;
+
+		if (strncmp(f->name, "fprobe ", 7))
+			continue;
+		for (j = 0; j < i; j++)
+			if (!strcmp(figs[j].name, f->name))
+				break;
+		if (j < i)
+			continue;	/* its row is printed */
+		if (!header) {
+			printf("\n%-40s %-6s| %-24s| %-24s| %7s\n",
+			       "figure (one fprobe vs N kprobes)", "unit",
+			       "fprobe med [min-max]", "kprobes med [min-max]",
+			       "kp/fp");
+			header = true;
+		}
+		fp = fig_find(f->name, f->size, "fprobe");
+		kp = fig_find(f->name, f->size, "kprobes");
+		printf("%-40s %-6s|", f->name, f->unit);
+		print_cell(fp);
+		print_cell(kp);
+		print_ratio(kp, fp);
 		printf("\n");
 	}
 }
@@ -297,6 +332,7 @@ void report_print(const char *json_path, const char *title)
 	print_table();
 	print_ordered_table();
 	print_agg_table();
+	print_fprobe_table();
 	icount_print();
 	printf("# --- bench table end ---\n");
 	printf("# --- bench json begin ---\n");

@@ -25,6 +25,12 @@
  * count perf's context markers too). Each figure is the
  * median of SMP_RUNS runs; the baseline is the cheapest run without a
  * sampler (a tick that lands in a run adds to it).
+ *
+ * Then, for DWARF unwinding in user space (pea profile --call-graph
+ * dwarf), the user workload with its registers and SMP_STACK_USER bytes of
+ * user stack in each record (PEA_SAMPLE_F_USER_REGS), against perf's
+ * PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER of the same size: the
+ * cost over no stacks, next to the frame-pointer walk's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,16 +52,20 @@
 #define SMP_SPIN	4000000UL	/* spin() iterations per run */
 #define SMP_READS	1000		/* 64 KiB reads per run */
 #define SMP_RUNS	5
-#define SMP_PAGES	512		/* 2 MiB: every run's records fit */
+#define SMP_PAGES	4096		/* 16 MiB: every run's records fit */
+#define SMP_STACK_USER	8192		/* perf's --call-graph dwarf default */
 
 static volatile unsigned long smp_sink;
 
 struct smp_tally {
 	unsigned long samples, lost, knr, unr, user;
+	unsigned long ubytes;	/* stack bytes copied (pea_user_regs) */
 };
 
 /* What the callbacks count: the run's records. */
 static struct smp_tally smp_t;
+/* Registers and this much stack per sample (0: none). */
+static __u32 smp_stack_user;
 
 /*
  * Linux's own sampler for comparison: perf_event_open() of the same
@@ -78,6 +88,12 @@ static int smp_perf_open(bool chain, bool user_only, void **ring)
 			(chain ? PERF_SAMPLE_CALLCHAIN : 0);
 	a.exclude_callchain_kernel = user_only;
 	a.exclude_callchain_user = !user_only;
+	if (smp_stack_user) {
+		/* x86-64's general registers and ip, as pea copies them. */
+		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a.sample_regs_user = 0xff01ffULL;	/* ax..ip, r8..r15 */
+		a.sample_stack_user = smp_stack_user;
+	}
 	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		die("perf_event_open: %m");
@@ -116,7 +132,7 @@ static void smp_perf_close(int fd, void *ring, bool kernel,
 				memcpy(&nr, data + ((pos + sizeof(h) + 40) % size),
 				       sizeof(nr));
 			/* The entries, with perf's context marker. */
-			if (h.size > sizeof(h) + 40) {
+			if (h.size > sizeof(h) + 40 && !smp_stack_user) {
 				if (kernel)
 					t->knr += nr;
 				else
@@ -145,6 +161,23 @@ static __attribute__((noinline)) void smp_rec(int d, unsigned long n)
 	else
 		smp_spin(n);
 	__asm__ volatile("" ::: "memory");
+}
+
+/*
+ * The user workload 16 KiB below this frame: a stack copy of
+ * SMP_STACK_USER bytes is then always whole, not cut where the stack's
+ * top happens to be (its place in the page is randomised).
+ */
+static __attribute__((noinline)) void smp_deep(int d, unsigned long n)
+{
+	volatile char pad[16384];
+	size_t i;
+
+	/* Every page touched: the copy stops at one not present. */
+	for (i = 0; i < sizeof(pad); i += 64)
+		pad[i] = 0;
+	smp_rec(d, n);
+	__asm__ volatile("" : : "r"(pad) : "memory");
 }
 
 static void smp_reads(int fd, int n)
@@ -177,6 +210,15 @@ static void smp_on_sample(void *ctx, int cpu, void *data, __u32 size)
 	t->samples++;
 	t->knr += r.kstack_nr;
 	t->unr += r.ustack_nr;
+	if (r.flags & PEA_REC_F_UREGS) {
+		struct pea_user_regs ur;
+		size_t off = sizeof(r) + (r.kstack_nr + r.ustack_nr) * 8;
+
+		if (size >= off + sizeof(ur)) {
+			memcpy(&ur, (unsigned char *)data + off, sizeof(ur));
+			t->ubytes += ur.stack_size;
+		}
+	}
 	if (r.flags & PEA_REC_F_USER_MODE)
 		t->user++;
 }
@@ -215,6 +257,10 @@ static double smp_run(int map_fd, struct pea_buffer *pb, int zero_fd,
 		a.filter_cpu = -1;
 		a.kstack_depth = kdepth;
 		a.ustack_depth = udepth;
+		if (smp_stack_user) {
+			a.flags |= PEA_SAMPLE_F_USER_REGS;
+			a.stack_user = smp_stack_user;
+		}
 		link = ioctl(map_fd, PEA_MAP_IOC_ATTACH_SAMPLE, &a);
 		if (link < 0)
 			die("PEA_MAP_IOC_ATTACH_SAMPLE: %m");
@@ -223,7 +269,7 @@ static double smp_run(int map_fd, struct pea_buffer *pb, int zero_fd,
 	if (kernel)
 		smp_reads(zero_fd, SMP_READS);
 	else
-		smp_rec(SMP_DEPTH, SMP_SPIN);
+		smp_deep(SMP_DEPTH, SMP_SPIN);
 	t1 = smp_now();
 	if (link >= 0)
 		close(link);
@@ -252,6 +298,7 @@ static double smp_config(int map_fd, struct pea_buffer *pb, int zero_fd,
 		sum->knr += t.knr;
 		sum->unr += t.unr;
 		sum->user += t.user;
+		sum->ubytes += t.ubytes;
 	}
 	if (!min)
 		return median(v, SMP_RUNS);
@@ -286,7 +333,7 @@ bool bench_sample(void)
 	struct pea_buffer *pb;
 	cpu_set_t set;
 	double base, nost, st;
-	double c_user, c_ustack, c_kern, c_kstack, c_perf;
+	double c_user, c_ustack, c_kern, c_kstack, c_perf, c_dwarf;
 	int map_fd, zero_fd;
 
 	CPU_ZERO(&set);
@@ -318,6 +365,19 @@ bool bench_sample(void)
 		       c_ustack - c_user,
 		       (c_ustack - c_user) / ((double)s2.unr / s2.samples),
 		       (double)s2.unr / s2.samples);
+	/* Registers and the stack's top for DWARF unwinding in user space. */
+	smp_stack_user = SMP_STACK_USER;
+	st = smp_config(map_fd, pb, zero_fd, false, 1, 0, 0, &s1, false);
+	smp_figure("user, regs + 8 KiB stack", base, st, &s1, &c_dwarf);
+	st = smp_config(map_fd, pb, zero_fd, false, 2, 0, 0, &s0, false);
+	smp_figure("perf, user, regs + 8 KiB stack", base, st, &s0, &c_perf);
+	smp_stack_user = 0;
+	printf("pea-bench: sample: user registers and %u bytes of stack (%.0f copied per sample): %.0f instructions per sample over no stacks (the frame-pointer walk of %.1f frames: %.0f)\n",
+	       SMP_STACK_USER,
+	       s1.samples ? (double)s1.ubytes / s1.samples : 0,
+	       c_dwarf - c_user,
+	       s2.samples ? (double)s2.unr / s2.samples : 0,
+	       c_ustack - c_user);
 
 	/* Kernel mode: reads of /dev/zero. */
 	base = smp_config(map_fd, pb, zero_fd, true, 0, 0, 0, &s0, true);

@@ -29,6 +29,10 @@ struct pt_regs;
  * @knr:     its entries (0: no stack, id 0)
  * @uips:    PEA_AGG_KEY_USTACK: the user stack (samplers)
  * @unr:     its entries (0: no stack, id 0)
+ * @fetch:   the hit's fetched values (pea_fetch_eval()), evaluated once
+ *           for the table and the record; NULL without fetches
+ * @rec_id:  PEA_AGG_KEY_PROBE: the hit's record id (an fprobe's names
+ *           its function); 0: the link's
  *
  * Which of them a kind fills is what its provider's agg_check accepts.
  * A stack is cut to the table's stack_depth.
@@ -45,6 +49,8 @@ struct pea_agg_sample {
 	const u64 *kips;
 	const u64 *uips;
 	u32 unr;
+	const struct pea_fetch_block *fetch;
+	u64 rec_id;
 };
 
 bool pea_agg_attr_has_key(const struct pea_agg_attr *a, u8 part);
@@ -54,6 +60,7 @@ long pea_agg_check(struct pea_link *l, const struct pea_agg_attr *a,
 		   u32 *nr_lin);
 long pea_agg_create(struct pea_link *l, const struct pea_agg_attr *a,
 		    struct pea_lat *pair);
+long pea_agg_share(struct pea_link *l, struct pea_link *owner);
 long pea_agg_read(struct pea_link *l, struct pea_agg_read *r,
 		  void __user *ua, u32 usize);
 void pea_agg_retire(struct pea_link *l);

@@ -191,6 +191,44 @@ static inline size_t pea_kretprobe_mem(unsigned int maxactive, size_t size)
 }
 
 /*
+ * fprobe links (pea_fprobe.c): Kbuild gives PEA_HAVE_FPROBE only with
+ * PEA_HAVE_KPROBES_ON_FTRACE, PEA_HAVE_FPROBE_ENTRY_CB and
+ * PEA_HAVE_FPROBE_PT_REGS (handlers that return int and take struct
+ * pt_regs) and PEA_HAVE_RETHOOK_OBJPOOL (the return nodes' pool, whose
+ * count a closed return link holds).
+ */
+#ifdef PEA_HAVE_FPROBE
+#include <linux/fprobe.h>
+
+/*
+ * What register_fprobe_ips() allocates for @nr functions and, with an
+ * exit handler, @maxactive return nodes of @data bytes of entry data:
+ * the ftrace filter hash (one struct ftrace_func_entry per function and
+ * at most 2^12 buckets, as ftrace sizes it; struct ftrace_hash itself,
+ * kernel/trace/trace.h's, is four words and an rcu_head), the ops' dynamic
+ * trampoline (a page), and the rethook's objpool of nodes: struct
+ * fprobe_rethook_node (kernel/trace/fprobe.c: a struct rethook_node, the
+ * entry ip and parent ip) and the data.
+ */
+static inline size_t pea_fprobe_mem(u32 nr, u32 maxactive, size_t data)
+{
+	size_t total = PAGE_SIZE;
+	unsigned int bits = min(fls(nr), 12);
+
+	total += (size_t)nr *
+		 kmalloc_size_roundup(sizeof(struct ftrace_func_entry));
+	total += kmalloc_size_roundup(4 * sizeof(long) +
+				      sizeof(struct rcu_head)) +
+		 kmalloc_size_roundup(sizeof(struct hlist_head) << bits);
+	if (maxactive)
+		total += pea_kretprobe_mem(maxactive,
+					   sizeof(struct rethook_node) +
+					   2 * sizeof(unsigned long) + data);
+	return total;
+}
+#endif
+
+/*
  * The kfunc set of pea_kfunc.c (PEA_HAVE_KFUNCS: the build gives pea.ko
  * BTF, see Kbuild). Later kernels (6.9) mark a set of kfuncs with
  * BTF_SET8_KFUNCS, and refuse to register a module's set without it.

@@ -17,14 +17,19 @@
  * kernel): strings are copied page by page with the exported
  * copy_from_{kernel,user}_nofault() and cut at the first NUL.
  *
+ * A tracepoint's chains start at a field of its entry
+ * (PEA_FETCH_BASE_FIELD), as an eprobe's fetch arguments do
+ * (trace_eprobe.c: get_event_field() gives the base, then the same
+ * process_fetch_insn_bottom() as a kprobe's); the field's value is read
+ * from the entry's bytes, never past them, and the rest is a kprobe's
+ * chain.
+ *
  * The evaluation runs in the probe's handler (any context, NMI
  * included): no locks, no allocation, never sleeps. The block is built in
  * a per-CPU buffer of the handler's nesting level, so that the record is
  * reserved at its exact size.
  */
 #include <linux/align.h>
-#include <linux/cgroup.h>
-#include <linux/cred.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
@@ -35,8 +40,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/user_namespace.h>
+#include "pea_ctx.h"
 #include "pea_fetch.h"
+#include "pea_intval.h"
+#include "pea_perm.h"
 
 /*
  * copy_from_kernel_nofault() refuses non-canonical addresses by the CPU's
@@ -252,14 +259,41 @@ static int pea_fetch_check_ctx(const struct pea_fetch *f)
 	return pea_fetch_width(f->type) && !f->size ? 0 : -EINVAL;
 }
 
+/*
+ * A field base (tracepoints only): an integer or pointer field of 1, 2,
+ * 4 or 8 bytes, @arg 0. Whether the event has such a field at
+ * @field_offset is the link's to check (pea_tp.c): the kernel's field
+ * table is the event's.
+ */
+static int pea_fetch_check_field(const struct pea_fetch *f, u32 kind)
+{
+	if (!(kind & PEA_FETCH_KIND_TP) || f->arg)
+		return -EINVAL;
+	switch (f->field_size) {
+	case 1:
+	case 2:
+	case 4:
+	case 8:
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static int pea_fetch_check(const struct pea_fetch *f, u32 kind)
 {
 	u32 w = pea_fetch_width(f->type), i;
+	int err;
 
 	/* Too deep: EINVAL, as trace_probe.c's TOO_MANY_OPS. */
 	if (f->nr_deref > PEA_FETCH_DEPTH_MAX)
 		return -EINVAL;
-	if (f->reserved || (f->flags & ~PEA_FETCH_FLAGS))
+	if (f->flags & ~PEA_FETCH_FLAGS)
+		return -EINVAL;
+	if (f->base != PEA_FETCH_BASE_FIELD && f->reserved)
+		return -EINVAL;
+	/* A tracepoint has a field or its task, not registers. */
+	if ((kind & PEA_FETCH_KIND_TP) && f->base != PEA_FETCH_BASE_FIELD &&
+	    f->base != PEA_FETCH_BASE_CTX)
 		return -EINVAL;
 	switch (f->base) {
 	case PEA_FETCH_BASE_ARG:
@@ -276,6 +310,11 @@ static int pea_fetch_check(const struct pea_fetch *f, u32 kind)
 		break;
 	case PEA_FETCH_BASE_CTX:
 		return pea_fetch_check_ctx(f);
+	case PEA_FETCH_BASE_FIELD:
+		err = pea_fetch_check_field(f, kind);
+		if (err)
+			return err;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -313,8 +352,9 @@ static int pea_fetch_check(const struct pea_fetch *f, u32 kind)
  * Return: the set (kfree()d by pea_fetch_free()), NULL for none, or
  * ERR_PTR(-E2BIG) (more than PEA_FETCH_MAX, values past
  * PEA_FETCH_DATA_MAX in all), -EINVAL (deeper than PEA_FETCH_DEPTH_MAX,
- * one value past PEA_FETCH_DATA_MAX, anything malformed), -EFAULT or
- * -ENOMEM.
+ * one value past PEA_FETCH_DATA_MAX, anything malformed), -EPERM (a
+ * kprobe's uid or gid context value without CAP_BPF and CAP_PERFMON,
+ * before the fetches are checked), -EFAULT or -ENOMEM.
  */
 struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 				     u32 kind)
@@ -338,6 +378,19 @@ struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 		err = -EFAULT;
 		goto fail;
 	}
+	/*
+	 * At a kprobe the uid and gid take a kprobe program's rule
+	 * (bpf_get_current_uid_gid()), asked before the fetches are checked,
+	 * as bpf(BPF_PROG_LOAD) answers EPERM before its verifier.
+	 */
+	for (i = 0; i < nr && !(kind & PEA_FETCH_KIND_USER); i++)
+		if (fs->f[i].base == PEA_FETCH_BASE_CTX &&
+		    pea_ctx_is_cred(fs->f[i].arg)) {
+			err = pea_perm_kernel_read();
+			if (err)
+				goto fail;
+			break;
+		}
 	for (i = 0; i < nr; i++) {
 		const struct pea_fetch *f = &fs->f[i];
 
@@ -351,8 +404,7 @@ struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 		}
 		if (pea_fetch_reads(f))
 			fs->mem_read = true;
-		if (f->base == PEA_FETCH_BASE_CTX &&
-		    (f->arg == PEA_FETCH_CTX_UID || f->arg == PEA_FETCH_CTX_GID))
+		if (f->base == PEA_FETCH_BASE_CTX && pea_ctx_is_cred(f->arg))
 			fs->mem_read = true;
 		/* A read no user bit marks may be of kernel memory. */
 		if (!(kind & PEA_FETCH_KIND_USER) &&
@@ -404,99 +456,82 @@ static bool pea_fetch_user(const struct pea_fetch *f, u32 step,
 	return false;
 }
 
-/* The cgroup v2 id of @task, as bpf_get_current_cgroup_id(). */
-static u64 pea_task_cgroup_id(struct task_struct *task)
-{
-#ifdef CONFIG_CGROUPS
-	u64 id;
-
-	rcu_read_lock();
-	id = cgroup_id(task_dfl_cgroup(task));
-	rcu_read_unlock();
-	return id;
-#else
-	return 0;
-#endif
-}
-
 /*
- * A PEA_FETCH_BASE_CTX value of the current task into @dst: ids in
- * @pid_ns, the link's (its attacher's); uids and gids in the initial user
- * namespace, the attacher's (attaching a probe takes capable(), which no
- * task of another user namespace has). The comm is copied as the
- * record's is (strscpy_pad(), which stops at the NUL the 16 bytes always
- * hold).
+ * A PEA_FETCH_BASE_CTX value of the current task into @dst, as
+ * pea_ctx.c reads it: ids in @pid_ns, the link's (its attacher's).
  */
 static u32 pea_fetch_ctx(struct pid_namespace *pid_ns,
 			 const struct pea_fetch *f, u8 *dst,
 			 struct pea_fetch_value *v)
 {
-	struct task_struct *task = current;
 	u32 w = pea_fetch_width(f->type);
 	char comm[TASK_COMM_LEN];
 	u64 x;
 
-	switch (f->arg) {
-	case PEA_FETCH_CTX_COMM:
-		x = strscpy_pad(comm, task->comm, sizeof(comm));
-		if ((long)x < 0)
-			x = sizeof(comm) - 1;
+	if (f->arg == PEA_FETCH_CTX_COMM) {
+		x = pea_ctx_comm(comm);
 		if (x > f->size) {
 			v->status = PEA_FETCH_TRUNCATED;
 			x = f->size;
 		}
 		memcpy(dst, comm, x);
 		return x;
-	case PEA_FETCH_CTX_TID:
-		x = task_pid_nr_ns(task, pid_ns);
-		break;
-	case PEA_FETCH_CTX_PID:
-		x = task_tgid_nr_ns(task, pid_ns);
-		break;
-	case PEA_FETCH_CTX_UID:
-		x = from_kuid_munged(&init_user_ns, current_uid());
-		break;
-	case PEA_FETCH_CTX_GID:
-		x = from_kgid_munged(&init_user_ns, current_gid());
-		break;
-	case PEA_FETCH_CTX_CGROUP:
-		x = pea_task_cgroup_id(task);
-		break;
-	default:
-		x = raw_smp_processor_id();
-		break;
 	}
+	x = pea_ctx_int(pid_ns, f->arg);
 	memcpy(dst, &x, w);	/* the low bytes (little-endian) */
 	return w;
 }
+
+/* What a hit's chains start from. */
+struct pea_fetch_hit {
+	struct pt_regs *regs;
+	const u64 *args;	/* probes: the six arguments */
+	s64 ret;
+	bool user;		/* a uprobe's: every read is of user memory */
+	struct pid_namespace *pid_ns;
+	const u8 *entry;	/* tracepoints: the entry, @entry_len bytes */
+	u32 entry_len;
+};
 
 /*
  * Evaluate @f into @dst (room for its maximum plus a NUL probe) and
  * describe it in @v. Return the value's length.
  */
-static u32 pea_fetch_one(struct pid_namespace *pid_ns,
-			 const struct pea_fetch *f, struct pt_regs *regs,
-			 const u64 *args, s64 ret, bool user, u8 *dst,
+static u32 pea_fetch_one(const struct pea_fetch_hit *hit,
+			 const struct pea_fetch *f, u8 *dst,
 			 struct pea_fetch_value *v)
 {
 	u32 w = pea_fetch_width(f->type), plen;
+	bool user = hit->user;
 	unsigned long a, addr;
 	u64 p;
 	long n;
-	u32 i;
+	u32 i = 0;
 
 	switch (f->base) {
 	case PEA_FETCH_BASE_CTX:
-		return pea_fetch_ctx(pid_ns, f, dst, v);
+		return pea_fetch_ctx(hit->pid_ns, f, dst, v);
 	case PEA_FETCH_BASE_ARG:
-		a = args[f->arg];
+		a = hit->args[f->arg];
 		break;
 	case PEA_FETCH_BASE_RET:
-		a = ret;
+		a = hit->ret;
+		break;
+	case PEA_FETCH_BASE_FIELD:
+		/*
+		 * The field checked at attach is in every entry of the event;
+		 * still, never read past this one: a field it does not hold
+		 * is read 0's failure.
+		 */
+		if (!hit->entry ||
+		    (u32)f->field_offset + f->field_size > hit->entry_len)
+			goto fault;
+		a = pea_int_load(hit->entry + f->field_offset, f->field_size,
+				 false);
 		break;
 	default:
-		a = user ? user_stack_pointer(regs) :
-			   kernel_stack_pointer(regs);
+		a = user ? user_stack_pointer(hit->regs) :
+			   kernel_stack_pointer(hit->regs);
 		break;
 	}
 	plen = f->flags & PEA_FETCH_F_PTR32 ? 4 : 8;
@@ -587,6 +622,36 @@ void pea_fetch_prefault(const struct pea_fetch_set *fs, struct pt_regs *regs,
 	}
 }
 
+/*
+ * The chains of @fs into @block, each value at an 8-byte boundary, the
+ * bytes between a value's end and the next boundary zeroed: nothing of an
+ * earlier hit's or of memory past a string's NUL reaches the record.
+ */
+static u32 pea_fetch_run(const struct pea_fetch_set *fs,
+			 const struct pea_fetch_hit *hit, void *block)
+{
+	struct pea_fetch_block *b = block;
+	u32 off = struct_size(b, values, fs->nr), i, len;
+
+	b->nr = fs->nr;
+	b->reserved = 0;
+	for (i = 0; i < fs->nr; i++) {
+		struct pea_fetch_value *v = &b->values[i];
+		u8 *dst = (u8 *)block + off;
+
+		v->offset = off;
+		v->status = PEA_FETCH_OK;
+		v->step = 0;
+		v->reserved = 0;
+		len = pea_fetch_one(hit, &fs->f[i], dst, v);
+		v->len = len;
+		memset(dst + len, 0, ALIGN(len, 8) - len);
+		off += ALIGN(len, 8);
+	}
+	b->size = off;
+	return off;
+}
+
 /**
  * pea_fetch_eval() - evaluate a probe's fetches into a block
  * @fs: the fetches
@@ -607,25 +672,33 @@ u32 pea_fetch_eval(const struct pea_fetch_set *fs, struct pt_regs *regs,
 		   const u64 *args, s64 ret, bool user,
 		   struct pid_namespace *pid_ns, void *block)
 {
-	struct pea_fetch_block *b = block;
-	u32 off = struct_size(b, values, fs->nr), i, len;
+	struct pea_fetch_hit hit = {
+		.regs = regs, .args = args, .ret = ret, .user = user,
+		.pid_ns = pid_ns,
+	};
 
-	b->nr = fs->nr;
-	b->reserved = 0;
-	for (i = 0; i < fs->nr; i++) {
-		struct pea_fetch_value *v = &b->values[i];
-		u8 *dst = (u8 *)block + off;
-
-		v->offset = off;
-		v->status = PEA_FETCH_OK;
-		v->step = 0;
-		v->reserved = 0;
-		len = pea_fetch_one(pid_ns, &fs->f[i], regs, args, ret, user,
-				    dst, v);
-		v->len = len;
-		memset(dst + len, 0, ALIGN(len, 8) - len);
-		off += ALIGN(len, 8);
-	}
-	b->size = off;
-	return off;
+	return pea_fetch_run(fs, &hit, block);
 }
+
+/**
+ * pea_fetch_eval_entry() - evaluate a tracepoint's fetches into a block
+ * @fs: the fetches (PEA_FETCH_KIND_TP: fields and context values)
+ * @entry: the hit's entry
+ * @len: its bytes: no field past them is read
+ * @pid_ns: the link's pid namespace, which context ids are given in
+ * @block: a buffer of pea_fetch_buf_get()
+ *
+ * As pea_fetch_eval(), the chains' bases being fields of @entry.
+ *
+ * Return: the block's size (struct pea_fetch_block.size).
+ */
+u32 pea_fetch_eval_entry(const struct pea_fetch_set *fs, const void *entry,
+			 u32 len, struct pid_namespace *pid_ns, void *block)
+{
+	struct pea_fetch_hit hit = {
+		.pid_ns = pid_ns, .entry = entry, .entry_len = len,
+	};
+
+	return pea_fetch_run(fs, &hit, block);
+}
+

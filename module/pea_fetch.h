@@ -41,6 +41,7 @@ struct pea_fetch_set {
 /* pea_fetch_copy()'s kinds of probe */
 #define PEA_FETCH_KIND_USER	BIT(0)	/* uprobes: user memory only */
 #define PEA_FETCH_KIND_RET	BIT(1)	/* returns: BASE_RET allowed */
+#define PEA_FETCH_KIND_TP	BIT(2)	/* tracepoints: BASE_FIELD and CTX only */
 
 struct pea_fetch_set *pea_fetch_copy(u64 uptr, u32 nr, u32 reserved,
 				     u32 kind);
@@ -52,6 +53,8 @@ void pea_fetch_prefault(const struct pea_fetch_set *fs, struct pt_regs *regs,
 u32 pea_fetch_eval(const struct pea_fetch_set *fs, struct pt_regs *regs,
 		   const u64 *args, s64 ret, bool user,
 		   struct pid_namespace *pid_ns, void *block);
+u32 pea_fetch_eval_entry(const struct pea_fetch_set *fs, const void *entry,
+			 u32 len, struct pid_namespace *pid_ns, void *block);
 int pea_fetch_init(void);
 void pea_fetch_exit(void);
 void *pea_fetch_buf_get(void);

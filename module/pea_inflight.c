@@ -7,7 +7,9 @@
  * entry handler takes a slot for the call, the return handler gives it
  * back. A closed kretprobe link stays registered (disabled) while any
  * slot is held, so that the instance pool stays charged to its attacher
- * until the calls in flight have returned (pea_probe.c).
+ * until the calls in flight have returned (pea_probe.c). (An fprobe
+ * return link needs no table: it holds its return nodes' pool, whose
+ * count says what the kernel still holds, pea_fprobe.c.)
  *
  * A task that exits inside the function never returns: the kernel
  * recycles its instance at the task's last put (rethook_flush_task(),

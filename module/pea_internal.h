@@ -225,6 +225,9 @@ void pea_map_attach_init(const struct pea_attach *table, unsigned int nr);
  */
 #define PEA_LINK_IOC_INFO_VER0 \
 	_IOC(_IOC_READ, PEA_IOC_MAGIC, 0x30, PEA_LINK_INFO_SIZE_VER0)
+/* ... and before deep. */
+#define PEA_LINK_IOC_INFO_VER1 \
+	_IOC(_IOC_READ, PEA_IOC_MAGIC, 0x30, PEA_LINK_INFO_SIZE_VER1)
 
 /* pea_link.c */
 int pea_links_show(struct seq_file *m, void *v);

@@ -32,6 +32,7 @@
 #include <linux/timekeeping.h>
 #include "pea_internal.h"
 #include "pea_inflight.h"
+#include "pea_kprobe.h"
 #include "pea_link.h"
 #include "pea_provider.h"
 #include "pea_kstack.h"
@@ -174,6 +175,9 @@ static int pea_check_probe_attr(const struct pea_probe_attr *a)
 	if (a->filter_tgid < 0 || a->filter_cpu < -1 ||
 	    a->filter_cpu >= (int)nr_cpu_ids)
 		return -EINVAL;
+	err = pea_link_tree_check(a->flags, a->filter_tgid);
+	if (err)
+		return err;
 	err = pea_kstack_check(a->kstack_depth, 0);
 	if (err)
 		return err;
@@ -282,23 +286,67 @@ static int pea_kprobe_register(struct pea_link *l, const void *arg)
 	return err ? err : pea_kprobe_rearm(l);
 }
 
-/*
- * Kernel lockdown, as Linux applies it: trace_kprobe refuses to register
- * a kprobe under LOCKDOWN_KPROBES, and BPF loses bpf_probe_read_kernel()
- * under LOCKDOWN_BPF_READ_KERNEL (both at the confidentiality level);
- * user-pointer reads stay allowed. @kernel_read: a capture or a fetch
- * may read kernel memory.
+/**
+ * pea_kprobe_link_alloc() - a kprobe link's fetches, predicates and the
+ * permissions they need, then the link (pea_kprobe_attach(), and
+ * pea_fprobe_attach() for each of its functions)
+ * @map: the map the producer writes into
+ * @provider: the link's kind
+ * @c: the attr's fields, checked already
+ *
+ * Copies and checks the fetch chains and predicates, asks the permission
+ * to read memory behind an argument (a kprobe program's rule:
+ * bpf_probe_read_user() as bpf_probe_read_kernel(); kernel memory also
+ * lockdown's), allocates the link and sets what @c gives it: its filters,
+ * fetches, predicates, capture and stacks.
+ *
+ * Return: the link, which owns the fetches and predicates, or what
+ * pea_fetch_copy(), pea_pred_copy(), pea_perm_kernel_read(),
+ * pea_perm_probe_lockdown() or pea_link_alloc() answer.
  */
-static int pea_probe_lockdown(const struct pea_probe_attr *a,
-			      bool kernel_read)
+struct pea_link *pea_kprobe_link_alloc(struct pea_map *map,
+				       const struct pea_provider *provider,
+				       const struct pea_kprobe_common *c)
 {
-	int err = security_locked_down(LOCKDOWN_KPROBES);
+	bool capture = c->capture_mode != PEA_CAPTURE_NONE;
+	struct pea_fetch_set *fs;
+	struct pea_pred_set *ps;
+	struct pea_link *l;
+	long err = 0;
 
-	if (err)
-		return err;
-	if (kernel_read)
-		return security_locked_down(LOCKDOWN_BPF_READ_KERNEL);
-	return 0;
+	fs = pea_fetch_copy(c->fetches, c->nr_fetches, c->fetch_reserved,
+			    c->ret ? PEA_FETCH_KIND_RET : 0);
+	if (IS_ERR(fs))
+		return ERR_CAST(fs);
+	ps = pea_pred_copy(c->preds, c->nr_preds, c->pred_reserved, fs);
+	if (IS_ERR(ps)) {
+		pea_fetch_free(fs);
+		return ERR_CAST(ps);
+	}
+	if (capture || (fs && fs->mem_read))
+		err = pea_perm_kernel_read();
+	if (!err)
+		err = pea_perm_probe_lockdown((capture &&
+					       !(c->capture_flags & PEA_CAPTURE_USER)) ||
+					      (fs && fs->kernel_read));
+	l = err ? ERR_PTR(err) :
+	    pea_link_alloc(map, provider, c->id, c->flags, c->filter_tgid,
+			   c->filter_cpu);
+	if (IS_ERR(l)) {
+		pea_pred_free(ps);
+		pea_fetch_free(fs);
+		return l;
+	}
+	l->filter_tree = pea_link_tree(c->flags);
+	l->fetch = fs;
+	l->pred = ps;
+	l->capture_arg = c->capture_arg;
+	l->capture_mode = c->capture_mode;
+	l->capture_len = c->capture_len;
+	l->capture_flags = c->capture_flags;
+	l->kstack_depth = c->kstack_depth;
+	pea_ustack_link(l, c->ustack_depth);
+	return l;
 }
 
 /**
@@ -325,8 +373,7 @@ static int pea_probe_lockdown(const struct pea_probe_attr *a,
  */
 static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 {
-	struct pea_fetch_set *fs;
-	struct pea_pred_set *ps;
+	struct pea_kprobe_common c;
 	struct pea_probe_attr a;
 	struct pea_link *l;
 	long err;
@@ -340,55 +387,28 @@ static long pea_kprobe_attach(struct pea_map *map, const void __user *ua)
 	err = pea_check_probe_attr(&a);
 	if (err)
 		return err;
-	fs = pea_fetch_copy(a.fetches, a.nr_fetches, a.reserved2,
-			    a.flags & PEA_PROBE_F_RETPROBE ?
-			    PEA_FETCH_KIND_RET : 0);
-	if (IS_ERR(fs))
-		return PTR_ERR(fs);
-	ps = pea_pred_copy(a.preds, a.nr_preds, a.reserved3, fs);
-	if (IS_ERR(ps)) {
-		pea_fetch_free(fs);
-		return PTR_ERR(ps);
-	}
-	/*
-	 * Memory behind an argument, user or kernel: a kprobe program's rule
-	 * (bpf_probe_read_user() as bpf_probe_read_kernel()); kernel memory
-	 * also lockdown's.
-	 */
-	err = 0;
-	if (a.capture_mode != PEA_CAPTURE_NONE || (fs && fs->mem_read))
-		err = pea_perm_kernel_read();
-	if (!err)
-		err = pea_probe_lockdown(&a, (a.capture_mode != PEA_CAPTURE_NONE &&
-					      !(a.capture_flags & PEA_CAPTURE_USER)) ||
-					 (fs && fs->kernel_read));
-	if (err) {
-		pea_pred_free(ps);
-		pea_fetch_free(fs);
-		return err;
-	}
-	l = pea_link_alloc(map, &pea_kprobe_provider, a.id, a.flags,
-			   a.filter_tgid, a.filter_cpu);
-	if (IS_ERR(l)) {
-		pea_pred_free(ps);
-		pea_fetch_free(fs);
+	c = (struct pea_kprobe_common){
+		.id = a.id, .flags = a.flags, .filter_tgid = a.filter_tgid,
+		.filter_cpu = a.filter_cpu,
+		.ret = a.flags & PEA_PROBE_F_RETPROBE,
+		.fetches = a.fetches, .nr_fetches = a.nr_fetches,
+		.fetch_reserved = a.reserved2,
+		.preds = a.preds, .nr_preds = a.nr_preds,
+		.pred_reserved = a.reserved3,
+		.capture_arg = a.capture_arg, .capture_mode = a.capture_mode,
+		.capture_len = a.capture_len, .capture_flags = a.capture_flags,
+		.kstack_depth = a.kstack_depth, .ustack_depth = a.ustack_depth,
+	};
+	l = pea_kprobe_link_alloc(map, &pea_kprobe_provider, &c);
+	if (IS_ERR(l))
 		return PTR_ERR(l);
-	}
-	l->fetch = fs;
-	l->pred = ps;
 	/* Freed with the link; charged as its other memory is. */
-	err = fs ? pea_link_charge(l, pea_fetch_size(fs) +
-				   pea_pred_size(ps)) : 0;
+	err = l->fetch ? pea_link_charge(l, pea_fetch_size(l->fetch) +
+					 pea_pred_size(l->pred)) : 0;
 	if (err) {
 		pea_link_free(l);
 		return err;
 	}
-	l->capture_arg = a.capture_arg;
-	l->capture_mode = a.capture_mode;
-	l->capture_len = a.capture_len;
-	l->capture_flags = a.capture_flags;
-	l->kstack_depth = a.kstack_depth;
-	pea_ustack_link(l, a.ustack_depth);
 	memcpy(l->symbol, a.symbol, sizeof(l->symbol));
 	if (a.flags & PEA_PROBE_F_COUNTERS) {
 		l->counter_map = pea_map_fget(a.counter_map);

@@ -14,6 +14,7 @@
 #include <linux/percpu.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -82,6 +83,114 @@ bool pea_link_excluded(struct pea_link *l)
 	       READ_ONCE(current->signal->pids[PIDTYPE_TGID]) == ex;
 }
 
+/* What the tgid filter decides (pea_link_tgid()). */
+enum {
+	PEA_TGID_IN,		/* the hit is kept */
+	PEA_TGID_OUT,		/* another process, or excluded */
+	PEA_TGID_DEEP,		/* out, past PEA_TREE_DEPTH_MAX parents */
+};
+
+/*
+ * PEA_*_F_DESCENDANTS: whether current's process is the filter's or below
+ * it. The real_parent chain is read as yama's task_is_descendant() and
+ * getppid() read it, under RCU and without tasklist_lock, so it holds in
+ * any context (NMI included: no lock, no sleep). Every task reached was
+ * the parent of the one below it at some moment of this read-side
+ * section, and a parent is reparented away from before it is released,
+ * so none is freed before rcu_read_unlock() (delayed_put_task_struct()).
+ * A released task's parent pointer is no longer kept up to date: as
+ * getppid()'s task_ppid_nr_ns(), the parent is read only while
+ * pid_alive() (review F1). A task that namespace does not see ends the
+ * walk (tgid 0: a process above one outside it is outside it too), so
+ * does the idle task (pid 0).
+ */
+static int pea_link_in_tree(struct pea_link *l)
+{
+	struct task_struct *t = current;
+	int ret = PEA_TGID_OUT;
+	int depth;
+	pid_t nr;
+
+	rcu_read_lock();
+	for (depth = 0; ; depth++) {
+		/*
+		 * A released task: a thread reaped at its exit runs on (the
+		 * rest of do_exit(), interrupts on it) with a parent nobody
+		 * updates any more. Its process's leader, found by the
+		 * process's pid, has one until the process is reaped; with
+		 * none, the task raced with its process's end: maybe in the
+		 * tree, counted deep.
+		 */
+		if (!pid_alive(t)) {
+			/*
+			 * A kernel thread is reaped at its exit (kthreadd
+			 * ignores SIGCHLD) and is kthreadd's child: every
+			 * exiting one comes from kthread_create(), whose
+			 * kernel_thread() runs in kthreadd, and kthreadd
+			 * never exits, so the pointer is current. Its pid
+			 * is gone, but not its number, and kernel threads
+			 * live in the initial namespace only: a filter on
+			 * that number is this thread's own. Else the walk
+			 * goes on from kthreadd. (The flags are read racing
+			 * do_task_dead()'s PF_NOFREEZE, never PF_KTHREAD.)
+			 */
+			if (READ_ONCE(t->flags) & PF_KTHREAD) {
+				/* 0 elsewhere: never a tree filter's tgid. */
+				nr = l->pid_ns == &init_pid_ns ? t->tgid : 0;
+				goto match;
+			}
+			t = pid_task(task_tgid(t), PIDTYPE_TGID);
+			if (!t || !pid_alive(t)) {
+				ret = PEA_TGID_DEEP;
+				break;
+			}
+		}
+		nr = task_tgid_nr_ns(t, l->pid_ns);
+		if (!nr) {
+			/*
+			 * Released since pid_alive(): __unhash_process()
+			 * detaches the task's pid before its process's, so
+			 * a tgid gone with the pid still there is another
+			 * namespace's task; with the pid gone too, the hit
+			 * raced with its process's end (review G2).
+			 */
+			smp_rmb();
+			if (!pid_alive(t))
+				ret = PEA_TGID_DEEP;
+			break;
+		}
+match:
+		if (nr == l->filter_tgid) {
+			if (depth || !(l->filter_tree & PEA_LINK_TREE_ONLY))
+				ret = PEA_TGID_IN;
+			break;
+		}
+		if (depth >= PEA_TREE_DEPTH_MAX) {
+			ret = PEA_TGID_DEEP;
+			break;
+		}
+		t = rcu_dereference(t->real_parent);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/* The tgid filter and the map's excluded process: PEA_TGID_*. */
+static int pea_link_tgid(struct pea_link *l)
+{
+	int ret = PEA_TGID_IN;
+
+	if (!l->filter_tgid)
+		;
+	else if (l->filter_tree)
+		ret = pea_link_in_tree(l);
+	else if (task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid)
+		ret = PEA_TGID_OUT;
+	if (ret == PEA_TGID_IN && pea_link_excluded(l))
+		ret = PEA_TGID_OUT;
+	return ret;
+}
+
 /**
  * pea_link_other_tgid() - whether the tgid filter, or the map's excluded
  * process, rejects this hit, without counting it
@@ -94,9 +203,7 @@ bool pea_link_excluded(struct pea_link *l)
  */
 bool pea_link_other_tgid(struct pea_link *l)
 {
-	return (l->filter_tgid &&
-		task_tgid_nr_ns(current, l->pid_ns) != l->filter_tgid) ||
-	       pea_link_excluded(l);
+	return pea_link_tgid(l) != PEA_TGID_IN;
 }
 
 /**
@@ -104,17 +211,21 @@ bool pea_link_other_tgid(struct pea_link *l)
  * excluded process, rejects this hit
  * @l: the link
  *
- * Counts a rejected hit in the link's filtered counter.
+ * Counts a rejected hit in the link's filtered counter, and one the
+ * process tree's bound rejected in its deep counter too.
  *
  * Return: true if the hit is to be skipped.
  */
 bool pea_link_filtered_tgid(struct pea_link *l)
 {
-	if (pea_link_other_tgid(l)) {
-		this_cpu_inc(l->stats->filtered);
-		return true;
-	}
-	return false;
+	int ret = pea_link_tgid(l);
+
+	if (ret == PEA_TGID_IN)
+		return false;
+	if (ret == PEA_TGID_DEEP)
+		this_cpu_inc(l->stats->deep);
+	this_cpu_inc(l->stats->filtered);
+	return true;
 }
 
 /**
@@ -304,6 +415,7 @@ static void pea_link_sum(struct pea_link *l, struct pea_link_stats *sum)
 		sum->dropped += READ_ONCE(st->dropped);
 		sum->filtered += READ_ONCE(st->filtered);
 		sum->missed += READ_ONCE(st->missed);
+		sum->deep += READ_ONCE(st->deep);
 		smp_rmb();	/* pairs with pea_link_count_hit()'s */
 		sum->hits += READ_ONCE(st->hits);
 	}
@@ -325,6 +437,7 @@ static void pea_link_get_info(struct pea_link *l, struct pea_link_info *info)
 	info->filtered = sum.filtered;
 	info->errors = sum.errors;
 	info->dropped = sum.dropped;
+	info->deep = sum.deep;
 	memcpy(info->symbol, l->symbol, sizeof(info->symbol));
 	if (l->provider->info)
 		l->provider->info(l, &sum, info);
@@ -392,6 +505,26 @@ static long pea_link_agg_read(struct pea_link *l, void __user *ua)
 	return pea_agg_read(l, &r, ua, min_t(u32, r.size, sizeof(r)));
 }
 
+/*
+ * PEA_LINK_IOC_AGG_SHARE: @fd names the link whose table @l counts in.
+ * As PERF_EVENT_IOC_SET_OUTPUT's fd (perf_fget_light()): EBADF when it
+ * is no fd or not a link's; holding it is what reading its table takes.
+ */
+static long pea_link_agg_share(struct pea_link *l, int fd)
+{
+	struct file *file = fget(fd);
+	long err;
+
+	if (!file)
+		return -EBADF;
+	if (file->f_op == &pea_link_fops)
+		err = pea_agg_share(l, file->private_data);
+	else
+		err = -EBADF;
+	fput(file);
+	return err;
+}
+
 /* PEA_LINK_IOC_LAT_CREATE: the attr as the attach ioctls take theirs. */
 static long pea_link_lat_create(struct pea_link *l, const void __user *ua)
 {
@@ -423,6 +556,10 @@ static long pea_link_lat_info(struct pea_link *l, void __user *ua)
 	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, PEA_AGG_ATTR_SIZE_VER0)
 #define PEA_LINK_IOC_AGG_CREATE_VER1 \
 	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, PEA_AGG_ATTR_SIZE_VER1)
+#define PEA_LINK_IOC_AGG_CREATE_VER2 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, PEA_AGG_ATTR_SIZE_VER2)
+#define PEA_LINK_IOC_AGG_CREATE_VER3 \
+	_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38, PEA_AGG_ATTR_SIZE_VER3)
 #define PEA_LINK_IOC_AGG_READ_VER0 \
 	_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39, PEA_AGG_READ_SIZE_VER0)
 #define PEA_LINK_IOC_AGG_READ_VER1 \
@@ -437,6 +574,7 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case PEA_LINK_IOC_INFO:
 	case PEA_LINK_IOC_INFO_VER0:
+	case PEA_LINK_IOC_INFO_VER1:
 		pea_link_get_info(l, &info);
 		/*
 		 * The first size has no dropped: its errors keep their
@@ -449,6 +587,8 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 	case PEA_LINK_IOC_AGG_CREATE:
 	case PEA_LINK_IOC_AGG_CREATE_VER0:
 	case PEA_LINK_IOC_AGG_CREATE_VER1:
+	case PEA_LINK_IOC_AGG_CREATE_VER2:
+	case PEA_LINK_IOC_AGG_CREATE_VER3:
 		return pea_link_agg_create(l, (const void __user *)arg);
 	case PEA_LINK_IOC_AGG_READ:
 	case PEA_LINK_IOC_AGG_READ_VER0:
@@ -458,6 +598,8 @@ static long pea_link_ioctl(struct file *file, unsigned int cmd,
 		return pea_link_lat_create(l, (const void __user *)arg);
 	case PEA_LINK_IOC_LAT_INFO:
 		return pea_link_lat_info(l, (void __user *)arg);
+	case PEA_LINK_IOC_AGG_SHARE:
+		return pea_link_agg_share(l, (int)arg);
 	default:
 		return -ENOTTY;
 	}

@@ -8,6 +8,8 @@
 #ifndef _PEA_LINK_H
 #define _PEA_LINK_H
 
+#include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
@@ -30,7 +32,12 @@ struct pea_link_stats {
 	u64 errors;
 	u64 missed;	/* uretprobes: returns whose entry was not kept */
 	u64 dropped;	/* outputs the ring had no room for (ENOSPC) */
+	u64 deep;	/* filtered past PEA_TREE_DEPTH_MAX parents */
 };
+
+/* struct pea_link.filter_tree: the kind's PEA_*_F_DESCENDANTS, _DESC_ONLY */
+#define PEA_LINK_TREE		BIT(0)
+#define PEA_LINK_TREE_ONLY	BIT(1)
 
 struct pea_link {
 	const struct pea_provider *provider;	/* its kind */
@@ -46,6 +53,7 @@ struct pea_link {
 	u32 flags;
 	int filter_tgid;
 	int filter_cpu;
+	u32 filter_tree;	/* PEA_LINK_TREE* (pea_link_tree()) */
 	u32 capture_arg;
 	u32 capture_mode;
 	u32 capture_len;
@@ -102,6 +110,33 @@ static inline void pea_link_count_err(struct pea_link *l, long err)
 		this_cpu_inc(l->stats->dropped);
 	else
 		this_cpu_inc(l->stats->errors);
+}
+
+/*
+ * A kind's process-tree flags (PEA_*_F_DESCENDANTS @desc, PEA_*_F_DESC_ONLY
+ * @only, both bits 12 and 13 of its attr's flags), checked before the link
+ * is made: either without a tgid filter, or @only alone, is EINVAL.
+ */
+static inline int pea_link_tree_check(u32 flags, int filter_tgid)
+{
+	u32 desc = flags & PEA_PROBE_F_DESCENDANTS;
+	u32 only = flags & PEA_PROBE_F_DESC_ONLY;
+
+	if ((desc || only) && !filter_tgid)
+		return -EINVAL;
+	return only && !desc ? -EINVAL : 0;
+}
+
+static_assert((PEA_TP_F_DESCENDANTS | PEA_UPROBE_F_DESCENDANTS) ==
+	      PEA_PROBE_F_DESCENDANTS);
+static_assert((PEA_TP_F_DESC_ONLY | PEA_UPROBE_F_DESC_ONLY) ==
+	      PEA_PROBE_F_DESC_ONLY);
+
+/* The link's PEA_LINK_TREE* from its kind's checked flags. */
+static inline u32 pea_link_tree(u32 flags)
+{
+	return (flags & PEA_PROBE_F_DESCENDANTS ? PEA_LINK_TREE : 0) |
+	       (flags & PEA_PROBE_F_DESC_ONLY ? PEA_LINK_TREE_ONLY : 0);
 }
 
 int pea_link_copy_attr(void *a, size_t ksize, size_t minsize,

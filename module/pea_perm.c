@@ -49,6 +49,7 @@
 #include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/security.h>
 #include <linux/user_namespace.h>
 #include <linux/moduleparam.h>
 #include "pea_compat.h"
@@ -63,7 +64,7 @@
 static bool task_ptrace;
 module_param(task_ptrace, bool, 0444);
 MODULE_PARM_DESC(task_ptrace,
-		 "per-task samplers of another process on ptrace read access alone, without the LSM's ptrace hook (default off: CAP_PERFMON)");
+		 "per-task samplers of another process on ptrace read access alone, without the LSM's ptrace hook (default off: CAP_PERFMON); never for a sampler that copies its user registers and stack, which needs CAP_PERFMON (a user-stack walk still reads its frames)");
 
 /*
  * Steps 1 and 2, which every event pea compares with passes: Debian's
@@ -120,13 +121,62 @@ int pea_perm_tracepoint(void)
  * kernel or user memory a probed argument points to
  * (bpf_probe_read_kernel(), bpf_probe_read_user()): CAP_BPF and
  * CAP_PERFMON (or CAP_SYS_ADMIN). The kprobe itself is
- * pea_perm_kprobe()'s.
+ * pea_perm_kprobe()'s. Also the rule of the task's uid and gid at a
+ * kprobe or a tracepoint (a context fetch or filter term), which only
+ * such a program gets there (bpf_get_current_uid_gid()); a tracepoint
+ * program's load asks the same CAP_BPF and CAP_PERFMON.
  *
  * Return: 0 or -EPERM.
  */
 int pea_perm_kernel_read(void)
 {
 	return bpf_capable() && perfmon_capable() ? 0 : -EPERM;
+}
+
+/**
+ * pea_perm_probe_lockdown() - kernel lockdown's rules for a kprobe or
+ * fprobe link
+ * @kernel_read: a capture or a fetch of the link may read kernel memory
+ *
+ * As Linux applies them: trace_kprobe refuses to register a kprobe under
+ * LOCKDOWN_KPROBES, and BPF loses bpf_probe_read_kernel() under
+ * LOCKDOWN_BPF_READ_KERNEL (both at the confidentiality level); user
+ * pointer reads stay allowed.
+ *
+ * Return: 0 or -EPERM.
+ */
+int pea_perm_probe_lockdown(bool kernel_read)
+{
+	int err = security_locked_down(LOCKDOWN_KPROBES);
+
+	if (err)
+		return err;
+	if (kernel_read)
+		return security_locked_down(LOCKDOWN_BPF_READ_KERNEL);
+	return 0;
+}
+
+/**
+ * pea_perm_tp_read() - may the caller follow a tracepoint's field into
+ * memory
+ * @kernel_read: a read may be of kernel memory (not marked user)
+ *
+ * As a tracepoint program's bpf_probe_read_user() and
+ * bpf_probe_read_kernel(), the Linux way to read what a field points to:
+ * the program's load asks CAP_BPF and CAP_PERFMON
+ * (pea_perm_kernel_read()), and lockdown's confidentiality level takes
+ * the kernel read away (LOCKDOWN_BPF_READ_KERNEL), leaving the user one.
+ * The tracepoint itself is pea_perm_tracepoint()'s.
+ *
+ * Return: 0 or -EPERM.
+ */
+int pea_perm_tp_read(bool kernel_read)
+{
+	int err = pea_perm_kernel_read();
+
+	if (err)
+		return err;
+	return kernel_read ? security_locked_down(LOCKDOWN_BPF_READ_KERNEL) : 0;
 }
 
 /**
@@ -230,6 +280,26 @@ int pea_perm_task(struct task_struct *task)
 	if (perfmon_capable() || same_thread_group(task, current))
 		return 0;
 	if (task_ptrace && pea_ptrace_may_read(task))
+		return 0;
+	return -EACCES;
+}
+
+/**
+ * pea_perm_task_mem() - may the caller's sampler of @task copy its memory
+ * @task: the task, held, already admitted by pea_perm_task()
+ *
+ * A sampler that copies the task's user registers and stack
+ * (PEA_SAMPLE_F_USER_REGS) hands out its raw stack memory, which an LSM
+ * ptrace policy exists to deny; pea.task_ptrace admits another process
+ * without that hook, so not for this: CAP_PERFMON, as without
+ * task_ptrace, or the caller's own thread group (Linux's first rule,
+ * before any hook).
+ *
+ * Return: 0 or -EACCES.
+ */
+int pea_perm_task_mem(struct task_struct *task)
+{
+	if (perfmon_capable() || same_thread_group(task, current))
 		return 0;
 	return -EACCES;
 }

@@ -78,8 +78,11 @@ u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags)
 }
 
 /**
- * pea_link_write_stack() - pea_link_write() with a kernel stack
+ * pea_link_write_at() - pea_link_write_stack() for one of a link's sites
  * @l: the link
+ * @id: what the record (and a PEA_AGG_KEY_PROBE key) carries
+ * @addr: the probed address the record carries (and a stack's first
+ *	  entry at an entry hit)
  * @regs: the registers of the hit (a return's at the return)
  * @args: the six arguments
  * @ret: the return value (returns), else 0
@@ -95,9 +98,10 @@ u32 pea_capture(struct pea_link *l, const u64 *args, u8 *buf, u16 *flags)
  * size. A hit their predicate rejects counts as filtered, not as a hit.
  * Preemption must be off: the record goes to this CPU's event.
  */
-void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
-			  const u64 *args, s64 ret, u64 latency, u16 flags,
-			  const void *cap, u32 caplen, const u64 *ips, u32 nr)
+void pea_link_write_at(struct pea_link *l, u64 id, u64 addr,
+		       struct pt_regs *regs, const u64 *args, s64 ret,
+		       u64 latency, u16 flags, const void *cap, u32 caplen,
+		       const u64 *ips, u32 nr)
 {
 	struct pea_output_handle h;
 	struct pea_probe_record *r;
@@ -107,7 +111,8 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 	/* A return's stack is unwound from the return: the caller's. */
 	struct pea_agg_sample as = {
 		.args = args, .ret = ret, .latency = latency, .regs = regs,
-		.ip0 = flags & PEA_REC_F_RETPROBE ? 0 : READ_ONCE(l->addr),
+		.ip0 = flags & PEA_REC_F_RETPROBE ? 0 : addr,
+		.rec_id = id,
 	};
 	bool ubuf = false;
 	u64 *uips = NULL;
@@ -129,6 +134,7 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 			goto out;
 		}
 		flags |= PEA_REC_F_FETCH;
+		as.fetch = fb;	/* the table reads the same values */
 		foff = ALIGN(used, 8);
 		used = foff + flen;
 	}
@@ -167,8 +173,8 @@ void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
 			flags |= PEA_REC_F_COUNTER_ERR;
 	}
 	r->time_ns = ktime_get_mono_fast_ns();
-	r->id = l->rec_id;
-	r->addr = READ_ONCE(l->addr);	/* published before arming */
+	r->id = id;
+	r->addr = addr;
 	r->cpu = smp_processor_id();
 	r->pid = task_pid_nr_ns(task, l->pid_ns);
 	r->tgid = task_tgid_nr_ns(task, l->pid_ns);
@@ -199,6 +205,30 @@ out:
 }
 
 /**
+ * pea_link_write_stack() - pea_link_write() with a kernel stack
+ * @l: the link
+ * @regs: the registers of the hit (a return's at the return)
+ * @args: the six arguments
+ * @ret: the return value (returns), else 0
+ * @latency: entry to return in ns (returns), else 0
+ * @flags: PEA_REC_F_*
+ * @cap: the capture, @caplen bytes
+ * @caplen: bytes of @cap
+ * @ips: the stack, @nr entries
+ * @nr: entries of @ips (0: no stack)
+ *
+ * The record carries the link's id and address (published before the
+ * producer is armed): pea_link_write_at().
+ */
+void pea_link_write_stack(struct pea_link *l, struct pt_regs *regs,
+			  const u64 *args, s64 ret, u64 latency, u16 flags,
+			  const void *cap, u32 caplen, const u64 *ips, u32 nr)
+{
+	pea_link_write_at(l, l->rec_id, READ_ONCE(l->addr), regs, args, ret,
+			  latency, flags, cap, caplen, ips, nr);
+}
+
+/**
  * pea_link_write() - write one struct pea_probe_record into the link's map
  * @l: the link
  * @regs: the registers of the hit (a return's at the return)
@@ -220,9 +250,11 @@ void pea_link_write(struct pea_link *l, struct pt_regs *regs,
 }
 
 /**
- * pea_probe_hit() - write the record of an entry hit, with its capture
- * and, with kstack_depth, its kernel stack
+ * pea_probe_hit_at() - write the record of an entry hit at one of a
+ * link's sites, with its capture and, with kstack_depth, its kernel stack
  * @l: the link
+ * @id: what the record carries (pea_link_write_at())
+ * @addr: the probed address the record carries, the stack's first entry
  * @args: the six arguments
  * @flags: PEA_REC_F_* the record carries beyond the capture's
  * @regs: the registers at the hit (the stack is unwound from them)
@@ -231,14 +263,15 @@ void pea_link_write(struct pea_link *l, struct pt_regs *regs,
  * first, so that the record is reserved at its exact size. Preemption
  * must be off: the slot is this CPU's.
  */
-void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
-		   struct pt_regs *regs)
+void pea_probe_hit_at(struct pea_link *l, u64 id, u64 addr, const u64 *args,
+		      u16 flags, struct pt_regs *regs)
 {
 	struct pea_scratch *s;
 	u32 caplen = 0, nr;
 
 	if (l->capture_mode == PEA_CAPTURE_NONE && !l->kstack_depth) {
-		pea_link_write(l, regs, args, 0, 0, flags, NULL, 0);
+		pea_link_write_at(l, id, addr, regs, args, 0, 0, flags, NULL,
+				  0, NULL, 0);
 		return;
 	}
 	/* Handlers run with preemption off; a nested one takes the next slot. */
@@ -246,10 +279,9 @@ void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
 	if (s) {
 		if (l->capture_mode != PEA_CAPTURE_NONE)
 			caplen = pea_capture(l, args, s->cap, &flags);
-		nr = pea_kstack_save(regs, READ_ONCE(l->addr), s->ips,
-				     l->kstack_depth);
-		pea_link_write_stack(l, regs, args, 0, 0, flags, s->cap,
-				     caplen, s->ips, nr);
+		nr = pea_kstack_save(regs, addr, s->ips, l->kstack_depth);
+		pea_link_write_at(l, id, addr, regs, args, 0, 0, flags, s->cap,
+				  caplen, s->ips, nr);
 	} else {
 		this_cpu_inc(l->stats->errors);
 	}
@@ -257,11 +289,29 @@ void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
 }
 
 /**
+ * pea_probe_hit() - write the record of an entry hit, with its capture
+ * and, with kstack_depth, its kernel stack
+ * @l: the link
+ * @args: the six arguments
+ * @flags: PEA_REC_F_* the record carries beyond the capture's
+ * @regs: the registers at the hit (the stack is unwound from them)
+ *
+ * pea_probe_hit_at() with the link's id and address. Preemption must be
+ * off.
+ */
+void pea_probe_hit(struct pea_link *l, const u64 *args, u16 flags,
+		   struct pt_regs *regs)
+{
+	pea_probe_hit_at(l, l->rec_id, READ_ONCE(l->addr), args, flags, regs);
+}
+
+/**
  * pea_probe_agg_check() - the values a probe's table may take
  * @l: a kprobe or uprobe link (their PEA_*_F_RETPROBE is the same bit)
  * @a: the table's attr
  *
- * Every hit gives its arguments; a return also its value and latency;
+ * Every hit gives its arguments and its fetched values (if the link
+ * has fetches: pea_agg_check()); a return also its value and latency;
  * a kprobe or kretprobe its kernel stack (uprobes refuse it first,
  * pea_uprobe.c). No user stack.
  *
@@ -274,6 +324,7 @@ int pea_probe_agg_check(struct pea_link *l, const struct pea_agg_attr *a)
 	switch (a->value) {
 	case PEA_AGG_VAL_NONE:
 	case PEA_AGG_VAL_ARG:
+	case PEA_AGG_VAL_FETCH:	/* the fetch: pea_agg_check() */
 		return 0;
 	case PEA_AGG_VAL_LATENCY:
 	case PEA_AGG_VAL_RET:

@@ -81,6 +81,9 @@ extern const struct pea_provider pea_sample_provider;
 #ifdef PEA_HAVE_NETFILTER
 extern const struct pea_provider pea_nf_provider;
 #endif
+#ifdef PEA_HAVE_FPROBE
+extern const struct pea_provider pea_fprobe_provider;	/* pea_fprobe.c */
+#endif
 
 /* pea_attach.c */
 void pea_attach_init(void);

@@ -181,9 +181,12 @@ out:
  * Charge @bytes to @l's user. Exempt from the per-user bounds and the
  * reserve: the attacher (cached in @l) or, with @caller, the caller as it
  * is now, asked each time and never cached (an ioctl on the link's fd
- * may come from another task than the attacher).
+ * may come from another task than the attacher). With @obj the bytes
+ * are held by an object of their own (pea_quota_charge_obj()), not by
+ * @l's charge.
  */
-static int pea_charge(struct pea_link *l, size_t bytes, bool caller)
+static int pea_charge(struct pea_link *l, size_t bytes, bool caller,
+		      bool obj)
 {
 	struct pea_quota *q = l->quota;
 	unsigned long flags, user_max, max;
@@ -214,7 +217,8 @@ again:
 		goto out;
 	q->bytes += bytes;
 	pea_quota_total += bytes;
-	l->charged += bytes;
+	if (!obj)
+		l->charged += bytes;
 	err = 0;
 out:
 	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
@@ -235,7 +239,7 @@ out:
  */
 int pea_link_charge(struct pea_link *l, size_t bytes)
 {
-	return pea_charge(l, bytes, false);
+	return pea_charge(l, bytes, false, false);
 }
 
 /**
@@ -253,7 +257,58 @@ int pea_link_charge(struct pea_link *l, size_t bytes)
  */
 int pea_link_charge_caller(struct pea_link *l, size_t bytes)
 {
-	return pea_charge(l, bytes, true);
+	return pea_charge(l, bytes, true, false);
+}
+
+/**
+ * pea_quota_charge_obj() - charge an object that may outlive its link
+ * @l: the link the caller creates the object through
+ * @bytes: what the object pins
+ *
+ * pea_link_charge_caller()'s bounds, charged to @l's user, but held by
+ * the object (an aggregation table shared by several links, pea_agg.c),
+ * not by @l: it stays charged to that user, once, for as long as the
+ * object lives, whichever of its links goes first, as a BPF map stays
+ * charged to its creator while programs of others hold it. The user's
+ * entry lives while the object holds bytes.
+ *
+ * Context: process context (it may ask capable()).
+ * Return: @l's user's entry, to give to pea_quota_uncharge_obj(), or
+ * ERR_PTR(-ENOMEM).
+ */
+struct pea_quota *pea_quota_charge_obj(struct pea_link *l, size_t bytes)
+{
+	int err = pea_charge(l, bytes, true, true);
+
+	return err ? ERR_PTR(err) : l->quota;
+}
+
+/**
+ * pea_quota_uncharge_obj() - return what pea_quota_charge_obj() took
+ * @q: the entry it returned
+ * @bytes: the bytes it charged
+ *
+ * Context: process context.
+ */
+void pea_quota_uncharge_obj(struct pea_quota *q, size_t bytes)
+{
+	unsigned long flags;
+	bool gone = false;
+
+	raw_spin_lock_irqsave(&pea_quota_lock, flags);
+	if (WARN_ON_ONCE(bytes > q->bytes))
+		bytes = q->bytes;
+	q->bytes -= bytes;
+	pea_quota_total -= bytes;
+	if (!q->links && !q->retired && !q->bytes) {
+		hash_del(&q->node);
+		gone = true;
+	}
+	raw_spin_unlock_irqrestore(&pea_quota_lock, flags);
+	if (gone) {
+		free_uid(q->user);
+		kfree(q);
+	}
 }
 
 /**

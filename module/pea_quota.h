@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 struct pea_link;
+struct pea_quota;
 struct seq_file;
 
 int pea_quota_link(struct pea_link *l);
@@ -20,6 +21,8 @@ void pea_quota_retire(struct pea_link *l);
 int pea_link_charge(struct pea_link *l, size_t bytes);
 int pea_link_charge_caller(struct pea_link *l, size_t bytes);
 void pea_link_uncharge(struct pea_link *l, size_t bytes);
+struct pea_quota *pea_quota_charge_obj(struct pea_link *l, size_t bytes);
+void pea_quota_uncharge_obj(struct pea_quota *q, size_t bytes);
 int pea_quota_show(struct seq_file *m, void *v);
 void pea_quota_init(void);
 

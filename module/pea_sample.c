@@ -29,6 +29,13 @@
  * this CPU first (allocated at attach, charged to the attacher), so that
  * the record is reserved at its exact size.
  *
+ * With PEA_SAMPLE_F_USER_REGS the record also ends with the task's user
+ * registers and a copy of the top of its user stack (pea_uregs.c: struct
+ * pea_user_regs, perf's PERF_SAMPLE_REGS_USER and _STACK_USER), copied
+ * into a scratch buffer of this CPU too (allocated at attach, charged),
+ * for the same reason: the copy stops at the first page that cannot be
+ * read, and the record holds what was copied, not what was asked for.
+ *
  * With a table (PEA_LINK_IOC_AGG_CREATE) each sample is counted there
  * too, keyed by its stacks (PEA_AGG_KEY_KSTACK, _USTACK: the ones the
  * handler unwound) and the task; with PEA_AGG_F_NO_RECORDS only there,
@@ -45,6 +52,7 @@
 #include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
@@ -62,6 +70,7 @@
 #include "pea_provider.h"
 #include "pea_kstack.h"
 #include "pea_ustack.h"
+#include "pea_uregs.h"
 #include "pea_perm.h"
 
 /*
@@ -84,6 +93,13 @@ struct pea_sample_link {
 	struct pea_sample_cpu __percpu *cpu;
 	u32 ustack_depth;
 	u32 max_stack;		/* both parts together, at most */
+	u32 stack_user;		/* with PEA_SAMPLE_F_USER_REGS */
+	/*
+	 * With it, per possible CPU: a struct pea_user_regs and stack_user
+	 * bytes, which @busy guards as the ips; kvmalloc'ed, since up to 64
+	 * KiB is past what a per-CPU allocation takes (PCPU_MIN_UNIT_SIZE).
+	 */
+	void **ubuf;
 };
 
 static_assert(offsetof(struct pea_sample_link, link) == 0);
@@ -114,11 +130,12 @@ static void pea_sample_overflow(struct perf_event *event,
 {
 	struct pea_link *l = event->overflow_handler_context;
 	struct pea_sample_link *sl = pea_sl(l);
-	u32 kdepth = l->kstack_depth, knr = 0, unr = 0;
+	u32 kdepth = l->kstack_depth, knr = 0, unr = 0, urn = 0;
 	struct task_struct *task = current;
 	struct pea_agg_sample as = {};
 	struct pea_output_handle h;
 	struct pea_sample_record *r;
+	struct pea_user_regs *ur;
 	struct pea_sample_cpu *sc;
 	bool user = user_mode(regs);
 	long err;
@@ -137,7 +154,7 @@ static void pea_sample_overflow(struct perf_event *event,
 		knr = pea_kstack_save(regs, 0, sc->ips, kdepth);
 	/* One budget for both parts, as perf_event_max_stack is perf's. */
 	if (sl->ustack_depth && knr < sl->max_stack)
-		unr = pea_ustack_save(pea_ustack_regs(regs), sc->ips + kdepth,
+		unr = pea_ustack_save(regs, sc->ips + kdepth,
 				      min(sl->ustack_depth,
 					  sl->max_stack - knr));
 	as.kips = sc->ips;
@@ -148,8 +165,12 @@ static void pea_sample_overflow(struct perf_event *event,
 	if (pea_agg_hit(l, &as))
 		goto out;
 	pea_link_count_hit(l);
+	ur = sl->ubuf ? sl->ubuf[smp_processor_id()] : NULL;
+	if (ur)
+		urn = pea_uregs_save(regs, ur, sl->stack_user);
 	err = pea_output_reserve(l->map, PEA_F_CURRENT_CPU,
-				 sizeof(*r) + (knr + unr) * sizeof(u64), &h);
+				 sizeof(*r) + (knr + unr) * sizeof(u64) + urn,
+				 &h);
 	if (err) {
 		pea_link_count_err(l, err);
 		goto out;
@@ -173,7 +194,8 @@ static void pea_sample_overflow(struct perf_event *event,
 		r->pid = (u32)-1;
 		r->tgid = (u32)-1;
 	}
-	r->flags = PEA_REC_F_SAMPLE | (user ? PEA_REC_F_USER_MODE : 0);
+	r->flags = PEA_REC_F_SAMPLE | (user ? PEA_REC_F_USER_MODE : 0) |
+		   (urn ? PEA_REC_F_UREGS : 0);
 	r->reserved = 0;
 	strscpy_pad(r->comm, task->comm, sizeof(r->comm));
 	r->period = data->period;
@@ -182,6 +204,7 @@ static void pea_sample_overflow(struct perf_event *event,
 	r->reserved2 = 0;
 	memcpy(r->ips, sc->ips, knr * sizeof(u64));
 	memcpy(r->ips + knr, sc->ips + kdepth, unr * sizeof(u64));
+	memcpy(r->ips + knr + unr, ur, urn);
 	pea_output_commit(&h);
 	this_cpu_inc(l->stats->written);
 out:
@@ -311,6 +334,8 @@ static int pea_sample_register(struct pea_link *l, const void *arg)
 	unsigned int cpu, nr = a->filter_cpu >= 0 ? 1 : num_online_cpus();
 	size_t scratch = struct_size_t(struct pea_sample_cpu, ips,
 				       a->kstack_depth + a->ustack_depth);
+	size_t ubuf = a->flags & PEA_SAMPLE_F_USER_REGS ?
+		      sizeof(struct pea_user_regs) + a->stack_user : 0;
 	int err;
 
 	pea_sample_perf_attr(a, &attr);
@@ -326,9 +351,25 @@ static int pea_sample_register(struct pea_link *l, const void *arg)
 	err = pea_link_charge(l, kmalloc_size_roundup(sl->nr_events *
 						      sizeof(*sl->events)) +
 			      scratch * num_possible_cpus() +
+			      (ubuf ? kmalloc_size_roundup(nr_cpu_ids *
+							   sizeof(void *)) +
+			       kmalloc_size_roundup(ubuf) *
+			       num_possible_cpus() : 0) +
 			      nr * sizeof(struct perf_event));
 	if (err)
 		return err;
+	if (ubuf) {
+		sl->ubuf = kcalloc(nr_cpu_ids, sizeof(*sl->ubuf),
+				   GFP_KERNEL_ACCOUNT);
+		if (!sl->ubuf)
+			return -ENOMEM;
+		for_each_possible_cpu(cpu) {
+			sl->ubuf[cpu] = kvmalloc_node(ubuf, GFP_KERNEL_ACCOUNT,
+						      cpu_to_node(cpu));
+			if (!sl->ubuf[cpu])
+				return -ENOMEM;
+		}
+	}
 	sl->cpu = __alloc_percpu_gfp(scratch, __alignof__(u64),
 				     GFP_KERNEL_ACCOUNT);
 	if (!sl->cpu)
@@ -380,13 +421,62 @@ static struct task_struct *pea_sample_find_task(pid_t vpid)
 	return task ?: ERR_PTR(-ESRCH);
 }
 
+/*
+ * With PEA_SAMPLE_F_USER_REGS, @stack_user as perf_copy_attr() checks
+ * sample_stack_user with PERF_SAMPLE_STACK_USER (below USHRT_MAX, a
+ * multiple of 8: EINVAL). perf_event_open() copies and checks its attr
+ * before any permission check, so this comes before pea_perm_sample()
+ * (review of dwunw, finding 1). What perf does not refuse (its
+ * sample_stack_user without PERF_SAMPLE_STACK_USER, user registers with
+ * exclude_user) is pea's own rule, checked after the permission checks
+ * as pea's other reserved fields are (pea_sample_check_uregs_rules();
+ * review of dwunw's fix, finding 1).
+ */
+static int pea_sample_check_uregs_attr(const struct pea_sample_attr *a)
+{
+	if (!(a->flags & PEA_SAMPLE_F_USER_REGS))
+		return 0;
+	if (a->stack_user > PEA_STACK_USER_MAX ||
+	    !IS_ALIGNED(a->stack_user, sizeof(u64)))
+		return -EINVAL;
+	return 0;
+}
+
+/* @stack_user only with user registers, never without the user's context. */
+static int pea_sample_check_uregs_rules(const struct pea_sample_attr *a)
+{
+	if (a->reserved3)
+		return -EINVAL;
+	if (!(a->flags & PEA_SAMPLE_F_USER_REGS))
+		return a->stack_user ? -EINVAL : 0;
+	return a->flags & PEA_SAMPLE_F_NO_USER ? -EINVAL : 0;
+}
+
+/*
+ * With PEA_SAMPLE_F_USER_REGS, the record at its largest in one record
+ * (E2BIG, as a payload past a record is for pea_output()), once the
+ * stack depths are checked.
+ */
+static int pea_sample_check_uregs(const struct pea_sample_attr *a)
+{
+	u64 max;
+
+	if (!(a->flags & PEA_SAMPLE_F_USER_REGS))
+		return 0;
+	max = sizeof(struct pea_sample_record) +
+	      ((u64)a->kstack_depth + a->ustack_depth) * sizeof(u64) +
+	      sizeof(struct pea_user_regs) + a->stack_user;
+	return max > PEA_SAMPLE_RECORD_MAX ? -E2BIG : 0;
+}
+
 static int pea_sample_check_attr(const struct pea_sample_attr *a)
 {
 	bool nok = a->flags & PEA_SAMPLE_F_NO_KERNEL;
 	bool nou = a->flags & PEA_SAMPLE_F_NO_USER;
 	int err;
 
-	if ((a->flags & ~PEA_SAMPLE_FLAGS) || a->reserved || a->reserved2)
+	if ((a->flags & ~PEA_SAMPLE_FLAGS) || a->reserved ||
+	    pea_sample_check_uregs_rules(a))
 		return -EINVAL;
 	if (nok && nou)
 		return -EINVAL;	/* nothing left to sample */
@@ -426,7 +516,7 @@ static int pea_sample_check_attr(const struct pea_sample_attr *a)
 		return -EINVAL;
 	if (a->ustack_depth > pea_perf_max_stack())
 		return -EOVERFLOW;
-	return 0;
+	return pea_sample_check_uregs(a);
 }
 
 /**
@@ -440,9 +530,11 @@ static int pea_sample_check_attr(const struct pea_sample_attr *a)
  * Return: a link fd, or -EFAULT, -EINVAL (attr; size below the struct's;
  * a frequency past perf_event_max_sample_rate; a stack depth past
  * PEA_KSTACK_MAX or PEA_USTACK_MAX, or with the mode it cannot see),
- * -E2BIG (attr tail), -EACCES (as perf_event_open() of the event for
+ * -E2BIG (attr tail; with PEA_SAMPLE_F_USER_REGS a record past
+ * PEA_SAMPLE_RECORD_MAX), -EACCES (as perf_event_open() of the event for
  * every task on a CPU: pea_perm_sample(); with PEA_SAMPLE_F_TASK, for the
- * task: pea_perm_task()), -ESRCH (PEA_SAMPLE_F_TASK: no such task),
+ * task: pea_perm_task(), and with PEA_SAMPLE_F_USER_REGS of another
+ * process CAP_PERFMON: pea_perm_task_mem()), -ESRCH (PEA_SAMPLE_F_TASK: no such task),
  * -EINTR (a signal while waiting for the task's exec), -EOPNOTSUPP (kstack_depth
  * where pea cannot unwind), -EOVERFLOW (a depth past
  * perf_event_max_stack), -EMLINK (PEA_MAX_LINKS live, or the caller's
@@ -459,6 +551,9 @@ static long pea_sample_attach(struct pea_map *map, const void __user *ua)
 	long err;
 
 	err = pea_link_copy_attr(&a, sizeof(a), sizeof(a), ua);
+	if (err)
+		return err;
+	err = pea_sample_check_uregs_attr(&a);
 	if (err)
 		return err;
 	err = pea_perm_sample(!(a.flags & PEA_SAMPLE_F_NO_KERNEL));
@@ -484,6 +579,13 @@ static long pea_sample_attach(struct pea_map *map, const void __user *ua)
 			goto put_task;
 		task = true;
 		err = pea_perm_task(req.task);
+		/*
+		 * Another process's stack memory: not on task_ptrace's
+		 * ptrace access without the LSM hook (review of dwunw,
+		 * finding 2).
+		 */
+		if (!err && (a.flags & PEA_SAMPLE_F_USER_REGS))
+			err = pea_perm_task_mem(req.task);
 	} else {
 		err = pea_sample_cpu_rule(&a);
 	}
@@ -500,6 +602,7 @@ static long pea_sample_attach(struct pea_map *map, const void __user *ua)
 	l->kstack_depth = a.kstack_depth;
 	pea_sl(l)->ustack_depth = a.ustack_depth;
 	pea_sl(l)->max_stack = pea_perf_max_stack();
+	pea_sl(l)->stack_user = a.stack_user;
 	if (task)
 		snprintf(l->symbol, sizeof(l->symbol), "sample:%s:task %d",
 			 a.type == PERF_TYPE_SOFTWARE ? "cpu-clock" : "hardware",
@@ -540,7 +643,15 @@ static int pea_sample_agg_check(struct pea_link *l,
 /* The scratch space, whether registering got that far or not. */
 static void pea_sample_free(struct pea_link *l)
 {
-	free_percpu(pea_sl(l)->cpu);
+	struct pea_sample_link *sl = pea_sl(l);
+	unsigned int cpu;
+
+	free_percpu(sl->cpu);
+	if (!sl->ubuf)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(sl->ubuf[cpu]);
+	kfree(sl->ubuf);
 }
 
 const struct pea_provider pea_sample_provider = {

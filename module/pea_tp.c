@@ -27,6 +27,15 @@
  * With kstack_depth the handler unwinds from the registers perf hands it
  * (perf_fetch_caller_regs() at the tracepoint's call site) into its
  * scratch slot first, and the stack ends the record (pea_kstack.c).
+ *
+ * A link may carry fetch chains whose base is a field of the entry (an
+ * eprobe's "+0($field):string", trace_eprobe.c): evaluated by the probes'
+ * engine (pea_fetch.c) after the field filter, into this nesting level's
+ * block buffer, their predicate deciding before the record is reserved,
+ * the block following the entry as it follows a probe record's other
+ * parts. The fields they start at are checked against the event's own
+ * field table once the first perf event holds the event
+ * (pea_tp_field.c).
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
@@ -39,7 +48,9 @@
 #include <linux/uaccess.h>
 #include "pea_internal.h"
 #include "pea_agg.h"
+#include "pea_fetch.h"
 #include "pea_link.h"
+#include "pea_pred.h"
 #include "pea_provider.h"
 #include "pea_tp_filter.h"
 #include "pea_kstack.h"
@@ -67,7 +78,7 @@ static struct pea_tp_link *pea_tp(struct pea_link *l)
 static bool pea_tp_match(const struct pea_tp_link *tp, const u8 *e, u32 len)
 {
 	if (tp->prog)
-		return pea_tp_prog_match(tp->prog, e, len);
+		return pea_tp_prog_match(tp->prog, e, len, tp->link.pid_ns);
 	return pea_tp_preds_match(tp->preds, tp->nr_preds, e, len);
 }
 
@@ -112,9 +123,10 @@ static void pea_tp_overflow(struct perf_event *event,
 	struct pea_scratch *s = NULL;
 	struct pea_agg_sample as = {};
 	struct pea_tp_record *r;
-	u32 size, used, nr = 0, unr = 0;
-	bool ubuf = false;
+	u32 size, used, nr = 0, unr = 0, foff = 0, flen = 0;
+	bool ubuf = false, sbuf = false, fbuf = false;
 	u64 *uips = NULL;
+	void *fb = NULL;
 	long err;
 
 	if (pea_link_filtered(l))
@@ -136,12 +148,34 @@ static void pea_tp_overflow(struct perf_event *event,
 	as.raw = raw->frag.data;
 	as.raw_len = raw->frag.size;
 	as.regs = regs;
-	/* In the table only (PEA_AGG_F_NO_RECORDS): no record attempted. */
-	if (pea_agg_hit(l, &as))
-		return;
-	pea_link_count_hit(l);
 	size = pea_tp_raw_size(raw);
 	used = sizeof(*r) + size;
+	if (l->fetch) {
+		/*
+		 * Paired with the put at the end whatever it returns; the
+		 * fields are read from the first fragment, as the filter's.
+		 */
+		fb = pea_fetch_buf_get();
+		fbuf = true;
+		if (!fb) {
+			pea_link_count_hit(l);
+			this_cpu_inc(l->stats->errors);
+			goto put;
+		}
+		flen = pea_fetch_eval_entry(l->fetch, raw->frag.data,
+					    raw->frag.size, l->pid_ns, fb);
+		if (l->pred && !pea_pred_eval(l->pred, l->fetch, fb)) {
+			this_cpu_inc(l->stats->filtered);
+			goto put;
+		}
+		as.fetch = fb;	/* a table reads the same values */
+		foff = ALIGN(used, 8);
+		used = foff + flen;
+	}
+	/* In the table only (PEA_AGG_F_NO_RECORDS): no record attempted. */
+	if (pea_agg_hit(l, &as))
+		goto put;
+	pea_link_count_hit(l);
 	if (l->kstack_depth) {
 		/*
 		 * Unwound before the reservation, into this nesting level's
@@ -149,6 +183,7 @@ static void pea_tp_overflow(struct perf_event *event,
 		 * NMI handler that nests here takes the next slot.
 		 */
 		s = pea_scratch_get();
+		sbuf = true;
 		if (!s) {
 			this_cpu_inc(l->stats->errors);
 			goto put;
@@ -186,12 +221,17 @@ static void pea_tp_overflow(struct perf_event *event,
 	r->pid = task_pid_nr_ns(task, l->pid_ns);
 	r->tgid = task_tgid_nr_ns(task, l->pid_ns);
 	r->flags = PEA_REC_F_TRACEPOINT | (nr ? PEA_REC_F_KSTACK : 0) |
-		   (unr ? PEA_REC_F_USTACK : 0);
+		   (unr ? PEA_REC_F_USTACK : 0) | (fb ? PEA_REC_F_FETCH : 0);
 	r->reserved = 0;
 	strscpy_pad(r->comm, task->comm, sizeof(r->comm));
 	r->raw_size = size;
 	r->reserved2 = 0;
 	pea_tp_raw_copy((u8 *)(r + 1), raw);
+	if (fb) {
+		/* The bytes between the entry and the block are zeroed. */
+		memset((u8 *)(r + 1) + size, 0, foff - (sizeof(*r) + size));
+		memcpy((u8 *)r + foff, fb, flen);
+	}
 	if (nr)
 		pea_kstack_put(r, used, s->ips, nr);
 	if (unr)
@@ -201,8 +241,10 @@ static void pea_tp_overflow(struct perf_event *event,
 put:
 	if (ubuf)
 		pea_ustack_buf_put();
-	if (l->kstack_depth)
+	if (sbuf)
 		pea_scratch_put();
+	if (fbuf)
+		pea_fetch_buf_put();
 }
 
 /**
@@ -242,6 +284,16 @@ static int pea_tp_register(struct pea_link *l, const void *arg)
 	struct perf_event *ev;
 	unsigned int cpu;
 	int err = 0;
+	u32 i;
+
+	/*
+	 * Fields to check: the first event is created disabled, its event's
+	 * field table checked (pea_tp_field.c), then enabled; no hit of
+	 * fields the event lacks is ever recorded.
+	 */
+	for (i = 0; l->fetch && i < l->fetch->nr; i++)
+		if (l->fetch->f[i].base == PEA_FETCH_BASE_FIELD)
+			attr.disabled = 1;
 
 	/* The events array, and a perf event per CPU online now. */
 	err = pea_link_charge(l, kmalloc_size_roundup(nr_cpu_ids *
@@ -272,6 +324,13 @@ static int pea_tp_register(struct pea_link *l, const void *arg)
 			break;
 		}
 		tp->events[cpu] = ev;
+		if (attr.disabled) {
+			err = pea_tp_fields_check(ev->tp_event, l->fetch);
+			if (err)
+				break;
+			perf_event_enable(ev);
+			attr.disabled = 0;
+		}
 	}
 	if (err)
 		pea_tp_unregister(l);
@@ -290,6 +349,9 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
 	if (a->filter_tgid < 0 || a->filter_cpu < -1 ||
 	    a->filter_cpu >= (int)nr_cpu_ids)
 		return -EINVAL;
+	err = pea_link_tree_check(a->flags, a->filter_tgid);
+	if (err)
+		return err;
 	if (a->nr_preds > PEA_TP_PRED_MAX)
 		return -EINVAL;
 	err = pea_kstack_check(a->kstack_depth, 0);
@@ -307,20 +369,33 @@ static int pea_tp_check_attr(const struct pea_tp_attr *a)
  * @ua: struct pea_tp_attr in user memory
  *
  * Return: a link fd, or -EACCES or -EPERM (as perf_event_open() of the
- * event with PERF_SAMPLE_RAW for every task: pea_perm_tracepoint()), -EFAULT,
+ * event with PERF_SAMPLE_RAW for every task: pea_perm_tracepoint(); and
+ * -EPERM for a term of the uid or gid without CAP_BPF and CAP_PERFMON,
+ * as a tracepoint program's bpf_get_current_uid_gid(), before the
+ * program is checked: pea_tp_prog_copy()), -EFAULT,
  * -EINVAL (attr, a predicate, the filter program or a term of it; size
  * below PEA_TP_ATTR_SIZE_VER0, kstack_depth past PEA_KSTACK_MAX, reserved
  * not zero; no trace event has this id, as perf_event_open() says),
  * -EOPNOTSUPP (kstack_depth where pea cannot unwind), -EOVERFLOW
  * (kstack_depth past perf_event_max_stack), -E2BIG (attr tail; more than
  * PEA_TP_TERM_MAX terms, PEA_TP_PROG_MAX instructions or
- * PEA_PRED_DEPTH_MAX values pending: pea_tp_prog_copy()), -EMLINK
+ * PEA_PRED_DEPTH_MAX values pending: pea_tp_prog_copy(); fetches past
+ * PEA_FETCH_MAX or PEA_FETCH_DATA_MAX: pea_fetch_copy(); a fetch
+ * predicate past PEA_PRED_MAX: pea_pred_copy()), -EINVAL (a fetch or
+ * its predicate malformed; a fetch's field not an integer or pointer
+ * field of the event: pea_tp_fields_check(), once the first perf event
+ * is made), -EOPNOTSUPP (the event's field table does not look like the
+ * struct pea reads: a kernel whose layout differs), -EPERM (a fetch that
+ * reads memory without CAP_BPF and CAP_PERFMON, or that may read kernel
+ * memory under lockdown's confidentiality: pea_perm_tp_read()), -EMLINK
  * (PEA_MAX_LINKS live, or the caller's max_user_links), perf's other
  * errors, -ENOMEM (also max_user_probe_kb or max_probe_kb reached: a perf
  * event per CPU and the filter program are charged), -EMFILE.
  */
 static long pea_tp_attach(struct pea_map *map, const void __user *ua)
 {
+	struct pea_fetch_set *fs;
+	struct pea_pred_set *ps;
 	struct pea_tp_prog *prog;
 	struct pea_tp_attr a;
 	struct pea_link *l;
@@ -339,15 +414,44 @@ static long pea_tp_attach(struct pea_map *map, const void __user *ua)
 	prog = pea_tp_prog_copy(&a);
 	if (IS_ERR(prog))
 		return PTR_ERR(prog);
+	fs = pea_fetch_copy(a.fetches, a.nr_fetches, a.reserved3,
+			    PEA_FETCH_KIND_TP);
+	if (IS_ERR(fs)) {
+		pea_tp_prog_free(prog);
+		return PTR_ERR(fs);
+	}
+	ps = pea_pred_copy(a.fetch_preds, a.nr_fetch_preds, a.reserved4, fs);
+	/*
+	 * Memory behind a field, user or kernel: a tracepoint program's rule
+	 * (bpf_probe_read_user() as bpf_probe_read_kernel()); a read the
+	 * attacher does not mark user also lockdown's kernel-read rule.
+	 */
+	err = IS_ERR(ps) ? PTR_ERR(ps) : 0;
+	if (!err && fs && fs->mem_read)
+		err = pea_perm_tp_read(fs->kernel_read);
+	if (err) {
+		if (!IS_ERR(ps))
+			pea_pred_free(ps);
+		pea_fetch_free(fs);
+		pea_tp_prog_free(prog);
+		return err;
+	}
 	l = pea_link_alloc(map, &pea_tp_provider, a.id, a.flags, a.filter_tgid,
 			   a.filter_cpu);
 	if (IS_ERR(l)) {
+		pea_pred_free(ps);
+		pea_fetch_free(fs);
 		pea_tp_prog_free(prog);
 		return PTR_ERR(l);
 	}
+	l->filter_tree = pea_link_tree(a.flags);
 	/* Freed with the link; charged as a probe's predicate is. */
 	pea_tp(l)->prog = prog;
-	err = prog ? pea_link_charge(l, pea_tp_prog_size(prog)) : 0;
+	l->fetch = fs;
+	l->pred = ps;
+	err = prog || fs ? pea_link_charge(l, pea_tp_prog_size(prog) +
+					   pea_fetch_size(fs) +
+					   pea_pred_size(ps)) : 0;
 	if (err) {
 		pea_link_free(l);
 		return err;
@@ -363,15 +467,16 @@ static long pea_tp_attach(struct pea_map *map, const void __user *ua)
 }
 
 /*
- * A tracepoint's table takes a field of its entry (first fragment), and
- * the kernel stack of its call site.
+ * A tracepoint's table takes a field of its entry (first fragment), the
+ * kernel stack of its call site, and its fetched values (the fetch set
+ * checked by pea_agg_check()).
  */
 static int pea_tp_agg_check(struct pea_link *l, const struct pea_agg_attr *a)
 {
 	if (pea_agg_attr_has_key(a, PEA_AGG_KEY_USTACK))
 		return -EINVAL;
-	return a->value == PEA_AGG_VAL_NONE || a->value == PEA_AGG_VAL_FIELD ?
-		0 : -EINVAL;
+	return a->value == PEA_AGG_VAL_NONE || a->value == PEA_AGG_VAL_FIELD ||
+	       a->value == PEA_AGG_VAL_FETCH ? 0 : -EINVAL;
 }
 
 static void pea_tp_free(struct pea_link *l)

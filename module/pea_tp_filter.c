@@ -14,6 +14,12 @@
  * with the fetch predicates' checker and runs it with their evaluator
  * (pea_pred_prog_check(), pea_pred_run(): pea_pred.c, pea_pred.h).
  *
+ * A program's term may compare a value of the task that hit the
+ * tracepoint instead of a field (PEA_TP_FIELD_CTX: comm, tid, pid, uid,
+ * gid, cgroup id, CPU), read by pea_ctx.c as a probe's context fetches
+ * are; Linux's own filter has comm, cpu and common_pid among its fields
+ * (trace_define_generic_fields(), filter_pred_comm()).
+ *
  * Matching reads only the entry's bytes, never past @len: a field the
  * entry does not hold fails its comparison. No locks, no allocation, any
  * context (the tracepoint's, NMI included).
@@ -24,7 +30,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include "pea_ctx.h"
 #include "pea_intval.h"
+#include "pea_perm.h"
 #include "pea_pred.h"
 #include "pea_tp_filter.h"
 
@@ -40,13 +48,36 @@ static bool pea_tp_str_match(const struct pea_tp_pred *p, const char *s,
 	return p->op == PEA_TP_OP_EQ ? eq : !eq;
 }
 
-/* One predicate on the @len bytes of entry @e; never reads past them. */
+/*
+ * A context term: the current task's comm, or an integer value of it
+ * compared unsigned (pea_tp_check_pred() bounded @value to its width).
+ */
+static bool pea_tp_ctx_match(const struct pea_tp_pred *p,
+			     struct pid_namespace *pid_ns)
+{
+	char comm[TASK_COMM_LEN];
+	u64 x;
+
+	if (p->offset == PEA_FETCH_CTX_COMM) {
+		pea_ctx_comm(comm);
+		return pea_tp_str_match(p, comm, sizeof(comm));
+	}
+	x = pea_ctx_int(pid_ns, p->offset);
+	return pea_int_cmp(p->op, x, p->value, false);
+}
+
+/*
+ * One predicate on the @len bytes of entry @e, never past them, or on the
+ * hit's task (ids in @pid_ns).
+ */
 static bool pea_tp_pred_match(const struct pea_tp_pred *p, const u8 *e,
-			      u32 len)
+			      u32 len, struct pid_namespace *pid_ns)
 {
 	u32 loc, off, n;
 	bool sgn;
 
+	if (p->kind == PEA_TP_FIELD_CTX)
+		return pea_tp_ctx_match(p, pid_ns);
 	if ((u32)p->offset + p->size > len)
 		return false;
 	switch (p->kind) {
@@ -85,7 +116,7 @@ bool pea_tp_preds_match(const struct pea_tp_pred *preds, u32 nr,
 	u32 i;
 
 	for (i = 0; i < nr; i++)
-		if (!pea_tp_pred_match(&preds[i], e, len))
+		if (!pea_tp_pred_match(&preds[i], e, len, NULL))
 			return false;
 	return true;
 }
@@ -94,15 +125,26 @@ bool pea_tp_preds_match(const struct pea_tp_pred *preds, u32 nr,
  * One predicate or term: field kind and size, operator and operand. A
  * term (@term) also takes PEA_PRED_OP_LE and _GE, and its integer
  * operand must be one the field holds (pea_pred_fits()), as a fetch
- * predicate's; the inline predicates keep the rules they always had.
+ * predicate's; the inline predicates keep the rules they always had. A
+ * context term (PEA_TP_FIELD_CTX) is a term's only: @offset a
+ * PEA_FETCH_CTX_* value, @size 0, the comm a string, the rest unsigned
+ * integers of pea_ctx_width() bytes.
  */
 static int pea_tp_check_pred(const struct pea_tp_pred *p, bool term)
 {
 	bool num = p->kind == PEA_TP_FIELD_UINT || p->kind == PEA_TP_FIELD_SINT;
+	u32 size = p->size;
 
 	if (p->reserved)
 		return -EINVAL;
 	switch (p->kind) {
+	case PEA_TP_FIELD_CTX:
+		/* @offset the value, @size 0: the kernel knows its width. */
+		if (!term || p->size || !pea_ctx_width(p->offset))
+			return -EINVAL;
+		num = p->offset != PEA_FETCH_CTX_COMM;
+		size = pea_ctx_width(p->offset);
+		break;
 	case PEA_TP_FIELD_UINT:
 	case PEA_TP_FIELD_SINT:
 		if (p->size != 1 && p->size != 2 && p->size != 4 &&
@@ -129,7 +171,7 @@ static int pea_tp_check_pred(const struct pea_tp_pred *p, bool term)
 		else if (!term ||
 			 (p->op != PEA_PRED_OP_LE && p->op != PEA_PRED_OP_GE))
 			return -EINVAL;
-		if (term && !pea_pred_fits(p->value, p->size,
+		if (term && !pea_pred_fits(p->value, size,
 					   p->kind == PEA_TP_FIELD_SINT, p->op))
 			return -EINVAL;
 		return 0;
@@ -146,8 +188,8 @@ static int pea_tp_check_pred(const struct pea_tp_pred *p, bool term)
  * pea_tp_preds_check() - check an attr's inline @preds
  * @a: the attr
  *
- * Return: 0, or -EINVAL (more than PEA_TP_PRED_MAX, a malformed one, or
- * an unused one not zero).
+ * Return: 0, or -EINVAL (more than PEA_TP_PRED_MAX, a malformed one, a
+ * context one (a program's terms only), or an unused one not zero).
  */
 int pea_tp_preds_check(const struct pea_tp_attr *a)
 {
@@ -193,7 +235,10 @@ static size_t pea_tp_prog_bytes(u32 nr_terms, u32 nr_prog)
  * instructions or PEA_PRED_DEPTH_MAX values pending), -EINVAL (terms
  * without a program or the reverse, a pointer without a count, inline
  * @preds too, a malformed term or instruction, a program that does not
- * leave one value), -EFAULT or -ENOMEM.
+ * leave one value), -EFAULT, -EPERM (a term of the uid or gid without
+ * CAP_BPF and CAP_PERFMON: pea_perm_kernel_read(), before the terms and
+ * the program are checked; the counts' E2BIG and the copy's EFAULT come
+ * first) or -ENOMEM.
  */
 struct pea_tp_prog *pea_tp_prog_copy(const struct pea_tp_attr *a)
 {
@@ -225,6 +270,19 @@ struct pea_tp_prog *pea_tp_prog_copy(const struct pea_tp_attr *a)
 		err = -EFAULT;
 		goto fail;
 	}
+	/*
+	 * A uid or gid term takes what bpf_get_current_uid_gid() in a
+	 * tracepoint program takes, asked before the program is checked, as
+	 * bpf(BPF_PROG_LOAD) answers EPERM before its verifier.
+	 */
+	for (i = 0; i < tpp->nr_terms; i++)
+		if (terms[i].kind == PEA_TP_FIELD_CTX &&
+		    pea_ctx_is_cred(terms[i].offset)) {
+			err = pea_perm_kernel_read();
+			if (err)
+				goto fail;
+			break;
+		}
 	for (i = 0; i < tpp->nr_terms; i++) {
 		err = pea_tp_check_pred(&terms[i], true);
 		if (err)
@@ -261,18 +319,20 @@ void pea_tp_prog_free(struct pea_tp_prog *tpp)
 	kfree(tpp);
 }
 
-/* An entry and the program's terms, for pea_tp_term_match(). */
+/* An entry, the program's terms and the link's pid ns, for pea_tp_term_match(). */
 struct pea_tp_hit {
 	const struct pea_tp_pred *terms;
 	const u8 *e;
 	u32 len;
+	struct pid_namespace *pid_ns;
 };
 
 static bool pea_tp_term_match(const struct pea_pred *p, const void *ctx)
 {
 	const struct pea_tp_hit *hit = ctx;
 
-	return pea_tp_pred_match(&hit->terms[p->fetch], hit->e, hit->len);
+	return pea_tp_pred_match(&hit->terms[p->fetch], hit->e, hit->len,
+				 hit->pid_ns);
 }
 
 /**
@@ -280,12 +340,17 @@ static bool pea_tp_term_match(const struct pea_pred *p, const void *ctx)
  * @tpp: the program (pea_tp_prog_copy())
  * @e: the entry
  * @len: its bytes
+ * @pid_ns: the pid namespace a context term's tid and pid are in (the
+ *          link's)
  *
  * Return: the value the program leaves.
  */
-bool pea_tp_prog_match(const struct pea_tp_prog *tpp, const u8 *e, u32 len)
+bool pea_tp_prog_match(const struct pea_tp_prog *tpp, const u8 *e, u32 len,
+		       struct pid_namespace *pid_ns)
 {
-	struct pea_tp_hit hit = { .terms = tpp->terms, .e = e, .len = len };
+	struct pea_tp_hit hit = {
+		.terms = tpp->terms, .e = e, .len = len, .pid_ns = pid_ns,
+	};
 
 	return pea_pred_run(tpp->prog, tpp->nr_prog, pea_tp_term_match, &hit);
 }

@@ -349,8 +349,16 @@ static int pea_uretprobe_entry(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 	if (filtered)
 		return 0;
 	i = pea_uprobe_slot(l, true);
-	if (i < 0)
-		return 0;	/* the return counts it as missed */
+	if (i < 0) {
+		/*
+		 * The return counts it as missed; a tree's return, which
+		 * cannot tell a call kept here from one filtered, ignores
+		 * every return without a frame: count it now (review G1).
+		 */
+		if (l->filter_tree)
+			this_cpu_inc(l->stats->missed);
+		return 0;
+	}
 	s = &up->slots[i];
 	d = min_t(u32, READ_ONCE(s->depth), PEA_UPROBE_DEPTH);
 	/* Frames entered at or below this stack pointer returned unseen. */
@@ -358,6 +366,8 @@ static int pea_uretprobe_entry(PEA_UPROBE_HANDLER_ARGS(uc, regs))
 		d--;
 	if (d >= PEA_UPROBE_DEPTH) {
 		/* Too deep: the outermost call loses its frame. */
+		if (l->filter_tree)
+			this_cpu_inc(l->stats->missed);	/* as above */
 		d = PEA_UPROBE_DEPTH - 1;
 		memmove(&s->f[0], &s->f[1], sizeof(s->f[0]) * d);
 		if (up->caps)
@@ -416,7 +426,13 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
 	u32 d = 0;
 	int i;
 
-	if (pea_link_other_tgid(l))
+	/*
+	 * A process tree can lose a process between a call and its return
+	 * (its parent exits, it is reparented away): the entry decided, as a
+	 * kretprobe's does, and a frame it kept is written whatever the tree
+	 * says now. A tgid never changes: its test can come first.
+	 */
+	if (!l->filter_tree && pea_link_other_tgid(l))
 		return 0;
 	i = pea_uprobe_slot(l, false);
 	if (i >= 0) {
@@ -424,6 +440,15 @@ static int pea_uretprobe_ret(PEA_URETPROBE_HANDLER_ARGS(uc, func, regs))
 		d = min_t(u32, READ_ONCE(s->depth), PEA_UPROBE_DEPTH);
 		f = pea_uprobe_pop(s, &d, sp, pea_uprobe_ret_pop(regs));
 		s->depth = d;
+	}
+	/*
+	 * No frame in a tree: filtered at its entry, or missed and counted
+	 * there (no slot, or evicted as too deep); never counted here.
+	 */
+	if (!f && l->filter_tree) {
+		if (i >= 0)
+			pea_uprobe_put_slot(l, i);
+		return 0;
 	}
 	/* While the handler may still sleep: see pea_fetch_prefault(). */
 	if (f && l->fetch)
@@ -511,6 +536,9 @@ static int pea_uprobe_check_attr(const struct pea_uprobe_attr *a)
 		return a->path ? -EINVAL : -EBADF;
 	if (a->offset > LLONG_MAX || a->filter_tgid < 0)
 		return -EINVAL;
+	err = pea_link_tree_check(a->flags, a->filter_tgid);
+	if (err)
+		return err;
 	err = pea_ustack_check(a->ustack_depth);
 	if (err)
 		return err;
@@ -658,6 +686,7 @@ static long pea_uprobe_attach(struct pea_map *map, const void __user *ua)
 		path_put(&path);
 		return PTR_ERR(l);
 	}
+	l->filter_tree = pea_link_tree(a.flags);
 	l->fetch = fs;
 	l->pred = ps;
 	pea_up(l)->path = path;

@@ -20,9 +20,9 @@
  *
  * Code without frame pointers leaves rbp holding anything: the walk then
  * reads whatever that points at, within the task's own user memory, and
- * ends at the first unreadable or descending frame. A 32-bit task gets
- * its instruction pointer only, never fixed up (perf reads its 32-bit
- * frames and fixes them; pea does not yet).
+ * ends at the first unreadable or descending frame. A 32-bit (compat)
+ * task's frames are walked as perf_callchain_user32() walks them: 4-byte
+ * words (pea_ustack_walk()).
  */
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
@@ -31,6 +31,7 @@
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
 #include <asm/ibt.h>
+#include <asm/unistd.h>
 #include "pea_compat.h"
 #include "pea_internal.h"
 #include "pea_link.h"
@@ -146,8 +147,8 @@ u32 pea_ustack_hit(struct pea_link *l, struct pt_regs *regs, u32 knr,
 {
 	if (knr >= l->max_stack)
 		return 0;
-	return pea_ustack_save(pea_ustack_regs(regs), ips,
-			       min(l->ustack_depth, l->max_stack - knr));
+	return pea_ustack_save(regs, ips, min(l->ustack_depth,
+					      l->max_stack - knr));
 }
 
 /**
@@ -187,9 +188,10 @@ static bool pea_ustack_at_func_entry(struct pt_regs *regs)
 	auprobe = current->utask->auprobe;
 	if (!auprobe)
 		return false;
-	if (auprobe->insn[0] == 0x55)	/* push %rbp */
+	if (auprobe->insn[0] == 0x55)	/* push %rbp, or %ebp */
 		return true;
-	return is_endbr(*(u32 *)auprobe->insn);
+	/* endbr64 in a 64-bit task only (is_endbr() takes endbr32 too) */
+	return user_64bit_mode(regs) && is_endbr(*(u32 *)auprobe->insn);
 #else
 	return false;
 #endif
@@ -216,14 +218,36 @@ static bool pea_ustack_at_func_entry(struct pt_regs *regs)
  * that is an entry of the chain: a slot at or above the user stack
  * pointer (its function still runs); a slot below it (returned through)
  * only if its value is the ip itself (the ip is the trampoline, whose
- * first instruction has not run: 6.12's syscall trampoline then pushes
- * rax over that slot, and the chained sibling of the instance whose
- * handlers run shares it). No such slot: perf replaces nothing, nor does
- * pea. A stale instance (left by longjmp()) whose slot now lies in a live
- * frame, with a word there that is itself an entry of the chain, is the
- * one case this tells wrong. In a uretprobe's own handler its instance is
- * already off the list and the ip is already the real return
+ * first instruction has not run). No such slot: perf replaces nothing,
+ * nor does pea. In a uretprobe's own handler its instance is already off
+ * the list and the ip is already the real return
  * (uprobe_handle_trampoline()).
+ *
+ * A slot may hold something else that is an entry of the chain: 6.12's
+ * syscall trampoline pushes rax over the slot it returned through (at or
+ * above the stack pointer until sys_uretprobe() moves it back), and a
+ * stale instance (left by longjmp()) may have its slot in a live frame.
+ * The pushed rax is there while the user ip is inside that trampoline,
+ * past its first instruction (a sample there; sys_enter of the uretprobe
+ * syscall and its entry path, at 13 bytes in), and in a signal handler
+ * entered there (a task single-stepping itself: then, as for a stale
+ * slot below, a page-aligned value of its own can still be taken for
+ * the trampoline; the kernel's own address, in the private struct
+ * xol_area, is not read; re-review F1). Inside the trampoline the
+ * trampoline's address is then the ip's page, which holds its code
+ * (__create_xol_area() copies arch_uprobe_trampoline() to the [uprobes]
+ * page's offset 0; it is running, so the page is there), and is taken
+ * from the ip alone (pea_ustack_in_tramp()). Elsewhere a slot's value is
+ * also checked to be what the kernel puts at the trampoline's address
+ * (pea_ustack_is_tramp()): the start of a page holding that code, read
+ * back with copy_from_user_nofault(). The page is faulted in lazily
+ * (xol_fault()): until the trampoline or a single-step slot first runs
+ * it cannot be read, and a page-aligned value is then taken on the slot
+ * rule alone. Left telling it wrong: a stale slot in a live frame that
+ * holds the trampoline's address or such a page-aligned value, and a
+ * task whose own code, at the start of a page, is a copy of the
+ * trampoline's (or an int3) and a return address of the chain (its own
+ * values only).
  *
  * The instances belong to the current task, which adds and removes them
  * in process context; this may interrupt it (NMI, timer), or run inside
@@ -231,30 +255,151 @@ static bool pea_ustack_at_func_entry(struct pt_regs *regs)
  * the list head moves past them: a freed instance may already hold
  * another object). Each instance is therefore read with
  * copy_from_kernel_nofault(), never dereferenced, and taken only if it
- * looks as the kernel makes them: a stack and a return address in user
- * space, the next instance NULL or where virt_addr_valid() says (the
- * direct map or the kernel image). The list is walked whole first (at
- * most MAX_URETPROBE_DEPTH instances, and no more than the task's depth
- * counts); any instance that fails, or a longer list, and nothing is
- * replaced. Left (review of prof3's fix, R1): the depth rule catches only
- * a freed head not yet reused, after cleanup_return_instances()' first
- * decrement; between a kfree() and its decrement, or once the freed
- * object is reused with a NULL or plausible word where next was, a
- * word of it below TASK_SIZE_MAX can still be written as a return
- * address (kernel pointers cannot). R2: just after 6.12's syscall
- * trampoline pushed rax over a returned-through slot (ip past the
- * trampoline's first instruction, before sys_uretprobe() moves the stack
- * pointer back), that slot is at the stack pointer and its rax is taken
- * as the trampoline if it equals an entry of the chain.
+ * looks as the kernel makes them (pea_ri_read()). The list is walked
+ * whole first (at most MAX_URETPROBE_DEPTH instances, and no more than
+ * the task's depth counts); any instance that fails, or a longer list,
+ * and nothing is replaced.
+ *
+ * And nothing is replaced inside the task's own breakpoint handling,
+ * outside the uprobe's consumers, when the head instance is dead by
+ * arch_uretprobe_is_alive()'s rule for a call (its slot at or below the
+ * stack pointer): handle_swbp() has set the user ip back to the
+ * breakpoint (an int3 byte there, the entry's orig_ax -1) before
+ * handler_chain() -> prepare_uretprobe() -> cleanup_return_instances(),
+ * the one place where the head is a freed instance, and cleanup frees
+ * exactly such dead ones from the head on; handler_chain() has cleared
+ * utask->auprobe, which it sets while the consumers run, before
+ * prepare_uretprobe(). A hit in the kernel (a probe, a tracepoint, a
+ * sample of the kernel) in that state gets no fix-up; perf's (6.12) reads
+ * the freed instance. The cost: such a hit while a live instance's slot
+ * is at the user stack pointer keeps the trampolines where perf replaces
+ * them: in the breakpoint handling (outside the consumers) of a function
+ * a uretprobed function tail-called, or of a uprobe inside a uretprobed
+ * function before it moves its stack pointer, or in any exception's
+ * handling of a task about to run such a breakpoint, or with a stale
+ * instance at the head.
  */
 #define PEA_URETPROBE_DEPTH_MAX	64	/* uprobes.c's MAX_URETPROBE_DEPTH */
 
+/*
+ * The trampolines arch_uprobe_trampoline() makes (arch/x86/kernel/
+ * uprobes.c): where the kernel has the uretprobe syscall, a 64-bit
+ * task's is push %rax; push %rcx; push %r11; mov $__NR_uretprobe,%rax;
+ * syscall; pop %r11; pop %rcx; ret. Else (and a task that was not in
+ * 64-bit mode when its area was made) an int3.
+ */
+#ifdef __NR_uretprobe
+static const u8 pea_tramp_syscall[] = {
+	0x50, 0x51, 0x41, 0x53, 0x48, 0xc7, 0xc0,
+	__NR_uretprobe & 0xff, (__NR_uretprobe >> 8) & 0xff,
+	(__NR_uretprobe >> 16) & 0xff, (__NR_uretprobe >> 24) & 0xff,
+	0x0f, 0x05, 0x41, 0x5b, 0x59, 0xc3,
+};
+#endif
+
+/*
+ * The trampoline's address when the user ip @ip is inside 6.12's syscall
+ * trampoline past its first instruction (the rax it pushed may be in a
+ * slot), else 0.
+ */
+static unsigned long pea_ustack_in_tramp(unsigned long ip)
+{
+#ifdef __NR_uretprobe
+	unsigned long t = ip & PAGE_MASK, off = ip & ~PAGE_MASK;
+	u8 code[sizeof(pea_tramp_syscall)];
+
+	if (!off || off >= sizeof(pea_tramp_syscall))
+		return 0;
+	if (copy_from_user_nofault(code, (const void __user *)t, sizeof(code)))
+		return 0;
+	return memcmp(code, pea_tramp_syscall, sizeof(code)) ? 0 : t;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * Whether @v is the trampoline's address: page-aligned, and a page not
+ * faulted in yet (unless @strict) or one starting with the trampoline.
+ */
+static bool pea_ustack_is_tramp(unsigned long v, bool strict)
+{
+	u8 code[17];
+	size_t n = 1;
+
+	if (v & ~PAGE_MASK)
+		return false;
+#ifdef __NR_uretprobe
+	BUILD_BUG_ON(sizeof(code) != sizeof(pea_tramp_syscall));
+	n = sizeof(pea_tramp_syscall);
+#endif
+	/* One read: the page is there or not (it holds all n bytes). */
+	if (copy_from_user_nofault(code, (const void __user *)v, n))
+		return !strict;	/* not faulted in yet: none of it has run */
+#ifdef __NR_uretprobe
+	if (!memcmp(code, pea_tramp_syscall, n))
+		return true;
+#endif
+	return code[0] == UPROBE_SWBP_INSN;
+}
+
+/* A kmalloc'd object's address: aligned, in the direct map. */
+static bool pea_kobj_ok(const void *p)
+{
+	return IS_ALIGNED((unsigned long)p, sizeof(long)) &&
+	       virt_addr_valid(p) && p < high_memory;
+}
+
+/*
+ * An instance as prepare_uretprobe() makes it: its uprobe a kernel
+ * object, its function, stack and return address user addresses,
+ * chained a bool, next NULL or a kernel object. A freed instance holds
+ * SLUB's (hardened, on Debian's kernels) freelist word where chained is.
+ */
 static bool pea_ri_read(struct return_instance *ri, struct return_instance *r)
 {
-	if (!virt_addr_valid(ri) || copy_from_kernel_nofault(r, ri, sizeof(*r)))
+	u8 chained;
+
+	if (!pea_kobj_ok(ri) || copy_from_kernel_nofault(r, ri, sizeof(*r)))
 		return false;
-	return r->stack < TASK_SIZE_MAX && r->orig_ret_vaddr < TASK_SIZE_MAX &&
-	       (!r->next || virt_addr_valid(r->next));
+	memcpy(&chained, &r->chained, 1);
+	return pea_kobj_ok(r->uprobe) && r->func < TASK_SIZE_MAX &&
+	       r->stack < TASK_SIZE_MAX && r->orig_ret_vaddr < TASK_SIZE_MAX &&
+	       chained <= 1 && (!r->next || pea_kobj_ok(r->next));
+}
+
+/*
+ * Whether a hit in the kernel is inside the task's breakpoint handling
+ * with a dead instance at the head (see above): @regs the user ones.
+ */
+static bool pea_ustack_in_swbp(struct pt_regs *regs,
+			       const struct return_instance *head)
+{
+	u8 insn;
+
+	if (regs->orig_ax != -1 || head->stack > regs->sp ||
+	    READ_ONCE(current->utask->auprobe))
+		return false;
+	if (copy_from_user_nofault(&insn, (const void __user *)regs->ip, 1))
+		return false;
+	return insn == UPROBE_SWBP_INSN;
+}
+
+/*
+ * A return-address slot: 8 bytes, or 4 in a compat task, whose call
+ * pushed 4 (arch_uretprobe_hijack_return_addr() writes sizeof_long()).
+ */
+static long pea_ustack_read_slot(const void __user *slot, bool compat,
+				 unsigned long *v)
+{
+	u32 v32;
+
+	if (!compat)
+		return copy_from_user_nofault(v, slot, sizeof(*v));
+	if (copy_from_user_nofault(&v32, slot, sizeof(v32)))
+		return -EFAULT;
+	*v = v32;
+	return 0;
 }
 
 static bool pea_in_chain(const u64 *ips, u32 nr, u64 v)
@@ -267,34 +412,56 @@ static bool pea_in_chain(const u64 *ips, u32 nr, u64 v)
 	return false;
 }
 
-static void pea_ustack_fixup_uretprobes(struct pt_regs *regs, u64 *ips,
-					u32 nr)
+static void pea_ustack_fixup_uretprobes(struct pt_regs *regs, bool kernel,
+					u64 *ips, u32 nr)
 {
 	struct uprobe_task *utask = current->utask;
 	struct return_instance *ri, *top, r;
 	const void __user *slot;
-	unsigned long tramp = 0, v;
-	bool found = false;
+	unsigned long tramp, v;
+	bool found, unread = false, compat = !user_64bit_mode(regs), strict;
 	u32 i, depth;
 
 	if (likely(!utask))
 		return;
+	/*
+	 * A 64-bit process running 32-bit code: its trampoline is mostly
+	 * above 4 GiB, which no 4-byte frame names (perf replaces nothing
+	 * there), but below it without ASLR (review ustk32-fix F1). A
+	 * 4-byte slot's value is its trampoline only if its page is there
+	 * and holds it: an unmapped page the task names would otherwise
+	 * pass (review ustk32 F2).
+	 */
+	strict = compat && !test_thread_flag(TIF_ADDR32);
 	top = READ_ONCE(utask->return_instances);
 	if (likely(!top))
 		return;
 	depth = READ_ONCE(utask->depth);
+	/* In the syscall trampoline: its address, whatever the slots hold. */
+	tramp = pea_ustack_in_tramp(ips[0]);
+	found = tramp != 0;
 	/* Validate the whole list, and find the trampoline's value. */
 	for (i = 0, ri = top; ri; i++, ri = r.next) {
 		if (i >= PEA_URETPROBE_DEPTH_MAX || i >= depth ||
 		    !pea_ri_read(ri, &r))
 			return;
-		if (found)
+		if (!i && kernel && pea_ustack_in_swbp(regs, &r))
+			return;
+		if (found || unread)
 			continue;
 		slot = (const void __user *)r.stack;
-		if (copy_from_user_nofault(&v, slot, sizeof(v)))
+		/*
+		 * One slot that cannot be read ends the search: each try
+		 * is a page fault in the sampler's NMI, and a task could
+		 * leave 64 instances with zapped slots (re-review F2).
+		 */
+		if (pea_ustack_read_slot(slot, compat, &v)) {
+			unread = true;
 			continue;
-		if (r.stack >= regs->sp ? pea_in_chain(ips, nr, v) :
-					  v == ips[0]) {
+		}
+		if ((r.stack >= regs->sp ? pea_in_chain(ips, nr, v) :
+					   v == ips[0]) &&
+		    pea_ustack_is_tramp(v, strict)) {
 			tramp = v;
 			found = true;
 		}
@@ -314,63 +481,104 @@ static void pea_ustack_fixup_uretprobes(struct pt_regs *regs, u64 *ips,
 }
 #else
 static inline void pea_ustack_fixup_uretprobes(struct pt_regs *regs,
-					       u64 *ips, u32 nr)
+					       bool kernel, u64 *ips, u32 nr)
 {
 }
 #endif
 
-/* The two words at the start of a frame: the caller's rbp, then rip. */
-struct pea_uframe {
-	u64 next;
-	u64 ret;
-};
+/*
+ * The frame at @fp: the caller's frame pointer, then the return address,
+ * words of @w bytes (8, or 4 in a compat task).
+ */
+static bool pea_uframe_read(unsigned long fp, unsigned int w,
+			    unsigned long *next, unsigned long *ret)
+{
+	union {
+		u64 q[2];
+		u32 d[2];
+	} f;
+
+	if (copy_from_user_nofault(&f, (const void __user *)fp, 2 * w))
+		return false;
+	*next = w == 8 ? f.q[0] : f.d[0];
+	*ret = w == 8 ? f.q[1] : f.d[1];
+	return true;
+}
+
+/*
+ * The frames after the ip (@nr entries so far), in words of @w bytes, as
+ * perf_callchain_user() reads them, or perf_callchain_user32() in a
+ * compat task (@w 4, the frame pointer's low 32 bits): the direct caller
+ * first, at the stack pointer, at a uprobe on a function's entry; then,
+ * from the frame the frame pointer points at, each frame's return
+ * address, until a frame is unaligned, unreadable or holds no return
+ * address, or the chain stops going up the stack (pea's rules: anything
+ * else is not a chain).
+ */
+static u32 pea_ustack_walk(struct pt_regs *regs, unsigned int w, u64 *ips,
+			   u32 nr, u32 max)
+{
+	unsigned long fp, next, ret = 0;
+
+	if (nr < max && pea_ustack_at_func_entry(regs) &&
+	    !copy_from_user_nofault(&ret, (const void __user *)regs->sp, w))
+		ips[nr++] = ret;
+	fp = w == 8 ? regs->bp : (u32)regs->bp;
+	while (nr < max) {
+		if (!fp || (fp & (w - 1)))
+			break;
+		if (!pea_uframe_read(fp, w, &next, &ret) || !ret)
+			break;
+		ips[nr++] = ret;
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return nr;
+}
+
+/*
+ * Whether a task not in 64-bit mode is a compat task on the flat
+ * __USER32_CS and __USER_DS every compat task runs on, whose bases (0)
+ * perf_callchain_user32() adds to the addresses. A task on segments of
+ * its own (modify_ldt()) gets its ip only: get_segment_base() is not
+ * exported.
+ */
+static bool pea_ustack_flat32(struct pt_regs *regs)
+{
+	return IS_ENABLED(CONFIG_IA32_EMULATION) && regs->cs == __USER32_CS &&
+	       regs->ss == __USER_DS;
+}
 
 /**
  * pea_ustack_save() - unwind the current task's user stack
- * @regs: user registers (pea_ustack_regs())
+ * @hregs: the registers of the hit (pea_ustack_regs() finds the user's)
  * @ips: @max slots
  * @max: 0..PEA_USTACK_MAX
  *
  * Context: any, NMI included; preemption off.
  * Return: the entries written, 0..@max (the instruction pointer first).
  */
-u32 pea_ustack_save(struct pt_regs *regs, u64 *ips, u32 max)
+u32 pea_ustack_save(struct pt_regs *hregs, u64 *ips, u32 max)
 {
-	struct pea_uframe f;
-	u64 fp, ret;
+	struct pt_regs *regs = pea_ustack_regs(hregs);
 	u32 nr = 0;
 
 	if (!max || !regs)
 		return 0;
 	ips[nr++] = regs->ip;
-	if (!user_64bit_mode(regs))
-		return nr;
-	/* The direct caller first, at a uprobe on a function's entry. */
-	if (nr < max && pea_ustack_at_func_entry(regs) &&
-	    !copy_from_user_nofault(&ret, (const void __user *)regs->sp,
-				    sizeof(ret)))
-		ips[nr++] = ret;
-	fp = regs->bp;
-	while (nr < max) {
-		if (!fp || (fp & 7))
-			break;
-		if (copy_from_user_nofault(&f, (const void __user *)fp,
-					   sizeof(f)))
-			break;
-		if (!f.ret)
-			break;
-		ips[nr++] = f.ret;
-		/* Frames go up the stack: anything else is not a chain. */
-		if (f.next <= fp)
-			break;
-		fp = f.next;
-	}
-	pea_ustack_fixup_uretprobes(regs, ips, nr);
+	if (user_64bit_mode(regs))
+		nr = pea_ustack_walk(regs, 8, ips, nr, max);
+	else if (pea_ustack_flat32(regs))
+		nr = pea_ustack_walk(regs, 4, ips, nr, max);
+	pea_ustack_fixup_uretprobes(regs, !user_mode(hregs), ips, nr);
 	return nr;
 }
 #else
-u32 pea_ustack_save(struct pt_regs *regs, u64 *ips, u32 max)
+u32 pea_ustack_save(struct pt_regs *hregs, u64 *ips, u32 max)
 {
+	struct pt_regs *regs = pea_ustack_regs(hregs);
+
 	if (!max || !regs)
 		return 0;
 	ips[0] = instruction_pointer(regs);

@@ -13,7 +13,7 @@ struct pt_regs;
 struct pea_link;
 
 struct pt_regs *pea_ustack_regs(struct pt_regs *regs);
-u32 pea_ustack_save(struct pt_regs *regs, u64 *ips, u32 max);
+u32 pea_ustack_save(struct pt_regs *hregs, u64 *ips, u32 max);
 int pea_ustack_check(u32 depth);
 void pea_ustack_link(struct pea_link *l, u32 depth);
 u64 *pea_ustack_buf_get(void);

@@ -114,7 +114,10 @@ printf 'bench: JSON in %s\n' "$JSON"
 if [ "$ICOUNT_MODE" = 1 ]; then
 	tr -d '\r' < "$RESULTS" | grep '^pea-bench: icount: .*apart' >&2 || true
 	tr -d '\r' < "$RESULTS" | grep '^pea-bench: sample: ' >&2 || true
-	tr -d '\r' < "$RESULTS" | grep -q '^# exit pea-bench 0$' ||
+	# Not grep -q: it stops at the match, and tr, still writing a long
+	# results file, then dies of SIGPIPE, which pipefail reported as
+	# "pea-bench failed" after "# exit pea-bench 0".
+	tr -d '\r' < "$RESULTS" | grep '^# exit pea-bench 0$' > /dev/null ||
 		die "pea-bench failed: $(tr -d '\r' < "$RESULTS" | grep '^# exit pea-bench' || echo 'no exit status')"
 	[ "$SPLAT" = 0 ] || die "a kernel splat during the measurement"
 	log "icount: every figure of the two passes within 1%"

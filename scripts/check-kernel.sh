@@ -72,6 +72,18 @@ mt-*)
 	KVER=${KVER#mt-}
 	case "$KVER" in 6.1|default) KVER= ;; esac
 	export TCG_OPTS=thread=multi
+	# Boot on one CPU and bring the others up from the guest's init
+	# (pea.online=all, scripts/guest-init.sh): the kernel patches its
+	# own text late in boot (static keys flipped by late initcalls), and
+	# a vCPU that runs through a site while another patches it can
+	# execute a stale int3 (6.12: an Oops in sched_clock_tick() when
+	# "sched_clock: Marking stable" flipped __sched_clock_stable with
+	# four CPUs up). noreplace-smp keeps the SMP alternatives (a kernel
+	# booted with maxcpus=1 would patch them to UP and back at the first
+	# CPU up); tsc=unstable keeps the sched clock unstable for good, so
+	# that no CPU coming up (6.1 finds the TSCs unsynchronized then) or
+	# clocksource watchdog flips its static key later (docs/checking.md).
+	APPEND_EXTRA="maxcpus=1 noreplace-smp tsc=unstable pea.online=all${APPEND_EXTRA:+ $APPEND_EXTRA}"
 	mapfile -t MT_TESTS < <(grep -v -e '^#' -e '^$' "$ROOT/scripts/mt-tests")
 	if [ -n "${TESTS:-}" ]; then
 		keep=()

@@ -71,6 +71,7 @@ TESTS=
 TT=300
 DEMO=
 LOAD=insmod
+ONLINE=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	pea.mode=*)	MODE=${arg#pea.mode=} ;;
@@ -81,6 +82,7 @@ for arg in $(cat /proc/cmdline); do
 	pea.bench=*)	BENCH_ARGS=$(echo "${arg#pea.bench=}" | tr ',' ' ') ;;
 	pea.time_scale=*) export PEA_TIME_SCALE=${arg#pea.time_scale=} ;;
 	pea.tcg=*)	export PEA_TCG=${arg#pea.tcg=} ;;
+	pea.online=*)	ONLINE=${arg#pea.online=} ;;
 	esac
 done
 
@@ -99,6 +101,22 @@ kmsg() { printf 'pea-guest: %s\n' "$*" > /dev/kmsg 2>/dev/null; }
 
 MODDIR=/lib/modules/pea
 export PEA_MODDIR=$MODDIR
+
+# pea.online=all: the kernel booted on one CPU (maxcpus=1, the mt-*
+# kernels of scripts/check-kernel.sh); bring up every other CPU now,
+# before pea is loaded, once the boot's own text patching is over.
+if [ "$ONLINE" = all ]; then
+	up=0
+	for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
+		[ "$(cat "$f")" = 1 ] && continue
+		if echo 1 > "$f"; then
+			up=$((up + 1))
+		else
+			out "# pea-guest: could not bring ${f%/online} up"
+		fi
+	done
+	out "# pea-guest: brought $up CPUs up (pea.online=all)"
+fi
 
 out "# pea-guest: begin mode=$MODE kernel=$(uname -r) cpus=$(nproc) timeout=$TT"
 say "begin mode=$MODE results=$RES"

@@ -39,7 +39,7 @@ PEA_TOOL_SHARED := $(BUILD)/tools/shared/pea
 # installed tool too: it runs without libbpf1 installed. zlib stays shared
 # (zlib1g is on every Debian system, and lintian refuses an embedded copy:
 # embedded-library).
-PEA_TOOL_STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lzstd -Wl,-Bdynamic -lz
+PEA_TOOL_STATIC_LIBS := -Wl,-Bstatic -lbpf -ldw -lelf -lzstd -Wl,-Bdynamic -lz -lbz2 -llzma
 
 # Every file install-user puts, relative to DESTDIR; uninstall removes
 # these. scripts/check-install.sh holds the same list as documentation.

@@ -159,7 +159,7 @@ case "$mode" in
 		flags=$(PAHOLE=$PAHOLE "$KDIR/scripts/pahole-flags.sh")
 	fi
 	for ko in "$@"; do
-		if readelf -S "$ko" | grep -q ' \.BTF '; then
+		if readelf -S "$ko" | grep ' \.BTF ' > /dev/null; then
 			continue
 		fi
 		printf '  %-7s %s\n' "BTF [M]" "$ko (scripts/module-btf.sh)" >&2

@@ -7,7 +7,9 @@
 #                                    a kprobe with the file name captured
 #                                    while a small workload opens files, the
 #                                    rings as `pea stat` sees them, a
-#                                    kretprobe (fd and latency), a
+#                                    kretprobe (fd and latency), typed
+#                                    arguments with a predicate on one
+#                                    and execsnoop's argv, a
 #                                    uretprobe on user code, a
 #                                    tracepoint with a filter, packets at
 #                                    a netfilter hook, a latency
@@ -112,6 +114,30 @@ show "pea trace kretprobe:do_sys_openat2 --str ARG1 --count 8"
 (sleep 1; workload 4) &
 wl=$!
 "$PEA" trace kretprobe:do_sys_openat2 --str ARG1 --count 8
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+
+say "typed arguments by name from BTF, and a predicate on one in the kernel"
+echo "Fetch expressions after the probe name the function's parameters and"
+echo "fields behind them (the kernel's BTF gives names, types and offsets);"
+echo "the kernel reads them at each hit and --filter tests them before"
+echo "anything is written: only the opens under /etc are recorded, the"
+echo "others count as filtered out."
+show "pea trace kprobe:do_sys_openat2 filename 'how->flags' --filter 'filename ~ \"/etc/*\"' --count 4"
+(sleep 1; workload 4) &
+wl=$!
+"$PEA" trace kprobe:do_sys_openat2 filename 'how->flags' --filter 'filename ~ "/etc/*"' --count 4
+rc=$?
+wait "$wl"
+[ "$rc" -eq 0 ] || echo "pea trace exited with $rc"
+echo
+echo "execsnoop: each exec's arguments, from the syscall's entry (argv is an"
+echo "array of strings in the caller's memory: join() reads one a fetch)."
+show "pea trace sysenter:execve 'join(argv)' --filter 'argv[1] == \"help\"' --count 2"
+(sleep 1; exec_workload 3) &
+wl=$!
+"$PEA" trace sysenter:execve 'join(argv)' --filter 'argv[1] == "help"' --count 2
 rc=$?
 wait "$wl"
 [ "$rc" -eq 0 ] || echo "pea trace exited with $rc"

@@ -165,7 +165,7 @@ PKGS=(build-essential gcc make libc6-dev gcc-multilib qemu-system-x86
       busybox-static cpio gzip sparse kmod coreutils babeltrace2 lttng-tools)
 # libbpf-dev and what its static library needs (libelf, zlib, zstd): the
 # pea tool reads the kernel's BTF with libbpf (tools/pea/ktypes.c).
-PKGS+=(libbpf-dev libelf-dev zlib1g-dev libzstd-dev)
+PKGS+=(libbpf-dev libelf-dev zlib1g-dev libzstd-dev libdw-dev libbz2-dev liblzma-dev)
 [ -z "$ARG" ] && [ "$PACKAGES_ONLY" -eq 0 ] && PKGS+=(linux-headers-amd64)
 [[ "$ARG" =~ ^[0-9]+\.[0-9]+$ ]] && PKGS+=("linux-headers-$ARG-amd64")
 # pahole: pea.ko's BTF (its kfuncs, scripts/module-btf.sh); clang, bpftool,
@@ -200,7 +200,7 @@ install_packaging() {
 		fakeroot lintian debootstrap pkg-config kmod busybox-static \
 		cpio gzip qemu-system-x86
 	# debian/control's Build-Depends for the tool (libbpf, statically)
-	install_pkgs libbpf-dev libelf-dev zlib1g-dev libzstd-dev
+	install_pkgs libbpf-dev libelf-dev zlib1g-dev libzstd-dev libdw-dev libbz2-dev liblzma-dev
 }
 
 if [ "$PACKAGING" -eq 1 ]; then

@@ -49,6 +49,8 @@ REFERENCE=(
 # The configuration probes of pea.ko, checked against autoconf.h below,
 # and the kfuncs' switch (PEA_HAVE_KFUNCS), checked on its own.
 CONFIG_PROBES="-DPEA_HAVE_NETFILTER -DPEA_HAVE_DYNAMIC_FTRACE -DPEA_HAVE_KPROBE_EVENTS_ON_NOTRACE -DPEA_HAVE_KFUNCS"
+# The fprobe links' four probes, checked together below.
+CONFIG_PROBES+=" -DPEA_HAVE_FPROBE -DPEA_HAVE_KPROBES_ON_FTRACE -DPEA_HAVE_FPROBE_ENTRY_CB -DPEA_HAVE_FPROBE_PT_REGS"
 
 [ $# -gt 0 ] || set -- "$("$ROOT/scripts/setup.sh" --resolve 2>/dev/null)"
 for kver in "$@"; do
@@ -134,6 +136,37 @@ for kver in "$@"; do
 		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" PEA_BTF_BASE=/base.btf 2>&1)
 	tap "$([ "$got" = "$(echo $want)" ]; echo $?)" \
 		"[$kver] the notrace config probes give '${got}', as autoconf.h ('$(echo $want)')"
+
+	# fprobe links (pea_fprobe.c): CONFIG_FPROBE and CONFIG_KPROBES_ON_FTRACE
+	# in autoconf.h, handlers that return int and take struct pt_regs, and
+	# an objpool of rethook nodes: all or none.
+	want=
+	fpmk='ccflags-y :=\ninclude %s/Kbuild\nall:\n\t@echo $(filter -DPEA_HAVE_FPROBE -DPEA_HAVE_KPROBES_ON_FTRACE -DPEA_HAVE_FPROBE_ENTRY_CB -DPEA_HAVE_FPROBE_PT_REGS,$(ccflags-y)) $(filter %%pea_fprobe.o,$(pea-y))\n'
+	if grep -qsx '#define CONFIG_FPROBE 1' "$kdir/include/generated/autoconf.h" &&
+	   grep -qsx '#define CONFIG_KPROBES_ON_FTRACE 1' "$kdir/include/generated/autoconf.h" &&
+	   grep -qsF 'typedef int (*fprobe_entry_cb)(struct fprobe *fp' "$srctree/include/linux/fprobe.h" &&
+	   grep -qsF 'unsigned long ret_ip, struct pt_regs *regs' "$srctree/include/linux/fprobe.h" &&
+	   grep -qsF 'struct objpool_head' "$srctree/include/linux/rethook.h"; then
+		want="-DPEA_HAVE_FPROBE -DPEA_HAVE_KPROBES_ON_FTRACE -DPEA_HAVE_FPROBE_ENTRY_CB -DPEA_HAVE_FPROBE_PT_REGS module/pea_fprobe.o"
+	fi
+	got=$(printf "$fpmk" "$ROOT" |
+		make -s --no-print-directory -f - srctree="$srctree" objtree="$kdir" src="$ROOT" PEA_BTF_BASE=/base.btf 2>&1)
+	tap "$([ "$got" = "$want" ]; echo $?)" \
+		"[$kver] the fprobe probes give '${got}' ('$want')"
+	# The same headers with 6.14's callbacks (struct ftrace_regs, returns
+	# on fgraph's shadow stack): no fprobe link, not a failing build.
+	if [ -n "$want" ]; then
+		t=$(mktemp -d)
+		cp -rs "$(readlink -f "$srctree/include")" "$t/include"
+		rm "$t/include/linux/fprobe.h"
+		sed 's/unsigned long ret_ip, struct pt_regs \*regs/unsigned long ret_ip, struct ftrace_regs *regs/' \
+			"$srctree/include/linux/fprobe.h" > "$t/include/linux/fprobe.h"
+		got=$(printf "$fpmk" "$ROOT" |
+			make -s --no-print-directory -f - srctree="$t" objtree="$kdir" src="$ROOT" PEA_BTF_BASE=/base.btf 2>&1)
+		tap "$([ -z "$got" ] && grep -q 'ftrace_regs \*regs' "$t/include/linux/fprobe.h"; echo $?)" \
+			"[$kver] fprobe callbacks on struct ftrace_regs (6.14): the probes give '${got}' (none, no pea_fprobe.o)"
+		rm -rf "$t"
+	fi
 
 	# The configuration probe (pea_config_feature) of the test module.
 	want=

@@ -183,6 +183,58 @@ static inline void pt_cpu_threads(pthread_t *th, int ncpu,
 	}
 }
 
+/*
+ * Run on every online CPU in turn, then where the caller ran before. A
+ * task that was running on a CPU when this began has been switched out
+ * by the time it returns, unless it was preempted and queued again.
+ */
+static inline void pt_visit_cpus(void)
+{
+	int cpu, n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t old, set;
+
+	if (sched_getaffinity(0, sizeof(old), &old))
+		pt_fatal("sched_getaffinity");
+	for (cpu = 0; cpu < n; cpu++) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (!sched_setaffinity(0, sizeof(set), &set))
+			sched_yield();
+	}
+	if (sched_setaffinity(0, sizeof(old), &old))
+		pt_fatal("sched_setaffinity");
+}
+
+/*
+ * @link's info once its own hits (hits - filtered), written, dropped and
+ * errors have stayed the same over three reads 20 ms apart, each after a
+ * visit of every CPU: for counts read after the workload was reaped. A
+ * reaped process still runs its last kernel instructions after waitpid()
+ * returns (do_exit() goes on past exit_notify() to its final schedule),
+ * and a per-CPU sampler that filters on its tgid can still count it.
+ */
+static inline void pt_link_settled(int link, struct pea_link_info *li)
+{
+	struct pea_link_info n;
+	int i, same = 0;
+
+	pt_visit_cpus();
+	memset(li, 0, sizeof(*li));
+	if (ioctl(link, PEA_LINK_IOC_INFO, li))
+		pt_fatal("PEA_LINK_IOC_INFO");
+	for (i = 0; i < 100 * pt_time_scale() && same < 3; i++) {
+		usleep(20000);
+		pt_visit_cpus();
+		memset(&n, 0, sizeof(n));
+		if (ioctl(link, PEA_LINK_IOC_INFO, &n))
+			pt_fatal("PEA_LINK_IOC_INFO");
+		same = n.hits - n.filtered == li->hits - li->filtered &&
+		       n.written == li->written && n.dropped == li->dropped &&
+		       n.errors == li->errors ? same + 1 : 0;
+		*li = n;
+	}
+}
+
 /* Write @s to the file at @path (a sysfs or proc knob): 0 or -errno. */
 static inline int pt_write_file(const char *path, const char *s)
 {

@@ -42,4 +42,39 @@ static inline pid_t pt_exec_exit(const char *path)
 	return pid;
 }
 
+/*
+ * Fork, exec @args[0] with @args, wait: its exit status. The child
+ * copies the strings to its stack first, as a shell builds an argv in
+ * memory it wrote: fork() does not copy the page table entries of file
+ * pages (the strings' .rodata), so the child would not have them mapped
+ * at execve's entry, and a probe cannot fault them in (a read that fails
+ * there: the fault marked, as bpftrace's probe_read_user() fails).
+ */
+static inline int pt_exec_copied(char *const args[])
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		char buf[256], *av[8];
+		size_t off = 0, n;
+		int i;
+
+		for (i = 0; args[i] && i < 7; i++) {
+			n = strlen(args[i]) + 1;
+			if (off + n > sizeof(buf))
+				_exit(126);
+			memcpy(buf + off, args[i], n);
+			av[i] = buf + off;
+			off += n;
+		}
+		av[i] = NULL;
+		execv(av[0], av);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 #endif /* _PT_EXEC_H */

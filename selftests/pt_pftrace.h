@@ -70,6 +70,23 @@ static inline int rd_field(struct rd *r, __u32 *field, __u64 *v, struct rd *sub)
 	return 1;
 }
 
+/* A debug annotation: its name and value (field number of the value). */
+#define PT_PF_ANNOT	16
+struct pt_annot {
+	char name[64];
+	__u32 field;		/* 2 bool, 3 uint, 4 int, 6 string, 7 pointer,
+				 * 9 JSON, 11 dictionary */
+	__u64 v;
+	char s[128];
+	int ndict;
+	struct {
+		char name[32];
+		__u32 field;
+		__u64 v;
+		char s[64];
+	} dict[2];
+};
+
 struct pkt {
 	__u64 ts, clock_id, seq, flags;
 	bool has_ts;
@@ -82,6 +99,7 @@ struct pkt {
 	char cat[16], json[1024];
 	__u64 cpu, lost;
 	int nannot;
+	struct pt_annot annot[PT_PF_ANNOT];	/* the first ones */
 };
 
 static struct pkt pk[MAXPKT];
@@ -128,6 +146,40 @@ static inline int dec_desc(struct pkt *k, struct rd *r)
 	return ret;
 }
 
+/* Field @g of an annotation (@v, or the bytes at @t) into @a. */
+static inline void dec_annot(struct pt_annot *a, __u32 g, __u64 v,
+			     const struct rd *t)
+{
+	struct rd e = *t, u = { 0 };
+	__u32 h;
+	__u64 w = 0;
+
+	if (g == 10) {
+		copy_str(a->name, sizeof(a->name), t);
+	} else if (g == 2 || g == 3 || g == 4 || g == 7) {
+		a->field = g;
+		a->v = v;
+	} else if (g == 6 || g == 9) {
+		a->field = g;
+		copy_str(a->s, sizeof(a->s), t);
+	} else if (g == 11 && a->ndict < 2) {
+		a->field = 11;
+		while (rd_field(&e, &h, &w, &u) > 0) {
+			if (h == 10)
+				copy_str(a->dict[a->ndict].name,
+					 sizeof(a->dict[0].name), &u);
+			else if (h == 6)
+				copy_str(a->dict[a->ndict].s,
+					 sizeof(a->dict[0].s), &u);
+			else if (h == 2 || h == 3 || h == 4 || h == 7)
+				a->dict[a->ndict].v = w;
+			if (h != 10)
+				a->dict[a->ndict].field = h;
+		}
+		a->ndict++;
+	}
+}
+
 static inline int dec_event(struct pkt *k, struct rd *r)
 {
 	struct rd s = { 0 }, t = { 0 };
@@ -148,6 +200,9 @@ static inline int dec_event(struct pkt *k, struct rd *r)
 			char an[16] = "";
 			__u64 u = ~0ULL;
 
+			struct pt_annot *a = k->nannot < PT_PF_ANNOT ?
+					     &k->annot[k->nannot] : NULL;
+
 			k->nannot++;
 			while ((ret = rd_field(&s, &g, &v, &t)) > 0) {
 				if (g == 10)
@@ -156,6 +211,8 @@ static inline int dec_event(struct pkt *k, struct rd *r)
 					u = v;
 				else if (g == 9)
 					copy_str(k->json, sizeof(k->json), &t);
+				if (a)
+					dec_annot(a, g, v, &t);
 			}
 			if (ret < 0)
 				return ret;

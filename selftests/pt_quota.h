@@ -38,19 +38,30 @@ static inline int pt_quota(long uid, long *links, long *bytes)
 	return uid >= 0 ? 0 : found;
 }
 
-/* Wait (2 s at most) until @uid holds nothing: 0, or the bytes it holds. */
-static inline long pt_quota_settled(long uid)
+/*
+ * Wait until @uid holds @want bytes (and, for 0, no link either): links
+ * and tables go after a grace period or a work item. Returns the bytes it
+ * holds then, or after 10 s (scaled), a bound a loaded host's guest can
+ * still meet; the wait ends as soon as it settles.
+ */
+static inline long pt_quota_settled_at(long uid, long want)
 {
-	long l, b;
+	long l = 0, b = -1;
 	int i;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 500 * pt_time_scale(); i++) {
 		pt_quota(uid, &l, &b);
-		if (!l && !b)
-			return 0;
+		if (b == want && (want || !l))
+			return b;
 		usleep(20000);
 	}
 	return b;
+}
+
+/* Wait until @uid holds nothing: 0, or the bytes it holds (above). */
+static inline long pt_quota_settled(long uid)
+{
+	return pt_quota_settled_at(uid, 0);
 }
 
 static inline long pt_meminfo(const char *key)

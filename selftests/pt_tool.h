@@ -294,6 +294,30 @@ static inline bool pt_trace_start_self(struct pt_proc *p, const char *probe,
 	return pt_trace_start(p, argv);
 }
 
+/*
+ * The first line of @text (lines) that holds @a and @b (or only @a, @b
+ * NULL), copied into @buf (@len bytes; longer lines are passed over);
+ * NULL if none.
+ */
+static inline const char *pt_find_line(const char *text, const char *a,
+				       const char *b, char *buf, size_t len)
+{
+	const char *l = text, *e;
+
+	for (; *l; l = *e ? e + 1 : e) {
+		e = strchr(l, '\n');
+		if (!e)
+			e = l + strlen(l);
+		if ((size_t)(e - l) >= len)
+			continue;
+		memcpy(buf, l, e - l);
+		buf[e - l] = 0;
+		if (strstr(buf, a) && (!b || strstr(buf, b)))
+			return buf;
+	}
+	return NULL;
+}
+
 /* ---- JSON ---- */
 
 /* Append code point @cp as UTF-8. */
@@ -488,6 +512,37 @@ static inline bool pt_json_streq(const char *line, const char *key,
 
 	return pt_json_get(line, key, buf, sizeof(buf), NULL) &&
 	       !strcmp(buf, want);
+}
+
+/*
+ * Stop a started tool (SIGINT, 200 ms after the workload) and keep its
+ * stdout lines whose "type" is @type (all if NULL): the first @max of
+ * them, each into @objs + i * @obj_sz (truncated), read through @line
+ * (@line_sz bytes). Asserts it exited 0; returns how many were kept.
+ */
+static inline int pt_trace_stop_lines(struct pt_proc *p, const char *type,
+				      char *line, size_t line_sz, char *objs,
+				      size_t obj_sz, int max)
+{
+	int n = 0, rc;
+
+	usleep(200000);
+	kill(p->pid, SIGINT);
+	while (pt_proc_line(p, false, line, line_sz, PT_TOOL_WAIT_MS)) {
+		if (type && !pt_json_streq(line, "type", type))
+			continue;
+		if (n < max)
+			snprintf(objs + (size_t)n++ * obj_sz, obj_sz, "%.*s",
+				 (int)obj_sz - 1, line);
+	}
+	pt_proc_drain_err(p);
+	if (!n)
+		pt_diag("no %s line; stderr: %s", type ? type : "stdout",
+			p->err_all ? p->err_all : "");
+	rc = pt_proc_wait(p);
+	pt_proc_close(p);
+	PT_EQ(rc, 0, "pea trace exits 0");
+	return n;
 }
 
 #endif /* _PT_TOOL_H */

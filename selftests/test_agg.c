@@ -17,6 +17,7 @@
 #include "pea_test.h"
 #include "pt_perm.h"
 #include "pt_quota.h"
+#include "pt_agg.h"
 
 #define NCPU_MAX	64
 #define N		2000
@@ -32,25 +33,6 @@ static const char *const ctx_name[CTX_NR] = { "task", "hardirq", "NMI" };
 
 /* ---- helpers ---- */
 
-static struct pea_agg_attr agg_attr(__u32 max_keys, __u8 key0, __u32 value,
-				    __u32 hist)
-{
-	struct pea_agg_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.max_keys = max_keys;
-	a.keys[0] = key0;
-	a.value = value;
-	a.hist = hist;
-	return a;
-}
-
-static int agg_create(int link, struct pea_agg_attr *a)
-{
-	return pt_ioctl_errno(link, PEA_LINK_IOC_AGG_CREATE, a);
-}
-
 static int probe(const char *sym, __u32 flags)
 {
 	struct pea_probe_attr a = pt_probe_attr(sym, flags);
@@ -61,71 +43,7 @@ static int probe(const char *sym, __u32 flags)
 	return fd;
 }
 
-/* A table's entries with the same key summed (buckets too). */
-struct merged {
-	__u64 key[PEA_AGG_KEY_WORDS];
-	__u64 count;
-	__s64 sum, min, max;
-	__u64 buckets[PEA_AGG_LINEAR_MAX + 2];
-};
-
-struct table {
-	int nr;
-	__u32 nr_buckets;
-	__u64 hits, dropped, errors;
-	struct merged e[256];
-};
-
-static unsigned char rbuf[1 << 22];
-
-/* Read (and with @clear, clear) @link's table into @t; the errno or 0. */
-static int agg_read(int link, bool clear, struct table *t)
-{
-	struct pea_agg_read r;
-	__u32 i, b;
-	int j, err;
-
-	memset(&r, 0, sizeof(r));
-	r.size = sizeof(r);
-	r.flags = clear ? PEA_AGG_READ_F_CLEAR : 0;
-	r.buf = (uintptr_t)rbuf;
-	r.buf_len = sizeof(rbuf);
-	err = pt_ioctl_errno(link, PEA_LINK_IOC_AGG_READ, &r);
-	memset(t, 0, sizeof(*t));
-	if (err)
-		return err;
-	t->nr_buckets = r.nr_buckets;
-	t->hits = r.hits;
-	t->dropped = r.dropped;
-	t->errors = r.errors;
-	for (i = 0; i < r.nr_entries; i++) {
-		struct pea_agg_entry *e = (void *)(rbuf + i * r.entry_size);
-		struct merged *m = NULL;
-
-		for (j = 0; j < t->nr; j++)
-			if (!memcmp(t->e[j].key, e->key, sizeof(e->key)))
-				m = &t->e[j];
-		if (!m) {
-			if (t->nr == 256)
-				return E2BIG;
-			m = &t->e[t->nr++];
-			memcpy(m->key, e->key, sizeof(e->key));
-			m->min = INT64_MAX;
-			m->max = INT64_MIN;
-		}
-		m->count += e->count;
-		m->sum += e->sum;
-		if (e->min < m->min)
-			m->min = e->min;
-		if (e->max > m->max)
-			m->max = e->max;
-		for (b = 0; b < r.nr_buckets; b++)
-			m->buckets[b] += e->buckets[b];
-	}
-	return 0;
-}
-
-static __u64 bucket_sum(const struct merged *m, __u32 nb)
+static __u64 bucket_sum(const struct pt_agg_merged *m, __u32 nb)
 {
 	__u64 s = 0;
 	__u32 b;
@@ -154,43 +72,31 @@ static void calls(enum ctx ctx, __u32 count)
 		PT_OK(0, "the calls ran in %s context", ctx_name[ctx]);
 }
 
-/* The log2 bucket of v >= 0: 1 for 0, else 2 + ilog2(v). */
-static int log2_bucket(__u64 v)
-{
-	int b = 1;
-
-	while (v) {
-		b++;
-		v >>= 1;
-	}
-	return b;
-}
-
 /* ---- exact counts from every context, while the ring loses records ---- */
 
 static void test_contexts(void)
 {
-	struct pea_agg_attr a = agg_attr(4, PEA_AGG_KEY_CPU, PEA_AGG_VAL_ARG,
-					 PEA_AGG_HIST_LOG2);
+	struct pea_agg_attr a = pt_agg_attr(4, PEA_AGG_KEY_CPU, PEA_AGG_VAL_ARG,
+					    PEA_AGG_HIST_LOG2);
 	struct pea_link_info info;
-	struct table t;
+	struct pt_agg_table t;
 	__u64 want[PEA_AGG_LOG2_BUCKETS];
 	int link, cpu, ctx, i, good;
 
 	memset(want, 0, sizeof(want));
 	for (i = 0; i < N; i++)
-		want[log2_bucket(i)]++;
+		want[pt_log2_bucket(i)]++;
 	link = probe("pea_st_kstack_target", 0);
-	PT_EQ(agg_create(link, &a), 0,
+	PT_EQ(pt_agg_create(link, &a), 0,
 	      "kprobe: a table keyed by cpu of arg0, log2 histogram");
-	PT_EQ(agg_read(link, true, &t), 0, "read-and-clear of a new table");
+	PT_EQ(pt_agg_read(link, true, &t), 0, "read-and-clear of a new table");
 	PT_EQ(t.nr, 0, "a new table is empty");
 	PT_EQ(t.nr_buckets, PEA_AGG_LOG2_BUCKETS, "65 log2 buckets");
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		pt_pin(cpu);
 		for (ctx = 0; ctx < CTX_NR; ctx++) {
 			calls(ctx, N);
-			if (agg_read(link, true, &t) || t.nr != 1) {
+			if (pt_agg_read(link, true, &t) || t.nr != 1) {
 				PT_OK(0, "CPU %d %s: one entry (%d)", cpu,
 				      ctx_name[ctx], t.nr);
 				continue;
@@ -247,14 +153,14 @@ static void test_contexts(void)
 /* kretprobe: the return value in linear buckets, the latency in log2. */
 static void test_kretprobe(void)
 {
-	struct pea_agg_attr a = agg_attr(4, PEA_AGG_KEY_NONE, PEA_AGG_VAL_RET,
-					 PEA_AGG_HIST_LINEAR);
-	struct pea_agg_attr l = agg_attr(4, PEA_AGG_KEY_PROBE,
-					 PEA_AGG_VAL_LATENCY,
+	struct pea_agg_attr a = pt_agg_attr(4, PEA_AGG_KEY_NONE, PEA_AGG_VAL_RET,
+					    PEA_AGG_HIST_LINEAR);
+	struct pea_agg_attr l = pt_agg_attr(4, PEA_AGG_KEY_PROBE,
+					    PEA_AGG_VAL_LATENCY,
 					 PEA_AGG_HIST_LOG2);
 	int ret_link, lat_link, ctx, b, ok;
 	struct pea_link_info info;
-	struct table t;
+	struct pt_agg_table t;
 
 	/* Buckets: < 100, [100, 100+300), ... (7 of 300: 100..2200), >= 2200. */
 	a.lin_min = 100;
@@ -262,15 +168,15 @@ static void test_kretprobe(void)
 	a.lin_step = 300;
 	ret_link = probe("pea_st_kstack_target", PEA_PROBE_F_RETPROBE);
 	lat_link = probe("pea_st_kstack_target", PEA_PROBE_F_RETPROBE);
-	PT_EQ(agg_create(ret_link, &a), 0,
+	PT_EQ(pt_agg_create(ret_link, &a), 0,
 	      "kretprobe: a table of ret, linear 100..2050 by 300");
-	PT_EQ(agg_create(lat_link, &l), 0,
+	PT_EQ(pt_agg_create(lat_link, &l), 0,
 	      "kretprobe: a table of the latency keyed by probe, log2");
 	PT_EQ(ioctl(lat_link, PEA_LINK_IOC_INFO, &info), 0, "link info");
 	pt_pin(ncpu - 1);
 	for (ctx = 0; ctx < CTX_NMI; ctx++) {
 		calls(ctx, N);
-		if (agg_read(ret_link, true, &t) || t.nr != 1) {
+		if (pt_agg_read(ret_link, true, &t) || t.nr != 1) {
 			PT_OK(0, "%s: ret table has one entry (%d)",
 			      ctx_name[ctx], t.nr);
 			continue;
@@ -288,7 +194,7 @@ static void test_kretprobe(void)
 		      "%s: ret linear buckets 100, 300 x 6, 100, 0 exact, count %llu, sum %lld",
 		      ctx_name[ctx], (unsigned long long)t.e[0].count,
 		      (long long)t.e[0].sum);
-		if (agg_read(lat_link, true, &t) || t.nr != 1) {
+		if (pt_agg_read(lat_link, true, &t) || t.nr != 1) {
 			PT_OK(0, "%s: latency table has one entry (%d)",
 			      ctx_name[ctx], t.nr);
 			continue;
@@ -329,11 +235,11 @@ static void test_tracepoint(void)
 {
 	int id_off = tp_field_offset("raw_syscalls/sys_exit", "long id;");
 	int ret_off = tp_field_offset("raw_syscalls/sys_exit", "long ret;");
-	struct pea_agg_attr a = agg_attr(8, PEA_AGG_KEY_PID, PEA_AGG_VAL_FIELD,
-					 PEA_AGG_HIST_LOG2);
+	struct pea_agg_attr a = pt_agg_attr(8, PEA_AGG_KEY_PID, PEA_AGG_VAL_FIELD,
+					    PEA_AGG_HIST_LOG2);
 	struct pea_tp_attr t;
 	char buf[32];
-	struct table tb;
+	struct pt_agg_table tb;
 	int link, i, id;
 
 	if (pt_read_file(TRACEFS "raw_syscalls/sys_exit/id", buf,
@@ -361,17 +267,17 @@ static void test_tracepoint(void)
 	a.val_offset = ret_off;
 	a.val_size = 8;
 	a.flags = PEA_AGG_F_SIGNED | PEA_AGG_F_NO_RECORDS;
-	PT_EQ(agg_create(link, &a), 0,
+	PT_EQ(pt_agg_create(link, &a), 0,
 	      "tracepoint: a table of the field ret (offset %d), keyed by pid, no records",
 	      ret_off);
 	for (i = 0; i < N; i++)
 		syscall(SYS_getppid);
-	PT_EQ(agg_read(link, false, &tb), 0, "read");
+	PT_EQ(pt_agg_read(link, false, &tb), 0, "read");
 	PT_OK(tb.nr == 1 && tb.e[0].key[0] == (__u64)getpid() &&
 	      tb.e[0].count == N && tb.hits == N &&
 	      tb.e[0].sum == (__s64)N * getppid() &&
 	      tb.e[0].min == getppid() && tb.e[0].max == getppid() &&
-	      tb.e[0].buckets[log2_bucket(getppid())] == N,
+	      tb.e[0].buckets[pt_log2_bucket(getppid())] == N,
 	      "%d getppid() exits: key pid %d, count %llu, sum == %d x ppid %d, one bucket",
 	      N, getpid(), (unsigned long long)tb.e[0].count, N, getppid());
 	{
@@ -393,30 +299,30 @@ static void *tid_thread(void *arg)
 
 static void test_overflow(void)
 {
-	struct pea_agg_attr a = agg_attr(3, PEA_AGG_KEY_TID, PEA_AGG_VAL_NONE,
-					 PEA_AGG_HIST_NONE);
-	struct table t;
+	struct pea_agg_attr a = pt_agg_attr(3, PEA_AGG_KEY_TID, PEA_AGG_VAL_NONE,
+					    PEA_AGG_HIST_NONE);
+	struct pt_agg_table t;
 	pthread_t th;
 	int link, i, ok = 1;
 
 	link = probe("pea_st_kstack_target", 0);
 	a.flags = PEA_AGG_F_NO_RECORDS;
-	PT_EQ(agg_create(link, &a), 0, "a table keyed by tid, max_keys 3");
+	PT_EQ(pt_agg_create(link, &a), 0, "a table keyed by tid, max_keys 3");
 	pt_pin(0);
 	for (i = 0; i < 7; i++) {
 		if (pthread_create(&th, NULL, tid_thread, NULL))
 			pt_fatal("pthread_create");
 		pthread_join(th, NULL);
 	}
-	PT_EQ(agg_read(link, false, &t), 0, "read");
+	PT_EQ(pt_agg_read(link, false, &t), 0, "read");
 	for (i = 0; i < t.nr; i++)
 		ok = ok && t.e[i].count == 50;
 	PT_OK(t.nr == 3 && ok && t.dropped == 4 * 50 && t.hits == 7 * 50,
 	      "7 threads x 50 calls on one CPU: 3 keys of 50, dropped %llu == 200, hits %llu == 350",
 	      (unsigned long long)t.dropped, (unsigned long long)t.hits);
-	PT_EQ(agg_read(link, true, &t), 0, "read-and-clear");
+	PT_EQ(pt_agg_read(link, true, &t), 0, "read-and-clear");
 	PT_OK(t.nr == 3 && t.dropped == 200, "read-and-clear returns the same");
-	PT_EQ(agg_read(link, false, &t), 0, "read");
+	PT_EQ(pt_agg_read(link, false, &t), 0, "read");
 	PT_OK(t.nr == 0 && t.hits == 0 && t.dropped == 0,
 	      "the table is empty after read-and-clear");
 	for (i = 0; i < 2; i++) {
@@ -424,7 +330,7 @@ static void test_overflow(void)
 			pt_fatal("pthread_create");
 		pthread_join(th, NULL);
 	}
-	PT_EQ(agg_read(link, false, &t), 0, "read");
+	PT_EQ(pt_agg_read(link, false, &t), 0, "read");
 	PT_OK(t.nr == 2 && t.dropped == 0 && t.hits == 100,
 	      "cleared keys are free again: 2 new threads, 2 keys, none dropped");
 	close(link);
@@ -453,23 +359,23 @@ static void *writer(void *arg)
 
 static void test_clear_under_writers(void)
 {
-	struct pea_agg_attr a = agg_attr(16, PEA_AGG_KEY_CPU, PEA_AGG_VAL_ARG,
-					 PEA_AGG_HIST_LOG2);
+	struct pea_agg_attr a = pt_agg_attr(16, PEA_AGG_KEY_CPU,
+					    PEA_AGG_VAL_ARG, PEA_AGG_HIST_LOG2);
 	__u64 count = 0, hits = 0, buckets = 0;
 	__s64 sum = 0;
 	int link, i, reads = 0, nonempty = 0, bad = 0;
 	pthread_t th;
-	struct table t;
+	struct pt_agg_table t;
 
 	link = probe("pea_st_kstack_target", 0);
 	a.flags = PEA_AGG_F_NO_RECORDS;
-	PT_EQ(agg_create(link, &a), 0, "a table for read-and-clear");
+	PT_EQ(pt_agg_create(link, &a), 0, "a table for read-and-clear");
 	if (pthread_create(&th, NULL, writer, (void *)(long)(ncpu - 1)))
 		pt_fatal("pthread_create");
 	pt_pin(0);
 	for (i = 0; i < 40; i++) {
 		usleep(20000);
-		if (agg_read(link, true, &t)) {
+		if (pt_agg_read(link, true, &t)) {
 			bad++;
 			continue;
 		}
@@ -489,7 +395,7 @@ static void test_clear_under_writers(void)
 	}
 	writers_stop = 1;
 	pthread_join(th, NULL);
-	if (!agg_read(link, true, &t) && t.nr) {
+	if (!pt_agg_read(link, true, &t) && t.nr) {
 		count += t.e[0].count;
 		sum += t.e[0].sum;
 		hits += t.hits;
@@ -528,8 +434,8 @@ static int possible_cpus(void)
 
 static void test_memory(void)
 {
-	struct pea_agg_attr a = agg_attr(100, PEA_AGG_KEY_PID, PEA_AGG_VAL_ARG,
-					 PEA_AGG_HIST_LINEAR);
+	struct pea_agg_attr a = pt_agg_attr(100, PEA_AGG_KEY_PID, PEA_AGG_VAL_ARG,
+					    PEA_AGG_HIST_LINEAR);
 	long l0, b0, l1, b1, l2, b2, want;
 	int link;
 
@@ -541,7 +447,7 @@ static void test_memory(void)
 	       ((2L * (32 + 256L * (72 + 8 * 1026)) + 4095) & ~4095L);
 	link = probe("pea_st_kstack_target", 0);
 	pt_quota(-1, &l0, &b0);
-	PT_EQ(agg_create(link, &a), 0, "a table of 100 keys, 1026 buckets");
+	PT_EQ(pt_agg_create(link, &a), 0, "a table of 100 keys, 1026 buckets");
 	pt_quota(-1, &l1, &b1);
 	PT_OK(b1 - b0 >= want && b1 - b0 < want + 4096,
 	      "charged like the link's memory: %ld bytes (slots: %ld)",
@@ -552,10 +458,10 @@ static void test_memory(void)
 	PT_OK(b2 < b1 && b1 - b2 >= want,
 	      "closing the link gives it back (%ld -> %ld)", b1, b2);
 	link = probe("pea_st_kstack_target", 0);
-	PT_EQ(agg_create(link, &a), E2BIG,
+	PT_EQ(pt_agg_create(link, &a), E2BIG,
 	      "65536 keys of 1026 buckets: 2.2 GB per CPU, past one kvmalloc(): E2BIG");
 	a.max_keys = 32768;
-	PT_EQ(agg_create(link, &a), ENOMEM,
+	PT_EQ(pt_agg_create(link, &a), ENOMEM,
 	      "32768 keys of 1026 buckets: 1.1 GB per CPU, past max_probe_kb: ENOMEM");
 	close(link);
 }
@@ -564,21 +470,21 @@ static void test_memory(void)
 
 static void test_errors(void)
 {
-	struct pea_agg_attr a, ok = agg_attr(4, PEA_AGG_KEY_CPU,
-					     PEA_AGG_VAL_ARG, PEA_AGG_HIST_LOG2);
+	struct pea_agg_attr a, ok = pt_agg_attr(4, PEA_AGG_KEY_CPU,
+						PEA_AGG_VAL_ARG, PEA_AGG_HIST_LOG2);
 	unsigned char big[sizeof(a) + 8];
 	struct pea_agg_read r;
-	struct table t;
+	struct pt_agg_table t;
 	int kp, ret, tp_id_link;
 
 	kp = probe("pea_st_kstack_target", 0);
 	ret = probe("pea_st_kstack_target", PEA_PROBE_F_RETPROBE);
-	PT_EQ(agg_read(kp, false, &t), ENOENT, "read without a table: ENOENT");
+	PT_EQ(pt_agg_read(kp, false, &t), ENOENT, "read without a table: ENOENT");
 
 #define BAD(field_stmt, want, what) do {				\
 		a = ok;							\
 		field_stmt;						\
-		PT_EQ(agg_create(kp, &a), want, what);			\
+		PT_EQ(pt_agg_create(kp, &a), want, what);			\
 	} while (0)
 	BAD(a.size = PEA_AGG_ATTR_SIZE_VER0 - 1, EINVAL, "size below VER0: EINVAL");
 	BAD(a.size = 8192, EINVAL, "size past a page: EINVAL");
@@ -628,12 +534,12 @@ static void test_errors(void)
 	PT_EQ(pt_ioctl_errno(kp, PEA_LINK_IOC_AGG_CREATE, big), 0,
 	      "a larger attr with a zero tail: taken");
 	a = ok;
-	PT_EQ(agg_create(kp, &a), EEXIST, "a second table: EEXIST");
+	PT_EQ(pt_agg_create(kp, &a), EEXIST, "a second table: EEXIST");
 	PT_EQ(pt_ioctl_errno(kp, PEA_LINK_IOC_AGG_CREATE, NULL), EFAULT,
 	      "attr NULL: EFAULT");
 
-	a = agg_attr(4, 0, PEA_AGG_VAL_LATENCY, PEA_AGG_HIST_LOG2);
-	PT_EQ(agg_create(ret, &a), 0, "latency on a kretprobe: taken");
+	a = pt_agg_attr(4, 0, PEA_AGG_VAL_LATENCY, PEA_AGG_HIST_LOG2);
+	PT_EQ(pt_agg_create(ret, &a), 0, "latency on a kretprobe: taken");
 
 	/* A tracepoint takes a field, not an argument. */
 	{
@@ -654,18 +560,18 @@ static void test_errors(void)
 		if (tp_id_link < 0)
 			pt_fatal("attach tracepoint");
 		a = ok;
-		PT_EQ(agg_create(tp_id_link, &a), EINVAL,
+		PT_EQ(pt_agg_create(tp_id_link, &a), EINVAL,
 		      "an argument on a tracepoint: EINVAL");
-		a = agg_attr(4, 0, PEA_AGG_VAL_FIELD, 0);
+		a = pt_agg_attr(4, 0, PEA_AGG_VAL_FIELD, 0);
 		a.val_size = 3;
-		PT_EQ(agg_create(tp_id_link, &a), EINVAL,
+		PT_EQ(pt_agg_create(tp_id_link, &a), EINVAL,
 		      "a field of 3 bytes: EINVAL");
 		a.val_size = 8;
 		a.val_offset = 4000;
-		PT_EQ(agg_create(tp_id_link, &a), 0,
+		PT_EQ(pt_agg_create(tp_id_link, &a), 0,
 		      "a field past the entry: taken");
 		syscall(SYS_getppid);
-		PT_EQ(agg_read(tp_id_link, false, &t), 0, "read");
+		PT_EQ(pt_agg_read(tp_id_link, false, &t), 0, "read");
 		PT_OK(t.errors >= 1 && t.hits == t.errors && t.nr == 0,
 		      "hits whose field is past the entry count as errors (%llu of %llu)",
 		      (unsigned long long)t.errors,
@@ -678,8 +584,8 @@ static void test_errors(void)
 	calls(CTX_TASK, 10);
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
-	r.buf = (uintptr_t)rbuf;
-	r.buf_len = sizeof(rbuf);
+	r.buf = (uintptr_t)pt_agg_rbuf;
+	r.buf_len = sizeof(pt_agg_rbuf);
 	r.flags = 2;
 	PT_EQ(pt_ioctl_errno(kp, PEA_LINK_IOC_AGG_READ, &r), EINVAL,
 	      "read flag unknown: EINVAL");
@@ -698,7 +604,7 @@ static void test_errors(void)
 	      "read-and-clear into 16 bytes: ENOSPC");
 	PT_OK(r.nr_entries == 1 && r.entry_size == 72 + 8 * PEA_AGG_LOG2_BUCKETS,
 	      "ENOSPC says 1 entry of %u bytes", r.entry_size);
-	r.buf_len = sizeof(rbuf);
+	r.buf_len = sizeof(pt_agg_rbuf);
 	r.buf = 8;
 	PT_EQ(pt_ioctl_errno(kp, PEA_LINK_IOC_AGG_READ, &r), EFAULT,
 	      "read-and-clear into a bad pointer: EFAULT");
@@ -706,11 +612,11 @@ static void test_errors(void)
 	PT_EQ(pt_ioctl_errno(kp, PEA_LINK_IOC_AGG_READ, &r), EFAULT,
 	      "read into a bad pointer: EFAULT");
 	calls(CTX_TASK, 5);
-	PT_EQ(agg_read(kp, true, &t), 0, "read-and-clear");
+	PT_EQ(pt_agg_read(kp, true, &t), 0, "read-and-clear");
 	PT_OK(t.nr == 1 && t.e[0].count == 10 && t.hits == 10,
 	      "the next read-and-clear returns what the failed ones did not clear: the 10 calls before (%llu)",
 	      (unsigned long long)t.e[0].count);
-	PT_EQ(agg_read(kp, true, &t), 0, "read-and-clear");
+	PT_EQ(pt_agg_read(kp, true, &t), 0, "read-and-clear");
 	PT_OK(t.nr == 1 && t.e[0].count == 5 && t.hits == 5,
 	      "then the 5 calls made since (%llu)",
 	      (unsigned long long)t.e[0].count);
@@ -732,16 +638,16 @@ static void test_errors(void)
  */
 static void test_efault_after_clear(void)
 {
-	struct pea_agg_attr a = agg_attr(4, PEA_AGG_KEY_NONE, PEA_AGG_VAL_NONE,
-					 PEA_AGG_HIST_NONE);
+	struct pea_agg_attr a = pt_agg_attr(4, PEA_AGG_KEY_NONE, PEA_AGG_VAL_NONE,
+					    PEA_AGG_HIST_NONE);
 	long pg = pt_page_size();
 	struct pea_agg_read *r;
-	struct table t;
+	struct pt_agg_table t;
 	int link;
 
 	link = probe("pea_st_kstack_target", 0);
 	a.flags = PEA_AGG_F_NO_RECORDS;
-	PT_EQ(agg_create(link, &a), 0, "F1: a table");
+	PT_EQ(pt_agg_create(link, &a), 0, "F1: a table");
 	pt_pin(0);
 	calls(CTX_TASK, 100);
 	r = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -751,13 +657,13 @@ static void test_efault_after_clear(void)
 	memset(r, 0, sizeof(*r));
 	r->size = sizeof(*r);
 	r->flags = PEA_AGG_READ_F_CLEAR;
-	r->buf = (uintptr_t)rbuf;
-	r->buf_len = sizeof(rbuf);
+	r->buf = (uintptr_t)pt_agg_rbuf;
+	r->buf_len = sizeof(pt_agg_rbuf);
 	mprotect(r, pg, PROT_READ);
 	PT_EQ(pt_ioctl_errno(link, PEA_LINK_IOC_AGG_READ, r), EFAULT,
 	      "F1: read-and-clear whose request is read-only: EFAULT");
 	munmap(r, pg);
-	PT_EQ(agg_read(link, true, &t), 0, "F1: read-and-clear again");
+	PT_EQ(pt_agg_read(link, true, &t), 0, "F1: read-and-clear again");
 	PT_OK(t.hits == 100 && t.nr == 1 && t.e[0].count == 100,
 	      "F1: the 100 hits are in the next read-and-clear (hits %llu)",
 	      (unsigned long long)t.hits);
@@ -770,15 +676,15 @@ static void test_efault_after_clear(void)
  */
 static void test_no_records_info(void)
 {
-	struct pea_agg_attr a = agg_attr(4, PEA_AGG_KEY_NONE, PEA_AGG_VAL_NONE,
-					 PEA_AGG_HIST_NONE);
+	struct pea_agg_attr a = pt_agg_attr(4, PEA_AGG_KEY_NONE, PEA_AGG_VAL_NONE,
+					    PEA_AGG_HIST_NONE);
 	struct pea_link_info li;
-	struct table t;
+	struct pt_agg_table t;
 	int link;
 
 	link = probe("pea_st_kstack_target", 0);
 	a.flags = PEA_AGG_F_NO_RECORDS;
-	PT_EQ(agg_create(link, &a), 0, "F2: a table, no records");
+	PT_EQ(pt_agg_create(link, &a), 0, "F2: a table, no records");
 	pt_pin(0);
 	calls(CTX_TASK, 100);
 	PT_EQ(ioctl(link, PEA_LINK_IOC_INFO, &li), 0, "F2: link info");
@@ -787,7 +693,7 @@ static void test_no_records_info(void)
 	      (unsigned long long)li.hits, (unsigned long long)li.written,
 	      (unsigned long long)li.errors, (unsigned long long)li.dropped,
 	      (unsigned long long)li.filtered);
-	PT_EQ(agg_read(link, false, &t), 0, "F2: read");
+	PT_EQ(pt_agg_read(link, false, &t), 0, "F2: read");
 	PT_EQ(t.hits, 100, "F2: the table has the 100 hits");
 	close(link);
 }
@@ -795,8 +701,8 @@ static void test_no_records_info(void)
 /* F3: the charge is what the allocator takes (kmalloc rounds up). */
 static void test_charge_rounded(void)
 {
-	struct pea_agg_attr a = agg_attr(4096, PEA_AGG_KEY_PID, PEA_AGG_VAL_ARG,
-					 PEA_AGG_HIST_LINEAR);
+	struct pea_agg_attr a = pt_agg_attr(4096, PEA_AGG_KEY_PID, PEA_AGG_VAL_ARG,
+					    PEA_AGG_HIST_LINEAR);
 	long l0, b0, l1, b1, want;
 	int link;
 
@@ -806,7 +712,7 @@ static void test_charge_rounded(void)
 	want = 4194304L * possible_cpus();	/* kmalloc: 4 MiB each */
 	link = probe("pea_st_kstack_target", 0);
 	pt_quota(-1, &l0, &b0);
-	PT_EQ(agg_create(link, &a), 0, "F3: 4096 keys, 8 buckets");
+	PT_EQ(pt_agg_create(link, &a), 0, "F3: 4096 keys, 8 buckets");
 	pt_quota(-1, &l1, &b1);
 	PT_OK(b1 - b0 >= want && b1 - b0 < want + 4096,
 	      "F3: charged %ld bytes for %ld allocated (4 MiB per CPU)",
@@ -831,8 +737,8 @@ static void *blocked_reader(void *arg)
  */
 static void test_retired_table(void)
 {
-	struct pea_agg_attr a = agg_attr(100, PEA_AGG_KEY_PID, PEA_AGG_VAL_ARG,
-					 PEA_AGG_HIST_LINEAR);
+	struct pea_agg_attr a = pt_agg_attr(100, PEA_AGG_KEY_PID, PEA_AGG_VAL_ARG,
+					    PEA_AGG_HIST_LINEAR);
 	long l0, b0, l1, b1, table;
 	pthread_t th;
 	int link;
@@ -846,7 +752,7 @@ static void test_retired_table(void)
 	if (pthread_create(&th, NULL, blocked_reader, NULL))
 		pt_fatal("pthread_create");
 	usleep(200000);		/* in pipe_read(), asleep */
-	PT_EQ(agg_create(link, &a), 0, "F5: a 17 MB table on kretprobe:pipe_read");
+	PT_EQ(pt_agg_create(link, &a), 0, "F5: a 17 MB table on kretprobe:pipe_read");
 	pt_quota(-1, &l0, &b0);
 	close(link);		/* retired: a call is in flight */
 	pt_quota(-1, &l1, &b1);
@@ -866,17 +772,17 @@ static void test_retired_table(void)
  */
 static void test_unsigned(void)
 {
-	struct pea_agg_attr a = agg_attr(4, PEA_AGG_KEY_NONE, PEA_AGG_VAL_ARG,
-					 PEA_AGG_HIST_LOG2);
-	struct table t;
+	struct pea_agg_attr a = pt_agg_attr(4, PEA_AGG_KEY_NONE,
+					    PEA_AGG_VAL_ARG, PEA_AGG_HIST_LOG2);
+	struct pt_agg_table t;
 	int link, nb;
 
 	a.val_arg = 1;	/* pea_st_kstack_nmi(type, regs): regs */
 	link = probe("pea_st_kstack_nmi", 0);
-	PT_EQ(agg_create(link, &a), 0, "F6: a table of a pointer argument");
+	PT_EQ(pt_agg_create(link, &a), 0, "F6: a table of a pointer argument");
 	pt_pin(0);
 	calls(CTX_NMI, 1);
-	PT_EQ(agg_read(link, false, &t), 0, "F6: read");
+	PT_EQ(pt_agg_read(link, false, &t), 0, "F6: read");
 	nb = (int)t.nr_buckets;
 	PT_OK(t.nr >= 1 && nb == 66 && t.e[0].buckets[nb - 1] == t.e[0].count &&
 	      t.e[0].buckets[0] == 0 && (__u64)t.e[0].min >= (1ULL << 63) &&

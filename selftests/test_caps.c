@@ -3,7 +3,8 @@
  * The capability matrix (issue 26): every create and attach operation of
  * pea, once /dev/pea is opened to other users (mode 0666), as root, as
  * nobody with CAP_PERFMON, with CAP_PERFMON and CAP_BPF, with
- * CAP_NET_ADMIN, with CAP_SYS_ADMIN and with no capability, at every
+ * CAP_NET_ADMIN, with CAP_SYS_ADMIN and with no capability (and, for the
+ * tracepoint's uid and gid terms, with CAP_BPF alone), at every
  * perf_event_paranoid level (-1 to 3; Debian's default is 3), each next to
  * what Linux's own interface for the same thing answers in the same guest,
  * in the same child:
@@ -17,6 +18,21 @@
  *   counters            perf_event_open() of the same attr, CPU-wide
  *   kprobe, kretprobe   the kprobe PMU (its type from sysfs), pid -1
  *   tracepoint          PERF_TYPE_TRACEPOINT with PERF_SAMPLE_RAW, pid -1
+ *   tracepoint uid term the tracepoint with a filter program of one
+ *   (gid term)          ctx.uid (ctx.gid) term (PEA_TP_FIELD_CTX): the
+ *                       tracepoint as above, then bpf(BPF_PROG_LOAD) of a
+ *                       tracepoint program (bpf_get_current_uid_gid());
+ *                       also for nobody with CAP_BPF alone ("bpf"), which
+ *                       tells the two capabilities apart
+ *   tracepoint field    a tracepoint link whose fetch takes a field as it is
+ *   fetch               (sched_process_fork's parent_pid): the tracepoint's
+ *                       rule, nothing read
+ *   tracepoint user     sys_enter_openat's filename followed as a user
+ *   fetch               string (PEA_FETCH_BASE_FIELD, @user set): the
+ *                       tracepoint, then bpf(BPF_PROG_LOAD) of a tracepoint
+ *                       program (bpf_probe_read_user())
+ *   tracepoint kernel   hrtimer_start's hrtimer followed into struct hrtimer
+ *   fetch               (bpf_probe_read_kernel(): the same load)
  *   uprobe, uretprobe   the uprobe PMU on the same file and offset, pid -1
  *   sampling            perf_event_open() of the same sampling event with
  *                       PERF_SAMPLE_CALLCHAIN, pid -1 (cpu-clock with
@@ -31,6 +47,10 @@
  *   capture             program (what reads kernel memory at a kprobe)
  *   kprobe user capture the same: a kprobe program's bpf_probe_read_user()
  *   and user fetch      is what reads user memory behind a probed argument
+ *   fprobe, fprobe      an fprobe link on the kprobe's function: the kprobe
+ *   kernel capture      PMU's rule on it (and the capture's), as the kprobe
+ *                       rows; EOPNOTSUPP for all where the kernel has no
+ *                       fprobe (6.1)
  *   BPF program calling bpf(BPF_PROG_LOAD) of a SYSCALL program calling
  *   pea_kf_output       pea_kf_output(), the pea module's BTF fd from
  *                       BPF_BTF_GET_FD_BY_ID in its fd_array; Linux's: a
@@ -57,6 +77,8 @@
 #include "pt_counter.h"
 #include "pt_perm.h"
 #include "pt_maps.h"
+#include "pt_tp.h"
+#include "pt_fprobe.h"
 
 #define ROOT		(~0ULL)
 #define CAP(c)		(1ULL << (c))
@@ -75,6 +97,7 @@ static const struct who whos[] = {
 	{ "net_admin+bpf", CAP(CAP_NET_ADMIN) | CAP(CAP_BPF) },
 	{ "sys_admin", CAP(CAP_SYS_ADMIN) },
 	{ "none", 0 },
+	{ "bpf", CAP(CAP_BPF) },	/* only for op_ctx()'s: who_ctx_only() */
 };
 
 #define NWHOS	(sizeof(whos) / sizeof(whos[0]))
@@ -408,9 +431,48 @@ static int linux_kretprobe(void)
 	return linux_kprobe_cfg(1);
 }
 
+/*
+ * An fprobe link on KP_SYM (PEA_MAP_IOC_ATTACH_FPROBE): the kprobe's rule
+ * for the same function, capturing @kcap bytes of kernel memory as the
+ * kprobe case does (0: none).
+ */
+static int pea_fprobe_attach(__u32 kcap)
+{
+	static const char sym[1][PEA_SYM_LEN] = { KP_SYM };
+	struct pea_fprobe_attr a;
+	int map = own_map(), err;
+
+	if (map < 0)
+		return 200 + errno;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_FPROBE_F_CLOEXEC;
+	a.syms = (uintptr_t)sym;
+	a.nr_syms = 1;
+	a.filter_cpu = -1;
+	if (kcap) {
+		a.capture_mode = PEA_CAPTURE_FIXED;
+		a.capture_len = kcap;
+	}
+	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_FPROBE, &a));
+	close(map);
+	return err;
+}
+
+static int pea_fprobe(void)
+{
+	return pea_fprobe_attach(0);
+}
+
+static int pea_fprobe_kcapture(void)
+{
+	return pea_fprobe_attach(8);
+}
+
 /* ---- tracepoints ---- */
 
-static int pea_tracepoint(void)
+/* The tracepoint, with filter program @g (NULL: none). */
+static int pea_tracepoint_prog(const struct pt_tp_prog *g)
 {
 	struct pea_tp_attr a;
 	int map = own_map(), err;
@@ -423,9 +485,16 @@ static int pea_tracepoint(void)
 	a.event_id = tp_id;
 	a.filter_cpu = -1;
 	strcpy(a.name, "sched:sched_process_fork");
+	if (g)
+		pt_tp_prog_attr(&a, g);
 	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_TP, &a));
 	close(map);
 	return err;
+}
+
+static int pea_tracepoint(void)
+{
+	return pea_tracepoint_prog(NULL);
 }
 
 static int linux_tracepoint(void)
@@ -441,17 +510,116 @@ static int linux_tracepoint(void)
 	return perf_open(&a, -1, 0);
 }
 
+/*
+ * The same tracepoint with a filter program of one context term, ctx.uid
+ * == 0 or ctx.gid == 0 (PEA_TP_FIELD_CTX): the values
+ * bpf_get_current_uid_gid() gives a tracepoint program.
+ */
+static int pea_tracepoint_ctx(int key)
+{
+	struct pea_tp_pred *t;
+	struct pt_tp_prog g;
+
+	pt_tp_prog_reset(&g);
+	t = pt_tp_put_term(&g);
+	t->kind = PEA_TP_FIELD_CTX;
+	t->offset = key;
+	t->op = PEA_TP_OP_EQ;
+	t->value = 0;
+	return pea_tracepoint_prog(&g);
+}
+
+static int pea_tracepoint_uid(void)
+{
+	return pea_tracepoint_ctx(PEA_FETCH_CTX_UID);
+}
+
+static int pea_tracepoint_gid(void)
+{
+	return pea_tracepoint_ctx(PEA_FETCH_CTX_GID);
+}
+
+/*
+ * The tracepoint, then the program that reads the uid and gid there
+ * (bpf_get_current_uid_gid() in a BPF_PROG_TYPE_TRACEPOINT program).
+ */
+static int linux_tracepoint_prog(void)
+{
+	int err = linux_tracepoint();
+
+	return err ? err : linux_prog_load(BPF_PROG_TYPE_TRACEPOINT);
+}
+
+/*
+ * Tracepoint fetch chains: event @id (SYS:NAME @name) with one fetch
+ * from its field at @off of @size bytes: @read 0 takes it as it is, 1
+ * follows it as a user string, 2 follows it into kernel memory.
+ */
+static __u32 openat_id, hrt_id, fork_pid_off, filename_off, hrtimer_off;
+
+static int pea_tp_fetch(__u32 id, const char *name, __u32 off, __u32 size,
+			int read)
+{
+	struct pea_tp_attr a;
+	struct pea_fetch f;
+	int map = own_map(), err;
+
+	if (map < 0)
+		return 200 + errno;
+	memset(&f, 0, sizeof(f));
+	f.base = PEA_FETCH_BASE_FIELD;
+	f.field_offset = off;
+	f.field_size = size;
+	f.type = read == 1 ? PEA_FETCH_STR : PEA_FETCH_U64;
+	f.size = read == 1 ? 64 : 0;
+	f.flags = read == 2 ? PEA_FETCH_F_LOAD : 0;
+	f.user = read == 1;
+	if (read == 2)
+		f.offset[0] = 40;	/* struct hrtimer's function */
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_TP_F_CLOEXEC;
+	a.event_id = id;
+	a.filter_cpu = -1;
+	strcpy(a.name, name);
+	a.fetches = (uintptr_t)&f;
+	a.nr_fetches = 1;
+	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_TP, &a));
+	close(map);
+	return err;
+}
+
+static int pea_tp_field_fetch(void)
+{
+	return pea_tp_fetch(tp_id, "sched:sched_process_fork", fork_pid_off,
+			    4, 0);
+}
+
+static int pea_tp_user_fetch(void)
+{
+	return pea_tp_fetch(openat_id, "syscalls:sys_enter_openat",
+			    filename_off, 8, 1);
+}
+
+static int pea_tp_kernel_fetch(void)
+{
+	return pea_tp_fetch(hrt_id, "timer:hrtimer_start", hrtimer_off, 8, 2);
+}
+
 /* ---- sampling: the same event through pea and perf_event_open() ---- */
 
 static __u32 smp_type;
 static __u64 smp_config;
 static bool smp_user;
+/* User registers and 8 KiB of user stack (PERF_SAMPLE_REGS_USER, _STACK_USER). */
+static bool smp_uregs;
 
 static void smp_clock(void)
 {
 	smp_type = PERF_TYPE_SOFTWARE;
 	smp_config = PERF_COUNT_SW_CPU_CLOCK;
 	smp_user = false;
+	smp_uregs = false;
 }
 
 static void smp_clock_u(void)
@@ -518,6 +686,20 @@ static void smp_task_sibling_u(void)
 	usleep(100000);	/* past its exec */
 }
 
+/* The user registers and stack of every sample: nothing more, as perf. */
+static void smp_clock_u_regs(void)
+{
+	smp_clock_u();
+	smp_task = -1;
+	smp_uregs = true;
+}
+
+static void smp_task_own_u_regs(void)
+{
+	smp_task_own_u();
+	smp_uregs = true;
+}
+
 static int pea_sample(void)
 {
 	struct pea_sample_attr a;
@@ -537,6 +719,10 @@ static int pea_sample(void)
 	a.filter_cpu = -1;
 	a.kstack_depth = smp_user ? 0 : 16;
 	a.ustack_depth = 16;
+	if (smp_uregs) {
+		a.flags |= PEA_SAMPLE_F_USER_REGS;
+		a.stack_user = 8192;
+	}
 	err = errno_of(ioctl(map, PEA_MAP_IOC_ATTACH_SAMPLE, &a));
 	close(map);
 	return err;
@@ -556,6 +742,12 @@ static int linux_sample(void)
 			PERF_SAMPLE_CALLCHAIN;
 	a.exclude_kernel = smp_user;
 	a.exclude_callchain_kernel = smp_user;
+	if (smp_uregs) {
+		a.sample_type |= PERF_SAMPLE_REGS_USER |
+				 PERF_SAMPLE_STACK_USER;
+		a.sample_regs_user = 0xff01ffULL;	/* ax..ip, r8..r15 */
+		a.sample_stack_user = 8192;
+	}
 	if (smp_task >= 0) {
 		a.inherit = 1;
 		return perf_open(&a, smp_task, -1);
@@ -852,6 +1044,25 @@ static int rule_bpf_kread(const struct who *w, int paranoid, int lin)
 	return has(w, CAP_BPF) && has(w, CAP_PERFMON) ? 0 : EPERM;
 }
 
+/* Whether the kernel has fprobes (register_fprobe_ips in kallsyms). */
+static bool fprobe_kernel;
+
+/*
+ * An fprobe link: the kprobe's rule (Linux's kprobe PMU on the same
+ * function); EOPNOTSUPP for everyone where the kernel has no fprobe.
+ */
+static int rule_fprobe(const struct who *w, int paranoid, int lin)
+{
+	(void)w;
+	(void)paranoid;
+	return fprobe_kernel ? lin : EOPNOTSUPP;
+}
+
+static int rule_fprobe_kread(const struct who *w, int paranoid, int lin)
+{
+	return fprobe_kernel ? rule_bpf_kread(w, paranoid, lin) : EOPNOTSUPP;
+}
+
 /*
  * A program calling pea's kfunc: the type's rule (Linux's answer), and
  * CAP_SYS_ADMIN for pea's module BTF fd (BPF_BTF_GET_FD_BY_ID).
@@ -907,7 +1118,20 @@ static const struct op ops[] = {
 	  linux_kprobe_kcapture, rule_bpf_kread },
 	{ "kprobe user fetch", NULL, pea_kprobe_ufetch,
 	  linux_kprobe_kcapture, rule_bpf_kread },
+	{ "fprobe", NULL, pea_fprobe, linux_kprobe, rule_fprobe },
+	{ "fprobe kernel capture", NULL, pea_fprobe_kcapture,
+	  linux_kprobe_kcapture, rule_fprobe_kread },
 	{ "tracepoint", NULL, pea_tracepoint, linux_tracepoint, NULL },
+	{ "tracepoint uid term", NULL, pea_tracepoint_uid,
+	  linux_tracepoint_prog, rule_bpf_kread },
+	{ "tracepoint gid term", NULL, pea_tracepoint_gid,
+	  linux_tracepoint_prog, rule_bpf_kread },
+	{ "tracepoint field fetch", NULL, pea_tp_field_fetch, linux_tracepoint,
+	  NULL },
+	{ "tracepoint user fetch", NULL, pea_tp_user_fetch,
+	  linux_tracepoint_prog, rule_bpf_kread },
+	{ "tracepoint kernel fetch", NULL, pea_tp_kernel_fetch,
+	  linux_tracepoint_prog, rule_bpf_kread },
 	{ "uprobe", NULL, pea_uprobe, linux_uprobe, NULL },
 	{ "uretprobe", NULL, pea_uretprobe, linux_uretprobe, NULL },
 	{ "sample cpu-clock", smp_clock, pea_sample, linux_sample, NULL },
@@ -923,6 +1147,10 @@ static const struct op ops[] = {
 	  linux_sample, NULL },
 	{ "sample another own process's task cpu-clock:u", smp_task_sibling_u,
 	  pea_sample, linux_sample, rule_task_other },
+	{ "sample cpu-clock:u with user registers and stack",
+	  smp_clock_u_regs, pea_sample, linux_sample, NULL },
+	{ "sample own task cpu-clock:u with user registers and stack",
+	  smp_task_own_u_regs, pea_sample, linux_sample, NULL },
 	{ "BPF program calling pea_kf_output", NULL, pea_kfunc_prog,
 	  linux_kfunc_prog, rule_bpf_kfunc },
 	{ "netfilter", NULL, pea_netfilter, linux_netfilter,
@@ -944,6 +1172,20 @@ static const struct op ops[] = {
 static bool op_alone(const struct op *op)
 {
 	return op->pea == pea_mlock || op->setup == cnt_bp;
+}
+
+/*
+ * CAP_BPF alone tells apart the two capabilities the uid and gid terms
+ * need; the other operations are not asked of it.
+ */
+static bool op_ctx(const struct op *op)
+{
+	return op->pea == pea_tracepoint_uid || op->pea == pea_tracepoint_gid;
+}
+
+static bool who_skip(const struct who *w, const struct op *op)
+{
+	return w->caps == CAP(CAP_BPF) && !op_ctx(op);
 }
 
 /* A case's child: its pid (-1: none) and the read end of its pipe. */
@@ -1044,8 +1286,11 @@ static void run_matrix(int paranoid)
 
 		t = now_secs();
 		for (w = whos; w < whos + NWHOS && !op_alone(op); w++)
-			cr[w - whos] = case_start(op, w);
+			if (!who_skip(w, op))
+				cr[w - whos] = case_start(op, w);
 		for (w = whos; w < whos + NWHOS; w++) {
+			if (who_skip(w, op))
+				continue;
 			if (op_alone(op))
 				cr[w - whos] = case_start(op, w);
 			pea = case_end(&cr[w - whos], &lin);
@@ -1073,6 +1318,34 @@ static int pea_refcnt(void)
 	return atoi(buf);
 }
 
+/* The id of tracefs event SYS/NAME, 0 if none. */
+static __u32 tp_event_id(const char *sysname)
+{
+	char path[160], buf[32];
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/id",
+		 sysname);
+	return pt_read_file(path, buf, sizeof(buf)) ? 0 : atoi(buf);
+}
+
+/* The offset of field @field of SYS/NAME's format, 0 if none. */
+static __u32 tp_field_off(const char *sysname, const char *field)
+{
+	static char buf[16384];
+	char path[160], pat[64], *p;
+	unsigned int off;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/format",
+		 sysname);
+	if (pt_read_file(path, buf, sizeof(buf)) < 0)
+		return 0;
+	snprintf(pat, sizeof(pat), " %s;", field);
+	p = strstr(buf, pat);
+	if (!p || sscanf(p + strlen(pat), "\toffset:%u;", &off) != 1)
+		return 0;
+	return off;
+}
+
 int main(void)
 {
 	long paranoid = pt_perm_read_int(PT_PARANOID);
@@ -1091,6 +1364,15 @@ int main(void)
 	PT_EQ(pt_read_file("/sys/kernel/tracing/events/sched/sched_process_fork/id",
 			   buf, sizeof(buf)), 0, "the tracepoint's id");
 	tp_id = atoi(buf);
+	openat_id = tp_event_id("syscalls/sys_enter_openat");
+	hrt_id = tp_event_id("timer/hrtimer_start");
+	fork_pid_off = tp_field_off("sched/sched_process_fork", "parent_pid");
+	filename_off = tp_field_off("syscalls/sys_enter_openat", "filename");
+	hrtimer_off = tp_field_off("timer/hrtimer_start", "hrtimer");
+	PT_OK(openat_id && hrt_id && fork_pid_off && filename_off &&
+	      hrtimer_off,
+	      "the fetch rows' events and fields: ids %u %u, offsets %u %u %u",
+	      openat_id, hrt_id, fork_pid_off, filename_off, hrtimer_off);
 	PT_OK(pt_pmu_type("kprobe") > 0 && pt_pmu_type("uprobe") > 0,
 	      "the kprobe and uprobe PMUs: types %d and %d",
 	      pt_pmu_type("kprobe"), pt_pmu_type("uprobe"));
@@ -1102,6 +1384,9 @@ int main(void)
 	      "perf_event_mlock_kb one page");
 	r0 = pea_refcnt();
 	kf_find();
+	fprobe_kernel = pt_kernel_has_fprobe();
+	pt_diag("fprobe links: %s", fprobe_kernel ? "the kernel has fprobes" :
+		"no fprobe in this kernel: EOPNOTSUPP");
 	pt_diag("caps op|who|paranoid|linux|pea");
 	for (int p = -1; p <= 3; p++)
 		run_matrix(p);

@@ -183,7 +183,7 @@ static void test_errnos(void)
 {
 	pthread_t t;
 	pid_t tid = 0;
-	int m = pt_map_create("exclude2", 1, 0);
+	int i, m = pt_map_create("exclude2", 1, 0);
 
 	PT_OK(m >= 0, "a second map");
 	if (m < 0)
@@ -200,6 +200,15 @@ static void test_errnos(void)
 		if (write(thread_go[1], "g", 1) != 1)
 			pt_diag("thread: no go");
 		pthread_join(t, NULL);
+		/*
+		 * The join returns when the exiting thread clears its tid
+		 * (mm_release()), before exit_notify() releases its pid:
+		 * wait until the kernel no longer finds it (10 s at most).
+		 */
+		for (i = 0; i < 10000 &&
+		     !(syscall(SYS_tgkill, getpid(), tid, 0) && errno == ESRCH);
+		     i++)
+			usleep(1000);
 		PT_EQ(exclude(m, tid), ESRCH, "an exited thread's id: ESRCH");
 	}
 	PT_EQ(ioctl(m, PEA_MAP_IOC_EXCLUDE_TGID, (void *)8) ? errno : 0,

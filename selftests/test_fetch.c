@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "pt_maps.h"
+#include "pt_fetch.h"
 #include "pt_perm.h"
 #include "pt_quota.h"
 
@@ -88,34 +89,6 @@ static int attach(struct pea_probe_attr *a)
 	int fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, a);
 
 	return fd < 0 ? -errno : fd;
-}
-
-static struct pea_fetch fx(__u8 base, __u8 arg, __u8 type, __u16 size,
-			   __u8 flags)
-{
-	struct pea_fetch f;
-
-	memset(&f, 0, sizeof(f));
-	f.base = base;
-	f.arg = arg;
-	f.type = type;
-	f.size = size;
-	f.flags = flags;
-	return f;
-}
-
-/* Add a pointer read at @off before the value's read. */
-static struct pea_fetch deref(struct pea_fetch f, __s32 off)
-{
-	f.offset[f.nr_deref] = off;
-	f.nr_deref++;
-	return f;
-}
-
-static struct pea_fetch at(struct pea_fetch f, __s32 off)
-{
-	f.offset[f.nr_deref] = off;
-	return f;
 }
 
 static int call_target(const char *ustr, __s64 n, __u32 count, __s64 *ret)
@@ -190,17 +163,17 @@ static void test_kprobe(void)
 	int link, cpu = 1 % ncpu;
 	__u32 want_size;
 
-	f[0] = fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U64, 0, PEA_FETCH_F_LOAD);
-	f[1] = at(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_S32, 0,
-		     PEA_FETCH_F_LOAD), FO(neg));
-	f[2] = at(deref(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_STR, 16, 0),
-			FO(next)), FO(name));
-	f[3] = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
-	f[4] = fx(PEA_FETCH_BASE_ARG, 2, PEA_FETCH_STR, 5, 0);
-	f[5] = deref(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U32, 0,
-			PEA_FETCH_F_LOAD), FO(null));
-	f[6] = deref(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_STR, 64, 0), FO(bad));
-	f[7] = at(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_ARRAY, 8, 0), FO(bytes));
+	f[0] = pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U64, 0, PEA_FETCH_F_LOAD);
+	f[1] = pt_at(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_S32, 0,
+			   PEA_FETCH_F_LOAD), FO(neg));
+	f[2] = pt_at(pt_deref(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_STR, 16, 0),
+			      FO(next)), FO(name));
+	f[3] = pt_fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
+	f[4] = pt_fx(PEA_FETCH_BASE_ARG, 2, PEA_FETCH_STR, 5, 0);
+	f[5] = pt_deref(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U32, 0,
+			      PEA_FETCH_F_LOAD), FO(null));
+	f[6] = pt_deref(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_STR, 64, 0), FO(bad));
+	f[7] = pt_at(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_ARRAY, 8, 0), FO(bytes));
 	a.fetches = (uintptr_t)f;
 	a.nr_fetches = 8;
 	a.filter_tgid = getpid();
@@ -263,13 +236,13 @@ static void test_kretprobe(void)
 	int link, cpu = 1 % ncpu;
 	struct pea_link_info info;
 
-	f[0] = fx(PEA_FETCH_BASE_RET, 0, PEA_FETCH_S64, 0, 0);
-	f[1] = fx(PEA_FETCH_BASE_ARG, 4, PEA_FETCH_U64, 0, 0);
-	f[2] = at(deref(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U16, 0,
-			   PEA_FETCH_F_LOAD), FO(next)), FO(small));
-	f[3] = fx(PEA_FETCH_BASE_ARG, 5, PEA_FETCH_S32, 0, 0);
-	f[4] = fx(PEA_FETCH_BASE_SP, 0, PEA_FETCH_U64, 0, 0);
-	f[5] = fx(PEA_FETCH_BASE_ARG, 3, PEA_FETCH_STR, 8, 0);
+	f[0] = pt_fx(PEA_FETCH_BASE_RET, 0, PEA_FETCH_S64, 0, 0);
+	f[1] = pt_fx(PEA_FETCH_BASE_ARG, 4, PEA_FETCH_U64, 0, 0);
+	f[2] = pt_at(pt_deref(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U16, 0,
+				    PEA_FETCH_F_LOAD), FO(next)), FO(small));
+	f[3] = pt_fx(PEA_FETCH_BASE_ARG, 5, PEA_FETCH_S32, 0, 0);
+	f[4] = pt_fx(PEA_FETCH_BASE_SP, 0, PEA_FETCH_U64, 0, 0);
+	f[5] = pt_fx(PEA_FETCH_BASE_ARG, 3, PEA_FETCH_STR, 8, 0);
 	a.fetches = (uintptr_t)f;
 	a.nr_fetches = 6;
 	a.filter_tgid = getpid();
@@ -328,13 +301,13 @@ static void test_user_bit(void)
 	struct pea_fetch f[3];
 	int link, cpu = 1 % ncpu;
 
-	f[0] = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
+	f[0] = pt_fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
 	f[0].user = 1;
-	f[1] = fx(PEA_FETCH_BASE_ARG, 2, PEA_FETCH_STR, 32, 0);
+	f[1] = pt_fx(PEA_FETCH_BASE_ARG, 2, PEA_FETCH_STR, 32, 0);
 	f[1].user = 1;
 	/* A kernel pointer read, then a user read through it. */
-	f[2] = at(deref(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U8, 0,
-			   PEA_FETCH_F_LOAD), FO(next)), FO(byte));
+	f[2] = pt_at(pt_deref(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U8, 0,
+				    PEA_FETCH_F_LOAD), FO(next)), FO(byte));
 	f[2].user = 2;
 	a.fetches = (uintptr_t)f;
 	a.nr_fetches = 3;
@@ -374,7 +347,7 @@ static void test_errnos(void)
 	unsigned long cmd;
 	int i, fd;
 
-	good = fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U64, 0, PEA_FETCH_F_LOAD);
+	good = pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U64, 0, PEA_FETCH_F_LOAD);
 	for (i = 0; i <= PEA_FETCH_MAX; i++)
 		f[i] = good;
 	a.fetches = (uintptr_t)f;
@@ -386,15 +359,15 @@ static void test_errnos(void)
 	a.nr_fetches = 1;
 	f[0] = good;
 	for (i = 0; i < PEA_FETCH_DEPTH_MAX; i++)
-		f[0] = deref(f[0], 0);
+		f[0] = pt_deref(f[0], 0);
 	PT_EQ(attach_errno(a), 0, "PEA_FETCH_DEPTH_MAX pointer reads attach");
 	f[0].nr_deref++;
 	PT_EQ(attach_errno(a), EINVAL,
 	      "one pointer read more: EINVAL (trace_probe's TOO_MANY_OPS)");
 
 	a.nr_fetches = 2;
-	f[0] = fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_ARRAY, 1016, 0);
-	f[1] = fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_STR, 8, 0);
+	f[0] = pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_ARRAY, 1016, 0);
+	f[1] = pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_STR, 8, 0);
 	PT_EQ(attach_errno(a), 0, "values of PEA_FETCH_DATA_MAX bytes attach");
 	f[1].size = 9;
 	PT_EQ(attach_errno(a), E2BIG,
@@ -452,6 +425,18 @@ static void test_errnos(void)
 	PT_EQ(sizeof(struct pea_pred), 80, "struct pea_pred is 80 bytes");
 }
 
+/* @a with two fetches: ctx.uid, and argument 9 (no such argument). */
+static int perm_uid_malformed(struct pea_probe_attr *a)
+{
+	struct pea_fetch f2[2];
+
+	f2[0] = pt_fx(PEA_FETCH_BASE_CTX, PEA_FETCH_CTX_UID, PEA_FETCH_U32, 0, 0);
+	f2[1] = pt_fx(PEA_FETCH_BASE_ARG, 9, PEA_FETCH_U64, 0, 0);
+	a->fetches = (uintptr_t)f2;
+	a->nr_fetches = 2;
+	return attach_errno(*a);
+}
+
 /*
  * Every memory read at a kprobe needs CAP_BPF and CAP_PERFMON, as
  * bpf_probe_read_kernel() and bpf_probe_read_user() in a kprobe program:
@@ -462,7 +447,7 @@ static void test_errnos(void)
 static int perm_child(void *arg)
 {
 	struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target", 0);
-	struct pea_fetch f = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 8, 0);
+	struct pea_fetch f = pt_fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 8, 0);
 	int bad = 0, e;
 
 	(void)arg;
@@ -477,7 +462,7 @@ static int perm_child(void *arg)
 	e = attach_errno(a);
 	pt_diag("perm: a user-marked read: %d", e);
 	bad |= (e != EPERM) << 1;
-	f = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_U64, 0, 0);
+	f = pt_fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_U64, 0, 0);
 	e = attach_errno(a);
 	pt_diag("perm: a register: %d", e);
 	bad |= (e != 0) << 2;
@@ -495,14 +480,14 @@ static int perm_child(void *arg)
 	a.capture_len = 0;
 	a.capture_flags = 0;
 	a.capture_arg = 0;
-	f = fx(PEA_FETCH_BASE_CTX, PEA_FETCH_CTX_COMM, PEA_FETCH_STR, 16, 0);
+	f = pt_fx(PEA_FETCH_BASE_CTX, PEA_FETCH_CTX_COMM, PEA_FETCH_STR, 16, 0);
 	a.fetches = (uintptr_t)&f;
 	a.nr_fetches = 1;
 	e = attach_errno(a);
 	pt_diag("perm: ctx.comm: %d", e);
 	bad |= (e != 0) << 4;
 	/* The uid and gid: only a BPF program gets them at a kprobe. */
-	f = fx(PEA_FETCH_BASE_CTX, PEA_FETCH_CTX_UID, PEA_FETCH_U32, 0, 0);
+	f = pt_fx(PEA_FETCH_BASE_CTX, PEA_FETCH_CTX_UID, PEA_FETCH_U32, 0, 0);
 	e = attach_errno(a);
 	pt_diag("perm: ctx.uid: %d", e);
 	bad |= (e != EPERM) << 5;
@@ -510,6 +495,14 @@ static int perm_child(void *arg)
 	e = attach_errno(a);
 	pt_diag("perm: ctx.gid: %d", e);
 	bad |= (e != EPERM) << 6;
+	/*
+	 * Before the fetches are checked, as bpf(BPF_PROG_LOAD) answers EPERM
+	 * before its verifier (review of tpctx, L1): ctx.uid and a malformed
+	 * fetch (argument 9) are EPERM.
+	 */
+	e = perm_uid_malformed(&a);
+	pt_diag("perm: ctx.uid and a malformed fetch: %d", e);
+	bad |= (e != EPERM) << 7;
 	return bad;
 }
 
@@ -517,7 +510,7 @@ static int perm_child(void *arg)
 static int perm_bpf_child(void *arg)
 {
 	struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target", 0);
-	struct pea_fetch f = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 8, 0);
+	struct pea_fetch f = pt_fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 8, 0);
 	int bad = 0;
 
 	(void)arg;
@@ -539,10 +532,12 @@ static int perm_bpf_child(void *arg)
 	a.capture_len = 0;
 	a.capture_flags = 0;
 	a.capture_arg = 0;
-	f = fx(PEA_FETCH_BASE_CTX, PEA_FETCH_CTX_UID, PEA_FETCH_U32, 0, 0);
+	f = pt_fx(PEA_FETCH_BASE_CTX, PEA_FETCH_CTX_UID, PEA_FETCH_U32, 0, 0);
 	a.fetches = (uintptr_t)&f;
 	a.nr_fetches = 1;
 	bad |= (attach_errno(a) != 0) << 4;
+	/* Allowed ctx.uid: the malformed fetch is what is refused. */
+	bad |= (perm_uid_malformed(&a) != EINVAL) << 5;
 	return bad;
 }
 
@@ -554,9 +549,9 @@ static void test_perm(void)
 	/* Debian's paranoid 3 lets only CAP_SYS_ADMIN attach a kprobe. */
 	PT_EQ(pt_perm_write_int(path, 2), 0, "perf_event_paranoid 2");
 	PT_EQ(pt_in_child(perm_child, NULL), 0,
-	      "CAP_PERFMON only: a kernel read, a user-marked read, a user capture, ctx.uid and ctx.gid EPERM, a register and ctx.comm attach");
+	      "CAP_PERFMON only: a kernel read, a user-marked read, a user capture, ctx.uid and ctx.gid EPERM (ctx.uid with a malformed fetch too), a register and ctx.comm attach");
 	PT_EQ(pt_in_child(perm_bpf_child, NULL), 0,
-	      "CAP_PERFMON and CAP_BPF: each of them attaches, ctx.uid too");
+	      "CAP_PERFMON and CAP_BPF: each of them attaches, ctx.uid too (with a malformed fetch: EINVAL)");
 	pt_perm_write_int(path, old);
 }
 
@@ -605,7 +600,7 @@ static void test_uprobe_untouched(const char *self)
 	a.path_fd = -1;
 	a.offset = pt_file_off((void *)fetch_user_fn);
 	a.filter_tgid = getpid();
-	f = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
+	f = pt_fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
 	a.fetches = (uintptr_t)&f;
 	a.nr_fetches = 1;
 	link = ioctl(map_fd, PEA_MAP_IOC_ATTACH_UPROBE, &a);
@@ -652,18 +647,18 @@ static void test_uprobe(void)
 		a.path_fd = -1;
 		a.offset = pt_file_off((void *)fetch_user_fn);
 		a.filter_tgid = getpid();
-		f[0] = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
-		f[1] = deref(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_STR, 32, 0),
-			     offsetof(struct ufobj, name));
-		f[2] = at(deref(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_S64, 0,
-				   PEA_FETCH_F_LOAD),
+		f[0] = pt_fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
+		f[1] = pt_deref(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_STR, 32, 0),
+				offsetof(struct ufobj, name));
+		f[2] = pt_at(pt_deref(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_S64, 0,
+					    PEA_FETCH_F_LOAD),
 				offsetof(struct ufobj, next)),
 			  offsetof(struct ufobj, tag));
-		f[3] = deref(deref(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_STR, 8,
-				      0), offsetof(struct ufobj, next)),
+		f[3] = pt_deref(pt_deref(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_STR, 8,
+					       0), offsetof(struct ufobj, next)),
 			     offsetof(struct ufobj, next));
 		if (retp)
-			f[3] = fx(PEA_FETCH_BASE_RET, 0, PEA_FETCH_S32, 0, 0);
+			f[3] = pt_fx(PEA_FETCH_BASE_RET, 0, PEA_FETCH_S32, 0, 0);
 		a.fetches = (uintptr_t)f;
 		a.nr_fetches = 4;
 		link = ioctl(map_fd, PEA_MAP_IOC_ATTACH_UPROBE, &a);
@@ -702,7 +697,7 @@ static void test_uprobe(void)
 	a.path = (uintptr_t)self;
 	a.path_fd = -1;
 	a.offset = pt_file_off((void *)fetch_user_fn);
-	f[0] = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
+	f[0] = pt_fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
 	f[0].user = 1;
 	a.fetches = (uintptr_t)f;
 	a.nr_fetches = 1;
@@ -747,12 +742,12 @@ static struct pea_pred join(__u8 op)
 /* The fetches every predicate test uses: 0 n, 1 kstr, 2 neg, 3 *null. */
 static void pred_fetches(struct pea_fetch *f)
 {
-	f[0] = fx(PEA_FETCH_BASE_ARG, 4, PEA_FETCH_U64, 0, 0);
-	f[1] = fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
-	f[2] = at(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_S32, 0,
-		     PEA_FETCH_F_LOAD), FO(neg));
-	f[3] = deref(fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U32, 0,
-			PEA_FETCH_F_LOAD), FO(null));
+	f[0] = pt_fx(PEA_FETCH_BASE_ARG, 4, PEA_FETCH_U64, 0, 0);
+	f[1] = pt_fx(PEA_FETCH_BASE_ARG, 1, PEA_FETCH_STR, 32, 0);
+	f[2] = pt_at(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_S32, 0,
+			   PEA_FETCH_F_LOAD), FO(neg));
+	f[3] = pt_deref(pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U32, 0,
+			      PEA_FETCH_F_LOAD), FO(null));
 }
 
 /*
@@ -928,8 +923,8 @@ static void test_pred_errnos(void)
 	p[2] = join(PEA_PRED_AND);
 	PT_EQ(pred_errno(p, 3, 4), 0, "the well-formed program attaches");
 	{
-		struct pea_fetch f = fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_ARRAY,
-					8, 0);
+		struct pea_fetch f = pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_ARRAY,
+					   8, 0);
 		struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target",
 							0);
 
@@ -972,8 +967,8 @@ static void test_pred_errnos(void)
 static int width_errno(__u8 type, __u8 op, __u64 value)
 {
 	struct pea_probe_attr a = pt_probe_attr("pea_st_fetch_target", 0);
-	struct pea_fetch f = at(fx(PEA_FETCH_BASE_ARG, 0, type, 0,
-				   PEA_FETCH_F_LOAD), FO(neg));
+	struct pea_fetch f = pt_at(pt_fx(PEA_FETCH_BASE_ARG, 0, type, 0,
+					 PEA_FETCH_F_LOAD), FO(neg));
 	struct pea_pred p = cmp(0, op, value, NULL);
 	int fd;
 
@@ -1071,7 +1066,7 @@ static void test_charge(void)
 	int plain, link, i;
 
 	for (i = 0; i < 8; i++)
-		f[i] = fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U64, 0, 0);
+		f[i] = pt_fx(PEA_FETCH_BASE_ARG, 0, PEA_FETCH_U64, 0, 0);
 	p[0] = cmp(0, PEA_TP_OP_EQ, 1, NULL);
 	for (i = 1; i < 31; i += 2) {
 		p[i] = cmp(0, PEA_TP_OP_EQ, i, NULL);
@@ -1114,7 +1109,7 @@ static void test_charge(void)
 
 static struct pea_fetch ctxf(__u8 arg, __u8 type, __u16 size)
 {
-	return fx(PEA_FETCH_BASE_CTX, arg, type, size, 0);
+	return pt_fx(PEA_FETCH_BASE_CTX, arg, type, size, 0);
 }
 
 /*

@@ -65,7 +65,8 @@ static long min_max(void)
 {
 	long m;
 
-	usleep(1000000);	/* a freed namespace is uncounted after a grace period */
+	/* a freed namespace is uncounted after a grace period */
+	usleep(1000000 * pt_time_scale());
 	for (m = 1; m <= 256; m++) {
 		write_long(MAXNS, m);
 		if (!try_newpid())

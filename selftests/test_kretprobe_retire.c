@@ -22,6 +22,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include "pea_test.h"
+#include "pt_exit.h"
 #include "pt_perm.h"
 #include "pt_quota.h"
 
@@ -257,8 +258,8 @@ static void leak_slots(void)
 						 PEA_PROBE_F_RETPROBE);
 	struct pea_link_info info;
 	unsigned long long missed0;
-	int fd, p[2], st, i;
-	pid_t b, k;
+	int fd, p[2], i, n;
+	pid_t b;
 	char c;
 
 	ex.maxactive = 4;
@@ -286,13 +287,17 @@ static void leak_slots(void)
 		(unsigned long long)info.missed);
 	/* What B's own churn missed (the kernel's pool of 4) is not ours. */
 	missed0 = info.missed;
-	for (i = 0; i < 8; i++) {
-		k = fork();
-		if (k == 0)
-			_exit(0);
-		waitpid(k, &st, 0);
+	/*
+	 * Each child is freed before the next exits (pt_exit.h): waitpid()
+	 * returns before its last schedule, and its instance goes back to
+	 * the kernel's pool only in delayed_put_task_struct(), an RCU
+	 * callback after it. Then pea's rate-limited scan (a jiffy).
+	 */
+	for (i = 0, n = 0; i < 8; i++) {
+		n += !pt_child_exit_freed();
 		pt_after_reap();
 	}
+	PT_EQ(n, 8, "8 children of root exited, each freed before the next");
 	memset(&info, 0, sizeof(info));
 	ioctl(fd, PEA_LINK_IOC_INFO, &info);
 	pt_diag("then 8 exits of root's children: hits %llu written %llu missed %llu",

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <time.h>
 #include "pea_test.h"
+#include "pt_tp.h"
 #include "pt_ksyms.h"
 
 #define NCPU_MAX	64
@@ -345,16 +346,6 @@ static void test_kretprobe(void)
 
 /* ---- tracepoint ---- */
 
-static int event_id(const char *sys, const char *name)
-{
-	char path[256], buf[32];
-
-	snprintf(path, sizeof(path), TRACEFS "%s/%s/id", sys, name);
-	if (pt_read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	return atoi(buf);
-}
-
 /* The offset of raw_syscalls:sys_enter's "id" field, or -1. */
 static int sys_enter_id_offset(void)
 {
@@ -395,7 +386,7 @@ static struct pea_tp_attr tp_attr(int id, __u32 depth)
 
 static void test_tracepoint(void)
 {
-	int id = event_id("raw_syscalls", "sys_enter");
+	int id = pt_tp_id("raw_syscalls", "sys_enter");
 	struct pea_tp_attr a;
 	struct pea_tp_record *r;
 	int link, n = 0, good = 0, first = 1;
@@ -446,7 +437,7 @@ static void test_tracepoint(void)
  */
 static void test_tracepoint_user_regs(void)
 {
-	int id = event_id("syscalls", "sys_enter_getppid");
+	int id = pt_tp_id("syscalls", "sys_enter_getppid");
 	struct pea_tp_attr a;
 	struct pea_tp_record *r;
 	int link, n = 0, good = 0;
@@ -610,7 +601,7 @@ static void test_cost(void)
 static void test_errors(void)
 {
 	struct pea_probe_attr a = probe_attr("__x64_sys_getppid", 0, 128);
-	int id = event_id("raw_syscalls", "sys_enter");
+	int id = pt_tp_id("raw_syscalls", "sys_enter");
 	struct pea_tp_attr t;
 	struct pea_probe_record *r;
 	int link, n = 0, good = 0;

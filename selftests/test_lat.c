@@ -20,9 +20,13 @@
 #include <time.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <sched.h>
+#include <linux/futex.h>
 #include "pea_test.h"
+#include "pt_agg.h"
+#include "pt_exit.h"
 #include "pt_perm.h"
 #include "pt_quota.h"
 
@@ -140,18 +144,6 @@ static int agg_read(int link, bool clear, struct table *t)
 			t->buckets[b] += e->buckets[b];
 	}
 	return 0;
-}
-
-/* The log2 bucket of v >= 0: 1 for 0, else 2 + ilog2(v). */
-static int log2_bucket(__u64 v)
-{
-	int b = 1;
-
-	while (v) {
-		b++;
-		v >>= 1;
-	}
-	return b;
 }
 
 /* The count of every bucket but @b (which may be -1). */
@@ -428,7 +420,7 @@ static void test_syscall(void)
 	struct pea_agg_attr aa = end_attr(start, PEA_LAT_KEY_TID);
 	/* 2^27 ns and a little: its log2 bucket has 128 ms of room */
 	struct timespec ts = { 0, 140 * MS };
-	int b = log2_bucket(140 * MS), n;
+	int b = pt_log2_bucket(140 * MS), n;
 	struct pea_lat_info i;
 	struct table t;
 
@@ -453,20 +445,56 @@ static void test_syscall(void)
 
 #define WAKES	8
 
-static int go_pipe[2];
+static int go_pipe[2], park_pipe[2], go_word;
 static volatile pid_t sleeper_tid;
+static volatile int sleeper_parking;
+
+/*
+ * runqlat's thread is woken by a futex, on one CPU: on PREEMPT_RT a
+ * wakeup whose wakee then contends for a lock its waker still holds (a
+ * pipe's wait queue lock) or a nanosleep whose hrtimer callback still
+ * runs on another CPU (hrtimer_cancel_wait_running()) blocks it on an
+ * rtlock, one more wakeup than the workload's. FUTEX_WAKE wakes after
+ * dropping its bucket lock, and the futex waiter takes no lock after.
+ */
+static volatile long go_blocked, sleeps_blocked;
+
+/* The calling thread's voluntary switches: its blocked periods. */
+static long nvcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nvcsw;
+}
 
 static void *sleeper(void *arg)
 {
 	struct timespec ts = { 0, 10 * MS };
+	long v0, v1;
 	char c;
 	int n;
 
+	pt_pin(1 % pt_nr_cpus());
+	v0 = nvcsw();
 	sleeper_tid = syscall(SYS_gettid);
-	if (read(go_pipe[0], &c, 1) != 1)
-		return arg;
+	while (!__atomic_load_n(&go_word, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &go_word, FUTEX_WAIT_PRIVATE, 0, NULL,
+			NULL, 0);
+	v1 = nvcsw();
 	for (n = 0; n < WAKES; n++)
 		nanosleep(&ts, NULL);
+	/*
+	 * Which of them blocked, as the scheduler counted it: a nanosleep
+	 * whose timer fired before do_nanosleep() reached schedule() (a
+	 * vCPU the host left unscheduled that long) is woken (its
+	 * sched_wakeup: ttwu_runnable()) but never switched out or in.
+	 */
+	go_blocked = v1 - v0;
+	sleeps_blocked = nvcsw() - v1;
+	/* Parked until the counts are read: its exit is not counted. */
+	sleeper_parking = 1;
+	if (read(park_pipe[0], &c, 1) < 0)
+		return arg;
 	return NULL;
 }
 
@@ -479,14 +507,19 @@ static void test_runqlat(void)
 	struct pea_agg_attr aa;
 	struct pea_lat_info i;
 	struct table t;
+	__u64 sb;
 	pthread_t th;
 	int start, end;
 
-	if (pipe(go_pipe) || pthread_create(&th, NULL, sleeper, NULL))
+	sleeper_parking = 0;
+	go_word = 0;
+	if (pipe(park_pipe) || pthread_create(&th, NULL, sleeper, NULL))
 		pt_fatal("pipe, pthread_create");
 	while (!sleeper_tid)
 		usleep(1000);
-	usleep(100000);		/* asleep in read() */
+	/* asleep on the futex, so that the go is a wakeup (not a sleep's guess) */
+	PT_EQ(pt_tid_asleep(sleeper_tid), 0,
+	      "runqlat: the thread is asleep on its futex before the go");
 	start = tp_link("sched:sched_wakeup", poff, 4, sleeper_tid, 0);
 	end = tp_link("sched:sched_switch", noff, 4, sleeper_tid, 0);
 	la.key.offset = poff;
@@ -498,23 +531,45 @@ static void test_runqlat(void)
 	      "sched:sched_wakeup starts, keyed by its field pid (offset %d)", poff);
 	PT_EQ(agg_create(end, &aa), 0,
 	      "sched:sched_switch ends, keyed by its field next_pid (offset %d)", noff);
-	if (write(go_pipe[1], "g", 1) != 1)
-		pt_fatal("write");
-	pthread_join(th, NULL);
+	__atomic_store_n(&go_word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &go_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	/*
+	 * Read while the thread is parked, asleep: not after the join,
+	 * which returns at its mm_release(). The rest of its do_exit()
+	 * can still block (an rtlock on the RT kernels), be woken and be
+	 * switched in: on 6.1-rt, 14 of 300 joined threads had a wakeup
+	 * or a switch-in after the join.
+	 */
+	while (!sleeper_parking)
+		usleep(1000);
+	PT_EQ(pt_tid_asleep(sleeper_tid), 0,
+	      "runqlat: the thread parked, asleep, after its %d sleeps", WAKES);
 	PT_EQ(agg_read(end, false, &t), 0, "read");
 	i = lat_info(start);
-	/* The go and each of the 8 sleeps: one wakeup, one switch-in. */
-	PT_OK(i.started == WAKES + 1 && i.replaced == 0 &&
-	      t.count == WAKES + 1 && i.paired == WAKES + 1 &&
-	      i.pending == 0 && t.hits == t.count + t.unpaired &&
-	      others(&t, -1) == WAKES + 1,
-	      "runqlat of a thread woken %d times: %llu wakeups kept, %llu paired with its switch-in, %llu switch-ins unpaired (preempted)",
+	PT_OK(go_blocked == 1 && sleeps_blocked >= WAKES / 2 &&
+	      sleeps_blocked <= WAKES,
+	      "runqlat: the thread blocked on its futex once and in %ld of its %d sleeps (its voluntary switches)",
+	      sleeps_blocked, WAKES);
+	/*
+	 * The go and each of the 8 sleeps: one wakeup; each that blocked
+	 * one switch-in, paired; the wakeup of one that did not is kept
+	 * until the next replaces it, or pending.
+	 */
+	sb = sleeps_blocked > 0 ? (__u64)sleeps_blocked : 0;
+	PT_OK(i.started == WAKES + 1 &&
+	      t.count == 1 + sb && i.paired == 1 + sb &&
+	      i.replaced + i.pending == WAKES - sb &&
+	      t.hits == t.count + t.unpaired && others(&t, -1) == 1 + sb,
+	      "runqlat of a thread woken %d times: %llu wakeups kept, %llu paired with its switch-in (%ld blocked), %llu replaced + %u pending, %llu switch-ins unpaired (preempted)",
 	      WAKES + 1, (unsigned long long)i.started,
-	      (unsigned long long)t.count, (unsigned long long)t.unpaired);
+	      (unsigned long long)t.count, 1 + sleeps_blocked,
+	      (unsigned long long)i.replaced, i.pending,
+	      (unsigned long long)t.unpaired);
 	close(end);
 	close(start);
-	close(go_pipe[0]);
-	close(go_pipe[1]);
+	close(park_pipe[1]);	/* the thread's read sees the end */
+	pthread_join(th, NULL);
+	close(park_pipe[0]);
 }
 
 /* ---- off-CPU time: sched_switch paired with itself ---- */
@@ -554,6 +609,7 @@ static void test_offcpu(void)
 	struct pea_agg_attr aa;
 	struct pea_agg_entry *e;
 	struct pea_lat_info i;
+	struct pt_free_watch fw;
 	char comm[17] = "";
 	pthread_t th;
 	int start, end;
@@ -563,7 +619,11 @@ static void test_offcpu(void)
 		pt_fatal("pipe, pthread_create");
 	while (!sleeper_tid)
 		usleep(1000);
-	usleep(100000);		/* asleep in read() */
+	PT_EQ(pt_free_watch(&fw, sleeper_tid), 0,
+	      "off-CPU: a watch for the thread's free");
+	/* asleep in read() before the links: that block is not a start */
+	PT_EQ(pt_tid_asleep(sleeper_tid), 0,
+	      "off-CPU: the thread is asleep in read() before the links");
 	start = tp_link("sched:sched_switch", poff, 4, sleeper_tid, 0);
 	end = tp_link("sched:sched_switch", noff, 4, sleeper_tid, 0);
 	la.key.offset = poff;
@@ -598,6 +658,15 @@ static void test_offcpu(void)
 	if (write(go_pipe[1], "g", 1) != 1)
 		pt_fatal("write");
 	pthread_join(th, NULL);
+	/*
+	 * The join returns at the thread's mm_release(): the rest of its
+	 * do_exit() can still be preempted and switched in (an unpaired
+	 * end, in hits) while the table is read, field by field. Its
+	 * blocking there is never a start (an rtlock wait reads as D, then
+	 * exit_state), so read once it has been freed (pt_exit.h).
+	 */
+	PT_EQ(pt_free_wait(&fw), 0,
+	      "off-CPU: the thread ran its last instruction (sched_process_free)");
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
 	r.buf = (uintptr_t)rbuf;

@@ -180,8 +180,11 @@ int main(void)
 	pt_close_parallel(ballast, BALLAST);
 	close(ev);
 	close(map_fd);
-	/* Events and maps go through RCU and a workqueue: give them time. */
-	for (cpu = 0; cpu < 50; cpu++) {
+	/*
+	 * Events and maps go through RCU and a workqueue: give them time,
+	 * 10 s at most (scaled); the wait ends when they are back.
+	 */
+	for (cpu = 0; cpu < 100 * pt_time_scale(); cpu++) {
 		if (!pt_read_objects(after) && !memcmp(before, after, sizeof(after)))
 			break;
 		usleep(100000);

@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include "pea_test.h"
+#include "pt_tp.h"
 #include "pt_counter.h"
 #include "pt_maps.h"
 #include "pt_perm.h"
@@ -162,17 +163,6 @@ static void test_uprobes(void)
 		hit_target, PERF_RECORD_MISC_USER);
 }
 
-/* The id of trace event SYS/NAME from tracefs, or -1. */
-static int event_id(const char *sys, const char *name)
-{
-	char path[256], buf[32];
-
-	snprintf(path, sizeof(path), TRACEFS "%s/%s/id", sys, name);
-	if (pt_read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	return atoi(buf);
-}
-
 static int attach_tp(const char *name, int id)
 {
 	struct pea_tp_attr a;
@@ -207,7 +197,7 @@ static struct perf_event_attr tp_pmu_attr(int id)
  */
 static void test_tracepoints(void)
 {
-	int id = event_id("syscalls", "sys_enter_getppid");
+	int id = pt_tp_id("syscalls", "sys_enter_getppid");
 	struct perf_event_attr pa;
 
 	PT_OK(id > 0, "syscalls:sys_enter_getppid has an id (%d)", id);
@@ -215,12 +205,12 @@ static void test_tracepoints(void)
 	compare("syscalls:sys_enter_getppid",
 		attach_tp("syscalls:sys_enter_getppid", id), &pa,
 		hit_getppid, PERF_RECORD_MISC_USER);
-	id = event_id("syscalls", "sys_exit_getppid");
+	id = pt_tp_id("syscalls", "sys_exit_getppid");
 	pa = tp_pmu_attr(id);
 	compare("syscalls:sys_exit_getppid",
 		attach_tp("syscalls:sys_exit_getppid", id), &pa,
 		hit_getppid, PERF_RECORD_MISC_USER);
-	id = event_id("raw_syscalls", "sys_enter");
+	id = pt_tp_id("raw_syscalls", "sys_enter");
 	pa = tp_pmu_attr(id);
 	compare("raw_syscalls:sys_enter",
 		attach_tp("raw_syscalls:sys_enter", id), &pa, hit_getppid,

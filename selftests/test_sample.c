@@ -201,13 +201,6 @@ static int attach_errno(struct pea_sample_attr *s)
 	return errno;
 }
 
-static void link_info(int link, struct pea_link_info *li)
-{
-	memset(li, 0, sizeof(*li));
-	if (ioctl(link, PEA_LINK_IOC_INFO, li))
-		pt_fatal("PEA_LINK_IOC_INFO");
-}
-
 static bool kaddr(__u64 x)
 {
 	return x >= 0xffff800000000000ULL;
@@ -396,7 +389,7 @@ static int run(int mode, double secs, __u64 hz, __u32 flags,
 		return -1;
 	}
 	go_and_wait(pid, go);
-	link_info(link, li);
+	pt_link_settled(link, li);
 	close(link);
 	drain(t, pid, mode, flags);
 	pt_diag("mode %d: %lu samples (%lu user, %lu kernel, %lu without a user stack, %lu being reaped), %lu lost; hits %llu written %llu errors %llu filtered %llu",
@@ -481,7 +474,7 @@ static void test_task(void)
 	go_and_wait(pid, go);
 	waitpid(pid2, NULL, 0);
 	close(go2);
-	link_info(link, &li);
+	pt_link_settled(link, &li);
 	snprintf(want, sizeof(want), "sample:cpu-clock:task %d", (int)pid);
 	PT_OK(!strcmp(li.symbol, want), "task: symbol %s (%s)", want,
 	      li.symbol);

@@ -339,6 +339,55 @@ static void test_list(void)
 		      "list -v without BTF: says so:\n%s", out);
 }
 
+/*
+ * list -v of a tracepoint: its own fields as its tracefs format declares
+ * them (read here from the format), and the names its print fmt gives
+ * their values.
+ */
+static void test_list_tp(void)
+{
+	static char fmt[16384], want[8192];
+	char *l, *semi;
+	size_t n;
+	int rc;
+
+	if (pt_read_file("/sys/kernel/tracing/events/syscalls/sys_enter_openat/format",
+			 fmt, sizeof(fmt)) < 0) {
+		PT_OK(0, "list -v tracepoint: sys_enter_openat's format");
+		return;
+	}
+	n = (size_t)snprintf(want, sizeof(want),
+			     "tracepoint:syscalls:sys_enter_openat\n");
+	for (l = strstr(fmt, "field:"); l; l = strstr(l, "field:")) {
+		l += 6;
+		semi = strchr(l, ';');
+		if (!semi)
+			break;
+		if (strncmp(l, "unsigned short common_", 22) &&
+		    strncmp(l, "unsigned char common_", 21) &&
+		    strncmp(l, "int common_", 11))
+			n += (size_t)snprintf(want + n, sizeof(want) - n,
+					      "    %.*s\n", (int)(semi - l), l);
+	}
+	rc = pt_run((char *[]){ PT_PEA, "list", "-v",
+				"tracepoint:syscalls:sys_enter_openat", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 0, "list -v tracepoint: exit 0");
+	PT_OK(!strcmp(out, want),
+	      "list -v tracepoint: sys_enter_openat's fields as its format declares them:\n%s",
+	      out);
+	if (strcmp(out, want))
+		pt_diag("want:\n%s", want);
+	rc = pt_run((char *[]){ PT_PEA, "list", "-v",
+				"tracepoint:filelock:posix_lock_inode", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_EQ(rc, 0, "list -v tracepoint with names: exit 0");
+	PT_OK(strstr(out, "(flags: FL_POSIX=0x1 FL_FLOCK=0x2 ") &&
+	      strstr(out, "(values: F_RDLCK=0x0 F_WRLCK=0x1 F_UNLCK=0x2)"),
+	      "list -v tracepoint: posix_lock_inode's flags and type by the names of its print fmt:\n%s",
+	      out);
+}
+
 int main(void)
 {
 	int dfd;
@@ -350,6 +399,7 @@ int main(void)
 	if (dfd < 0)
 		pt_fatal("open " TMPDIR);
 	test_list();
+	test_list_tp();
 	test_ret_text(dfd);
 	test_ret_json(dfd);
 	test_agg(dfd);

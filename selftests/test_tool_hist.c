@@ -740,11 +740,14 @@ static void test_shadow(void)
 	 * WOKEN_COMM 5 times (and the test, when it replies). ctx.comm is
 	 * the task the tracepoint fired in, the workload, every time
 	 * (sched_waking fires in the waker; sched_wakeup may fire on the
-	 * woken task's CPU, in whatever runs there).
+	 * woken task's CPU, in whatever runs there). The workload's own
+	 * process only (--no-children): the woken task is its child, and
+	 * wakes others too.
 	 */
 	wl_start(&w);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace",
-		"tp:sched:sched_waking", "--pid", w.pid_s, "--count-by", "comm",
+		"tp:sched:sched_waking", "--pid", w.pid_s, "--no-children",
+		"--count-by", "comm",
 		"--count-by", "ctx.comm", "--json", NULL }))
 		wl_do(&w, WL_WAKE, 0, 0, 5);
 	run_finish(&p, &r);
@@ -1178,9 +1181,17 @@ static void test_memory(void)
 	      g);
 	PT_OK(keys == 1000 && other == 59000,
 	      "1000 keys kept, the 59000 other events counted as \"other\"");
+	/*
+	 * The control: the same keys kept grow the tool by about 4 MB, but
+	 * the heap the drain's batches left by the first measurement is
+	 * reused for the table, and hides up to half of it (2068 kB on the
+	 * debug kernel in a rehearsal, 4 to 5.6 MB elsewhere): 1.5 MB, well
+	 * above the capped bound, shows that the measurement sees a table
+	 * that grows.
+	 */
 	g = mem_growth(1048576, &other, &keys);
-	PT_OK(g >= 3072,
-	      "uncapped, the same 40000 more keys grow the tool by %ld kB (>= 3 MB)",
+	PT_OK(g >= 1536,
+	      "uncapped, the same 40000 more keys grow the tool by %ld kB (>= 1.5 MB)",
 	      g);
 	PT_OK(keys == 60000 && other == 0, "every key kept (%lld)", keys);
 }

@@ -6,16 +6,16 @@
  *     and sys_exit of this process's nanosleep(140 ms), 3 times: 3 values,
  *     all in the bucket [128M, 256M) ns, no unpaired end;
  *   - runqlat, paired by field: sched:sched_wakeup's pid ->
- *     sched:sched_switch's next_pid of a thread woken 9 times (a pipe,
+ *     sched:sched_switch's next_pid of a thread woken 9 times (a futex,
  *     then 8 sleeps): 9 values, in JSON, none overflowed (a switch-in
  *     after a preemption is an unpaired end);
  *   - the pairing kprobes on the test module's pea_st_lat_begin(key) and
  *     _end(key), by arg0, with --max-pending 4 and 10 keys begun: 6
  *     starts not kept, and the 6 ends of those unpaired, on the table;
  *   - --off-cpu --pid of this process: a thread named pea-offcpu blocked
- *     6 times (a pipe read, 5 sleeps of 30 ms), at least 250 ms;
+ *     6 times (a futex wait, 5 sleeps of 30 ms), at least 250 ms;
  *   - --off-cpu --count-by kstack --folded FILE (offcputime): the same
- *     thread's two rows, one blocked once in pipe_read() (at least 50
+ *     thread's two rows, one blocked once in futex_wait() (at least 50
  *     ms), one 5 times in do_nanosleep() (at least 100 ms), each with
  *     the stack it blocked on from finish_task_switch(); the folded
  *     file's nanosleep line weighted by the same time in us;
@@ -31,7 +31,10 @@
  */
 #include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <linux/futex.h>
+#include "pt_exit.h"
 #include "pt_tool.h"
 
 #define MS	1000000L
@@ -80,21 +83,113 @@ static void test_syscall(void)
 	pt_diag("%s", out);
 }
 
-static int go_pipe[2];
+static int park_pipe[2], go_word;
 static volatile pid_t sleeper_tid;
+static volatile int sleeper_parking;
+
+/*
+ * The thread parks, asleep in read(), once its work is done, until pea
+ * has stopped: pthread_join() returns at its mm_release(), and the rest
+ * of its do_exit() can still block (an rtlock on the RT kernels, read as
+ * D), be woken and be switched in (on 6.1-rt, 14 of 300 joined threads
+ * had a wakeup or a switch-in after the join).
+ */
+static void park(void)
+{
+	char c;
+
+	sleeper_parking = 1;
+	if (read(park_pipe[0], &c, 1) < 0)
+		return;
+}
+
+/* The test: wait until the thread is parked; 0 or -1. */
+static int parked(void)
+{
+	while (!sleeper_parking)
+		usleep(1000);
+	return pt_tid_asleep(sleeper_tid);
+}
+
+/* After pea stopped: let the thread exit, join it. */
+static void unpark(pthread_t th)
+{
+	close(park_pipe[1]);
+	pthread_join(th, NULL);
+	close(park_pipe[0]);
+}
+
+static int go_park(pthread_t *th, void *(*fn)(void *))
+{
+	sleeper_tid = 0;
+	sleeper_parking = 0;
+	go_word = 0;
+	return pipe(park_pipe) || pthread_create(th, NULL, fn, NULL);
+}
+
+/*
+ * The threads are woken by a futex, on one CPU: on PREEMPT_RT a wakeup
+ * whose wakee then contends for a lock its waker still holds (a pipe's
+ * wait queue lock) or a nanosleep whose hrtimer callback still runs on
+ * another CPU (hrtimer_cancel_wait_running()) blocks it on an rtlock,
+ * one more wakeup (and D period) than the workload's. FUTEX_WAKE wakes
+ * after dropping its bucket lock, and the woken waiter takes no lock.
+ */
+static void go_wait(void)
+{
+	sleeper_tid = syscall(SYS_gettid);
+	while (!__atomic_load_n(&go_word, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &go_word, FUTEX_WAIT_PRIVATE, 0, NULL,
+			NULL, 0);
+}
+
+/*
+ * Pin the thread, asleep on its futex, to one CPU from here: moving
+ * itself off a CPU it runs on would wait for the migration stopper, a
+ * blocked period of its own.
+ */
+static void go_pin(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(1 % pt_nr_cpus(), &set);
+	if (sched_setaffinity(sleeper_tid, sizeof(set), &set))
+		pt_diag("sched_setaffinity: %s", strerror(errno));
+}
+
+/* The calling thread's voluntary switches: its blocked periods. */
+static long nvcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nvcsw;
+}
+
+static void go_wake(void)
+{
+	__atomic_store_n(&go_word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &go_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static volatile long wait_blocked, sleep_blocked;
 
 static void *sleeper(void *arg)
 {
 	struct timespec ts = { 0, 10 * MS };
-	char c;
+	long v0, v1;
 	int n;
 
-	sleeper_tid = syscall(SYS_gettid);
-	if (read(go_pipe[0], &c, 1) != 1)
-		return arg;
+	v0 = nvcsw();
+	go_wait();
+	v1 = nvcsw();
 	for (n = 0; n < 8; n++)
 		nanosleep(&ts, NULL);
-	return NULL;
+	/* each sleep is a wakeup; those that blocked also a switch-in */
+	wait_blocked = v1 - v0;
+	sleep_blocked = nvcsw() - v1;
+	park();
+	return arg;
 }
 
 static void test_runqlat(void)
@@ -109,11 +204,14 @@ static void test_runqlat(void)
 	pthread_t th;
 	int rc;
 
-	if (pipe(go_pipe) || pthread_create(&th, NULL, sleeper, NULL))
+	if (go_park(&th, sleeper))
 		pt_fatal("pipe, pthread_create");
 	while (!sleeper_tid)
 		usleep(1000);
-	usleep(100000);		/* asleep in read() */
+	/* asleep on the futex, so that the go is a wakeup (not a sleep's guess) */
+	PT_EQ(pt_tid_asleep(sleeper_tid), 0,
+	      "runqlat: the thread is asleep on its futex before the go");
+	go_pin();
 	snprintf(fw, sizeof(fw), "pid == %d", (int)sleeper_tid);
 	snprintf(fs, sizeof(fs), "next_pid == %d", (int)sleeper_tid);
 	if (!pt_trace_start(&p, argv)) {
@@ -121,10 +219,10 @@ static void test_runqlat(void)
 		pt_proc_close(&p);
 		return;
 	}
-	if (write(go_pipe[1], "g", 1) != 1)
-		pt_fatal("write");
-	pthread_join(th, NULL);
+	go_wake();
+	PT_EQ(parked(), 0, "runqlat: the thread parked, asleep, after its 8 sleeps");
 	rc = finish(&p);
+	unpark(th);
 	PT_EQ(rc, 0, "pea trace --latency (runqlat) exits 0");
 	h = strstr(out, "{\"type\":\"hist\"");
 	if (h) {
@@ -132,21 +230,28 @@ static void test_runqlat(void)
 		snprintf(line, sizeof(line), "%.*s", (int)strcspn(h, "\n"), h);
 		h = line;
 	}
+	PT_OK(wait_blocked == 1 && sleep_blocked >= 4 && sleep_blocked <= 8,
+	      "runqlat: the thread blocked on its futex once and in %ld of its 8 sleeps (its voluntary switches)",
+	      sleep_blocked);
+	/*
+	 * 9 wakeups; each period that blocked paired with its switch-in;
+	 * a sleep that did not block leaves its wakeup until the next
+	 * replaces it, or pending.
+	 */
 	PT_OK(h && pt_json_streq(h, "probe", "tp:sched:sched_switch") &&
 	      pt_json_streq(h, "start", "tp:sched:sched_wakeup") &&
 	      pt_json_streq(h, "key", "latency") &&
 	      pt_json_streq(h, "unit", "ns") &&
 	      strstr(h, "\"complete\":true,\"in_kernel\":true") &&
-	      pt_json_num(h, "count", -1) == 9 &&
+	      pt_json_num(h, "count", -1) == 1 + sleep_blocked &&
 	      pt_json_num(h, "unpaired", -1) >= 0 &&
 	      pt_json_num(h, "start_overflow", -1) == 0 &&
-	      pt_json_num(h, "pending", -1) == 0,
-	      "runqlat of a thread woken 9 times: %lld values, %lld unpaired (switch-ins after a preemption), in the kernel",
-	      h ? pt_json_num(h, "count", -1) : -1,
+	      pt_json_num(h, "pending", -1) >= 0 &&
+	      pt_json_num(h, "pending", -1) <= 8 - sleep_blocked,
+	      "runqlat of a thread woken 9 times: %lld values (%ld blocked), %lld unpaired (switch-ins after a preemption), in the kernel",
+	      h ? pt_json_num(h, "count", -1) : -1, 1 + sleep_blocked,
 	      h ? pt_json_num(h, "unpaired", -1) : -1);
 	pt_diag("%s", out);
-	close(go_pipe[0]);
-	close(go_pipe[1]);
 }
 
 static void test_overflow(void)
@@ -180,16 +285,51 @@ static void test_overflow(void)
 static void *offcpu_thread(void *arg)
 {
 	struct timespec ts = { 0, 30 * MS };
-	char c;
+	long v0, v1;
 	int n;
 
 	prctl(PR_SET_NAME, "pea-offcpu");
-	sleeper_tid = syscall(SYS_gettid);
-	if (read(go_pipe[0], &c, 1) != 1)
-		return arg;
+	v0 = nvcsw();
+	go_wait();
+	v1 = nvcsw();
 	for (n = 0; n < 5; n++)
 		nanosleep(&ts, NULL);
-	return NULL;
+	/*
+	 * Its blocked periods as the scheduler counted them: a 30 ms
+	 * nanosleep whose timer fired before do_nanosleep() reached
+	 * schedule() (a guest vCPU the host left unscheduled that long)
+	 * does not block.
+	 */
+	wait_blocked = v1 - v0;
+	sleep_blocked = nvcsw() - v1;
+	park();		/* a blocked period not ended: not counted */
+	return arg;
+}
+
+/*
+ * The off-CPU workload under a started pea trace @p: the thread waits on
+ * its futex (asleep before the go, then 100 ms more), sleeps 5 x 30 ms
+ * and parks; pea is stopped while it is parked. pea's exit status.
+ */
+static int offcpu_run(struct pt_proc *p)
+{
+	pthread_t th;
+	int rc;
+
+	if (go_park(&th, offcpu_thread))
+		pt_fatal("pipe, pthread_create");
+	while (!sleeper_tid)
+		usleep(1000);
+	/* asleep on the futex before the go: the wait is a blocked period */
+	PT_EQ(pt_tid_asleep(sleeper_tid), 0,
+	      "the thread is asleep on its futex before the go");
+	go_pin();
+	usleep(100000);		/* the workload: that wait blocks 100 ms */
+	go_wake();
+	PT_EQ(parked(), 0, "the thread parked, asleep, after its 5 sleeps");
+	rc = finish(p);
+	unpark(th);
+	return rc;
 }
 
 static void test_offcpu(void)
@@ -200,7 +340,6 @@ static void test_offcpu(void)
 	char want[64], row[512] = "";
 	const char *h, *rp;
 	struct pt_proc p;
-	pthread_t th;
 	int rc;
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
@@ -209,16 +348,7 @@ static void test_offcpu(void)
 		pt_proc_close(&p);
 		return;
 	}
-	sleeper_tid = 0;
-	if (pipe(go_pipe) || pthread_create(&th, NULL, offcpu_thread, NULL))
-		pt_fatal("pipe, pthread_create");
-	while (!sleeper_tid)
-		usleep(1000);
-	usleep(100000);		/* asleep in read() */
-	if (write(go_pipe[1], "g", 1) != 1)
-		pt_fatal("write");
-	pthread_join(th, NULL);
-	rc = finish(&p);
+	rc = offcpu_run(&p);
 	PT_EQ(rc, 0, "pea trace --off-cpu exits 0");
 	h = strstr(out, "{\"type\":\"offcpu\"");
 	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"pea-offcpu\"",
@@ -226,16 +356,18 @@ static void test_offcpu(void)
 	rp = h ? strstr(h, want) : NULL;
 	if (rp)
 		snprintf(row, sizeof(row), "%.*s", (int)strcspn(rp, "}") + 1, rp);
-	/* its read() of the pipe, then 5 sleeps of 30 ms */
-	PT_OK(rp && pt_json_num(row, "count", -1) == 6 &&
-	      pt_json_num(row, "ns", -1) >= 250 * MS &&
+	/* its futex wait, then 5 sleeps of 30 ms: each that blocked */
+	PT_OK(wait_blocked == 1 && sleep_blocked >= 3 && sleep_blocked <= 5,
+	      "the thread blocked on its futex once and in %ld of its 5 sleeps (its voluntary switches)",
+	      sleep_blocked);
+	PT_OK(rp && pt_json_num(row, "count", -1) == 1 + sleep_blocked &&
+	      pt_json_num(row, "ns", -1) >= 100 * MS + sleep_blocked * 20 * MS &&
 	      pt_json_num(row, "ns", -1) < 2000 * MS,
-	      "the thread pea-offcpu (tid %d): %lld blocked periods (6: a pipe read, 5 sleeps of 30 ms), %lld ns",
+	      "the thread pea-offcpu (tid %d): %lld blocked periods (%ld: a futex wait, %ld sleeps of 30 ms), %lld ns",
 	      (int)sleeper_tid, rp ? pt_json_num(row, "count", -1) : -1,
+	      1 + sleep_blocked, sleep_blocked,
 	      rp ? pt_json_num(row, "ns", -1) : -1);
 	pt_diag("%s", out);
-	close(go_pipe[0]);
-	close(go_pipe[1]);
 }
 
 /* The thread's row in @out whose kstack has @func, from @from; or NULL. */
@@ -266,7 +398,6 @@ static void test_offcpu_kstack(void)
 	const char *h, *rp, *fl;
 	long long pns, sns, rows = 0, w = -1;
 	struct pt_proc p;
-	pthread_t th;
 	int rc;
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
@@ -276,16 +407,7 @@ static void test_offcpu_kstack(void)
 		pt_proc_close(&p);
 		return;
 	}
-	sleeper_tid = 0;
-	if (pipe(go_pipe) || pthread_create(&th, NULL, offcpu_thread, NULL))
-		pt_fatal("pipe, pthread_create");
-	while (!sleeper_tid)
-		usleep(1000);
-	usleep(100000);		/* asleep in read() */
-	if (write(go_pipe[1], "g", 1) != 1)
-		pt_fatal("write");
-	pthread_join(th, NULL);
-	rc = finish(&p);
+	rc = offcpu_run(&p);
 	PT_EQ(rc, 0, "pea trace --off-cpu --count-by kstack exits 0");
 	h = strstr(out, "{\"type\":\"offcpu\",\"by\":\"pid,comm,kstack\"");
 	PT_OK(h != NULL, "the table is by pid, comm and kernel stack");
@@ -297,22 +419,25 @@ static void test_offcpu_kstack(void)
 		rows++;
 	PT_EQ(rows, 2, "the thread pea-offcpu (tid %d) blocked on 2 kernel stacks",
 	      (int)sleeper_tid);
-	rp = offcpu_row(h, sleeper_tid, "pipe_read", pr, sizeof(pr));
+	rp = offcpu_row(h, sleeper_tid, "futex_wait", pr, sizeof(pr));
 	pns = rp ? pt_json_num(pr, "ns", -1) : -1;
 	PT_OK(rp && pt_json_num(pr, "count", -1) == 1 && pns >= 50 * MS &&
 	      pns < 2000 * MS,
-	      "its pipe read: 1 blocked period in pipe_read(), %lld ns (50 ms .. 2 s)",
+	      "its futex wait: 1 blocked period in futex_wait(), %lld ns (50 ms .. 2 s)",
 	      pns);
 	PT_OK(rp && strstr(pr, "[\"finish_task_switch") != NULL,
 	      "the stack's leaf is finish_task_switch: %.200s",
 	      strstr(pr, "kstack") ? strstr(pr, "kstack") : pr);
 	rp = offcpu_row(h, sleeper_tid, "do_nanosleep", sr, sizeof(sr));
 	sns = rp ? pt_json_num(sr, "ns", -1) : -1;
-	PT_OK(rp && pt_json_num(sr, "count", -1) == 5 && sns >= 100 * MS &&
-	      sns < 2000 * MS,
-	      "its 5 sleeps of 30 ms: 5 blocked periods in do_nanosleep(), %lld ns (100 ms .. 2 s)",
-	      sns);
-	PT_OK(rp && !strstr(sr, "\"pipe_read+") && !strstr(pr, "\"do_nanosleep+"),
+	PT_OK(wait_blocked == 1 && sleep_blocked >= 3 && sleep_blocked <= 5,
+	      "the thread blocked on its futex once and in %ld of its 5 sleeps (its voluntary switches)",
+	      sleep_blocked);
+	PT_OK(rp && pt_json_num(sr, "count", -1) == sleep_blocked &&
+	      sns >= sleep_blocked * 20 * MS && sns < 2000 * MS,
+	      "its 5 sleeps of 30 ms: %ld blocked periods in do_nanosleep() (each that blocked), %lld ns (20 ms each .. 2 s)",
+	      sleep_blocked, sns);
+	PT_OK(rp && !strstr(sr, "\"futex_wait+") && !strstr(pr, "\"do_nanosleep+"),
 	      "the two stacks are apart");
 	/* Folded: comm;root...;leaf us, the sleeps' line weighted alike. */
 	memset(folded, 0, sizeof(folded));
@@ -336,8 +461,6 @@ static void test_offcpu_kstack(void)
 	pt_diag("%s", out);
 	pt_diag("%s", folded);
 	unlink(path);
-	close(go_pipe[0]);
-	close(go_pipe[1]);
 }
 
 static void test_offcpu_cmd(void)

@@ -355,7 +355,7 @@ static void test_usage(void)
 		  "kprobe:b: parameter 'nothing': no BTF" },
 		{ { PT_PEA, "trace", "kprobe:a", "tp:sched:sched_switch",
 		    "nothing", NULL },
-		  "fetches ('nothing') are for kprobes, kretprobes" },
+		  "'nothing': sched:sched_switch has no field 'nothing'" },
 	};
 	size_t i;
 	int rc;

@@ -32,6 +32,7 @@
 #include "pea_test.h"
 #include "pt_perm.h"
 #include "pt_tool.h"
+#include "pt_profile.h"
 
 #define WORK	"/bin/test_sample"
 #define FOLDED	"/tmp/pt_profile.folded"
@@ -344,68 +345,41 @@ static void count_comm(const char *comm, const char *frame,
 		fclose(in);
 }
 
+/* The held child: spins in this program's image, then execs the workload. */
+static void pid_exec_child(void)
+{
+	char *work[] = { WORK, "--work", "0", "2", NULL };
+
+	pt_tp_pre_exec_spin(1500);
+	execv(WORK, work);
+}
+
 static void test_pid_exec(bool records)
 {
 	const char *how = records ? "records" : "in-kernel";
 	char pid_s[16];
-	char *work[] = { WORK, "--work", "0", "2", NULL };
 	char *argv[] = { PT_PEA, "profile", "-F", "499", "-p", pid_s,
 			 "-d", "60", "--folded", FOLDED,
 			 records ? "--records" : NULL, NULL };
 	unsigned long pre, pre_named;
 	struct fold f;
-	int go[2];
-	pid_t pid;
-	char c;
+	int status = 0;
+	char what[32];
+	pid_t pid, tool;
 
-	if (pipe(go)) {
-		PT_OK(0, "exec (%s): pipe", how);
-		return;
-	}
-	pid = fork();
-	if (pid == 0) {
-		close(go[1]);
-		/* Started once the tool has attached (it prints nothing). */
-		if (read(go[0], &c, 1) != 1)
-			_exit(126);
-		pt_tp_pre_exec_spin(1500);
-		execv(WORK, work);
-		_exit(127);
-	}
-	close(go[0]);
-	snprintf(pid_s, sizeof(pid_s), "%d", pid);
 	/*
 	 * The child waits in read() until released, in this program's image:
-	 * the tool reads those maps at its start. pt_run() runs the tool;
-	 * the child is released by a thread once the tool's link exists.
+	 * the tool reads those maps at its start.
 	 */
-	{
-		pid_t tool;
-		int status = 0;
-
-		unlink(FOLDED);
-		tool = fork();
-		if (tool == 0) {
-			int fd = open("/dev/null", O_WRONLY);
-
-			if (fd >= 0) {
-				dup2(fd, 1);
-				dup2(fd, 2);
-			}
-			execv(PT_PEA, argv);
-			_exit(127);
-		}
-		/* The tool attaches within a second or so under TCG. */
-		usleep(1500000);
-		if (write(go[1], "g", 1) != 1)
-			PT_OK(0, "exec (%s): released the child", how);
-		close(go[1]);
-		waitpid(pid, NULL, 0);
-		waitpid(tool, &status, 0);
-		PT_OK(WIFEXITED(status) && !WEXITSTATUS(status),
-		      "exec (%s): profile -p PID exits 0 when the process is gone (0x%x)",
-		      how, status);
-	}
+	snprintf(what, sizeof(what), "exec (%s)", how);
+	if (!pt_profile_held(what, pid_exec_child, pid_s, sizeof(pid_s), argv,
+			     FOLDED, &pid, &tool))
+		return;
+	waitpid(pid, NULL, 0);
+	waitpid(tool, &status, 0);
+	PT_OK(WIFEXITED(status) && !WEXITSTATUS(status),
+	      "exec (%s): profile -p PID exits 0 when the process is gone (0x%x)",
+	      how, status);
 	count_comm("test_tool_profi", ";pt_tp_pre_exec_spin", &pre, &pre_named);
 	read_folded(&f, "test_sample");
 	PT_OK(pre >= 20 && pre_named >= pre * pre_exec_pct() / 100,

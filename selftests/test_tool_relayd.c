@@ -142,6 +142,7 @@ static void test_stream(void)
 	snprintf(url, sizeof(url), "net://127.0.0.1:%d:%d", RD_PORT, RD_PORT + 1);
 	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--args",
 					     "--str", "ARG1", "--pid", pid,
+					     "--no-children",
 					     "--json", "--count", "20",
 					     "--output", url, "--format", "ctf",
 					     "--session", "s1", "--hostname",
@@ -271,6 +272,7 @@ static void test_flight_net(void)
 		 RD_PORT + 21);
 	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--args",
 					     "--str", "ARG1", "--pid", pid,
+					     "--no-children",
 					     "--json", "--flight-recorder",
 					     "--output", url, "--format", "ctf",
 					     "--session", "s3", "--hostname",
@@ -328,6 +330,7 @@ static void test_killed(void)
 		 RD_PORT + 11);
 	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
 					     "ARG1", "--pid", pid, "--json",
+					     "--no-children",
 					     "--count", "20", "--output", url,
 					     "--format", "ctf", "--session",
 					     "s2", "--hostname", "guest",

@@ -2,7 +2,8 @@
 /*
  * `pea trace --flight-recorder` snapshots on demand, in the guest: the
  * test opens files itself with pea trace kretprobe:do_sys_openat2 --pid
- * (its own pid) --pages 1 --json --output DIR --format ctf recording, so
+ * (its own pid) --no-children (not the pea snapshot it runs) --pages 1
+ * --json --output DIR --format ctf recording, so
  * the one-page rings wrap, and sends SIGUSR1 after each burst:
  *
  *   - each SIGUSR1 prints the current ordered snapshot, then
@@ -113,7 +114,8 @@ static void test_snapshot_on(void)
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
 					     "ARG1", "--pid", pid, UNLINK,
-					     "--pid", pid, "--flight-recorder",
+					     "--pid", pid, "--no-children",
+					     "--flight-recorder",
 					     "--json", "--snapshot-on", UNLINK,
 					     NULL }),
 	      "snapshot-on: attached, %s and %s", PROBE, UNLINK);
@@ -183,7 +185,8 @@ int main(void)
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	PT_OK(pt_trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
-					     "ARG1", "--pid", pid, "--pages",
+					     "ARG1", "--pid", pid,
+					     "--no-children", "--pages",
 					     "1", "--flight-recorder", "--json",
 					     "--output", OUTDIR, "--format",
 					     "ctf", NULL }),

@@ -10,12 +10,22 @@
  *     missing file; the text line's PARAMS exact;
  *   - --filter on an argument by its name: filename ~ "*missing*";
  *   - syscall:getp*id: one probe per syscall, each with its exact count;
+ *   - sysenter:GLOB: sysenter:gete[ug]id (no arguments: the matches'
+ *     fetches agree) as one fprobe link where the kernel has fprobes
+ *     (6.12), a kprobe each where not (6.1), said so; sysenter:getp*id
+ *     (getpgid's pid is an argument the others lack) a kprobe each, said
+ *     why; each syscall's events exact, each named as its own probe,
+ *     getpgid's pid exact; sysenter:f*sync (fsync's and fdatasync's
+ *     fd in one register) the same way as gete[ug]id, each fd exact
+ *     through the shared link; sysenter:* past the default --max-probes
+ *     refused with the bound and how to raise it;
  *   - a syscall with no trace event: exit 2 with the reason.
  */
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include "pea_test.h"
 #include "pt_tool.h"
+#include "pt_fprobe.h"
 
 #define SC_DIR		"/tmp/pea-sc"
 #define KNOWN		SC_DIR "/known"
@@ -123,6 +133,19 @@ static void test_openat_text(void)
 	      "the summary: 3 hits, 1 written, 2 filtered out");
 }
 
+static void calls_pid(void)
+{
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		if (i < 2)
+			syscall(SYS_getpgid, 0);
+		if (i < 3)
+			syscall(SYS_getpid);
+		syscall(SYS_getppid);
+	}
+}
+
 static void test_glob(void)
 {
 	static const char *const names[3] = {
@@ -135,13 +158,7 @@ static void test_glob(void)
 	PT_OK(pt_trace_start_self(&p, "syscall:getp*id",
 				  (char *[]){ "--json", NULL }),
 	      "syscall:getp*id: attached");
-	for (i = 0; i < 5; i++) {
-		if (i < 2)
-			syscall(SYS_getpgid, 0);
-		if (i < 3)
-			syscall(SYS_getpid);
-		syscall(SYS_getppid);
-	}
+	calls_pid();
 	kill(p.pid, SIGINT);
 	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
 		if (!pt_json_streq(line, "type", "event"))
@@ -162,6 +179,132 @@ static void test_glob(void)
 	for (i = 0; i < 3; i++)
 		PT_EQ(got[i], want[i], "%s: %d events", names[i], want[i]);
 	PT_EQ(other, 0, "no other events");
+}
+
+/*
+ * One sysenter:GLOB session over the syscalls @names (@n of them, each
+ * called want[i] times by @calls(), each event's JSON params @params[i]
+ * unless NULL), stderr saying @how.
+ */
+static void sysenter_glob(const char *glob, const char *const *names,
+			  const int *want, const char *const *params, int n,
+			  void (*calls)(void), const char *how)
+{
+	int got[4] = { 0 }, other = 0, badparams = 0, i;
+	char msg[512], pidv[64];
+	struct pt_proc p;
+
+	PT_OK(pt_trace_start_self(&p, glob, (char *[]){ "--json", NULL }),
+	      "%s: attached", glob);
+	calls();
+	kill(p.pid, SIGINT);
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (!pt_json_streq(line, "type", "event"))
+			continue;
+		for (i = 0; i < n; i++)
+			if (pt_json_streq(line, "probe", names[i]))
+				break;
+		if (i == n) {
+			other++;
+			continue;
+		}
+		got[i]++;
+		if (params[i] &&
+		    (!pt_json_get(line, "params", pidv, sizeof(pidv), NULL) ||
+		     strcmp(pidv, params[i]))) {
+			badparams++;
+			pt_diag("%s: params %s, want %s", names[i], pidv,
+				params[i]);
+		}
+		if (pt_json_num(line, "ret", -12345) != -12345) {
+			other++;	/* an entry has no return value */
+			pt_diag("%s", line);
+		}
+	}
+	pt_proc_drain_err(&p);
+	snprintf(msg, sizeof(msg), "pea: '%s': %d syscalls\n", glob, n);
+	PT_OK(strstr(p.err_all ? p.err_all : "", msg), "%s: %d syscalls stated",
+	      glob, n);
+	snprintf(msg, sizeof(msg), "pea: '%s': %s\n", glob, how);
+	PT_OK(strstr(p.err_all ? p.err_all : "", msg), "%s: stderr says \"%s\"",
+	      glob, how);
+	if (!strstr(p.err_all ? p.err_all : "", msg))
+		pt_diag("stderr: %s", p.err_all ? p.err_all : "");
+	PT_EQ(pt_proc_wait(&p), 0, "%s: exit 0", glob);
+	pt_proc_close(&p);
+	for (i = 0; i < n; i++)
+		PT_EQ(got[i], want[i], "%s: %d events", names[i], want[i]);
+	PT_EQ(other, 0, "%s: no other events, none with a ret", glob);
+	PT_EQ(badparams, 0, "%s: the arguments exact in each", glob);
+}
+
+static void calls_ugid(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (i < 2)
+			syscall(SYS_geteuid);
+		syscall(SYS_getegid);
+	}
+}
+
+static int sync_fd = -1;
+
+static void calls_sync(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (i < 2)
+			syscall(SYS_fsync, sync_fd);
+		syscall(SYS_fdatasync, sync_fd);
+	}
+}
+
+static void test_sysenter_glob(void)
+{
+	static const char *const ugid[] = {
+		"sysenter:getegid", "sysenter:geteuid",
+	};
+	static const int ugid_n[] = { 3, 2 };
+	static const char *const pids[] = {
+		"sysenter:getpgid", "sysenter:getpid", "sysenter:getppid",
+	};
+	static const int pids_n[] = { 2, 3, 5 };
+	static const char *const pids_p[] = { "{\"pid\":0}", NULL, NULL };
+	static const char *const syncs[] = {
+		"sysenter:fdatasync", "sysenter:fsync",
+	};
+	static const int syncs_n[] = { 3, 2 };
+	static const char *const none[] = { NULL, NULL };
+	const char *syncs_p[2];
+	char fdp[32];
+	bool fp = pt_kernel_has_fprobe();
+	int rc;
+
+	pt_diag("the kernel %s fprobes", fp ? "has" : "has no");
+	sysenter_glob("sysenter:gete[ug]id", ugid, ugid_n, none, 2, calls_ugid,
+		      fp ? "one fprobe link for 2 functions" :
+		      "one kprobe per function, 2 links (this kernel has no fprobe)");
+	sysenter_glob("sysenter:getp*id", pids, pids_n, pids_p, 3, calls_pid,
+		      "one kprobe per function, 3 links (the fetches of 'sysenter:getpid' differ from those of 'sysenter:getpgid' (their BTF signatures))");
+	/* Both take an unsigned int fd in rdi: one fprobe link on 6.12. */
+	sync_fd = open(KNOWN, O_RDONLY | O_CLOEXEC);
+	PT_OK(sync_fd >= 0, "open " KNOWN);
+	snprintf(fdp, sizeof(fdp), "{\"fd\":%d}", sync_fd);
+	syncs_p[0] = syncs_p[1] = fdp;
+	sysenter_glob("sysenter:f*sync", syncs, syncs_n, syncs_p, 2,
+		      calls_sync, fp ? "one fprobe link for 2 functions" :
+		      "one kprobe per function, 2 links (this kernel has no fprobe)");
+	close(sync_fd);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "sysenter:*", NULL }, out,
+		    sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "more than 256 probes in one session ('sysenter:") &&
+	      strstr(err, "of 'sysenter:*' is one more): --max-probes N takes up to 1024"),
+	      "sysenter:* at the default --max-probes: exit 2, the bound and how to raise it");
+	if (rc != 2)
+		pt_diag("exit %d: %s", rc, err);
 }
 
 static void test_usage(void)
@@ -199,6 +342,7 @@ int main(void)
 	test_openat_json();
 	test_openat_text();
 	test_glob();
+	test_sysenter_glob();
 	test_usage();
 	return pt_done();
 }

@@ -3,15 +3,21 @@
  * pea trace tracepoint:/tp: and pea list, through /bin/pea in the guest:
  * every tracepoint format in tracefs parses, exact fields (filename, pid,
  * comm) of execs and openat calls this test makes, --filter evaluated in
- * the kernel with exact written and filtered counts, usage and lookup
- * errors.
+ * the kernel with exact written and filtered counts, context terms
+ * (ctx.comm, ctx.uid, ctx.cgroup "PATH") mixed with the event's own field
+ * named pid, usage and lookup errors.
  */
 #include <dirent.h>
+#include <linux/capability.h>
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "pt_tool.h"
 #include "pt_exec.h"
+#include "pt_perm.h"
 
 #define EVENTS	"/sys/kernel/tracing/events"
 
@@ -357,6 +363,180 @@ static void test_logic(void)
 	      "--filter ending in ||: usage error (%s)", err);
 }
 
+/* ---- context terms: getpgid(GP0 + i), which nothing else calls ---- */
+
+#define GP0		0x40000000L
+#define CG_MNT		"/tmp/pea-tt-cg2"
+#define CG_DIR		CG_MNT "/pea-tt"
+
+/* Calls 0..5 as "pea-tt-x", 6..7 as "pea-tt-y". */
+static void wl_comm(void)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		prctl(PR_SET_NAME, i < 6 ? "pea-tt-x" : "pea-tt-y");
+		syscall(SYS_getpgid, GP0 + i);
+	}
+	prctl(PR_SET_NAME, "test_tool_tp");
+}
+
+/* Calls 0..2 by a child in CG_DIR as uid 1234, 3..7 by this process. */
+static void wl_kid(void)
+{
+	char pid[16];
+	pid_t k;
+	int i, fd, st;
+
+	fflush(stdout);
+	k = fork();
+	if (!k) {
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		fd = open(CG_DIR "/cgroup.procs", O_WRONLY);
+		if (fd < 0 || write(fd, pid, strlen(pid)) < 0 ||
+		    setresuid(1234, 1234, 1234))
+			_exit(1);
+		for (i = 0; i < 3; i++)
+			syscall(SYS_getpgid, GP0 + i);
+		_exit(0);
+	}
+	PT_OK(k > 0 && waitpid(k, &st, 0) == k && WIFEXITED(st) &&
+	      !WEXITSTATUS(st), "the child's calls in its cgroup as uid 1234");
+	for (i = 3; i < 8; i++)
+		syscall(SYS_getpgid, GP0 + i);
+}
+
+/*
+ * pea trace tp:syscalls:sys_enter_getpgid --filter @expr over @wl: the
+ * events (bit i: the call with pid GP0 + i) and the summary's counts.
+ */
+static void ctx_run(const char *expr, void (*wl)(void), int count,
+		    unsigned int want, int filtered)
+{
+	char fields[4096], buf[1024], n[16];
+	unsigned int seen = 0;
+	int events = 0, summaries = 0;
+	long long v;
+	struct pt_proc p;
+	bool ok;
+
+	snprintf(n, sizeof(n), "%d", count);
+	ok = pt_trace_start(&p, (char *[]){ PT_PEA, "trace",
+					  "tp:syscalls:sys_enter_getpgid",
+					  "--json", "-c", n, "--filter",
+					  (char *)expr, NULL });
+	PT_OK(ok, "--filter '%s' attaches", expr);
+	if (!ok) {
+		pt_proc_close(&p);
+		return;
+	}
+	wl();
+	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
+		if (pt_json_streq(line, "type", "summary")) {
+			summaries++;
+			PT_OK(pt_json_get(line, "link", buf, sizeof(buf), NULL) &&
+			      pt_json_num(buf, "written", -1) == count &&
+			      pt_json_num(buf, "filtered", -1) == filtered,
+			      "'%s': the link wrote %d, filtered %d (%s)", expr,
+			      count, filtered, buf);
+			continue;
+		}
+		if (!pt_json_streq(line, "type", "event") ||
+		    !pt_json_get(line, "fields", fields, sizeof(fields), NULL))
+			continue;
+		events++;
+		v = pt_json_num(fields, "pid", -1);
+		if (v >= GP0 && v < GP0 + 8)
+			seen |= 1U << (v - GP0);
+	}
+	pt_proc_wait(&p);
+	pt_proc_close(&p);
+	PT_OK(events == count && summaries == 1 && seen == want,
+	      "'%s': %d events, the calls %#x (%d, %#x)", expr, count, want,
+	      events, seen);
+}
+
+/* Root without CAP_BPF and CAP_SYS_ADMIN: CAP_PERFMON, not a BPF loader. */
+static void no_bpf(void *arg)
+{
+	(void)arg;
+	if (prctl(PR_CAPBSET_DROP, CAP_BPF, 0, 0, 0) ||
+	    prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0))
+		_exit(125);
+}
+
+/*
+ * ctx.uid and ctx.gid take CAP_BPF and CAP_PERFMON: without CAP_BPF the
+ * attach fails with a message that says so; ctx.comm attaches.
+ */
+static void test_ctx_perm(void)
+{
+	static const char *path = "/proc/sys/kernel/perf_event_paranoid";
+	static char out[65536], err[8192];
+	long old = pt_perm_read_int(path);
+	int rc;
+
+	/* Debian's paranoid 3 lets only CAP_SYS_ADMIN attach a tracepoint. */
+	PT_EQ(pt_perm_write_int(path, 2), 0, "perf_event_paranoid 2");
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_getpgid",
+				"--filter", "ctx.comm == \"x\" || ctx.gid == 7",
+				"-d", "1", NULL },
+		    out, sizeof(out), err, sizeof(err), no_bpf, NULL);
+	PT_OK(rc == 1 && strstr(err, "a filter on ctx.uid or ctx.gid CAP_BPF and CAP_PERFMON"),
+	      "without CAP_BPF: a ctx.gid filter is refused, the message names CAP_BPF and CAP_PERFMON (%d: %s)",
+	      rc, err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_getpgid",
+				"--filter", "ctx.comm == \"x\" || ctx.pid == 7",
+				"-d", "1", NULL },
+		    out, sizeof(out), err, sizeof(err), no_bpf, NULL);
+	PT_OK(rc == 0, "without CAP_BPF: ctx.comm and ctx.pid attach (%d: %s)",
+	      rc, err);
+	pt_perm_write_int(path, old);
+}
+
+static void test_ctx(void)
+{
+	static char out[65536], err[8192];
+	char expr[512];
+	int rc;
+
+	/* The event's field pid is the field; ctx.comm is the task's. */
+	ctx_run("ctx.comm == \"pea-tt-x\" && pid > 0x40000002", wl_comm, 3,
+		0x38, 5);
+	ctx_run("ctx.comm ~ \"pea-tt-?\" && !(pid & 1) || comm == \"pea-tt-y\"",
+		wl_comm, 5, 0xd5, 3);
+	mkdir(CG_MNT, 0755);
+	if (mount("none", CG_MNT, "cgroup2", 0, NULL) && errno != EBUSY)
+		pt_diag("mount cgroup2: %s", strerror(errno));
+	rmdir(CG_DIR);
+	PT_EQ(mkdir(CG_DIR, 0755), 0, "a cgroup v2 directory");
+	snprintf(expr, sizeof(expr),
+		 "ctx.cgroup == \"%s\" && ctx.uid == 1234 && pid != 0x40000001 || pid == 0x40000007",
+		 CG_DIR);
+	ctx_run(expr, wl_kid, 3, 0x85, 5);
+	snprintf(expr, sizeof(expr), "ctx.cgroup != '%s' && ctx.pid == %d",
+		 CG_DIR, getpid());
+	ctx_run(expr, wl_kid, 5, 0xf8, 3);
+	rmdir(CG_DIR);
+	umount(CG_MNT);
+
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_getpgid",
+				"--filter", "ctx.cgroup == \"/proc\"", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "'/proc' is not in a cgroup v2 file system"),
+	      "--filter ctx.cgroup == \"/proc\": usage error (%d: %s)", rc, err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_getpgid",
+				"--filter", "ctx.uid == -1", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "'ctx.uid': -1 is out of range (0..4294967295)"),
+	      "--filter ctx.uid == -1: usage error (%d: %s)", rc, err);
+	rc = pt_run((char *[]){ PT_PEA, "trace", "tp:syscalls:sys_enter_getpgid",
+				"--filter", "ctx.name == 1", NULL },
+		    out, sizeof(out), err, sizeof(err), NULL, NULL);
+	PT_OK(rc == 2 && strstr(err, "'ctx.name': no such context value"),
+	      "--filter ctx.name == 1: usage error (%d: %s)", rc, err);
+}
+
 static void test_errors(void)
 {
 	static char out[65536], err[8192];
@@ -404,6 +584,8 @@ int main(int argc, char **argv)
 	test_openat();
 	test_array();
 	test_logic();
+	test_ctx();
+	test_ctx_perm();
 	test_errors();
 	return pt_done();
 }

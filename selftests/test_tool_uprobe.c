@@ -312,7 +312,7 @@ static void test_by_name(void)
 
 static void test_errors(void)
 {
-	static char out[4096], err[4096];
+	static char out[65536], err[4096];
 	char probe[512];
 	int rc;
 

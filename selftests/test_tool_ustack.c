@@ -15,11 +15,16 @@
  *     instruction), pt_tu_outer, pt_tu_child;
  *   - text: each event line is followed by exactly DEPTH lines
  *     "        ADDR name [u]" with --ustack=DEPTH;
+ *   - CTF (--output DIR --format ctf with --json): babeltrace2 reads the
+ *     user stacks back as "ustack" (the names --json gives) and
+ *     "ustack_addr", every field of every event the JSON event's, for the
+ *     kprobe with --kstack, the tracepoint and the uprobe;
  *   - usage errors (exit 2): --ustack=0, =128, on netfilter; --help.
  */
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "pt_tool.h"
+#include "pt_ctf.h"
 
 #define KPROBE		"kprobe:__x64_sys_getppid"
 #define TP		"tracepoint:syscalls:sys_enter_getppid"
@@ -193,6 +198,37 @@ static void test_json(struct child *c, const char *what,
 	      want[1], nwant > 2 ? ", " : "", nwant > 2 ? want[2] : "");
 }
 
+/*
+ * @argv (--json --count N --output @dir --format ctf) while the child
+ * makes N calls: the CTF trace, read by babeltrace2, has the JSON events,
+ * every field the same, the user stack's names and addresses included.
+ */
+static void test_ctf(struct child *c, const char *what, const char *probe,
+		     const char *dir, char *const argv[])
+{
+	static char json[PT_CTF_MAXEV][PT_CTF_EVLEN];
+	static char names[8][512];
+	int n, i, good = 0;
+
+	n = trace_events(argv, c);
+	PT_EQ(n, N, "ctf, %s: %d JSON events", what, N);
+	for (i = 0; i < n; i++) {
+		snprintf(json[i], PT_CTF_EVLEN, "%.4000s", events[i]);
+		if (json_strings(events[i], "ustack", names, 8) >= 2 &&
+		    !strcmp(names[0], "pt_tu_inner") &&
+		    !strcmp(names[1], "pt_tu_outer"))
+			good++;
+	}
+	PT_EQ(good, N, "ctf, %s: every JSON event's ustack starts pt_tu_inner, pt_tu_outer",
+	      what);
+	PT_EQ(pt_ctf_compare(dir, probe, what, json, n < 0 ? 0 : n), N,
+	      "ctf, %s: babeltrace2 gives the %d events", what, N);
+	PT_OK(strstr(bt_out, "ustack = [ [0] = \"pt_tu_inner\", [1] = \"pt_tu_outer\"") &&
+	      strstr(bt_out, "ustack_addr = [ [0] = 0x"),
+	      "ctf, %s: babeltrace2 prints ustack = [ \"pt_tu_inner\", \"pt_tu_outer\", ... ] and ustack_addr",
+	      what);
+}
+
 static bool frame_line(const char *l)
 {
 	int i;
@@ -303,6 +339,19 @@ int main(void)
 	test_json(&c, "uprobe:pt_tu_inner", entry, 3, false,
 		  (char *[]){ PT_PEA, "trace", uprobe, "--ustack", "--json",
 			      "--count", "3", "--pid", c.pid_s, NULL });
+	test_ctf(&c, "kprobe with --kstack", KPROBE, "/tmp/pea-ctf-ustack-k",
+		 (char *[]){ PT_PEA, "trace", KPROBE, "--kstack=8",
+			     "--ustack=8", "--json", "--count", "3", "--pid",
+			     c.pid_s, "--output", "/tmp/pea-ctf-ustack-k",
+			     "--format", "ctf", NULL });
+	test_ctf(&c, "tracepoint", TP, "/tmp/pea-ctf-ustack-tp",
+		 (char *[]){ PT_PEA, "trace", TP, "--ustack", "--json",
+			     "--count", "3", "--pid", c.pid_s, "--output",
+			     "/tmp/pea-ctf-ustack-tp", "--format", "ctf", NULL });
+	test_ctf(&c, "uprobe", "pt_tu_inner", "/tmp/pea-ctf-ustack-u",
+		 (char *[]){ PT_PEA, "trace", uprobe, "--ustack", "--json",
+			     "--count", "3", "--pid", c.pid_s, "--output",
+			     "/tmp/pea-ctf-ustack-u", "--format", "ctf", NULL });
 	test_text(&c);
 	child_stop(&c);
 	test_usage();

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <sys/prctl.h>
 #include "pea_test.h"
+#include "pt_tp.h"
 #include "pt_exec.h"
 
 #define NCPU_MAX	64
@@ -37,17 +38,6 @@ static void setup_map(void)
 static void drain_all(void)
 {
 	pt_rings_drain(rings, ncpu);
-}
-
-/* The id of trace event SYS/NAME from tracefs, or -1. */
-static int event_id(const char *sys, const char *name)
-{
-	char path[256], buf[32];
-
-	snprintf(path, sizeof(path), TRACEFS "%s/%s/id", sys, name);
-	if (pt_read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	return atoi(buf);
 }
 
 /* Field @fname of SYS/NAME's format: 0, or -1 if there is none. */
@@ -86,19 +76,6 @@ static int attach(struct pea_tp_attr *a)
 	int fd = ioctl(map_fd, PEA_MAP_IOC_ATTACH_TP, a);
 
 	return fd < 0 ? -errno : fd;
-}
-
-static struct pea_tp_attr tp_attr(const char *name, int id)
-{
-	struct pea_tp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = PEA_TP_F_CLOEXEC;
-	a.event_id = id;
-	a.filter_cpu = -1;
-	strncpy(a.name, name, sizeof(a.name) - 1);
-	return a;
 }
 
 static void link_info(int link, struct pea_link_info *li)
@@ -149,7 +126,7 @@ static void test_openat(void)
 {
 	static const char path[] = "/tmp/pea-tp-openat-file";
 	struct field fnr, fdfd, ffile, fflags, fmode, ftype, fpid;
-	int id = event_id("syscalls", "sys_enter_openat");
+	int id = pt_tp_id("syscalls", "sys_enter_openat");
 	struct pea_tp_attr a;
 	struct pea_link_info li;
 	struct pea_tp_record *r;
@@ -170,7 +147,7 @@ static void test_openat(void)
 		PT_OK(0, "sys_enter_openat: the format has every field");
 		return;
 	}
-	a = tp_attr("syscalls:sys_enter_openat", id);
+	a = pt_tp_attr("syscalls:sys_enter_openat", id, 0);
 	a.id = 0x7a;
 	a.filter_tgid = getpid();
 	link = attach(&a);
@@ -250,7 +227,7 @@ static void test_exec(void)
 {
 	static const char other[] = "/tmp/pea_tp_other";
 	struct field ffile, fpid, fold;
-	int id = event_id("sched", "sched_process_exec");
+	int id = pt_tp_id("sched", "sched_process_exec");
 	struct pea_tp_attr a;
 	struct pea_link_info li;
 	struct pea_tp_record *r;
@@ -266,7 +243,7 @@ static void test_exec(void)
 		return;
 	}
 	PT_EQ(ffile.size, 4, "sched_process_exec: filename is a __data_loc");
-	a = tp_attr("sched:sched_process_exec", id);
+	a = pt_tp_attr("sched:sched_process_exec", id, 0);
 	link = attach(&a);
 	PT_OK(link >= 0, "sched:sched_process_exec attaches (%d)", link);
 	if (link < 0)
@@ -301,7 +278,7 @@ static void test_exec(void)
 	unlink(other);
 	if (symlink(self_exe, other))
 		pt_fatal("symlink");
-	a = tp_attr("sched:sched_process_exec", id);
+	a = pt_tp_attr("sched:sched_process_exec", id, 0);
 	a.nr_preds = 1;
 	a.preds[0].offset = ffile.offset;
 	a.preds[0].size = 4;
@@ -363,7 +340,7 @@ static struct pea_tp_pred num_pred(const struct field *f, int op, __u64 v)
 static __u64 openat_filtered(int id, const struct pea_tp_pred *preds, int n,
 			     const int *dfds, int nd, int flags, int *seen)
 {
-	struct pea_tp_attr a = tp_attr("syscalls:sys_enter_openat", id);
+	struct pea_tp_attr a = pt_tp_attr("syscalls:sys_enter_openat", id, 0);
 	struct pea_link_info li;
 	struct field fdfd;
 	struct pea_tp_record *r;
@@ -396,7 +373,7 @@ static void test_num_filters(void)
 {
 	static const int dfds[] = { 1000, 2000, 3000, -100 };
 	struct field fdfd, fpid, fflags;
-	int id = event_id("syscalls", "sys_enter_openat");
+	int id = pt_tp_id("syscalls", "sys_enter_openat");
 	struct pea_tp_pred p[4];
 	int seen[4];
 	__u64 w;
@@ -453,8 +430,8 @@ static void test_num_filters(void)
 /* sched:sched_process_fork's parent_comm, a char[16]. */
 static void test_str_filters(void)
 {
-	int id = event_id("sched", "sched_process_fork");
-	struct pea_tp_attr a = tp_attr("sched:sched_process_fork", id);
+	int id = pt_tp_id("sched", "sched_process_fork");
+	struct pea_tp_attr a = pt_tp_attr("sched:sched_process_fork", id, 0);
 	struct field fcomm;
 	struct pea_link_info li;
 	int link, i;
@@ -518,8 +495,8 @@ static int attach_errno(struct pea_tp_attr a)
 
 static void test_errors(void)
 {
-	int id = event_id("syscalls", "sys_enter_openat");
-	struct pea_tp_attr good = tp_attr("syscalls:sys_enter_openat", id);
+	int id = pt_tp_id("syscalls", "sys_enter_openat");
+	struct pea_tp_attr good = pt_tp_attr("syscalls:sys_enter_openat", id, 0);
 	struct pea_tp_attr a;
 	struct {
 		struct pea_tp_attr a;
@@ -662,7 +639,7 @@ static void count_rings(__u64 *got, __u64 *lost)
 
 static void test_load(void)
 {
-	int id = event_id("syscalls", "sys_enter_getppid");
+	int id = pt_tp_id("syscalls", "sys_enter_getppid");
 	__u64 written = 0, hits = 0, errors = 0, other = 0, got = 0, lost = 0;
 	pthread_t th[NCPU_MAX];
 	int objs[4] = { 0 }, objs0[4] = { 0 };
@@ -675,7 +652,7 @@ static void test_load(void)
 	/* Attach and detach while every CPU hits the tracepoint. */
 	load_start(th);
 	for (i = 0; i < 30; i++) {
-		struct pea_tp_attr a = tp_attr("syscalls:sys_enter_getppid", id);
+		struct pea_tp_attr a = pt_tp_attr("syscalls:sys_enter_getppid", id, 0);
 
 		a.filter_tgid = getpid();
 		link = attach(&a);
@@ -701,7 +678,7 @@ static void test_load(void)
 	got = 0;
 	lost = 0;
 	for (i = 0; i < 10; i++) {
-		struct pea_tp_attr a = tp_attr("syscalls:sys_enter_getppid", id);
+		struct pea_tp_attr a = pt_tp_attr("syscalls:sys_enter_getppid", id, 0);
 		struct pea_link_info li;
 
 		load_start(th);
@@ -734,7 +711,7 @@ static void test_load(void)
 	written = 0;
 	hits = 0;
 	for (i = 0; i < 5; i++) {
-		struct pea_tp_attr a = tp_attr("syscalls:sys_enter_getppid", id);
+		struct pea_tp_attr a = pt_tp_attr("syscalls:sys_enter_getppid", id, 0);
 		struct pea_link_info li;
 		int k;
 

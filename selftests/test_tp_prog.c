@@ -14,6 +14,7 @@
  */
 #include <sys/prctl.h>
 #include "pea_test.h"
+#include "pt_tp.h"
 #include "pt_exec.h"
 #include "pt_perm.h"
 #include "pt_quota.h"
@@ -36,110 +37,18 @@ static unsigned char rec[65536];
 static char self_exe[256];
 static int openat_id;
 
-struct field {
-	unsigned int offset, size;
-};
-
-static struct field fdfd;
-
-/* A program being built: its terms and instructions. */
-struct prog {
-	struct pea_tp_pred terms[PEA_TP_TERM_MAX + 8];
-	struct pea_pred p[PEA_TP_PROG_MAX + 8];
-	unsigned int nt, np;
-};
-
-static int event_id(const char *sys, const char *name)
-{
-	char path[256], buf[32];
-
-	snprintf(path, sizeof(path), TRACEFS "%s/%s/id", sys, name);
-	if (pt_read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	return atoi(buf);
-}
-
-/* Field @fname of SYS/NAME's format: 0, or -1 if there is none. */
-static int get_field(const char *sys, const char *name, const char *fname,
-		     struct field *f)
-{
-	static char buf[16384];
-	char path[256], pat[96], *p, *q;
-	int sgn;
-
-	snprintf(path, sizeof(path), TRACEFS "%s/%s/format", sys, name);
-	if (pt_read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	snprintf(pat, sizeof(pat), " %s", fname);
-	for (p = strstr(buf, "field:"); p; p = strstr(p + 1, "field:")) {
-		q = strchr(p, ';');
-		if (!q)
-			return -1;
-		*q = 0;
-		if ((strlen(p) > strlen(pat) &&
-		     !strcmp(p + strlen(p) - strlen(pat), pat)) ||
-		    (strstr(p, pat) && strstr(p, pat)[strlen(pat)] == '[')) {
-			*q = ';';
-			return sscanf(q, "; offset:%u; size:%u; signed:%d",
-				      &f->offset, &f->size, &sgn) == 3 ? 0 : -1;
-		}
-		*q = ';';
-	}
-	return -1;
-}
-
-static struct pea_tp_attr tp_attr(const char *name, int id)
-{
-	struct pea_tp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = PEA_TP_F_CLOEXEC;
-	a.event_id = id;
-	a.filter_cpu = -1;
-	a.filter_tgid = getpid();
-	strncpy(a.name, name, sizeof(a.name) - 1);
-	return a;
-}
-
-static void prog_reset(struct prog *g)
-{
-	memset(g, 0, sizeof(*g));
-}
-
-static void put_op(struct prog *g, int op)
-{
-	g->p[g->np++].op = op;
-}
-
-/* A new term, and the PEA_PRED_CMP that pushes it. */
-static struct pea_tp_pred *put_term(struct prog *g)
-{
-	struct pea_tp_pred *t = &g->terms[g->nt];
-
-	g->p[g->np].op = PEA_PRED_CMP;
-	g->p[g->np++].fetch = g->nt++;
-	return t;
-}
+static struct pt_tp_field fdfd;
 
 /* dfd OP @v, dfd compared as a signed 64-bit number. */
-static void dfd_cmp(struct prog *g, int op, long v)
+static void dfd_cmp(struct pt_tp_prog *g, int op, long v)
 {
-	struct pea_tp_pred *t = put_term(g);
+	struct pea_tp_pred *t = pt_tp_put_term(g);
 
 	t->offset = fdfd.offset;
 	t->size = fdfd.size;
 	t->kind = PEA_TP_FIELD_SINT;
 	t->op = op;
 	t->value = (__u64)v;
-}
-
-static void prog_attr(struct pea_tp_attr *a, const struct prog *g)
-{
-	a->terms = (uintptr_t)g->terms;
-	a->nr_terms = g->nt;
-	a->prog = (uintptr_t)g->p;
-	a->nr_prog = g->np;
 }
 
 static int attach_cmd(unsigned long cmd, struct pea_tp_attr *a)
@@ -159,11 +68,11 @@ static int attach_errno(struct pea_tp_attr *a)
 	return fd < 0 ? -fd : 0;
 }
 
-static int open_errno(const struct prog *g)
+static int open_errno(const struct pt_tp_prog *g)
 {
-	struct pea_tp_attr a = tp_attr("syscalls:sys_enter_openat", openat_id);
+	struct pea_tp_attr a = pt_tp_attr("syscalls:sys_enter_openat", openat_id, getpid());
 
-	prog_attr(&a, g);
+	pt_tp_prog_attr(&a, g);
 	return attach_errno(&a);
 }
 
@@ -219,14 +128,14 @@ static int run_openat(unsigned long cmd, struct pea_tp_attr *a, int n,
 }
 
 /* Run program @g over @n calls; expect exactly the calls in @want. */
-static void expect(const char *what, const struct prog *g, int n,
+static void expect(const char *what, const struct pt_tp_prog *g, int n,
 		   __u64 want)
 {
-	struct pea_tp_attr a = tp_attr("syscalls:sys_enter_openat", openat_id);
+	struct pea_tp_attr a = pt_tp_attr("syscalls:sys_enter_openat", openat_id, getpid());
 	int nw = __builtin_popcountll(want), err;
 	struct run r;
 
-	prog_attr(&a, g);
+	pt_tp_prog_attr(&a, g);
 	err = run_openat(PEA_MAP_IOC_ATTACH_TP, &a, n, &r);
 	PT_OK(!err && r.written == (__u64)nw && r.filtered == (__u64)(n - nw) &&
 	      r.records == nw && !r.strays && r.seen == want,
@@ -248,87 +157,87 @@ static __u64 span(int lo, int hi)
 
 static void test_logic(void)
 {
-	struct prog g;
+	struct pt_tp_prog g;
 	int i;
 
 	/* dfd == 1001 || dfd == 1003 */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 1);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 3);
-	put_op(&g, PEA_PRED_OR);
+	pt_tp_put_op(&g, PEA_PRED_OR);
 	expect("dfd == 1001 || dfd == 1003", &g, 12, span(1, 1) | span(3, 3));
 
 	/* !(dfd == 1001) */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 1);
-	put_op(&g, PEA_PRED_NOT);
+	pt_tp_put_op(&g, PEA_PRED_NOT);
 	expect("!(dfd == 1001)", &g, 12, span(0, 11) & ~span(1, 1));
 
 	/*
 	 * dfd == 1001 && dfd == 1002 || dfd == 1003: && first, as Linux's
 	 * predicate_parse(): one call; "||" first would leave none.
 	 */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 1);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 2);
-	put_op(&g, PEA_PRED_AND);
+	pt_tp_put_op(&g, PEA_PRED_AND);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 3);
-	put_op(&g, PEA_PRED_OR);
+	pt_tp_put_op(&g, PEA_PRED_OR);
 	expect("dfd == 1001 && dfd == 1002 || dfd == 1003", &g, 12,
 	       span(3, 3));
 
 	/* dfd == 1001 && (dfd == 1002 || dfd == 1001): the parentheses. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 1);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 2);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 1);
-	put_op(&g, PEA_PRED_OR);
-	put_op(&g, PEA_PRED_AND);
+	pt_tp_put_op(&g, PEA_PRED_OR);
+	pt_tp_put_op(&g, PEA_PRED_AND);
 	expect("dfd == 1001 && (dfd == 1002 || dfd == 1001)", &g, 12,
 	       span(1, 1));
 
 	/* !((dfd < 1003 || dfd > 1007) && !(dfd == 1001)) */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_LT, DFD0 + 3);
 	dfd_cmp(&g, PEA_TP_OP_GT, DFD0 + 7);
-	put_op(&g, PEA_PRED_OR);
+	pt_tp_put_op(&g, PEA_PRED_OR);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 1);
-	put_op(&g, PEA_PRED_NOT);
-	put_op(&g, PEA_PRED_AND);
-	put_op(&g, PEA_PRED_NOT);
+	pt_tp_put_op(&g, PEA_PRED_NOT);
+	pt_tp_put_op(&g, PEA_PRED_AND);
+	pt_tp_put_op(&g, PEA_PRED_NOT);
 	expect("!((dfd < 1003 || dfd > 1007) && !(dfd == 1001))", &g, 12,
 	       span(1, 1) | span(3, 7));
 
 	/* dfd >= 1010 || dfd <= 1001: the operators a term adds. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_PRED_OP_GE, DFD0 + 10);
 	dfd_cmp(&g, PEA_PRED_OP_LE, DFD0 + 1);
-	put_op(&g, PEA_PRED_OR);
+	pt_tp_put_op(&g, PEA_PRED_OR);
 	expect("dfd >= 1010 || dfd <= 1001", &g, 12,
 	       span(0, 1) | span(10, 11));
 
 	/* A term past the entry is false, its negation true. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_NE, 12345);
 	g.terms[0].offset = 4000;
-	put_op(&g, PEA_PRED_NOT);
+	pt_tp_put_op(&g, PEA_PRED_NOT);
 	expect("!(a field past the entry != 12345)", &g, 12, span(0, 11));
 
 	/* Nine terms: dfd == 1000 || ... || dfd == 1008. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	for (i = 0; i < 9; i++) {
 		dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + i);
 		if (i)
-			put_op(&g, PEA_PRED_OR);
+			pt_tp_put_op(&g, PEA_PRED_OR);
 	}
 	expect("9 terms ORed", &g, 12, span(0, 8));
 
 	/* 32 terms, 63 instructions, over 40 calls. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	for (i = 0; i < PEA_TP_TERM_MAX; i++) {
 		dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 2 * i);
 		if (i)
-			put_op(&g, PEA_PRED_OR);
+			pt_tp_put_op(&g, PEA_PRED_OR);
 	}
 	{
 		__u64 want = 0;
@@ -340,60 +249,60 @@ static void test_logic(void)
 	}
 
 	/* The same 32 terms, each negated and ANDed: the odd ones. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	for (i = 0; i < PEA_TP_TERM_MAX; i++) {
 		dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 2 * i);
-		put_op(&g, PEA_PRED_NOT);
+		pt_tp_put_op(&g, PEA_PRED_NOT);
 		if (i)
-			put_op(&g, PEA_PRED_AND);
+			pt_tp_put_op(&g, PEA_PRED_AND);
 	}
 	expect("32 negated terms ANDed, 95 instructions (the odd dfds)", &g,
 	       64, 0xaaaaaaaaaaaaaaaaULL);
 
 	/* A term used twice: one term, two CMPs. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_GT, DFD0 + 5);
 	g.p[g.np].op = PEA_PRED_CMP;
 	g.p[g.np++].fetch = 0;
-	put_op(&g, PEA_PRED_NOT);
-	put_op(&g, PEA_PRED_OR);
+	pt_tp_put_op(&g, PEA_PRED_NOT);
+	pt_tp_put_op(&g, PEA_PRED_OR);
 	expect("t0 || !t0: every call", &g, 12, span(0, 11));
 }
 
 /* sched_process_fork's parent_comm (char[16]): || and ! on strings. */
 static void test_strings(void)
 {
-	int id = event_id("sched", "sched_process_fork");
-	struct pea_tp_attr a = tp_attr("sched:sched_process_fork", id);
+	int id = pt_tp_id("sched", "sched_process_fork");
+	struct pea_tp_attr a = pt_tp_attr("sched:sched_process_fork", id, getpid());
 	static const char *const comms[] = {
 		"pea_tpp_a", "pea_tpp_b", "pea_tpp_c", "pea_tpp_dd",
 	};
 	struct pea_link_info li;
 	struct pea_tp_pred *t;
-	struct field fcomm;
-	struct prog g;
+	struct pt_tp_field fcomm;
+	struct pt_tp_prog g;
 	int link, i;
 
 	if (id <= 0 ||
-	    get_field("sched", "sched_process_fork", "parent_comm", &fcomm)) {
+	    pt_tp_get_field("sched", "sched_process_fork", "parent_comm", &fcomm)) {
 		PT_OK(0, "sched_process_fork: format");
 		return;
 	}
 	/* parent_comm == "pea_tpp_a" || !(parent_comm ~ "pea_tpp_?") */
-	prog_reset(&g);
-	t = put_term(&g);
+	pt_tp_prog_reset(&g);
+	t = pt_tp_put_term(&g);
 	t->offset = fcomm.offset;
 	t->size = fcomm.size;
 	t->kind = PEA_TP_FIELD_STR;
 	t->op = PEA_TP_OP_EQ;
 	strcpy(t->str, "pea_tpp_a");
-	t = put_term(&g);
+	t = pt_tp_put_term(&g);
 	*t = g.terms[0];
 	t->op = PEA_TP_OP_GLOB;
 	strcpy(t->str, "pea_tpp_?");
-	put_op(&g, PEA_PRED_NOT);
-	put_op(&g, PEA_PRED_OR);
-	prog_attr(&a, &g);
+	pt_tp_put_op(&g, PEA_PRED_NOT);
+	pt_tp_put_op(&g, PEA_PRED_OR);
+	pt_tp_prog_attr(&a, &g);
 	link = attach_cmd(PEA_MAP_IOC_ATTACH_TP, &a);
 	PT_OK(link >= 0, "fork with a string program attaches (%d)", link);
 	if (link < 0)
@@ -417,50 +326,50 @@ static void test_strings(void)
 static void test_bounds(void)
 {
 	struct pea_tp_attr a;
-	struct prog g;
+	struct pt_tp_prog g;
 	int i;
 
 	/* 33 terms: E2BIG, as 33 fetch predicates are. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	for (i = 0; i < PEA_TP_TERM_MAX + 1; i++) {
 		dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + i);
 		if (i)
-			put_op(&g, PEA_PRED_OR);
+			pt_tp_put_op(&g, PEA_PRED_OR);
 	}
 	PT_EQ(open_errno(&g), E2BIG, "33 terms: E2BIG");
 	/* 32 terms and 97 instructions (double negations): E2BIG. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	for (i = 0; i < PEA_TP_TERM_MAX; i++) {
 		dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + i);
-		put_op(&g, PEA_PRED_NOT);
+		pt_tp_put_op(&g, PEA_PRED_NOT);
 		if (i)
-			put_op(&g, PEA_PRED_OR);
+			pt_tp_put_op(&g, PEA_PRED_OR);
 	}
 	PT_EQ(g.np, PEA_TP_PROG_MAX - 1, "95 instructions built");
 	PT_EQ(open_errno(&g), 0, "32 terms in 95 instructions attach");
-	put_op(&g, PEA_PRED_NOT);
+	pt_tp_put_op(&g, PEA_PRED_NOT);
 	PT_EQ(open_errno(&g), 0, "96 instructions attach");
-	put_op(&g, PEA_PRED_NOT);
+	pt_tp_put_op(&g, PEA_PRED_NOT);
 	PT_EQ(open_errno(&g), E2BIG, "97 instructions: E2BIG");
 	/* 16 values pending attach, 17 do not. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	for (i = 0; i < PEA_PRED_DEPTH_MAX; i++)
 		dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + i);
 	for (i = 1; i < PEA_PRED_DEPTH_MAX; i++)
-		put_op(&g, PEA_PRED_OR);
+		pt_tp_put_op(&g, PEA_PRED_OR);
 	PT_EQ(open_errno(&g), 0, "16 values pending: attaches");
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	for (i = 0; i < PEA_PRED_DEPTH_MAX + 1; i++)
 		dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + i);
 	for (i = 1; i < PEA_PRED_DEPTH_MAX + 1; i++)
-		put_op(&g, PEA_PRED_OR);
+		pt_tp_put_op(&g, PEA_PRED_OR);
 	PT_EQ(open_errno(&g), E2BIG, "17 values pending: E2BIG");
 
 	/* A 33-term count with no program is E2BIG before anything else. */
-	a = tp_attr("syscalls:sys_enter_openat", openat_id);
-	prog_reset(&g);
+	a = pt_tp_attr("syscalls:sys_enter_openat", openat_id, getpid());
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0);
-	prog_attr(&a, &g);
+	pt_tp_prog_attr(&a, &g);
 	a.nr_terms = PEA_TP_TERM_MAX + 1;
 	PT_EQ(attach_errno(&a), E2BIG, "nr_terms 33: E2BIG");
 	a.nr_terms = 1;
@@ -471,33 +380,33 @@ static void test_bounds(void)
 static void test_malformed(void)
 {
 	struct pea_tp_attr a;
-	struct prog g;
+	struct pt_tp_prog g;
 
 	/* Two values left. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 1);
 	PT_EQ(open_errno(&g), EINVAL, "a program leaving 2 values: EINVAL");
 	/* An operator without its operands. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0);
-	put_op(&g, PEA_PRED_AND);
+	pt_tp_put_op(&g, PEA_PRED_AND);
 	PT_EQ(open_errno(&g), EINVAL, "AND with one operand: EINVAL");
-	prog_reset(&g);
-	put_op(&g, PEA_PRED_NOT);
+	pt_tp_prog_reset(&g);
+	pt_tp_put_op(&g, PEA_PRED_NOT);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0);
 	PT_EQ(open_errno(&g), EINVAL, "NOT before any value: EINVAL");
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0);
 	g.p[0].op = 9;
 	PT_EQ(open_errno(&g), EINVAL, "unknown instruction: EINVAL");
 	/* A CMP naming a term past nr_terms. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0);
 	g.p[0].fetch = 1;
 	PT_EQ(open_errno(&g), EINVAL, "a CMP of term 1 of 1: EINVAL");
 	/* A CMP with its own comparison: the term has it. */
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0);
 	g.p[0].cmp = PEA_TP_OP_EQ;
 	PT_EQ(open_errno(&g), EINVAL, "a CMP with cmp set: EINVAL");
@@ -514,7 +423,7 @@ static void test_malformed(void)
 	PT_EQ(open_errno(&g), 0, "the same program, clean, attaches");
 	/* An operator with an operand. */
 	dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + 1);
-	put_op(&g, PEA_PRED_OR);
+	pt_tp_put_op(&g, PEA_PRED_OR);
 	g.p[2].fetch = 1;
 	PT_EQ(open_errno(&g), EINVAL, "an OR with a term index: EINVAL");
 	g.p[2].fetch = 0;
@@ -554,27 +463,27 @@ static void test_malformed(void)
 	PT_EQ(open_errno(&g), 0, "a 63-byte string term attaches");
 
 	/* The attr's own rules. */
-	a = tp_attr("syscalls:sys_enter_openat", openat_id);
-	prog_attr(&a, &g);
+	a = pt_tp_attr("syscalls:sys_enter_openat", openat_id, getpid());
+	pt_tp_prog_attr(&a, &g);
 	a.nr_prog = 0;
 	PT_EQ(attach_errno(&a), EINVAL, "a prog pointer with nr_prog 0: EINVAL");
 	a.prog = 0;
 	PT_EQ(attach_errno(&a), EINVAL, "terms without a program: EINVAL");
-	prog_attr(&a, &g);
+	pt_tp_prog_attr(&a, &g);
 	a.nr_terms = 0;
 	PT_EQ(attach_errno(&a), EINVAL, "a terms pointer with nr_terms 0: EINVAL");
 	a.terms = 0;
 	PT_EQ(attach_errno(&a), EINVAL, "a program without terms: EINVAL");
-	prog_attr(&a, &g);
+	pt_tp_prog_attr(&a, &g);
 	a.nr_preds = 1;
 	a.preds[0] = g.terms[0];
 	PT_EQ(attach_errno(&a), EINVAL, "a program and inline preds: EINVAL");
-	prog_attr(&a, &g);
+	pt_tp_prog_attr(&a, &g);
 	a.nr_preds = 0;
 	memset(a.preds, 0, sizeof(a.preds));
 	a.prog = 8;
 	PT_EQ(attach_errno(&a), EFAULT, "a program at address 8: EFAULT");
-	prog_attr(&a, &g);
+	pt_tp_prog_attr(&a, &g);
 	a.terms = 8;
 	PT_EQ(attach_errno(&a), EFAULT, "terms at address 8: EFAULT");
 }
@@ -582,16 +491,16 @@ static void test_malformed(void)
 /* The program's allocation is charged to its user, as a predicate's. */
 static void test_charge(void)
 {
-	struct pea_tp_attr a = tp_attr("syscalls:sys_enter_openat", openat_id);
+	struct pea_tp_attr a = pt_tp_attr("syscalls:sys_enter_openat", openat_id, getpid());
 	long links, b0, b1, b2;
-	struct prog g;
+	struct pt_tp_prog g;
 	int l1, l2, i;
 
-	prog_reset(&g);
+	pt_tp_prog_reset(&g);
 	for (i = 0; i < PEA_TP_TERM_MAX; i++) {
 		dfd_cmp(&g, PEA_TP_OP_EQ, DFD0 + i);
 		if (i)
-			put_op(&g, PEA_PRED_OR);
+			pt_tp_put_op(&g, PEA_PRED_OR);
 	}
 	if (pt_quota(-1, &links, &b0)) {
 		PT_OK(0, "debugfs pea/quota");
@@ -599,7 +508,7 @@ static void test_charge(void)
 	}
 	l1 = attach_cmd(PEA_MAP_IOC_ATTACH_TP, &a);
 	pt_quota(-1, &links, &b1);
-	prog_attr(&a, &g);
+	pt_tp_prog_attr(&a, &g);
 	l2 = attach_cmd(PEA_MAP_IOC_ATTACH_TP, &a);
 	pt_quota(-1, &links, &b2);
 	/* 16 + 63 * 80 + 32 * 80 = 7616 bytes: kmalloc-8k. */
@@ -613,7 +522,7 @@ static void test_charge(void)
 /* Attrs of the older sizes, through the older numbers, as before. */
 static void test_old_sizes(void)
 {
-	struct pea_tp_attr a = tp_attr("syscalls:sys_enter_openat", openat_id);
+	struct pea_tp_attr a = pt_tp_attr("syscalls:sys_enter_openat", openat_id, getpid());
 	struct run r;
 	int err;
 
@@ -646,8 +555,8 @@ static void test_old_sizes(void)
 	      "the current attr with inline preds: 4 written, 4 filtered (err %d, %llu, %llu)",
 	      err, (unsigned long long)r.written,
 	      (unsigned long long)r.filtered);
-	PT_EQ(sizeof(a), PEA_TP_ATTR_SIZE_VER1 + 24,
-	      "struct pea_tp_attr: 832 bytes");
+	PT_EQ(PEA_TP_ATTR_SIZE_VER2, PEA_TP_ATTR_SIZE_VER1 + 24,
+	      "struct pea_tp_attr before @fetches: 832 bytes");
 	/* A VER1-sized attr never reads the program's fields. */
 	a.size = PEA_TP_ATTR_SIZE_VER1;
 	a.nr_terms = 1;
@@ -663,9 +572,9 @@ int main(int argc, char **argv)
 	pt_exec_init(argc, argv, self_exe, sizeof(self_exe));
 	pt_dev();
 	ncpu = pt_cpu_map("tpprog", 64, &map_fd, ev_fd, rings);
-	openat_id = event_id("syscalls", "sys_enter_openat");
+	openat_id = pt_tp_id("syscalls", "sys_enter_openat");
 	if (openat_id <= 0 ||
-	    get_field("syscalls", "sys_enter_openat", "dfd", &fdfd)) {
+	    pt_tp_get_field("syscalls", "sys_enter_openat", "dfd", &fdfd)) {
 		PT_OK(0, "syscalls:sys_enter_openat and its dfd field");
 		return pt_done();
 	}

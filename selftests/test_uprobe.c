@@ -826,11 +826,24 @@ static void test_deleted_binary(void)
 	a.filter_tgid = child;
 	link = attach(&a);
 	PT_OK(link >= 0, "uprobe on the copy attaches (%d)", link);
-	usleep(300000);
-	i1 = link_info(link);
+	/*
+	 * The copy hits once it has exec'd and reached its loop, which a
+	 * loaded or debug kernel can take longer than any fixed sleep: wait
+	 * for its hits (10 s at most), before the unlink and after.
+	 */
+	for (int i = 0; i < 100 * pt_time_scale(); i++) {
+		usleep(100000);
+		i1 = link_info(link);
+		if (i1.hits)
+			break;
+	}
 	PT_EQ(unlink(copy), 0, "the probed binary is deleted");
-	usleep(300000);
-	i2 = link_info(link);
+	for (int i = 0; i < 100 * pt_time_scale(); i++) {
+		usleep(100000);
+		i2 = link_info(link);
+		if (i2.hits > i1.hits)
+			break;
+	}
 	PT_OK(i1.hits > 0 && i2.hits > i1.hits,
 	      "the deleted binary still hits (%llu, then %llu)",
 	      (unsigned long long)i1.hits, (unsigned long long)i2.hits);
@@ -1514,12 +1527,14 @@ static void overlay_copy_up(const char *merged_bin, __u64 off)
 		execl(merged_bin, merged_bin, "loop", (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 200 && !pt_addr_of(child, merged_bin, off); i++)
+	for (i = 0; i < 1000 * pt_time_scale() &&
+	     !pt_addr_of(child, merged_bin, off); i++)
 		usleep(10000);
 	a.filter_tgid = child;
 	link = attach(&a);
 	PT_OK(link >= 0, "overlay copy-up: a uprobe on the running copy attaches");
-	for (i = 0; i < 200 && link >= 0 && !link_info(link).hits; i++)
+	for (i = 0; i < 1000 * pt_time_scale() && link >= 0 &&
+	     !link_info(link).hits; i++)
 		usleep(10000);
 	info = link_info(link);
 	PT_OK(info.hits > 0, "overlay copy-up: it hits (%llu)",

@@ -11,10 +11,12 @@
 #include <sched.h>
 #include <setjmp.h>
 #include "pea_test.h"
+#include "pt_tp.h"
 #include <sys/mman.h>
 #include "pt_maps.h"
 #include "pt_counter.h"
 #include "pt_perm.h"
+#include "pt_ustack.h"
 
 #define NCPU_MAX	64
 #define TRACEFS		"/sys/kernel/tracing/events/"
@@ -78,47 +80,34 @@ __attribute__((noinline, used)) long pt_us_run(int sys)
 	return r;
 }
 
-struct got {
-	__u16 flags;
-	__u32 knr, unr;
-	__u64 uips[PEA_USTACK_MAX];
-};
 
-/*
- * The stacks of a record whose other bytes are @used: the kernel one
- * (PEA_REC_F_KSTACK) at the next 8-byte boundary, then the user one.
- */
-static int parse(const unsigned char *p, __u32 size, __u32 used, __u16 flags,
-		 struct got *g)
+/* Linux's user callchain and pea's (@g, if it has one), for the log. */
+static void chains_diag(const char *what, const __u64 *pips, int pn,
+			const struct pt_stacks *g)
 {
-	struct pea_kstack ks;
-	__u32 off = (used + 7) & ~7U;
+	int i;
 
-	g->flags = flags;
-	g->knr = g->unr = 0;
-	if (flags & PEA_REC_F_KSTACK) {
-		if (off + sizeof(ks) > size)
-			return -1;
-		memcpy(&ks, p + off, sizeof(ks));
-		g->knr = ks.nr;
-		off += sizeof(ks) + ks.nr * 8;
-	}
-	if (flags & PEA_REC_F_USTACK) {
-		if (off + sizeof(ks) > size)
-			return -1;
-		memcpy(&ks, p + off, sizeof(ks));
-		if (ks.nr > PEA_USTACK_MAX || ks.reserved)
-			return -1;
-		g->unr = ks.nr;
-		memcpy(g->uips, p + off + sizeof(ks), ks.nr * 8);
-		off += sizeof(ks) + ks.nr * 8;
-	}
-	/* The raw size counts the ring's padding, under 8 bytes. */
-	return off <= size && size - off < 8 ? 0 : -1;
+	for (i = 0; i < pn; i++)
+		pt_diag("%s: Linux user entry %d: %#llx", what, i,
+			(unsigned long long)pips[i]);
+	for (i = 0; g && i < (int)g->unr; i++)
+		pt_diag("%s: pea   user entry %d: %#llx", what, i,
+			(unsigned long long)g->uips[i]);
+}
+
+/* pea's user entries against Linux's, entry by entry, @max at most. */
+static void chains_equal(const char *what, const struct pt_stacks *g,
+			 const __u64 *pips, int pn, int max)
+{
+	int i;
+
+	for (i = 0; i < max && i < pn && i < (int)g->unr; i++)
+		PT_EQ(g->uips[i], pips[i], "%s: pea's user entry %d is Linux's",
+		      what, i);
 }
 
 /* The records of this process in CPU 0's ring: probe records. */
-static int collect_probe(struct got *g, int max)
+static int collect_probe(struct pt_stacks *g, int max)
 {
 	struct perf_event_header *h = (void *)rec;
 	struct pea_probe_record *r = (void *)(rec + 12);
@@ -131,7 +120,8 @@ static int collect_probe(struct got *g, int max)
 		memcpy(&raw, rec + 8, 4);
 		if (n < 0 || n >= max)
 			continue;
-		if (parse(rec + 12, raw, sizeof(*r), r->flags, &g[n])) {
+		if (pt_stacks_parse(rec + 12, raw, sizeof(*r), r->flags,
+				    &g[n])) {
 			pt_diag("malformed record: raw %u flags 0x%x", raw,
 				r->flags);
 			n = -100;
@@ -142,7 +132,7 @@ static int collect_probe(struct got *g, int max)
 	return n;
 }
 
-static int collect_tp(struct got *g, int max)
+static int collect_tp(struct pt_stacks *g, int max)
 {
 	struct perf_event_header *h = (void *)rec;
 	struct pea_tp_record *r = (void *)(rec + 12);
@@ -155,7 +145,7 @@ static int collect_tp(struct got *g, int max)
 		memcpy(&raw, rec + 8, 4);
 		if (n < 0 || n >= max)
 			continue;
-		if (parse(rec + 12, raw, sizeof(*r) + r->raw_size, r->flags,
+		if (pt_stacks_parse(rec + 12, raw, sizeof(*r) + r->raw_size, r->flags,
 			  &g[n])) {
 			pt_diag("malformed record: raw %u raw_size %u flags 0x%x",
 				raw, r->raw_size, r->flags);
@@ -204,7 +194,7 @@ static void drain(void)
 
 static void test_uprobe_entry(void)
 {
-	struct got g[4];
+	struct pt_stacks g[4];
 	int link = attach_uprobe(pt_us_leaf, 0, 8), n;
 
 	PT_OK(link >= 0, "uprobe with ustack_depth 8 attaches (%d)", link);
@@ -237,7 +227,7 @@ static void test_uprobe_entry(void)
 
 static void test_uretprobe(void)
 {
-	struct got g[4];
+	struct pt_stacks g[4];
 	int link = attach_uprobe(pt_us_leaf, PEA_UPROBE_F_RETPROBE, 8), n;
 
 	PT_OK(link >= 0, "uretprobe with ustack_depth 8 attaches (%d)", link);
@@ -263,7 +253,7 @@ static void test_uretprobe(void)
 /* A kprobe in the syscall: the task's user registers at its entry. */
 static void test_kprobe(void)
 {
-	struct got g[4];
+	struct pt_stacks g[4];
 	int link = attach_kprobe("__x64_sys_getppid", 0, 3, getpid()), n;
 
 	PT_OK(link >= 0, "kprobe with ustack_depth 3 attaches (%d)", link);
@@ -292,7 +282,7 @@ static void test_kprobe(void)
 static void test_budget(void)
 {
 	long orig = pt_perm_read_int(MAX_STACK);
-	struct got g[4];
+	struct pt_stacks g[4];
 	int link, n;
 
 	PT_EQ(pt_perm_write_int(MAX_STACK, 4), 0, "perf_event_max_stack 4");
@@ -316,16 +306,6 @@ static void test_budget(void)
 	}
 	PT_EQ(pt_perm_write_int(MAX_STACK, orig), 0,
 	      "perf_event_max_stack restored");
-}
-
-static int event_id(const char *sys, const char *name)
-{
-	char path[256], buf[32];
-
-	snprintf(path, sizeof(path), TRACEFS "%s/%s/id", sys, name);
-	if (pt_read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	return atoi(buf);
 }
 
 static int attach_tp(const char *name, int id, __u32 depth)
@@ -352,13 +332,13 @@ static void test_tracepoints(void)
 		{ "syscalls", "sys_enter_getppid" },
 		{ "raw_syscalls", "sys_enter" },
 	};
-	struct got g[4];
+	struct pt_stacks g[4];
 	char name[64];
 	int i, link, n;
 
 	for (i = 0; i < 2; i++) {
 		snprintf(name, sizeof(name), "%s:%s", ev[i][0], ev[i][1]);
-		link = attach_tp(name, event_id(ev[i][0], ev[i][1]), 3);
+		link = attach_tp(name, pt_tp_id(ev[i][0], ev[i][1]), 3);
 		PT_OK(link >= 0, "%s with ustack_depth 3 attaches (%d)", name,
 		      link);
 		if (link < 0)
@@ -410,7 +390,7 @@ static void test_kthread(void)
 	int link = attach_kprobe("schedule", 0, 4, 0), kthread = 0, bad = 0;
 	int user = 0, cpu;
 	__u32 raw;
-	struct got g;
+	struct pt_stacks g;
 
 	PT_OK(link >= 0, "kprobe:schedule with ustack_depth 4 attaches");
 	if (link < 0)
@@ -423,7 +403,8 @@ static void test_kthread(void)
 			if (h->type != PERF_RECORD_SAMPLE)
 				continue;
 			memcpy(&raw, rec + 8, 4);
-			if (parse(rec + 12, raw, sizeof(*r), r->flags, &g)) {
+			if (pt_stacks_parse(rec + 12, raw, sizeof(*r),
+					    r->flags, &g)) {
 				bad++;
 				continue;
 			}
@@ -444,7 +425,7 @@ static void test_kthread(void)
 
 static void test_errnos(void)
 {
-	int id = event_id("syscalls", "sys_enter_getppid");
+	int id = pt_tp_id("syscalls", "sys_enter_getppid");
 
 	PT_EQ(-attach_kprobe("__x64_sys_getppid", 0, PEA_USTACK_MAX + 1, 0),
 	      EINVAL, "kprobe: ustack_depth past PEA_USTACK_MAX: EINVAL");
@@ -465,11 +446,10 @@ static void test_errnos(void)
 static void test_f3_vs_perf(void)
 {
 	struct perf_event_attr pa;
-	struct perf_event_header *h = (void *)rec;
 	struct pt_ring pr = { 0 };
 	__u64 pips[64];
-	struct got g[4];
-	int type = pt_pmu_type("uprobe"), fd, link, n, pn = 0, i;
+	struct pt_stacks g[4];
+	int type = pt_pmu_type("uprobe"), fd, link, n, pn;
 
 	pa = pt_uprobe_pmu_attr(type, self, pt_file_off(pt_us_mid), false);
 	pa.sample_type = PERF_SAMPLE_CALLCHAIN;
@@ -491,56 +471,18 @@ static void test_f3_vs_perf(void)
 		;
 	pt_us_run(0);
 	n = collect_probe(g, 4);
-	while (pt_ring_next(&pr, rec)) {
-		__u64 nr, *ips;
-
-		if (h->type != PERF_RECORD_SAMPLE || pn)
-			continue;
-		memcpy(&nr, rec + 8, 8);
-		ips = (__u64 *)(rec + 16);
-		for (i = 0; i < (int)nr && pn < 64; i++)
-			if (ips[i] < (__u64)-4095)	/* not a context mark */
-				pips[pn++] = ips[i];
-	}
+	pn = pt_perf_user_ips(&pr, rec, pips, 64, NULL);
 	pt_ring_unmap(&pr);
 	close(fd);
 	if (link >= 0)
 		close(link);
 	pt_diag("entry vs perf: ret_leaf %#lx ret_mid %#lx ret_run %#lx", ret_leaf,
 		ret_mid, ret_run);
-	for (i = 0; i < pn; i++)
-		pt_diag("entry vs perf: Linux user entry %d: %#llx", i,
-			(unsigned long long)pips[i]);
-	if (n == 1)
-		for (i = 0; i < (int)g[0].unr; i++)
-			pt_diag("entry vs perf: pea   user entry %d: %#llx", i,
-				(unsigned long long)g[0].uips[i]);
+	chains_diag("entry vs perf", pips, pn, n == 1 ? &g[0] : NULL);
 	PT_EQ(n, 1, "entry vs perf: pea wrote one record");
 	if (n != 1)
 		return;
-	for (i = 0; i < 4 && i < pn && i < (int)g[0].unr; i++)
-		PT_EQ(g[0].uips[i], pips[i],
-		      "entry vs perf: uprobe at entry: pea's user entry %d is Linux's", i);
-}
-
-/* The user entries of the first sample in Linux's ring @pr. */
-static int perf_user_ips(struct pt_ring *pr, __u64 *pips, int max)
-{
-	struct perf_event_header *h = (void *)rec;
-	int pn = 0, seen = 0, i;
-
-	while (pt_ring_next(pr, rec)) {
-		__u64 nr, *ips;
-
-		if (h->type != PERF_RECORD_SAMPLE || seen++)
-			continue;
-		memcpy(&nr, rec + 8, 8);
-		ips = (__u64 *)(rec + 16);
-		for (i = 0; i < (int)nr && pn < max; i++)
-			if (ips[i] < (__u64)-4095)	/* not a context mark */
-				pips[pn++] = ips[i];
-	}
-	return pn;
+	chains_equal("entry vs perf: uprobe at entry", &g[0], pips, pn, 4);
 }
 
 /* pt_us_run's one call site of the pending cases: ret_run is its return. */
@@ -569,7 +511,7 @@ static void test_pending_vs_perf(bool ret)
 	struct perf_event_attr pa;
 	struct pt_ring pr = { 0 };
 	__u64 pips[64], want[3];
-	struct got g[4];
+	struct pt_stacks g[4];
 	int type = pt_pmu_type("uprobe"), fd, link, lmid, lrun, n, pn, i, k;
 
 	/* The real returns, before any uretprobe hides them. */
@@ -601,7 +543,7 @@ static void test_pending_vs_perf(bool ret)
 			;
 	pending_run();
 	n = collect_probe(g, 4);
-	pn = fd >= 0 ? perf_user_ips(&pr, pips, 64) : 0;
+	pn = fd >= 0 ? pt_perf_user_ips(&pr, rec, pips, 64, NULL) : 0;
 	if (fd >= 0) {
 		pt_ring_unmap(&pr);
 		close(fd);
@@ -614,9 +556,6 @@ static void test_pending_vs_perf(bool ret)
 		close(lrun);
 	pt_diag("%s: ret_leaf %#lx ret_mid %#lx ret_run %#lx", what, r_leaf,
 		r_mid, r_run);
-	for (i = 0; i < pn; i++)
-		pt_diag("%s: Linux user entry %d: %#llx", what, i,
-			(unsigned long long)pips[i]);
 	/* pt_us_mid's and pt_us_run's uretprobes wrote theirs, stackless. */
 	PT_EQ(n, 3, "%s: pea wrote three records", what);
 	for (i = k = 0; i < n; i++)
@@ -625,10 +564,7 @@ static void test_pending_vs_perf(bool ret)
 			k++;
 		}
 	n = k;
-	if (n == 1)
-		for (i = 0; i < (int)g[0].unr; i++)
-			pt_diag("%s: pea   user entry %d: %#llx", what, i,
-				(unsigned long long)g[0].uips[i]);
+	chains_diag(what, pips, pn, n == 1 ? &g[0] : NULL);
 	PT_EQ(n, 1, "%s: one of them with a user stack", what);
 	PT_OK(pn >= 5, "%s: Linux's callchain has at least 5 user entries (%d)",
 	      what, pn);
@@ -644,9 +580,7 @@ static void test_pending_vs_perf(bool ret)
 	PT_OK(g[0].unr >= 5 && g[0].unr <= (__u32)pn,
 	      "%s: pea's %u user entries are at least 5 and at most Linux's %d",
 	      what, g[0].unr, pn);
-	for (i = 0; i < pn && i < (int)g[0].unr; i++)
-		PT_EQ(g[0].uips[i], pips[i], "%s: pea's user entry %d is Linux's",
-		      what, i);
+	chains_equal(what, &g[0], pips, pn, pn);
 	if (!ret)
 		linux_fixes = pips[1] == r_mid;
 	/*
@@ -856,7 +790,7 @@ static void test_chained_vs_perf(void)
 	struct perf_event_attr pa;
 	struct pt_ring pr = { 0 };
 	__u64 pips[64];
-	struct got g[8];
+	struct pt_stacks g[8];
 	int type = pt_pmu_type("uprobe"), fd, link, l1, lout, n, pn, i, k;
 
 	lout = attach_uprobe(pt_us_ch_out, PEA_UPROBE_F_RETPROBE, 0);
@@ -882,7 +816,7 @@ static void test_chained_vs_perf(void)
 			;
 	ch_run();
 	n = collect_probe(g, 8);
-	pn = fd >= 0 ? perf_user_ips(&pr, pips, 64) : 0;
+	pn = fd >= 0 ? pt_perf_user_ips(&pr, rec, pips, 64, NULL) : 0;
 	if (fd >= 0) {
 		pt_ring_unmap(&pr);
 		close(fd);
@@ -898,13 +832,7 @@ static void test_chained_vs_perf(void)
 			g[0] = g[i];
 			k++;
 		}
-	for (i = 0; i < pn; i++)
-		pt_diag("chained: Linux user entry %d: %#llx", i,
-			(unsigned long long)pips[i]);
-	if (k == 1)
-		for (i = 0; i < (int)g[0].unr; i++)
-			pt_diag("chained: pea   user entry %d: %#llx", i,
-				(unsigned long long)g[0].uips[i]);
+	chains_diag("chained", pips, pn, k == 1 ? &g[0] : NULL);
 	PT_EQ(n, 3, "chained: pea wrote three records");
 	PT_EQ(k, 1, "chained: one of them with a user stack");
 	PT_OK(pn >= 4, "chained: Linux's callchain has at least 4 user entries (%d)",
@@ -914,9 +842,7 @@ static void test_chained_vs_perf(void)
 	PT_OK(g[0].unr >= 4 && g[0].unr <= (__u32)pn,
 	      "chained: pea's %u user entries are at least 4 and at most Linux's %d",
 	      g[0].unr, pn);
-	for (i = 0; i < pn && i < (int)g[0].unr; i++)
-		PT_EQ(g[0].uips[i], pips[i], "chained: pea's user entry %d is Linux's",
-		      i);
+	chains_equal("chained", &g[0], pips, pn, pn);
 }
 
 /*
@@ -957,7 +883,7 @@ static void test_chained_rax(void)
 	struct perf_event_attr pa;
 	struct pt_ring pr = { 0 };
 	__u64 pips[64];
-	struct got g[8];
+	struct pt_stacks g[8];
 	int type = pt_pmu_type("uprobe"), fd, link, l1, n, pn, i, k;
 
 	l1 = attach_uprobe(pt_us_cr1, PEA_UPROBE_F_RETPROBE, 0);
@@ -981,7 +907,7 @@ static void test_chained_rax(void)
 			;
 	cr_run();
 	n = collect_probe(g, 8);
-	pn = fd >= 0 ? perf_user_ips(&pr, pips, 64) : 0;
+	pn = fd >= 0 ? pt_perf_user_ips(&pr, rec, pips, 64, NULL) : 0;
 	if (fd >= 0) {
 		pt_ring_unmap(&pr);
 		close(fd);
@@ -995,13 +921,7 @@ static void test_chained_rax(void)
 			g[0] = g[i];
 			k++;
 		}
-	for (i = 0; i < pn; i++)
-		pt_diag("chained, none outer: Linux user entry %d: %#llx", i,
-			(unsigned long long)pips[i]);
-	if (k == 1)
-		for (i = 0; i < (int)g[0].unr; i++)
-			pt_diag("chained, none outer: pea   user entry %d: %#llx", i,
-				(unsigned long long)g[0].uips[i]);
+	chains_diag("chained, none outer", pips, pn, k == 1 ? &g[0] : NULL);
 	PT_EQ(k, 1, "chained, none outer: one record with a user stack");
 	PT_OK(pn >= 3, "chained, none outer: Linux's callchain has at least 3 user entries (%d)",
 	      pn);
@@ -1009,9 +929,7 @@ static void test_chained_rax(void)
 		return;
 	PT_EQ(pips[1], ret_cr_run,
 	      "chained, none outer: Linux's entry 1 is cr_run's return, the value pt_us_cr2 returned");
-	for (i = 0; i < pn && i < (int)g[0].unr; i++)
-		PT_EQ(g[0].uips[i], pips[i],
-		      "chained, none outer: pea's user entry %d is Linux's", i);
+	chains_equal("chained, none outer", &g[0], pips, pn, pn);
 }
 
 /*
@@ -1048,7 +966,7 @@ __attribute__((noinline, used)) long pt_us_lj_out(long a)
 
 static void test_stale_free(void)
 {
-	struct got g[16];
+	struct pt_stacks g[16];
 	int lo, ls, ln, kp, n, i, k = 0;
 	unsigned long tramp;
 	__u64 e1 = 0;
@@ -1087,6 +1005,436 @@ static void test_stale_free(void)
 	      "stale free: at the third, in cleanup_return_instances(), pt_us_lj_out's slot is the trampoline (not fixed up)");
 }
 
+/*
+ * The re-review's R2: at the uretprobe syscall's entry (6.12's syscall
+ * trampoline: push %rax, %rcx, %r11, then syscall), the slot of the
+ * instance being returned through is above the stack pointer and holds
+ * the pushed rax, the function's return value. pt_us_rx_leaf returns
+ * pt_us_rx_mid's own return address, the chain's entry 1 there: a value
+ * taken as the trampoline because it is an entry of the chain would
+ * replace it by pt_us_rx_leaf's return. Linux's callchain of the same
+ * raw_syscalls:sys_enter hit has no trampoline (its ip is 13 bytes into
+ * it) and replaces nothing. On a kernel whose trampoline is an int3
+ * (6.1) no syscall is made there.
+ */
+static volatile unsigned long ret_rx_mid, ret_rx_leaf;
+
+__attribute__((noinline, used)) long pt_us_rx_leaf(long a)
+{
+	if (!ret_rx_leaf)
+		ret_rx_leaf = (unsigned long)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+	return (long)ret_rx_mid + a * 0;
+}
+
+__attribute__((noinline, used)) long pt_us_rx_mid(long a)
+{
+	long r;
+
+	ret_rx_mid = (unsigned long)__builtin_return_address(0);
+	r = pt_us_rx_leaf(a);
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+static __attribute__((noinline)) long rx_run(void)
+{
+	long r = pt_us_rx_mid(1);
+
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+/* The user entries of the first sample in @pr whose ip is in [@lo, @hi). */
+static int perf_user_ips_at(struct pt_ring *pr, __u64 lo, __u64 hi,
+			    __u64 *pips, int max, int *samples)
+{
+	struct perf_event_header *h = (void *)rec;
+	int pn = 0, i, k;
+
+	*samples = 0;
+	while (pt_ring_next(pr, rec)) {
+		__u64 nr, *ips, u[64];
+
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		memcpy(&nr, rec + 8, 8);
+		ips = (__u64 *)(rec + 16);
+		for (i = k = 0; i < (int)nr && k < 64; i++)
+			if (ips[i] < (__u64)-4095)	/* not a context mark */
+				u[k++] = ips[i];
+		if (!k || u[0] < lo || u[0] >= hi || (*samples)++)
+			continue;
+		for (i = 0; i < k && i < max; i++)
+			pips[pn++] = u[i];
+	}
+	return pn;
+}
+
+/*
+ * The first bytes at @addr of this process, read in place (the [uprobes]
+ * mapping is VM_IO: /proc/self/mem and process_vm_readv() refuse it);
+ * a fault is caught.
+ */
+static sigjmp_buf rs_jmp;
+
+static void rs_segv(int sig)
+{
+	(void)sig;
+	siglongjmp(rs_jmp, 1);
+}
+
+static int read_self(unsigned long addr, unsigned char *b, size_t n)
+{
+	struct sigaction sa = { .sa_handler = rs_segv }, old;
+	volatile int ret = -EFAULT;
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &old);
+	if (!sigsetjmp(rs_jmp, 1)) {
+		for (i = 0; i < n; i++)
+			b[i] = ((volatile unsigned char *)addr)[i];
+		ret = 0;
+	}
+	sigaction(SIGSEGV, &old, NULL);
+	return ret;
+}
+
+/*
+ * raw_syscalls:sys_enter of the uretprobe syscall that @run's return from
+ * @leaf (uretprobed) makes: pea's entries against Linux's callchain of
+ * the same hit, entry 1 @want1 (a pointer to it: read after @run's first
+ * call, which sets it up).
+ */
+static void sysenter_case(const char *what, const void *leaf,
+			  long (*run)(void), const volatile unsigned long *want1)
+{
+	struct perf_event_header *h = (void *)rec;
+	struct pea_tp_record *r = (void *)(rec + 12);
+	int id = pt_tp_id("raw_syscalls", "sys_enter"), fd, link, lleaf;
+	int n = 0, pn, psamples = 0;
+	struct perf_event_attr pa;
+	struct pt_ring pr = { 0 };
+	unsigned char code[17] = { 0 };
+	unsigned long tramp;
+	__u64 pips[64];
+	struct pt_stacks g = { 0 }, got;
+	__u32 raw;
+
+	run();	/* the real returns, before the uretprobe */
+	lleaf = attach_uprobe(leaf, PEA_UPROBE_F_RETPROBE, 0);
+	PT_OK(lleaf >= 0, "%s: the uretprobe (%d)", what, lleaf);
+	memset(&pa, 0, sizeof(pa));
+	pa.size = sizeof(pa);
+	pa.type = PERF_TYPE_TRACEPOINT;
+	pa.config = id;
+	pa.sample_period = 1;
+	pa.sample_type = PERF_SAMPLE_CALLCHAIN;
+	pa.exclude_callchain_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	PT_OK(fd >= 0, "%s: Linux's raw_syscalls:sys_enter with a callchain (%d)",
+	      what, fd < 0 ? -errno : fd);
+	if (fd >= 0 && pt_ring_map(&pr, fd, 8, PROT_READ | PROT_WRITE)) {
+		close(fd);
+		fd = -1;
+	}
+	link = attach_tp("raw_syscalls:sys_enter", id, 8);
+	PT_OK(link >= 0, "%s: pea raw_syscalls:sys_enter, ustack_depth 8 (%d)",
+	      what, link);
+	drain();
+	if (fd >= 0)
+		while (pt_ring_next(&pr, rec))
+			;
+	run();
+	if (link >= 0)
+		close(link);
+	if (lleaf >= 0)
+		close(lleaf);
+	if (fd >= 0)
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	tramp = uprobes_vma();
+	PT_OK(tramp && !read_self(tramp, code, sizeof(code)),
+	      "%s: the [uprobes] mapping %#lx read", what, tramp);
+	/* pea's tracepoint records whose ip is in the [uprobes] page. */
+	while (pt_ring_next(&rings[0], rec)) {
+		if (h->type != PERF_RECORD_SAMPLE || r->tgid != (__u32)self_pid ||
+		    !(r->flags & PEA_REC_F_TRACEPOINT))
+			continue;
+		memcpy(&raw, rec + 8, 4);
+		if (pt_stacks_parse(rec + 12, raw, sizeof(*r) + r->raw_size,
+				    r->flags, &got)) {
+			pt_diag("%s: malformed record", what);
+			n = -100;
+			continue;
+		}
+		if (!got.unr || got.uips[0] < tramp ||
+		    got.uips[0] >= tramp + 4096 || n++)
+			continue;
+		g = got;
+	}
+	pn = fd >= 0 ? perf_user_ips_at(&pr, tramp, tramp + 4096, pips, 64,
+					 &psamples) : 0;
+	if (fd >= 0) {
+		pt_ring_unmap(&pr);
+		close(fd);
+	}
+	pt_diag("%s: [uprobes] %#lx: %02x %02x %02x %02x %02x %02x %02x %02x %02x %02x %02x %02x %02x %02x %02x %02x %02x",
+		what, tramp, code[0], code[1], code[2], code[3], code[4], code[5],
+		code[6], code[7], code[8], code[9], code[10], code[11],
+		code[12], code[13], code[14], code[15], code[16]);
+	pt_diag("%s: entry 1 to be %#lx", what, *want1);
+	chains_diag(what, pips, pn, n == 1 ? &g : NULL);
+	if (code[0] == 0xcc) {
+		PT_EQ(n, 0, "%s: int3 trampoline: no pea sys_enter hit in [uprobes]",
+		      what);
+		PT_EQ(psamples, 0,
+		      "%s: int3 trampoline: no Linux sys_enter hit in [uprobes]",
+		      what);
+		return;
+	}
+	{
+		/* x86-64's __NR_uretprobe is 335 */
+		static const unsigned char want[17] = {
+			0x50, 0x51, 0x41, 0x53, 0x48, 0xc7, 0xc0, 0x4f, 0x01,
+			0x00, 0x00, 0x0f, 0x05, 0x41, 0x5b, 0x59, 0xc3,
+		};
+
+		PT_OK(!memcmp(code, want, sizeof(want)),
+		      "%s: the trampoline is push %%rax; push %%rcx; push %%r11; mov $335,%%rax; syscall; pop %%r11; pop %%rcx; ret (or an int3)",
+		      what);
+	}
+	PT_EQ(n, 1, "%s: one pea sys_enter hit in [uprobes]", what);
+	PT_EQ(psamples, 1, "%s: one Linux sys_enter hit in [uprobes]", what);
+	if (n != 1 || pn < 2)
+		return;
+	PT_EQ(g.uips[0], (__u64)tramp + 13,
+	      "%s: entry 0 is the trampoline's syscall return, 13 bytes in",
+	      what);
+	PT_EQ(g.uips[1], *want1,
+	      "%s: entry 1 is %#lx (the pushed rax is not the trampoline)",
+	      what, *want1);
+	PT_OK(g.unr >= 2 && g.unr <= (__u32)pn,
+	      "%s: pea's %u user entries are at least 2 and at most Linux's %d",
+	      what, g.unr, pn);
+	chains_equal(what, &g, pips, pn, pn);
+}
+
+static long rx_run_l(void)
+{
+	return rx_run();
+}
+
+static void test_sysenter_rax(void)
+{
+	sysenter_case("sys_enter rax", pt_us_rx_leaf, rx_run_l, &ret_rx_mid);
+}
+
+/*
+ * The review of ustk's F1: the same hit, the pushed rax the address of a
+ * page never touched (what mmap() returns), page-aligned and unreadable
+ * as the trampoline's page is before it first runs, and an entry of the
+ * chain: pt_us_pg_mid calls pt_us_pg_leaf with rbp at pg_frame, a frame
+ * whose return address is that page and whose next is 0 (the chain is
+ * the ip, the page). Linux keeps the page as entry 1.
+ */
+static volatile unsigned long pg_p;
+unsigned long pt_us_pg_frame[2];	/* { next, ret } */
+long pt_us_pg_mid(long a);
+
+__attribute__((noinline, used)) long pt_us_pg_leaf(long a)
+{
+	__asm__ volatile("" ::: "memory");
+	return (long)pg_p + a * 0;
+}
+
+__asm__(".text\n"
+	".globl pt_us_pg_mid\n"
+	".type pt_us_pg_mid, @function\n"
+	"pt_us_pg_mid:\n"
+	"\tpush %rbp\n"
+	"\tlea pt_us_pg_frame(%rip), %rbp\n"
+	"\tcall pt_us_pg_leaf\n"
+	"\tpop %rbp\n"
+	"\tret\n"
+	".size pt_us_pg_mid, .-pt_us_pg_mid\n");
+
+static long pg_run(void)
+{
+	return pt_us_pg_mid(1);
+}
+
+static void test_sysenter_rax_unfaulted(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	PT_OK(p != MAP_FAILED, "sys_enter rax, untouched page: mmap");
+	if (p == MAP_FAILED)
+		return;
+	/* Never touched, by the test or the walk: no page behind it. */
+	pg_p = (unsigned long)p;
+	pt_us_pg_frame[0] = 0;
+	pt_us_pg_frame[1] = pg_p;
+	sysenter_case("sys_enter rax, untouched page", pt_us_pg_leaf, pg_run,
+		      &pg_p);
+	munmap(p, 4096);
+}
+
+/*
+ * The review of ustk's F2: a uprobe inside a uretprobed leaf before it
+ * moves the stack pointer (pt_us_lf: a nop, where its uretprobe is, then
+ * the probed instruction), so the leaf's instance's slot is at the user
+ * stack pointer during that breakpoint's handling. Linux's uprobe event
+ * there takes a callchain; a pea kprobe on get_perf_callchain() takes the
+ * user stack of the same moment, inside the uprobe's consumers: its
+ * entries must be Linux's (on 6.12 pt_us_lg's slot, the trampoline,
+ * replaced as perf replaces it).
+ */
+long pt_us_lf(long a);
+extern char pt_us_lf_in[];
+
+__asm__(".text\n"
+	".globl pt_us_lf\n"
+	".type pt_us_lf, @function\n"
+	"pt_us_lf:\n"
+	"\tnop\n"
+	".globl pt_us_lf_in\n"
+	"pt_us_lf_in:\n"
+	"\tlea 1(%rdi), %rax\n"
+	"\tret\n"
+	".size pt_us_lf, .-pt_us_lf\n");
+
+__attribute__((noinline, used)) long pt_us_lg(long a)
+{
+	long r = pt_us_lf(a);
+
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+static __attribute__((noinline)) void lf_run(void)
+{
+	pt_us_lg(3);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void test_uprobe_in_leaf(void)
+{
+	struct perf_event_attr pa;
+	struct pt_ring pr = { 0 };
+	__u64 pips[64];
+	struct pt_stacks g[8];
+	int type = pt_pmu_type("uprobe"), fd, kp, lf, lg, n, pn, i, k;
+
+	lg = attach_uprobe(pt_us_lg, PEA_UPROBE_F_RETPROBE, 0);
+	lf = attach_uprobe(pt_us_lf, PEA_UPROBE_F_RETPROBE, 0);
+	PT_OK(lg >= 0 && lf >= 0, "uprobe in a leaf: uretprobes on pt_us_lg and pt_us_lf (%d %d)",
+	      lg, lf);
+	pa = pt_uprobe_pmu_attr(type, self, pt_file_off(pt_us_lf_in), false);
+	pa.sample_type = PERF_SAMPLE_CALLCHAIN;
+	pa.exclude_callchain_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	PT_OK(fd >= 0, "uprobe in a leaf: Linux's uprobe event at pt_us_lf's second instruction (%d)",
+	      fd < 0 ? -errno : fd);
+	if (fd >= 0 && pt_ring_map(&pr, fd, 1, PROT_READ | PROT_WRITE)) {
+		close(fd);
+		fd = -1;
+	}
+	kp = attach_kprobe("get_perf_callchain", 0, 16, getpid());
+	PT_OK(kp >= 0, "uprobe in a leaf: pea kprobe on get_perf_callchain, ustack_depth 16 (%d)",
+	      kp);
+	drain();
+	if (fd >= 0)
+		while (pt_ring_next(&pr, rec))
+			;
+	lf_run();
+	if (kp >= 0)
+		close(kp);
+	n = collect_probe(g, 8);
+	pn = fd >= 0 ? pt_perf_user_ips(&pr, rec, pips, 64, NULL) : 0;
+	if (fd >= 0) {
+		pt_ring_unmap(&pr);
+		close(fd);
+	}
+	if (lf >= 0)
+		close(lf);
+	if (lg >= 0)
+		close(lg);
+	for (i = k = 0; i < n; i++)
+		if (!(g[i].flags & PEA_REC_F_UPROBE) &&
+		    (g[i].flags & PEA_REC_F_USTACK)) {
+			g[0] = g[i];
+			k++;
+		}
+	chains_diag("uprobe in a leaf", pips, pn, k == 1 ? &g[0] : NULL);
+	PT_EQ(k, 1, "uprobe in a leaf: one kprobe hit with a user stack");
+	PT_OK(pn >= 3, "uprobe in a leaf: Linux's callchain has at least 3 user entries (%d)",
+	      pn);
+	if (k != 1 || pn < 3)
+		return;
+	PT_EQ(g[0].uips[0], (__u64)(uintptr_t)pt_us_lf_in,
+	      "uprobe in a leaf: entry 0 is the probed instruction");
+	PT_OK(g[0].unr >= 3 && g[0].unr <= (__u32)pn,
+	      "uprobe in a leaf: pea's %u user entries are at least 3 and at most Linux's %d",
+	      g[0].unr, pn);
+	chains_equal("uprobe in a leaf", &g[0], pips, pn, pn);
+}
+
+/*
+ * The re-review's R1: the same stale free, seen by a kretprobe on kfree():
+ * cleanup_return_instances() has freed the stale instance and not yet
+ * lowered the task's depth nor moved the list head, so the count of
+ * reachable instances is the depth's and only what the freed instance
+ * holds tells it apart. The first kfree() return with the user ip at
+ * pt_us_lj_next's breakpoint is that free: pt_us_lj_out's slot keeps the
+ * trampoline (the freed instance's return address is not taken).
+ */
+static void test_stale_free_kfree(void)
+{
+	struct pea_probe_attr a = pt_probe_attr("kfree", PEA_PROBE_F_RETPROBE);
+	int lo, ls, ln, kp, n, i, hits = 0;
+	static struct pt_stacks g[256];
+	unsigned long tramp;
+	__u64 e1 = 0;
+
+	lo = attach_uprobe(pt_us_lj_out, PEA_UPROBE_F_RETPROBE, 0);
+	ls = attach_uprobe(pt_us_lj_stale, PEA_UPROBE_F_RETPROBE, 0);
+	ln = attach_uprobe(pt_us_lj_next, PEA_UPROBE_F_RETPROBE, 0);
+	a.filter_tgid = getpid();
+	a.ustack_depth = 8;
+	kp = ioctl(map_fd, PEA_MAP_IOC_ATTACH_PROBE, &a);
+	PT_OK(lo >= 0 && ls >= 0 && ln >= 0 && kp >= 0,
+	      "stale free, kfree: three uretprobes and a kretprobe on kfree (%d %d %d %d)",
+	      lo, ls, ln, kp < 0 ? -errno : kp);
+	drain();
+	pt_us_lj_out(1);
+	if (kp >= 0)
+		close(kp);
+	n = collect_probe(g, 256);
+	if (ln >= 0)
+		close(ln);
+	if (ls >= 0)
+		close(ls);
+	if (lo >= 0)
+		close(lo);
+	tramp = uprobes_vma();
+	for (i = 0; i < n; i++) {
+		if (g[i].flags & PEA_REC_F_UPROBE || g[i].unr < 2 ||
+		    g[i].uips[0] != (__u64)(uintptr_t)pt_us_lj_next)
+			continue;
+		pt_diag("stale free, kfree: return %d at pt_us_lj_next's breakpoint: entry 1 %#llx",
+			hits, (unsigned long long)g[i].uips[1]);
+		if (!hits++)
+			e1 = g[i].uips[1];
+	}
+	PT_OK(n >= 0, "stale free, kfree: records well-formed (%d)", n);
+	PT_OK(hits >= 1, "stale free, kfree: a kfree() return at pt_us_lj_next's breakpoint (%d)",
+	      hits);
+	PT_EQ(e1, tramp,
+	      "stale free, kfree: at the first, the stale instance just freed, pt_us_lj_out's slot is the trampoline (not fixed up)");
+}
+
 int main(void)
 {
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -1106,6 +1454,10 @@ int main(void)
 	test_chained_vs_perf();
 	test_chained_rax();
 	test_stale_free();
+	test_stale_free_kfree();
+	test_sysenter_rax();
+	test_sysenter_rax_unfaulted();
+	test_uprobe_in_leaf();
 	test_kprobe();
 	test_budget();
 	test_tracepoints();

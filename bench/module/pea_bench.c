@@ -9,7 +9,10 @@
  *   PEA_BENCH_IOC_KPROBE  register a kprobe whose pre-handler calls
  *                         pea_output() with a timestamped payload (or
  *                         returns at once: the no-output baseline);
- *   PEA_BENCH_IOC_KSTATS  read and clear the kprobe's counters.
+ *   PEA_BENCH_IOC_KSTATS  read and clear the kprobe's counters;
+ *   PEA_BENCH_IOC_FPCALL  call PEA_BENCH_FP_NR functions of this module,
+ *                         which pea's fprobe and kprobe links probe (the
+ *                         "fprobe" figure), timed.
  * Not a test and not part of pea: nothing here is ABI.
  */
 #include <linux/module.h>
@@ -304,6 +307,282 @@ static long pb_ioc_kstats(struct pea_bench_kstats __user *uarg)
 	return copy_to_user(uarg, &s, sizeof(s)) ? -EFAULT : 0;
 }
 
+/* ---- functions for the fprobe figure ---- */
+
+#define PB_FP(n)							\
+noinline long pea_bench_fp_##n(long a);				\
+noinline long pea_bench_fp_##n(long a)				\
+{									\
+	asm volatile("" : : "r"(a) : "memory");			\
+	return a + 1;							\
+}
+
+PB_FP(000)
+PB_FP(001)
+PB_FP(002)
+PB_FP(003)
+PB_FP(004)
+PB_FP(005)
+PB_FP(006)
+PB_FP(007)
+PB_FP(008)
+PB_FP(009)
+PB_FP(010)
+PB_FP(011)
+PB_FP(012)
+PB_FP(013)
+PB_FP(014)
+PB_FP(015)
+PB_FP(016)
+PB_FP(017)
+PB_FP(018)
+PB_FP(019)
+PB_FP(020)
+PB_FP(021)
+PB_FP(022)
+PB_FP(023)
+PB_FP(024)
+PB_FP(025)
+PB_FP(026)
+PB_FP(027)
+PB_FP(028)
+PB_FP(029)
+PB_FP(030)
+PB_FP(031)
+PB_FP(032)
+PB_FP(033)
+PB_FP(034)
+PB_FP(035)
+PB_FP(036)
+PB_FP(037)
+PB_FP(038)
+PB_FP(039)
+PB_FP(040)
+PB_FP(041)
+PB_FP(042)
+PB_FP(043)
+PB_FP(044)
+PB_FP(045)
+PB_FP(046)
+PB_FP(047)
+PB_FP(048)
+PB_FP(049)
+PB_FP(050)
+PB_FP(051)
+PB_FP(052)
+PB_FP(053)
+PB_FP(054)
+PB_FP(055)
+PB_FP(056)
+PB_FP(057)
+PB_FP(058)
+PB_FP(059)
+PB_FP(060)
+PB_FP(061)
+PB_FP(062)
+PB_FP(063)
+PB_FP(064)
+PB_FP(065)
+PB_FP(066)
+PB_FP(067)
+PB_FP(068)
+PB_FP(069)
+PB_FP(070)
+PB_FP(071)
+PB_FP(072)
+PB_FP(073)
+PB_FP(074)
+PB_FP(075)
+PB_FP(076)
+PB_FP(077)
+PB_FP(078)
+PB_FP(079)
+PB_FP(080)
+PB_FP(081)
+PB_FP(082)
+PB_FP(083)
+PB_FP(084)
+PB_FP(085)
+PB_FP(086)
+PB_FP(087)
+PB_FP(088)
+PB_FP(089)
+PB_FP(090)
+PB_FP(091)
+PB_FP(092)
+PB_FP(093)
+PB_FP(094)
+PB_FP(095)
+PB_FP(096)
+PB_FP(097)
+PB_FP(098)
+PB_FP(099)
+PB_FP(100)
+PB_FP(101)
+PB_FP(102)
+PB_FP(103)
+PB_FP(104)
+PB_FP(105)
+PB_FP(106)
+PB_FP(107)
+PB_FP(108)
+PB_FP(109)
+PB_FP(110)
+PB_FP(111)
+PB_FP(112)
+PB_FP(113)
+PB_FP(114)
+PB_FP(115)
+PB_FP(116)
+PB_FP(117)
+PB_FP(118)
+PB_FP(119)
+PB_FP(120)
+PB_FP(121)
+PB_FP(122)
+PB_FP(123)
+PB_FP(124)
+PB_FP(125)
+PB_FP(126)
+PB_FP(127)
+PB_FP(128)
+PB_FP(129)
+PB_FP(130)
+PB_FP(131)
+PB_FP(132)
+PB_FP(133)
+PB_FP(134)
+PB_FP(135)
+PB_FP(136)
+PB_FP(137)
+PB_FP(138)
+PB_FP(139)
+PB_FP(140)
+PB_FP(141)
+PB_FP(142)
+PB_FP(143)
+PB_FP(144)
+PB_FP(145)
+PB_FP(146)
+PB_FP(147)
+PB_FP(148)
+PB_FP(149)
+PB_FP(150)
+PB_FP(151)
+PB_FP(152)
+PB_FP(153)
+PB_FP(154)
+PB_FP(155)
+PB_FP(156)
+PB_FP(157)
+PB_FP(158)
+PB_FP(159)
+PB_FP(160)
+PB_FP(161)
+PB_FP(162)
+PB_FP(163)
+PB_FP(164)
+PB_FP(165)
+PB_FP(166)
+PB_FP(167)
+PB_FP(168)
+PB_FP(169)
+PB_FP(170)
+PB_FP(171)
+PB_FP(172)
+PB_FP(173)
+PB_FP(174)
+PB_FP(175)
+PB_FP(176)
+PB_FP(177)
+PB_FP(178)
+PB_FP(179)
+PB_FP(180)
+PB_FP(181)
+PB_FP(182)
+PB_FP(183)
+PB_FP(184)
+PB_FP(185)
+PB_FP(186)
+PB_FP(187)
+PB_FP(188)
+PB_FP(189)
+PB_FP(190)
+PB_FP(191)
+PB_FP(192)
+PB_FP(193)
+PB_FP(194)
+PB_FP(195)
+PB_FP(196)
+PB_FP(197)
+PB_FP(198)
+PB_FP(199)
+
+static long (* const pb_fp_funcs[PEA_BENCH_FP_NR])(long a) = {
+	pea_bench_fp_000, pea_bench_fp_001, pea_bench_fp_002, pea_bench_fp_003, pea_bench_fp_004,
+	pea_bench_fp_005, pea_bench_fp_006, pea_bench_fp_007, pea_bench_fp_008, pea_bench_fp_009,
+	pea_bench_fp_010, pea_bench_fp_011, pea_bench_fp_012, pea_bench_fp_013, pea_bench_fp_014,
+	pea_bench_fp_015, pea_bench_fp_016, pea_bench_fp_017, pea_bench_fp_018, pea_bench_fp_019,
+	pea_bench_fp_020, pea_bench_fp_021, pea_bench_fp_022, pea_bench_fp_023, pea_bench_fp_024,
+	pea_bench_fp_025, pea_bench_fp_026, pea_bench_fp_027, pea_bench_fp_028, pea_bench_fp_029,
+	pea_bench_fp_030, pea_bench_fp_031, pea_bench_fp_032, pea_bench_fp_033, pea_bench_fp_034,
+	pea_bench_fp_035, pea_bench_fp_036, pea_bench_fp_037, pea_bench_fp_038, pea_bench_fp_039,
+	pea_bench_fp_040, pea_bench_fp_041, pea_bench_fp_042, pea_bench_fp_043, pea_bench_fp_044,
+	pea_bench_fp_045, pea_bench_fp_046, pea_bench_fp_047, pea_bench_fp_048, pea_bench_fp_049,
+	pea_bench_fp_050, pea_bench_fp_051, pea_bench_fp_052, pea_bench_fp_053, pea_bench_fp_054,
+	pea_bench_fp_055, pea_bench_fp_056, pea_bench_fp_057, pea_bench_fp_058, pea_bench_fp_059,
+	pea_bench_fp_060, pea_bench_fp_061, pea_bench_fp_062, pea_bench_fp_063, pea_bench_fp_064,
+	pea_bench_fp_065, pea_bench_fp_066, pea_bench_fp_067, pea_bench_fp_068, pea_bench_fp_069,
+	pea_bench_fp_070, pea_bench_fp_071, pea_bench_fp_072, pea_bench_fp_073, pea_bench_fp_074,
+	pea_bench_fp_075, pea_bench_fp_076, pea_bench_fp_077, pea_bench_fp_078, pea_bench_fp_079,
+	pea_bench_fp_080, pea_bench_fp_081, pea_bench_fp_082, pea_bench_fp_083, pea_bench_fp_084,
+	pea_bench_fp_085, pea_bench_fp_086, pea_bench_fp_087, pea_bench_fp_088, pea_bench_fp_089,
+	pea_bench_fp_090, pea_bench_fp_091, pea_bench_fp_092, pea_bench_fp_093, pea_bench_fp_094,
+	pea_bench_fp_095, pea_bench_fp_096, pea_bench_fp_097, pea_bench_fp_098, pea_bench_fp_099,
+	pea_bench_fp_100, pea_bench_fp_101, pea_bench_fp_102, pea_bench_fp_103, pea_bench_fp_104,
+	pea_bench_fp_105, pea_bench_fp_106, pea_bench_fp_107, pea_bench_fp_108, pea_bench_fp_109,
+	pea_bench_fp_110, pea_bench_fp_111, pea_bench_fp_112, pea_bench_fp_113, pea_bench_fp_114,
+	pea_bench_fp_115, pea_bench_fp_116, pea_bench_fp_117, pea_bench_fp_118, pea_bench_fp_119,
+	pea_bench_fp_120, pea_bench_fp_121, pea_bench_fp_122, pea_bench_fp_123, pea_bench_fp_124,
+	pea_bench_fp_125, pea_bench_fp_126, pea_bench_fp_127, pea_bench_fp_128, pea_bench_fp_129,
+	pea_bench_fp_130, pea_bench_fp_131, pea_bench_fp_132, pea_bench_fp_133, pea_bench_fp_134,
+	pea_bench_fp_135, pea_bench_fp_136, pea_bench_fp_137, pea_bench_fp_138, pea_bench_fp_139,
+	pea_bench_fp_140, pea_bench_fp_141, pea_bench_fp_142, pea_bench_fp_143, pea_bench_fp_144,
+	pea_bench_fp_145, pea_bench_fp_146, pea_bench_fp_147, pea_bench_fp_148, pea_bench_fp_149,
+	pea_bench_fp_150, pea_bench_fp_151, pea_bench_fp_152, pea_bench_fp_153, pea_bench_fp_154,
+	pea_bench_fp_155, pea_bench_fp_156, pea_bench_fp_157, pea_bench_fp_158, pea_bench_fp_159,
+	pea_bench_fp_160, pea_bench_fp_161, pea_bench_fp_162, pea_bench_fp_163, pea_bench_fp_164,
+	pea_bench_fp_165, pea_bench_fp_166, pea_bench_fp_167, pea_bench_fp_168, pea_bench_fp_169,
+	pea_bench_fp_170, pea_bench_fp_171, pea_bench_fp_172, pea_bench_fp_173, pea_bench_fp_174,
+	pea_bench_fp_175, pea_bench_fp_176, pea_bench_fp_177, pea_bench_fp_178, pea_bench_fp_179,
+	pea_bench_fp_180, pea_bench_fp_181, pea_bench_fp_182, pea_bench_fp_183, pea_bench_fp_184,
+	pea_bench_fp_185, pea_bench_fp_186, pea_bench_fp_187, pea_bench_fp_188, pea_bench_fp_189,
+	pea_bench_fp_190, pea_bench_fp_191, pea_bench_fp_192, pea_bench_fp_193, pea_bench_fp_194,
+	pea_bench_fp_195, pea_bench_fp_196, pea_bench_fp_197, pea_bench_fp_198, pea_bench_fp_199,
+};
+
+static long pb_ioc_fpcall(struct pea_bench_fpcall __user *uarg)
+{
+	struct pea_bench_fpcall a;
+	long sum = 0;
+	u64 t0;
+	u32 r, i;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (!a.nfuncs || a.nfuncs > PEA_BENCH_FP_NR || !a.rounds)
+		return -EINVAL;
+	preempt_disable();
+	t0 = ktime_get_ns();
+	for (r = 0; r < a.rounds; r++)
+		for (i = 0; i < a.nfuncs; i++)
+			sum += pb_fp_funcs[i](r);
+	a.ns = ktime_get_ns() - t0;
+	preempt_enable();
+	asm volatile("" : : "r"(sum));
+	return copy_to_user(uarg, &a, sizeof(a)) ? -EFAULT : 0;
+}
+
 static long pb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -319,6 +598,9 @@ static long pb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case PEA_BENCH_IOC_KSTATS:
 		err = pb_ioc_kstats(uarg);
+		break;
+	case PEA_BENCH_IOC_FPCALL:
+		err = pb_ioc_fpcall(uarg);
 		break;
 	default:
 		err = -ENOTTY;

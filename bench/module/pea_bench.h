@@ -101,4 +101,23 @@ struct pea_bench_kstats {
 #define PEA_BENCH_IOC_KPROBE	_IOW(PEA_BENCH_MAGIC, 2, struct pea_bench_kprobe)
 #define PEA_BENCH_IOC_KSTATS	_IOR(PEA_BENCH_MAGIC, 3, struct pea_bench_kstats)
 
+/* Functions of this module that fprobe and kprobe figures probe. */
+#define PEA_BENCH_FP_NR		200	/* pea_bench_fp_000 .. _199 */
+
+/**
+ * struct pea_bench_fpcall - argument of PEA_BENCH_IOC_FPCALL: call
+ * pea_bench_fp_000 .. (@nfuncs - 1) each @rounds times (round by round),
+ * preemption off, on the calling CPU
+ * @nfuncs: 1..PEA_BENCH_FP_NR
+ * @rounds: at least 1
+ * @ns:     out: ns the calls took
+ */
+struct pea_bench_fpcall {
+	__u32 nfuncs;
+	__u32 rounds;
+	__u64 ns;
+};
+
+#define PEA_BENCH_IOC_FPCALL	_IOWR(PEA_BENCH_MAGIC, 4, struct pea_bench_fpcall)
+
 #endif /* _PEA_BENCH_H */

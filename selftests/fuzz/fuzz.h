@@ -126,6 +126,18 @@ static inline bool fz_chance(struct fz_rng *r, unsigned int one_in)
 	return fz_below(r, one_in) == 0;
 }
 
+/* A flag bit from @lo up that @known does not have: unknown, EINVAL. */
+static inline __u32 fz_unknown_flag(struct fz_rng *r, unsigned int lo,
+				    __u32 known)
+{
+	__u32 bit;
+
+	do
+		bit = 1U << (lo + fz_below(r, 32 - lo));
+	while (bit & known);
+	return bit;
+}
+
 __u64 fz_u64(struct fz_rng *r);		/* random, often a boundary value */
 __u32 fz_u32(struct fz_rng *r);
 void *fz_bad_ptr(struct fz_rng *r);	/* never a valid user pointer */
@@ -167,7 +179,7 @@ extern const struct fz_op fz_ops_mm[];	/* ops_mm.c: mmap family, rings, fork */
 /* ops_prod.c: probes, counters, storm, output, debugfs */
 extern const struct fz_op fz_ops_prod[];
 int fz_prod_start(void);		/* the storm the run starts with */
-/* ops_attach.c: tracepoint, uprobe and netfilter links */
+/* ops_attach.c: tracepoint, uprobe, netfilter and fprobe links */
 extern const struct fz_op fz_ops_attach[];
 extern const struct fz_op fz_ops_users[];
 /* ops_kfunc.c: BPF programs calling pea's kfuncs */
@@ -188,6 +200,7 @@ int fz_new_map(struct fz_rng *r, int name, __u32 max_entries, int *fd,
 int fz_new_output(struct fz_rng *r, int cpu, int *fd);
 int fz_debugfs_objects(long v[4]);
 int fz_have_netfilter(void);	/* PEA_MAP_IOC_ATTACH_NF can work */
+int fz_have_fprobe(void);	/* PEA_MAP_IOC_ATTACH_FPROBE can work */
 void fz_drain_all(struct fz_thread *t);	/* consume every idle ring */
 /* Wait until debugfs objects equal @base; false after @secs seconds. */
 bool fz_objects_wait(const long base[4], long now[4], int secs);

@@ -455,6 +455,12 @@ static int fz_run(void)
 				succ = false;
 				printf("# %s never succeeded\n", fz_ops[j]->name);
 			}
+		/* Only where the kernel has fprobes (else EOPNOTSUPP). */
+		if (!strcmp(fz_ops[j]->name, "attach_fprobe") && !op_ok[j] &&
+		    fz_have_fprobe()) {
+			succ = false;
+			printf("# %s never succeeded\n", fz_ops[j]->name);
+		}
 	}
 	printf("# seed %llu: %llu operations in %.1f s (%.0f/s), %llu succeeded, ",
 	       (unsigned long long)fz_opts.seed, (unsigned long long)total,

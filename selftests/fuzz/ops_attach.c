@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_fuzz: the producers beyond kprobes. Tracepoint, uprobe and
- * netfilter links attached with random attrs (filters, predicates on
+ * test_fuzz: the producers beyond kprobes. Tracepoint, uprobe, netfilter
+ * and fprobe links attached with random attrs (filters, predicates on
  * random offsets, kernel stacks, captures, ids, priorities, packet
- * lengths; on uprobes, random fetch chains and predicates on them), one
+ * lengths; on uprobes, random fetch chains and predicates on them; on
+ * tracepoints, chains from the event's fields and predicates on them), one
  * attr in four (uprobes: three) broken in a way the ioctl must refuse
  * with a known errno whatever else is random. Each link that attaches goes into the fd table, where
  * the other families read, ioctl and close it at random; the op then
@@ -44,6 +45,14 @@ static const char *const fz_events[] = {
 static pthread_mutex_t fz_attach_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool fz_attach_inited;
 static int fz_event_ids[FZ_NR_EVENTS];	/* 0: not in this kernel */
+
+/* Each event's integer and pointer fields: where a fetch chain may start. */
+#define FZ_FIELDS_MAX	8
+struct fz_field {
+	__u16 offset, size;
+};
+static struct fz_field fz_fields[FZ_NR_EVENTS][FZ_FIELDS_MAX];
+static unsigned int fz_nfields[FZ_NR_EVENTS];
 static __u64 fz_target_offset;		/* file offset of fz_uprobe_target */
 
 /* Where a uprobe may go; the op calls it after attaching. */
@@ -78,6 +87,38 @@ static int fz_read_event_id(const char *event)
 	return 0;
 }
 
+/*
+ * @event's fields of 1, 2, 4 or 8 bytes past the common ones that are no
+ * array or string in the entry, from its format, into fz_fields[@i].
+ */
+static void fz_read_fields(unsigned int i, const char *event)
+{
+	char path[256], line[512];
+	unsigned int off, size;
+	const char *decl;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/format",
+		 event);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && fz_nfields[i] < FZ_FIELDS_MAX) {
+		decl = strstr(line, "field:");
+		if (!decl || strchr(decl, '[') || strstr(decl, "__data_loc") ||
+		    strstr(decl, "__rel_loc") || strstr(decl, "common_"))
+			continue;
+		decl = strstr(decl, "offset:");
+		if (!decl || sscanf(decl, "offset:%u;\tsize:%u;", &off,
+				    &size) != 2 ||
+		    (size != 1 && size != 2 && size != 4 && size != 8))
+			continue;
+		fz_fields[i][fz_nfields[i]].offset = (__u16)off;
+		fz_fields[i][fz_nfields[i]++].size = (__u16)size;
+	}
+	fclose(f);
+}
+
 /* fz_uprobe_target's file offset, from the mapping that holds it. */
 static __u64 fz_find_target_offset(void)
 {
@@ -102,15 +143,59 @@ static __u64 fz_find_target_offset(void)
 	return off;
 }
 
+/* ---- fprobes ---- */
+
+/*
+ * Functions an fprobe link may go on: ordinary system-call paths with an
+ * ftrace location, none of which ftrace, kprobes, NMIs or printk call
+ * themselves (ops_prod.c's kprobe symbols, whole functions here).
+ */
+static const char *const fz_fp_symbols[] = {
+	"do_sys_openat2", "ksys_read", "ksys_write", "vfs_read", "vfs_write",
+	"__x64_sys_getpid", "__x64_sys_getppid", "__x64_sys_sched_yield",
+	"__x64_sys_close", "__x64_sys_ioctl", "do_sys_poll", "do_epoll_wait",
+};
+
+#define FZ_NR_FP_SYMBOLS ARRAY_SIZE(fz_fp_symbols)
+
+/* Those kallsyms has (a name it has not would be ENOENT first). */
+static const char *fz_fp_avail[FZ_NR_FP_SYMBOLS];
+static unsigned int fz_nr_fp_avail;
+
+static void fz_fp_find_symbols(void)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	bool seen[FZ_NR_FP_SYMBOLS] = { false };
+	FILE *f = fopen("/proc/kallsyms", "re");
+	unsigned int i;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3 ||
+		    (type != 't' && type != 'T'))
+			continue;
+		for (i = 0; i < FZ_NR_FP_SYMBOLS; i++)
+			if (!seen[i] && !strcmp(sym, fz_fp_symbols[i])) {
+				seen[i] = true;
+				fz_fp_avail[fz_nr_fp_avail++] = fz_fp_symbols[i];
+			}
+	}
+	if (f)
+		fclose(f);
+}
+
 static void fz_attach_init(void)
 {
 	unsigned int i;
 
 	pthread_mutex_lock(&fz_attach_init_lock);
 	if (!fz_attach_inited) {
-		for (i = 0; i < FZ_NR_EVENTS; i++)
+		for (i = 0; i < FZ_NR_EVENTS; i++) {
 			fz_event_ids[i] = fz_read_event_id(fz_events[i]);
+			fz_read_fields(i, fz_events[i]);
+		}
 		fz_target_offset = fz_find_target_offset();
+		fz_fp_find_symbols();
 		fz_attach_inited = true;
 	}
 	pthread_mutex_unlock(&fz_attach_init_lock);
@@ -195,11 +280,43 @@ static void fz_random_pred(struct fz_rng *r, struct pea_tp_pred *p)
 
 static __u64 fz_fit(__u64 v, __u8 type);
 
+/*
+ * A context term (PEA_TP_FIELD_CTX): the comm with a random string or
+ * pattern, or an id, the cgroup id or the CPU with an operand its width
+ * (4 bytes, the cgroup id 8) holds.
+ */
+static void fz_random_ctx_term(struct fz_rng *r, struct pea_tp_pred *p)
+{
+	static const __u8 ops[] = {
+		PEA_TP_OP_EQ, PEA_TP_OP_NE, PEA_TP_OP_LT, PEA_TP_OP_GT,
+		PEA_TP_OP_AND, PEA_PRED_OP_LE, PEA_PRED_OP_GE,
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->kind = PEA_TP_FIELD_CTX;
+	p->offset = 1 + (__u16)fz_below(r, PEA_FETCH_CTX_MAX);
+	if (p->offset == PEA_FETCH_CTX_COMM) {
+		p->op = fz_chance(r, 3) ? PEA_TP_OP_GLOB :
+			PEA_TP_OP_EQ + (__u8)fz_below(r, 2);
+		fz_fill(r, p->str, 1 + fz_below(r, 17));
+		p->str[PEA_TP_STR_MAX - 1] = 0;
+		return;
+	}
+	p->op = ops[fz_below(r, sizeof(ops))];
+	p->value = fz_chance(r, 2) ? fz_below(r, 4096) : fz_u64(r);
+	if (p->offset != PEA_FETCH_CTX_CGROUP)
+		p->value = fz_fit(p->value, PEA_FETCH_U32);
+}
+
 /* A filter program's term: a predicate whose operand its field holds. */
 static void fz_random_term(struct fz_rng *r, struct pea_tp_pred *p)
 {
 	__u8 type;
 
+	if (fz_chance(r, 4)) {
+		fz_random_ctx_term(r, p);
+		return;
+	}
 	fz_random_pred(r, p);
 	if (p->kind != PEA_TP_FIELD_UINT && p->kind != PEA_TP_FIELD_SINT)
 		return;
@@ -240,12 +357,19 @@ static __u32 fz_random_tp_prog(struct fz_rng *r, __u32 nt, struct pea_pred *p)
 	return depth == 1 ? n : 0;
 }
 
+static __u32 fz_random_tp_fetches(struct fz_rng *r, unsigned int ev,
+				  struct pea_fetch *f);
+static __u32 fz_random_preds(struct fz_rng *r, const struct pea_fetch *f,
+			     __u32 nf, struct pea_pred *p);
+
 static int op_attach_tp(struct fz_thread *t)
 {
 	struct fz_rng *r = &t->rng;
 	struct pea_tp_attr a;
 	struct pea_tp_pred terms[PEA_TP_TERM_MAX];
 	struct pea_pred prog[PEA_TP_PROG_MAX];
+	struct pea_fetch fetches[PEA_FETCH_MAX + 1];
+	struct pea_pred fpreds[PEA_PRED_MAX];
 	const char *invalid = NULL;
 	unsigned int ev = (unsigned int)fz_below(r, FZ_NR_EVENTS), i;
 	int fd;
@@ -266,6 +390,9 @@ static int op_attach_tp(struct fz_thread *t)
 	if (fz_chance(r, 3))
 		a.filter_tgid = fz_chance(r, 2) ? getpid() :
 			(__s32)fz_below(r, 100);
+	if (a.filter_tgid && fz_chance(r, 3))	/* the process's tree */
+		a.flags |= PEA_TP_F_DESCENDANTS |
+			   (fz_chance(r, 2) ? PEA_TP_F_DESC_ONLY : 0);
 	if (fz_chance(r, 4))
 		a.filter_cpu = (int)fz_below(r, fz_ncpu + 1) - 1;
 	if (fz_chance(r, 3))	/* unwound from every event's context */
@@ -284,9 +411,21 @@ static int op_attach_tp(struct fz_thread *t)
 		a.terms = a.nr_prog ? (__u64)(unsigned long)terms : 0;
 		a.prog = a.nr_prog ? (__u64)(unsigned long)prog : 0;
 	}
-	switch (fz_below(r, 60)) {	/* 15 broken cases of 60 */
+	if (fz_chance(r, 2)) {
+		/* Fetch chains from the event's fields, a predicate on them. */
+		a.nr_fetches = fz_random_tp_fetches(r, ev, fetches);
+		a.fetches = a.nr_fetches ? (__u64)(unsigned long)fetches : 0;
+		if (a.nr_fetches && fz_chance(r, 2)) {
+			a.nr_fetch_preds = fz_random_preds(r, fetches,
+							   a.nr_fetches,
+							   fpreds);
+			a.fetch_preds = a.nr_fetch_preds ?
+					(__u64)(unsigned long)fpreds : 0;
+		}
+	}
+	switch (fz_below(r, 66)) {	/* 20 broken cases of 66 */
 	case 0:
-		a.flags |= 1U << (2 + fz_below(r, 30));
+		a.flags |= fz_unknown_flag(r, 2, PEA_TP_FLAGS);
 		invalid = "unknown flag";
 		break;
 	case 1:
@@ -373,6 +512,41 @@ static int op_attach_tp(struct fz_thread *t)
 		a.prog = (__u64)(unsigned long)prog;
 		a.nr_prog = 1;
 		invalid = "a program and inline predicates";
+		break;
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+	case 19:
+		/* One fetch broken as the kernel must refuse it. */
+		memset(fetches, 0, sizeof(fetches));
+		fetches[0].base = PEA_FETCH_BASE_FIELD;
+		fetches[0].type = PEA_FETCH_U64;
+		fetches[0].field_offset = (__u16)(4096 + fz_below(r, 4096));
+		fetches[0].field_size = 8;
+		a.fetches = (__u64)(unsigned long)fetches;
+		a.nr_fetches = 1;
+		a.fetch_preds = 0;
+		a.nr_fetch_preds = 0;
+		invalid = "a field past any entry";
+		if (fz_chance(r, 2) && fz_nfields[ev]) {
+			fetches[0].field_offset = fz_fields[ev][0].offset;
+			fetches[0].field_size = 3;
+			invalid = "a field size of 3";
+		} else if (fz_chance(r, 2)) {
+			fetches[0].base = PEA_FETCH_BASE_ARG;
+			fetches[0].field_offset = 0;
+			fetches[0].field_size = 0;
+			invalid = "an argument base at a tracepoint";
+		} else if (fz_chance(r, 2)) {
+			for (i = 1; i <= PEA_FETCH_MAX; i++)
+				fetches[i] = fetches[0];
+			a.nr_fetches = PEA_FETCH_MAX + 1;
+			invalid = "nr_fetches past PEA_FETCH_MAX";
+		} else if (fz_chance(r, 2)) {
+			a.reserved3 = 1 + fz_u32(r) % 1000;
+			invalid = "reserved3";
+		}
 		break;
 	}
 	fd = fz_attach_cmd(r, PEA_MAP_IOC_ATTACH_TP, &a);
@@ -515,6 +689,53 @@ static __u32 fz_random_preds(struct fz_rng *r, const struct pea_fetch *f,
 	return depth == 1 ? n : 0;
 }
 
+/*
+ * Random fetch chains on event @ev's fields (PEA_FETCH_BASE_FIELD): a
+ * field of the event, up to PEA_FETCH_DEPTH_MAX pointer reads at random
+ * offsets from its value (pids, priorities and states: small numbers,
+ * read as user memory of whatever task hit it, fault-safe), random user
+ * bits over the reads, a random type and size within the byte budget;
+ * now and then the hit's task (PEA_FETCH_BASE_CTX) instead. Returns the
+ * fetches' count (0: the event has no such field).
+ */
+static __u32 fz_random_tp_fetches(struct fz_rng *r, unsigned int ev,
+				  struct pea_fetch *f)
+{
+	__u32 n, i, budget = 0;
+
+	if (!fz_nfields[ev])
+		return 0;
+	n = fz_random_fetches(r, f, false);
+	for (i = 0; i < n; i++) {
+		const struct fz_field *fl =
+			&fz_fields[ev][fz_below(r, fz_nfields[ev])];
+
+		f[i].flags &= ~PEA_FETCH_F_PTR32;	/* a probe's only */
+		if (fz_chance(r, 10)) {
+			memset(&f[i], 0, sizeof(f[i]));
+			f[i].base = PEA_FETCH_BASE_CTX;
+			f[i].arg = 1 + (__u8)fz_below(r, 3);	/* comm, tid, pid */
+			f[i].type = f[i].arg == PEA_FETCH_CTX_COMM ?
+				    PEA_FETCH_STR : PEA_FETCH_U32;
+			f[i].size = f[i].type == PEA_FETCH_STR ? 16 : 0;
+			budget += 16;
+			continue;
+		}
+		f[i].base = PEA_FETCH_BASE_FIELD;
+		f[i].arg = 0;
+		f[i].field_offset = fl->offset;
+		f[i].field_size = fl->size;
+		if (fz_chance(r, 2))
+			f[i].user = (__u8)fz_below(r, 1U << (f[i].nr_deref + 1));
+		/* An integer taken as it is reads nothing: no user bit there. */
+		if (f[i].type < PEA_FETCH_STR &&
+		    !(f[i].flags & PEA_FETCH_F_LOAD))
+			f[i].user &= (__u8)((1U << f[i].nr_deref) - 1);
+		budget += f[i].type >= PEA_FETCH_STR ? (f[i].size + 7U) & ~7U : 8;
+	}
+	return budget <= PEA_FETCH_DATA_MAX ? n : 1;
+}
+
 static int op_attach_uprobe(struct fz_thread *t)
 {
 	static const char self[] = "/proc/self/exe";
@@ -546,6 +767,9 @@ static int op_attach_uprobe(struct fz_thread *t)
 	if (fz_chance(r, 3))
 		a.filter_tgid = fz_chance(r, 2) ? getpid() :
 			(__s32)fz_below(r, 100);
+	if (a.filter_tgid && fz_chance(r, 3))	/* the process's tree */
+		a.flags |= PEA_UPROBE_F_DESCENDANTS |
+			   (fz_chance(r, 2) ? PEA_UPROBE_F_DESC_ONLY : 0);
 	if (fz_chance(r, 3)) {
 		a.capture_mode = 1 + (__u32)fz_below(r, 2);
 		a.capture_arg = (__u32)fz_below(r, 6);
@@ -568,7 +792,7 @@ static int op_attach_uprobe(struct fz_thread *t)
 	}
 	switch (fz_below(r, 36)) {	/* 12 broken cases of 36 */
 	case 0:
-		a.flags |= 1U << (2 + fz_below(r, 30));
+		a.flags |= fz_unknown_flag(r, 2, PEA_UPROBE_FLAGS);
 		invalid = "unknown flag";
 		want = EINVAL;
 		break;
@@ -776,9 +1000,176 @@ static int op_attach_nf(struct fz_thread *t)
 	return 0;
 }
 
+static void fz_fire_fprobe(void)
+{
+	char c;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	syscall(SYS_getpid);
+	syscall(SYS_getppid);
+	syscall(SYS_sched_yield);
+	if (fd >= 0) {
+		if (read(fd, &c, 1) < 0)
+			c = 0;
+		close(fd);
+	}
+}
+
+/*
+ * An fprobe link on 1..all of those functions, in a random order, entry
+ * or return, with random ids, filters, captures and stacks; one attr in
+ * four broken in a way pea_fprobe_attach() refuses with a known errno.
+ * A kernel without fprobe answers EOPNOTSUPP to all.
+ */
+static int op_attach_fprobe(struct fz_thread *t)
+{
+	struct fz_rng *r = &t->rng;
+	struct pea_fprobe_attr a;
+	char syms[FZ_NR_FP_SYMBOLS + 1][PEA_SYM_LEN];
+	unsigned int order[FZ_NR_FP_SYMBOLS], i, j, tmp;
+	const char *invalid = NULL;
+	unsigned int n;
+	int fd, want = 0;
+
+	fz_attach_init();
+	n = fz_nr_fp_avail;
+	if (n < 2)
+		return ENOENT;
+	if (fz_count_kind(FZ_LINK) >= FZ_MAX_LINKS)
+		return -EMLINK;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		j = (unsigned int)fz_below(r, i + 1);
+		tmp = order[i];
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	memset(syms, 0, sizeof(syms));
+	for (i = 0; i < n; i++)
+		snprintf(syms[i], PEA_SYM_LEN, "%s", fz_fp_avail[order[i]]);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PEA_FPROBE_F_CLOEXEC;
+	a.syms = (__u64)(unsigned long)syms;
+	a.nr_syms = 1 + (__u32)fz_below(r, n);
+	a.filter_cpu = -1;
+	if (fz_chance(r, 2)) {
+		a.flags |= PEA_FPROBE_F_RETURN;
+		a.maxactive = fz_chance(r, 2) ? 0 :
+			1 + (__u32)fz_below(r, 64);
+	}
+	if (fz_chance(r, 4))
+		a.id = fz_below(r, 1ULL << 62);
+	if (fz_chance(r, 4))
+		a.filter_tgid = fz_chance(r, 2) ? getpid() :
+			(__s32)fz_below(r, 100);
+	if (a.filter_tgid && fz_chance(r, 3))	/* the process's tree */
+		a.flags |= PEA_FPROBE_F_DESCENDANTS |
+			   (fz_chance(r, 2) ? PEA_FPROBE_F_DESC_ONLY : 0);
+	if (fz_chance(r, 4))
+		a.filter_cpu = (int)fz_below(r, fz_ncpu + 1) - 1;
+	if (fz_chance(r, 3)) {
+		a.capture_mode = 1 + (__u32)fz_below(r, 2);
+		a.capture_arg = (__u32)fz_below(r, 6);
+		a.capture_len = 1 + (__u32)fz_below(r, PEA_CAPTURE_MAX);
+		a.capture_flags = (__u32)fz_below(r, 2);
+	}
+	if (fz_chance(r, 3))
+		a.kstack_depth = 1 + (__u32)fz_below(r, PEA_KSTACK_MAX);
+	switch (fz_below(r, 48)) {	/* 12 broken cases of 48 */
+	case 0:
+		a.flags |= fz_unknown_flag(r, 2, PEA_FPROBE_FLAGS);
+		invalid = "unknown flag";
+		want = EINVAL;
+		break;
+	case 1:
+		a.nr_syms = 0;
+		invalid = "no functions";
+		want = EINVAL;
+		break;
+	case 2:
+		a.nr_syms = PEA_FPROBE_FUNCS_MAX + 1 + fz_u32(r) % 100000;
+		invalid = "nr_syms past PEA_FPROBE_FUNCS_MAX";
+		want = E2BIG;
+		break;
+	case 3:
+		a.flags |= PEA_FPROBE_F_RETURN;
+		a.maxactive = PEA_FPROBE_MAXACTIVE_MAX + 1 +
+			      fz_u32(r) % 1000000;
+		invalid = "maxactive past PEA_FPROBE_MAXACTIVE_MAX";
+		want = EINVAL;
+		break;
+	case 4:
+		a.flags &= ~PEA_FPROBE_F_RETURN;
+		a.maxactive = 1 + (__u32)fz_below(r, 64);
+		invalid = "maxactive on an entry link";
+		want = EINVAL;
+		break;
+	case 5:
+		a.filter_cpu = -2 - (int)fz_below(r, 100);
+		invalid = "filter_cpu";
+		want = EINVAL;
+		break;
+	case 6:
+		a.filter_tgid = -1 - (int)fz_below(r, 100);
+		invalid = "filter_tgid";
+		want = EINVAL;
+		break;
+	case 7:
+		a.nr_syms = 2 + (__u32)fz_below(r, n - 1);
+		a.id = ~0ULL - (__u64)fz_below(r, a.nr_syms - 1);
+		invalid = "id + nr_syms wrapping";
+		want = EINVAL;
+		break;
+	case 8:
+		a.nr_syms = 2 + (__u32)fz_below(r, n - 1);
+		memcpy(syms[a.nr_syms - 1], syms[fz_below(r, a.nr_syms - 1)],
+		       PEA_SYM_LEN);
+		invalid = "a function twice";
+		want = EINVAL;
+		break;
+	case 9:
+		memset(syms[fz_below(r, a.nr_syms)], 0, PEA_SYM_LEN);
+		invalid = "an empty name";
+		want = EINVAL;
+		break;
+	case 10:
+		memset(syms[fz_below(r, a.nr_syms)], 'f', PEA_SYM_LEN);
+		invalid = "an unterminated name";
+		want = EINVAL;
+		break;
+	case 11:
+		a.syms = (__u64)(unsigned long)fz_bad_ptr(r);
+		invalid = a.syms ? "syms a bad pointer" : "syms NULL";
+		want = a.syms ? EFAULT : EINVAL;
+		break;
+	}
+	fd = fz_attach_cmd(r, PEA_MAP_IOC_ATTACH_FPROBE, &a);
+	if (fd == FZ_NO_MAP)
+		return ENOENT;
+	if (!fz_have_fprobe()) {
+		if (fd >= 0)
+			close(fd);
+		return fz_expect("attach_fprobe", "a kernel without fprobe",
+				 fd < 0 ? -fd : 0, EOPNOTSUPP);
+	}
+	if (invalid) {
+		if (fd >= 0)
+			close(fd);
+		return fz_expect("attach_fprobe", invalid, fd < 0 ? -fd : 0,
+				 want);
+	}
+	if (fd < 0)
+		return -fd;
+	fz_keep_link(r, fd, fz_fire_fprobe);
+	return 0;
+}
+
 const struct fz_op fz_ops_attach[] = {
 	{ "attach_tp", op_attach_tp, 2, false },
 	{ "attach_uprobe", op_attach_uprobe, 2, false },
 	{ "attach_nf", op_attach_nf, 2, false },
+	{ "attach_fprobe", op_attach_fprobe, 2, false },
 	{ NULL, NULL, 0, false },
 };

@@ -8,6 +8,7 @@
  * flag or a reserved field EINVAL) the result is checked.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <linux/perf_event.h>
 #include <linux/pea.h>
 #include "fuzz.h"
+#include "../pt_fprobe.h"
 
 /* The attach commands as binaries built before kstack_depth encode them. */
 #define FZ_ATTACH_PROBE_VER0 \
@@ -35,6 +37,20 @@ int fz_have_netfilter(void)
 
 	if (have < 0)
 		have = stat("/proc/net/netfilter", &st) == 0;
+	return have;
+}
+
+/*
+ * Whether the kernel has fprobes (PEA_MAP_IOC_ATTACH_FPROBE works; else
+ * it answers EOPNOTSUPP before reading the attr): kallsyms names
+ * register_fprobe_ips (pt_fprobe.h).
+ */
+int fz_have_fprobe(void)
+{
+	static int have = -1;
+
+	if (have < 0)
+		have = pt_kernel_has_fprobe();
 	return have;
 }
 
@@ -408,13 +424,15 @@ static int op_map_ioctl(struct fz_thread *t)
 			PEA_MAP_IOC_LOOKUP, PEA_MAP_IOC_INFO,
 			PEA_MAP_IOC_ATTACH_PROBE, PEA_MAP_IOC_ATTACH_UPROBE,
 			PEA_MAP_IOC_ATTACH_NF, FZ_ATTACH_PROBE_VER0,
+			PEA_MAP_IOC_ATTACH_FPROBE,
 		};
 		unsigned long cmd = cmds[fz_below(r, ARRAY_SIZE(cmds))];
 
 		err = fz_ioctl(fd, cmd, fz_bad_ptr(r));
-		/* A kernel without netfilter refuses before reading. */
+		/* A kernel without netfilter or fprobe refuses before reading. */
 		fz_expect("map_ioctl", "bad pointer", err,
-			  cmd == PEA_MAP_IOC_ATTACH_NF && !fz_have_netfilter() ?
+			  (cmd == PEA_MAP_IOC_ATTACH_NF && !fz_have_netfilter()) ||
+			  (cmd == PEA_MAP_IOC_ATTACH_FPROBE && !fz_have_fprobe()) ?
 			  EOPNOTSUPP : EFAULT);
 		break;
 	}
@@ -425,6 +443,7 @@ static int op_map_ioctl(struct fz_thread *t)
 			PEA_MAP_IOC_ATTACH_PROBE, PEA_MAP_IOC_ATTACH_TP,
 			PEA_MAP_IOC_ATTACH_UPROBE, PEA_MAP_IOC_ATTACH_NF,
 			FZ_ATTACH_PROBE_VER0, FZ_ATTACH_TP_VER0,
+			PEA_MAP_IOC_ATTACH_FPROBE,
 		};
 		unsigned long cmd = fz_unknown_cmd(r, known, ARRAY_SIZE(known));
 
@@ -574,7 +593,7 @@ static int op_link_ioctl(struct fz_thread *t)
 		static const unsigned long known[] = {
 			PEA_LINK_IOC_INFO, PEA_LINK_IOC_AGG_CREATE,
 			PEA_LINK_IOC_AGG_READ, PEA_LINK_IOC_LAT_CREATE,
-			PEA_LINK_IOC_LAT_INFO,
+			PEA_LINK_IOC_LAT_INFO, PEA_LINK_IOC_AGG_SHARE,
 			/* the older sizes' numbers, answered too */
 			_IOC(_IOC_READ, PEA_IOC_MAGIC, 0x30,
 			     PEA_LINK_INFO_SIZE_VER0),
@@ -582,6 +601,10 @@ static int op_link_ioctl(struct fz_thread *t)
 			     PEA_AGG_ATTR_SIZE_VER0),
 			_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38,
 			     PEA_AGG_ATTR_SIZE_VER1),
+			_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38,
+			     PEA_AGG_ATTR_SIZE_VER2),
+			_IOC(_IOC_WRITE, PEA_IOC_MAGIC, 0x38,
+			     PEA_AGG_ATTR_SIZE_VER3),
 			_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39,
 			     PEA_AGG_READ_SIZE_VER0),
 			_IOC(_IOC_READ | _IOC_WRITE, PEA_IOC_MAGIC, 0x39,
@@ -613,7 +636,8 @@ static int op_link_ioctl(struct fz_thread *t)
 
 /*
  * A random aggregation table on a random link (random keys, values,
- * histograms and limits; refused with EINVAL, EOPNOTSUPP, E2BIG, EEXIST
+ * fetched values of the link's fetches, histograms and limits; refused
+ * with EINVAL, EOPNOTSUPP, E2BIG, EEXIST
  * or ENOMEM, nothing else), a broken attr (EINVAL, EFAULT), or a read
  * (and clear) into a random buffer: a read-and-clear returns a
  * generation no writer touches any more, so its hits must equal its
@@ -636,10 +660,40 @@ static int op_link_agg(struct fz_thread *t)
 	a.size = sizeof(a);
 	a.max_keys = 1 + (__u32)fz_below(r, fz_chance(r, 8) ? 70000 : 64);
 	for (i = 0; i < (int)fz_below(r, 4); i++)
-		a.keys[i] = (__u8)fz_below(r, 6);
-	a.value = (__u32)fz_below(r, 5);
+		a.keys[i] = (__u8)(fz_chance(r, 4) ? PEA_AGG_KEY_FETCH :
+				   fz_below(r, 6));
+	/* Wide keys (16 words), sometimes. */
+	if (fz_chance(r, 4))
+		a.flags |= PEA_AGG_F_WIDE_KEY;
+	/*
+	 * Fetched values: an index and a key size per fetch part, mostly in
+	 * range (a wide key's strings up to 120 bytes), sometimes set for a
+	 * part there is not.
+	 */
+	for (i = 0, k = 0; i < PEA_AGG_KEY_PARTS; i++) {
+		__u32 f = (__u32)fz_below(r, fz_chance(r, 8) ? 12 : 4);
+		__u32 size = fz_chance(r, 2) ? 0 :
+			     (__u32)fz_below(r, fz_chance(r, 8) ? 130 :
+					     a.flags & PEA_AGG_F_WIDE_KEY ?
+					     121 : 25);
+
+		if (a.keys[i] != PEA_AGG_KEY_FETCH && !fz_chance(r, 32))
+			continue;
+		if (!k) {
+			a.key_fetch = f;
+			a.key_fetch_size = size;
+		} else if (k < PEA_AGG_KEY_PARTS) {
+			a.key_fetch_more[k - 1] = f;
+			a.key_fetch_size_more[k - 1] = size;
+		}
+		k++;
+	}
+	/* Not PAIRED: op_link_lat's (it names a pair_fd). */
+	a.value = fz_chance(r, 6) ? PEA_AGG_VAL_FETCH : (__u32)fz_below(r, 5);
 	if (a.value == PEA_AGG_VAL_ARG)
 		a.val_arg = (__u32)fz_below(r, 6);
+	if (a.value == PEA_AGG_VAL_FETCH)
+		a.val_fetch = (__u32)fz_below(r, fz_chance(r, 8) ? 12 : 4);
 	if (a.value == PEA_AGG_VAL_FIELD) {
 		a.val_offset = (__u32)fz_below(r, 64);
 		a.val_size = 1U << fz_below(r, 4);
@@ -693,10 +747,16 @@ static int op_link_agg(struct fz_thread *t)
 		    rd.buf != (__u64)(uintptr_t)buf)
 			break;
 		for (k = 0; k < rd.nr_entries; k++) {
-			struct pea_agg_entry *e =
-				(void *)(buf + (size_t)k * rd.entry_size);
+			/* Either layout: the fields after the key. */
+			size_t key = rd.entry_size - 8ULL * rd.nr_buckets -
+				     (sizeof(struct pea_agg_entry) -
+				      8 * PEA_AGG_KEY_WORDS);
+			__u64 count;
 
-			sum += e->count;
+			memcpy(&count, buf + (size_t)k * rd.entry_size + key +
+			       offsetof(struct pea_agg_entry, count) -
+			       8 * PEA_AGG_KEY_WORDS, sizeof(count));
+			sum += count;
 		}
 		if (sum + rd.dropped + rd.errors + rd.unpaired != rd.hits)
 			fz_violation("link_agg",
@@ -708,6 +768,46 @@ static int op_link_agg(struct fz_thread *t)
 				     (unsigned long long)rd.hits);
 		break;
 	}
+	fz_fd_unlock(s);
+	return err;
+}
+
+/*
+ * A link shares another's table (PEA_LINK_IOC_AGG_SHARE): an fd of any
+ * kind, possibly closed meanwhile, or a bad number. Refused with EBADF,
+ * EINVAL, EOPNOTSUPP, ENOENT, EEXIST, ENOMEM or a stack depth's EOVERFLOW,
+ * nothing else; op_link_agg's reads and clears then run on shared
+ * tables, and closing either link leaves the other's table whole.
+ */
+static int op_link_agg_share(struct fz_thread *t)
+{
+	struct fz_rng *r = &t->rng;
+	int s = fz_fd_lock(r, FZ_LINK), err, fd, other;
+
+	if (s < 0)
+		return -ENOENT;
+	fd = fz_fds[s].fd;
+	switch (fz_below(r, 8)) {
+	case 0:
+		other = fz_chance(r, 2) ? -1 : (int)fz_u32(r);
+		break;
+	case 1:
+		other = fz_fd_peek(r, FZ_NONE);
+		break;
+	case 2:
+		other = fd;
+		break;
+	default:
+		other = fz_fd_peek(r, FZ_LINK);
+		break;
+	}
+	err = ioctl(fd, PEA_LINK_IOC_AGG_SHARE, other) ? errno : 0;
+	if (err && err != EBADF && err != EINVAL && err != EOPNOTSUPP &&
+	    err != ENOENT && err != EEXIST && err != EOVERFLOW &&
+	    err != ENOMEM)
+		fz_violation("link_agg_share", "errno %d", err);
+	if (other == fd && err != EINVAL)
+		fz_violation("link_agg_share", "itself: errno %d", err);
 	fz_fd_unlock(s);
 	return err;
 }
@@ -839,6 +939,7 @@ const struct fz_op fz_ops_obj[] = {
 	{ "event_ioctl", op_event_ioctl, 12, false },
 	{ "link_ioctl", op_link_ioctl, 3, false },
 	{ "link_agg", op_link_agg, 3, false },
+	{ "link_agg_share", op_link_agg_share, 2, false },
 	{ "link_lat", op_link_lat, 3, false },
 	{ "close", op_close, 6, false },
 	{ NULL, NULL, 0, false },

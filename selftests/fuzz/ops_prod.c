@@ -60,6 +60,9 @@ static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, const char **invali
 		a.id = fz_u64(r);
 	if (fz_chance(r, 4))
 		a.filter_tgid = fz_chance(r, 2) ? getpid() : (__s32)fz_below(r, 100);
+	if (a.filter_tgid && fz_chance(r, 3))	/* the process's tree */
+		a.flags |= PEA_PROBE_F_DESCENDANTS |
+			   (fz_chance(r, 2) ? PEA_PROBE_F_DESC_ONLY : 0);
 	if (fz_chance(r, 4))
 		a.filter_cpu = (int)fz_below(r, fz_ncpu + 1) - 1;
 	if (fz_chance(r, 3)) {
@@ -72,7 +75,7 @@ static struct pea_probe_attr fz_probe_attr(struct fz_rng *r, const char **invali
 		a.kstack_depth = 1 + (__u32)fz_below(r, PEA_KSTACK_MAX);
 	switch (fz_below(r, 16)) {
 	case 0:
-		a.flags |= 1U << (3 + fz_below(r, 29));
+		a.flags |= fz_unknown_flag(r, 3, PEA_PROBE_FLAGS);
 		*invalid = "unknown flag";
 		break;
 	case 1:

@@ -33,6 +33,11 @@
  *   --wall-offset-ns N  the CTF clock's offset to the epoch (default 0)
  *   --dry               build the events but write them nowhere (no
  *                       OUTPUT: the cost of the feeding alone)
+ *   --stacks            the kprobe with --kstack and --ustack: its even
+ *                       events carry a kernel stack of 2 frames and a
+ *                       user stack of 3 (0x4000n0, 0x5000n0, 0x6000n0),
+ *                       its odd ones 1 kernel frame and no user stack
+ *                       (a kernel thread's hit); unnamed, as addresses
  *   --snapshot N        write it as pea trace writes flight-recorder
  *                       snapshot N of a session with that OUTPUT
  *                       (trace_snapshot_open(): OUTPUT.N, or relayd's
@@ -136,7 +141,8 @@ int main(int argc, char **argv)
 	unsigned long events = 4000, pace = 0, live_ms = 100, kill_after = 0;
 	unsigned int snap = 0;
 	struct feed f = { 0 };
-	bool dry = false;
+	bool dry = false, stacks = false;
+	__u64 kst[2], ust[3];
 	int kill_pid = 0, rc = 0, i, a;
 	__u64 step, t_feed;
 	unsigned long n;
@@ -167,6 +173,11 @@ int main(int argc, char **argv)
 			snap = strtoul(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--dry")) {
 			dry = true;
+		} else if (!strcmp(argv[a], "--stacks")) {
+			stacks = true;
+			fmt[1].kstack = true;
+			fmt[1].kstack_depth = 2;
+			fmt[1].ustack = true;
 		} else if (!strcmp(argv[a], "--kill") && a + 2 < argc) {
 			kill_pid = atoi(argv[++a]);
 			kill_after = strtoul(argv[++a], NULL, 0);
@@ -243,6 +254,16 @@ int main(int argc, char **argv)
 		} else {
 			for (i = 0; i < 6; i++)
 				ev.rec.args[i] = n * 16 + i;
+		}
+		if (probe == 1 && stacks) {
+			kst[0] = 0xffffffff81000100ULL + n;
+			kst[1] = 0xffffffff81000200ULL + n;
+			ev.kstack = kst;
+			ev.kstack_nr = n % 2 ? 1 : 2;
+			for (i = 0; i < 3 && n % 2 == 0; i++)
+				ust[i] = 0x400000ULL + i * 0x100000 + n * 16;
+			ev.ustack = n % 2 ? NULL : ust;
+			ev.ustack_nr = n % 2 ? 0 : 3;
 		}
 		ev.ring = cpu;
 		ev.probe = probe;

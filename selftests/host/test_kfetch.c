@@ -8,7 +8,8 @@
  * of four pointer reads and the fifth refused, ret at a kretprobe only,
  * a bit field, a missing field and '.' on a register refused; then the
  * values of a block as text and JSON (an int, a string, a cut string, a
- * fault). TAP on stdout.
+ * fault); fixed arrays of integers and bools fetched whole and printed
+ * [v,v,...], one over 1024 bytes refused. TAP on stdout.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -223,6 +224,81 @@ static void test_print(void)
 	kfetch_release(&kf);
 }
 
+/*
+ * Fixed arrays fetched whole (PEA_FETCH_ARRAY), with another BTF:
+ * struct arrs { unsigned int v[4]; short w[3]; _Bool f[2]; int big[300]; };
+ * long pea_arr(struct arrs *a);
+ */
+static void test_array(void)
+{
+	struct btf *b = btf__new_empty();
+	struct ksig as;
+	struct kfetch kw, kf;
+	char why[256] = "";
+	__u64 blk[8];
+	struct pea_fetch_block *bl = (void *)blk;
+	__s16 w[3] = { -1, 2, 300 };
+	int u32, s16, bo, s32, s64, arrs, arrs_p, proto, err;
+
+	u32 = btf__add_int(b, "unsigned int", 4, 0);
+	s16 = btf__add_int(b, "short int", 2, BTF_INT_SIGNED);
+	bo = btf__add_int(b, "_Bool", 1, BTF_INT_BOOL);
+	s32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	s64 = btf__add_int(b, "long int", 8, BTF_INT_SIGNED);
+	btf__add_array(b, u32, u32, 4);		/* id 6 */
+	btf__add_array(b, u32, s16, 3);		/* id 7 */
+	btf__add_array(b, u32, bo, 2);		/* id 8 */
+	btf__add_array(b, u32, s32, 300);	/* id 9 */
+	arrs = btf__add_struct(b, "arrs", 1224);
+	btf__add_field(b, "v", 6, 0, 0);
+	btf__add_field(b, "w", 7, 128, 0);
+	btf__add_field(b, "f", 8, 176, 0);
+	btf__add_field(b, "big", 9, 192, 0);
+	arrs_p = btf__add_ptr(b, arrs);
+	proto = btf__add_func_proto(b, s64);
+	btf__add_func_param(b, "a", arrs_p);
+	btf__add_func(b, "pea_arr", BTF_FUNC_GLOBAL, proto);
+	memset(&as, 0, sizeof(as));
+	ok(!ksig_from_btf(b, "pea_arr", &as), "the arrays' BTF and pea_arr");
+	err = kfetch_parse(&as, "a->v", false, &kw, why, sizeof(why));
+	ok(!err && kw.f.type == PEA_FETCH_ARRAY && kw.f.size == 16 &&
+	   kw.f.offset[0] == 0 && !kw.f.flags && kw.nelem == 4 &&
+	   !strcmp(kw.type.name, "unsigned int"),
+	   "'a->v': an array of 4 unsigned ints, 16 bytes at 0 (%d %s)", err,
+	   why);
+	if (!err)
+		kfetch_release(&kw);
+	err = kfetch_parse(&as, "a->f", false, &kf, why, sizeof(why));
+	ok(!err && kf.f.type == PEA_FETCH_ARRAY && kf.f.size == 2 &&
+	   kf.f.offset[0] == 22 && kf.nelem == 2,
+	   "'a->f': 2 bools, 2 bytes at 22 (%d %s)", err, why);
+	err = kfetch_parse(&as, "a->big", false, &kw, why, sizeof(why));
+	ok(err == -EINVAL &&
+	   !strcmp(why, "'a->big': int[300] is 1200 bytes; a fetched array is 1..1024"),
+	   "'a->big' refused: more than 1024 bytes (%s)", why);
+	err = kfetch_parse(&as, "a->w", false, &kw, why, sizeof(why));
+	ok(!err && kw.f.size == 6 && kw.f.offset[0] == 16 && kw.nelem == 3,
+	   "'a->w': 3 shorts, 6 bytes at 16 (%d %s)", err, why);
+	memset(blk, 0, sizeof(blk));
+	bl->nr = 2;
+	bl->values[0] = (struct pea_fetch_value){ .offset = 32, .len = 6 };
+	memcpy((char *)bl + 32, w, 6);
+	bl->values[1] = (struct pea_fetch_value){ .offset = 40, .len = 2 };
+	memcpy((char *)bl + 40, "\1\0", 2);
+	bl->size = 48;
+	ok(!strcmp(put(&kw, bl, 0, false), "a->w=[-1,2,300]"),
+	   "short array text: %s", put(&kw, bl, 0, false));
+	ok(!strcmp(put(&kw, bl, 0, true), "\"a->w\":[-1,2,300]"),
+	   "short array JSON: %s", put(&kw, bl, 0, true));
+	ok(!strcmp(put(&kf, bl, 1, true), "\"a->f\":[true,false]"),
+	   "bool array JSON: %s", put(&kf, bl, 1, true));
+	kfetch_release(&kw);
+	kfetch_release(&kf);
+	ktype_release(&as.ret);
+	ktype_release(&as.params[0].type);
+	btf__free(b);
+}
+
 int main(void)
 {
 	struct btf *b = build();
@@ -230,6 +306,7 @@ int main(void)
 	ok(b && !ksig_from_btf(b, "pea_fn", &sig), "the test BTF and pea_fn");
 	test_resolve();
 	test_print();
+	test_array();
 	btf__free(b);
 	return host_tap_done();
 }

@@ -61,7 +61,8 @@ ok "$([ "$RC" = 0 ]; echo $?)" "pea trace --help exits 0" "exit $RC"
 has "$TMP/out" "usage: pea trace [OPTIONS] PROBE" "kprobe:SYMBOL[+OFFSET]" \
 	"kretprobe:SYMBOL" "--args" "--str ARGn" "--bytes ARGn:LEN" "--user" \
 	"--kernel" "--pid" "--cpu" "--duration" "--count" "--pages" "--json" \
-	"--flight-recorder" "--unordered" '"type":"summary"' "Exit status"
+	"--flight-recorder" "--unordered" "--no-children" "--no-fprobe" '"type":"summary"' \
+	"Exit status"
 ok $? "pea trace --help describes every option, the JSON lines and the exit statuses" \
 	"$(head -c 2000 "$TMP/out")"
 run --root help trace
@@ -107,6 +108,8 @@ usage "a power of two" trace kprobe:a --pages 0
 usage "--count '0'" trace kprobe:a --count 0
 usage "--duration '-1'" trace kprobe:a --duration -1
 usage "--pid 'x'" trace kprobe:a --pid x
+usage "--no-children goes with --pid or -- CMD" trace kprobe:a --no-children
+usage "--no-children goes with --pid or -- CMD" trace --off-cpu --no-children
 usage "this machine has CPUs 0.." trace kprobe:a --cpu 100000
 usage "--maxactive is for kretprobes and uretprobes" trace kprobe:a --maxactive 4
 usage "uprobe:/bin/x:fn: --maxactive is for kretprobes and uretprobes" trace uprobe:/bin/x:fn --maxactive 4
@@ -146,6 +149,9 @@ usage "comm twice" trace kprobe:pea_st_kstack_target --count-by comm,comm
 usage "a list of keys takes comm, pid, tid and cpu" trace kprobe:pea_st_kstack_target --count-by comm,ret
 usage "at most 4 words" trace kprobe:pea_st_kstack_target --count-by comm,pid,tid,cpu
 usage "a key after the last ','" trace kprobe:pea_st_kstack_target --count-by comm,
+usage "fetches ('join(argv)') are for kprobes, kretprobes (their types from BTF), tracepoints (from their fields), uprobes and uretprobes" trace netfilter:ipv4:LOCAL_IN 'join(argv)'
+usage "write sysenter:NAME, e.g. sysenter:openat" trace sysenter:
+usage "or sysenter:NAME" trace execve
 
 printf '1..%d\n' "$N"
 [ "$FAILED" = 0 ]

@@ -7,7 +7,10 @@
  * Linux's event filter; a comparison used twice is one term; numbers
  * checked against the field's width; the kernel's bounds (32 terms, 96
  * instructions, 16 values pending) and malformed expressions refused
- * with their messages. TAP on stdout.
+ * with their messages; context terms (ctx.comm, ctx.tid, ctx.pid,
+ * ctx.uid, ctx.gid, ctx.cgroup, ctx.cpu: PEA_TP_FIELD_CTX) alone and
+ * mixed with fields, a field named like one winning over Linux's generic
+ * comm and cpu. TAP on stdout.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -296,6 +299,94 @@ static void test_errors(void)
 	refused("dfd == 99999999999999999999", "'99999999999999999999' is not a number");
 }
 
+static void test_ctx(void)
+{
+	const char *num = "'ctx.pid' is a number: use ==, !=, <, <=, >, >= or &";
+
+	term("ctx.comm == \"bash\"", PEA_FETCH_CTX_COMM, 0, PEA_TP_FIELD_CTX,
+	     PEA_TP_OP_EQ, 0, "bash");
+	term("ctx.comm != 'a b'", PEA_FETCH_CTX_COMM, 0, PEA_TP_FIELD_CTX,
+	     PEA_TP_OP_NE, 0, "a b");
+	term("ctx.comm ~ \"py*\"", PEA_FETCH_CTX_COMM, 0, PEA_TP_FIELD_CTX,
+	     PEA_TP_OP_GLOB, 0, "py*");
+	term("ctx.tid == 42", PEA_FETCH_CTX_TID, 0, PEA_TP_FIELD_CTX,
+	     PEA_TP_OP_EQ, 42, "");
+	term("ctx.pid != 0x10", PEA_FETCH_CTX_PID, 0, PEA_TP_FIELD_CTX,
+	     PEA_TP_OP_NE, 16, "");
+	term("ctx.uid <= 4294967295", PEA_FETCH_CTX_UID, 0, PEA_TP_FIELD_CTX,
+	     PEA_PRED_OP_LE, 0xffffffff, "");
+	term("ctx.gid & -8", PEA_FETCH_CTX_GID, 0, PEA_TP_FIELD_CTX,
+	     PEA_TP_OP_AND, (__u64)-8, "");
+	term("ctx.cgroup == 0x100000000", PEA_FETCH_CTX_CGROUP, 0,
+	     PEA_TP_FIELD_CTX, PEA_TP_OP_EQ, 0x100000000ULL, "");
+	term("ctx.cgroup > 18446744073709551614", PEA_FETCH_CTX_CGROUP, 0,
+	     PEA_TP_FIELD_CTX, PEA_TP_OP_GT, ~1ULL, "");
+	term("ctx.cpu >= 1", PEA_FETCH_CTX_CPU, 0, PEA_TP_FIELD_CTX,
+	     PEA_PRED_OP_GE, 1, "");
+	/* The event's field named comm wins; ctx.comm is the task's. */
+	term("comm == \"x\"", 12, 16, PEA_TP_FIELD_STR, PEA_TP_OP_EQ, 0, "x");
+	term("ctx.comm == \"x\"", PEA_FETCH_CTX_COMM, 0, PEA_TP_FIELD_CTX,
+	     PEA_TP_OP_EQ, 0, "x");
+	/* Linux's generic fields where the event has none of the name. */
+	term("COMM == \"x\"", PEA_FETCH_CTX_COMM, 0, PEA_TP_FIELD_CTX,
+	     PEA_TP_OP_EQ, 0, "x");
+	term("cpu == 1", PEA_FETCH_CTX_CPU, 0, PEA_TP_FIELD_CTX, PEA_TP_OP_EQ,
+	     1, "");
+	term("CPU != 1", PEA_FETCH_CTX_CPU, 0, PEA_TP_FIELD_CTX, PEA_TP_OP_NE,
+	     1, "");
+	term("common_cpu < 2", PEA_FETCH_CTX_CPU, 0, PEA_TP_FIELD_CTX,
+	     PEA_TP_OP_LT, 2, "");
+	/* Mixed with fields: the field and ctx.comm are two terms. */
+	prog("ctx.comm == \"x\" && dfd > 3", "c0 c1 &", 2);
+	prog("!(ctx.uid == 0 || comm == \"x\") && ctx.comm ~ \"b*\"",
+	     "c0 c1 | ! c2 &", 3);
+	prog("comm == \"x\" || ctx.comm == \"x\" || comm == \"x\"",
+	     "c0 c1 | c0 |", 2);
+	prog("(ctx.tid == 1 || ctx.pid == 1) && (cpu == 0 || ctx.cpu == 0)",
+	     "c0 c1 | c2 c2 | &", 3);
+
+	refused("ctx.nosuch == 1",
+		"'ctx.nosuch': no such context value (ctx.comm, ctx.tid, ctx.pid, ctx.uid, ctx.gid, ctx.cgroup, ctx.cpu)");
+	refused("ctx. == 1", "expected a field name, '!' or '(' at 'ctx. == 1'");
+	refused("ctx.uid == -1",
+		"'ctx.uid': -1 is out of range (0..4294967295)");
+	refused("ctx.tid > 4294967296",
+		"'ctx.tid': 4294967296 is out of range (0..4294967295)");
+	refused("ctx.comm < \"a\"", "'ctx.comm' is a string: use ==, != or ~");
+	refused("ctx.comm & 1", "'ctx.comm' is a string: use ==, != or ~");
+	refused("ctx.pid ~ 1", num);
+	refused("ctx.pid == \"1\"", num);
+	refused("ctx.pid == abc", "'abc' is not a number");
+	refused("ctx.comm ~ \"kworker[0-9]*\"",
+		"'ctx.comm': a ~ pattern takes '*' and '?' only, not '[' or '\\' (Linux's glob_match() classes and escapes)");
+	refused("ctx.comm ~ \"!bash\"",
+		"'ctx.comm': a ~ pattern starting with '!' (Linux's negation): write !(ctx.comm ~ \"bash\")");
+	refused("ctx.comm == \"abc", "unterminated string");
+	refused("ctx.cgroup < \"/sys/fs/cgroup\"",
+		"ctx.cgroup takes == and != with a path");
+	refused("ctx.cgroup == \"/sys/fs/cgroup", "unterminated string");
+	refused("ctx.cgroup == \"/nonexistent-pea-cg\"",
+		"cgroup '/nonexistent-pea-cg': No such file or directory");
+	refused("ctx.cgroup != '/proc/version'",
+		"'/proc/version' is a file, not a cgroup directory");
+	refused("ctx.cgroup == \"/proc\"",
+		"'/proc' is not in a cgroup v2 file system");
+	refused("ctx.cpu == 1 && nosuch == 1", "pea_ev has no field 'nosuch'");
+
+	/* What the attach's EPERM and EINVAL messages ask. */
+	tp_filter_compile(&fmt, "dfd == 1 || comm == \"x\"", &f, msg, sizeof(msg));
+	ok(!tp_filter_has_ctx(&f, false) && !tp_filter_has_ctx(&f, true),
+	   "fields only: no context term");
+	tp_filter_compile(&fmt, "dfd == 1 || ctx.comm == \"x\"", &f, msg,
+			  sizeof(msg));
+	ok(tp_filter_has_ctx(&f, false) && !tp_filter_has_ctx(&f, true),
+	   "ctx.comm: a context term, not a credential");
+	tp_filter_compile(&fmt, "dfd == 1 || !(ctx.gid == 5)", &f, msg,
+			  sizeof(msg));
+	ok(tp_filter_has_ctx(&f, false) && tp_filter_has_ctx(&f, true),
+	   "ctx.gid: a credential term");
+}
+
 int main(void)
 {
 	const char *why = "";
@@ -308,5 +399,6 @@ int main(void)
 	test_terms();
 	test_bounds();
 	test_errors();
+	test_ctx();
 	return host_tap_done();
 }

@@ -117,9 +117,10 @@ int main(void)
 
 	/*
 	 * A tracepoint with a filter program: its user pointers are
-	 * __aligned_u64, so one layout (832 bytes) and one ioctl number.
+	 * __aligned_u64, so one layout (864 bytes, with the fetches) and
+	 * one ioctl number.
 	 */
-	PT_EQ(sizeof(ta), 832, "struct pea_tp_attr: 832 bytes here too");
+	PT_EQ(sizeof(ta), 864, "struct pea_tp_attr: 864 bytes here too");
 	memset(&ta, 0, sizeof(ta));
 	ta.size = sizeof(ta);
 	ta.flags = PEA_TP_F_CLOEXEC;

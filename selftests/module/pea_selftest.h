@@ -489,4 +489,25 @@ struct pea_st_lat {
 
 #define PEA_ST_IOC_LAT		_IOW(PEA_ST_MAGIC, 0x80, struct pea_st_lat)
 
+#define PEA_ST_FP_NR		8	/* pea_st_fp_0() .. pea_st_fp_7() */
+#define PEA_ST_FP_COUNT_MAX	1000000	/* calls of one function per ioctl */
+
+/*
+ * PEA_ST_IOC_FPROBE: for i in 0..PEA_ST_FP_NR-1, call pea_st_fp_<i>(@arg
+ * + k, i) for k = 0 .. @counts[i]-1 (each returns i * 1000 - (@arg + k)
+ * - i), then pea_st_nofp_notrace(@arg) and pea_st_nofp_blacklisted(@arg)
+ * once, and pea_st_fpn_outer(@arg + k) (which calls pea_st_fpn_inner(),
+ * so that two calls are in flight at once) for k = 0 .. @nested-1; @sum
+ * gets the sum of every return.
+ */
+struct pea_st_fprobe {
+	__u32 counts[PEA_ST_FP_NR];
+	__s64 arg;
+	__s64 sum;		/* out */
+	__u32 nested;
+	__u32 reserved;
+};
+
+#define PEA_ST_IOC_FPROBE	_IOWR(PEA_ST_MAGIC, 0x90, struct pea_st_fprobe)
+
 #endif /* _PEA_SELFTEST_H */

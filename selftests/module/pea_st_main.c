@@ -54,6 +54,7 @@
 #include "pea_st_drop.h"
 #include "pea_st_fetch.h"
 #include "pea_st_lat.h"
+#include "pea_st_fprobe.h"
 
 struct st_cpu {
 	struct hrtimer hrtimer;
@@ -1262,6 +1263,9 @@ static long st_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case PEA_ST_IOC_LAT:
 		err = st_lat(uarg);
+		break;
+	case PEA_ST_IOC_FPROBE:
+		err = st_fprobe(uarg);
 		break;
 	default:
 		err = st_order_ioctl(cmd, uarg);

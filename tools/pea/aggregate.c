@@ -29,6 +29,7 @@
 #include "ktypes.h"
 #include "aggregate.h"
 #include "stacks.h"
+#include "kfetch.h"
 
 #define HIST_BUCKETS	65	/* 0, then [2^k, 2^(k+1)) for k = 0..63 */
 #define HIST_BAR	40
@@ -47,6 +48,7 @@ enum agg_kind {
 	K_KSTACK,
 	K_MULTI,	/* --count-by comm,pid: context keys together */
 	K_PAIRED,	/* --latency: ns since the start probe's hit */
+	K_FETCH,	/* a fetch expression given after the probe */
 };
 
 #define MULTI_MAX	4	/* parts of a K_MULTI key */
@@ -78,6 +80,11 @@ struct count_ent {
  *          K_PID, K_TID, K_CPU); its key is their bytes in order, 16 for
  *          a comm, 8 for a number
  * @pword:  K_MULTI and @kern: each part's first word in the kernel's key
+ * @kf:     K_FETCH: the probe's fetch expression, @fidx its index; a
+ *          count key is its status, the failing read, then its bytes (an
+ *          integer's 8, zero-extended; a string's or array's own), as
+ *          fetch_key() makes it from a record and kern_fetch_key() from
+ *          the kernel's key
  */
 struct agg_table {
 	const char *text;
@@ -93,6 +100,8 @@ struct agg_table {
 	enum agg_kind parts[MULTI_MAX];
 	unsigned int pword[MULTI_MAX];
 	int nparts;
+	const struct kfetch *kf;
+	unsigned int fidx;
 	__u64 total;
 	/* histogram, and its values' sum, min and max (signed with @sgn) */
 	__u64 neg, b[HIST_BUCKETS];
@@ -100,6 +109,7 @@ struct agg_table {
 	__u64 *lb;
 	unsigned int nlb;
 	__u64 sum, vmin, vmax;
+	__u64 failed;	/* K_FETCH: hits whose fetch failed: no value */
 	/* count table */
 	struct count_ent *slots;
 	size_t nslots, nkeys;
@@ -113,6 +123,14 @@ struct agg {
 	struct agg_table *tabs;	/* [spec][probe], hist specs first */
 	int ntabs;
 	int *kfd;		/* per probe: its link with a kernel table, or -1 */
+	/*
+	 * --count-by probe with several probes: probe 0's link, whose table
+	 * every probe counts in (PEA_LINK_IOC_AGG_SHARE), keyed by probe and
+	 * the other tables' context keys (agg_kernel_shared()); else -1
+	 */
+	int share_fd;
+	struct pea_agg_attr share_attr;
+	int share_nparts;
 	__u64 lost;		/* records lost in the interval */
 	void *kbuf;		/* entries read from the kernel */
 	size_t kbuf_len;
@@ -132,9 +150,9 @@ struct agg {
 /* ---- parsing the keys ---- */
 
 static const char hist_keys[] =
-	"latency or ret (kretprobe, uretprobe), arg0..arg5 or a parameter's name (kprobe, uprobe), or a numeric field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
+	"latency or ret (kretprobe, uretprobe), arg0..arg5 or a parameter's name (kprobe, uprobe), an integer fetch expression given after the probe, or a numeric field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
 static const char count_keys[] =
-	"comm, pid, tid, cpu, probe, kstack, ret, arg0..arg5, a parameter's name (kprobe, kretprobe: from BTF), or a field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
+	"comm, pid, tid, cpu, probe, kstack, ret, arg0..arg5, a parameter's name (kprobe, kretprobe: from BTF), a fetch expression given after the probe, or a field of the tracepoint (a field wins over a key of its name; ctx.NAME is the key)";
 
 /* Context keys are spelled ctx.NAME where a tracepoint field is NAME. */
 #define CTX_PFX "ctx."
@@ -147,12 +165,17 @@ static bool is_argn(const char *s, unsigned int *n)
 	return true;
 }
 
+static bool fetch_is_bytes(__u8 ty);
+
 /*
  * --count-by comm,pid: context keys together (comm, pid, tid, cpu, each
  * once, as ctx.NAME too: a list names no field), at most 4 words as the
- * kernel's tables hold them (a comm is two). 0 or PEA_EXIT_USAGE.
+ * kernel's tables hold them (a comm is two); or with one fetch
+ * expression of the probe's (--count-by comm,filename: @t->kf, @t->fidx),
+ * at most the 16 words of a wide kernel key. 0 or PEA_EXIT_USAGE.
  */
-static int parse_multi(struct agg_table *t, const char *text)
+static int parse_multi(struct agg_table *t, const char *text,
+		       const struct trace_fmt *fmt)
 {
 	static const struct {
 		const char *name;
@@ -163,12 +186,15 @@ static int parse_multi(struct agg_table *t, const char *text)
 	};
 	const char *p = text, *e;
 	unsigned int words = 0;
+	bool fetch = false;
 	size_t i, n;
 	int j;
 
 	t->kind = K_MULTI;
 	while (*p) {
-		e = strchr(p, ',');
+		/* str(EXPR,N) has a ',' of its own. */
+		e = strncmp(p, "str(", 4) ? p : strchr(p, ')');
+		e = strchr(e ? e : p, ',');
 		n = e ? (size_t)(e - p) : strlen(p);
 		if (n > strlen(CTX_PFX) && !strncmp(p, CTX_PFX, strlen(CTX_PFX))) {
 			p += strlen(CTX_PFX);
@@ -177,18 +203,41 @@ static int parse_multi(struct agg_table *t, const char *text)
 		for (i = 0; i < sizeof(ctxk) / sizeof(ctxk[0]); i++)
 			if (strlen(ctxk[i].name) == n && !strncmp(p, ctxk[i].name, n))
 				break;
-		if (i == sizeof(ctxk) / sizeof(ctxk[0]))
-			return tool_usage("trace", "--count-by '%s': a list of keys takes comm, pid, tid and cpu, each once",
-					  text);
+		if (i == sizeof(ctxk) / sizeof(ctxk[0])) {
+			/* A fetch expression given after the probe, once. */
+			unsigned int f;
+
+			for (f = 0; f < fmt->nfetches; f++)
+				if (strlen(fmt->fetches[f].expr) == n &&
+				    !strncmp(fmt->fetches[f].expr, p, n))
+					break;
+			if (f == fmt->nfetches)
+				return tool_usage("trace", "--count-by '%s': a list of keys takes comm, pid, tid and cpu, each once, and one fetch expression given after the probe",
+						  text);
+			if (t->kf)
+				return tool_usage("trace", "--count-by '%s': one fetch expression per list",
+						  text);
+			if (t->nparts == MULTI_MAX)
+				return tool_usage("trace", "--count-by '%s': at most %d keys in a list",
+						  text, MULTI_MAX);
+			t->kf = &fmt->fetches[f];
+			t->fidx = f;
+			fetch = true;
+			words += 1 + (fetch_is_bytes(t->kf->f.type) ?
+				      (t->kf->f.size + 7) / 8 : 1);
+			t->parts[t->nparts++] = K_FETCH;
+			goto next;
+		}
 		for (j = 0; j < t->nparts; j++)
 			if (t->parts[j] == ctxk[i].kind)
 				return tool_usage("trace", "--count-by '%s': %s twice",
 						  text, ctxk[i].name);
 		words += ctxk[i].kind == K_COMM ? 2 : 1;
-		if (t->nparts == MULTI_MAX || words > 4)
+		if (t->nparts == MULTI_MAX || (!fetch && words > 4))
 			return tool_usage("trace", "--count-by '%s': at most 4 words of key (comm takes 2, pid, tid and cpu 1)",
 					  text);
 		t->parts[t->nparts++] = ctxk[i].kind;
+next:
 		if (!e)
 			break;
 		p = e + 1;
@@ -197,6 +246,46 @@ static int parse_multi(struct agg_table *t, const char *text)
 					  text);
 	}
 	return 0;
+}
+
+/* Whether fetch type @ty is a string or an array (a key of bytes). */
+static bool fetch_is_bytes(__u8 ty)
+{
+	return ty == PEA_FETCH_STR || ty == PEA_FETCH_ARRAY;
+}
+
+/*
+ * @text names one of probe @fmt's fetch expressions, as given after the
+ * probe: @t takes its value. A fetch expression wins over a parameter of
+ * the same name (it is what the events print). 1 if it did, 0 if @text
+ * is no fetch of @fmt's, or PEA_EXIT_USAGE.
+ */
+static int parse_fetch(struct agg_table *t, const char *text,
+		       const struct trace_fmt *fmt, bool hist)
+{
+	const struct kfetch *k;
+	unsigned int i;
+
+	for (i = 0; i < fmt->nfetches; i++)
+		if (!strcmp(fmt->fetches[i].expr, text))
+			break;
+	if (i == fmt->nfetches)
+		return 0;
+	k = &fmt->fetches[i];
+	if (k->join)
+		return tool_usage("trace", "%s '%s': join() prints a probe's strings; it is no key (one of them is: EXPR[N])",
+				  hist ? "--hist" : "--count-by", text);
+	if (hist && k->conv)
+		return tool_usage("trace", "--hist '%s': the kernel counts the value as it reads it, not as ntop(), ntohs(), ntohl() or bswap() print it (--count-by takes it)",
+				  text);
+	if (hist && fetch_is_bytes(k->f.type))
+		return tool_usage("trace", "--hist '%s': the fetch is %s; --hist takes a number",
+				  text, k->str ? "a string" : "an array");
+	t->kind = K_FETCH;
+	t->kf = k;
+	t->fidx = i;
+	t->sgn = k->f.type >= PEA_FETCH_S8 && k->f.type <= PEA_FETCH_S64;
+	return 1;
 }
 
 /* Set @t's key from @text for probe @fmt; 0 or PEA_EXIT_USAGE. */
@@ -211,8 +300,18 @@ static int parse_key(struct agg_table *t, const char *text,
 
 	t->text = text;
 	t->hist = hist;
+	/* Before lists: str(EXPR,N) has a ','. */
+	if (!ctx && fmt->nfetches) {
+		int rc = parse_fetch(t, text, fmt, hist);
+
+		if (rc)
+			return rc == 1 ? 0 : rc;
+	}
+	if (fmt->kind->args && !strncmp(text, "str(", 4))
+		return tool_usage("trace", "%s '%s': a fetch expression is a key when it is given after the probe too (pea trace %s '%s' %s '%s')",
+				  opt, text, fmt->probe, text, opt, text);
 	if (!hist && strchr(text, ','))
-		return parse_multi(t, text);
+		return parse_multi(t, text, fmt);
 	/*
 	 * A tracepoint's own fields win over the context keys of the same
 	 * name (sched_wakeup's comm is the woken task's, sys_exit's ret the
@@ -277,6 +376,10 @@ static int parse_key(struct agg_table *t, const char *text,
 	if (ctx)
 		return tool_usage("trace", "%s '%s': %s%s is not a context key (%s allows %s)",
 				  opt, t->text, CTX_PFX, text, opt, allowed);
+	if (fmt->kind->args &&
+	    (strstr(text, "->") || !strncmp(text, "str(", 4)))
+		return tool_usage("trace", "%s '%s': a fetch expression is a key when it is given after the probe too (pea trace %s '%s' %s '%s')",
+				  opt, text, fmt->probe, text, opt, text);
 	if (fmt->kind->args && fmt->sig)
 		return tool_usage("trace", "%s '%s': %s has no parameter '%s' (pea list -v shows them; %s allows %s)",
 				  opt, text, fmt->probe, text, opt, allowed);
@@ -419,6 +522,7 @@ int agg_new(struct agg **out, const struct agg_opts *o,
 	for (p = 0; p < nprobes; p++)
 		a->kfd[p] = -1;
 	a->lat_fd = -1;
+	a->share_fd = -1;
 	a->o = *o;
 	a->nprobes = nprobes;
 	a->probes = probes;
@@ -497,6 +601,69 @@ static __u64 load_int(const unsigned char *p, unsigned int size, bool sgn)
 	return v;
 }
 
+/*
+ * Fetch @t->fidx of @ev: its value's description and bytes; false if
+ * the event has no well-formed block with it.
+ */
+static bool fetch_val(const struct agg_table *t, const struct trace_event *ev,
+		      struct pea_fetch_value *v, const unsigned char **p)
+{
+	if (!ev->fetch ||
+	    !kfetch_block_ok(ev->fetch, ev->fetch_size, t->fidx + 1))
+		return false;
+	memcpy(v, ev->fetch + sizeof(struct pea_fetch_block) +
+	       t->fidx * sizeof(*v), sizeof(*v));
+	*p = ev->fetch + v->offset;
+	return true;
+}
+
+#define FETCH_KEY_MAX	(2 + AGG_STR_KEY_MAX)
+/* A K_MULTI key: 16 bytes per context part, a fetch's length and key. */
+#define MULTI_KEY_MAX	(MULTI_MAX * 16 + 2 + FETCH_KEY_MAX)
+
+/*
+ * A K_FETCH count key from its parts: the status, the failing read,
+ * then no bytes (a fault), the integer's 8 (zero-extended), or the
+ * string's or array's (at most AGG_STR_KEY_MAX, marked truncated past).
+ */
+static __u32 fetch_key_of(const struct agg_table *t, __u8 status, __u8 step,
+			  const unsigned char *p, __u32 len,
+			  unsigned char *out)
+{
+	__u64 raw = 0;
+
+	out[1] = status == PEA_FETCH_FAULT ? step : 0;
+	if (status == PEA_FETCH_FAULT) {
+		out[0] = status;
+		return 2;
+	}
+	if (!fetch_is_bytes(t->kf->f.type)) {
+		memcpy(&raw, p, len < 8 ? len : 8);
+		out[0] = PEA_FETCH_OK;
+		memcpy(out + 2, &raw, 8);
+		return 10;
+	}
+	if (len > AGG_STR_KEY_MAX) {
+		len = AGG_STR_KEY_MAX;
+		status = PEA_FETCH_TRUNCATED;
+	}
+	out[0] = status;
+	memcpy(out + 2, p, len);
+	return 2 + len;
+}
+
+/* @ev's K_FETCH count key into @out; 0 if it has none. */
+static __u32 fetch_key(const struct agg_table *t, const struct trace_event *ev,
+		       unsigned char *out)
+{
+	struct pea_fetch_value v;
+	const unsigned char *p;
+
+	if (!fetch_val(t, ev, &v, &p))
+		return 0;
+	return fetch_key_of(t, v.status, v.step, p, v.len, out);
+}
+
 /* The number @t keys on; false if @ev has none (a short raw entry). */
 static bool key_num(const struct agg_table *t, const struct trace_event *ev,
 		    __u64 *v)
@@ -530,6 +697,17 @@ static bool key_num(const struct agg_table *t, const struct trace_event *ev,
 			return false;
 		*v = load_int(ev->raw + fl->offset, fl->size, fl->is_signed);
 		return true;
+	case K_FETCH: {
+		struct pea_fetch_value fv;
+		const unsigned char *p;
+
+		/* A failed fetch has no value (the kernel: errors). */
+		if (!fetch_val(t, ev, &fv, &p) || fv.status != PEA_FETCH_OK ||
+		    !fv.len || fv.len > 8)
+			return false;
+		*v = load_int(p, fv.len, t->sgn);
+		return true;
+	}
 	default:
 		return false;
 	}
@@ -685,15 +863,29 @@ static void hist_stats(struct agg_table *t, __u64 sum, __u64 lo, __u64 hi,
 	t->sum += sum;	/* wraps past 64 bits */
 }
 
-/* A K_MULTI key's bytes: each part's, a comm as 16 bytes NUL-padded. */
+/*
+ * A K_MULTI key's bytes: each part's, a comm as 16 bytes NUL-padded, a
+ * fetch as the length of its count key (2 bytes) and that key
+ * (fetch_key_of()); 0 if the event has no fetch block for it.
+ */
 static __u32 multi_key(const struct agg_table *t, const struct trace_event *ev,
 		       unsigned char *out)
 {
-	__u32 len = 0;
+	__u32 len = 0, n;
+	__u16 n16;
 	__u64 v;
 	int i;
 
 	for (i = 0; i < t->nparts; i++) {
+		if (t->parts[i] == K_FETCH) {
+			n = fetch_key(t, ev, out + len + 2);
+			if (!n)
+				return 0;
+			n16 = (__u16)n;
+			memcpy(out + len, &n16, 2);
+			len += 2 + n;
+			continue;
+		}
 		if (t->parts[i] == K_COMM) {
 			memset(out + len, 0, 16);
 			memcpy(out + len, ev->rec.comm,
@@ -716,7 +908,7 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 
 	for (s = 0; s < nspecs; s++) {
 		struct agg_table *t = &a->tabs[s * a->nprobes + probe];
-		unsigned char mk[MULTI_MAX * 16];
+		unsigned char mk[MULTI_KEY_MAX];
 		const unsigned char *key;
 		__u32 len;
 		__u64 v;
@@ -726,8 +918,16 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 		if (t->unused || t->kern)
 			continue;
 		if (t->hist) {
-			if (!key_num(t, ev, &v))
+			if (!key_num(t, ev, &v)) {
+				struct pea_fetch_value fv;
+				const unsigned char *p;
+
+				if (t->kind == K_FETCH &&
+				    fetch_val(t, ev, &fv, &p) &&
+				    fv.status != PEA_FETCH_OK)
+					t->failed++;
 				continue;
+			}
 			hist_stats(t, v, v, v, 1);
 			t->total++;
 			if (t->lb)
@@ -740,6 +940,13 @@ void agg_add(struct agg *a, const struct trace_event *ev)
 		}
 		if (t->kind == K_MULTI) {
 			len = multi_key(t, ev, mk);
+			if (!len)
+				continue;
+			key = mk;
+		} else if (t->kind == K_FETCH) {
+			len = fetch_key(t, ev, mk);
+			if (!len)
+				continue;
 			key = mk;
 		} else if (t->kind == K_COMM) {
 			key = (const unsigned char *)ev->rec.comm;
@@ -781,20 +988,47 @@ static __u8 kern_key_of(enum agg_kind kind)
 		return PEA_AGG_KEY_CPU;
 	case K_KSTACK:
 		return PEA_AGG_KEY_KSTACK;
+	case K_FETCH:
+		return PEA_AGG_KEY_FETCH;
 	default:
 		return PEA_AGG_KEY_NONE;
 	}
 }
 
-/* The word of key part @k in the kernel key @keys, or -1 if absent. */
-static int kern_word(const __u8 *keys, int nparts, __u8 k)
+/*
+ * The kernel's key_fetch_size for fetch table @t: an integer's 0 (one
+ * word), a string's or array's bytes; -1 if they are more than a wide
+ * kernel key holds (PEA_AGG_WIDE_FETCH_KEY_MAX: the table stays with the
+ * records, which keep AGG_STR_KEY_MAX bytes). Past PEA_AGG_FETCH_KEY_MAX
+ * the table's key is wide (PEA_AGG_F_WIDE_KEY): a 64-byte str() is 9
+ * words.
+ */
+static int kern_fetch_size(const struct agg_table *t)
+{
+	if (!fetch_is_bytes(t->kf->f.type))
+		return 0;
+	return t->kf->f.size <= PEA_AGG_WIDE_FETCH_KEY_MAX ? t->kf->f.size :
+	       -1;
+}
+
+/* The words key part @k takes in the kernel's key of @at. */
+static int kern_part_words(const struct pea_agg_attr *at, __u8 k)
+{
+	if (k == PEA_AGG_KEY_FETCH)
+		return 1 + (at->key_fetch_size ?
+			    (at->key_fetch_size + 7) / 8 : 1);
+	return k == PEA_AGG_KEY_COMM ? 2 : 1;
+}
+
+/* The word of key part @k in the kernel key of @at, or -1 if absent. */
+static int kern_word(const struct pea_agg_attr *at, int nparts, __u8 k)
 {
 	int i, w = 0;
 
 	for (i = 0; i < nparts; i++) {
-		if (keys[i] == k)
+		if (at->keys[i] == k)
 			return w;
-		w += keys[i] == PEA_AGG_KEY_COMM ? 2 : 1;
+		w += kern_part_words(at, at->keys[i]);
 	}
 	return -1;
 }
@@ -807,6 +1041,8 @@ static __u8 kern_key(const struct agg_table *t)
 {
 	int j;
 
+	if (t->kf && kern_fetch_size(t) < 0)	/* K_FETCH, or a list's */
+		return PEA_AGG_KEY_NONE;
 	if (t->kind != K_MULTI)
 		return kern_key_of(t->kind);
 	for (j = 0; j < t->nparts; j++)
@@ -827,6 +1063,8 @@ static bool kern_hist_ok(const struct agg_table *t)
 {
 	if (t->kind == K_LATENCY || t->kind == K_PAIRED)
 		return true;
+	if (t->kind == K_FETCH)	/* an integer (parse_fetch()) */
+		return true;
 	if (t->kind == K_ARG)
 		return !t->ty && !t->sgn;
 	return t->kind == K_FIELD && t->field->kind == TPF_INT &&
@@ -835,17 +1073,24 @@ static bool kern_hist_ok(const struct agg_table *t)
 }
 
 /*
- * Whether count table @t's key parts are all in the kernel key @keys
- * (@nparts parts); sets where each part's words are (@t->pword).
+ * Whether count table @t's key parts are all in the kernel key of @at
+ * (@nparts parts), a fetch's as its own; sets where each part's words
+ * are (@t->pword).
  */
-static bool kern_fits(struct agg_table *t, const __u8 *keys, int nparts)
+static bool kern_fits(struct agg_table *t, const struct pea_agg_attr *at,
+		      int nparts)
 {
 	int np = t->kind == K_MULTI ? t->nparts : 1, j, w;
 
 	if (!kern_key(t))
 		return false;
+	/* Its fetch part (K_FETCH, or a list's) is the kernel key's one. */
+	if (t->kf &&
+	    (at->key_fetch != t->fidx ||
+	     (int)at->key_fetch_size != kern_fetch_size(t)))
+		return false;
 	for (j = 0; j < np; j++) {
-		w = kern_word(keys, nparts,
+		w = kern_word(at, nparts,
 			      kern_key_of(t->kind == K_MULTI ? t->parts[j] :
 					  t->kind));
 		if (w < 0)
@@ -858,6 +1103,143 @@ static bool kern_fits(struct agg_table *t, const __u8 *keys, int nparts)
 static struct agg_table *tab_of(struct agg *a, int s, int p)
 {
 	return &a->tabs[s * a->nprobes + p];
+}
+
+/*
+ * Whether the session counts in one kernel table shared by its probes:
+ * several probes, --count-by probe, no histogram, every other count table
+ * keyed by context keys only (comm, pid, tid, cpu, a list of them), which
+ * every kind with tables gives (netfilter has none). The probe table is
+ * then the shared table's entries summed per probe, and each probe's
+ * other tables its entries of that probe.
+ */
+static bool agg_shared(const struct agg *a)
+{
+	int s, p, nspecs = a->o.nhist + a->o.ncount;
+	bool probe = false;
+
+	if (a->nprobes < 2 || a->o.latency || a->o.nhist)
+		return false;
+	for (p = 0; p < a->nprobes; p++)
+		if (a->probes[p]->kind == &netfilter_kind)
+			return false;
+	for (s = 0; s < nspecs; s++) {
+		for (p = 0; p < a->nprobes; p++) {
+			const struct agg_table *t = &a->tabs[s * a->nprobes + p];
+
+			if (t->unused)
+				continue;
+			if (t->kind == K_PROBE) {
+				probe = true;
+				continue;
+			}
+			if ((t->kind != K_COMM && t->kind != K_PID &&
+			     t->kind != K_TID && t->kind != K_CPU &&
+			     t->kind != K_MULTI) || t->kf)
+				return false;
+		}
+	}
+	return probe;
+}
+
+/*
+ * The shared table's attr (agg_shared()): the probe's word first, then
+ * each context key the count tables take, once, in a wide key if they
+ * need more than four words (at most 1 + 2 + 1 + 1 + 1).
+ */
+static void shared_attr(struct agg *a, struct pea_agg_attr *attr,
+			int *nparts)
+{
+	int s, p, j, i, words = 1, nspecs = a->o.nhist + a->o.ncount;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->keys[0] = PEA_AGG_KEY_PROBE;
+	*nparts = 1;
+	for (s = 0; s < nspecs; s++) {
+		for (p = 0; p < a->nprobes; p++) {
+			const struct agg_table *t = tab_of(a, s, p);
+			int np = t->kind == K_MULTI ? t->nparts : 1;
+
+			if (t->unused || t->kind == K_PROBE)
+				continue;
+			for (j = 0; j < np; j++) {
+				__u8 k = kern_key_of(t->kind == K_MULTI ?
+						     t->parts[j] : t->kind);
+
+				for (i = 0; i < *nparts && attr->keys[i] != k;
+				     i++)
+					;
+				if (i < *nparts || *nparts == PEA_AGG_KEY_PARTS)
+					continue;
+				attr->keys[(*nparts)++] = k;
+				words += kern_part_words(attr, k);
+			}
+		}
+	}
+	if (words > PEA_AGG_KEY_WORDS)
+		attr->flags |= PEA_AGG_F_WIDE_KEY;
+	attr->max_keys = a->o.max_keys < PEA_AGG_MAX_KEYS ? a->o.max_keys :
+			 PEA_AGG_MAX_KEYS;
+}
+
+/*
+ * agg_kernel() of a session whose probes share one table: probe 0's link
+ * creates it, the others count in it. The tables it fills are marked
+ * @kern as each probe joins; a probe that cannot join is an error (every
+ * kind agg_shared() lets in gives these keys).
+ */
+static int agg_kernel_shared(struct agg *a, int p, int link_fd,
+			     bool no_records)
+{
+	int s, nspecs = a->o.nhist + a->o.ncount;
+	struct pea_agg_attr *attr = &a->share_attr;
+
+	if (p == 0) {
+		shared_attr(a, attr, &a->share_nparts);
+		if (no_records)
+			attr->flags |= PEA_AGG_F_NO_RECORDS;
+		if (ioctl(link_fd, PEA_LINK_IOC_AGG_CREATE, attr))
+			return -errno;	/* an older module: the records */
+		a->share_fd = link_fd;
+		a->kfd[0] = link_fd;
+	} else {
+		if (a->share_fd < 0)
+			return 0;
+		if (ioctl(link_fd, PEA_LINK_IOC_AGG_SHARE, a->share_fd)) {
+			int err = errno;
+
+			tool_err("%s: counting in the kernel table of %s: %s",
+				 a->probes[p]->probe, a->probes[0]->probe,
+				 strerror(err));
+			return -err;
+		}
+	}
+	for (s = 0; s < nspecs; s++) {
+		struct agg_table *t = tab_of(a, s, p);
+
+		if (t->unused)
+			continue;
+		if (t->kind == K_PROBE) {
+			/* Complete once the last probe counts in the kernel. */
+			if (p == a->nprobes - 1) {
+				tab_of(a, s, 0)->kern = true;
+				tab_of(a, s, 0)->kword = 0;
+			}
+			continue;
+		}
+		if (kern_fits(t, attr, a->share_nparts)) {
+			t->kern = true;
+			t->kword = t->pword[0];
+		}
+	}
+	return 0;
+}
+
+bool agg_kernel_needed(const struct agg *a, int p)
+{
+	return a && ((a->o.latency && p < 2) ||
+		     (p > 0 && a->share_fd >= 0));
 }
 
 int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
@@ -889,6 +1271,8 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 		a->lat_fd = link_fd;
 		return 0;
 	}
+	if (agg_shared(a))
+		return agg_kernel_shared(a, p, link_fd, no_records);
 	nspecs = a->o.nhist + a->o.ncount;
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -916,6 +1300,10 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 		} else if (hist->kind == K_ARG) {
 			attr.value = PEA_AGG_VAL_ARG;
 			attr.val_arg = hist->arg;
+		} else if (hist->kind == K_FETCH) {
+			/* Signed as the fetch's type, in the kernel too. */
+			attr.value = PEA_AGG_VAL_FETCH;
+			attr.val_fetch = hist->fidx;
 		} else {
 			attr.value = PEA_AGG_VAL_FIELD;
 			attr.val_offset = hist->field->offset;
@@ -934,25 +1322,35 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 			for (j = 0; j < np; j++) {
 				__u8 k = kern_key_of(t->kind == K_MULTI ?
 						     t->parts[j] : t->kind);
+				struct pea_agg_attr with = attr;
 
 				for (i = 0; i < nparts && attr.keys[i] != k;
 				     i++)
 					;
-				if (i < nparts)
+				/* One fetch per key: another's, records. */
+				if (i < nparts || nparts == PEA_AGG_KEY_PARTS)
 					continue;
-				if (words + (k == PEA_AGG_KEY_COMM ? 2 : 1) >
-				    PEA_AGG_KEY_WORDS)
+				if (k == PEA_AGG_KEY_FETCH) {
+					with.key_fetch = t->fidx;
+					with.key_fetch_size = kern_fetch_size(t);
+				}
+				if (words + kern_part_words(&with, k) >
+				    PEA_AGG_WIDE_KEY_WORDS)
 					continue;
+				attr = with;
 				attr.keys[nparts++] = k;
-				words += k == PEA_AGG_KEY_COMM ? 2 : 1;
+				words += kern_part_words(&attr, k);
 			}
 		}
 		if (!nparts)
 			return 0;
+		/* More than struct pea_agg_entry's four words: wide entries. */
+		if (words > PEA_AGG_KEY_WORDS)
+			attr.flags |= PEA_AGG_F_WIDE_KEY;
 		attr.max_keys = a->o.max_keys < PEA_AGG_MAX_KEYS ?
 				a->o.max_keys : PEA_AGG_MAX_KEYS;
 		/* Stacks: as many as keys, as deep as --kstack's. */
-		if (kern_word(attr.keys, nparts, PEA_AGG_KEY_KSTACK) >= 0) {
+		if (kern_word(&attr, nparts, PEA_AGG_KEY_KSTACK) >= 0) {
 			attr.max_stacks = attr.max_keys;
 			attr.stack_depth = a->probes[p]->kstack_depth ?
 					   a->probes[p]->kstack_depth :
@@ -967,7 +1365,7 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 			all = false;	/* --count-by probe: from records */
 		else if (!t->unused &&
 			 !(hist ? t == hist :
-			   !t->hist && kern_fits(t, attr.keys, nparts)))
+			   !t->hist && kern_fits(t, &attr, nparts)))
 			all = false;
 	}
 	if (all && no_records)
@@ -983,7 +1381,7 @@ int agg_kernel(struct agg *a, int p, int link_fd, bool no_records)
 		struct agg_table *t = tab_of(a, s, p);
 
 		if (t->unused || t->probe < 0 ||
-		    !kern_fits(t, attr.keys, nparts))
+		    !kern_fits(t, &attr, nparts))
 			continue;	/* no room in the key: from records */
 		t->kern = true;
 		t->kword = t->pword[0];
@@ -1042,9 +1440,32 @@ static const struct pea_agg_stack *kern_stack(const struct agg *a, __u64 id)
 	return NULL;
 }
 
-/* Add one kernel entry to the kernel tables of probe @p. */
-static void kern_add(struct agg *a, int p, const struct pea_agg_entry *e,
-		     __u32 nb)
+/*
+ * The count key (fetch_key_of()) of the fetch part at word @w of a
+ * kernel key of @kw words: the status word, then the bytes (see the
+ * uapi). Its length.
+ */
+static __u32 kern_fetch_key(const struct agg_table *t, const __u64 *key,
+			    __u32 kw, __u32 w, unsigned char *out)
+{
+	__u64 sw = key[w];
+	__u32 n = PEA_AGG_FETCH_KEY_LEN(sw);
+	__u32 room = (kw - w - 1) * 8;
+
+	return fetch_key_of(t, PEA_AGG_FETCH_KEY_STATUS(sw),
+			    PEA_AGG_FETCH_KEY_STEP(sw),
+			    (const unsigned char *)&key[w + 1],
+			    n < room ? n : room, out);
+}
+
+/*
+ * Add one kernel entry to the kernel tables of probe @p: its key of @kw
+ * words (PEA_AGG_KEY_WORDS, or PEA_AGG_WIDE_KEY_WORDS in a wide table's
+ * struct pea_agg_entry_wide), and its fields @e, as struct
+ * pea_agg_entry's after its key.
+ */
+static void kern_add(struct agg *a, int p, const __u64 *key, __u32 kw,
+		     const struct pea_agg_entry *e, __u32 nb)
 {
 	int s, nspecs = a->o.nhist + a->o.ncount;
 	__u32 b, len;
@@ -1053,6 +1474,8 @@ static void kern_add(struct agg *a, int p, const struct pea_agg_entry *e,
 	for (s = 0; s < nspecs; s++) {
 		struct agg_table *t = tab_of(a, s, p);
 
+		if (t->probe < 0)	/* one table for all probes */
+			t = tab_of(a, s, 0);
 		if (!t->kern)
 			continue;
 		if (t->hist) {
@@ -1073,29 +1496,44 @@ static void kern_add(struct agg *a, int p, const struct pea_agg_entry *e,
 			continue;
 		}
 		if (t->kind == K_MULTI) {
-			unsigned char mk[MULTI_MAX * 16];
+			unsigned char mk[MULTI_KEY_MAX];
 			int j;
 
 			for (j = 0, len = 0; j < t->nparts; j++) {
+				if (t->parts[j] == K_FETCH) {
+					__u32 n = kern_fetch_key(t, key, kw,
+								 t->pword[j],
+								 mk + len + 2);
+					__u16 n16 = (__u16)n;
+
+					memcpy(mk + len, &n16, 2);
+					len += 2 + n;
+					continue;
+				}
 				if (t->parts[j] == K_COMM) {
-					memcpy(mk + len, &e->key[t->pword[j]], 16);
+					memcpy(mk + len, &key[t->pword[j]], 16);
 					len += 16;
 				} else {
-					memcpy(mk + len, &e->key[t->pword[j]], 8);
+					memcpy(mk + len, &key[t->pword[j]], 8);
 					len += 8;
 				}
 			}
 			count_add(a, t, mk, len, e->count);
+		} else if (t->kind == K_FETCH) {
+			unsigned char fk[FETCH_KEY_MAX];
+
+			len = kern_fetch_key(t, key, kw, t->kword, fk);
+			count_add(a, t, fk, len, e->count);
 		} else if (t->kind == K_COMM) {
-			len = strnlen((const char *)&e->key[t->kword], 16);
-			count_add(a, t, (const unsigned char *)&e->key[t->kword],
+			len = strnlen((const char *)&key[t->kword], 16);
+			count_add(a, t, (const unsigned char *)&key[t->kword],
 				  len, e->count);
 		} else if (t->kind == K_KSTACK) {
 			const struct pea_agg_stack *st = kern_stack(a,
-							e->key[t->kword]);
+							key[t->kword]);
 
 			/* Id 0: no stack, as a record without one. */
-			if (e->key[t->kword] && !st) {
+			if (key[t->kword] && !st) {
 				t->other += e->count;
 				t->total += e->count;
 				continue;
@@ -1105,7 +1543,10 @@ static void kern_add(struct agg *a, int p, const struct pea_agg_entry *e,
 				  NULL, len > KEY_BYTES_MAX ? KEY_BYTES_MAX : len,
 				  e->count);
 		} else {
-			v = e->key[t->kword];
+			v = key[t->kword];
+			/* A probe's records carry its index + 1 (cmd_trace.c). */
+			if (t->kind == K_PROBE)
+				v--;
 			count_add(a, t, (const unsigned char *)&v, sizeof(v),
 				  e->count);
 		}
@@ -1117,7 +1558,7 @@ static void kern_collect(struct agg *a, int p)
 {
 	struct pea_agg_read r;
 	int s, nspecs = a->o.nhist + a->o.ncount;
-	__u32 i;
+	__u32 i, kw;
 
 	if (a->kfd[p] < 0)
 		return;
@@ -1161,14 +1602,44 @@ static void kern_collect(struct agg *a, int p)
 		return;
 	}
 	a->unpaired += r.unpaired;
-	for (i = 0; i < r.nr_entries; i++)
-		kern_add(a, p, (const struct pea_agg_entry *)
-			 ((const char *)a->kbuf + (size_t)i * r.entry_size),
-			 r.nr_buckets);
-	/* Hits whose key did not fit: the count tables' "other". */
+	/* The key's words: what the entry's size leaves after its fields. */
+	kw = (r.entry_size - 8ULL * r.nr_buckets -
+	      (sizeof(struct pea_agg_entry) - 8 * PEA_AGG_KEY_WORDS)) / 8;
+	if (r.nr_entries && kw != PEA_AGG_KEY_WORDS &&
+	    kw != PEA_AGG_WIDE_KEY_WORDS) {
+		tool_err("reading the kernel's table of %s: entries of %u bytes",
+			 a->probes[p]->probe, r.entry_size);
+		return;
+	}
+	for (i = 0; i < r.nr_entries; i++) {
+		const char *ent = (const char *)a->kbuf +
+				  (size_t)i * r.entry_size;
+		const __u64 *key = (const __u64 *)ent;
+		int pp = p;
+
+		/* A shared table: the probe is the key's first word. */
+		if (a->share_fd >= 0) {
+			if (!key[0] || key[0] > (__u64)a->nprobes)
+				continue;
+			pp = (int)key[0] - 1;
+		}
+		/* The fields after the key, where struct pea_agg_entry has them. */
+		kern_add(a, pp, key, kw, (const struct pea_agg_entry *)
+			 (ent + 8 * (kw - PEA_AGG_KEY_WORDS)), r.nr_buckets);
+	}
+	/* A fetch's hits without a value (the kernel's errors). */
+	for (s = 0; s < a->o.nhist; s++)
+		if (tab_of(a, s, p)->kern && tab_of(a, s, p)->kind == K_FETCH)
+			tab_of(a, s, p)->failed += r.errors;
+	/*
+	 * Hits whose key did not fit: the count tables' "other" (of a shared
+	 * table, whose probe is unknown: the probe table's).
+	 */
 	for (s = a->o.nhist; s < nspecs; s++) {
 		struct agg_table *t = tab_of(a, s, p);
 
+		if (a->share_fd >= 0 && t->kind != K_PROBE)
+			continue;
 		if (t->kern) {
 			t->other += r.dropped;
 			t->total += r.dropped;
@@ -1320,6 +1791,34 @@ static void lin_bounds(const struct agg *a, unsigned int i, __s64 *lo,
 	*hi = (__s64)((__u64)a->o.lin_min + (__u64)i * a->o.lin_step);
 }
 
+/*
+ * The names a tracepoint field's print fmt gives value @v (tpsym.c), in
+ * @buf, or NULL: not a field key, or no name applies.
+ */
+static const char *field_names(const struct agg *a, const struct agg_table *t,
+			       __u64 v, char *buf, size_t len)
+{
+	const struct tp_format *tp;
+
+	if (t->kind != K_FIELD || t->field->kind != TPF_INT || t->probe < 0)
+		return NULL;
+	tp = a->probes[t->probe]->tp;
+	return tp ? tp_sym_format(tp, t->field, v, buf, len) : NULL;
+}
+
+/*
+ * --lhist with a step of 1 on a field with names: a bucket holds one
+ * value, so it is labelled with that value's names too.
+ */
+static const char *lin_names(const struct agg *a, const struct agg_table *t,
+			     unsigned int i, char *buf, size_t len)
+{
+	if (a->o.lin_step != 1 || i == 0 || i == a->o.lin_n + 1)
+		return NULL;
+	return field_names(a, t, (__u64)(a->o.lin_min + (__s64)(i - 1)), buf,
+			   len);
+}
+
 static void lin_label(char *buf, size_t len, const struct agg *a,
 		      unsigned int i)
 {
@@ -1345,7 +1844,7 @@ static void lin_print_human(FILE *f, const struct agg *a,
 	unsigned int i, n = a->o.lin_n + 2;
 	int lo = -1, hi = -1;
 	__u64 max = 0;
-	char label[64];
+	char label[320], names[256];
 
 	for (i = 0; i < n; i++) {
 		if (!t->lb[i])
@@ -1358,6 +1857,9 @@ static void lin_print_human(FILE *f, const struct agg *a,
 	}
 	for (i = lo; lo >= 0 && (int)i <= hi; i++) {
 		lin_label(label, sizeof(label), a, i);
+		if (lin_names(a, t, i, names, sizeof(names)))
+			snprintf(label + strlen(label),
+				 sizeof(label) - strlen(label), " %s", names);
 		print_bar_line(f, label, t->lb[i], max);
 	}
 	put_stats_line(f, t);
@@ -1374,6 +1876,9 @@ static void hist_print_human(FILE *f, const struct agg *a,
 	fprintf(f, "%s: histogram of %s%s%s%s, %llu values",
 		probe_name(a, t), t->text, unit ? " (" : "", unit ? unit : "",
 		unit ? ")" : "", (unsigned long long)t->total);
+	if (t->failed)
+		fprintf(f, ", %llu without one (its fetch failed)",
+			(unsigned long long)t->failed);
 	put_origin(f, a, t);
 	if (t->kind == K_PAIRED)
 		lat_print_human(f, a);
@@ -1433,6 +1938,8 @@ static const char *key_source(const struct agg_table *t)
 	switch (t->kind) {
 	case K_FIELD:
 		return "field";
+	case K_FETCH:
+		return "fetch";
 	case K_LATENCY:
 	case K_PAIRED:
 	case K_RET:
@@ -1453,6 +1960,7 @@ static void lin_print_json(FILE *f, const struct agg *a,
 {
 	unsigned int i, n = a->o.lin_n + 2;
 	bool first = true;
+	char names[256];
 	__s64 lo, hi;
 
 	fprintf(f, ",\"linear\":{\"min\":%lld,\"max\":%lld,\"step\":%llu}",
@@ -1475,6 +1983,10 @@ static void lin_print_json(FILE *f, const struct agg *a,
 			fputs(",\"hi\":null", f);
 		else
 			fprintf(f, ",\"hi\":%lld", (long long)hi);
+		if (lin_names(a, t, i, names, sizeof(names))) {
+			fputs(",\"name\":", f);
+			json_put_str(f, names, strlen(names));
+		}
 		fprintf(f, ",\"count\":%llu}", (unsigned long long)t->lb[i]);
 	}
 	fputs("]}\n", f);
@@ -1501,6 +2013,8 @@ static void hist_print_json(FILE *f, const struct agg *a,
 	if (interval)
 		fprintf(f, ",\"interval\":%u", interval);
 	fprintf(f, ",\"count\":%llu", (unsigned long long)t->total);
+	if (t->kind == K_FETCH)
+		fprintf(f, ",\"failed\":%llu", (unsigned long long)t->failed);
 	if (t->total) {
 		fputs(",\"sum\":", f);
 		put_val(f, t, t->sum);
@@ -1549,6 +2063,7 @@ static __u64 ent_num(const struct count_ent *e)
 static bool key_is_num(const struct agg_table *t)
 {
 	return t->kind != K_COMM && t->kind != K_KSTACK && t->kind != K_MULTI &&
+	       t->kind != K_FETCH &&
 	       !(t->kind == K_FIELD && t->field->kind != TPF_INT);
 }
 
@@ -1564,6 +2079,18 @@ static int ent_cmp(const void *x, const void *y)
 
 	if (a->count != b->count)
 		return a->count > b->count ? -1 : 1;
+	if (sort_tab->kind == K_FETCH && a->len == 10 && b->len == 10 &&
+	    a->key[0] == PEA_FETCH_OK && b->key[0] == PEA_FETCH_OK) {
+		/* Two integers: by value, signed as the fetch's type. */
+		__u64 u = load_int(a->key + 2, kfetch_bytes(sort_tab->kf),
+				   sort_tab->sgn);
+		__u64 v = load_int(b->key + 2, kfetch_bytes(sort_tab->kf),
+				   sort_tab->sgn);
+
+		if (sort_tab->sgn)
+			return (__s64)u < (__s64)v ? -1 : (__s64)u > (__s64)v;
+		return u < v ? -1 : u > v;
+	}
 	if (key_is_num(sort_tab)) {
 		__u64 u = ent_num(a), v = ent_num(b);
 
@@ -1587,6 +2114,61 @@ static void put_text(FILE *f, const unsigned char *s, __u32 len)
 		else
 			fprintf(f, "\\x%02x", s[i]);
 	}
+}
+
+/*
+ * A fetch's key as its events print it (kfetch_put()): a failed one
+ * "(fault@STEP)" ({"fault":STEP}), a string cut "..." ({"str":...,
+ * "truncated":true}), an integer by its type.
+ */
+static void put_fetch_bytes(FILE *f, const struct agg_table *t,
+			    const unsigned char *key, __u32 len, bool json)
+{
+	const unsigned char *p = key + 2;
+	__u32 n = len - 2;
+	char buf[64];
+	__u64 raw;
+
+	if (key[0] == PEA_FETCH_FAULT) {
+		fprintf(f, json ? "{\"fault\":%u}" : "(fault@%u)", key[1]);
+		return;
+	}
+	if (t->kf->conv == KFETCH_NTOP) {
+		kfetch_ntop(p, fetch_is_bytes(t->kf->f.type) ? n : 4, buf,
+			    sizeof(buf));
+		if (json)
+			json_put_str(f, buf, strlen(buf));
+		else
+			fputs(buf, f);
+		return;
+	}
+	if (!fetch_is_bytes(t->kf->f.type)) {
+		memcpy(&raw, p, 8);
+		raw = kfetch_conv_int(t->kf, raw);
+		if (json)
+			ktype_put_json(f, &t->kf->type, raw);
+		else
+			fputs(ktype_format(&t->kf->type, raw, buf, sizeof(buf)),
+			      f);
+		return;
+	}
+	if (json) {
+		if (key[0] == PEA_FETCH_TRUNCATED)
+			fputs("{\"str\":", f);
+		json_put_str(f, p, n);
+		if (key[0] == PEA_FETCH_TRUNCATED)
+			fputs(",\"truncated\":true}", f);
+		return;
+	}
+	put_text(f, p, n);
+	if (key[0] == PEA_FETCH_TRUNCATED)
+		fputs("...", f);
+}
+
+static void put_fetch_key(FILE *f, const struct agg_table *t,
+			  const struct count_ent *e, bool json)
+{
+	put_fetch_bytes(f, t, e->key, e->len, json);
 }
 
 /* A key as text: JSON (a value) or for the columns. */
@@ -1624,6 +2206,15 @@ static void put_key(FILE *f, struct agg *a, const struct agg_table *t,
 		for (k = 0; k < t->nparts; k++) {
 			if (k)
 				fputs(json ? "," : " ", f);
+			if (t->parts[k] == K_FETCH) {
+				__u16 n16;
+
+				memcpy(&n16, e->key + off, 2);
+				put_fetch_bytes(f, t, e->key + off + 2, n16,
+						json);
+				off += 2 + n16;
+				continue;
+			}
 			if (t->parts[k] == K_COMM) {
 				__u32 n = strnlen((const char *)e->key + off, 16);
 
@@ -1641,6 +2232,10 @@ static void put_key(FILE *f, struct agg *a, const struct agg_table *t,
 		fputs(json ? "]" : "", f);
 		return;
 	}
+	if (t->kind == K_FETCH) {
+		put_fetch_key(f, t, e, json);
+		return;
+	}
 	if (!key_is_num(t)) {
 		if (json)
 			json_put_str(f, e->key, e->len);
@@ -1649,7 +2244,18 @@ static void put_key(FILE *f, struct agg *a, const struct agg_table *t,
 		return;
 	}
 	v = ent_num(e);
-	if (t->kind == K_PROBE) {
+	if (!json && field_names(a, t, v, sym, sizeof(sym))) {
+		/* The names the print fmt gives it, as the event prints. */
+		put_text(f, (const unsigned char *)sym, strlen(sym));
+		/*
+		 * Bits the call's mask drops (sched_switch's preempted 256,
+		 * "R" as 0 is): the number keeps the rows apart.
+		 */
+		if ((v & ~t->field->sym_mask) && t->sgn)
+			fprintf(f, " (%lld)", (long long)v);
+		else if (v & ~t->field->sym_mask)
+			fprintf(f, " (%llu)", (unsigned long long)v);
+	} else if (t->kind == K_PROBE) {
 		const char *p = v < (__u64)a->nprobes ?
 				a->probes[v]->probe : "?";
 
@@ -1673,6 +2279,20 @@ static void put_key(FILE *f, struct agg *a, const struct agg_table *t,
 	} else {
 		fprintf(f, "%llu", (unsigned long long)v);
 	}
+}
+
+/* JSON: a field key with names has them in "key_name", as events do. */
+static void put_key_names_json(FILE *f, struct agg *a,
+			       const struct agg_table *t,
+			       const struct count_ent *e)
+{
+	char names[256];
+
+	if (!key_is_num(t) || !field_names(a, t, ent_num(e), names,
+					   sizeof(names)))
+		return;
+	fputs(",\"key_name\":", f);
+	json_put_str(f, names, strlen(names));
 }
 
 static void count_print(FILE *f, struct agg *a, const struct agg_table *t,
@@ -1714,6 +2334,7 @@ static void count_print(FILE *f, struct agg *a, const struct agg_table *t,
 		for (i = 0; i < top; i++) {
 			fputs(i ? ",{\"key\":" : "{\"key\":", f);
 			put_key(f, a, t, rows[i], true);
+			put_key_names_json(f, a, t, rows[i]);
 			fprintf(f, ",\"count\":%llu}",
 				(unsigned long long)rows[i]->count);
 		}
@@ -1818,6 +2439,7 @@ static void table_reset(struct agg_table *t)
 	size_t i;
 
 	t->total = 0;
+	t->failed = 0;
 	t->sum = 0;
 	t->vmin = 0;
 	t->vmax = 0;

@@ -92,6 +92,12 @@ void agg_add(struct agg *a, const struct trace_event *ev);
  * error (no records give it); probe 0 is to be set up first.
  */
 int agg_kernel(struct agg *a, int p, int link_fd, bool no_records);
+/*
+ * Whether probe @p's agg_kernel() failing is the session's failure: the
+ * --latency pair, and a probe that was to count in the table its probes
+ * share (--count-by probe), whose table would otherwise miss its hits.
+ */
+bool agg_kernel_needed(const struct agg *a, int p);
 
 /* Before probe @p's link is closed: read what its kernel table holds. */
 void agg_kernel_detach(struct agg *a, int p);

@@ -24,15 +24,25 @@
  * process (comm), the user frames from the outermost, then the kernel
  * frames from the outermost.
  *
- * With -- CMD, -p of a single-threaded process, or --kernel-only, the
+ * With -- CMD, -p of a single-threaded process, or the whole system, the
  * kernel counts the samples itself where it can: a table on the
  * sampler's link keyed by comm and the stacks
  * (PEA_AGG_KEY_COMM, _KSTACK, _USTACK, no records: no ring can lose a
  * sample), read and cleared every second and at the end; each of its
  * entries is a sample with a weight. The summary then says "complete
- * (in-kernel)". Without the table (an older module, no memory), or for
- * the whole system with user stacks (a key of comm, pid and two stacks
- * does not fit the kernel's four words), the records as above.
+ * (in-kernel)". For the whole system with user stacks the key is the
+ * process instead of the comm (comm, pid and two stacks would be five
+ * words, where the kernel takes four), read every 200 ms: a process's
+ * comm and maps are read at its first entry. Without the table (an older
+ * module, no memory), the records as above.
+ *
+ * --call-graph dwarf[,SIZE] asks the kernel for each sample's user
+ * registers and the top SIZE bytes of its user stack instead of a user
+ * stack by frame pointers (PEA_SAMPLE_F_USER_REGS, as perf record
+ * --call-graph dwarf), and unwinds them with libdw when the record is
+ * read (udwunw.c), with the process's maps as they were snapshotted for
+ * naming; the record's copy is then dropped, only the frames are kept.
+ * The kernel cannot count such stacks, so the records count.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -51,6 +61,7 @@
 #include "libpea.h"
 #include "pea_tool.h"
 #include "stacks.h"
+#include "udwunw.h"
 #include "usym.h"
 
 #define PROFILE_HZ_DEFAULT	99
@@ -61,6 +72,12 @@
 #define FRAME_LEN		256	/* a frame's name, at most */
 #define PROFILE_GENS_MAX	64	/* -p: programs whose maps are kept apart */
 #define PROFILE_KEYS		4096	/* the kernel table's keys and stacks */
+#define PROFILE_STACK_USER	8192	/* --call-graph dwarf: perf's default */
+/* Its most: a record with PROFILE_DEPTH kernel frames and the registers. */
+#define PROFILE_STACK_ROOM	((PEA_SAMPLE_RECORD_MAX - \
+				  sizeof(struct pea_sample_record) - \
+				  PROFILE_DEPTH * sizeof(__u64) - \
+				  sizeof(struct pea_user_regs)) & ~7UL)
 
 struct prof_sample {
 	int pid, tgid;
@@ -71,18 +88,36 @@ struct prof_sample {
 	__u64 weight;		/* samples (a kernel table's entry: its count) */
 };
 
+/*
+ * /proc/PID/stat's fields of a memory's layout, which an exec sets anew
+ * (randomised: the code of a PIE, the stack, the heap, the arguments):
+ * startcode, endcode, startstack, then start_data .. env_end.
+ */
+#define PROF_LAYOUT_N	10
+
 /* -p: the program the process runs, from one exec to the next. */
 struct prof_gen {
 	dev_t dev;		/* /proc/PID/exe's file */
 	ino_t ino;
+	unsigned long long layout[PROF_LAYOUT_N];	/* and its memory */
 	char comm[16];		/* the comm it gave the process */
 	int key;		/* its maps' key in usyms: the pid while current */
+};
+
+/* kern_wide: a process's comm, read when its first entry is. */
+struct prof_comm {
+	int tgid;
+	char comm[16];
 };
 
 struct profiler {
 	unsigned int hz, top, pages;
 	double secs;		/* 0: until the end (or Ctrl-C) */
 	bool kernel_only, user_only;
+	bool dwarf;		/* --call-graph dwarf */
+	unsigned int stack_user;	/* its SIZE */
+	struct udwunw *uw;
+	__u64 uregs_missing;	/* dwarf: user samples without registers */
 	int pid;		/* -p */
 	char **cmd;		/* -- CMD */
 	const char *folded, *svg, *build_ids;
@@ -91,6 +126,9 @@ struct profiler {
 	size_t nlinks;
 	unsigned int kdepth, udepth;	/* the sampler's stack depths */
 	bool kern;		/* the kernel counts (a table on the link) */
+	bool kern_wide;		/* ... keyed by process: every task's */
+	struct prof_comm *comms;	/* kern_wide: each process's comm */
+	size_t ncomms;
 	bool records;		/* --records: it does not */
 	__u64 wsum;		/* samples kept: the weights' sum */
 	__u64 khits, kdropped, kstack_dropped, kerrors;
@@ -124,6 +162,7 @@ static int prof_help(void)
 	printf("usage: pea profile [-F HZ] [-p PID | -- CMD [ARG...]] [-d SECONDS]\n"
 	       "                   [--kernel-only | --user-only] [--top N] [--pages N]\n"
 	       "                   [--folded FILE] [--svg FILE] [--build-ids FILE]\n"
+	       "                   [--call-graph fp|dwarf[,SIZE]]\n"
 	       "\n"
 	       "Sample on-CPU stacks (cpu-clock at HZ per CPU, default %u) of a process\n"
 	       "(-p), of a command the tool runs (--), or of every task, for SECONDS or\n"
@@ -142,21 +181,52 @@ static int prof_help(void)
 	       "      --build-ids FILE write the build-ids of the files user frames\n"
 	       "                       were in, \"HEX PATH\" (as perf buildid-list)\n"
 	       "      --records        count from records even where the kernel can\n"
-	       "                       (-p, -- or --kernel-only: the kernel counts:\n"
+	       "                       (-p, --, every CPU: the kernel counts:\n"
 	       "                       \"complete (in-kernel)\", no ring to lose them)\n"
+	       "      --call-graph fp|dwarf[,SIZE]\n"
+	       "                       user stacks by frame pointers (fp, default), or\n"
+	       "                       unwound with libdw from a copy of the top SIZE\n"
+	       "                       bytes of the user stack (default %u, at most\n"
+	       "                       %u) and the user registers, as perf record\n"
+	       "                       --call-graph dwarf: code without frame pointers\n"
 	       "\n"
 	       "Privilege: as perf record -a: CAP_PERFMON, or perf_event_paranoid <= 0\n"
 	       "(Debian's default 3: CAP_SYS_ADMIN); see docs/profiling.md.\n"
-	       "User frames are walked by frame pointers: code built without them shows\n"
-	       "short stacks.\n",
-	       PROFILE_HZ_DEFAULT, PROFILE_TOP_DEFAULT, PROFILE_PAGES_DEFAULT);
+	       "User frames are walked by frame pointers unless --call-graph dwarf: code\n"
+	       "built without them then shows short stacks.\n",
+	       PROFILE_HZ_DEFAULT, PROFILE_TOP_DEFAULT, PROFILE_PAGES_DEFAULT,
+	       PROFILE_STACK_USER, PEA_STACK_USER_MAX);
 	return PEA_EXIT_OK;
+}
+
+/* "fp", "dwarf" or "dwarf,SIZE" (rounded up to 8 bytes, as perf). */
+static int prof_parse_call_graph(struct profiler *p, const char *arg)
+{
+	unsigned int v;
+
+	if (!strcmp(arg, "fp")) {
+		p->dwarf = false;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		return -1;
+	p->dwarf = true;
+	p->stack_user = PROFILE_STACK_USER;
+	if (!arg[5])
+		return 0;
+	if (tool_parse_uint(arg + 6, PEA_STACK_USER_MAX, &v) || !v)
+		return -1;
+	p->stack_user = (v + 7) & ~7U;
+	/* As perf, cut to what a record with the kernel stack holds. */
+	if (p->stack_user > PROFILE_STACK_ROOM)
+		p->stack_user = PROFILE_STACK_ROOM;
+	return 0;
 }
 
 static int prof_parse(struct profiler *p, int argc, char **argv)
 {
 	enum { O_KONLY = 256, O_UONLY, O_TOP, O_PAGES, O_FOLDED, O_SVG,
-	       O_RECORDS, O_BUILD_IDS };
+	       O_RECORDS, O_BUILD_IDS, O_CALL_GRAPH };
 	static const struct option opts[] = {
 		{ "freq", required_argument, NULL, 'F' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -169,6 +239,7 @@ static int prof_parse(struct profiler *p, int argc, char **argv)
 		{ "svg", required_argument, NULL, O_SVG },
 		{ "records", no_argument, NULL, O_RECORDS },
 		{ "build-ids", required_argument, NULL, O_BUILD_IDS },
+		{ "call-graph", required_argument, NULL, O_CALL_GRAPH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -225,6 +296,12 @@ static int prof_parse(struct profiler *p, int argc, char **argv)
 		case O_BUILD_IDS:
 			p->build_ids = optarg;
 			break;
+		case O_CALL_GRAPH:
+			if (prof_parse_call_graph(p, optarg))
+				return tool_usage("profile",
+						  "bad --call-graph '%s' (fp, dwarf or dwarf,SIZE with SIZE 8..%u)",
+						  optarg, PEA_STACK_USER_MAX);
+			break;
 		case 'h':
 			prof_help();
 			return -1;
@@ -238,6 +315,8 @@ static int prof_parse(struct profiler *p, int argc, char **argv)
 					  argv[optind]);
 		p->cmd = argv + optind;
 	}
+	if (p->dwarf && p->kernel_only)
+		return tool_usage("profile", "--call-graph dwarf unwinds user stacks, which --kernel-only leaves out");
 	if (p->kernel_only && p->user_only)
 		return tool_usage("profile", "--kernel-only and --user-only exclude each other");
 	if (p->pid && p->cmd)
@@ -248,17 +327,20 @@ static int prof_parse(struct profiler *p, int argc, char **argv)
 /* ---- records ---- */
 
 /*
- * Whose maps name a sample of @tgid with @comm: under -p, once the
- * process has exec'd, the program it ran then. An exec sets the comm
- * (to the new file's name), so a comm of one program and not the other
- * tells them apart; a comm both had (a program exec'ing itself, or one
- * of the same name) is the earlier program's while the rings are read
+ * Whose maps name a sample of @tgid with @comm and user instruction
+ * pointer @uip (0: none): under -p, once the process has exec'd, the
+ * program it ran then. An exec sets the comm (to the new file's name), so
+ * a comm of one program and not the other tells them apart. A comm both
+ * had (a program exec'ing itself, or one of the same name): the program
+ * whose maps alone hold @uip (an exec lays the memory out anew: a PIE's
+ * code, the vDSO); else the earlier program's while the rings are read
  * right after the exec was seen (p->draining), else the current one's.
  */
-static int prof_gen_key(const struct profiler *p, int tgid, const char *comm)
+static int prof_gen_key(const struct profiler *p, int tgid, const char *comm,
+			__u64 uip)
 {
 	int cur = p->ngens - 1, i;
-	bool now, before;
+	bool now, before, in_now, in_before;
 
 	if (!p->pid || tgid != p->pid || p->ngens < 2)
 		return tgid;
@@ -272,15 +354,52 @@ static int prof_gen_key(const struct profiler *p, int tgid, const char *comm)
 	for (i = cur - 2; !now && i >= 0; i--)
 		if (!strncmp(comm, p->gens[i].comm, sizeof(p->gens[i].comm)))
 			return p->gens[i].key;
+	if (now && uip) {
+		in_now = usyms_covers(p->us, tgid, uip);
+		in_before = usyms_covers(p->us, p->gens[cur - 1].key, uip);
+		if (in_now != in_before)
+			return in_now ? tgid : p->gens[cur - 1].key;
+	}
 	return p->draining ? p->gens[cur - 1].key : tgid;
+}
+
+/*
+ * --call-graph dwarf: a record's user stack, unwound from its registers
+ * and stack copy into @u (PROFILE_DEPTH entries), with the maps of the
+ * process as snapshotted (taken now for a process seen the first time).
+ * Returns the entries, 0 without a user context.
+ */
+static int prof_dwarf_ustack(struct profiler *p,
+			     const struct pea_sample_record *r,
+			     const unsigned char *data, __u32 size, __u64 *u)
+{
+	static __u64 buf[65536 / sizeof(__u64)];
+	size_t off = sizeof(*r) + r->kstack_nr * sizeof(__u64);
+	struct pea_user_regs *ur = (struct pea_user_regs *)buf;
+	int key;
+
+	if (!(r->flags & PEA_REC_F_UREGS)) {
+		if (r->flags & PEA_REC_F_USER_MODE)
+			p->uregs_missing++;
+		return 0;
+	}
+	if (off + sizeof(*ur) > size || size - off > sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, data + off, size - off);	/* aligned */
+	if (r->tgid && !usyms_known(p->us, r->tgid))
+		usyms_snap(p->us, r->tgid);
+	key = prof_gen_key(p, r->tgid, r->comm, ur->regs[PEA_UREG_IP]);
+	return udwunw_unwind(p->uw, key, ur, size - off, u, PROFILE_DEPTH);
 }
 
 static void prof_on_sample(void *ctx, int cpu, void *data, __u32 size)
 {
+	static __u64 dips[PROFILE_DEPTH];
 	struct profiler *p = ctx;
 	struct pea_sample_record r;
 	struct prof_sample *s;
 	size_t nips;
+	int dnr = 0;
 
 	(void)cpu;
 	if (size < sizeof(r)) {
@@ -293,6 +412,15 @@ static void prof_on_sample(void *ctx, int cpu, void *data, __u32 size)
 	    sizeof(r) + nips * sizeof(__u64) > size) {
 		p->err = -EINVAL;
 		return;
+	}
+	if (p->dwarf) {
+		dnr = prof_dwarf_ustack(p, &r, data, size, dips);
+		if (dnr < 0) {
+			p->err = dnr;
+			return;
+		}
+		r.ustack_nr = dnr;
+		nips = (size_t)r.kstack_nr + dnr;
 	}
 	if (p->n == PROFILE_SAMPLES_MAX) {
 		p->dropped++;
@@ -315,15 +443,22 @@ static void prof_on_sample(void *ctx, int cpu, void *data, __u32 size)
 		p->dropped++;
 		return;
 	}
-	memcpy(s->ips, (unsigned char *)data + sizeof(r),
-	       nips * sizeof(__u64));
+	if (p->dwarf) {
+		memcpy(s->ips, (unsigned char *)data + sizeof(r),
+		       r.kstack_nr * sizeof(__u64));
+		memcpy(s->ips + r.kstack_nr, dips, dnr * sizeof(__u64));
+	} else {
+		memcpy(s->ips, (unsigned char *)data + sizeof(r),
+		       nips * sizeof(__u64));
+	}
 	s->pid = r.pid;
 	s->tgid = r.tgid;
 	memcpy(s->comm, r.comm, sizeof(s->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';
 	s->knr = r.kstack_nr;
 	s->unr = r.ustack_nr;
-	s->symkey = prof_gen_key(p, s->tgid, s->comm);
+	s->symkey = prof_gen_key(p, s->tgid, s->comm,
+				 r.ustack_nr ? s->ips[r.kstack_nr] : 0);
 	s->weight = 1;
 	p->n++;
 	p->wsum++;
@@ -649,7 +784,11 @@ static int prof_attach(struct profiler *p, int tid)
 	a.filter_tgid = tid > 0 ? tid : 0;
 	a.filter_cpu = -1;
 	a.kstack_depth = p->user_only ? 0 : PROFILE_DEPTH;
-	a.ustack_depth = p->kernel_only ? 0 : PROFILE_DEPTH;
+	a.ustack_depth = p->kernel_only || p->dwarf ? 0 : PROFILE_DEPTH;
+	if (p->dwarf) {
+		a.flags |= PEA_SAMPLE_F_USER_REGS;
+		a.stack_user = p->stack_user;
+	}
 	p->kdepth = a.kstack_depth;
 	p->udepth = a.ustack_depth;
 	fd = ioctl(p->map_fd, PEA_MAP_IOC_ATTACH_SAMPLE, &a);
@@ -714,18 +853,20 @@ static bool prof_kernel_table(struct profiler *p)
 	int n = 0;
 
 	/*
-	 * The whole system with user stacks: comm, pid, 2 stacks: 5 words.
 	 * -p of a process of several threads has a link per thread (one
-	 * table each would be per-thread memory): the records count.
+	 * table each would be per-thread memory): the records count. The
+	 * whole system with user stacks: keyed by the process (comm, pid
+	 * and two stacks would be 5 words, where the kernel takes 4), whose
+	 * comm and maps are read when its first entry is.
 	 */
-	if ((!p->pid && !p->cmd && p->udepth) || p->records ||
-	    p->nlinks != 1)
+	if (p->records || p->nlinks != 1 || p->dwarf)
 		return false;
+	p->kern_wide = !p->pid && !p->cmd && p->udepth;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = PEA_AGG_F_NO_RECORDS;
 	a.max_keys = PROFILE_KEYS;
-	a.keys[n++] = PEA_AGG_KEY_COMM;
+	a.keys[n++] = p->kern_wide ? PEA_AGG_KEY_PID : PEA_AGG_KEY_COMM;
 	if (p->kdepth)
 		a.keys[n++] = PEA_AGG_KEY_KSTACK;
 	if (p->udepth)
@@ -763,13 +904,56 @@ static const struct pea_agg_stack *prof_stk(const struct pea_agg_stack **s,
 	return NULL;
 }
 
+/*
+ * kern_wide: the comm of process @tgid into @comm, read from /proc the
+ * first time (with its maps), then kept: "swapper" for the idle tasks,
+ * "[PID]" for a process gone before its first entry was read.
+ */
+static void prof_wide_comm(struct profiler *p, int tgid, char *comm)
+{
+	char path[64], buf[32] = "";
+	struct prof_comm *c;
+	size_t i;
+
+	for (i = p->ncomms; i-- > 0;)
+		if (p->comms[i].tgid == tgid) {
+			memcpy(comm, p->comms[i].comm, 16);
+			return;
+		}
+	if (!tgid) {
+		snprintf(buf, sizeof(buf), "swapper");
+	} else {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", tgid);
+		f = fopen(path, "re");
+		if (f && fgets(buf, sizeof(buf), f))
+			buf[strcspn(buf, "\n")] = '\0';
+		else
+			snprintf(buf, sizeof(buf), "[%d]", tgid);
+		if (f)
+			fclose(f);
+		if (!usyms_known(p->us, tgid))
+			usyms_snap(p->us, tgid);
+	}
+	snprintf(comm, 16, "%s", buf);
+	if (p->ncomms % 256 == 0) {
+		c = realloc(p->comms, (p->ncomms + 256) * sizeof(*c));
+		if (!c)
+			return;
+		p->comms = c;
+	}
+	p->comms[p->ncomms].tgid = tgid;
+	memcpy(p->comms[p->ncomms++].comm, comm, 16);
+}
+
 /* One table entry as a sample of weight @e->count. */
 static void prof_add_entry(struct profiler *p, const struct pea_agg_entry *e,
 			   const struct pea_agg_stack **stk, size_t nstk)
 {
 	const struct pea_agg_stack *ks = NULL, *us = NULL;
 	struct prof_sample *s;
-	unsigned int w = 2;
+	unsigned int w = p->kern_wide ? 1 : 2;
 	size_t knr, unr;
 
 	if (p->kdepth && e->key[w++] && !(ks = prof_stk(stk, nstk,
@@ -800,12 +984,17 @@ static void prof_add_entry(struct profiler *p, const struct pea_agg_entry *e,
 	if (unr)
 		memcpy(s->ips + knr, us->ips, unr * sizeof(__u64));
 	s->tgid = p->cmd ? p->child : p->pid;	/* 0: --kernel-only, every task */
+	if (p->kern_wide) {
+		s->tgid = (int)e->key[0];
+		prof_wide_comm(p, s->tgid, s->comm);
+	} else {
+		memcpy(s->comm, e->key, sizeof(s->comm));
+	}
 	s->pid = s->tgid;
-	memcpy(s->comm, e->key, sizeof(s->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';
 	s->knr = knr;
 	s->unr = unr;
-	s->symkey = prof_gen_key(p, s->tgid, s->comm);
+	s->symkey = prof_gen_key(p, s->tgid, s->comm, unr ? s->ips[knr] : 0);
 	s->weight = e->count;
 	p->n++;
 	p->wsum += e->count;
@@ -938,7 +1127,39 @@ static int prof_attach_threads(struct profiler *p, int pid)
 	return err;
 }
 
-/* -p: the program @pid runs now (/proc/PID/exe's file) and its comm. */
+/*
+ * @pid's memory layout from /proc/PID/stat (fields 26-28 and 45-51; zeroes
+ * where the kernel does not show them to this reader).
+ */
+static void prof_layout_read(int pid, unsigned long long *layout)
+{
+	static const int field[PROF_LAYOUT_N] = { 26, 27, 28, 45, 46, 47, 48,
+						   49, 50, 51 };
+	char path[64], buf[1024], *q;
+	int f, k = 0;
+	FILE *in;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	in = fopen(path, "re");
+	if (!in)
+		return;
+	q = fgets(buf, sizeof(buf), in) ? strrchr(buf, ')') : NULL;
+	fclose(in);
+	/* Field 3 (the state) follows the comm's ')'. */
+	for (f = 3; q && k < PROF_LAYOUT_N; f++) {
+		q = strchr(q, ' ');
+		if (!q)
+			break;
+		q++;
+		if (f == field[k])
+			layout[k++] = strtoull(q, NULL, 10);
+	}
+}
+
+/*
+ * -p: the program @pid runs now (/proc/PID/exe's file, and its memory's
+ * layout) and its comm.
+ */
 static int prof_gen_read(int pid, struct prof_gen *g)
 {
 	char path[64];
@@ -952,6 +1173,7 @@ static int prof_gen_read(int pid, struct prof_gen *g)
 	memset(g, 0, sizeof(*g));
 	g->dev = st.st_dev;
 	g->ino = st.st_ino;
+	prof_layout_read(pid, g->layout);
 	g->key = pid;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -967,21 +1189,25 @@ static int prof_gen_read(int pid, struct prof_gen *g)
 
 /*
  * -p: has the process exec'd since the last look (another file at
- * /proc/PID/exe)? Then the maps read so far are kept for the samples
- * taken before (their key moves to a negative one), the new ones are
- * read, and what the rings and the kernel's table hold is read at once,
- * split by comm (prof_gen_key()). Looked at every pass of the loop
- * (100 ms at most apart); a program exec'ing the same file is not told
- * apart (its maps, read again on a frame outside them, name both).
+ * /proc/PID/exe, or the same file with its memory laid out anew)? Then
+ * the maps read so far are kept for the samples taken before (their key
+ * moves to a negative one), the new ones are read, and what the rings and
+ * the kernel's table hold is read at once; those samples, and the ones
+ * read since the last look, are split by comm and user instruction
+ * pointer (prof_gen_key()). Looked at every pass of the loop (100 ms at
+ * most apart). A program exec'ing the same file with the same layout
+ * (no address randomisation) has the same maps: they name both.
  */
 static void prof_check_exec(struct profiler *p)
 {
 	struct prof_gen g, *cur = &p->gens[p->ngens - 1];
 	int key = -p->ngens;	/* no process's */
+	bool rekeyed;
 	size_t i;
 
 	if (!p->ngens || prof_gen_read(p->pid, &g) ||
-	    (g.dev == cur->dev && g.ino == cur->ino))
+	    (g.dev == cur->dev && g.ino == cur->ino &&
+	     !memcmp(g.layout, cur->layout, sizeof(g.layout))))
 		return;
 	if (p->ngens == PROFILE_GENS_MAX) {
 		/* Past the bound: the last program's maps name the rest. */
@@ -990,14 +1216,19 @@ static void prof_check_exec(struct profiler *p)
 		usyms_snap(p->us, p->pid);
 		return;
 	}
-	if (!usyms_rekey(p->us, p->pid, key))
-		for (i = 0; i < p->n; i++)
-			if (p->s[i].symkey == p->pid)
-				p->s[i].symkey = key;
+	rekeyed = !usyms_rekey(p->us, p->pid, key);
 	cur->key = key;
 	p->gens[p->ngens++] = g;
 	usyms_snap(p->us, p->pid);
 	p->draining = true;
+	/* Read before this look: the earlier program's, or the new one's. */
+	for (i = 0; rekeyed && i < p->n; i++)
+		if (p->s[i].symkey == p->pid)
+			p->s[i].symkey = prof_gen_key(p, p->s[i].tgid,
+						      p->s[i].comm,
+						      p->s[i].unr ?
+						      p->s[i].ips[p->s[i].knr] :
+						      0);
 	pea_buffer__consume(p->pb);
 	prof_collect(p);
 	p->draining = false;
@@ -1020,6 +1251,34 @@ static bool prof_pid_gone(int pid)
 	}
 	fclose(f);
 	return gone;
+}
+
+/*
+ * The records path's counts once every link is closed: a sampler still
+ * running between a link's PEA_LINK_IOC_INFO and its close (every CPU,
+ * or -p of a live process at -d's end) writes records the info did not
+ * count. The rings' own counts (PEA_EVENT_IOC_STATS: records written and
+ * dropped since they were opened; the map is the tool's, its samplers'
+ * alone) hold every one of them: overflows are those plus the errors.
+ */
+static void prof_ring_counts(struct profiler *p, struct pea_link_info *li)
+{
+	__u64 records = 0, lost = 0;
+	size_t i;
+
+	for (i = 0; i < pea_buffer__buffer_cnt(p->pb); i++) {
+		struct pea_event_stats st;
+
+		memset(&st, 0, sizeof(st));
+		if (ioctl(pea_buffer__buffer_fd(p->pb, i), PEA_EVENT_IOC_STATS,
+			  &st))
+			return;		/* the links' counts, then */
+		records += st.records;
+		lost += st.lost;
+	}
+	li->written = records;
+	li->dropped = lost;
+	li->hits = li->filtered + records + lost + li->errors;
 }
 
 static int prof_run(struct profiler *p)
@@ -1117,7 +1376,8 @@ static int prof_run(struct profiler *p)
 		}
 		if (p->kern && tool_now_ns() >= t_read) {
 			prof_collect(p);
-			t_read += 1000000000ULL;
+			/* Every process: often, to read its maps alive. */
+			t_read += p->kern_wide ? 200000000ULL : 1000000000ULL;
 		}
 		if (t_end && tool_now_ns() >= t_end)
 			break;
@@ -1138,6 +1398,8 @@ static int prof_run(struct profiler *p)
 	free(p->links);
 	p->links = NULL;
 	pea_buffer__consume(p->pb);
+	if (!p->kern)
+		prof_ring_counts(p, &li);
 	if (p->child > 0 && !gone) {
 		kill(p->child, SIGTERM);
 		while (!prof_reap(p, &status))
@@ -1178,6 +1440,10 @@ static int prof_run(struct profiler *p)
 	if (p->cmd && p->execs_past)
 		fprintf(stderr, "pea profile: %u exec(s) past the first %u: frames before them named by the maps read at them\n",
 			p->execs_past, PROFILE_GENS_MAX);
+	if (p->dwarf)
+		fprintf(stderr, "pea profile: user stacks unwound with libdw from %u bytes of stack%s\n",
+			p->stack_user,
+			p->uregs_missing ? " (some user samples had no registers)" : "");
 	if (p->err)
 		tool_err("malformed sample records: %s", strerror(-p->err));
 	return PEA_EXIT_OK;
@@ -1259,7 +1525,8 @@ int cmd_profile(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	p.us = usyms_new();
-	if (!p.us) {
+	p.uw = p.us ? udwunw_new(p.us) : NULL;
+	if (!p.uw) {
 		tool_err("out of memory");
 		return PEA_EXIT_ERR;
 	}
@@ -1274,6 +1541,8 @@ int cmd_profile(int argc, char **argv)
 	free(p.s);
 	free(p.kbuf);
 	free(p.sbuf);
+	free(p.comms);
+	udwunw_free(p.uw);
 	usyms_free(p.us);
 	return ret;
 }

@@ -70,7 +70,10 @@ static void on_signal(int sig)
 	trace_stop = 1;
 }
 
-/* SIGCHLD: -- CMD ended (the only child); the loops reap it. */
+/*
+ * SIGCHLD: -- CMD ended, or one of its descendants reparented to pea (a
+ * child subreaper); the loops reap them.
+ */
 static void on_child(int sig)
 {
 	(void)sig;
@@ -188,8 +191,17 @@ static int setup_signals(void)
 {
 	struct sigaction sa;
 
+	/*
+	 * SA_RESTART: a write to a full stdout pipe that a signal cut
+	 * before it wrote anything failed with EINTR, which stdio keeps as
+	 * an error and pea took for a reader gone: the tables of a Ctrl-C
+	 * were never printed, and pea exited 0 (test_tool_kagg, the debug
+	 * kernel). The wait still ends: epoll_wait(), poll() and the sleeps
+	 * are never restarted (signal(7)).
+	 */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: end the wait */
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
 	    sigaction(SIGHUP, &sa, NULL))
@@ -203,7 +215,8 @@ static int setup_signals(void)
 
 /*
  * -- CMD: whether it ended (reaped, its status kept); the session then
- * ends too, as the loops check after each wait.
+ * ends too, as the loops check after each wait. The orphans of its tree,
+ * which pea adopted, are reaped as they end.
  */
 static bool child_ended(struct tracer *t)
 {
@@ -212,7 +225,7 @@ static bool child_ended(struct tracer *t)
 	if (!trace_child)
 		return false;
 	trace_child = 0;
-	if (waitpid(t->child, &t->child_status, WNOHANG) == t->child)
+	if (task_cmd_reap(t->child, &t->child_status))
 		t->child_done = true;
 	return t->child_done;
 }
@@ -239,6 +252,72 @@ static int probe_setup(struct tracer *t, struct trace_probe *p, __u64 id)
 	return p->spec.kind->attach(t->map_fd, &p->spec, &p->o, id);
 }
 
+/*
+ * A glob's matches from probe @i on (a kprobe:GLOB's), attached as one
+ * link where the kind can (one fprobe for all of them, rather than a
+ * kprobe each): @i's link_fd and fprobe_n, the others' link_fd left -1.
+ * They cannot share one when the kernel keeps a table per link (in-kernel
+ * --count-by, --hist) or a match is the --snapshot-on probe. stderr says
+ * which way they went.
+ */
+static void probe_group(struct tracer *t, unsigned int i)
+{
+	struct trace_probe *p = &t->o.probes[i];
+	struct probe_spec *specs[TRACE_MAX_PROBES];
+	unsigned int n = 0, j;
+	char why[512];
+	int fd;
+
+	if (p->glob_first != i + 1 || !p->spec.kind->attach_multi)
+		return;
+	for (j = i; j < t->o.nprobes && t->o.probes[j].glob_first == i + 1;
+	     j++) {
+		if (&t->o.probes[j] == t->o.snapshot_on)
+			return;
+		specs[n++] = &t->o.probes[j].spec;
+	}
+	if (n < 2)
+		return;
+	if (t->o.no_fprobe) {
+		fprintf(stderr, "pea: '%s': one kprobe per function, %u links (--no-fprobe)\n",
+			p->glob, n);
+		return;
+	}
+	if (t->agg && !t->o.flight && !t->o.count) {
+		fprintf(stderr, "pea: '%s': one kprobe per function, %u links (in-kernel tables are one per link)\n",
+			p->glob, n);
+		return;
+	}
+	fd = p->spec.kind->attach_multi(t->map_fd, specs, n, &p->o, i + 1,
+					why, sizeof(why));
+	if (fd >= 0) {
+		p->link_fd = fd;
+		p->fprobe_n = n;
+		fprintf(stderr, "pea: '%s': one fprobe link for %u functions\n",
+			p->glob, n);
+	} else if (fd == -EOPNOTSUPP) {
+		fprintf(stderr, "pea: '%s': one kprobe per function, %u links (this kernel has no fprobe)\n",
+			p->glob, n);
+	} else if (fd == -ENOTTY) {
+		fprintf(stderr, "pea: '%s': one kprobe per function, %u links (the loaded pea module has no fprobe links)\n",
+			p->glob, n);
+	} else {
+		fprintf(stderr, "pea: '%s': one kprobe per function, %u links (%s)\n",
+			p->glob, n, why);
+	}
+}
+
+/* Whether some probe is filtered on a process (--pid, -- CMD). */
+static bool some_pid(const struct tracer *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->o.nprobes; i++)
+		if (t->o.probes[i].o.pid)
+			return true;
+	return false;
+}
+
 static int trace_setup(struct tracer *t)
 {
 	LIBPEA_OPTS(pea_buffer_opts, opts);
@@ -257,9 +336,10 @@ static int trace_setup(struct tracer *t)
 	/*
 	 * The tool's own reads and writes stay out of what it traces; not
 	 * with --latency, whose pairs (a wakeup, a switch) have pea as the
-	 * other side as often as any task.
+	 * other side as often as any task, unless a --pid says whose: pea
+	 * may be below that process (its shell's), not what is asked for.
 	 */
-	if (!t->o.include_self && !t->o.agg.latency) {
+	if (!t->o.include_self && (!t->o.agg.latency || some_pid(t))) {
 		__s32 self = 0;
 
 		if (!ioctl(fd, PEA_MAP_IOC_EXCLUDE_TGID, &self)) {
@@ -293,12 +373,23 @@ static int trace_setup(struct tracer *t)
 
 	raise_nofile(t);
 	t->t0 = tool_now_ns();
-	/* Records carry the probe's index + 1: id 0 would be the link's id. */
+	/*
+	 * Records carry the probe's index + 1: id 0 would be the link's id.
+	 * A glob's matches in one fprobe link carry the same ids.
+	 */
 	for (i = 0; i < t->o.nprobes; i++) {
-		fd = probe_setup(t, &t->o.probes[i], i + 1);
+		struct trace_probe *p = &t->o.probes[i];
+
+		if (p->glob_first && p->glob_first != i + 1 &&
+		    t->o.probes[p->glob_first - 1].fprobe_n)
+			continue;	/* in its glob's fprobe link */
+		probe_group(t, i);
+		if (p->fprobe_n)
+			continue;	/* no table: probe_group() */
+		fd = probe_setup(t, p, i + 1);
 		if (fd < 0)
 			return PEA_EXIT_ERR;
-		t->o.probes[i].link_fd = fd;
+		p->link_fd = fd;
 		/*
 		 * What the kernel can count, it counts: every hit, whatever
 		 * the rings lose. Not with --count (the tables hold the
@@ -309,11 +400,17 @@ static int trace_setup(struct tracer *t)
 					     !show_events(t) && !t->o.output &&
 					     !t->o.snapshot_on);
 
-			/* Only the kernel pairs --latency's two probes. */
-			if (err && t->o.agg.latency && i < 2) {
-				tool_err("--latency: %s of %s: %s",
-					 i ? "the histogram" : "the pairing table",
-					 t->o.probes[i].spec.text, strerror(-err));
+			/*
+			 * Only the kernel pairs --latency's two probes; a
+			 * probe of a shared table said why it cannot join.
+			 */
+			if (err && agg_kernel_needed(t->agg, (int)i)) {
+				if (t->o.agg.latency)
+					tool_err("--latency: %s of %s: %s",
+						 i ? "the histogram" :
+						 "the pairing table",
+						 t->o.probes[i].spec.text,
+						 strerror(-err));
 				return PEA_EXIT_ERR;
 			}
 		}
@@ -650,6 +747,7 @@ static void probe_fmt(struct tracer *t, struct trace_probe *p, int probe_col)
 	p->fmt.kstack_depth = p->o.kstack;
 	p->fmt.ksyms = t->o.ksyms;
 	p->fmt.usyms = t->o.usyms;
+	p->fmt.ustack = p->o.ustack;
 	p->fmt.probe_col = probe_col;
 	p->fmt.time_mode = t->o.time_mode;
 	p->fmt.wall_off_ns = t->wall_off;
@@ -695,14 +793,28 @@ static void out_opts(struct tracer *t, struct trace_out_opts *oo)
 
 /*
  * -- CMD: fork it, held before its exec until the probes are attached
- * (task_cmd_fork()), and make its pid every probe's --pid: what it and
- * its threads do is traced, from its exec on; pea's own work and the
- * children the command forks are not (they are other processes).
+ * (task_cmd_fork()). What it, its threads and every process below it do
+ * is traced, from its exec on: pea makes itself their child subreaper,
+ * so a process whose parent exits stays below pea, and every probe
+ * filters on pea's descendants, not pea (PEA_*_F_DESC_ONLY; exact, the
+ * kernel's bound of PEA_TREE_DEPTH_MAX generations aside). With
+ * --no-children, the command's pid is every probe's --pid instead.
  */
 static int trace_cmd_fork(struct tracer *t)
 {
-	unsigned int i;
+	unsigned int i, tree = 0;
+	pid_t pid;
+	int err;
 
+	if (!t->o.no_children) {
+		err = task_cmd_subreaper();
+		if (err) {
+			tool_err("cannot follow the command's children: PR_SET_CHILD_SUBREAPER: %s (--no-children traces the command's process only)",
+				 strerror(-err));
+			return PEA_EXIT_ERR;
+		}
+		tree = PEA_PROBE_F_DESCENDANTS | PEA_PROBE_F_DESC_ONLY;
+	}
 	fflush(NULL);
 	t->child = task_cmd_fork(t->o.cmd, &t->go_fd, "pea trace");
 	if (t->child < 0) {
@@ -710,8 +822,11 @@ static int trace_cmd_fork(struct tracer *t)
 		tool_err("cannot start %s: %s", t->o.cmd[0], strerror(errno));
 		return PEA_EXIT_ERR;
 	}
-	for (i = 0; i < t->o.nprobes; i++)
-		t->o.probes[i].o.pid = (unsigned int)t->child;
+	pid = tree ? getpid() : t->child;
+	for (i = 0; i < t->o.nprobes; i++) {
+		t->o.probes[i].o.pid = (unsigned int)pid;
+		t->o.probes[i].o.tree = tree;
+	}
 	return 0;
 }
 

@@ -72,12 +72,8 @@ int ustack_take(const unsigned char *p, __u32 size, __u32 used, __u32 knr,
 	return 0;
 }
 
-/*
- * PEA_REC_F_FETCH: the struct pea_fetch_block at the 8-byte boundary
- * after @used bytes, copied into ev->fetch; *@used then ends after it.
- */
-static int fetch_copy(const unsigned char *p, __u32 size, __u32 *used,
-		      struct trace_event *ev)
+int fetch_copy(const unsigned char *p, __u32 size, __u32 *used,
+	       struct trace_event *ev)
 {
 	__u32 off = (*used + 7) & ~7U;
 	struct pea_fetch_block b;

@@ -24,6 +24,7 @@
  * pending, each a clear error here.
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -100,7 +101,9 @@ static size_t expr_len(const char *s)
 	size_t n = 0;
 	int paren = 0;
 
-	if (!strncmp(s, "str(", 4) || s[0] == '+' ||
+	while ((s[n] >= 'a' && s[n] <= 'z') || s[n] == '_')
+		n++;
+	if ((n && s[n] == '(') || s[0] == '+' ||
 	    (s[0] == '-' && s[1] >= '0' && s[1] <= '9')) {
 		for (n = 0; s[n]; n++) {
 			if (s[n] == '(')
@@ -114,13 +117,24 @@ static size_t expr_len(const char *s)
 		char ch = s[n];
 
 		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || ch == '_' || ch == '.')
+		    (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' ||
+		    ch == '[' || ch == ']')
 			n++;
 		else if (ch == '-' && s[n + 1] == '>')
 			n += 2;
 		else
 			return n + type_len(s + n);
 	}
+}
+
+/*
+ * Whether a comparison can take fetch @k: ntohs(), ntohl(), bswap() and
+ * ntop() of 4 bytes have their operand converted to the bytes the kernel
+ * reads (conv_value()); ntop() of 16 bytes (an array) has none.
+ */
+static bool conv_ok(const struct kfetch *k)
+{
+	return k->conv != KFETCH_NTOP || k->f.type != PEA_FETCH_ARRAY;
 }
 
 /* The fetch @expr names: one the probe has, or a new one. */
@@ -132,17 +146,31 @@ static int fetch_of(struct parser *p, const char *expr)
 
 	for (i = 0; i < c->nfetches; i++)
 		if (!strcmp(c->fetches[i].expr, expr))
-			return i;
+			break;
+	if (i < c->nfetches && c->fetches[i].join)
+		return fail(p, "'%s': join() prints a probe's strings; it is no filter term (compare one of them: EXPR[N])",
+			    expr);
+	if (i < c->nfetches && !conv_ok(&c->fetches[i]))
+		goto conv;
+	if (i < c->nfetches)
+		return i;
 	if (c->nfetches == c->max)
 		return fail(p, "'%s': more than 8 fetches with the filter's",
 			    expr);
 	if (c->uprobe ?
-	    ufetch_parse(expr, c->ret, &c->fetches[c->nfetches], why,
-			 sizeof(why)) :
+	    ufetch_resolve(c->sig, NULL, expr, c->ret,
+			   &c->fetches[c->nfetches], why, sizeof(why)) :
 	    kfetch_parse(c->sig, expr, c->ret, &c->fetches[c->nfetches], why,
 			 sizeof(why)))
 		return fail(p, "%s", why);
+	if (!conv_ok(&c->fetches[c->nfetches])) {
+		kfetch_release(&c->fetches[c->nfetches]);
+		goto conv;
+	}
 	return c->nfetches++;
+conv:
+	return fail(p, "'%s': the kernel compares the bytes it reads: ntop() of 16 bytes takes no comparison (compare the expression inside)",
+		    expr);
 }
 
 static int parse_op(struct parser *p, __u8 *op)
@@ -328,12 +356,201 @@ static int cgroup_value(struct parser *p, struct pea_pred *pr)
 	return 0;
 }
 
+/* The operand of ntop(X): a quoted "A.B.C.D" into @a. */
+static int ipv4_operand(struct parser *p, const struct kfetch *k,
+			struct in_addr *a)
+{
+	char addr[64], why[KFETCH_EXPR_MAX + 128];
+	int err;
+
+	if (*p->s != '"' && *p->s != '\'') {
+		snprintf(why, sizeof(why),
+			 "'%s': an address \"A.B.C.D\" expected at '%.32s'",
+			 k->expr, p->s);
+		return fail(p, "%s", why);
+	}
+	err = quoted(p, addr, sizeof(addr), "an address", "an address too long");
+	if (err)
+		return err;
+	if (inet_pton(AF_INET, addr, a) != 1) {
+		snprintf(why, sizeof(why), "'%s': '%s' is no IPv4 address",
+			 k->expr, addr);
+		return fail(p, "%s", why);
+	}
+	return 0;
+}
+
+/*
+ * A comparison of ntohs(X), ntohl(X), bswap(X) (the number as printed)
+ * or ntop(X) of 4 bytes ("A.B.C.D"): the kernel compares X's bytes as it
+ * reads them, so the operand is turned into those bytes. == and != (and
+ * & for the swaps) only: an order of the printed value is no order of
+ * the bytes, and conv_order() takes <, <=, > and >=.
+ */
+static int conv_value(struct parser *p, const struct kfetch *k,
+		      struct pea_pred *pr)
+{
+	unsigned int bits = kfetch_bytes(k) * 8;
+	char why[KFETCH_EXPR_MAX + 128];
+	struct in_addr a;
+	int err;
+
+	if (pr->cmp != PEA_TP_OP_EQ && pr->cmp != PEA_TP_OP_NE &&
+	    (k->conv == KFETCH_NTOP || pr->cmp != PEA_TP_OP_AND)) {
+		snprintf(why, sizeof(why),
+			 "'%s': %s takes ==, !=, <, <=, > and >= only",
+			 k->expr, k->conv == KFETCH_NTOP ? "an address" :
+			 "a swapped value (and &)");
+		return fail(p, "%s", why);
+	}
+	if (k->conv == KFETCH_BSWAP) {
+		err = number_value(p, k, pr);
+		if (err)
+			return err;
+		pr->value = kfetch_conv_int(k, pr->value);
+		if (k->f.type >= PEA_FETCH_S8 && bits < 64)
+			/* The kernel sign-extends the value it reads. */
+			pr->value = (__u64)((__s64)(pr->value << (64 - bits)) >>
+					    (64 - bits));
+		return 0;
+	}
+	err = ipv4_operand(p, k, &a);
+	if (err)
+		return err;
+	pr->value = 0;
+	memcpy(&pr->value, &a, 4);	/* as the kernel reads the 4 bytes */
+	return 0;
+}
+
+/* Whether fetch @i of the filter is a signed integer. */
+static bool c_fetch_signed(struct parser *p, int i)
+{
+	__u8 t = p->c->fetches[i].f.type;
+
+	return t >= PEA_FETCH_S8 && t <= PEA_FETCH_S64;
+}
+
+/*
+ * The fetch of byte @i of converted fetch @k (its value's first byte
+ * the printed value's most significant one): one the filter has, or a
+ * new one, not printed. A U8, or an S8 for the first byte of a signed
+ * swapped value (its sign). Its index, or -EINVAL.
+ */
+static int byte_fetch(struct parser *p, const struct kfetch *k,
+		      unsigned int i)
+{
+	struct kfilter_ctx *c = p->c;
+	struct pea_fetch f = k->f;
+	struct kfetch *b;
+	unsigned int j;
+
+	f.type = !i && k->conv == KFETCH_BSWAP && k->f.type >= PEA_FETCH_S8 ?
+		 PEA_FETCH_S8 : PEA_FETCH_U8;
+	f.offset[f.nr_deref] += i;
+	for (j = 0; j < c->nfetches; j++)
+		if (!c->fetches[j].conv && !c->fetches[j].str &&
+		    !c->fetches[j].join && !c->fetches[j].nelem &&
+		    !memcmp(&c->fetches[j].f, &f, sizeof(f)))
+			return j;
+	if (c->nfetches == c->max)
+		return fail(p, "'%s': more than 8 fetches with the filter's (an order of a converted value fetches each of its bytes)",
+			    k->expr);
+	b = &c->fetches[c->nfetches];
+	memset(b, 0, sizeof(*b));
+	snprintf(b->expr, sizeof(b->expr), "%.*s@%u",
+		 (int)sizeof(b->expr) - 8, k->expr, i);
+	b->f = f;
+	b->type.cls = KT_INT;
+	b->type.size = 1;
+	b->type.sgn = f.type == PEA_FETCH_S8;
+	snprintf(b->type.name, sizeof(b->type.name), "%s",
+		 b->type.sgn ? "s8" : "u8");
+	return c->nfetches++;
+}
+
+/*
+ * An order (<, <=, >, >=) of ntohs(X), ntohl(X), bswap(X) or ntop(X) of 4
+ * bytes: the printed value's order is the order of X's bytes in memory,
+ * first byte most significant (network order), which the kernel compares
+ * one byte fetch at a time, the first byte that differs deciding:
+ *
+ *	B0 < v0 || (B0 == v0 && (B1 < v1 || (B1 == v1 && ... Bn-1 OP vn-1)))
+ *
+ * (> for >, >=; the last byte takes OP itself). A value in a register has
+ * no bytes to fetch apart: the kernel compares it whole, so it is
+ * refused.
+ */
+static int conv_order(struct parser *p, const struct kfetch *k, __u8 cmp)
+{
+	unsigned int n = kfetch_bytes(k), i;
+	__u8 strict = cmp == PEA_TP_OP_LT || cmp == PEA_PRED_OP_LE ?
+		      PEA_TP_OP_LT : PEA_TP_OP_GT;
+	char why[KFETCH_EXPR_MAX + 256];
+	unsigned char v[8];
+	int idx[8], err;
+	struct pea_pred pr;
+
+	if (!(k->f.flags & PEA_FETCH_F_LOAD) || n < 2 || n > 8) {
+		snprintf(why, sizeof(why),
+			 "'%s': the value is in a register, which the kernel compares whole: an order of its reversed bytes is none it can test (==, != and & only)",
+			 k->expr);
+		return fail(p, "%s", why);
+	}
+	memset(&pr, 0, sizeof(pr));
+	pr.cmp = cmp;
+	if (k->conv == KFETCH_BSWAP) {
+		err = number_value(p, k, &pr);
+		if (err)
+			return err;
+		for (i = 0; i < n; i++)
+			v[i] = (unsigned char)(pr.value >> (8 * (n - 1 - i)));
+	} else {
+		struct in_addr a;
+
+		err = ipv4_operand(p, k, &a);
+		if (err)
+			return err;
+		memcpy(v, &a, 4);	/* network order: first byte first */
+	}
+	for (i = 0; i < n; i++) {
+		idx[i] = byte_fetch(p, k, i);
+		if (idx[i] < 0)
+			return idx[i];
+	}
+	for (i = 0; i < n; i++) {
+		bool sgn = c_fetch_signed(p, idx[i]);
+		__u64 val = sgn ? (__u64)(__s64)(signed char)v[i] : v[i];
+
+		memset(&pr, 0, sizeof(pr));
+		pr.op = PEA_PRED_CMP;
+		pr.fetch = idx[i];
+		pr.value = val;
+		pr.cmp = i == n - 1 ? cmp : strict;
+		err = emit(p, pr);
+		if (!err && i < n - 1) {
+			pr.cmp = PEA_TP_OP_EQ;
+			err = emit(p, pr);
+		}
+		if (err)
+			return err;
+	}
+	for (i = 0; i < n - 1; i++) {
+		err = emit_op(p, PEA_PRED_AND);
+		if (!err)
+			err = emit_op(p, PEA_PRED_OR);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int parse_or(struct parser *p);
 
 static int parse_unary(struct parser *p)
 {
 	struct pea_pred pr;
 	char expr[KFETCH_EXPR_MAX];
+	unsigned int before;
 	size_t n;
 	int idx, err;
 
@@ -367,6 +584,7 @@ static int parse_unary(struct parser *p)
 	memcpy(expr, p->s, n);
 	expr[n] = '\0';
 	p->s += n;
+	before = p->c->nfetches;
 	idx = fetch_of(p, expr);
 	if (idx < 0)
 		return idx;
@@ -377,7 +595,22 @@ static int parse_unary(struct parser *p)
 	if (err)
 		return err;
 	skip_ws(p);
-	if (p->c->fetches[idx].str)
+	if (p->c->fetches[idx].conv && conv_ok(&p->c->fetches[idx]) &&
+	    (pr.cmp == PEA_TP_OP_LT || pr.cmp == PEA_TP_OP_GT ||
+	     pr.cmp == PEA_PRED_OP_LE || pr.cmp == PEA_PRED_OP_GE)) {
+		struct kfetch k = p->c->fetches[idx];
+
+		/* Its bytes are fetched instead: not it, unless printed. */
+		if ((unsigned int)idx < before)
+			return conv_order(p, &k, pr.cmp);
+		p->c->nfetches--;
+		err = conv_order(p, &k, pr.cmp);
+		kfetch_release(&k);
+		return err;
+	}
+	if (p->c->fetches[idx].conv)
+		err = conv_value(p, &p->c->fetches[idx], &pr);
+	else if (p->c->fetches[idx].str)
 		err = string_value(p, expr, &pr);
 	else if (ctxfetch_is_cgroup(&p->c->fetches[idx].f) &&
 		 (*p->s == '"' || *p->s == '\''))

@@ -14,7 +14,7 @@
 
 /**
  * struct kfilter_ctx - what a filter compiles against and into
- * @sig:      the function's signature (BTF)
+ * @sig:      the function's signature (BTF; a uprobe's from DWARF, or NULL)
  * @ret:      a kretprobe: ret is a name
  * @fetches:  the probe's fetches; an expression the filter names that is
  *            not among them is added after them (not printed)

@@ -283,37 +283,95 @@ void ksig_free(struct ksig *s)
 	free(s);
 }
 
-/* The module /proc/kallsyms names for function @func, or "" (vmlinux). */
-static void func_module(const char *func, char *mod, size_t len)
+/*
+ * Module functions as /proc/kallsyms lists them ("NAME [MODULE]"), read
+ * once per process and sorted by name: a glob's hundreds of probes each
+ * ask, and the kernel formats the whole file at every read.
+ */
+struct mod_sym {
+	char *name;
+	size_t seq;		/* its line's place: equal names keep it */
+	char mod[KSIG_NAME_MAX];
+};
+
+static struct mod_sym *mod_syms;
+static size_t nmod_syms;
+static bool mod_syms_read;
+
+static int mod_sym_name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct mod_sym *)a)->name,
+		      ((const struct mod_sym *)b)->name);
+}
+
+static int mod_sym_cmp(const void *a, const void *b)
+{
+	const struct mod_sym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void mod_syms_load(void)
 {
 	char line[512], name[256], m[KSIG_NAME_MAX + 2];
+	size_t cap = 0;
 	FILE *f = fopen(KALLSYMS, "r");
 
-	*mod = '\0';
+	mod_syms_read = true;
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		int n = sscanf(line, "%*s %*s %255s %65s", name, m);
 
-		if (n == 2 && m[0] == '[' && !strcmp(name, func)) {
-			m[strcspn(m, "]")] = '\0';
-			snprintf(mod, len, "%s", m + 1);
-			break;
+		if (n != 2 || m[0] != '[')
+			continue;
+		if (nmod_syms == cap) {
+			size_t c = cap ? 2 * cap : 1024;
+			struct mod_sym *v = realloc(mod_syms, c * sizeof(*v));
+
+			if (!v)
+				break;
+			mod_syms = v;
+			cap = c;
 		}
+		mod_syms[nmod_syms].name = strdup(name);
+		if (!mod_syms[nmod_syms].name)
+			break;
+		m[strcspn(m, "]")] = '\0';
+		snprintf(mod_syms[nmod_syms].mod, KSIG_NAME_MAX, "%s", m + 1);
+		mod_syms[nmod_syms].seq = nmod_syms;
+		nmod_syms++;
 	}
 	fclose(f);
+	qsort(mod_syms, nmod_syms, sizeof(*mod_syms), mod_sym_cmp);
+}
+
+/* The module /proc/kallsyms names for function @func, or "" (vmlinux). */
+static void func_module(const char *func, char *mod, size_t len)
+{
+	struct mod_sym key = { .name = (char *)func }, *m;
+
+	*mod = '\0';
+	if (!mod_syms_read)
+		mod_syms_load();
+	m = nmod_syms ? bsearch(&key, mod_syms, nmod_syms, sizeof(*mod_syms),
+				mod_sym_name_cmp) : NULL;
+	if (!m)
+		return;
+	/* The first of equal names in kallsyms' order, as a scan finds. */
+	while (m > mod_syms && !strcmp(m[-1].name, func))
+		m--;
+	snprintf(mod, len, "%s", m->mod);
 }
 
 static struct btf *vmlinux_btf;	/* loaded once for the process */
 
-int ksig_load(const char *func, struct ksig **out, char *why, size_t len)
+const struct btf *ktypes_vmlinux(char *why, size_t len)
 {
-	char path[512], mod[KSIG_NAME_MAX];
-	struct btf *mbtf;
-	struct ksig *s;
+	char path[512];
 	int err;
 
-	*out = NULL;
 	if (!vmlinux_btf) {
 		snprintf(path, sizeof(path), "%s/vmlinux", btf_dir());
 		vmlinux_btf = btf__parse(path, NULL);
@@ -323,19 +381,38 @@ int ksig_load(const char *func, struct ksig **out, char *why, size_t len)
 				 "no BTF: %s: %s (a kernel without CONFIG_DEBUG_INFO_BTF); ret and arguments are raw registers",
 				 path, strerror(err));
 			vmlinux_btf = NULL;
-			return -ENOENT;
 		}
 	}
+	return vmlinux_btf;
+}
+
+int ksig_load(const char *func, struct ksig **out, char *why, size_t len)
+{
+	char path[512], mod[KSIG_NAME_MAX];
+	struct btf *mbtf;
+	const char *colon;
+	struct ksig *s;
+	int err;
+
+	*out = NULL;
+	if (!ktypes_vmlinux(why, len))
+		return -ENOENT;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(why, len, "out of memory");
 		return -ENOMEM;
 	}
-	if (!ksig_from_btf(vmlinux_btf, func, s)) {
+	colon = strchr(func, ':');
+	if (colon) {
+		/* MODULE:NAME (a kprobe's): that module's function. */
+		snprintf(mod, sizeof(mod), "%.*s", (int)(colon - func), func);
+		func = colon + 1;
+	} else if (!ksig_from_btf(vmlinux_btf, func, s)) {
 		*out = s;
 		return 0;
+	} else {
+		func_module(func, mod, sizeof(mod));
 	}
-	func_module(func, mod, sizeof(mod));
 	if (!*mod) {
 		free(s);
 		snprintf(why, len,
@@ -463,6 +540,13 @@ void ktype_put_json(FILE *f, const struct ktype *t, __u64 raw)
 		fprintf(f, "\"%s\"", buf);
 	else
 		fputs(buf, f);
+}
+
+const char *ktype_enum_name(const struct ktype *t, __u64 raw)
+{
+	if (!ktype_typed(t) || t->cls != KT_ENUM)
+		return NULL;
+	return enum_name(t, ktype_value(t, raw));
 }
 
 const struct ksig_param *ksig_param(const struct ksig *s, const char *name)

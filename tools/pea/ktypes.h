@@ -70,6 +70,16 @@ struct ksig_param {
 	struct ktype type;
 	int reg;
 	__u32 type_id;	/* its BTF type in struct ksig.btf */
+	int stack_off;	/* reg -1, on the stack: its offset from the stack
+			 * pointer at the function's entry (8: the first;
+			 * the return address is at 0); 0: not there
+			 * (known from DWARF only: udwarf.c)
+			 */
+	bool via;	/* in memory at register @reg's address +
+			 * @via_off (a syscall's argument in the struct
+			 * pt_regs its entry point is given: syscall.c)
+			 */
+	int via_off;
 };
 
 /**
@@ -100,12 +110,18 @@ struct ksig {
 
 /*
  * The signature of kernel function @func: from vmlinux's BTF, or from its
- * module's (the module /proc/kallsyms names). 0 with *@out set (free it
+ * module's (the module /proc/kallsyms names; MODULE:NAME, as kprobe:
+ * takes it, that module's). 0 with *@out set (free it
  * with ksig_free()), or -errno with the reason in @why (@len bytes): the
  * kernel has no BTF (-ENOENT, ENODATA: the function is not in it).
  */
 int ksig_load(const char *func, struct ksig **out, char *why, size_t len);
 
+/*
+ * vmlinux's BTF, loaded once for the process, or NULL with the reason in
+ * @why (@len bytes).
+ */
+const struct btf *ktypes_vmlinux(char *why, size_t len);
 /* The signature of the BTF FUNC @func in @btf: 0 or -ENOENT. */
 int ksig_from_btf(const struct btf *btf, const char *func, struct ksig *s);
 
@@ -154,6 +170,9 @@ const char *ktype_format(const struct ktype *t, __u64 raw, char *buf,
  * string (a number when no name has it), a pointer as a "0x..." string.
  */
 void ktype_put_json(FILE *f, const struct ktype *t, __u64 raw);
+
+/* The name of enum @t's value @raw, or NULL (no name, no enum). */
+const char *ktype_enum_name(const struct ktype *t, __u64 raw);
 
 /* The parameter called @name, or NULL. */
 const struct ksig_param *ksig_param(const struct ksig *s, const char *name);

@@ -49,6 +49,16 @@ static void comm_column(char *dst, const char *comm)
 	dst[i] = '\0';
 }
 
+/*
+ * Whether the text shows the kind's fields: a tracepoint's fetch
+ * expressions show instead of its fields, as a kprobe's parameters do
+ * (JSON keeps both).
+ */
+static bool text_fields(const struct trace_fmt *fmt)
+{
+	return fmt->kind->print_fields && !(fmt->tp && fmt->nfetches);
+}
+
 void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 {
 	if (fmt->json)
@@ -74,7 +84,7 @@ void trace_print_header(FILE *f, const struct trace_fmt *fmt)
 		fprintf(f, "  %s", "ARGS");
 	if (fmt->nparams || fmt->nfetches)
 		fprintf(f, "  %s", "PARAMS");
-	if (fmt->kind->print_fields)
+	if (text_fields(fmt))
 		fprintf(f, "  %s", "FIELDS");
 	if (fmt->capture_mode == PEA_CAPTURE_STR)
 		fprintf(f, "  %s", "STRING");
@@ -138,6 +148,8 @@ static void put_params(FILE *f, const struct trace_fmt *fmt,
 	if (!has_fetches(fmt, ev))
 		return;
 	for (i = 0; i < fmt->nfetches; i++) {
+		if (fmt->fetches[i].joined)
+			continue;	/* printed with its join()'s first */
 		if (i || fmt->nparams)
 			fputc(' ', f);
 		kfetch_put(f, &fmt->fetches[i], ev->fetch, i);
@@ -163,6 +175,8 @@ static void put_params_json(FILE *f, const struct trace_fmt *fmt,
 		ktype_put_json(f, &p->type, ev->rec.args[p->reg]);
 	}
 	for (i = 0; fetches && i < fmt->nfetches; i++) {
+		if (fmt->fetches[i].joined)
+			continue;
 		if (i || fmt->nparams)
 			fputc(',', f);
 		kfetch_put_json(f, &fmt->fetches[i], ev->fetch, i);
@@ -199,9 +213,9 @@ static void print_kstack_human(FILE *f, const struct trace_fmt *fmt,
  * stack; return addresses looked up one byte back (the call). Else the
  * address.
  */
-static const char *ustack_name(const struct trace_fmt *fmt,
-			       const struct trace_event *ev, __u32 i,
-			       char *buf, size_t len)
+const char *trace_ustack_name(const struct trace_fmt *fmt,
+			      const struct trace_event *ev, __u32 i, char *buf,
+			      size_t len)
 {
 	int tgid = (int)ev->rec.tgid;
 
@@ -227,7 +241,7 @@ static void print_ustack_human(FILE *f, const struct trace_fmt *fmt,
 	for (i = 0; i < ev->ustack_nr; i++)
 		fprintf(f, "        %016llx %s [u]\n",
 			(unsigned long long)ev->ustack[i],
-			ustack_name(fmt, ev, i, buf, sizeof(buf)));
+			trace_ustack_name(fmt, ev, i, buf, sizeof(buf)));
 }
 
 static void print_ustack_json(FILE *f, const struct trace_fmt *fmt,
@@ -238,7 +252,7 @@ static void print_ustack_json(FILE *f, const struct trace_fmt *fmt,
 
 	fputs(",\"ustack\":[", f);
 	for (i = 0; i < ev->ustack_nr; i++) {
-		ustack_name(fmt, ev, i, buf, sizeof(buf));
+		trace_ustack_name(fmt, ev, i, buf, sizeof(buf));
 		if (i)
 			fputc(',', f);
 		json_put_str(f, buf, strlen(buf));
@@ -296,7 +310,7 @@ static void print_event_human(FILE *f, const struct trace_fmt *fmt,
 	}
 	if (fmt->capture_mode != PEA_CAPTURE_NONE)
 		print_capture_human(f, fmt, ev);
-	if (fmt->kind->print_fields && ev->raw) {
+	if (text_fields(fmt) && ev->raw) {
 		fputs("  ", f);
 		fmt->kind->print_fields(f, fmt, ev);
 	}
@@ -363,7 +377,7 @@ static void print_event_multi(FILE *f, const struct trace_fmt *fmt,
 			put_hex(f, ev->cap, r->capture_len);
 		}
 	}
-	if (fmt->kind->print_fields && ev->raw) {
+	if (text_fields(fmt) && ev->raw) {
 		detail_sep(f, &first);
 		fmt->kind->print_fields(f, fmt, ev);
 	}

@@ -158,6 +158,15 @@ struct trace_event {
 int decode_probe_record(const void *data, __u32 size, struct trace_event *ev);
 
 /*
+ * PEA_REC_F_FETCH in ev->rec.flags: the struct pea_fetch_block at the
+ * 8-byte boundary after @used of the record's @size bytes, copied into
+ * ev->fetch (a probe's record, a tracepoint's after its entry); *@used
+ * then ends after it. 0, -EINVAL or -ENOMEM.
+ */
+int fetch_copy(const unsigned char *p, __u32 size, __u32 *used,
+	       struct trace_event *ev);
+
+/*
  * The kernel stack of a record whose other parts take @used of its @size
  * bytes: its entry count in *@nr (0 without PEA_REC_F_KSTACK), or -EINVAL
  * when the record cannot hold what it claims.
@@ -223,6 +232,7 @@ struct trace_fmt {
 	unsigned int kstack_depth;	/* and this many frames at most */
 	const struct ksyms *ksyms;	/* and these name their frames (or NULL) */
 	struct usyms *usyms;	/* --ustack: names user frames (or NULL) */
+	bool ustack;		/* --ustack: records carry user stacks */
 	int time_mode;		/* --time: enum trace_time (walltime.h) */
 	__s64 wall_off_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	const struct ksig *sig;	/* the function's types from BTF, or NULL */
@@ -236,6 +246,9 @@ struct trace_fmt {
 };
 
 void trace_print_header(FILE *f, const struct trace_fmt *fmt);
+const char *trace_ustack_name(const struct trace_fmt *fmt,
+			      const struct trace_event *ev, __u32 i, char *buf,
+			      size_t len);
 void trace_print_event(FILE *f, const struct trace_fmt *fmt,
 		       const struct trace_event *ev);
 

@@ -49,7 +49,7 @@ int probe_parse(const char *text, struct probe_spec *spec)
 	memset(spec, 0, sizeof(*spec));
 	spec->text = text;
 	if (!k) {
-		tool_usage("trace", "'%s' is not a probe: write kprobe:SYMBOL[+OFFSET], kretprobe:SYMBOL, uprobe:PATH:SYMBOL, tracepoint:SUBSYS:NAME or syscall:NAME",
+		tool_usage("trace", "'%s' is not a probe: write kprobe:SYMBOL[+OFFSET], kretprobe:SYMBOL, uprobe:PATH:SYMBOL, tracepoint:SUBSYS:NAME, syscall:NAME or sysenter:NAME",
 			   text);
 		return -EINVAL;
 	}

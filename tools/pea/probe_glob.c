@@ -10,12 +10,18 @@
  *                                 can trace; notrace code is not there)
  *                                 minus the kprobes blacklist (debugfs
  *                                 kprobes/blacklist, what
- *                                 kernel/kprobes.c refuses)
+ *                                 kernel/kprobes.c refuses) and the
+ *                                 names several kernel symbols share
+ *                                 (ksym_names.c: Linux's kprobes refuse
+ *                                 them, EADDRNOTAVAIL)
  *   tracepoint:S:N, tp:S:N        the events with a format file (tracefs
  *                                 events/S/N/), 'ftrace' internal ones out
  *   uprobe:PATH:GLOB, uretprobe:  the functions of PATH's .symtab and
- *                                 .dynsym (elfsym.c)
- *   syscall:GLOB                  the syscalls with a sys_enter_ event
+ *                                 .dynsym (elfsym.c); a GLOB with "::"
+ *                                 the C++ functions of PATH's DWARF by
+ *                                 qualified name (ns::Class::meth*,
+ *                                 udwarf.c)
+ *   syscall:GLOB, sysenter:GLOB   the syscalls with a sys_enter_ event
  *
  * A glob with no match, or more matches than the session may take, is a
  * clear error; how many matched and were skipped is said on stderr.
@@ -27,8 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "ksym_names.h"
 #include "probe_glob.h"
 #include "tpformat.h"
+#include "udwarf.h"
 #include "upath.h"
 
 #define KPROBE_BLACKLIST	"/sys/kernel/debug/kprobes/blacklist"
@@ -95,11 +103,22 @@ void probe_glob_free(char **v, size_t n)
 	free(v);
 }
 
+/*
+ * The ':' before the name or glob of PROBE @text: a uprobe's the last one
+ * not in a C++ name's "::" (upath.c), another kind's its first.
+ */
+static const char *name_colon(const char *text)
+{
+	if (!strncmp(text, "uprobe:", 7))
+		return upath_sym_colon(text + 7);
+	if (!strncmp(text, "uretprobe:", 10))
+		return upath_sym_colon(text + 10);
+	return strchr(text, ':');
+}
+
 bool probe_glob_is(const char *text)
 {
-	const char *name = !strncmp(text, "uprobe:", 7) ||
-			   !strncmp(text, "uretprobe:", 10) ?
-			   strrchr(text, ':') : strchr(text, ':');
+	const char *name = name_colon(text);
 
 	return name && strpbrk(name, "*?[");
 }
@@ -136,8 +155,9 @@ static int expand_kprobe(const char *prefix, const char *pat,
 			 char *msg, size_t len)
 {
 	const char *dir = tp_events_dir();
-	struct names bl = { 0 }, skip = { 0 };
+	struct names bl = { 0 }, skip = { 0 }, shared = { 0 };
 	char path[4096], line[512];
+	struct ksym_count kc;
 	FILE *f;
 	int err = 0;
 
@@ -157,13 +177,20 @@ static int expand_kprobe(const char *prefix, const char *pat,
 		line[strcspn(line, " \t\n")] = '\0';
 		if (!*line || fnmatch(pat, line, 0))
 			continue;
-		err = names_has(&bl, line) ? names_add(&skip, "", line) :
-					     names_add(out, prefix, line);
+		if (names_has(&bl, line))
+			err = names_add(&skip, "", line);
+		else if (!ksym_name_count(line, &kc) && kc.total > 1)
+			err = names_add(&shared, "", line);
+		else
+			err = names_add(out, prefix, line);
 	}
 	fclose(f);
 	names_uniq(&skip);	/* a name may be listed twice (statics) */
+	names_uniq(&shared);
 	info->skipped = skip.n;
+	info->shared = shared.n;
 	probe_glob_free(skip.v, skip.n);
+	probe_glob_free(shared.v, shared.n);
 	probe_glob_free(bl.v, bl.n);
 	return err;
 }
@@ -213,9 +240,12 @@ static int expand_tracepoint(const char *prefix, const char *pat,
 	return err;
 }
 
-/* syscall:GLOB: the NAMEs of events syscalls/sys_enter_NAME. */
-static int expand_syscall(const char *pat, struct names *out, char *msg,
-			  size_t len)
+/*
+ * syscall:GLOB and sysenter:GLOB (@prefix): the NAMEs of events
+ * syscalls/sys_enter_NAME.
+ */
+static int expand_syscall(const char *prefix, const char *pat,
+			  struct names *out, char *msg, size_t len)
 {
 	const char *dir = tp_events_dir();
 	char path[4096];
@@ -237,7 +267,7 @@ static int expand_syscall(const char *pat, struct names *out, char *msg,
 	while (!err && (e = readdir(d)))
 		if (!strncmp(e->d_name, "sys_enter_", 10) &&
 		    !fnmatch(pat, e->d_name + 10, 0))
-			err = names_add(out, "syscall:", e->d_name + 10);
+			err = names_add(out, prefix, e->d_name + 10);
 	closedir(d);
 	return err;
 }
@@ -257,6 +287,92 @@ static void uprobe_one(void *arg, const char *name)
 		c->err = names_add(c->out, c->prefix, name);
 }
 
+/* A C++ function a glob matched: its qualified name and its symbol. */
+struct qual {
+	char *q, *sym;
+};
+
+struct qual_ctx {
+	struct qual *v;
+	size_t n, cap;
+	int err;
+};
+
+static void qual_one(void *arg, const char *q, const char *sym)
+{
+	struct qual_ctx *c = arg;
+
+	if (c->err)
+		return;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct qual *v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v) {
+			c->err = -ENOMEM;
+			return;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n].q = strdup(q);
+	c->v[c->n].sym = strdup(sym);
+	if (!c->v[c->n].q || !c->v[c->n].sym) {
+		free(c->v[c->n].q);
+		free(c->v[c->n].sym);
+		c->err = -ENOMEM;
+		return;
+	}
+	c->n++;
+}
+
+static int qual_cmp(const void *a, const void *b)
+{
+	const struct qual *x = a, *y = b;
+	int r = strcmp(x->q, y->q);
+
+	return r ? r : strcmp(x->sym, y->sym);
+}
+
+/*
+ * uprobe:PATH:GLOB with "::" in GLOB: the C++ functions whose qualified
+ * names match it, from @file's DWARF (udwarf.c), each as PREFIX + its
+ * qualified name, or, for the overloads of one name, each by its symbol
+ * (the name alone would be ambiguous).
+ */
+static int expand_cxx(const char *prefix, const char *file,
+		      const char *pat, struct names *out, char *msg,
+		      size_t len)
+{
+	struct qual_ctx c = { 0 };
+	size_t i, j, k;
+	int err;
+
+	err = usig_qual_each(file, pat, qual_one, &c, msg, len);
+	if (!err)
+		err = c.err;
+	if (!err && c.n)
+		qsort(c.v, c.n, sizeof(*c.v), qual_cmp);
+	for (i = 0; !err && i < c.n; i = j) {
+		size_t syms = 1;
+
+		for (j = i + 1; j < c.n && !strcmp(c.v[j].q, c.v[i].q); j++)
+			syms += !!strcmp(c.v[j].sym, c.v[j - 1].sym);
+		for (k = i; !err && k < j; k++)
+			if (syms == 1)
+				err = k == i ? names_add(out, prefix, c.v[k].q) :
+				      0;
+			else if (k == i || strcmp(c.v[k].sym, c.v[k - 1].sym))
+				err = names_add(out, prefix, c.v[k].sym);
+	}
+	for (i = 0; i < c.n; i++) {
+		free(c.v[i].q);
+		free(c.v[i].sym);
+	}
+	free(c.v);
+	return err;
+}
+
 static int expand_uprobe(const char *text, const char *sym,
 			 struct names *out, char *msg, size_t len)
 {
@@ -271,8 +387,16 @@ static int expand_uprobe(const char *text, const char *sym,
 
 		c.prefix = prefix;
 		err = upath_resolve(path, file, sizeof(file));
-		if (!err)
+		if (!err && strstr(sym, "::")) {
+			err = expand_cxx(prefix, file, sym, out, msg, len);
+			if (err && err != -ENOMEM) {
+				free(prefix);
+				free(path);
+				return err;	/* @msg says why */
+			}
+		} else if (!err) {
 			err = elf_sym_each(file, uprobe_one, &c);
+		}
 		if (!err)
 			err = c.err;
 		if (err && err != -ENOMEM)
@@ -293,8 +417,10 @@ int probe_glob_expand(const char *text, char ***out, size_t *n,
 	static const char *const tp[] = { "tracepoint:", "tp:" };
 	static const char *const up[] = { "uprobe:", "uretprobe:" };
 	struct names s = { 0 };
-	const char *sym = strrchr(text, ':') + 1;
+	const char *sym = name_colon(text);
 	int err = -EINVAL, i;
+
+	sym = sym ? sym + 1 : text;
 
 	memset(info, 0, sizeof(*info));
 	msg[0] = '\0';
@@ -320,17 +446,24 @@ int probe_glob_expand(const char *text, char ***out, size_t *n,
 			break;
 		}
 		if (!strncmp(text, up[i], ul) && sym > text + ul + 1) {
-			info->what = "functions in its symbol tables";
+			info->what = strstr(sym, "::") ?
+				     "C++ functions in its DWARF" :
+				     "functions in its symbol tables";
 			err = expand_uprobe(text, sym, &s, msg, len);
 			break;
 		}
 	}
-	if (!strncmp(text, "syscall:", 8)) {
-		info->what = "syscalls";
-		err = expand_syscall(text + 8, &s, msg, len);
+	for (i = 0; i < 2; i++) {
+		static const char *const sc[] = { "syscall:", "sysenter:" };
+
+		if (!strncmp(text, sc[i], strlen(sc[i]))) {
+			info->what = "syscalls";
+			err = expand_syscall(sc[i], text + strlen(sc[i]), &s,
+					     msg, len);
+		}
 	}
 	if (err == -EINVAL && !msg[0])
-		snprintf(msg, len, "globs are for kprobe:, kretprobe:, tracepoint:, uprobe: and syscall: names");
+		snprintf(msg, len, "globs are for kprobe:, kretprobe:, tracepoint:, uprobe:, syscall: and sysenter: names");
 	if (err == -ENOMEM)
 		snprintf(msg, len, "out of memory");
 	if (err) {

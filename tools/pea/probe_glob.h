@@ -15,13 +15,14 @@
  * struct probe_glob_info - what an expansion found besides its matches
  * @what:           what the glob was matched against, for messages
  * @skipped:        matches left out: kprobes' blacklist
+ * @shared:         and names several kernel symbols share
  * @kprobes:        matched against kprobe-able functions
  * @blacklist_read: and the kprobes blacklist could be read (else the
  *                  kernel refuses such a function at attach)
  */
 struct probe_glob_info {
 	const char *what;
-	size_t skipped;
+	size_t skipped, shared;
 	bool kprobes, blacklist_read;
 };
 

@@ -44,6 +44,9 @@ struct probe_opts {
 	int capture_mode;
 	unsigned int capture_arg, capture_len;
 	unsigned int pid;
+	unsigned int tree;	/* with pid: PEA_PROBE_F_DESCENDANTS, maybe
+				 * _DESC_ONLY (every kind's bits 12, 13)
+				 */
 	int cpu;		/* -1: any */
 	unsigned int maxactive;
 	unsigned int packet;	/* netfilter: bytes per packet (0: unset) */
@@ -82,6 +85,12 @@ struct probe_field {
  * @attach:   attach @spec with options @o to @map_fd, its records
  *            carrying @id; the link fd, or -errno after explaining the
  *            error and what to do about it
+ * @attach_multi: optional: attach the @n specs @specs (a glob's matches,
+ *            all with the options @o) as one link whose records carry
+ *            @id + i for @specs[i]; the link fd, -EOPNOTSUPP (the kernel
+ *            has no such link), -ENOTTY (the module has none), or -EXDEV with the reason in @why (they
+ *            cannot share one link, or the kernel refused it): the caller
+ *            then attaches each with @attach
  * @release:  optional: free what @prepare kept in @spec->priv
  * @opts:     the kind-specific options it takes: PO_FILTER, PO_KSTACK,
  *            PO_PACKET, PO_PARAMS (the others are refused with their own
@@ -115,6 +124,9 @@ struct probe_kind {
 		       struct trace_fmt *fmt);
 	int (*attach)(int map_fd, struct probe_spec *spec,
 		      const struct probe_opts *o, __u64 id);
+	int (*attach_multi)(int map_fd, struct probe_spec *const *specs,
+			    unsigned int n, const struct probe_opts *o,
+			    __u64 id, char *why, size_t len);
 	void (*release)(struct probe_spec *spec);
 	unsigned int opts;
 	const char *(*check_opts)(const struct probe_opts *o);

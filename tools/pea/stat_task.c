@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include "stat_task.h"
@@ -177,6 +179,25 @@ pid_t task_cmd_fork(char **argv, int *go_fd, const char *me)
 	close(p[0]);
 	*go_fd = p[1];
 	return pid;
+}
+
+int task_cmd_subreaper(void)
+{
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) ? -errno : 0;
+}
+
+bool task_cmd_reap(pid_t child, int *status)
+{
+	bool done = false;
+	pid_t w;
+	int st;
+
+	while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+		if (w == child) {
+			*status = st;
+			done = true;
+		}
+	return done;
 }
 
 int task_cmd_go(int go_fd)

@@ -38,5 +38,16 @@ void task_ctr_close(struct task_ctr *t);
  */
 pid_t task_cmd_fork(char **argv, int *go_fd, const char *me);
 int task_cmd_go(int go_fd);
+/*
+ * Make this process the child subreaper of what it forks: a process whose
+ * parent exits below it is reparented to it, not to init, so it stays in
+ * the tree (reap them with task_cmd_reap()). 0 or -errno.
+ */
+int task_cmd_subreaper(void);
+/*
+ * Reap every child that ended, without waiting: true if @child was one
+ * (its wait status in *@status).
+ */
+bool task_cmd_reap(pid_t child, int *status);
 
 #endif /* _PEA_STAT_TASK_H */

@@ -39,7 +39,7 @@ static bool str_arg(const struct tp_field *f)
 		strstr(f->name, "file"));
 }
 
-static __u8 int_type(unsigned int size, bool sgn)
+__u8 tp_int_fetch_type(unsigned int size, bool sgn)
 {
 	switch (size) {
 	case 1:
@@ -64,6 +64,16 @@ static void arg_raw(struct kfetch *k, enum ktype_class cls,
 	k->f.type = PEA_FETCH_U64;
 }
 
+/* C's spellings of BTF's base type names. */
+static const struct { const char *c, *btf; } spell[] = {
+	{ "unsigned long", "long unsigned int" },
+	{ "long", "long int" },
+	{ "unsigned", "unsigned int" },
+	{ "unsigned short", "short unsigned int" },
+	{ "short", "short int" },
+	{ "unsigned char", "unsigned char" },
+};
+
 /*
  * Type the fetch @k of a register by the event's C type @ctype: a pointer
  * as a pointer, else the BTF type of that name (typedefs and base types;
@@ -72,14 +82,6 @@ static void arg_raw(struct kfetch *k, enum ktype_class cls,
  */
 static void retype(struct kfetch *k, const char *ctype, const struct btf *btf)
 {
-	static const struct { const char *c, *btf; } spell[] = {
-		{ "unsigned long", "long unsigned int" },
-		{ "long", "long int" },
-		{ "unsigned", "unsigned int" },
-		{ "unsigned short", "short unsigned int" },
-		{ "short", "short int" },
-		{ "unsigned char", "unsigned char" },
-	};
 	char name[TP_TYPE_LEN];
 	size_t i, n;
 	__s32 id;
@@ -108,7 +110,7 @@ static void retype(struct kfetch *k, const char *ctype, const struct btf *btf)
 		return;
 	}
 	k->f.type = k->type.cls == KT_PTR ? PEA_FETCH_U64 :
-		    int_type(k->type.size, k->type.sgn &&
+		    tp_int_fetch_type(k->type.size, k->type.sgn &&
 			     k->type.cls != KT_BOOL);
 }
 
@@ -131,8 +133,8 @@ int syscall_fetches(const char *name, const struct ksig *sig,
 	snprintf(ev, sizeof(ev), "sys_enter_%s", name);
 	err = tp_format_load("syscalls", ev, fmt, &e);
 	if (err) {
-		snprintf(why, len, "syscall:%s: no trace event syscalls:%s to name its arguments (%s; 'pea list syscalls:sys_enter_*' lists them)",
-			 name, ev, e ? e : strerror(-err));
+		snprintf(why, len, "no trace event syscalls:%s to name its arguments (%s; 'pea list syscalls:sys_enter_*' lists them)",
+			 ev, e ? e : strerror(-err));
 		free(fmt);
 		return -EINVAL;
 	}
@@ -146,8 +148,8 @@ int syscall_fetches(const char *name, const struct ksig *sig,
 			continue;
 		/* Arguments are fetched through the regs parameter (BTF). */
 		if (!sig || !sig->btf || sig->nparams != 1) {
-			snprintf(why, len, "syscall:%s: its arguments need the kernel's BTF of %s%s(struct pt_regs *)",
-				 name, SYSCALL_ENTRY_PFX, name);
+			snprintf(why, len, "its arguments need the kernel's BTF of %s%s(struct pt_regs *)",
+				 SYSCALL_ENTRY_PFX, name);
 			err = -EINVAL;
 			break;
 		}
@@ -169,4 +171,121 @@ int syscall_fetches(const char *name, const struct ksig *sig,
 	}
 	*n = arg;
 	return 0;
+}
+
+/*
+ * The BTF type of C type @ctype of a trace event's field ("const char
+ * *const *", "struct sockaddr *", "int"): its base type found in @btf's
+ * base, the pointers to it added to @btf (split on top of it). 0 (void:
+ * a base type not found), or the id.
+ */
+__s32 tp_ctype_id(struct btf *btf, const char *ctype)
+{
+	char base[TP_TYPE_LEN], *star, *w;
+	unsigned int i, nptr = 0;
+	const char *c;
+	__s32 id;
+
+	for (c = ctype; *c; c++)
+		nptr += *c == '*';
+	snprintf(base, sizeof(base), "%s", ctype);
+	star = strchr(base, '*');
+	if (star)
+		*star = '\0';
+	/* Qualifiers and the __user annotation name no type. */
+	while ((w = strstr(base, "const ")) || (w = strstr(base, "volatile ")) ||
+	       (w = strstr(base, "__user")))
+		memset(w, ' ', strchr(w, ' ') ? (size_t)(strchr(w, ' ') - w) :
+			strlen(w));
+	for (w = base; *w == ' '; w++)
+		;
+	memmove(base, w, strlen(w) + 1);
+	for (i = strlen(base); i && base[i - 1] == ' '; i--)
+		base[i - 1] = '\0';
+	for (i = 0; i < sizeof(spell) / sizeof(spell[0]); i++)
+		if (!strcmp(base, spell[i].c))
+			snprintf(base, sizeof(base), "%s", spell[i].btf);
+	if (!strncmp(base, "struct ", 7))
+		id = btf__find_by_name_kind(btf, base + 7, BTF_KIND_STRUCT);
+	else if (!strncmp(base, "union ", 6))
+		id = btf__find_by_name_kind(btf, base + 6, BTF_KIND_UNION);
+	else
+		id = btf__find_by_name(btf, base);
+	if (id < 0)
+		id = 0;		/* void: what it points to is not known */
+	if (!nptr && !id)
+		id = btf__find_by_name(btf, "long unsigned int");
+	for (i = 0; i < nptr && id >= 0; i++)
+		id = btf__add_ptr(btf, id);
+	return id < 0 ? 0 : id;
+}
+
+int syscall_sig(const char *name, const struct ksig *entry,
+		struct ksig **out, char *why, size_t len)
+{
+	char ev[TP_NAME_LEN + 16], expr[KFETCH_EXPR_MAX];
+	struct tp_format *fmt = NULL;
+	struct ksig *s = NULL;
+	const char *e = NULL;
+	unsigned int arg = 0;
+	int i, err = -ENOMEM;
+
+	*out = NULL;
+	if (!entry || !entry->btf || entry->nparams != 1)
+		return 0;	/* syscall_fetches() says why */
+	fmt = malloc(sizeof(*fmt));
+	s = calloc(1, sizeof(*s));
+	if (!fmt || !s)
+		goto oom;
+	snprintf(ev, sizeof(ev), "sys_enter_%s", name);
+	if (tp_format_load("syscalls", ev, fmt, &e)) {
+		free(fmt);
+		free(s);
+		return 0;	/* syscall_fetches() says why */
+	}
+	s->own_btf = btf__new_empty_split((struct btf *)entry->btf);
+	if (!s->own_btf)
+		goto oom;
+	s->btf = s->own_btf;
+	snprintf(s->func, sizeof(s->func), "%s", entry->func);
+	s->ret_id = entry->ret_id;
+	ktype_from_btf(s->btf, s->ret_id, &s->ret);
+	for (i = 0; i < fmt->nfields && arg < SYSCALL_MAX_ARGS; i++) {
+		const struct tp_field *f = &fmt->fields[i];
+		struct ksig_param *pa = &s->params[s->nparams];
+		struct kfetch k;
+
+		if (!strncmp(f->name, "common_", 7) ||
+		    !strcmp(f->name, "__syscall_nr"))
+			continue;
+		/* Where the register is in the struct pt_regs. */
+		snprintf(expr, sizeof(expr), "%s->%s", entry->params[0].name,
+			 sc_regs[arg++]);
+		err = kfetch_parse(entry, expr, false, &k, why, len);
+		if (err)
+			goto fail;
+		kfetch_release(&k);
+		snprintf(pa->name, sizeof(pa->name), "%s", f->name);
+		pa->reg = entry->params[0].reg;
+		pa->via = true;
+		pa->via_off = k.f.offset[0];
+		pa->type_id = tp_ctype_id(s->own_btf, f->type);
+		ktype_from_btf(s->btf, pa->type_id, &pa->type);
+		s->nparams++;
+	}
+	/* And the entry point's own parameter (regs), after them. */
+	s->params[s->nparams] = entry->params[0];
+	s->params[s->nparams].type.vals = NULL;
+	s->params[s->nparams].type.nvals = 0;
+	s->nparams++;
+	free(fmt);
+	*out = s;
+	return 0;
+oom:
+	snprintf(why, len, "out of memory");
+	err = -ENOMEM;
+fail:
+	free(fmt);
+	ksig_free(s);
+	return err;
 }

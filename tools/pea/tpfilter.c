@@ -7,7 +7,7 @@
  *
  *	OR    := AND { || AND }
  *	AND   := UNARY { && UNARY }
- *	UNARY := ! UNARY | ( OR ) | FIELD OP VALUE
+ *	UNARY := ! UNARY | ( OR ) | FIELD OP VALUE | ctx.NAME OP VALUE
  *	OP    := == != < <= > >= & ~
  *
  * && binds tighter than ||, and ! negates what follows it, a whole
@@ -22,14 +22,27 @@
  * PEA_TP_TERM_MAX distinct comparisons, PEA_TP_PROG_MAX instructions
  * (comparisons, operators and negations, a double negation dropped) and
  * PEA_PRED_DEPTH_MAX values pending at once, each a clear error here.
+ *
+ * ctx.NAME is a value of the task that hit the tracepoint, a context term
+ * (PEA_TP_FIELD_CTX) the kernel reads as a probe's ctx.NAME fetch
+ * (ctxfetch.c): ctx.comm a string, ctx.tid, ctx.pid, ctx.uid, ctx.gid
+ * and ctx.cpu unsigned 4-byte numbers, ctx.cgroup an 8-byte id or, with
+ * == and !=, a cgroup v2 directory's "PATH" (its id, as bpftrace's
+ * cgroupid() and perf's -G). A field of the event named like one (comm,
+ * pid, cpu) is the field; ctx.NAME is always the task's. Linux's filter
+ * also takes comm, COMM, cpu, CPU and common_cpu where the event has no
+ * such field (trace_define_generic_fields()): those are ctx.comm and
+ * ctx.cpu here too.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ctxfetch.h"
 #include "tpfilter.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -221,6 +234,104 @@ static int number_term(struct parser *p, const struct tp_field *fl,
 	return 0;
 }
 
+/* A string operand @val of operator @op on @name, into @t->str. */
+static int string_term(struct parser *p, const char *name, __u8 op,
+		       const char *val, struct pea_tp_pred *t)
+{
+	if (op != PEA_TP_OP_EQ && op != PEA_TP_OP_NE && op != PEA_TP_OP_GLOB)
+		return fail(p, "'%s' is a string: use ==, != or ~", name);
+	/*
+	 * Linux's ~ (filter_parse_regex(), glob_match()) also has [classes],
+	 * \\ escapes and a leading ! that negates; the kernel's glob has '*'
+	 * and '?' only: refused, rather than a pattern that silently matches
+	 * otherwise.
+	 */
+	if (op == PEA_TP_OP_GLOB && strpbrk(val, "[\\"))
+		return fail(p, "'%s': a ~ pattern takes '*' and '?' only, not '[' or '\\' (Linux's glob_match() classes and escapes)",
+			    name);
+	if (op == PEA_TP_OP_GLOB && val[0] == '!')
+		return fail(p, "'%s': a ~ pattern starting with '!' (Linux's negation): write !(%s ~ \"%s\")",
+			    name, name, val + 1);
+	memcpy(t->str, val, strlen(val) + 1);
+	return 0;
+}
+
+/*
+ * ctx.cgroup == "PATH": the quoted path (up to PATH_MAX, only its id goes
+ * to the kernel) as the id of the cgroup v2 directory it names.
+ */
+static int cgroup_path(struct parser *p, __u8 op, struct pea_tp_pred *t)
+{
+	char path[PATH_MAX], why[PATH_MAX + 128];
+	char q = *p->s;
+	size_t n = 0;
+	__u64 id;
+
+	if (op != PEA_TP_OP_EQ && op != PEA_TP_OP_NE)
+		return fail(p, "%s", "ctx.cgroup takes == and != with a path");
+	for (p->s++; *p->s && *p->s != q; p->s++) {
+		if (n + 1 == sizeof(path))
+			return fail(p, "%s", "a cgroup path longer than PATH_MAX");
+		path[n++] = *p->s;
+	}
+	if (*p->s != q)
+		return fail(p, "unterminated string");
+	p->s++;
+	path[n] = 0;
+	if (ctxfetch_cgroup_id(path, &id, why, sizeof(why)))
+		return fail(p, "%s", why);
+	t->value = id;
+	return 0;
+}
+
+/*
+ * A context term: ctx.NAME (@name as written) OP VALUE, the task's value
+ * the kernel reads (PEA_TP_FIELD_CTX, @offset its PEA_FETCH_CTX_*).
+ */
+static int ctx_term(struct parser *p, const char *name, const char *key,
+		    struct pea_tp_pred *t)
+{
+	char val[PEA_TP_STR_MAX], why[256];
+	unsigned int size;
+	struct kfetch k;
+	bool quoted;
+	char *end;
+	__u8 op;
+	int err;
+
+	memset(&k, 0, sizeof(k));
+	err = ctxfetch_parse(key, &k, why, sizeof(why));
+	if (err <= 0)
+		return fail(p, "%s", why);
+	t->kind = PEA_TP_FIELD_CTX;
+	t->offset = k.f.arg;
+	err = parse_op(p, name, &op);
+	if (err)
+		return err;
+	t->op = op;
+	skip_ws(p);
+	if (k.f.arg == PEA_FETCH_CTX_CGROUP && (*p->s == '"' || *p->s == '\''))
+		return cgroup_path(p, op, t);
+	err = parse_value(p, name, val, &quoted);
+	if (err)
+		return err;
+	if (k.str)
+		return string_term(p, name, op, val, t);
+	if (op == PEA_TP_OP_GLOB || quoted)
+		return fail(p, "'%s' is a number: use ==, !=, <, <=, >, >= or &",
+			    name);
+	errno = 0;
+	t->value = val[0] == '-' ? (__u64)strtoll(val, &end, 0) :
+				   strtoull(val, &end, 0);
+	if (*end || errno)
+		return fail(p, "'%s' is not a number", val);
+	size = k.f.type == PEA_FETCH_U64 ? 8 : 4;
+	if (!fits(t->value, size, false, op))
+		return fail(p, "'%s': %s is out of range (0..%llu)", name, val,
+			    (1ULL << (8 * size)) - 1);
+	return 0;
+}
+
 static int parse_pred(struct parser *p)
 {
 	char name[TP_NAME_LEN], val[PEA_TP_STR_MAX];
@@ -232,45 +343,46 @@ static int parse_pred(struct parser *p)
 	__u8 op = 0;
 	int err, idx;
 
+	if (!strncmp(p->s, "ctx.", 4))
+		p->s += 4;
 	while (isalnum((unsigned char)*p->s) || *p->s == '_')
 		p->s++;
 	n = p->s - start;
-	if (!n || n >= sizeof(name))
+	if (!n || n >= sizeof(name) || (n == 4 && !strncmp(start, "ctx.", 4)))
 		return fail(p, "expected a field name, '!' or '(' at '%s'",
 			    start);
 	memcpy(name, start, n);
 	name[n] = 0;
-	fl = tp_field_find(p->fmt, name);
-	if (!fl)
+	memset(&t, 0, sizeof(t));
+	fl = strncmp(name, "ctx.", 4) ? tp_field_find(p->fmt, name) : NULL;
+	if (!fl && !strncmp(name, "ctx.", 4))
+		err = ctx_term(p, name, name, &t);
+	else if (!fl && (!strcmp(name, "comm") || !strcmp(name, "COMM")))
+		err = ctx_term(p, name, "ctx.comm", &t);
+	else if (!fl && (!strcmp(name, "cpu") || !strcmp(name, "CPU") ||
+			 !strcmp(name, "common_cpu")))
+		err = ctx_term(p, name, "ctx.cpu", &t);
+	else if (!fl)
 		return fail(p, "%s has no field '%s'", p->fmt->name, name);
+	if (!fl) {
+		if (err)
+			return err;
+		idx = term_of(p, &t);
+		return idx < 0 ? idx : emit(p, PEA_PRED_CMP, idx);
+	}
 	err = parse_op(p, name, &op);
 	if (!err)
 		err = parse_value(p, name, val, &quoted);
 	if (err)
 		return err;
-	memset(&t, 0, sizeof(t));
 	t.offset = fl->offset;
 	t.size = fl->size;
 	if (fl->kind == TPF_STR || fl->kind == TPF_LOC_STR) {
 		t.kind = fl->kind == TPF_STR ? PEA_TP_FIELD_STR :
 			 fl->rel ? PEA_TP_FIELD_REL_LOC : PEA_TP_FIELD_DATA_LOC;
-		if (op != PEA_TP_OP_EQ && op != PEA_TP_OP_NE &&
-		    op != PEA_TP_OP_GLOB)
-			return fail(p, "'%s' is a string: use ==, != or ~",
-				    name);
-		/*
-		 * Linux's ~ (filter_parse_regex(), glob_match()) also has
-		 * [classes], \ escapes and a leading ! that negates; the
-		 * kernel's glob has '*' and '?' only: refused, rather than a
-		 * pattern that silently matches otherwise.
-		 */
-		if (op == PEA_TP_OP_GLOB && strpbrk(val, "[\\"))
-			return fail(p, "'%s': a ~ pattern takes '*' and '?' only, not '[' or '\\' (Linux's glob_match() classes and escapes)",
-				    name);
-		if (op == PEA_TP_OP_GLOB && val[0] == '!')
-			return fail(p, "'%s': a ~ pattern starting with '!' (Linux's negation): write !(%s ~ \"%s\")",
-				    name, name, val + 1);
-		memcpy(t.str, val, strlen(val) + 1);
+		err = string_term(p, name, op, val, &t);
+		if (err)
+			return err;
 	} else if (fl->kind == TPF_INT) {
 		err = number_term(p, fl, op, val, quoted, &t);
 		if (err)
@@ -368,4 +480,16 @@ int tp_filter_compile(const struct tp_format *fmt, const char *expr,
 	if (*p.s)
 		return fail(&p, "expected &&, || or the end at '%s'", p.s);
 	return 0;
+}
+
+bool tp_filter_has_ctx(const struct tp_filter *f, bool cred)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nterms; i++)
+		if (f->terms[i].kind == PEA_TP_FIELD_CTX &&
+		    (!cred || f->terms[i].offset == PEA_FETCH_CTX_UID ||
+		     f->terms[i].offset == PEA_FETCH_CTX_GID))
+			return true;
+	return false;
 }

@@ -7,6 +7,7 @@
 #ifndef _PEA_TPFILTER_H
 #define _PEA_TPFILTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/pea.h>
 #include "tpformat.h"
@@ -31,5 +32,11 @@ struct tp_filter {
  */
 int tp_filter_compile(const struct tp_format *fmt, const char *expr,
 		      struct tp_filter *f, char *msg, size_t msg_len);
+
+/*
+ * Whether @f has a context term (ctx.NAME); with @cred, one on ctx.uid or
+ * ctx.gid, which the kernel lets only CAP_BPF and CAP_PERFMON attach.
+ */
+bool tp_filter_has_ctx(const struct tp_filter *f, bool cred);
 
 #endif /* _PEA_TPFILTER_H */

@@ -99,6 +99,8 @@ int tp_format_parse(const char *text, struct tp_format *fmt,
 		if (!nl)
 			nl = line + strlen(line);
 		len = nl - line;
+		if (len > 11 && !strncmp(line, "print fmt: ", 11))
+			tp_format_syms(fmt, line + 11, len - 11);
 		if (len >= sizeof(buf)) {
 			/* Only "print fmt:" lines are this long. */
 			if (!strncmp(line, "\tfield:", 7)) {
@@ -247,15 +249,36 @@ static void print_array(FILE *f, const struct tp_field *fl,
 	fputc(']', f);
 }
 
-static void print_field(FILE *f, const struct tp_field *fl,
-			const unsigned char *raw, __u32 size, bool json)
+/* Names as they are, or quoted if they hold a space or a quote. */
+static void put_names(FILE *f, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (!isgraph((unsigned char)*p) || *p == '"' || *p == '\\')
+			break;
+	if (*p)
+		c_put_str(f, s, strlen(s));
+	else
+		fputs(s, f);
+}
+
+static void print_field(FILE *f, const struct tp_format *fmt,
+			const struct tp_field *fl, const unsigned char *raw,
+			__u32 size, bool json)
 {
 	const unsigned char *p = raw + fl->offset;
 	__u32 loc, off, len;
+	char names[512];
 
 	switch (fl->kind) {
 	case TPF_INT:
-		print_int(f, fl, p, fl->size, json);
+		if (!json && tp_sym_format(fmt, fl, load_int(p, fl->size,
+							     fl->is_signed),
+					   names, sizeof(names)))
+			put_names(f, names);
+		else
+			print_int(f, fl, p, fl->size, json);
 		return;
 	case TPF_STR:
 		print_str(f, p, fl->size, json);
@@ -293,6 +316,23 @@ static void print_field(FILE *f, const struct tp_field *fl,
 		print_array(f, fl, raw + off, len, 1, json);
 }
 
+/* JSON: the names of a field's value as "NAME_name", if it has some. */
+static void put_sym_json(FILE *f, const struct tp_format *fmt,
+			 const struct tp_field *fl, const unsigned char *raw)
+{
+	char key[TP_NAME_LEN + 8], names[512];
+
+	if (!tp_sym_format(fmt, fl, load_int(raw + fl->offset, fl->size,
+					     fl->is_signed),
+			   names, sizeof(names)))
+		return;
+	snprintf(key, sizeof(key), "%s_name", fl->name);
+	if (tp_field_find(fmt, key))
+		return;		/* the format has a field of that name */
+	fprintf(f, ",\"%s\":", key);
+	json_put_str(f, names, strlen(names));
+}
+
 void tp_print_fields(FILE *f, const struct tp_format *fmt,
 		     const unsigned char *raw, __u32 size, bool json)
 {
@@ -312,8 +352,10 @@ void tp_print_fields(FILE *f, const struct tp_format *fmt,
 			fprintf(f, "%s\"%s\":", first ? "" : ",", fl->name);
 		else
 			fprintf(f, "%s%s=", first ? "" : " ", fl->name);
-		print_field(f, fl, raw, size, json);
+		print_field(f, fmt, fl, raw, size, json);
 		first = false;
+		if (json && fl->kind == TPF_INT && fl->sym)
+			put_sym_json(f, fmt, fl, raw);
 	}
 	if (json)
 		fputc('}', f);

@@ -44,12 +44,18 @@ struct trace_probe {
 	char *glob_text;		/* a glob's match: its PROBE text, */
 	const char *glob;		/* the glob as given */
 	unsigned int glob_first;	/* and its first match's index + 1 */
+	unsigned int fprobe_n;		/* a glob's first match: the matches
+					 * its one fprobe link attaches (its
+					 * @link_fd; theirs is -1), else 0
+					 */
 };
 
 /* The session: options for all probes, and the probes. */
 struct trace_opts {
 	bool json, quiet, flight, unordered;
 	bool include_self;	/* the tool's own hits too */
+	bool no_children;	/* --pid, -- CMD: that process only */
+	bool no_fprobe;		/* --no-fprobe: a kprobe per glob match */
 	double duration;
 	unsigned long long count;
 	unsigned int pages;

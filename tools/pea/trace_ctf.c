@@ -15,10 +15,22 @@
  * class N is probe index N; its payload is pea's record fields, then a
  * kprobe's (or uprobe's) args, ret/latency and capture, a tracepoint's
  * fields in a struct typed from its tracefs format, or a netfilter
- * record's fields and packet bytes. With --kstack every event then ends
+ * record's fields and packet bytes. A tracepoint field whose values its
+ * print fmt names with __print_symbolic() is a CTF enum of those names.
+ * PARAM names given after a kprobe follow in a struct _params, each typed
+ * from BTF, and fetch expressions in a struct _fetch: one struct each,
+ * named by the expression (how->flags: how_flags), holding _status (ok,
+ * fault, truncated, or absent when the record has no fetch block), _step
+ * (the read that faulted) and _value, typed: an integer with its size,
+ * signedness and base (pointers in hex), an enum of its BTF names, a bool
+ * as an enum of false and true, a string. A kretprobe's _ret is typed the
+ * same from BTF when --json's "ret" is, with _ret_raw (the register)
+ * after it unless it is an integer. With --kstack every event then ends
  * with its kernel stack as --json has it: __kstack_length frames, their
  * names as a sequence of strings (_kstack, "symbol+0xOFF") and their
- * addresses as a sequence of hex integers (_kstack_addr).
+ * addresses as a sequence of hex integers (_kstack_addr); with --ustack
+ * by its user stack the same way (__ustack_length, _ustack, the names
+ * --json gives, and _ustack_addr; a hit without one: length 0).
  *
  * Lost records become CTF discarded events: every stream starts with an
  * empty packet whose events_discarded is 0; a lost notice ends the packet
@@ -42,6 +54,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "kfetch.h"
+#include "ktypes.h"
 #include "pea_tool.h"
 #include "probe_kind.h"
 #include "tpformat.h"
@@ -225,6 +239,62 @@ static void tsdl_int(FILE *f, unsigned int bytes, bool sgn, bool hex)
 		bytes * 8, sgn ? "true" : "false", hex ? 16 : 10);
 }
 
+/* Whether symbol @y's value fits field @fl (its size and sign). */
+static bool tp_sym_fits(const struct tp_field *fl, const struct tp_sym *y)
+{
+	unsigned int bits = fl->size * 8;
+	__s64 sv = (__s64)y->val;
+
+	if (bits >= 64)
+		return true;
+	if (fl->is_signed)
+		return sv >= -(1LL << (bits - 1)) && sv < (1LL << (bits - 1));
+	return !(y->val >> bits);
+}
+
+/*
+ * Whether field @fl is declared a CTF enum: the print fmt names its
+ * values with __print_symbolic() on the field itself (no mask), and one
+ * of them at least fits it.
+ */
+static bool tp_is_enum(const struct tp_format *tp, const struct tp_field *fl)
+{
+	unsigned int i;
+
+	if (fl->sym != TP_SYM_SYMBOLIC || fl->sym_mask != ~0ULL)
+		return false;
+	for (i = 0; i < fl->sym_n; i++)
+		if (tp_sym_fits(fl, &tp->syms[fl->sym_first + i]))
+			return true;
+	return false;
+}
+
+/* Such a field: a CTF enum of its names (the values that fit it). */
+static void tsdl_tp_enum(FILE *f, const struct tp_format *tp,
+			 const struct tp_field *fl)
+{
+	bool first = true;
+	unsigned int i;
+
+	fputs("enum : ", f);
+	tsdl_int(f, fl->size, fl->is_signed, false);
+	fputs(" {", f);
+	for (i = 0; i < fl->sym_n; i++) {
+		const struct tp_sym *y = &tp->syms[fl->sym_first + i];
+
+		if (!tp_sym_fits(fl, y))
+			continue;
+		fputs(first ? " " : ", ", f);
+		first = false;
+		tsdl_str(f, tp->sym_text + y->name);
+		if (fl->is_signed)
+			fprintf(f, " = %lld", (long long)y->val);
+		else
+			fprintf(f, " = %llu", (unsigned long long)y->val);
+	}
+	fputs(" }", f);
+}
+
 /*
  * A tracepoint's fields, names prefixed with '_' (CTF 1.8 strips one
  * leading underscore, so readers show the tracefs names, and no name can
@@ -243,7 +313,11 @@ static void tsdl_tp_fields(FILE *f, const struct tp_format *tp)
 		fputs("\t\t\t", f);
 		switch (fl->kind) {
 		case TPF_INT:
-			tsdl_int(f, fl->size, fl->is_signed, fl->pointer);
+			if (tp_is_enum(tp, fl))
+				tsdl_tp_enum(f, tp, fl);
+			else
+				tsdl_int(f, fl->size, fl->is_signed,
+					 fl->pointer);
 			fprintf(f, " _%s;\n", fl->name);
 			break;
 		case TPF_STR:
@@ -288,6 +362,175 @@ static void tsdl_raw_fields(FILE *f, const struct probe_kind *k)
 	}
 }
 
+/* Whether enum value @v of @t fits @bytes. */
+static bool enum_val_fits(const struct ktype *t, __s64 v, unsigned int bytes)
+{
+	if (bytes >= 8)
+		return true;
+	if (t->sgn)
+		return v >= -(1LL << (bytes * 8 - 1)) &&
+		       v < (1LL << (bytes * 8 - 1));
+	return !((__u64)v >> (bytes * 8));
+}
+
+/*
+ * A value of BTF-classified type @t, @bytes wide as the record holds it:
+ * an enum as a CTF enum of its names, a bool as one of "false" and
+ * "true", a pointer as a hex integer, any other integer with its size and
+ * signedness.
+ */
+static void tsdl_ktype(FILE *f, const struct ktype *t, unsigned int bytes)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; t->cls == KT_ENUM && i < t->nvals; i++)
+		n += enum_val_fits(t, t->vals[i].val, bytes);
+	if (t->cls == KT_BOOL || n) {
+		fputs("enum : ", f);
+		tsdl_int(f, bytes, t->cls == KT_ENUM && t->sgn, false);
+		fputs(" {", f);
+		if (t->cls == KT_BOOL)
+			fputs(" \"false\" = 0, \"true\" = 1", f);
+		/* Only the values its width can hold. */
+		for (i = 0, n = 0; t->cls == KT_ENUM && i < t->nvals; i++) {
+			__s64 v = t->vals[i].val;
+
+			if (!enum_val_fits(t, v, bytes))
+				continue;
+			fputs(n++ ? ", " : " ", f);
+			tsdl_str(f, t->vals[i].name);
+			if (t->sgn)
+				fprintf(f, " = %lld", (long long)v);
+			else
+				fprintf(f, " = %llu", (unsigned long long)v);
+		}
+		fputs(" }", f);
+		return;
+	}
+	/* An enum none of whose names fit is its integer. */
+	tsdl_int(f, bytes, (t->cls == KT_INT || t->cls == KT_ENUM ||
+			    !ktype_typed(t)) && ktype_signed(t), ktype_hex(t));
+}
+
+/* The bytes a typed register value takes in the trace (8 if untyped). */
+static unsigned int ktype_width(const struct ktype *t)
+{
+	if (!ktype_typed(t) || t->cls == KT_PTR || t->cls == KT_CHAR_PTR)
+		return 8;
+	if (t->cls == KT_BOOL)
+		return 1;
+	return t->size == 1 || t->size == 2 || t->size == 4 ? t->size : 8;
+}
+
+/* Whether a kretprobe's return value is typed from BTF (as --json's). */
+static bool ret_typed(const struct trace_fmt *fmt)
+{
+	return fmt->sig && ktype_typed(&fmt->sig->ret);
+}
+
+/* @expr with each run of characters other than [A-Za-z0-9_] one '_'. */
+static void ctf_ident(const char *expr, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (; *expr && n + 1 < len; expr++) {
+		char c = *expr;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_')
+			out[n++] = c;
+		else if (n && out[n - 1] != '_')
+			out[n++] = '_';
+	}
+	while (n && out[n - 1] == '_')
+		n--;
+	out[n] = 0;
+}
+
+/*
+ * Fetch @i's name in the metadata: its expression (or NAME=) as
+ * ctf_ident() makes it ("how->flags": how_flags), "fetch" if nothing is
+ * left, and _N (its index) after it when an earlier fetch has the same.
+ */
+static void ctf_fetch_name(const struct trace_fmt *fmt, unsigned int i,
+			   char *out, size_t len)
+{
+	char other[KFETCH_EXPR_MAX];
+	unsigned int j;
+
+	ctf_ident(fmt->fetches[i].expr, out, len);
+	if (!*out)
+		snprintf(out, len, "fetch");
+	for (j = 0; j < i; j++) {
+		ctf_ident(fmt->fetches[j].expr, other, sizeof(other));
+		if (!*other)
+			snprintf(other, sizeof(other), "fetch");
+		if (!strcmp(other, out)) {
+			size_t n = strlen(out);
+
+			snprintf(out + n, len - n, "_%u", i);
+			break;
+		}
+	}
+}
+
+/*
+ * The probe's fetches (kfetch.h), each a struct named by ctf_fetch_name():
+ * _status (ok, fault, truncated: struct pea_fetch_value's; absent: the
+ * record holds no well-formed block of them), _step (the read that
+ * faulted), then the value: a string, bytes (_length and a sequence of
+ * hex bytes) or an integer typed as tsdl_ktype() (0 when not read).
+ */
+static void tsdl_fetches(FILE *f, const struct trace_fmt *fmt)
+{
+	char name[KFETCH_EXPR_MAX];
+	const char *s;
+	unsigned int i;
+
+	fputs("\t\tstruct {\n", f);
+	for (i = 0; i < fmt->nfetches; i++) {
+		const struct kfetch *k = &fmt->fetches[i];
+
+		if (k->joined)
+			continue;	/* in its join()'s string */
+		ctf_fetch_name(fmt, i, name, sizeof(name));
+		fputs("\t\t\tstruct {\n\t\t\t\tenum : uint8_t { ok = 0, fault = 1, truncated = 2, absent = 3 } _status;\n"
+		      "\t\t\t\tuint8_t _step;\n\t\t\t\t", f);
+		if (k->f.type == PEA_FETCH_STR || k->conv == KFETCH_NTOP) {
+			fputs("string _value;\n", f);
+		} else if (k->f.type == PEA_FETCH_ARRAY) {
+			fputs("uint16_t __value_length;\n\t\t\t\txint8_t _value[__value_length];\n",
+			      f);
+		} else {
+			tsdl_ktype(f, &k->type, kfetch_bytes(k));
+			fputs(" _value;\n", f);
+		}
+		fprintf(f, "\t\t\t} _%s;\t/* ", name);
+		/* The expression as given, in a comment that it cannot end. */
+		for (s = k->expr; *s; s++)
+			if (*s != '*' || s[1] != '/')
+				fputc(*s, f);
+		fputs(" */\n", f);
+	}
+	fputs("\t\t} _fetch;\n", f);
+}
+
+/* The PARAM names given after the probe: _params, each by its type. */
+static void tsdl_params(FILE *f, const struct trace_fmt *fmt)
+{
+	unsigned int i;
+
+	fputs("\t\tstruct {\n", f);
+	for (i = 0; i < fmt->nparams; i++) {
+		const struct ksig_param *p = fmt->params[i];
+
+		fputs("\t\t\t", f);
+		tsdl_ktype(f, &p->type, ktype_width(&p->type));
+		fprintf(f, " _%s;\n", p->name);
+	}
+	fputs("\t\t} _params;\n", f);
+}
+
 static void tsdl_event(FILE *f, unsigned int id, const struct trace_fmt *fmt)
 {
 	fputs("event {\n\tname = ", f);
@@ -304,8 +547,17 @@ static void tsdl_event(FILE *f, unsigned int id, const struct trace_fmt *fmt)
 	      "\t\tstring _comm;\n", f);
 	if (fmt->args)
 		fputs("\t\txint64_t _args[6];\n", f);
-	if (fmt->retprobe)
+	if (fmt->retprobe && ret_typed(fmt)) {
+		/* As --json: "ret" typed, "ret_raw" the register beside it. */
+		fputs("\t\t", f);
+		tsdl_ktype(f, &fmt->sig->ret, ktype_width(&fmt->sig->ret));
+		fputs(" _ret;\n", f);
+		if (fmt->sig->ret.cls != KT_INT)
+			fputs("\t\tint64_t _ret_raw;\n", f);
+		fputs("\t\tuint64_t _latency_ns;\n", f);
+	} else if (fmt->retprobe) {
 		fputs("\t\tint64_t _ret;\n\t\tuint64_t _latency_ns;\n", f);
+	}
 	if (fmt->capture_mode == PEA_CAPTURE_STR)
 		fputs("\t\tstring _str;\n\t\tuint8_t _truncated;\n", f);
 	else if (fmt->capture_mode == PEA_CAPTURE_FIXED)
@@ -317,10 +569,18 @@ static void tsdl_event(FILE *f, unsigned int id, const struct trace_fmt *fmt)
 		tsdl_tp_fields(f, fmt->tp);
 	if (fmt->kind->fields)
 		tsdl_raw_fields(f, fmt->kind);
+	if (fmt->nparams)
+		tsdl_params(f, fmt);
+	if (fmt->nfetches)
+		tsdl_fetches(f, fmt);
 	if (fmt->kstack)
 		fputs("\t\tuint32_t __kstack_length;\n"
 		      "\t\tstring _kstack[__kstack_length];\n"
 		      "\t\txint64_t _kstack_addr[__kstack_length];\n", f);
+	if (fmt->ustack)
+		fputs("\t\tuint32_t __ustack_length;\n"
+		      "\t\tstring _ustack[__ustack_length];\n"
+		      "\t\txint64_t _ustack_addr[__ustack_length];\n", f);
 	fputs("\t};\n};\n\n", f);
 }
 
@@ -555,6 +815,88 @@ static void put_raw_fields(struct bytes *b, const struct probe_kind *k,
 	}
 }
 
+/* @v's low @bytes bytes, little endian as the metadata declares. */
+static void put_uint(struct bytes *b, __u64 v, unsigned int bytes)
+{
+	put(b, &v, bytes);
+}
+
+static void put_params(struct bytes *b, const struct trace_fmt *fmt,
+		       const struct trace_event *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < fmt->nparams; i++) {
+		const struct ksig_param *p = fmt->params[i];
+
+		put_uint(b, ktype_value(&p->type, ev->rec.args[p->reg]),
+			 ktype_width(&p->type));
+	}
+}
+
+/* The fetches as tsdl_fetches() declares them. */
+static void put_fetches(struct bytes *b, const struct trace_fmt *fmt,
+			const struct trace_event *ev)
+{
+	bool ok = ev->fetch && kfetch_block_ok(ev->fetch, ev->fetch_size,
+					       fmt->nfetches);
+	unsigned int i;
+
+	for (i = 0; i < fmt->nfetches; i++) {
+		const struct kfetch *k = &fmt->fetches[i];
+		struct pea_fetch_value v = { .status = 3 };
+		const unsigned char *val = NULL;
+		__u64 raw = 0;
+
+		if (k->joined)
+			continue;	/* in its join()'s string */
+		if (ok) {
+			memcpy(&v, ev->fetch + sizeof(struct pea_fetch_block) +
+			       i * sizeof(v), sizeof(v));
+			if (v.status != PEA_FETCH_FAULT)
+				val = ev->fetch + v.offset;
+			else
+				v.len = 0;
+		}
+		if (ok && k->join) {
+			static char s[PEA_FETCH_MAX * (PEA_FETCH_DATA_MAX + 1)];
+			unsigned int step;
+			bool cut;
+			int n = kfetch_join(k, ev->fetch, i, s, sizeof(s), &cut,
+					    &step);
+
+			put_u8(b, n < 0 ? PEA_FETCH_FAULT :
+			       cut ? PEA_FETCH_TRUNCATED : PEA_FETCH_OK);
+			put_u8(b, n < 0 ? step : 0);
+			put_str(b, s, n < 0 ? 0 : n);
+			continue;
+		}
+		put_u8(b, v.status);
+		put_u8(b, v.status == PEA_FETCH_FAULT ? v.step : 0);
+		if (k->conv == KFETCH_NTOP) {
+			char a[64] = "";
+
+			if (val)
+				kfetch_ntop(val, v.len, a, sizeof(a));
+			put_str(b, a, strlen(a));
+		} else if (k->f.type == PEA_FETCH_STR) {
+			if (val)
+				put_str(b, val, v.len);
+			else
+				put_u8(b, 0);
+		} else if (k->f.type == PEA_FETCH_ARRAY) {
+			put_u16(b, val ? v.len : 0);
+			if (val)
+				put(b, val, v.len);
+		} else {
+			if (val)
+				memcpy(&raw, val, v.len < 8 ? v.len : 8);
+			put_uint(b, val ? kfetch_conv_int(k, raw) : 0,
+				 kfetch_bytes(k));
+		}
+	}
+}
+
 static void put_kstack(struct bytes *b, const struct trace_fmt *fmt,
 		       const struct trace_event *ev)
 {
@@ -568,6 +910,21 @@ static void put_kstack(struct bytes *b, const struct trace_fmt *fmt,
 	}
 	for (i = 0; i < ev->kstack_nr; i++)
 		put_u64(b, ev->kstack[i]);
+}
+
+/* The user stack as --json has it; none (a kernel thread's hit): 0. */
+static void put_ustack(struct bytes *b, const struct trace_fmt *fmt,
+		       const struct trace_event *ev)
+{
+	char buf[256];	/* output.c's KSYM_BUF, as put_kstack()'s */
+	__u32 i;
+
+	put_u32(b, ev->ustack_nr);
+	for (i = 0; i < ev->ustack_nr; i++)
+		put_str(b, trace_ustack_name(fmt, ev, i, buf, sizeof(buf)),
+			sizeof(buf));
+	for (i = 0; i < ev->ustack_nr; i++)
+		put_u64(b, ev->ustack[i]);
 }
 
 static int ctf_event(struct trace_writer *w, unsigned int probe,
@@ -606,7 +963,13 @@ static int ctf_event(struct trace_writer *w, unsigned int probe,
 	if (fmt->args)
 		for (i = 0; i < 6; i++)
 			put_u64(b, r->args[i]);
-	if (fmt->retprobe) {
+	if (fmt->retprobe && ret_typed(fmt)) {
+		put_uint(b, ktype_value(&fmt->sig->ret, (__u64)r->ret),
+			 ktype_width(&fmt->sig->ret));
+		if (fmt->sig->ret.cls != KT_INT)
+			put_u64(b, (__u64)r->ret);
+		put_u64(b, r->latency_ns);
+	} else if (fmt->retprobe) {
 		put_u64(b, (__u64)r->ret);
 		put_u64(b, r->latency_ns);
 	}
@@ -623,8 +986,14 @@ static int ctf_event(struct trace_writer *w, unsigned int probe,
 		put_tp_fields(b, fmt->tp, ev->raw, ev->raw_size);
 	if (fmt->kind->fields)
 		put_raw_fields(b, fmt->kind, ev->raw, ev->raw_size);
+	if (fmt->nparams)
+		put_params(b, fmt, ev);
+	if (fmt->nfetches)
+		put_fetches(b, fmt, ev);
 	if (fmt->kstack)
 		put_kstack(b, fmt, ev);
+	if (fmt->ustack)
+		put_ustack(b, fmt, ev);
 	if (b->oom)
 		return ctf_fail(c, -ENOMEM);
 	if (b->len >= PACKET_MAX) {

@@ -155,8 +155,19 @@ static int offcpu_attach(int map_fd, const struct trace_opts *o, pid_t child,
 		if (probe_parse(i ? end : "tp:sched:sched_switch", &spec[i]))
 			return PEA_EXIT_ERR;
 	}
-	/* The start: blocked switch-outs, of --pid's (-- CMD's) only. */
+	/*
+	 * The start: blocked switch-outs, of --pid's (-- CMD's) only, and
+	 * their descendants' (pea's but pea's own, with -- CMD: see
+	 * trace_cmd_fork()) unless --no-children.
+	 */
 	po[0].pid = child ? (unsigned int)child : o->defaults.pid;
+	if (po[0].pid && !o->no_children) {
+		po[0].tree = PEA_PROBE_F_DESCENDANTS;
+		if (child) {
+			po[0].pid = (unsigned int)getpid();
+			po[0].tree |= PEA_PROBE_F_DESC_ONLY;
+		}
+	}
 	po[0].filter = "prev_state > 0 && prev_state < 16";
 	for (i = 0; i < 2; i++) {
 		rc = spec[i].kind->prepare(&spec[i], &po[i], &fmt[i]);
@@ -563,7 +574,27 @@ int trace_offcpu(const struct trace_opts *o, int ncpus)
 		tool_explain_dev_error("creating a map", map_fd);
 		return PEA_EXIT_ERR;
 	}
+	/*
+	 * --pid and its children: pea, maybe below that process (its
+	 * shell's), sleeps between reads; not what is asked for.
+	 */
+	if (o->defaults.pid && !o->no_children) {
+		__s32 self = 0;
+
+		if (ioctl(map_fd, PEA_MAP_IOC_EXCLUDE_TGID, &self)) {
+			tool_explain_dev_error("excluding the tool's process",
+					       -errno);
+			rc = PEA_EXIT_ERR;
+			goto out;
+		}
+	}
 	if (o->cmd) {
+		if (!o->no_children && task_cmd_subreaper()) {
+			tool_err("cannot follow the command's children: PR_SET_CHILD_SUBREAPER: %s (--no-children traces the command's process only)",
+				 strerror(errno));
+			rc = PEA_EXIT_ERR;
+			goto out;
+		}
 		fflush(NULL);
 		child = task_cmd_fork(o->cmd, &go_fd, "pea trace");
 		if (child < 0) {
@@ -598,7 +629,8 @@ int trace_offcpu(const struct trace_opts *o, int ncpus)
 	go_fd = -1;
 	while (!offcpu_stop && (!end || tool_now_ns() < end) && !done) {
 		usleep(20000);
-		done = child && waitpid(child, &status, WNOHANG) == child;
+		/* -- CMD, and the orphans of its tree, adopted. */
+		done = child && task_cmd_reap(child, &status);
 	}
 	/* The counts before the start link goes, then the table. */
 	memset(&li, 0, sizeof(li));

@@ -29,6 +29,7 @@ enum {
 	OPT_MAXACTIVE,
 	OPT_UNORDERED,
 	OPT_INCLUDE_SELF,
+	OPT_NO_CHILDREN,
 	OPT_FILTER,
 	OPT_FORMAT,
 	OPT_PACKET,
@@ -51,6 +52,7 @@ enum {
 	OPT_KEY,
 	OPT_MAX_PENDING,
 	OPT_OFF_CPU,
+	OPT_NO_FPROBE,
 };
 
 static const struct option trace_options[] = {
@@ -74,6 +76,7 @@ static const struct option trace_options[] = {
 	{ "flight-recorder", no_argument, NULL, 'F' },
 	{ "unordered", no_argument, NULL, OPT_UNORDERED },
 	{ "include-self", no_argument, NULL, OPT_INCLUDE_SELF },
+	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "session", required_argument, NULL, OPT_SESSION },
@@ -94,6 +97,7 @@ static const struct option trace_options[] = {
 	{ "key", required_argument, NULL, OPT_KEY },
 	{ "max-pending", required_argument, NULL, OPT_MAX_PENDING },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "no-fprobe", no_argument, NULL, OPT_NO_FPROBE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -330,6 +334,12 @@ static int parse_session_opt(int c, const char *arg, struct trace_opts *o)
 		return 0;
 	case OPT_INCLUDE_SELF:
 		o->include_self = true;
+		return 0;
+	case OPT_NO_CHILDREN:
+		o->no_children = true;
+		return 0;
+	case OPT_NO_FPROBE:
+		o->no_fprobe = true;
 		return 0;
 	case OPT_TOP:
 		if (tool_parse_uint(arg, UINT_MAX, &o->agg.top) || !o->agg.top)
@@ -592,7 +602,7 @@ static int probe_validate(const struct trace_probe *p)
 	if (o->maxactive && !s->retprobe)
 		return probe_usage(n, "--maxactive is for kretprobes and uretprobes");
 	if (o->nparams && !(k->opts & PO_PARAMS))
-		return probe_usage(n, "fetches ('%s') are for kprobes, kretprobes (their types from BTF), uprobes and uretprobes",
+		return probe_usage(n, "fetches ('%s') are for kprobes, kretprobes (their types from BTF), tracepoints (from their fields), uprobes and uretprobes",
 				   o->params[0]);
 	return 0;
 }
@@ -632,6 +642,10 @@ static int add_glob(struct trace_opts *o, const char *text)
 		return tool_usage("trace", "'%s': %s", text, msg);
 	if (!n) {
 		probe_glob_free(v, n);
+		if (info.shared)
+			return tool_usage("trace", "'%s' matches no %s (%zu on the kprobes blacklist, which the kernel refuses; %zu names that several kernel symbols share, which kprobes refuse: EADDRNOTAVAIL)",
+					  text, info.what, info.skipped,
+					  info.shared);
 		if (info.skipped)
 			return tool_usage("trace", "'%s' matches no %s (%zu on the kprobes blacklist, which the kernel refuses)",
 					  text, info.what, info.skipped);
@@ -664,6 +678,9 @@ static int add_glob(struct trace_opts *o, const char *text)
 	else if (info.kprobes && !info.blacklist_read)
 		fputs(" (the kprobes blacklist is unreadable: debugfs not mounted?)",
 		      stderr);
+	if (info.shared)
+		fprintf(stderr, " (%zu more that several kernel symbols share skipped: kprobes refuse such names)",
+			info.shared);
 	fputc('\n', stderr);
 	return 0;
 }
@@ -735,6 +752,13 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 		po->cpu = -1;
 		pos++;
 	}
+	if (o->no_children && !o->cmd && !(o->defaults.set & PO_PID)) {
+		for (i = 0; i < o->nprobes; i++)
+			if (o->probes[i].own.set & PO_PID)
+				break;
+		if (i == o->nprobes)
+			return tool_usage("trace", "--no-children goes with --pid or -- CMD");
+	}
 	if (o->off_cpu) {
 		/*
 		 * Its own probes; --pid, --duration, --top, --json, and
@@ -767,6 +791,8 @@ int parse_trace_args(int argc, char **argv, struct trace_opts *o,
 			return probe_usage(p->spec.text, "--pid or -- CMD, not both (-- CMD traces the command's process)");
 		if (o->cmd)	/* its pid once forked (cmd_trace.c) */
 			p->o.pid = INT_MAX;
+		else if (p->o.pid && !o->no_children)
+			p->o.tree = PEA_PROBE_F_DESCENDANTS;
 		p->link_fd = -1;
 		/*
 		 * --count-by kstack is stackcount: the kernel counts the

@@ -22,14 +22,23 @@
  * to its trace clock, CLOCK_BOOTTIME by default, the clock of ftrace and
  * of Perfetto's own data sources on Linux, and to the wall clock.
  * Every hit carries the object `pea trace --json` prints for it as its
- * "args" debug annotation (a JSON value).
+ * "args" debug annotation (a JSON value), then typed debug annotations:
+ * a tracepoint's integer and string fields by name (pointers as
+ * pointer_value, signed and unsigned integers, strings; a field whose
+ * values the print fmt names also as "FIELD_name", a string), a kprobe's
+ * PARAM names and fetch expressions by the names --json gives them
+ * (bool, int, uint, pointer, string: strings and enums' names; a fault a
+ * dictionary {"fault": STEP}, a cut string {"str", "truncated"}).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "kfetch.h"
+#include "ktypes.h"
 #include "pea_tool.h"
+#include "tpformat.h"
 #include "trace_writer.h"
 
 /* Field numbers of perfetto.protos messages (protos/perfetto/trace/). */
@@ -59,9 +68,14 @@ enum {
 	PB_TE_TRACK = 11,
 	PB_TE_CATEGORY = 22,
 	PB_TE_NAME = 23,
-	PB_DA_UINT = 3,			/* DebugAnnotation */
+	PB_DA_BOOL = 2,			/* DebugAnnotation */
+	PB_DA_UINT = 3,
+	PB_DA_INT = 4,
+	PB_DA_STRING = 6,
+	PB_DA_POINTER = 7,
 	PB_DA_JSON = 9,
 	PB_DA_NAME = 10,
+	PB_DA_DICT = 11,
 };
 
 /* BuiltinClock ids, TrackEvent.Type, TracePacket.SequenceFlags */
@@ -160,7 +174,7 @@ static void pb_msg(struct pb *b, unsigned int field, struct pb *sub)
 struct pftrace {
 	struct trace_writer w;
 	FILE *f;
-	struct pb pkt, msg, sub;	/* a packet and its nested messages */
+	struct pb pkt, msg, sub, ent;	/* a packet and its nested messages */
 	bool first;			/* no packet written yet */
 	__u64 last_ts;			/* the latest event time, ns */
 	__u64 next_snap;		/* the next clock snapshot is due */
@@ -314,6 +328,159 @@ static int pf_te_end(struct pftrace *p)
 	return pf_packet(p);
 }
 
+/* ---- typed debug annotations ---- */
+
+/* An annotation @name of value @v of type @t in p->sub, added to p->msg. */
+static void pf_annot_ktype(struct pftrace *p, const char *name,
+			   const struct ktype *t, __u64 raw)
+{
+	__u64 v = ktype_value(t, raw);
+	const char *en = ktype_enum_name(t, raw);
+
+	pb_str(&p->sub, PB_DA_NAME, name);
+	if (en)
+		pb_str(&p->sub, PB_DA_STRING, en);
+	else if (ktype_typed(t) && t->cls == KT_BOOL)
+		pb_uint(&p->sub, PB_DA_BOOL, !!v);
+	else if (ktype_hex(t))
+		pb_uint(&p->sub, PB_DA_POINTER, v);
+	else if (ktype_signed(t))
+		pb_uint(&p->sub, PB_DA_INT, v);	/* int64: two's complement */
+	else
+		pb_uint(&p->sub, PB_DA_UINT, v);
+	pb_msg(&p->msg, PB_TE_ANNOT, &p->sub);
+}
+
+/* A dictionary entry of p->sub: @key, an unsigned number or a string. */
+static void pf_entry(struct pftrace *p, const char *key, int field, __u64 v,
+		     const void *s, size_t len)
+{
+	pb_str(&p->ent, PB_DA_NAME, key);
+	if (field == PB_DA_STRING)
+		pb_bytes(&p->ent, field, s, len);
+	else
+		pb_uint(&p->ent, field, v);
+	pb_msg(&p->sub, PB_DA_DICT, &p->ent);
+}
+
+/*
+ * The probe's PARAM names and fetches, each an annotation named as --json
+ * names it, typed as its value: bool, int, uint, pointer, string (an
+ * enum's name, a string); a fault is a dictionary {"fault": STEP}, a cut
+ * string {"str": ..., "truncated": true}, as in --json.
+ */
+static void pf_fetches(struct pftrace *p, const struct trace_fmt *fmt,
+		       const struct trace_event *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < fmt->nparams; i++)
+		pf_annot_ktype(p, fmt->params[i]->name, &fmt->params[i]->type,
+			       ev->rec.args[fmt->params[i]->reg]);
+	if (!fmt->nfetches || !ev->fetch ||
+	    !kfetch_block_ok(ev->fetch, ev->fetch_size, fmt->nfetches))
+		return;
+	for (i = 0; i < fmt->nfetches; i++) {
+		const struct kfetch *k = &fmt->fetches[i];
+		struct pea_fetch_value v;
+		const unsigned char *val;
+		__u64 raw = 0;
+
+		if (k->joined)
+			continue;	/* in its join()'s string */
+		memcpy(&v, ev->fetch + sizeof(struct pea_fetch_block) +
+		       i * sizeof(v), sizeof(v));
+		val = ev->fetch + v.offset;
+		if (k->join) {
+			static char s[PEA_FETCH_MAX * (PEA_FETCH_DATA_MAX + 1)];
+			unsigned int step;
+			bool cut;
+			int n = kfetch_join(k, ev->fetch, i, s, sizeof(s), &cut,
+					    &step);
+
+			pb_str(&p->sub, PB_DA_NAME, k->expr);
+			if (n < 0) {
+				pf_entry(p, "fault", PB_DA_UINT, step, NULL, 0);
+			} else if (cut) {
+				pf_entry(p, "str", PB_DA_STRING, 0, s, n);
+				pf_entry(p, "truncated", PB_DA_BOOL, 1, NULL, 0);
+			} else {
+				pb_bytes(&p->sub, PB_DA_STRING, s, n);
+			}
+		} else if (v.status == PEA_FETCH_FAULT) {
+			pb_str(&p->sub, PB_DA_NAME, k->expr);
+			pf_entry(p, "fault", PB_DA_UINT, v.step, NULL, 0);
+		} else if (k->str && v.status == PEA_FETCH_TRUNCATED) {
+			pb_str(&p->sub, PB_DA_NAME, k->expr);
+			pf_entry(p, "str", PB_DA_STRING, 0, val, v.len);
+			pf_entry(p, "truncated", PB_DA_BOOL, 1, NULL, 0);
+		} else if (k->str) {
+			pb_str(&p->sub, PB_DA_NAME, k->expr);
+			pb_bytes(&p->sub, PB_DA_STRING, val, v.len);
+		} else if (k->conv == KFETCH_NTOP) {
+			char a[64];
+
+			kfetch_ntop(val, v.len, a, sizeof(a));
+			pb_str(&p->sub, PB_DA_NAME, k->expr);
+			pb_bytes(&p->sub, PB_DA_STRING, a, strlen(a));
+		} else if (k->f.type == PEA_FETCH_ARRAY) {
+			continue;	/* bytes: in "args" */
+		} else {
+			memcpy(&raw, val, v.len < 8 ? v.len : 8);
+			pf_annot_ktype(p, k->expr, &k->type,
+				       kfetch_conv_int(k, raw));
+			continue;
+		}
+		pb_msg(&p->msg, PB_TE_ANNOT, &p->sub);
+	}
+}
+
+/*
+ * A tracepoint's integer and string fields, each an annotation of its
+ * name: a pointer, a signed or unsigned integer, a string; and beside a
+ * field the print fmt names the values of, "FIELD_name" (as --json).
+ */
+static void pf_tp_fields(struct pftrace *p, const struct tp_format *tp,
+			 const unsigned char *raw, __u32 size)
+{
+	char names[512], key[TP_NAME_LEN + 8];
+	int i;
+
+	for (i = 0; raw && i < tp->nfields; i++) {
+		const struct tp_field *fl = &tp->fields[i];
+		const unsigned char *q = raw + fl->offset;
+		__u64 v = 0;
+
+		if (!strncmp(fl->name, "common_", 7) ||
+		    fl->offset + fl->size > size)
+			continue;
+		if (fl->kind == TPF_STR) {
+			pb_str(&p->sub, PB_DA_NAME, fl->name);
+			pb_bytes(&p->sub, PB_DA_STRING, q,
+				 strnlen((const char *)q, fl->size));
+			pb_msg(&p->msg, PB_TE_ANNOT, &p->sub);
+			continue;
+		}
+		if (fl->kind != TPF_INT)
+			continue;	/* arrays: in "args" */
+		memcpy(&v, q, fl->size);
+		if (fl->is_signed && fl->size < 8 &&
+		    (v >> (fl->size * 8 - 1)) & 1)
+			v |= ~0ULL << (fl->size * 8);
+		pb_str(&p->sub, PB_DA_NAME, fl->name);
+		pb_uint(&p->sub, fl->pointer ? PB_DA_POINTER :
+			fl->is_signed ? PB_DA_INT : PB_DA_UINT, v);
+		pb_msg(&p->msg, PB_TE_ANNOT, &p->sub);
+		snprintf(key, sizeof(key), "%s_name", fl->name);
+		if (!tp_sym_format(tp, fl, v, names, sizeof(names)) ||
+		    tp_field_find(tp, key))
+			continue;
+		pb_str(&p->sub, PB_DA_NAME, key);
+		pb_str(&p->sub, PB_DA_STRING, names);
+		pb_msg(&p->msg, PB_TE_ANNOT, &p->sub);
+	}
+}
+
 static int pf_event(struct trace_writer *w, unsigned int probe,
 		    const struct trace_event *ev)
 {
@@ -361,6 +528,9 @@ static int pf_event(struct trace_writer *w, unsigned int probe,
 	pb_str(&p->sub, PB_DA_NAME, "args");
 	pb_bytes(&p->sub, PB_DA_JSON, json, json_len);
 	pb_msg(&p->msg, PB_TE_ANNOT, &p->sub);
+	if (fmt->tp)
+		pf_tp_fields(p, fmt->tp, ev->raw, ev->raw_size);
+	pf_fetches(p, fmt, ev);
 	err = pf_te_end(p);
 	if (!err && fmt->retprobe && (r->flags & PEA_REC_F_RETPROBE)) {
 		pf_te_head(p, r->time_ns, key, PB_TYPE_SLICE_END);
@@ -418,6 +588,7 @@ static void pf_free(struct pftrace *p)
 	free(p->pkt.p);
 	free(p->msg.p);
 	free(p->sub.p);
+	free(p->ent.p);
 	free(p);
 }
 

@@ -253,6 +253,9 @@ static void json_probes(FILE *f, const struct tracer *t)
 			fputc(',', f);
 			json_link(f, &p->li);
 		}
+		/* Its link is its glob's fprobe, the counters theirs. */
+		if (p->fprobe_n)
+			fprintf(f, ",\"fprobe_functions\":%u", p->fprobe_n);
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -288,6 +291,11 @@ static void text_probes(FILE *f, const struct tracer *t)
 			fprintf(f, " %10s %10s %10s %8s %8s %10s\n", "-", "-",
 				"-", "-", "-", "-");
 	}
+	for (i = 0; i < t->o.nprobes; i++)
+		if (t->o.probes[i].fprobe_n)
+			fprintf(f, "(%s: one fprobe link for its %u functions, its counters on the line of %s)\n",
+				t->o.probes[i].glob, t->o.probes[i].fprobe_n,
+				t->o.probes[i].spec.text);
 }
 
 /*
@@ -312,6 +320,7 @@ void print_summary(struct tracer *t)
 		if (!p->have_li)
 			continue;
 		have_li = true;
+		li.deep += p->li.deep;
 		li.hits += p->li.hits;
 		li.written += p->li.written;
 		li.filtered += p->li.filtered;
@@ -321,6 +330,9 @@ void print_summary(struct tracer *t)
 	}
 	if (secs <= 0)
 		secs = 1e-9;
+	if (li.deep)	/* the kernel's bound of the process-tree filter */
+		fprintf(stderr, "pea: %llu hits of processes more than %d generations below the traced one, or already reaped at the hit, were filtered out: some may have been in its tree\n",
+			(unsigned long long)li.deep, PEA_TREE_DEPTH_MAX);
 	if (t->o.json) {
 		if (t->out_closed)
 			return;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ctxfetch.h"
+#include "udwarf.h"
 #include "ufetch.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -218,4 +219,100 @@ int ufetch_parse(const char *expr, bool ret, struct kfetch *out, char *why,
 		snprintf(out->type.name, sizeof(out->type.name), "char *");
 	}
 	return 0;
+}
+
+/* The length of the identifier at @s (0: none). */
+static size_t ident_len(const char *s)
+{
+	size_t n = 0;
+
+	while (name_char(s[n], n == 0))
+		n++;
+	return n;
+}
+
+/*
+ * Whether @expr is in the register syntax: NAME=, +OFF(, a :TYPE, ctx.,
+ * argN and ret (unless a parameter has the name; where there is DWARF, a
+ * uretprobe's ret is its typed return value instead). Other names are
+ * parameters (refused with the reason when there is no DWARF).
+ */
+static bool raw_syntax(const struct ksig *sig, const char *expr, bool ret)
+{
+	const char *p = expr;
+	char name[KSIG_NAME_MAX];
+	size_t n;
+
+	if (name_prefix(expr) || strchr(expr, ':'))
+		return true;
+	if (!strncmp(p, "str(", 4))
+		p += 4;
+	if (*p == '+' || *p == '-' || !strncmp(p, "ctx.", 4))
+		return true;
+	n = ident_len(p);
+	if (!n || n >= sizeof(name))
+		return !sig;
+	memcpy(name, p, n);
+	name[n] = 0;
+	if (!strcmp(name, "ret"))	/* a parameter of that name wins */
+		return !sig || (!ret && !ksig_param(sig, name));
+	if (n == 4 && !strncmp(name, "arg", 3) && name[3] >= '0' &&
+	    name[3] <= '5')
+		return !ksig_param(sig, name);
+	return false;
+}
+
+int ufetch_resolve(const struct ksig *sig, const char *sig_why,
+		   const char *expr, bool ret, struct kfetch *out, char *why,
+		   size_t len)
+{
+	const struct ksig_param *pa;
+	const char *p = expr, *r;
+	char name[KSIG_NAME_MAX];
+	size_t n;
+
+	if (raw_syntax(sig, expr, ret))
+		return ufetch_parse(expr, ret, out, why, len);
+	memset(out, 0, sizeof(*out));
+	if (!sig) {
+		snprintf(why, len,
+			 "'%s': %s; name registers instead (argN[:TYPE], +OFF(argN):TYPE, str(argN))",
+			 expr, sig_why ? sig_why : "no DWARF for this function");
+		return -EINVAL;
+	}
+	n = ident_len(p);
+	if (n && p[n] == '(')	/* str(), ntop(), ...: its expression */
+		p += n + 1;
+	n = ident_len(p);
+	if (n && n < sizeof(name)) {
+		memcpy(name, p, n);
+		name[n] = 0;
+		pa = ksig_param(sig, name);
+		if (!pa && ret && !strcmp(name, "ret")) {
+			r = usig_ret_why(sig);
+			if (r) {
+				snprintf(why, len,
+					 "'%s': ret (%s) %s: not fetched",
+					 expr, sig->ret.name, r);
+				return -EINVAL;
+			}
+		} else if (!pa) {
+			snprintf(why, len,
+				 "'%s': %s has no parameter '%s' (pea list -v shows them)",
+				 expr, sig->func, name);
+			return -EINVAL;
+		} else if (pa->reg < 0 && pa->stack_off > 0 && ret) {
+			snprintf(why, len,
+				 "'%s': parameter '%s' (%s) is on the stack, and a uretprobe reads its fetches at the return, where the function may have changed its stack copy and the stack pointer has moved: fetch it with a uprobe",
+				 expr, name, pa->type.name);
+			return -EINVAL;
+		} else if (pa->reg < 0 && !pa->stack_off) {
+			snprintf(why, len,
+				 "'%s': parameter '%s' (%s) %s: not fetched",
+				 expr, name, pa->type.name,
+				 usig_param_why(sig, pa - sig->params, false));
+			return -EINVAL;
+		}
+	}
+	return kfetch_parse(sig, expr, ret, out, why, len);
 }

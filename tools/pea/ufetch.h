@@ -21,4 +21,16 @@ bool ufetch_is_expr(const char *text);
 int ufetch_parse(const char *expr, bool ret, struct kfetch *out, char *why,
 		 size_t len);
 
+/*
+ * A uprobe's fetch expression either way: in the syntax above (argN,
+ * ret:TYPE, +OFF(VALUE), NAME=, str(argN)), or by name through @sig, the
+ * function's signature from DWARF (udwarf.c), in kfetch.c's syntax
+ * ('name', 'p->field', 'str(p->name,N)', ret at a uretprobe: typed).
+ * @sig_why: why @sig is NULL (a name is then refused with it). 0, or
+ * -EINVAL with the reason in @why.
+ */
+int ufetch_resolve(const struct ksig *sig, const char *sig_why,
+		   const char *expr, bool ret, struct kfetch *out, char *why,
+		   size_t len);
+
 #endif /* _PEA_UFETCH_H */

@@ -140,3 +140,21 @@ int upath_resolve(const char *name, char *out, size_t len)
 			return 0;
 	return -ENOENT;
 }
+
+const char *upath_sym_colon(const char *rest)
+{
+	const char *p = rest + strlen(rest);
+
+	while (p-- > rest) {
+		if (*p != ':')
+			continue;
+		if (p > rest && p[-1] == ':') {
+			p--;	/* "::": skip both */
+			continue;
+		}
+		if (p[1] == ':')
+			continue;
+		return p;
+	}
+	return NULL;
+}

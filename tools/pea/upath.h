@@ -17,4 +17,10 @@
  */
 int upath_resolve(const char *name, char *out, size_t len);
 
+/*
+ * The ':' between PATH and SYMBOL in "PATH:SYMBOL" (@rest): the last one
+ * that is not part of a "::" (a C++ name's scopes, ns::func), or NULL.
+ */
+const char *upath_sym_colon(const char *rest);
+
 #endif /* _PEA_UPATH_H */

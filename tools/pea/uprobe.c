@@ -3,10 +3,15 @@
  * pea: the uprobe PROBE arguments (uprobe:PATH:SYMBOL[+OFFSET],
  * uretprobe:PATH:SYMBOL) and attaching them with
  * PEA_MAP_IOC_ATTACH_UPROBE. SYMBOL is looked up in the file's .symtab or
- * .dynsym (elfsym.c); a number instead of SYMBOL is a file offset; a
+ * .dynsym (elfsym.c); a C++ name with its scopes (ns::func) is first
+ * turned into its symbol from the file's DWARF (udwarf.c); a number
+ * instead of SYMBOL is a file offset; a
  * PATH without '/' is looked for as a command or a library (upath.c).
  * Fetch expressions after it (ufetch.c) are read in the kernel at each
  * hit, and --filter is a predicate on them (kfilter.c), as for kprobes.
+ * Where the file has DWARF, the function's parameters and return value
+ * are named and typed from it (udwarf.c): fetches by name, ret printed by
+ * its type; without, they are raw registers, and a note says so.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +22,7 @@
 #include <sys/ioctl.h>
 #include "kfilter.h"
 #include "probe_kind.h"
+#include "udwarf.h"
 #include "ufetch.h"
 #include "upath.h"
 
@@ -32,6 +38,27 @@ struct uprobe_arg {
 	bool numeric;
 	__u64 file_offset;
 };
+
+/*
+ * SYMBOL written as a C++ qualified name (ns::func, ns::Class::method):
+ * the function's symbol from the file's DWARF in its place. 0 or -EINVAL
+ * (usage message printed).
+ */
+static int uprobe_qualified(const char *text, struct probe_spec *spec,
+			    const struct uprobe_arg *u)
+{
+	char why[1024], sym[PEA_SYM_LEN];
+
+	if (!strstr(spec->symbol, "::"))
+		return 0;
+	if (usig_linkage_name(u->path, spec->symbol, sym, sizeof(sym), why,
+			      sizeof(why))) {
+		tool_usage("trace", "'%s': %s", text, why);
+		return -EINVAL;
+	}
+	snprintf(spec->symbol, sizeof(spec->symbol), "%s", sym);
+	return 0;
+}
 
 /**
  * uprobe_parse() - parse "uprobe:PATH:SYMBOL[+OFF]" or "uretprobe:PATH:SYMBOL"
@@ -49,7 +76,7 @@ static int uprobe_parse(const char *text, struct probe_spec *spec)
 
 	spec->retprobe = !strncmp(text, URETPROBE_PFX, strlen(URETPROBE_PFX));
 	rest = text + strlen(spec->retprobe ? URETPROBE_PFX : UPROBE_PFX);
-	colon = strrchr(rest, ':');
+	colon = upath_sym_colon(rest);
 	if (!colon || colon == rest || !colon[1]) {
 		tool_usage("trace", "'%s': write %s:PATH:SYMBOL%s", text,
 			   spec->retprobe ? "uretprobe" : "uprobe",
@@ -106,11 +133,16 @@ static int uprobe_parse(const char *text, struct probe_spec *spec)
 		u->file_offset = v;
 		u->numeric = true;
 	}
-	return 0;
+	return uprobe_qualified(text, spec, u);
 }
 
-/* The fetches and the predicate (struct probe_spec.priv). */
+/*
+ * The signature from DWARF (or why none), the fetches and the predicate
+ * (struct probe_spec.priv).
+ */
 struct uprobe_priv {
+	struct ksig *sig;
+	char why[512];
 	struct kfetch fetches[PROBE_MAX_PARAMS];
 	struct pea_fetch f[PROBE_MAX_PARAMS];
 	unsigned int nfetches;	/* printed ones first, then --filter's */
@@ -124,8 +156,39 @@ static unsigned int fetch_bytes(const struct uprobe_priv *up, unsigned int i)
 }
 
 /*
- * The fetch expressions after the probe (ufetch.c) and --filter on them
- * (kfilter.c): what the kernel evaluates at each hit.
+ * The function's signature from DWARF: 0 (with or without one: a note
+ * when its values print raw for want of it), or -ENOMEM.
+ */
+static int uprobe_sig(struct probe_spec *spec, const struct probe_opts *o,
+		      struct uprobe_priv *up)
+{
+	static char noted[4096];	/* the file last noted */
+	const struct uprobe_arg *u = PROBE_SPEC_ARG(spec, struct uprobe_arg);
+	int err;
+
+	if (u->numeric || spec->offset) {
+		snprintf(up->why, sizeof(up->why),
+			 "at a file offset the argument registers are not known to be the parameters");
+		return 0;
+	}
+	err = usig_load(u->path, spec->symbol, &up->sig, up->why,
+			sizeof(up->why));
+	if (err == -ENOMEM)
+		return err;
+	/* One line per file: a glob may name many of its functions. */
+	if ((err == -ENODATA || err == -ENOENT) &&
+	    (spec->retprobe || !o->nparams) && strcmp(noted, u->path)) {
+		fprintf(stderr, "pea: note: %s: %s; ret and arguments are raw registers\n",
+			spec->text, up->why);
+		snprintf(noted, sizeof(noted), "%s", u->path);
+	}
+	return 0;
+}
+
+/*
+ * The function's signature from DWARF, the fetch expressions after the
+ * probe (ufetch.c) and --filter on them (kfilter.c): what the kernel
+ * evaluates at each hit.
  */
 static int uprobe_prepare(struct probe_spec *spec, const struct probe_opts *o,
 			  struct trace_fmt *fmt)
@@ -135,20 +198,36 @@ static int uprobe_prepare(struct probe_spec *spec, const struct probe_opts *o,
 	char why[512];
 	int err;
 
-	if (!o->nparams && !o->filter)
-		return 0;
 	up = calloc(1, sizeof(*up));
-	if (!up) {
+	if (!up || uprobe_sig(spec, o, up)) {
+		free(up);
 		tool_err("out of memory");
 		return PEA_EXIT_ERR;
 	}
 	spec->priv = up;
+	fmt->sig = up->sig;
+	fmt->sig_why = up->sig ? NULL : up->why;
 	for (i = 0; i < o->nparams; i++) {
-		if (ufetch_parse(o->params[i], spec->retprobe,
-				 &up->fetches[i], why, sizeof(why)))
+		struct kfetch *k = &up->fetches[up->nfetches];
+		unsigned int n = 1, j;
+
+		if (up->sig && !strncmp(o->params[i], "join(", 5))
+			/* Strings of an argv typed from DWARF (kfetch.c). */
+			err = kfetch_parse_n(up->sig, o->params[i],
+					     spec->retprobe, k,
+					     PROBE_MAX_PARAMS - up->nfetches,
+					     &n, why, sizeof(why));
+		else if (up->nfetches == PROBE_MAX_PARAMS)
+			return probe_usage(spec->text, "'%s': more than %d fetches",
+					   o->params[i], PROBE_MAX_PARAMS);
+		else
+			err = ufetch_resolve(up->sig, up->why, o->params[i],
+					     spec->retprobe, k, why,
+					     sizeof(why));
+		if (err)
 			return probe_usage(spec->text, "%s", why);
-		up->nfetches++;
-		bytes += fetch_bytes(up, i);
+		for (j = 0; j < n; j++)
+			bytes += fetch_bytes(up, up->nfetches++);
 		if (bytes > PEA_FETCH_DATA_MAX)
 			return probe_usage(spec->text, "the fetches up to '%s' take more than %d bytes per event (each rounded up to 8)",
 					   o->params[i], PEA_FETCH_DATA_MAX);
@@ -157,7 +236,7 @@ static int uprobe_prepare(struct probe_spec *spec, const struct probe_opts *o,
 	fmt->nfetches = up->nfetches;
 	if (o->filter) {
 		struct kfilter_ctx c = {
-			.ret = spec->retprobe, .uprobe = true,
+			.sig = up->sig, .ret = spec->retprobe, .uprobe = true,
 			.fetches = up->fetches, .nfetches = up->nfetches,
 			.max = PROBE_MAX_PARAMS, .preds = up->preds,
 		};
@@ -183,6 +262,8 @@ static void uprobe_release(struct probe_spec *spec)
 
 	for (i = 0; up && i < up->nfetches; i++)
 		kfetch_release(&up->fetches[i]);
+	if (up)
+		ksig_free(up->sig);
 	free(up);
 	spec->priv = NULL;
 }
@@ -264,6 +345,8 @@ static int uprobe_attach(int map_fd, struct probe_spec *spec,
 	a.path_fd = -1;
 	a.offset = u->file_offset;
 	a.filter_tgid = pid;
+	if (pid)
+		a.flags |= o->tree;
 	a.maxactive = o->maxactive;	/* a uprobe's is refused before */
 	a.ustack_depth = o->ustack;
 	a.id = id;
@@ -272,7 +355,7 @@ static int uprobe_attach(int map_fd, struct probe_spec *spec,
 		a.capture_arg = capture_arg;
 		a.capture_len = capture_len;
 	}
-	if (spec->priv) {
+	if (spec->priv && ((struct uprobe_priv *)spec->priv)->nfetches) {
 		struct uprobe_priv *up = spec->priv;
 		unsigned int i;
 

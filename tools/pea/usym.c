@@ -75,6 +75,7 @@ struct uproc {
 	int pid;
 	struct umap *maps;
 	size_t nr;
+	unsigned int gen;	/* the snapshot's number (usyms_gen()) */
 };
 
 struct usyms {
@@ -82,6 +83,7 @@ struct usyms {
 	size_t nfiles;
 	struct uproc *procs;
 	size_t nprocs, cap;
+	unsigned int gens;	/* snapshots taken */
 };
 
 struct usyms *usyms_new(void)
@@ -452,7 +454,15 @@ int usyms_snap(struct usyms *u, int pid)
 	uproc_clear(p);
 	p->maps = maps;
 	p->nr = nr;
+	p->gen = ++u->gens;
 	return 0;
+}
+
+unsigned int usyms_gen(const struct usyms *u, int pid)
+{
+	const struct uproc *p = uproc_get((struct usyms *)u, pid, false);
+
+	return p && p->nr ? p->gen : 0;
 }
 
 static const struct usym *usym_find(const struct ufile *f, __u64 v)
@@ -484,6 +494,17 @@ static const char *base(const char *path)
 	const char *s = strrchr(path, '/');
 
 	return s ? s + 1 : path;
+}
+
+bool usyms_covers(const struct usyms *u, int pid, __u64 addr)
+{
+	const struct uproc *p = uproc_get((struct usyms *)u, pid, false);
+	size_t i;
+
+	for (i = 0; p && i < p->nr; i++)
+		if (addr >= p->maps[i].start && addr < p->maps[i].end)
+			return true;
+	return false;
 }
 
 int usyms_name(const struct usyms *u, int pid, __u64 addr, char *buf,
@@ -544,4 +565,51 @@ int usyms_write_build_ids(const struct usyms *u, FILE *out)
 		n++;
 	}
 	return ferror(out) ? -EIO : n;
+}
+
+/* The bias of mapping @m of an ELF file: its start less its ELF address. */
+static bool map_bias(const struct umap *m, __u64 *bias)
+{
+	int j;
+
+	for (j = 0; j < m->file->nload; j++)
+		if (m->pgoff >= m->file->load[j].off &&
+		    m->pgoff < m->file->load[j].off + m->file->load[j].filesz) {
+			*bias = m->start - (m->pgoff - m->file->load[j].off +
+					    m->file->load[j].vaddr);
+			return true;
+		}
+	return false;
+}
+
+int usyms_files(const struct usyms *u, int pid,
+		int (*cb)(const char *path, __u64 bias, __u64 start,
+			  __u64 end, void *arg), void *arg)
+{
+	const struct uproc *p = uproc_get((struct usyms *)u, pid, false);
+	size_t i, j;
+	int ret;
+
+	if (!p || !p->nr)
+		return -ESRCH;
+	for (i = 0; i < p->nr; i++) {
+		const struct umap *m = &p->maps[i];
+		__u64 bias, end = m->end;
+		bool seen = false;
+
+		if (!m->file || !m->file->elf || !map_bias(m, &bias))
+			continue;
+		/* Once per file and place: its first mapping, to its last. */
+		for (j = 0; j < i && !seen; j++)
+			seen = p->maps[j].file == m->file;
+		if (seen)
+			continue;
+		for (j = i + 1; j < p->nr; j++)
+			if (p->maps[j].file == m->file)
+				end = p->maps[j].end;
+		ret = cb(m->file->path, bias, m->start, end, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

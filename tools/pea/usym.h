@@ -35,6 +35,12 @@ int usyms_rekey(struct usyms *u, int pid, int key);
 bool usyms_known(const struct usyms *u, int pid);
 
 /*
+ * Whether @addr is inside a mapping of @pid's snapshot (no file is
+ * counted as holding a frame, as usyms_name() counts it).
+ */
+bool usyms_covers(const struct usyms *u, int pid, __u64 addr);
+
+/*
  * Name @addr of process @pid into @buf: "func", or "[file+0xOFF]" when no
  * symbol covers it, or "[unknown]" outside every mapping of the snapshot.
  * Returns 0 when a symbol named it, -ESRCH outside every mapping (or no
@@ -42,6 +48,23 @@ bool usyms_known(const struct usyms *u, int pid);
  */
 int usyms_name(const struct usyms *u, int pid, __u64 addr, char *buf,
 	       size_t len);
+
+/*
+ * The number of @pid's snapshot: a new one for each usyms_snap(), kept by
+ * usyms_rekey(); 0 without a snapshot.
+ */
+unsigned int usyms_gen(const struct usyms *u, int pid);
+
+/*
+ * Call @cb once for each ELF file of @pid's snapshot: its path (the file
+ * the process mapped: same device and inode when the snapshot was
+ * taken), its load bias (where its ELF address 0 sits in the process)
+ * and the span of its mappings. Stops at a @cb that returns non-zero and
+ * returns that; -ESRCH without a snapshot of @pid.
+ */
+int usyms_files(const struct usyms *u, int pid,
+		int (*cb)(const char *path, __u64 bias, __u64 start,
+			  __u64 end, void *arg), void *arg);
 
 /*
  * Write the build-ids (NT_GNU_BUILD_ID, up to 20 bytes as perf keeps them)

@@ -341,8 +341,50 @@ struct pea_event_stats {
 #define PEA_PROBE_F_RETPROBE	(1U << 0)	/* kretprobe, not kprobe */
 #define PEA_PROBE_F_CLOEXEC	(1U << 1)	/* O_CLOEXEC on the link fd */
 #define PEA_PROBE_F_COUNTERS	(1U << 2)	/* append counter_map's reading */
+/*
+ * The process tree (issue 21, `pea trace -- CMD` and `-p PID`): bits 12
+ * and 13 of every attach attr that has @filter_tgid (probes, tracepoints,
+ * uprobes: the same values under each kind's name).
+ *
+ * PEA_*_F_DESCENDANTS: @filter_tgid's process and every process below it
+ * (its children, theirs, ...) match. The hit's task is matched when its
+ * process, or the process of one of the first PEA_TREE_DEPTH_MAX tasks up
+ * its real_parent chain, has @filter_tgid in the attacher's pid namespace
+ * (the chain Linux's getppid() reads; threads share their process's
+ * parent). Numbers are compared, as the plain filter compares them: a
+ * @filter_tgid that dies and is reused names the new process. The walk
+ * stops at a task that namespace does not see (no process above it can be
+ * one it sees: a process's pid namespace is its parent's or below it) and
+ * at the idle task. A thread already reaped (running its exit's last
+ * steps) is taken as its process's leader; a kernel thread already
+ * reaped (every kernel thread is, at its exit) as kthreadd's child, or
+ * as @filter_tgid's own thread when its number is @filter_tgid in the
+ * initial namespace. A process further than
+ * PEA_TREE_DEPTH_MAX parents down, or one whose whole process was
+ * already reaped (its last steps after its parent's wait: common, every
+ * autoreaped child's), is filtered and also counted in
+ * struct pea_link_info's @deep: every hit so counted may have been a
+ * descendant; none of the others was missed. A process whose parent
+ * exits is reparented to the nearest child subreaper above it, or its pid
+ * namespace's init: it stays matched only if that one is @filter_tgid's
+ * process or below it (a uretprobe's call entered before that returns
+ * recorded: the entry decides). A tracer that makes itself a child subreaper
+ * (prctl(PR_SET_CHILD_SUBREAPER)) and names itself, with
+ * PEA_*_F_DESC_ONLY, follows its command's whole tree exactly.
+ *
+ * PEA_*_F_DESC_ONLY: with PEA_*_F_DESCENDANTS, only the processes below
+ * @filter_tgid's, not that process itself (the tracer).
+ *
+ * Either bit with @filter_tgid 0, or PEA_*_F_DESC_ONLY alone: EINVAL.
+ * Like the plain filter, it only narrows what is written: no privilege.
+ */
+#define PEA_TREE_DEPTH_MAX	64	/* parents walked up from a hit */
+
+#define PEA_PROBE_F_DESCENDANTS	(1U << 12)	/* and its descendants */
+#define PEA_PROBE_F_DESC_ONLY	(1U << 13)	/* only its descendants */
 #define PEA_PROBE_FLAGS		(PEA_PROBE_F_RETPROBE | PEA_PROBE_F_CLOEXEC | \
-				 PEA_PROBE_F_COUNTERS)
+				 PEA_PROBE_F_COUNTERS | \
+				 PEA_PROBE_F_DESCENDANTS | PEA_PROBE_F_DESC_ONLY)
 
 /* struct pea_probe_attr.capture_mode */
 #define PEA_CAPTURE_NONE	0
@@ -528,6 +570,11 @@ struct pea_link_info {
 				 * Before it (PEA_LINK_INFO_SIZE_VER0),
 				 * @errors counted them
 				 */
+	__u64 deep;		/* of @filtered, hits of a process further
+				 * than PEA_TREE_DEPTH_MAX parents down, or
+				 * already reaped (PEA_*_F_DESCENDANTS):
+				 * maybe a descendant
+				 */
 };
 
 /*
@@ -536,6 +583,8 @@ struct pea_link_info {
  * with @errors as it was then: the drops included.
  */
 #define PEA_LINK_INFO_SIZE_VER0	192
+/* Its size before @deep: answered, that many bytes. */
+#define PEA_LINK_INFO_SIZE_VER1	200
 
 #define PEA_MAP_IOC_ATTACH_PROBE _IOW(PEA_IOC_MAGIC, 0x14, struct pea_probe_attr)
 #define PEA_LINK_IOC_INFO	_IOR(PEA_IOC_MAGIC, 0x30, struct pea_link_info)
@@ -564,6 +613,7 @@ struct pea_link_info {
 #define PEA_TP_FIELD_STR	3	/* char array of size bytes */
 #define PEA_TP_FIELD_DATA_LOC	4	/* __data_loc: u32 (len << 16 | offset) */
 #define PEA_TP_FIELD_REL_LOC	5	/* __rel_loc: offset from the field's end */
+#define PEA_TP_FIELD_CTX	6	/* a program's term only: the hit's task */
 
 /* struct pea_tp_pred.op */
 #define PEA_TP_OP_EQ		1	/* numbers and strings */
@@ -575,8 +625,10 @@ struct pea_link_info {
 
 /**
  * struct pea_tp_pred - one filter predicate on a field of the raw entry
- * @offset:   the field's offset in the entry (tracefs format "offset:")
- * @size:     its size ("size:"); 4 for __data_loc and __rel_loc
+ * @offset:   the field's offset in the entry (tracefs format "offset:");
+ *            PEA_TP_FIELD_CTX: the PEA_FETCH_CTX_* value compared
+ * @size:     its size ("size:"); 4 for __data_loc and __rel_loc; 0 for
+ *            PEA_TP_FIELD_CTX
  * @kind:     PEA_TP_FIELD_*
  * @op:       PEA_TP_OP_*
  * @reserved: zero
@@ -586,6 +638,21 @@ struct pea_link_info {
  * A string field's value ends at its first NUL or at its end. A field the
  * entry does not hold (past the entry's end, or a __data_loc pointing
  * outside it) fails the predicate: the kernel never reads past the entry.
+ *
+ * PEA_TP_FIELD_CTX (a filter program's term, not @preds) compares a value
+ * of the task that hit the tracepoint instead of a field: @offset is the
+ * PEA_FETCH_CTX_* value (below, "Fetch chains"), read as a probe's
+ * context fetch reads it, @size 0. The comm is a string (PEA_TP_OP_EQ,
+ * _NE, _GLOB); the others unsigned integers of 4 bytes (the tid and pid
+ * in the attacher's pid namespace, the uid and gid in the initial user
+ * namespace, the CPU) or 8 (the cgroup v2 id), with the integer
+ * operators, @value in that range. The uid and gid need CAP_BPF and
+ * CAP_PERFMON (EPERM), as bpf_get_current_uid_gid() in a tracepoint
+ * program, the one Linux interface that gives them there, asked before
+ * the terms and the program are checked (after the counts' E2BIG and
+ * the copy's EFAULT), as bpf() asks before its verifier; the others
+ * only the tracepoint's rule (the event's own filter has comm, cpu and
+ * common_pid; perf's samples the cgroup id).
  */
 struct pea_tp_pred {
 	__u16 offset;
@@ -599,7 +666,10 @@ struct pea_tp_pred {
 
 /* struct pea_tp_attr.flags */
 #define PEA_TP_F_CLOEXEC	(1U << 1)	/* O_CLOEXEC on the link fd */
-#define PEA_TP_FLAGS		PEA_TP_F_CLOEXEC
+#define PEA_TP_F_DESCENDANTS	(1U << 12)	/* PEA_PROBE_F_DESCENDANTS */
+#define PEA_TP_F_DESC_ONLY	(1U << 13)	/* PEA_PROBE_F_DESC_ONLY */
+#define PEA_TP_FLAGS		(PEA_TP_F_CLOEXEC | PEA_TP_F_DESCENDANTS | \
+				 PEA_TP_F_DESC_ONLY)
 
 /**
  * struct pea_tp_attr - argument of PEA_MAP_IOC_ATTACH_TP
@@ -624,6 +694,21 @@ struct pea_tp_pred {
  * @nr_terms:    its terms, 0..PEA_TP_TERM_MAX
  * @nr_prog:     the program's instructions, 0..PEA_TP_PROG_MAX
  * @prog:        user pointer to @nr_prog struct pea_pred, or 0
+ * @fetches:     user pointer to @nr_fetches struct pea_fetch, or 0: fetch
+ *               chains whose base is a field of the entry
+ *               (PEA_FETCH_BASE_FIELD; "Fetch chains" below), as an
+ *               eprobe's "+0($field):string" (trace_eprobe.c); each hit
+ *               then carries PEA_REC_F_FETCH and a struct pea_fetch_block
+ *               after the raw entry (added by branch tpchain, issue 21;
+ *               no new flag bit: @nr_fetches says it)
+ * @nr_fetches:  fetches per hit, 0..PEA_FETCH_MAX
+ * @reserved3:   zero
+ * @fetch_preds: user pointer to @nr_fetch_preds struct pea_pred: a
+ *               predicate on the fetched values, as a kprobe's @preds
+ *               ("Predicates on fetched values"), or 0; it and the field
+ *               filter (@preds or the program) must both hold
+ * @nr_fetch_preds: its instructions, 0..PEA_PRED_MAX
+ * @reserved4:   zero
  *
  * A filter program joins its terms with ||, && and !, and parentheses, as
  * the tracefs filter of the event does: a postfix program of struct
@@ -658,12 +743,20 @@ struct pea_tp_attr {
 	__u32 nr_terms;
 	__u32 nr_prog;
 	__aligned_u64 prog;
+	__aligned_u64 fetches;
+	__u32 nr_fetches;
+	__u32 reserved3;
+	__aligned_u64 fetch_preds;
+	__u32 nr_fetch_preds;
+	__u32 reserved4;
 };
 
 /* The size of struct pea_tp_attr before @kstack_depth (still taken). */
 #define PEA_TP_ATTR_SIZE_VER0	(160 + PEA_TP_PRED_MAX * 80)
 /* Its size before @terms (still taken). */
 #define PEA_TP_ATTR_SIZE_VER1	(PEA_TP_ATTR_SIZE_VER0 + 8)
+/* Its size before @fetches (still taken). */
+#define PEA_TP_ATTR_SIZE_VER2	(PEA_TP_ATTR_SIZE_VER1 + 24)
 
 /* struct pea_tp_record.flags (struct pea_probe_record's bits, plus:) */
 #define PEA_REC_F_TRACEPOINT	(1U << 6)	/* a struct pea_tp_record */
@@ -676,13 +769,16 @@ struct pea_tp_attr {
  * @cpu:      the CPU of the hit
  * @pid:      thread id, in the attacher's pid namespace
  * @tgid:     process id, in the attacher's pid namespace
- * @flags:    PEA_REC_F_TRACEPOINT
+ * @flags:    PEA_REC_F_TRACEPOINT, and PEA_REC_F_FETCH, _KSTACK, _USTACK
  * @reserved: zero
  * @comm:     the task's comm
  * @raw_size: bytes of the raw entry following this struct
  * @reserved2: zero
  *
- * The fields up to @comm sit where struct pea_probe_record has them.
+ * The fields up to @comm sit where struct pea_probe_record has them. With
+ * PEA_REC_F_FETCH (a link with fetches) a struct pea_fetch_block follows
+ * the raw entry at the next 8-byte boundary from the record's start,
+ * before a struct pea_kstack, as a probe record's.
  */
 struct pea_tp_record {
 	__u64 time_ns;
@@ -719,7 +815,11 @@ struct pea_tp_record {
 /* struct pea_uprobe_attr.flags: the same bits as struct pea_probe_attr's */
 #define PEA_UPROBE_F_RETPROBE	(1U << 0)	/* uretprobe, not uprobe */
 #define PEA_UPROBE_F_CLOEXEC	(1U << 1)	/* O_CLOEXEC on the link fd */
-#define PEA_UPROBE_FLAGS	(PEA_UPROBE_F_RETPROBE | PEA_UPROBE_F_CLOEXEC)
+#define PEA_UPROBE_F_DESCENDANTS (1U << 12)	/* PEA_PROBE_F_DESCENDANTS */
+#define PEA_UPROBE_F_DESC_ONLY	(1U << 13)	/* PEA_PROBE_F_DESC_ONLY */
+#define PEA_UPROBE_FLAGS	(PEA_UPROBE_F_RETPROBE | PEA_UPROBE_F_CLOEXEC | \
+				 PEA_UPROBE_F_DESCENDANTS | \
+				 PEA_UPROBE_F_DESC_ONLY)
 
 /**
  * struct pea_uprobe_attr - argument of PEA_MAP_IOC_ATTACH_UPROBE
@@ -973,7 +1073,8 @@ struct pea_event_value {
  * fit). PEA_LINK_IOC_AGG_READ copies the per-CPU entries out, and with
  * PEA_AGG_READ_F_CLEAR empties the table at the same time without
  * stopping the producer and without losing a hit (docs/aggregations.md).
- * A link has at most one table, freed with the link.
+ * A link has at most one table, its own or one it shares with other
+ * links (PEA_LINK_IOC_AGG_SHARE), freed with the last link using it.
  */
 
 /* struct pea_agg_attr.keys[]: the parts of a key, in order. */
@@ -992,6 +1093,10 @@ struct pea_event_value {
 					 * at key_offset, as in the entry, zero
 					 * padded: 1 word, 2 past 8 bytes
 					 */
+#define PEA_AGG_KEY_FETCH	10	/* a probe's fetched value (key_fetch):
+					 * a status word, then its bytes
+					 * (PEA_AGG_FETCH_KEY_*)
+					 */
 #define PEA_AGG_KEY_PARTS	4	/* entries of keys[] */
 #define PEA_AGG_KEY_WORDS	4	/* __u64 words of a key */
 
@@ -1002,6 +1107,38 @@ struct pea_event_value {
 #define PEA_AGG_VAL_ARG		3	/* argument val_arg (0..5) of a probe */
 #define PEA_AGG_VAL_FIELD	4	/* a tracepoint's integer field */
 #define PEA_AGG_VAL_PAIRED	5	/* ns since the paired start (pair_fd) */
+#define PEA_AGG_VAL_FETCH	6	/* a probe's integer fetch (val_fetch),
+					 * signed as its type
+					 */
+
+/*
+ * A PEA_AGG_KEY_FETCH part: its first word says what the fetch gave,
+ * the next ones hold its bytes, zero-padded. The status word is
+ * PEA_AGG_FETCH_KEY_STATUS (PEA_FETCH_OK, _FAULT or _TRUNCATED), the
+ * failing read's number (_FAULT) and the bytes kept (PEA_AGG_FETCH_KEY_LEN).
+ * An integer fetch takes one word, its bytes zero-extended (a signed type
+ * is sign-extended by the reader, as a record's); a string or an array
+ * takes key_fetch_size bytes, in ceil(key_fetch_size / 8) words, and a
+ * longer one is cut there and marked _TRUNCATED. A fetch that failed
+ * keeps no bytes: its key is the status word alone (the others zero),
+ * which no value that was read has, so failed hits are counted under
+ * keys of their own, one per failing read, never with a value.
+ */
+#define PEA_AGG_FETCH_KEY_STATUS(w)	((__u8)((w) & 0xff))
+#define PEA_AGG_FETCH_KEY_STEP(w)	((__u8)(((w) >> 8) & 0xff))
+#define PEA_AGG_FETCH_KEY_LEN(w)	((__u16)(((w) >> 16) & 0xffff))
+#define PEA_AGG_FETCH_KEY_MAX	((PEA_AGG_KEY_WORDS - 1) * 8)	/* bytes */
+
+/*
+ * Wide keys (PEA_AGG_F_WIDE_KEY): a key of PEA_AGG_WIDE_KEY_WORDS words,
+ * read as struct pea_agg_entry_wide entries, so that a fetch part keeps
+ * up to PEA_AGG_WIDE_FETCH_KEY_MAX bytes (a 64-byte string: 9 words)
+ * and goes with other parts (comm and a 64-byte string: 11). A table
+ * without the flag keeps struct pea_agg_entry and its four words, which
+ * the binaries built before wide keys read.
+ */
+#define PEA_AGG_WIDE_KEY_WORDS	16
+#define PEA_AGG_WIDE_FETCH_KEY_MAX	((PEA_AGG_WIDE_KEY_WORDS - 1) * 8)
 
 /* struct pea_agg_attr.hist */
 #define PEA_AGG_HIST_NONE	0
@@ -1025,7 +1162,9 @@ struct pea_event_value {
 /* struct pea_agg_attr.flags */
 #define PEA_AGG_F_NO_RECORDS	(1U << 0)	/* the link writes no records */
 #define PEA_AGG_F_SIGNED	(1U << 1)	/* an argument or field is signed */
-#define PEA_AGG_FLAGS		(PEA_AGG_F_NO_RECORDS | PEA_AGG_F_SIGNED)
+#define PEA_AGG_F_WIDE_KEY	(1U << 2)	/* PEA_AGG_WIDE_KEY_WORDS words */
+#define PEA_AGG_FLAGS		(PEA_AGG_F_NO_RECORDS | PEA_AGG_F_SIGNED | \
+				 PEA_AGG_F_WIDE_KEY)
 
 /* struct pea_lat_key.kind: what pairs a start with its end. */
 #define PEA_LAT_KEY_TID		0	/* the hit's thread id (init pid ns) */
@@ -1064,7 +1203,10 @@ struct pea_lat_key {
  *              whose key is new when its CPU's table is full is counted
  *              in dropped, never folded into another key
  * @keys:       PEA_AGG_KEY_* parts, at most PEA_AGG_KEY_WORDS words in
- *              all, the rest PEA_AGG_KEY_NONE; each part once
+ *              all (PEA_AGG_WIDE_KEY_WORDS with PEA_AGG_F_WIDE_KEY), the
+ *              rest PEA_AGG_KEY_NONE; each part once, but
+ *              PEA_AGG_KEY_FETCH, which may come up to PEA_AGG_KEY_PARTS
+ *              times (one per fetch: key_fetch, then key_fetch_more[])
  * @value:      PEA_AGG_VAL_*
  * @val_arg:    PEA_AGG_VAL_ARG: the argument, 0 .. 5; else 0
  * @val_offset: PEA_AGG_VAL_FIELD: the field's offset in the raw entry
@@ -1086,6 +1228,20 @@ struct pea_lat_key {
  * @key_size:   PEA_AGG_KEY_FIELD: its bytes, 1 .. 16 (a comm is 16); else
  *              0. A hit whose entry is too short is counted in errors
  *
+ * @key_fetch:  PEA_AGG_KEY_FETCH: the fetch of the link's fetch set
+ *              (its index in the probe attr's @fetches); else 0
+ * @key_fetch_size: PEA_AGG_KEY_FETCH of a string or an array: the bytes
+ *              its key keeps, 1 .. PEA_AGG_FETCH_KEY_MAX; of an integer:
+ *              0 (one word); else 0
+ * @val_fetch:  PEA_AGG_VAL_FETCH: the fetch, an integer one; else 0
+ * @reserved3:  zero
+ * @key_fetch_more: (PEA_AGG_ATTR_SIZE_VER4) the fetch of the second,
+ *              third and fourth PEA_AGG_KEY_FETCH part of @keys, as
+ *              @key_fetch is the first's; else 0
+ * @key_fetch_size_more: their sizes, as @key_fetch_size (the bound:
+ *              PEA_AGG_FETCH_KEY_MAX, or PEA_AGG_WIDE_FETCH_KEY_MAX with
+ *              PEA_AGG_F_WIDE_KEY); else 0
+ *
  * @max_stacks: with a PEA_AGG_KEY_KSTACK or _USTACK part: the distinct
  *              stacks the table stores, 1 .. PEA_AGG_MAX_STACKS; else 0
  * @stack_depth: with a stack part: frames kept of each stack, 1 ..
@@ -1093,7 +1249,8 @@ struct pea_lat_key {
  *              deeper stack is cut there); else 0
  *
  * Which values a link gives depends on its kind: kprobes and uprobes
- * PEA_AGG_VAL_ARG, their returns also _LATENCY and _RET, tracepoints
+ * PEA_AGG_VAL_ARG (and _FETCH with fetches), their returns also
+ * _LATENCY and _RET, tracepoints
  * PEA_AGG_VAL_FIELD, samplers none (EINVAL otherwise); netfilter links
  * have no tables (EOPNOTSUPP).
  *
@@ -1123,6 +1280,20 @@ struct pea_lat_key {
  * time is sched_switch paired with itself: a start keyed by prev_pid, an
  * end by next_pid whose table is keyed by PEA_AGG_KEY_PAIR and the field
  * next_comm, summing the time each task spent switched out.
+ *
+ * Fetched values (probes with fetches: kprobes, kretprobes, uprobes,
+ * uretprobes, tracepoints). PEA_AGG_KEY_FETCH and PEA_AGG_VAL_FETCH take a value of
+ * the link's fetch set, evaluated once per hit for the table and the
+ * record alike, after the predicate (a hit it rejects is filtered, in no
+ * table). A fetch index past the set, a link without fetches, a value
+ * fetch that is not an integer, or a key size that does not fit its
+ * fetch's type: EINVAL; a key whose parts with the fetch's take more
+ * than PEA_AGG_KEY_WORDS words (or a key_fetch_size past
+ * PEA_AGG_FETCH_KEY_MAX; with PEA_AGG_F_WIDE_KEY, PEA_AGG_WIDE_KEY_WORDS
+ * and PEA_AGG_WIDE_FETCH_KEY_MAX): E2BIG, checked after everything else, so that
+ * an attr that is also malformed gets EINVAL. (A key of the other parts
+ * past the words stays EINVAL, as before fetch keys, for the binaries
+ * of then.) A value fetch that failed counts the hit in errors.
  */
 struct pea_agg_attr {
 	__u32 size;
@@ -1145,11 +1316,19 @@ struct pea_agg_attr {
 	struct pea_lat_key pair_key;
 	__u32 key_offset;
 	__u32 key_size;
+	__u32 key_fetch;
+	__u32 key_fetch_size;
+	__u32 val_fetch;
+	__u32 reserved3;
+	__u32 key_fetch_more[PEA_AGG_KEY_PARTS - 1];
+	__u32 key_fetch_size_more[PEA_AGG_KEY_PARTS - 1];
 };
 
 #define PEA_AGG_ATTR_SIZE_VER0	64
 #define PEA_AGG_ATTR_SIZE_VER1	72	/* max_stacks, stack_depth */
 #define PEA_AGG_ATTR_SIZE_VER2	104	/* pair_fd, pair_key, key_* */
+#define PEA_AGG_ATTR_SIZE_VER3	120	/* key_fetch*, val_fetch */
+#define PEA_AGG_ATTR_SIZE_VER4	144	/* key_fetch_more, _size_more */
 
 /**
  * struct pea_agg_entry - one key of one CPU, as PEA_LINK_IOC_AGG_READ
@@ -1171,6 +1350,30 @@ struct pea_agg_attr {
  */
 struct pea_agg_entry {
 	__u64 key[PEA_AGG_KEY_WORDS];
+	__u32 cpu;
+	__u32 reserved;
+	__u64 count;
+	__s64 sum;
+	__s64 min;
+	__s64 max;
+	__u64 buckets[];
+};
+
+/**
+ * struct pea_agg_entry_wide - struct pea_agg_entry of a table with
+ * PEA_AGG_F_WIDE_KEY: the same fields after a key of
+ * PEA_AGG_WIDE_KEY_WORDS words (pea_agg_read.entry_size bytes each)
+ * @key:      the key's parts in keys[] order, the unused words zero
+ * @cpu:      as struct pea_agg_entry's, and the fields below
+ * @reserved: zero
+ * @count:    hits
+ * @sum:      the values' sum
+ * @min:      the smallest value
+ * @max:      the largest value
+ * @buckets:  pea_agg_read.nr_buckets counts
+ */
+struct pea_agg_entry_wide {
+	__u64 key[PEA_AGG_WIDE_KEY_WORDS];
 	__u32 cpu;
 	__u32 reserved;
 	__u64 count;
@@ -1213,13 +1416,15 @@ struct pea_agg_stack {
  * @buf_len:    bytes at @buf
  * @nr_entries: out: entries written; with ENOSPC, the entries there are
  *              (nothing is cleared then)
- * @entry_size: out: bytes of each entry (struct pea_agg_entry and its
+ * @entry_size: out: bytes of each entry (struct pea_agg_entry, or
+ *              struct pea_agg_entry_wide with PEA_AGG_F_WIDE_KEY, and its
  *              buckets)
  * @nr_buckets: out: histogram buckets per entry
  * @hits:       out: hits the entries read count, and dropped ones
  * @dropped:    out: hits whose key did not fit in its CPU's table
  * @errors:     out: hits whose value or key could not be read (a
- *              tracepoint field past the entry, a pairing key), or, with
+ *              tracepoint field past the entry, a pairing key, a
+ *              PEA_AGG_VAL_FETCH fetch that failed), or, with
  *              a stack key, nested deeper than PEA_NEST_MAX on their CPU
  *              (no room to unwind in); in no entry
  * @stacks:     user pointer to @stacks_len bytes for the stacks the
@@ -1362,7 +1567,47 @@ struct pea_lat_info {
 
 #define PEA_LINK_IOC_LAT_CREATE	_IOW(PEA_IOC_MAGIC, 0x3A, struct pea_lat_attr)
 #define PEA_LINK_IOC_LAT_INFO	_IOR(PEA_IOC_MAGIC, 0x3B, struct pea_lat_info)
-/* ---- Fetch chains (kprobes, kretprobes, uprobes, uretprobes) ---- */
+
+/* ---- Aggregation tables shared by several links (ioctl on a link fd) ---- */
+
+/*
+ * PEA_LINK_IOC_AGG_SHARE (0x3C; 0x3D is kept for this feature too): the
+ * link whose fd the ioctl is made on counts its hits in the table of the
+ * link whose fd is its argument (an int, as PERF_EVENT_IOC_SET_OUTPUT's),
+ * instead of in a table of its own, so that one table counts the hits of
+ * several probes: PEA_AGG_KEY_PROBE (the links' ids) tells them apart,
+ * and PEA_LINK_IOC_AGG_READ on any of the links reads, or reads and
+ * clears, every link's hits, with the guarantees of a table of one link.
+ *
+ * A link fd rather than a table object of its own: a table is made for
+ * a link's kind of hits and read through a link's fd already, and every
+ * other reference pea takes to another link's object is a link fd too
+ * (pair_fd); no new kind of file is needed, and holding the fd is what
+ * reading the table takes, so the one who may share a table is the one
+ * who may read it, as perf's SET_OUTPUT takes the fd of the event whose
+ * ring it writes into, and a BPF program the fd of the map it updates.
+ *
+ * Rules. The link must be able to create the same table itself: the
+ * table's attr passes PEA_LINK_IOC_AGG_CREATE's checks for it (its kind
+ * gives the keys and the value; the same errnos), the fetches a fetch
+ * key or value takes are of the same types in its fetch set, and its pid
+ * namespace is the table's creator's (pid and tid keys name pids there).
+ * PEA_AGG_F_NO_RECORDS holds for every link that shares it. A table
+ * keyed by PEA_AGG_KEY_PROBE tells its links apart by their record ids
+ * (the attach attr's id, or the link's own), which user space chooses:
+ * a link whose id one of the table's links has already is refused
+ * (EINVAL), so that their rows never merge. The table
+ * lives while any of its links does (closing the link that created it
+ * leaves the others counting and reading), and its memory stays charged
+ * once, to its creator's user, until the last link is closed.
+ * Errors: EBADF (no fd, or not a link's), EINVAL (the same link; a key
+ * or value this link's kind does not give, a fetch of another type,
+ * another pid namespace, a record id the table counts already under
+ * PEA_AGG_KEY_PROBE), EOPNOTSUPP (a kind without tables), ENOENT (the
+ * other link has no table), EEXIST (this link has one), ENOMEM.
+ */
+#define PEA_LINK_IOC_AGG_SHARE	_IO(PEA_IOC_MAGIC, 0x3C)
+/* ---- Fetch chains (kprobes to uretprobes, tracepoints) ---- */
 
 /*
  * A probe may carry up to PEA_FETCH_MAX fetches (struct pea_probe_attr
@@ -1412,6 +1657,29 @@ struct pea_lat_info {
 #define PEA_FETCH_BASE_RET	2	/* the return value (returns only) */
 #define PEA_FETCH_BASE_SP	3	/* the stack pointer at the hit */
 #define PEA_FETCH_BASE_CTX	4	/* the hit's task: @arg PEA_FETCH_CTX_* */
+#define PEA_FETCH_BASE_FIELD	5	/* tracepoints: a field of the entry */
+
+/*
+ * PEA_FETCH_BASE_FIELD (struct pea_tp_attr's fetches only; a probe's
+ * EINVAL) starts the chain at the value of a field of the tracepoint's
+ * entry, as an eprobe's $field (kernel/trace/trace_eprobe.c,
+ * get_event_field()): @field_offset and @field_size must be those of a
+ * field of the event's own field table (tracefs format, common_* fields
+ * excluded, as trace_probe.c's parse_trace_event_arg() looks them up) that
+ * is an integer or a pointer of 1, 2, 4 or 8 bytes; else EINVAL (and
+ * EOPNOTSUPP where the kernel's field table is not laid out as pea reads
+ * it: kernel/trace/trace.h's struct ftrace_event_field). The value
+ * is zero-extended to 64 bits; @arg is 0. The rest of the chain is a
+ * kprobe's: a set @user bit makes that read a user-memory read of the
+ * task that hit the tracepoint (a syscall event's pointer arguments are
+ * __user pointers: kprobe_events' "+u" and ustring), any other read goes
+ * by the address as a kprobe's does, and takes the kernel-read rule.
+ * Privilege is a kprobe fetch's: any read of memory needs CAP_BPF and
+ * CAP_PERFMON (EPERM), as a tracepoint program's bpf_probe_read_user()
+ * and bpf_probe_read_kernel(); a read @user does not mark also lockdown's
+ * LOCKDOWN_BPF_READ_KERNEL; a field taken as it is (no read) only the
+ * tracepoint's rule.
+ */
 
 /*
  * struct pea_fetch.arg of PEA_FETCH_BASE_CTX: what the task that hit the
@@ -1421,12 +1689,13 @@ struct pea_lat_info {
  * need nothing beyond the probe's own rule (perf's samples carry them:
  * PERF_SAMPLE_TID, _CPU, _CGROUP, attr.comm); at a kprobe the uid and gid,
  * which only a BPF program gets there, need CAP_BPF and CAP_PERFMON as a
- * memory read does (EPERM). COMM takes PEA_FETCH_STR (@size bytes kept
+ * memory read does (EPERM, asked before the fetches are checked, as
+ * bpf() asks before its verifier). COMM takes PEA_FETCH_STR (@size bytes kept
  * at most, of at most 15); the others any integer type (cut to its
  * width).
  */
 #define PEA_FETCH_CTX_COMM	1	/* the task's comm */
-#define PEA_FETCH_CTX_TID	2	/* thread id, attacher's pid ns (0: not in it) */
+#define PEA_FETCH_CTX_TID	2	/* thread id, attacher's pid ns (0: not in it/released) */
 #define PEA_FETCH_CTX_PID	3	/* process id (tgid), the same */
 #define PEA_FETCH_CTX_UID	4	/* real uid, initial user namespace */
 #define PEA_FETCH_CTX_GID	5	/* real gid, the same */
@@ -1465,7 +1734,10 @@ struct pea_lat_info {
  *            value's) a user-memory read; uprobes: 0
  * @offset:   added to the address of each read, offset[nr_deref] for the
  *            value's; the entries past nr_deref are 0
- * @reserved: zero
+ * @field_offset: PEA_FETCH_BASE_FIELD: the field's offset in the entry
+ *            (tracefs format "offset:"); else 0
+ * @field_size: PEA_FETCH_BASE_FIELD: its size, 1, 2, 4 or 8; else 0
+ * @reserved: zero but for a PEA_FETCH_BASE_FIELD fetch (the two above)
  */
 struct pea_fetch {
 	__u8 base;
@@ -1476,7 +1748,13 @@ struct pea_fetch {
 	__u8 flags;
 	__u8 user;
 	__s32 offset[PEA_FETCH_DEPTH_MAX + 1];
-	__u32 reserved;
+	union {
+		struct {
+			__u16 field_offset;
+			__u16 field_size;
+		};
+		__u32 reserved;		/* its name before the fields */
+	};
 };
 
 /* struct pea_probe_record.flags: a struct pea_fetch_block follows */
@@ -1615,9 +1893,28 @@ struct pea_pred {
 #define PEA_SAMPLE_F_NO_KERNEL	(1U << 3)	/* exclude_kernel */
 #define PEA_SAMPLE_F_NO_USER	(1U << 4)	/* exclude_user */
 #define PEA_SAMPLE_F_TASK	(1U << 5)	/* per task: see @filter_tgid */
+/*
+ * PEA_SAMPLE_F_USER_REGS (issue 24, branch dwunw): every record of a
+ * task with a user context also holds its user registers and a copy of
+ * the top @stack_user bytes of its user stack (struct pea_user_regs), as
+ * perf's PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER, for DWARF
+ * unwinding in user space. Not with PEA_SAMPLE_F_NO_USER.
+ */
+#define PEA_SAMPLE_F_USER_REGS	(1U << 6)
 #define PEA_SAMPLE_FLAGS	(PEA_SAMPLE_F_CLOEXEC | PEA_SAMPLE_F_FREQ | \
 				 PEA_SAMPLE_F_NO_KERNEL | PEA_SAMPLE_F_NO_USER | \
-				 PEA_SAMPLE_F_TASK)
+				 PEA_SAMPLE_F_TASK | PEA_SAMPLE_F_USER_REGS)
+
+/*
+ * The largest @stack_user: a multiple of 8 below USHRT_MAX, as
+ * perf_event_open() takes sample_stack_user. The whole record at its
+ * largest (struct pea_sample_record, both stacks at their depths, struct
+ * pea_user_regs and @stack_user bytes) must also fit in one record:
+ * PEA_SAMPLE_RECORD_MAX bytes (E2BIG otherwise). A ring smaller than a
+ * record drops it, counted as lost.
+ */
+#define PEA_STACK_USER_MAX	65528
+#define PEA_SAMPLE_RECORD_MAX	65488
 
 /**
  * struct pea_sample_attr - argument of PEA_MAP_IOC_ATTACH_SAMPLE
@@ -1655,7 +1952,12 @@ struct pea_pred {
  *                record holds perf_event_max_stack entries at most (as
  *                at the attach), kernel and user together: the user part
  *                gets what the kernel part left, as perf's callchains
- * @reserved2:    zero
+ * @stack_user:   with PEA_SAMPLE_F_USER_REGS, the bytes of user stack
+ *                each record copies from the stack pointer up (0: the
+ *                registers only; a multiple of 8, at most
+ *                PEA_STACK_USER_MAX: EINVAL otherwise); 0 without it
+ * @reserved3:    zero
+ * @reserved2:    @stack_user and @reserved3 under their old name
  */
 struct pea_sample_attr {
 	__u32 size;
@@ -1669,12 +1971,62 @@ struct pea_sample_attr {
 	__s32 filter_cpu;
 	__u32 kstack_depth;
 	__u32 ustack_depth;
-	__u64 reserved2;
+	union {
+		struct {
+			__u32 stack_user;
+			__u32 reserved3;
+		};
+		__u64 reserved2;	/* its name before stack_user */
+	};
 };
 
 /* struct pea_sample_record.flags (struct pea_probe_record's bits, plus:) */
 #define PEA_REC_F_SAMPLE	(1U << 12)	/* a struct pea_sample_record */
 #define PEA_REC_F_USER_MODE	(1U << 13)	/* interrupted in user mode */
+#define PEA_REC_F_UREGS		(1U << 15)	/* struct pea_user_regs ends it */
+
+/* struct pea_user_regs.abi, perf's PERF_SAMPLE_REGS_ABI_* values */
+#define PEA_UREGS_ABI_32	1
+#define PEA_UREGS_ABI_64	2
+
+/* struct pea_user_regs.regs[]: x86-64's DWARF register numbers 0..16 */
+#define PEA_UREG_AX	0
+#define PEA_UREG_DX	1
+#define PEA_UREG_CX	2
+#define PEA_UREG_BX	3
+#define PEA_UREG_SI	4
+#define PEA_UREG_DI	5
+#define PEA_UREG_BP	6
+#define PEA_UREG_SP	7
+#define PEA_UREG_R8	8	/* r8..r15: 8..15 */
+#define PEA_UREG_IP	16
+#define PEA_UREGS_NR	17
+
+/**
+ * struct pea_user_regs - a sample's user registers and stack copy
+ * @abi:        PEA_UREGS_ABI_64, or PEA_UREGS_ABI_32 for a 32-bit task
+ *              (then each register holds its 32-bit value; 8..15 zero)
+ * @stack_size: bytes of @stack that were copied (perf's dyn_size): from
+ *              @regs[PEA_UREG_SP] up, at most the attr's @stack_user,
+ *              cut at the first page that cannot be read without a
+ *              fault (past the top of the stack, not present) and at
+ *              TASK_SIZE
+ * @regs:       the task's user registers, in DWARF order (PEA_UREG_*):
+ *              the interrupted ones when the sample came in user mode,
+ *              else those the task entered the kernel with (as
+ *              perf_sample_regs_user())
+ * @stack:      @stack_size bytes, then zeroes to the next 8-byte boundary
+ *
+ * With PEA_SAMPLE_F_USER_REGS, a sample of a task with a user context
+ * (not a kernel thread, a user worker or an exiting task that has given
+ * up its memory) ends with one, after @ips, and has PEA_REC_F_UREGS.
+ */
+struct pea_user_regs {
+	__u32 abi;
+	__u32 stack_size;
+	__u64 regs[PEA_UREGS_NR];
+	__u8 stack[];
+};
 
 /**
  * struct pea_sample_record - the payload every overflow writes
@@ -1687,7 +2039,8 @@ struct pea_sample_attr {
  * @pid:       thread id, in the attacher's pid namespace (0: idle; -1:
  *             a task being reaped, which has no pid any more, as perf)
  * @tgid:      process id, in the attacher's pid namespace (-1 likewise)
- * @flags:     PEA_REC_F_SAMPLE, maybe PEA_REC_F_USER_MODE
+ * @flags:     PEA_REC_F_SAMPLE, maybe PEA_REC_F_USER_MODE and
+ *             PEA_REC_F_UREGS
  * @reserved:  zero
  * @comm:      the task's comm
  * @period:    the events this sample stands for (cpu-clock: ns)
@@ -1699,7 +2052,8 @@ struct pea_sample_attr {
  *             interrupted there), then return addresses by frame pointer,
  *             innermost first; 0 for a kernel thread
  * @reserved2: zero
- * @ips:       @kstack_nr + @ustack_nr addresses
+ * @ips:       @kstack_nr + @ustack_nr addresses, then with
+ *             PEA_REC_F_UREGS a struct pea_user_regs
  *
  * The fields up to @comm sit where struct pea_probe_record has them
  * (@ip in its @addr).
@@ -1722,5 +2076,144 @@ struct pea_sample_record {
 };
 
 #define PEA_MAP_IOC_ATTACH_SAMPLE _IOW(PEA_IOC_MAGIC, 0x18, struct pea_sample_attr)
+
+/* ---- Fprobe producers: one link on many functions (issue 21) ---- */
+
+/*
+ * PEA_MAP_IOC_ATTACH_FPROBE (0x19, the fprobe branch's number) attaches
+ * one producer to a list of kernel functions, by name, through one fprobe
+ * (Linux's ftrace-based multi-function probe, CONFIG_FPROBE): one ftrace
+ * update for the whole list, where a kprobe per function patches each
+ * one apart. Where the kernel has no fprobe (Debian's 6.1; a Kbuild
+ * probe decides) it answers EOPNOTSUPP, and a tool attaches one kprobe
+ * per function instead.
+ *
+ * Every hit writes the struct pea_probe_record a kprobe on that function
+ * writes (a kretprobe's with PEA_FPROBE_F_RETURN), with @addr the
+ * function's ftrace location (its entry, after an endbr64: the address
+ * a kprobe on the function's name has) and @id telling which function
+ * hit: @id + i for the attr's i-th name when @id is not 0; with @id 0,
+ * the link's id for all of them, @addr alone telling them apart. The
+ * link's PEA_AGG_KEY_PROBE is the record's @id. Fetches, predicates,
+ * context values, captures, stacks, the process-tree bits and in-kernel
+ * tables are a kprobe link's (struct pea_probe_attr), with the same
+ * rules; a return link's fetches are evaluated at return, as a
+ * kretprobe's.
+ *
+ * Each name is resolved and judged as a kprobe on it is: registered
+ * (disabled, never armed) with the kprobe layer, which refuses what it
+ * refuses (ENOENT: no such function; EINVAL: the kprobe blacklist,
+ * NOKPROBE_SYMBOL, __kprobes; EILSEQ ...), then unregistered; a function
+ * without an ftrace location at its entry (notrace: trace_kprobe's rule)
+ * is EINVAL. A name twice, or two names of one function: EINVAL. A module
+ * whose function is on the list may be unloaded: its functions stop
+ * hitting, and a later module loaded at the same address is not traced
+ * (one gone before the fprobe is registered: ENOENT; one that goes later
+ * in the attach is only gone, as a kprobe's function).
+ *
+ * The privilege is the kprobe's for the same functions (the kprobe PMU's
+ * rule, then CAP_BPF and CAP_PERFMON for a capture or fetch that reads
+ * memory; lockdown's kprobe and kernel-read rules): the records are the
+ * ones a kprobe per function would give (docs/security.md).
+ *
+ * Limits: @nr_syms at most the module parameter max_fprobe_funcs
+ * (default 4096, at most PEA_FPROBE_FUNCS_MAX; E2BIG beyond). The link is
+ * charged as a kretprobe's instances are (max_user_probe_kb,
+ * max_probe_kb): its function table, the ftrace filter
+ * hash and trampoline, and with PEA_FPROBE_F_RETURN its @maxactive
+ * return nodes (each with the entry's arguments, capture and stack). A
+ * return link closed while calls are in flight keeps its charge until
+ * the kernel freed its nodes: their calls returned (or their tasks are
+ * gone).
+ *
+ * Missed hits (struct pea_link_info @missed): fprobe's own count (a hit
+ * inside another ftrace callback of the same context: its recursion
+ * guard, at the entry or at the return; a return with every node in use)
+ * plus hits where RCU is not watching (a return link's); hits + missed is every
+ * call, up to fprobe's own count, an unlocked increment of one word from
+ * every CPU (as a kprobe's nmissed): misses on several CPUs at the same
+ * instant may count once.
+ */
+
+#define PEA_FPROBE_FUNCS_MAX	65536	/* max_fprobe_funcs' ceiling */
+/*
+ * Return nodes of one link, all functions together: a kretprobe's bound
+ * (each node's call holds a slot of the link's in-flight table, which a
+ * claim scans).
+ */
+#define PEA_FPROBE_MAXACTIVE_MAX PEA_MAXACTIVE_MAX
+
+/* struct pea_fprobe_attr.flags: the bits of struct pea_probe_attr's */
+#define PEA_FPROBE_F_RETURN	PEA_PROBE_F_RETPROBE	/* at return */
+#define PEA_FPROBE_F_CLOEXEC	PEA_PROBE_F_CLOEXEC
+#define PEA_FPROBE_F_DESCENDANTS PEA_PROBE_F_DESCENDANTS
+#define PEA_FPROBE_F_DESC_ONLY	PEA_PROBE_F_DESC_ONLY
+#define PEA_FPROBE_FLAGS	(PEA_FPROBE_F_RETURN | PEA_FPROBE_F_CLOEXEC | \
+				 PEA_FPROBE_F_DESCENDANTS | \
+				 PEA_FPROBE_F_DESC_ONLY)
+
+/**
+ * struct pea_fprobe_attr - argument of PEA_MAP_IOC_ATTACH_FPROBE
+ * @size:          sizeof(struct pea_fprobe_attr) (at least
+ *                 PEA_FPROBE_ATTR_SIZE_VER0; larger with a zero tail)
+ * @flags:         PEA_FPROBE_F_*: entry records, or return records with
+ *                 PEA_FPROBE_F_RETURN (both: two links)
+ * @syms:          user pointer to @nr_syms names, PEA_SYM_LEN bytes each
+ *                 (NUL-terminated, as struct pea_probe_attr's @symbol,
+ *                 "module:name" accepted as the kprobe layer takes it)
+ * @nr_syms:       1..max_fprobe_funcs
+ * @maxactive:     PEA_FPROBE_F_RETURN: calls in flight at once, all
+ *                 functions together, 1..PEA_FPROBE_MAXACTIVE_MAX (0:
+ *                 fprobe's default, @nr_syms * 2 * possible CPUs, at most
+ *                 PEA_FPROBE_MAXACTIVE_MAX); else 0
+ * @id:            records of the i-th function carry @id + i (0: the link
+ *                 id, for every function); @id + @nr_syms - 1 must not wrap
+ * @filter_tgid:   as struct pea_probe_attr's (a return link: at entry)
+ * @filter_cpu:    as struct pea_probe_attr's (a return link: at return)
+ * @capture_arg:   as struct pea_probe_attr's
+ * @capture_mode:  as struct pea_probe_attr's
+ * @capture_len:   as struct pea_probe_attr's
+ * @capture_flags: as struct pea_probe_attr's
+ * @kstack_depth:  as struct pea_probe_attr's
+ * @ustack_depth:  as struct pea_probe_attr's
+ * @fetches:       as struct pea_probe_attr's
+ * @nr_fetches:    as struct pea_probe_attr's
+ * @reserved2:     zero
+ * @preds:         as struct pea_probe_attr's
+ * @nr_preds:      as struct pea_probe_attr's
+ * @reserved3:     zero
+ *
+ * Names rather than addresses: they are resolved as a kprobe's @symbol
+ * is (the same rules, the same errnos), need no kallsyms addresses
+ * (hidden from callers without CAP_SYSLOG under kptr_restrict), and name
+ * the same function at the ioctl whatever was loaded since the caller
+ * listed them.
+ */
+struct pea_fprobe_attr {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 syms;
+	__u32 nr_syms;
+	__u32 maxactive;
+	__u64 id;
+	__s32 filter_tgid;
+	__s32 filter_cpu;
+	__u32 capture_arg;
+	__u32 capture_mode;
+	__u32 capture_len;
+	__u32 capture_flags;
+	__u32 kstack_depth;
+	__u32 ustack_depth;
+	__aligned_u64 fetches;
+	__u32 nr_fetches;
+	__u32 reserved2;
+	__aligned_u64 preds;
+	__u32 nr_preds;
+	__u32 reserved3;
+};
+
+#define PEA_FPROBE_ATTR_SIZE_VER0	96
+
+#define PEA_MAP_IOC_ATTACH_FPROBE _IOW(PEA_IOC_MAGIC, 0x19, struct pea_fprobe_attr)
 
 #endif /* _UAPI_LINUX_PEA_H */
