@@ -668,15 +668,17 @@ static void trace_detach(struct tracer *t)
 	 * With tables, one by one, in order: a table is read as its probe
 	 * (the first of those that share it) is detached.
 	 */
-	for (i = 0; t->agg && i < t->o.nprobes; i++) {
-		struct trace_probe *p = &t->o.probes[i];
-
-		if (p->link_fd < 0)
-			continue;
-		agg_kernel_detach(t->agg, (int)i);	/* its table goes with it */
-		probe_detach(p);
+	if (t->agg) {
+		for (i = 0; i < t->o.nprobes; i++) {
+			if (t->o.probes[i].link_fd < 0)
+				continue;
+			/* its table goes with it */
+			agg_kernel_detach(t->agg, (int)i);
+			probe_detach(&t->o.probes[i]);
+		}
+		return;
 	}
-	while (!t->agg && n < DETACHERS && n + 1 < t->o.nprobes &&
+	while (n < DETACHERS && n + 1 < t->o.nprobes &&
 	       !pthread_create(&th[n], NULL, detacher, &j))
 		n++;
 	detacher(&j);
