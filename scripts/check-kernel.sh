@@ -24,7 +24,8 @@
 #                 VM_TIMEOUT and TEST_TIMEOUT default to 1800 and 300
 #                 seconds times TIME_SCALE
 #   TESTS         run only these test programs (comma or space separated,
-#                 test_ prefix optional)
+#                 test_ prefix optional); without it every test that
+#                 scripts/test-kernels gives this kernel
 #   SMP, MEM, VM_TIMEOUT, TEST_TIMEOUT, APPEND_EXTRA, VERBOSE
 #                 passed on to scripts/vm-run.sh
 #   OUT           where the VM output goes (default build/vm)
@@ -198,6 +199,36 @@ if [ "${variant:-}" = kcsan ] && [ "$MT" = 0 ] && [ -z "${TESTS:-}" ]; then
 	log "KCSAN under one TCG thread: every test not in scripts/mt-tests"
 fi
 
+# Every test (no TESTS): leave out those that scripts/test-kernels does
+# not give to this kernel, named there by its version and flavour (6.1,
+# 6.12, 6.1-rt, 6.12-rt) or as the debug kernel; a kernel of no such
+# name runs them all. The guest skips them (pea.skip=, vm-run.sh).
+SKIP=()
+if [ -z "${TESTS:-}" ] && [ "$MT" = 0 ]; then
+	case "${variant:-}:$KVER" in
+	debug:*|kcsan:*) lane=$variant ;;
+	:6.1.*-rt-*)	lane=6.1-rt ;;
+	:6.12.*-rt-*)	lane=6.12-rt ;;
+	:6.1.*)		lane=6.1 ;;
+	:6.12.*)	lane=6.12 ;;
+	*)		lane= ;;
+	esac
+	if [ -n "$lane" ]; then
+		while read -r t kernels; do
+			case "$t" in ''|'#'*) continue ;; esac
+			case " $kernels " in
+			*" $lane "*) ;;
+			*) SKIP+=("$t") ;;
+			esac
+		done < "$ROOT/scripts/test-kernels"
+	fi
+	if [ "${#SKIP[@]}" -gt 0 ]; then
+		log "not on this kernel ($lane, scripts/test-kernels): ${SKIP[*]}"
+		SKIP_TESTS=$(IFS=,; printf '%s' "${SKIP[*]}")
+		export SKIP_TESTS
+	fi
+fi
+
 # The test programs the guest should run, in its order.
 EXPECTED=()
 if [ -n "${TESTS:-}" ]; then
@@ -211,11 +242,14 @@ else
 	if [ "${#FILES[@]}" -gt 0 ]; then
 		for f in "${FILES[@]}"; do
 			n=$(basename "${f#*:/}")
-			case "$n" in test_*) EXPECTED+=("$n") ;; esac
+			case "$n" in test_*) ;; *) continue ;; esac
+			[[ " ${SKIP[*]:-} " != *" $n "* ]] && EXPECTED+=("$n")
 		done
 	else
 		for f in "$ROOT"/build/selftests/test_*; do
-			[ -x "$f" ] && EXPECTED+=("$(basename "$f")")
+			n=$(basename "$f")
+			[ -x "$f" ] && [[ " ${SKIP[*]:-} " != *" $n "* ]] &&
+				EXPECTED+=("$n")
 		done
 	fi
 	if [ "${#EXPECTED[@]}" -gt 0 ]; then

@@ -8,6 +8,8 @@
 #   pea.tests=test_a,test_b     run only these test programs (the test_
 #                               prefix may be left out); default: all,
 #                               test_lockdown last (lockdown is one-way)
+#   pea.skip=test_a,test_b      without pea.tests, run every test program
+#                               but these (scripts/test-kernels)
 #   pea.timeout=SECS            per-test timeout (default 300)
 #   pea.demo=WHAT               demo mode: argument of /bin/pea-demo
 #                               (trace, the default, or storm)
@@ -68,6 +70,7 @@ ulimit -c 0
 
 MODE=check
 TESTS=
+SKIP=
 TT=300
 DEMO=
 LOAD=insmod
@@ -76,6 +79,7 @@ for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	pea.mode=*)	MODE=${arg#pea.mode=} ;;
 	pea.tests=*)	TESTS=$(echo "${arg#pea.tests=}" | tr ',' ' ') ;;
+	pea.skip=*)	SKIP=" $(echo "${arg#pea.skip=}" | tr ',' ' ') " ;;
 	pea.timeout=*)	TT=${arg#pea.timeout=} ;;
 	pea.demo=*)	DEMO=${arg#pea.demo=} ;;
 	pea.load=*)	LOAD=${arg#pea.load=} ;;
@@ -186,9 +190,12 @@ check)
 		for p in /bin/test_*; do
 			[ -x "$p" ] || continue
 			found=1
+			case "$SKIP" in *" ${p##*/} "*) continue ;; esac
 			[ "${p##*/}" = test_lockdown ] || run_test "${p##*/}"
 		done
-		[ -x /bin/test_lockdown ] && run_test test_lockdown
+		[ -x /bin/test_lockdown ] &&
+			case "$SKIP" in *" test_lockdown "*) false ;; esac &&
+			run_test test_lockdown
 		[ "$found" -eq 1 ] || out "# no test programs in /bin"
 	fi
 	;;

@@ -10,6 +10,7 @@
 #   MODE          check | demo | shell | bench | canary   (default check)
 #   BENCH_ARGS    bench mode: arguments of pea-bench
 #   TESTS         tests to run, comma or space separated (default: all)
+#   SKIP_TESTS    tests not to run when TESTS is empty, comma separated
 #   KVER          kernel release (default: .cache/kver, see setup.sh)
 #   VMLINUZ       kernel image (default .cache/kernel/$KVER/boot/vmlinuz-$KVER)
 #   INITRAMFS     initramfs (default $OUT/initramfs.cpio.gz)
@@ -112,6 +113,7 @@ VM_CPU=${VM_CPU:-max,-cx16}
 APPEND="console=ttyS0 loglevel=7 panic=5 rcupdate.rcu_expedited=1 no_timer_check"
 APPEND+=" pea.mode=$MODE pea.timeout=$TEST_TIMEOUT"
 [ -n "$TESTS" ] && APPEND+=" pea.tests=$TESTS"
+[ -n "${SKIP_TESTS:-}" ] && APPEND+=" pea.skip=$SKIP_TESTS"
 [ -n "${TIME_SCALE:-}" ] && APPEND+=" pea.time_scale=$TIME_SCALE"
 [ -n "$TCG_MODE" ] && APPEND+=" pea.tcg=$TCG_MODE"
 [ -n "${APPEND_EXTRA:-}" ] && APPEND+=" $APPEND_EXTRA"
