@@ -29,7 +29,7 @@ static char self[256];
  * host runs the guest. Under TCG a loaded host stretches the guest's
  * time per instruction: spins of 1.5 s by the clock had about 350
  * samples each in a CI run on the debug kernel, against 730 on an idle
- * host, and the rest 14% of the samples, against 2 to 5%.
+ * host, and the rest 14% of the samples, against 2 to 7%.
  */
 #define SPIN_LOOPS	400
 
