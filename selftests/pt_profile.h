@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pea profile -p PID of a child held until the tool has attached
- * (test_tool_profile, test_tool_profile_self): the child waits on a
- * pipe, the tool starts with its output to /dev/null, and the child is
- * released once the tool has had time to attach.
+ * What the tests of pea profile share (test_tool_profile, _profile_self,
+ * _profile_wide, test_tool_dwunw): a child held until the tool has
+ * attached, the folded output read back line by line, the workload's
+ * spin stacks told apart, and the tool's counts line.
  */
 #ifndef _PT_PROFILE_H
 #define _PT_PROFILE_H
@@ -61,6 +61,85 @@ static inline bool pt_profile_held(const char *what, void (*child)(void),
 		PT_OK(0, "%s: released the child", what);
 	close(go[1]);
 	return true;
+}
+
+static inline bool pt_ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+/*
+ * The folded file @path ("FRAME;FRAME;... WEIGHT" a line, pea profile
+ * --folded): @fn(@arg, stack, weight) for each line, the stack
+ * NUL-terminated where its weight began. *@lines and *@total count the
+ * lines and their weights; a missing file or a line without a weight
+ * sets *@bad (and is not passed on). The counters are zeroed first.
+ */
+static inline void pt_read_folded(const char *path, unsigned long *lines,
+				  unsigned long *total, bool *bad,
+				  void (*fn)(void *arg, char *stack,
+					     unsigned long w),
+				  void *arg)
+{
+	static char line[1 << 16];
+	FILE *in = fopen(path, "r");
+
+	*lines = *total = 0;
+	*bad = !in;
+	while (in && fgets(line, sizeof(line), in)) {
+		char *sp = strrchr(line, ' '), *end;
+		unsigned long w;
+
+		if (!sp) {
+			*bad = true;
+			continue;
+		}
+		*sp = '\0';
+		w = strtoul(sp + 1, &end, 10);
+		if (end == sp + 1 || (*end && *end != '\n')) {
+			*bad = true;
+			continue;
+		}
+		(*lines)++;
+		*total += w;
+		fn(arg, line, w);
+	}
+	if (in)
+		fclose(in);
+}
+
+/*
+ * The workload's spin() samples (test_sample --work 0 and test_tool_dwunw:
+ * main() calls a() and b(), each calling spin()): @w goes to *@a or *@b
+ * if @stack ends main;a;spin or main;b;spin exactly, to *@other (and is
+ * printed when @show) if it ends anywhere else in spin.
+ */
+static inline void pt_fold_spin(const char *stack, unsigned long w,
+				unsigned long *a, unsigned long *b,
+				unsigned long *other, bool show)
+{
+	if (pt_ends_with(stack, ";main;a;spin")) {
+		*a += w;
+	} else if (pt_ends_with(stack, ";main;b;spin")) {
+		*b += w;
+	} else if (pt_ends_with(stack, ";spin")) {
+		*other += w;
+		if (show)
+			pt_diag("spin stack: %.300s %lu", stack, w);
+	}
+}
+
+/* "pea profile: N samples, M lost, overflows K ..." in the tool's @err. */
+static inline bool pt_profile_counts(const char *err, unsigned long long *n,
+				     unsigned long long *lost,
+				     unsigned long long *ovf)
+{
+	const char *s = strstr(err, "pea profile: ");
+
+	return s && sscanf(s, "pea profile: %llu samples, %llu lost, overflows %llu",
+			   n, lost, ovf) == 3;
 }
 
 #endif /* _PT_PROFILE_H */

@@ -16,6 +16,7 @@
  */
 #include "pea_test.h"
 #include "pt_tool.h"
+#include "pt_profile.h"
 
 #define SELF	"/bin/test_tool_dwunw"
 #define FOLDED	"/tmp/pt_dwunw.folded"
@@ -64,60 +65,26 @@ struct fold {
 	bool bad;
 };
 
-static bool ends_with(const char *s, const char *suf)
+/* One folded line of read_folded(). */
+static void fold_line(void *arg, char *line, unsigned long w)
 {
-	size_t n = strlen(s), m = strlen(suf);
+	struct fold *f = arg;
 
-	return n >= m && !strcmp(s + n - m, suf);
+	pt_fold_spin(line, w, &f->a, &f->b, &f->spin_other, true);
+	if (strstr(line, ";main;k;") && strstr(line, ";vfs_read_[k]"))
+		f->joined += w;
 }
 
 static void read_folded(struct fold *f)
 {
-	static char line[1 << 16];
-	FILE *in = fopen(FOLDED, "r");
-
 	memset(f, 0, sizeof(*f));
-	if (!in) {
-		f->bad = true;
-		return;
-	}
-	while (fgets(line, sizeof(line), in)) {
-		char *sp = strrchr(line, ' '), *end;
-		unsigned long w;
-
-		if (!sp) {
-			f->bad = true;
-			continue;
-		}
-		*sp = '\0';
-		w = strtoul(sp + 1, &end, 10);
-		if (end == sp + 1 || (*end && *end != '\n')) {
-			f->bad = true;
-			continue;
-		}
-		f->lines++;
-		f->total += w;
-		if (ends_with(line, ";main;a;spin"))
-			f->a += w;
-		else if (ends_with(line, ";main;b;spin"))
-			f->b += w;
-		else if (ends_with(line, ";spin")) {
-			f->spin_other += w;
-			pt_diag("spin stack: %.300s %lu", line, w);
-		}
-		if (strstr(line, ";main;k;") && strstr(line, ";vfs_read_[k]"))
-			f->joined += w;
-	}
-	fclose(in);
+	pt_read_folded(FOLDED, &f->lines, &f->total, &f->bad, fold_line, f);
 }
 
 static bool counts(unsigned long long *n, unsigned long long *lost,
 		   unsigned long long *ovf)
 {
-	const char *s = strstr(err, "pea profile: ");
-
-	return s && sscanf(s, "pea profile: %llu samples, %llu lost, overflows %llu",
-			   n, lost, ovf) == 3;
+	return pt_profile_counts(err, n, lost, ovf);
 }
 
 static int profile(char *const argv[])

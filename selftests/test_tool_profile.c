@@ -46,90 +46,65 @@ static char out[1 << 20], err[1 << 16];
 struct fold {
 	unsigned long a, b, spin_other, total, joined, kframes, uframes;
 	unsigned long lines, pea, so, unnamed;
+	const char *comm;
 	bool bad;
 };
 
-static bool ends_with(const char *s, const char *suf)
+/* One folded line of read_folded(). */
+static void fold_line(void *arg, char *line, unsigned long w)
 {
-	size_t n = strlen(s), m = strlen(suf);
+	struct fold *f = arg;
+	size_t n = strlen(f->comm);
 
-	return n >= m && !strcmp(s + n - m, suf);
+	/*
+	 * The command's, or a sample between its fork from pea and its
+	 * exec (comm "pea"), which is honest too.
+	 */
+	if ((strncmp(line, f->comm, n) || line[n] != ';') &&
+	    strncmp(line, "pea;", 4))
+		f->bad = true;
+	if (!strncmp(line, "pea;", 4))
+		f->pea += w;
+	pt_fold_spin(line, w, &f->a, &f->b, &f->spin_other, false);
+	if (pt_ends_with(line, ";main;pt_prof_so_spin"))
+		f->so += w;
+	/*
+	 * What main() called, unnamed ("[unknown]", "[file+0x..]"): in the
+	 * late-mapped object, code no snapshot held. Other unnamed frames
+	 * are shown: those of the command's fork from pea before its exec
+	 * (comm "pea") run pea's code, which the command's maps do not hold
+	 * (docs/profiling.md).
+	 */
+	if (pt_ends_with(line, ";main;[unknown]") ||
+	    strstr(line, ";main;[unknown];") ||
+	    strstr(line, ";main;[pt_prof_so"))
+		f->unnamed += w;
+	if (strstr(line, "[unknown]") || strstr(line, ";[pt_prof_so"))
+		pt_diag("unnamed: %.300s %lu", line, w);
+	if (strstr(line, "_[k]"))
+		f->kframes += w;
+	if (strstr(line, ";main"))
+		f->uframes += w;
+	if (strstr(line, ";main;") && strstr(line, ";vfs_read_[k]"))
+		f->joined += w;
 }
 
+/* FOLDED's lines, each of @comm's process (or of pea before its exec). */
 static void read_folded(struct fold *f, const char *comm)
 {
-	static char line[1 << 16];
-	FILE *in = fopen(FOLDED, "r");
+	bool bad;
 
 	memset(f, 0, sizeof(*f));
-	if (!in) {
-		f->bad = true;
-		return;
-	}
-	while (fgets(line, sizeof(line), in)) {
-		char *sp = strrchr(line, ' '), *end;
-		unsigned long w;
-
-		if (!sp) {
-			f->bad = true;
-			continue;
-		}
-		*sp = '\0';
-		w = strtoul(sp + 1, &end, 10);
-		if (end == sp + 1 || (*end && *end != '\n')) {
-			f->bad = true;
-			continue;
-		}
-		f->lines++;
-		f->total += w;
-		/*
-		 * The command's, or a sample between its fork from pea and
-		 * its exec (comm "pea"), which is honest too.
-		 */
-		if ((strncmp(line, comm, strlen(comm)) ||
-		     line[strlen(comm)] != ';') && strncmp(line, "pea;", 4))
-			f->bad = true;
-		if (!strncmp(line, "pea;", 4))
-			f->pea += w;
-		if (ends_with(line, ";main;a;spin"))
-			f->a += w;
-		else if (ends_with(line, ";main;b;spin"))
-			f->b += w;
-		else if (ends_with(line, ";spin"))
-			f->spin_other += w;
-		if (ends_with(line, ";main;pt_prof_so_spin"))
-			f->so += w;
-		/*
-		 * What main() called, unnamed ("[unknown]", "[file+0x..]"):
-		 * in the late-mapped object, code no snapshot held. Other
-		 * unnamed frames are shown: those of the command's fork from
-		 * pea before its exec (comm "pea") run pea's code, which the
-		 * command's maps do not hold (docs/profiling.md).
-		 */
-		if (ends_with(line, ";main;[unknown]") ||
-		    strstr(line, ";main;[unknown];") ||
-		    strstr(line, ";main;[pt_prof_so"))
-			f->unnamed += w;
-		if (strstr(line, "[unknown]") || strstr(line, ";[pt_prof_so"))
-			pt_diag("unnamed: %.300s %lu", line, w);
-		if (strstr(line, "_[k]"))
-			f->kframes += w;
-		if (strstr(line, ";main"))
-			f->uframes += w;
-		if (strstr(line, ";main;") && strstr(line, ";vfs_read_[k]"))
-			f->joined += w;
-	}
-	fclose(in);
+	f->comm = comm;
+	pt_read_folded(FOLDED, &f->lines, &f->total, &bad, fold_line, f);
+	f->bad |= bad;
 }
 
 /* "pea profile: N samples, M lost, overflows K ..." on stderr. */
 static bool counts(unsigned long long *n, unsigned long long *lost,
 		   unsigned long long *ovf)
 {
-	const char *s = strstr(err, "pea profile: ");
-
-	return s && sscanf(s, "pea profile: %llu samples, %llu lost, overflows %llu",
-			   n, lost, ovf) == 3;
+	return pt_profile_counts(err, n, lost, ovf);
 }
 
 static int profile(char *const argv[])
