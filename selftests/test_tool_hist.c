@@ -36,6 +36,7 @@
 #include <dirent.h>
 #include <sys/prctl.h>
 #include "pt_tool.h"
+#include "pt_caller.h"
 #include "pt_exec.h"
 
 #define WL_COMM		"pea_agg_wl"
@@ -148,6 +149,8 @@ static void wl_main(int cmd, int reply)
 	pthread_t pt;
 	int i, fd;
 
+	/* stdin is /dev/null for lseek and dup. */
+	dup2(open("/dev/null", O_RDONLY), 0);
 	prctl(PR_SET_NAME, WL_COMM);
 	while (read(cmd, &c, sizeof(c)) == sizeof(c)) {
 		memset(&r, 0, sizeof(r));
@@ -194,54 +197,17 @@ static void wl_main(int cmd, int reply)
 	_exit(0);
 }
 
-struct workload {
-	pid_t pid;
-	int cmd, reply;
-	char pid_s[16];
-};
-
-static void wl_start(struct workload *w)
-{
-	int c[2], r[2];
-
-	if (pipe2(c, O_CLOEXEC) || pipe2(r, O_CLOEXEC))
-		pt_fatal("pipe2");
-	fflush(stdout);
-	w->pid = fork();
-	if (w->pid < 0)
-		pt_fatal("fork");
-	if (!w->pid) {
-		close(c[1]);
-		close(r[0]);
-		/* stdin is /dev/null for lseek and dup. */
-		dup2(open("/dev/null", O_RDONLY), 0);
-		wl_main(c[0], r[1]);
-	}
-	close(c[0]);
-	close(r[1]);
-	w->cmd = c[1];
-	w->reply = r[0];
-	snprintf(w->pid_s, sizeof(w->pid_s), "%d", w->pid);
-}
-
-static struct wl_reply wl_do(struct workload *w, int op, long a, long b,
+static struct wl_reply wl_do(struct pt_caller *w, int op, long a, long b,
 			     int n)
 {
 	struct wl_cmd c = { op, a, b, n };
 	struct wl_reply r;
 
 	memset(&r, 0, sizeof(r));
-	if (write(w->cmd, &c, sizeof(c)) != sizeof(c) ||
-	    read(w->reply, &r, sizeof(r)) != sizeof(r))
+	if (write(w->req, &c, sizeof(c)) != sizeof(c) ||
+	    read(w->done, &r, sizeof(r)) != sizeof(r))
 		pt_fatal("workload");
 	return r;
-}
-
-static void wl_stop(struct workload *w)
-{
-	close(w->cmd);
-	close(w->reply);
-	waitpid(w->pid, NULL, 0);
 }
 
 /* ---- the tool's output ---- */
@@ -403,19 +369,19 @@ static void test_latency(void)
 {
 	long long cnt[65] = { 0 };
 	char got[4096], want[4096];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	struct run r;
 	const char *h;
 	int i, events = 0;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace",
 		"kretprobe:__x64_sys_getppid", "--pid", w.pid_s, "--hist",
 		"latency", "--json", "--events", NULL }))
 		wl_do(&w, WL_GETPPID, 0, 0, 50);
 	run_finish(&p, &r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	check_json_run(&r, "--hist latency --json --events");
 	for (i = 0; i < r.n; i++) {
 		if (!pt_json_streq(r.lines[i], "type", "event"))
@@ -446,12 +412,12 @@ static void test_latency(void)
 static void test_ret(void)
 {
 	char got[4096], want[128];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	struct run r;
 	const char *c;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace",
 		"kretprobe:__x64_sys_close", "--pid", w.pid_s, "--hist", "ret",
 		"--count-by", "ret", "--json", NULL })) {
@@ -459,7 +425,7 @@ static void test_ret(void)
 		wl_do(&w, WL_CLOSE_OK, 0, 0, 3);
 	}
 	run_finish(&p, &r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	check_json_run(&r, "--hist ret --count-by ret");
 	PT_EQ(run_count(&r, "event"), 0, "no event lines without --events");
 	hist_buckets(run_find(&r, "hist", 0), got, sizeof(got));
@@ -486,11 +452,11 @@ static void run_ppid_close(struct run *r, char *const args[], int ppids,
 			   int closes)
 {
 	char *argv[16] = { PT_PEA, "trace", "--pid" };
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	int n = 4;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	argv[3] = w.pid_s;
 	while (*args && n < 14)
 		argv[n++] = *args++;
@@ -501,7 +467,7 @@ static void run_ppid_close(struct run *r, char *const args[], int ppids,
 		wl_do(&w, WL_CLOSE_BAD, 0, 0, closes);
 	}
 	run_finish(&p, r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 }
 
 static void test_per_probe(void)
@@ -585,7 +551,7 @@ static void test_kstack(void)
 
 /* ---- --hist arg0 / --count-by arg0, JSON and bars ---- */
 
-static void arg0_workload(struct workload *w)
+static void arg0_workload(struct pt_caller *w)
 {
 	wl_do(w, WL_OPENAT, 1, 0, 3);
 	wl_do(w, WL_OPENAT, 5, 0, 5);
@@ -596,7 +562,7 @@ static void arg0_workload(struct workload *w)
 static void test_arg0(void)
 {
 	char got[4096];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	struct run r;
 	const char *c;
@@ -604,7 +570,7 @@ static void test_arg0(void)
 	bool nothing_else = true;
 	int i;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
 		"--pid", w.pid_s, "--hist", "arg0", "--count-by", "arg0",
 		"--json", NULL }))
@@ -626,7 +592,7 @@ static void test_arg0(void)
 		"--pid", w.pid_s, "--hist", "arg0", NULL }))
 		arg0_workload(&w);
 	run_finish(&p, &r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	for (i = 0; i < r.n; i++) {
 		const char *l = r.lines[i];
 
@@ -656,12 +622,12 @@ static void test_arg0(void)
 static void test_fields(void)
 {
 	char got[4096], want[256], a[64], b[64];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	struct run r;
 	const char *c;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace",
 		"tp:syscalls:sys_enter_lseek", "--pid", w.pid_s, "--hist",
 		"offset", "--count-by", "whence", "--json", NULL })) {
@@ -671,7 +637,7 @@ static void test_fields(void)
 		wl_do(&w, WL_LSEEK, -5, SEEK_END, 1);
 	}
 	run_finish(&p, &r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	check_json_run(&r, "tracepoint --hist offset --count-by whence");
 	hist_buckets(run_find(&r, "hist", 0), got, sizeof(got));
 	/* Syscall fields are unsigned in their format: -5 is 2^64 - 5. */
@@ -731,7 +697,7 @@ static bool has_row(const char *rows, const char *want)
 static void test_shadow(void)
 {
 	char got[4096], ctx[4096], want[128];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	struct run r;
 	const char *c0, *c1;
@@ -745,14 +711,14 @@ static void test_shadow(void)
 	 * process only (--no-children): the woken task is its child, and
 	 * wakes others too.
 	 */
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace",
 		"tp:sched:sched_waking", "--pid", w.pid_s, "--no-children",
 		"--count-by", "comm",
 		"--count-by", "ctx.comm", "--json", NULL }))
 		wl_do(&w, WL_WAKE, 0, 0, 5);
 	run_finish(&p, &r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	check_json_run(&r, "sched_waking --count-by comm --count-by ctx.comm");
 	c0 = run_find(&r, "count", 0);
 	c1 = run_find(&r, "count", 1);
@@ -769,7 +735,7 @@ static void test_shadow(void)
 	run_free(&r);
 
 	/* sys_exit's ret is the syscall's, a signed field: --hist ret too. */
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace",
 		"tp:syscalls:sys_exit_close", "--pid", w.pid_s, "--hist", "ret",
 		"--count-by", "ret", "--json", NULL })) {
@@ -777,7 +743,7 @@ static void test_shadow(void)
 		wl_do(&w, WL_CLOSE_OK, 0, 0, 3);
 	}
 	run_finish(&p, &r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	check_json_run(&r, "sys_exit_close --hist ret --count-by ret");
 	hist_buckets(run_find(&r, "hist", 0), got, sizeof(got));
 	snprintf(want, sizeof(want), "%lld:0:5,0:1:3", (long long)INT64_MIN);
@@ -945,7 +911,7 @@ static void test_threads(void)
 	char got[4096], want[512], cpus[512];
 	long long per_cpu[64] = { 0 };
 	struct wl_reply wr;
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	struct run r;
 	const char *c;
@@ -953,7 +919,7 @@ static void test_threads(void)
 	size_t o;
 
 	memset(&wr, 0, sizeof(wr));
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
 		"--pid", w.pid_s, "--count-by", "comm", "--count-by", "tid",
 		"--count-by", "pid", "--count-by", "cpu", "--count-by", "probe",
@@ -1012,7 +978,7 @@ static void test_threads(void)
 		"--top", "1", "--json", NULL }))
 		wr = wl_do(&w, WL_THREADS, 0, 0, 0);
 	run_finish(&p, &r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	check_json_run(&r, "--max-keys 2 --top 1");
 	c = run_find(&r, "count", 0);
 	count_rows(c, got, sizeof(got));
@@ -1033,12 +999,12 @@ static void test_threads(void)
 static void test_bounded(void)
 {
 	char got[4096], want[256];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	struct run r;
 	const char *c, *s;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	/*
 	 * The reader is stopped while the workload runs, so that one drain
 	 * finds all 5000 records: more than the tool's batch holds.
@@ -1052,7 +1018,7 @@ static void test_bounded(void)
 		kill(p.pid, SIGCONT);
 	}
 	run_finish(&p, &r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	check_json_run(&r, "--max-keys 100 with 5000 keys");
 	s = r.n ? r.lines[r.n - 1] : "{}";
 	PT_OK(pt_json_num(s, "events", 0) == 5000 &&
@@ -1098,7 +1064,7 @@ static long rss_kb(pid_t pid)
  * on a slower kernel as many times longer (the KCSAN kernel measured the
  * first burst's resident memory before the drain was done).
  */
-static void key_burst(struct pt_proc *p, struct workload *w, long first)
+static void key_burst(struct pt_proc *p, struct pt_caller *w, long first)
 {
 	kill(p->pid, SIGSTOP);
 	wl_do(w, WL_OPENAT_RANGE, first, 0, 10000);
@@ -1134,7 +1100,7 @@ static long mem_growth(unsigned int cap, int bursts, long long *other,
 		       long long *keys)
 {
 	char caps[16];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	struct run r;
 	const char *c;
@@ -1142,7 +1108,7 @@ static long mem_growth(unsigned int cap, int bursts, long long *other,
 	int i;
 
 	snprintf(caps, sizeof(caps), "%u", cap);
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
 		"--pid", w.pid_s, "--count-by", "arg0", "--max-keys", caps,
 		"--pages", "512", "--json", NULL })) {
@@ -1154,7 +1120,7 @@ static long mem_growth(unsigned int cap, int bursts, long long *other,
 		r2 = rss_settled(p.pid);
 	}
 	run_finish(&p, &r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	check_json_run(&r, "distinct keys");
 	c = run_find(&r, "count", 0);
 	*other = c ? pt_json_num(c, "other", -1) : -1;
@@ -1204,14 +1170,14 @@ static void test_memory(void)
 
 static void test_interval(void)
 {
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	struct run r;
 	long long sum = 0;
 	int i, nh, in_order = 1, nonempty = 0;
 	const char *h;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
 		"--pid", w.pid_s, "--hist", "arg0", "--interval", "0.5",
 		"--json", "--events", NULL })) {
@@ -1221,7 +1187,7 @@ static void test_interval(void)
 		}
 	}
 	run_finish(&p, &r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	check_json_run(&r, "--interval 0.5");
 	nh = run_count(&r, "hist");
 	for (i = 0; i < nh; i++) {
@@ -1239,7 +1205,7 @@ static void test_interval(void)
 	run_free(&r);
 
 	/* Human: a time header per interval, numbered. */
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	if (start(&p, &r, (char *[]){ PT_PEA, "trace", "kprobe:do_sys_openat2",
 		"--pid", w.pid_s, "--count-by", "comm", "--interval", "0.5",
 		NULL })) {
@@ -1247,7 +1213,7 @@ static void test_interval(void)
 		usleep(800000);
 	}
 	run_finish(&p, &r);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	nh = 0;
 	sum = 0;
 	for (i = 0; i < r.n; i++) {

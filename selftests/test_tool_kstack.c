@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "pt_tool.h"
+#include "pt_caller.h"
 
 #define PROBE		"kprobe:__x64_sys_getppid"
 #define RETPROBE	"kretprobe:__x64_sys_getppid"
@@ -28,54 +29,17 @@ static char line[65536];
 static char events[N][65536];
 
 /* The child: N getppid() per byte on @req, a byte on @done after each. */
-struct child {
-	pid_t pid;
-	int req, done;
-	char pid_s[16];
-};
-
-static void child_start(struct child *c)
+static void kstack_serve(int req, int done)
 {
-	int a[2], b[2];
 	char ch;
 	int i;
 
-	if (pipe(a) || pipe(b))
-		pt_fatal("pipe");
-	c->pid = fork();
-	if (c->pid < 0)
-		pt_fatal("fork");
-	if (!c->pid) {
-		close(a[1]);
-		close(b[0]);
-		while (read(a[0], &ch, 1) == 1 && ch == 'g') {
-			for (i = 0; i < N; i++)
-				syscall(SYS_getppid);
-			if (write(b[1], &ch, 1) != 1)
-				_exit(1);
-		}
-		_exit(0);
+	while (read(req, &ch, 1) == 1 && ch == 'g') {
+		for (i = 0; i < N; i++)
+			syscall(SYS_getppid);
+		if (write(done, &ch, 1) != 1)
+			_exit(1);
 	}
-	close(a[0]);
-	close(b[1]);
-	c->req = a[1];
-	c->done = b[0];
-	snprintf(c->pid_s, sizeof(c->pid_s), "%d", c->pid);
-}
-
-static void child_calls(struct child *c)
-{
-	char ch = 'g';
-
-	if (write(c->req, &ch, 1) != 1 || read(c->done, &ch, 1) != 1)
-		pt_fatal("child");
-}
-
-static void child_stop(struct child *c)
-{
-	close(c->req);
-	close(c->done);
-	waitpid(c->pid, NULL, 0);
 }
 
 /*
@@ -115,28 +79,13 @@ static int json_strings(const char *ev, const char *key, char *first,
 }
 
 /* Trace @argv (--json, --count N) while the child makes N calls. */
-static int trace_events(char *const argv[], struct child *c)
+static int trace_events(char *const argv[], struct pt_caller *c)
 {
-	struct pt_proc p;
-	int n = 0, rc;
-
-	if (!pt_trace_start(&p, argv)) {
-		pt_proc_close(&p);
-		return -1;
-	}
-	child_calls(c);
-	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
-		if (pt_json_streq(line, "type", "event") && n < N)
-			snprintf(events[n++], sizeof(events[0]), "%s", line);
-		else if (!pt_json_streq(line, "type", "summary"))
-			pt_diag("unexpected: %.200s", line);
-	}
-	rc = pt_proc_wait(&p);
-	pt_proc_close(&p);
-	return rc ? -100 - rc : n;
+	return pt_caller_trace(argv, c, events[0], sizeof(events[0]), N, line,
+			       sizeof(line));
 }
 
-static void test_json(struct child *c, const char *probe, const char *first_pfx,
+static void test_json(struct pt_caller *c, const char *probe, const char *first_pfx,
 		      char *const argv[])
 {
 	char first[512], addr0[64], addr[64];
@@ -224,7 +173,7 @@ static bool frame_line(const char *l)
 	return l[24] == ' ' && l[25] && l[25] != ' ';
 }
 
-static void test_text(struct child *c)
+static void test_text(struct pt_caller *c)
 {
 	char *argv[] = { PT_PEA, "trace", PROBE, "--kstack=2", "--count", "4",
 			 "--pid", c->pid_s, NULL };
@@ -237,7 +186,7 @@ static void test_text(struct child *c)
 		pt_proc_close(&p);
 		return;
 	}
-	child_calls(c);
+	pt_caller_calls(c);
 	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
 		lines++;
 		if (lines == 1)
@@ -309,10 +258,10 @@ static void test_usage(void)
 int main(void)
 {
 	char filter[64];
-	struct child c;
+	struct pt_caller c;
 
 	pt_dev();
-	child_start(&c);
+	pt_caller_start(&c, kstack_serve);
 	test_json(&c, PROBE, "__x64_sys_getppid+0x",
 		  (char *[]){ PT_PEA, "trace", PROBE, "--kstack", "--json",
 			      "--count", "4", "--pid", c.pid_s, NULL });
@@ -326,7 +275,7 @@ int main(void)
 			      filter, "--kstack=64", "--json", "--count", "4",
 			      "--pid", c.pid_s, NULL });
 	test_text(&c);
-	child_stop(&c);
+	pt_caller_stop(&c);
 	test_module();
 	test_usage();
 	return pt_done();

@@ -28,6 +28,7 @@
  */
 #include <sys/prctl.h>
 #include "pt_tool.h"
+#include "pt_caller.h"
 
 #define PROBE		"kprobe:do_sys_openat2"
 #define RETPROBE	"kretprobe:do_sys_openat2"
@@ -49,11 +50,6 @@ struct wl_cmd {
 struct wl_reply {
 	long ret;		/* OPEN: fd or -errno */
 	unsigned long ptr;	/* OPEN: the name's address */
-};
-
-struct workload {
-	pid_t pid;
-	int cmd, reply;
 };
 
 static void wl_main(int cmd, int reply)
@@ -96,28 +92,7 @@ static void wl_main(int cmd, int reply)
 	_exit(0);
 }
 
-static void wl_start(struct workload *w)
-{
-	int c[2], r[2];
-
-	if (pipe2(c, O_CLOEXEC) || pipe2(r, O_CLOEXEC))
-		pt_fatal("pipe2");
-	fflush(stdout);
-	w->pid = fork();
-	if (w->pid < 0)
-		pt_fatal("fork");
-	if (!w->pid) {
-		close(c[1]);
-		close(r[0]);
-		wl_main(c[0], r[1]);
-	}
-	close(c[0]);
-	close(r[1]);
-	w->cmd = c[1];
-	w->reply = r[0];
-}
-
-static struct wl_reply wl_do(struct workload *w, int op, int arg,
+static struct wl_reply wl_do(struct pt_caller *w, int op, int arg,
 			     const char *name)
 {
 	static struct wl_cmd c;
@@ -128,17 +103,10 @@ static struct wl_reply wl_do(struct workload *w, int op, int arg,
 	c.arg = arg;
 	if (name)
 		snprintf(c.name, sizeof(c.name), "%s", name);
-	if (write(w->cmd, &c, sizeof(c)) != sizeof(c) ||
-	    read(w->reply, &r, sizeof(r)) != sizeof(r))
+	if (write(w->req, &c, sizeof(c)) != sizeof(c) ||
+	    read(w->done, &r, sizeof(r)) != sizeof(r))
 		pt_fatal("workload");
 	return r;
-}
-
-static void wl_stop(struct workload *w)
-{
-	close(w->cmd);
-	close(w->reply);
-	waitpid(w->pid, NULL, 0);
 }
 
 /* ---- running the tool ---- */
@@ -179,7 +147,7 @@ static void test_json_names(void)
 	char longname[301], pid[16], count[16], want[2 * NAME_MAX_LEN + 1];
 	char got[2048], *argv[16];
 	const char *names[7];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	int i, n = 0, events = 0, valid = 1, rc, bad = 0, order = 1;
 	long long last_time = 0;
@@ -196,7 +164,7 @@ static void test_json_names(void)
 	names[n++] = "/tmp/pea-bad-\xff\xfe-bytes";
 	names[n++] = longname;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	snprintf(pid, sizeof(pid), "%d", w.pid);
 	snprintf(count, sizeof(count), "%d", n);
 	i = 0;
@@ -297,14 +265,14 @@ static void test_json_names(void)
 	PT_OK(order, "json: events in time order");
 	PT_OK(summary && !after_summary, "json: the summary is the last line");
 	pt_proc_close(&p);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 }
 
 /* ---- kretprobe, --args, --bytes, --cpu ---- */
 
 /* Run a --json trace for @argv while @work runs; collect event lines. */
-static int trace_json(char **argv, struct workload *w,
-		      void (*work)(struct workload *, void *), void *arg,
+static int trace_json(char **argv, struct pt_caller *w,
+		      void (*work)(struct pt_caller *, void *), void *arg,
 		      char events[][4096], int max, char *summary)
 {
 	struct pt_proc p;
@@ -331,19 +299,19 @@ static int trace_json(char **argv, struct workload *w,
 
 static struct wl_reply replies[4];
 
-static void work_ret(struct workload *w, void *arg)
+static void work_ret(struct pt_caller *w, void *arg)
 {
 	(void)arg;
 	replies[0] = wl_do(w, WL_OPEN, 0, "/tmp/pea-no-such-file");
 	replies[1] = wl_do(w, WL_OPEN, 0, "/proc/version");
 }
 
-static void work_one(struct workload *w, void *arg)
+static void work_one(struct pt_caller *w, void *arg)
 {
 	replies[0] = wl_do(w, WL_OPEN, 0, arg);
 }
 
-static void work_cpu(struct workload *w, void *arg)
+static void work_cpu(struct pt_caller *w, void *arg)
 {
 	int cpu = *(int *)arg;
 
@@ -357,11 +325,11 @@ static void test_variants(void)
 {
 	static char ev[4][4096], sum[4096];
 	char pid[16], buf[256], cpus[16], want[64];
-	struct workload w;
+	struct pt_caller w;
 	int n, cpu = ncpu - 1;
 	unsigned long long a0 = 0, a1 = 0;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	snprintf(pid, sizeof(pid), "%d", w.pid);
 
 	n = trace_json((char *[]){ PT_PEA, "trace", RETPROBE, "--str", "ARG1",
@@ -410,7 +378,7 @@ static void test_variants(void)
 	PT_OK(pt_json_get(sum, "link", buf, sizeof(buf), NULL) &&
 	      pt_json_num(buf, "filtered", 0) >= 1,
 	      "--cpu: the link counted the other CPU's hit as filtered");
-	wl_stop(&w);
+	pt_caller_stop(&w);
 }
 
 /* ---- human output, SIGINT, and pea stat meanwhile ---- */
@@ -421,11 +389,11 @@ static void test_human(void)
 	const char *names[3] = { "/tmp/pea-human-a", "/tmp/pea-human-b",
 				 "/tmp/pea human \"c\"" };
 	char pid[16], comm_pid[64], mapname[32], map_id[32] = "", quoted[64];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	int i, rc, lines = 0, rings = 0, links = 0, header = 0;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	snprintf(pid, sizeof(pid), "%d", w.pid);
 	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
 					  "ARG1", "--pid", pid, NULL }),
@@ -493,7 +461,7 @@ static void test_human(void)
 	if (p.err_all && !strstr(p.err_all, " 3 written"))
 		pt_diag("stderr: %s", p.err_all);
 	pt_proc_close(&p);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 }
 
 static void test_duration(void)
@@ -603,7 +571,7 @@ static void test_lost(void)
 {
 	const char *prefix = "/tmp/pea-lost-";
 	char pid[16], got[4096];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	int total = 100, rec, fit, events = 0, rc, status;
 	long long lost_lines = 0, lost_sum = -1, records = -1;
@@ -612,7 +580,7 @@ static void test_lost(void)
 	rec = burst_rec_size(prefix, true);
 	fit = page / rec;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	wl_do(&w, WL_PIN, 0, NULL);
 	snprintf(pid, sizeof(pid), "%d", w.pid);
 	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
@@ -663,7 +631,7 @@ static void test_lost(void)
 	PT_EQ(lost_lines, total - fit, "lost: \"lost\" lines add up to %d",
 	      total - fit);
 	pt_proc_close(&p);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 }
 
 /*
@@ -679,13 +647,13 @@ static void test_lost_rate(void)
 	long long lines = 0, sum = 0, total = -1, t_prev = 0, t_bad = 0;
 	int bursts = 5, per = 100, rec, fit, events = 0, i, status;
 	char pid[16];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	long long t0, elapsed;
 
 	rec = burst_rec_size(prefix, true);
 	fit = pt_page_size() / rec;
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	wl_do(&w, WL_PIN, 0, NULL);
 	snprintf(pid, sizeof(pid), "%d", w.pid);
 	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
@@ -725,7 +693,7 @@ static void test_lost_rate(void)
 	}
 	PT_EQ(pt_proc_wait(&p), 0, "lost notices: exit 0");
 	pt_proc_close(&p);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 	pt_diag("%d bursts in %lld ms: %lld lost notices", bursts, elapsed,
 		lines);
 	PT_OK(lines >= 2 && lines <= 2 + elapsed / 1000,
@@ -743,7 +711,7 @@ static void test_flight(void)
 {
 	const char *prefix = "/tmp/pea-flight-";
 	char pid[16], want[64], got[256];
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	int total = 100, rec, fit, events = 0, rc, order = 1;
 	long long records = -1, lost = -1, horizon = -1, first = -2;
@@ -753,7 +721,7 @@ static void test_flight(void)
 	rec = burst_rec_size(prefix, true);
 	fit = page / rec;
 
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	wl_do(&w, WL_PIN, 0, NULL);
 	snprintf(pid, sizeof(pid), "%d", w.pid);
 	PT_OK(trace_start(&p, (char *[]){ PT_PEA, "trace", PROBE, "--str",
@@ -792,7 +760,7 @@ static void test_flight(void)
 	      "flight: the ring wrapped: the horizon is its oldest record's time (%lld, %lld)",
 	      horizon, first);
 	pt_proc_close(&p);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 }
 
 /* ---- the order of delivery: ordered by default, raw with --unordered ---- */
@@ -814,14 +782,14 @@ static void test_order(bool unordered)
 	char pid[16], name[64], got[256], seen[2 * ORDER_N][64];
 	int cpus[2 * ORDER_N], events = 0, i, rc, status, exact = 1, pinned = 1;
 	bool a_first;
-	struct workload w;
+	struct pt_caller w;
 	struct pt_proc p;
 	long long records = -1, lost = -1;
 
 	PT_OK(ncpu >= 2, "%s: the guest has 2 CPUs or more (%d)", what, ncpu);
 	if (ncpu < 2)
 		return;
-	wl_start(&w);
+	pt_caller_start(&w, wl_main);
 	wl_do(&w, WL_PIN, 0, NULL);
 	snprintf(pid, sizeof(pid), "%d", w.pid);
 	/* The default has no option: the list ends one entry earlier. */
@@ -893,7 +861,7 @@ static void test_order(bool unordered)
 	      "ordered: a0 b0 a1 b1 ... exactly as the opens alternated CPUs (%s)",
 	      a_first ? "CPU 0" : "CPU 1");
 	pt_proc_close(&p);
-	wl_stop(&w);
+	pt_caller_stop(&w);
 }
 
 /* ---- attach errors ---- */

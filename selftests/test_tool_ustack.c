@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include "pea_test.h"
 #include "pt_tool.h"
+#include "pt_caller.h"
 #include "pt_ctf.h"
 
 #define KPROBE		"kprobe:__x64_sys_getppid"
@@ -72,47 +73,6 @@ __attribute__((noinline, used)) void pt_tu_child(int req, int done)
 	_exit(0);
 }
 
-struct child {
-	pid_t pid;
-	int req, done;
-	char pid_s[16];
-};
-
-static void child_start(struct child *c)
-{
-	int a[2], b[2];
-
-	if (pipe(a) || pipe(b))
-		pt_fatal("pipe");
-	c->pid = fork();
-	if (c->pid < 0)
-		pt_fatal("fork");
-	if (!c->pid) {
-		close(a[1]);
-		close(b[0]);
-		pt_tu_child(a[0], b[1]);
-	}
-	close(a[0]);
-	close(b[1]);
-	c->req = a[1];
-	c->done = b[0];
-	snprintf(c->pid_s, sizeof(c->pid_s), "%d", c->pid);
-}
-
-static void child_calls(struct child *c)
-{
-	char ch = 'g';
-
-	if (write(c->req, &ch, 1) != 1 || read(c->done, &ch, 1) != 1)
-		pt_fatal("child");
-}
-
-static void child_stop(struct child *c)
-{
-	close(c->req);
-	close(c->done);
-	waitpid(c->pid, NULL, 0);
-}
 
 /* The strings of JSON array @key of @ev into @s (at most @max), or -1. */
 static int json_strings(const char *ev, const char *key, char s[][512],
@@ -144,32 +104,17 @@ static int json_strings(const char *ev, const char *key, char s[][512],
 }
 
 /* Trace @argv (--json, --count N) while the child makes N calls. */
-static int trace_events(char *const argv[], struct child *c)
+static int trace_events(char *const argv[], struct pt_caller *c)
 {
-	struct pt_proc p;
-	int n = 0, rc;
-
-	if (!pt_trace_start(&p, argv)) {
-		pt_proc_close(&p);
-		return -1;
-	}
-	child_calls(c);
-	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
-		if (pt_json_streq(line, "type", "event") && n < N)
-			snprintf(events[n++], sizeof(events[0]), "%s", line);
-		else if (!pt_json_streq(line, "type", "summary"))
-			pt_diag("unexpected: %.200s", line);
-	}
-	rc = pt_proc_wait(&p);
-	pt_proc_close(&p);
-	return rc ? -100 - rc : n;
+	return pt_caller_trace(argv, c, events[0], sizeof(events[0]), N, line,
+			       sizeof(line));
 }
 
 /*
  * Every event's "ustack" starts with the names in @want (@nwant of them),
  * "ustack_addr" has as many entries, and with @kstack a "kstack" too.
  */
-static void test_json(struct child *c, const char *what,
+static void test_json(struct pt_caller *c, const char *what,
 		      const char *const *want, int nwant, bool kstack,
 		      char *const argv[])
 {
@@ -203,7 +148,7 @@ static void test_json(struct child *c, const char *what,
  * makes N calls: the CTF trace, read by babeltrace2, has the JSON events,
  * every field the same, the user stack's names and addresses included.
  */
-static void test_ctf(struct child *c, const char *what, const char *probe,
+static void test_ctf(struct pt_caller *c, const char *what, const char *probe,
 		     const char *dir, char *const argv[])
 {
 	static char json[PT_CTF_MAXEV][PT_CTF_EVLEN];
@@ -241,7 +186,7 @@ static bool frame_line(const char *l)
 	return l[24] == ' ' && strstr(l, " [u]");
 }
 
-static void test_text(struct child *c)
+static void test_text(struct pt_caller *c)
 {
 	char *argv[] = { PT_PEA, "trace", KPROBE, "--ustack=2", "--count",
 			 "3", "--pid", c->pid_s, NULL };
@@ -253,7 +198,7 @@ static void test_text(struct child *c)
 		pt_proc_close(&p);
 		return;
 	}
-	child_calls(c);
+	pt_caller_calls(c);
 	while (pt_proc_line(&p, false, line, sizeof(line), PT_TOOL_WAIT_MS)) {
 		if (++lines == 1)
 			continue;	/* the column header */
@@ -317,7 +262,7 @@ int main(void)
 					     "pt_tu_child" };
 	char self[256];
 	ssize_t len;
-	struct child c;
+	struct pt_caller c;
 
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (len <= 0)
@@ -325,7 +270,7 @@ int main(void)
 	self[len] = 0;
 	snprintf(uprobe, sizeof(uprobe), "uprobe:%s:pt_tu_inner", self);
 	pt_dev();
-	child_start(&c);
+	pt_caller_start(&c, pt_tu_child);
 	test_json(&c, KPROBE, sys, 3, false,
 		  (char *[]){ PT_PEA, "trace", KPROBE, "--ustack", "--json",
 			      "--count", "3", "--pid", c.pid_s, NULL });
@@ -353,7 +298,7 @@ int main(void)
 			     "--count", "3", "--pid", c.pid_s, "--output",
 			     "/tmp/pea-ctf-ustack-u", "--format", "ctf", NULL });
 	test_text(&c);
-	child_stop(&c);
+	pt_caller_stop(&c);
 	test_usage();
 	return pt_done();
 }
