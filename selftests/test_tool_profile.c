@@ -293,40 +293,47 @@ static unsigned long pre_exec_pct(void)
 	return pt_time_scale() > 1 ? 90 : 95;
 }
 
+struct pre_exec {
+	unsigned long all, spin, exec;
+};
+
+/* One folded line of count_pre_exec(). */
+static void pre_exec_line(void *arg, char *line, unsigned long w)
+{
+	static const char comm[] = "test_tool_profi;";
+	struct pre_exec *c = arg;
+
+	if (strncmp(line, comm, sizeof(comm) - 1))
+		return;
+	c->all += w;
+	if (strstr(line, ";pt_tp_pre_exec_spin"))
+		c->spin += w;
+	else if (strstr(line, ";__x64_sys_execve_[k]"))
+		c->exec += w;
+	else
+		pt_diag("exec: %.200s", line);
+}
+
 /*
  * The samples of the pre-exec process, comm test_tool_profi, in the
  * folded output: @all of them; @spin those of pt_tp_pre_exec_spin;
  * @exec those inside an execve(), the kernel loading a program (under
  * -- CMD the command's own exec too, whose comm is set before the
  * loading): how long that is depends on the kernel and the host's load,
- * not on which maps name the samples (50 of 475 samples on the debug kernel in a
- * rehearsal, where the spin had 405).
+ * not on which maps name the samples (50 of 475 samples on the debug
+ * kernel in a rehearsal, where the spin had 405).
  */
 static void count_pre_exec(unsigned long *all, unsigned long *spin,
 			   unsigned long *exec)
 {
-	static const char comm[] = "test_tool_profi;";
-	static char line[1 << 16];
-	FILE *in = fopen(FOLDED, "r");
+	struct pre_exec c = { 0 };
+	unsigned long lines, total;
+	bool bad;
 
-	*all = *spin = *exec = 0;
-	while (in && fgets(line, sizeof(line), in)) {
-		char *sp = strrchr(line, ' ');
-		unsigned long w;
-
-		if (!sp || strncmp(line, comm, sizeof(comm) - 1))
-			continue;
-		w = strtoul(sp + 1, NULL, 10);
-		*all += w;
-		if (strstr(line, ";pt_tp_pre_exec_spin"))
-			*spin += w;
-		else if (strstr(line, ";__x64_sys_execve_[k]"))
-			*exec += w;
-		else
-			pt_diag("exec: %.200s", line);
-	}
-	if (in)
-		fclose(in);
+	pt_read_folded(FOLDED, &lines, &total, &bad, pre_exec_line, &c);
+	*all = c.all;
+	*spin = c.spin;
+	*exec = c.exec;
 }
 
 /* Whether the spin has its share of what is outside execve(). */

@@ -66,6 +66,28 @@ static unsigned long named_pct(void)
 	return pt_time_scale() > 1 ? 90 : 95;
 }
 
+struct self_count {
+	unsigned long all, pre, post, exec;
+};
+
+/* One folded line of count(). */
+static void count_line(void *arg, char *line, unsigned long w)
+{
+	struct self_count *c = arg;
+
+	if (strncmp(line, COMM ";", strlen(COMM) + 1))
+		return;
+	c->all += w;
+	if (strstr(line, ";pt_ps_before"))
+		c->pre += w;
+	else if (strstr(line, ";pt_ps_after"))
+		c->post += w;
+	else if (strstr(line, ";__x64_sys_execve_[k]"))
+		c->exec += w;
+	else
+		pt_diag("other: %.200s", line);
+}
+
 /*
  * The weights of the folded lines of COMM: @all of them; @pre and @post
  * those of each image's spin; @exec those inside the execve(), the
@@ -75,35 +97,16 @@ static unsigned long named_pct(void)
 static bool count(unsigned long *all, unsigned long *pre, unsigned long *post,
 		  unsigned long *exec)
 {
-	static char line[1 << 16];
-	FILE *in = fopen(FOLDED, "r");
-	bool ok = in != NULL;
+	struct self_count c = { 0 };
+	unsigned long lines, total;
+	bool bad;
 
-	*all = *pre = *post = *exec = 0;
-	while (in && fgets(line, sizeof(line), in)) {
-		char *sp = strrchr(line, ' ');
-		unsigned long w;
-
-		if (!sp) {
-			ok = false;
-			continue;
-		}
-		w = strtoul(sp + 1, NULL, 10);
-		if (strncmp(line, COMM ";", strlen(COMM) + 1))
-			continue;
-		*all += w;
-		if (strstr(line, ";pt_ps_before"))
-			*pre += w;
-		else if (strstr(line, ";pt_ps_after"))
-			*post += w;
-		else if (strstr(line, ";__x64_sys_execve_[k]"))
-			*exec += w;
-		else
-			pt_diag("other: %.200s", line);
-	}
-	if (in)
-		fclose(in);
-	return ok;
+	pt_read_folded(FOLDED, &lines, &total, &bad, count_line, &c);
+	*all = c.all;
+	*pre = c.pre;
+	*post = c.post;
+	*exec = c.exec;
+	return !bad;
 }
 
 /* The held child: spins in this image, then execs its own file. */
