@@ -14,6 +14,11 @@
  *     starts not kept, and the 6 ends of those unpaired, on the table;
  *   - --off-cpu --pid of this process: a thread named pea-offcpu blocked
  *     6 times (a futex wait, 5 sleeps of 30 ms), at least 250 ms;
+ *   - --off-cpu --pid of this process with pea on the thread's CPU: the
+ *     thread's futex wait and 40 sleeps of 1 ms with 50 ms of timer
+ *     slack, which end at pea's own timer, so that many of its switch-ins
+ *     follow pea's switch-outs: every blocked period counted (pea leaves
+ *     its own switch-outs out, not the switch-ins after them);
  *   - --off-cpu --count-by kstack --folded FILE (offcputime): the same
  *     thread's two rows, one blocked once in futex_wait() (at least 50
  *     ms), one 5 times in do_nanosleep() (at least 100 ms), each with
@@ -307,16 +312,42 @@ static void *offcpu_thread(void *arg)
 }
 
 /*
- * The off-CPU workload under a started pea trace @p: the thread waits on
- * its futex (asleep before the go, then 100 ms more), sleeps 5 x 30 ms
- * and parks; pea is stopped while it is parked. pea's exit status.
+ * Beside pea: the thread sleeps 40 x 1 ms with 50 ms of timer slack, on
+ * the CPU pea runs on. Each sleep's timer may then fire at any hrtimer
+ * interrupt of that CPU from 1 ms on: pea's own 20 ms sleep's, when pea
+ * is often switched in first and the thread right after pea's next
+ * switch-out, a switch-in whose current task is pea.
  */
-static int offcpu_run(struct pt_proc *p)
+static void *offcpu_beside_thread(void *arg)
+{
+	struct timespec ts = { 0, 1 * MS };
+	long v0, v1;
+	int n;
+
+	prctl(PR_SET_NAME, "pea-offcpu");
+	prctl(PR_SET_TIMERSLACK, 50 * MS);
+	v0 = nvcsw();
+	go_wait();
+	v1 = nvcsw();
+	for (n = 0; n < 40; n++)
+		nanosleep(&ts, NULL);
+	wait_blocked = v1 - v0;
+	sleep_blocked = nvcsw() - v1;
+	park();
+	return arg;
+}
+
+/*
+ * The off-CPU workload @fn under a started pea trace @p: the thread waits
+ * on its futex (asleep before the go, then 100 ms more), sleeps and
+ * parks; pea is stopped while it is parked. pea's exit status.
+ */
+static int offcpu_run(struct pt_proc *p, void *(*fn)(void *))
 {
 	pthread_t th;
 	int rc;
 
-	if (go_park(&th, offcpu_thread))
+	if (go_park(&th, fn))
 		pt_fatal("pipe, pthread_create");
 	while (!sleeper_tid)
 		usleep(1000);
@@ -348,7 +379,7 @@ static void test_offcpu(void)
 		pt_proc_close(&p);
 		return;
 	}
-	rc = offcpu_run(&p);
+	rc = offcpu_run(&p, offcpu_thread);
 	PT_EQ(rc, 0, "pea trace --off-cpu exits 0");
 	h = strstr(out, "{\"type\":\"offcpu\"");
 	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"pea-offcpu\"",
@@ -365,6 +396,71 @@ static void test_offcpu(void)
 	      pt_json_num(row, "ns", -1) < 2000 * MS,
 	      "the thread pea-offcpu (tid %d): %lld blocked periods (%ld: a futex wait, %ld sleeps of 30 ms), %lld ns",
 	      (int)sleeper_tid, rp ? pt_json_num(row, "count", -1) : -1,
+	      1 + sleep_blocked, sleep_blocked,
+	      rp ? pt_json_num(row, "ns", -1) : -1);
+	pt_diag("%s", out);
+}
+
+/* Pin the calling thread to @cpu (its children and threads inherit it). */
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		pt_diag("sched_setaffinity: %s", strerror(errno));
+}
+
+/*
+ * --off-cpu --pid of this process, pea on the thread's CPU: the thread's
+ * switch-ins that follow pea's switch-outs are its blocked periods' ends
+ * too. pea leaves its own process out of what it keeps (pea may be below
+ * the --pid process); that is its switch-outs, not another task's
+ * switch-in on the CPU pea leaves.
+ */
+static void test_offcpu_beside(void)
+{
+	char pid[16];
+	char *argv[] = { PT_PEA, "trace", "--off-cpu", "--pid", pid,
+			 "--json", "--top", "50", NULL };
+	char want[64], row[512] = "";
+	int cpu = 1 % pt_nr_cpus();
+	const char *h, *rp;
+	struct pt_proc p;
+	cpu_set_t all;
+	bool started;
+	int rc;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (sched_getaffinity(0, sizeof(all), &all))
+		pt_fatal("sched_getaffinity");
+	pin_self(cpu);			/* pea is forked on it */
+	started = pt_trace_start(&p, argv);
+	pin_self(cpu ? 0 : cpu);	/* the test's polls beside */
+	if (!started) {
+		sched_setaffinity(0, sizeof(all), &all);
+		PT_OK(0, "pea trace --off-cpu --pid (pea on CPU %d) starts", cpu);
+		pt_proc_close(&p);
+		return;
+	}
+	rc = offcpu_run(&p, offcpu_beside_thread);
+	sched_setaffinity(0, sizeof(all), &all);
+	PT_EQ(rc, 0, "pea trace --off-cpu (pea on CPU %d) exits 0", cpu);
+	h = strstr(out, "{\"type\":\"offcpu\"");
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"pea-offcpu\"",
+		 (int)sleeper_tid);
+	rp = h ? strstr(h, want) : NULL;
+	if (rp)
+		snprintf(row, sizeof(row), "%.*s", (int)strcspn(rp, "}") + 1, rp);
+	PT_OK(wait_blocked == 1 && sleep_blocked >= 30 && sleep_blocked <= 40,
+	      "beside pea: the thread blocked on its futex once and in %ld of its 40 sleeps (its voluntary switches)",
+	      sleep_blocked);
+	PT_OK(rp && pt_json_num(row, "count", -1) == 1 + sleep_blocked &&
+	      pt_json_num(row, "ns", -1) >= 100 * MS + sleep_blocked * MS &&
+	      pt_json_num(row, "ns", -1) < 5000 * MS,
+	      "beside pea on CPU %d: the thread pea-offcpu (tid %d): %lld blocked periods (%ld: a futex wait, %ld sleeps of 1 ms or more), %lld ns",
+	      cpu, (int)sleeper_tid, rp ? pt_json_num(row, "count", -1) : -1,
 	      1 + sleep_blocked, sleep_blocked,
 	      rp ? pt_json_num(row, "ns", -1) : -1);
 	pt_diag("%s", out);
@@ -407,7 +503,7 @@ static void test_offcpu_kstack(void)
 		pt_proc_close(&p);
 		return;
 	}
-	rc = offcpu_run(&p);
+	rc = offcpu_run(&p, offcpu_thread);
 	PT_EQ(rc, 0, "pea trace --off-cpu --count-by kstack exits 0");
 	h = strstr(out, "{\"type\":\"offcpu\",\"by\":\"pid,comm,kstack\"");
 	PT_OK(h != NULL, "the table is by pid, comm and kernel stack");
@@ -601,6 +697,7 @@ int main(void)
 	test_runqlat();
 	test_overflow();
 	test_offcpu();
+	test_offcpu_beside();
 	test_offcpu_kstack();
 	test_offcpu_cmd();
 	test_offcpu_folded();

@@ -132,9 +132,10 @@ static int row_cmp(const void *a, const void *b)
 
 /*
  * The start on sched:sched_switch, the end there too or (kernel stacks)
- * at finish_task_switch(); 0 or an exit status.
+ * at finish_task_switch(), on their maps @map_fd; 0 or an exit status.
  */
-static int offcpu_attach(int map_fd, const struct trace_opts *o, pid_t child,
+static int offcpu_attach(const int map_fd[2], const struct trace_opts *o,
+			 pid_t child,
 			 int fd[2], const struct tp_format **fmt_out,
 			 struct probe_spec spec[2])
 {
@@ -176,7 +177,8 @@ static int offcpu_attach(int map_fd, const struct trace_opts *o, pid_t child,
 	}
 	*fmt_out = fmt[0].tp;
 	for (i = 0; i < 2; i++) {
-		fd[i] = spec[i].kind->attach(map_fd, &spec[i], &po[i], i + 1);
+		fd[i] = spec[i].kind->attach(map_fd[i], &spec[i], &po[i],
+					     i + 1);
 		if (fd[i] < 0)
 			return PEA_EXIT_ERR;
 	}
@@ -560,7 +562,8 @@ int trace_offcpu(const struct trace_opts *o, int ncpus)
 	struct pea_lat_info li;
 	struct sigaction sa;
 	char name[PEA_OBJ_NAME_LEN];
-	int map_fd, fd[2] = { -1, -1 }, rc, go_fd = -1, status = 0;
+	int map_fd[2] = { -1, -1 }, fd[2] = { -1, -1 }, rc, go_fd = -1;
+	int status = 0;
 	pid_t child = 0;
 	bool done = false;
 	__u64 end;
@@ -568,11 +571,21 @@ int trace_offcpu(const struct trace_opts *o, int ncpus)
 
 	memset(spec, 0, sizeof(spec));
 	memset(&t, 0, sizeof(t));
-	snprintf(name, sizeof(name), "offcpu_%d", (int)getpid());
-	map_fd = pea_map_create(name, ncpus, 0);
-	if (map_fd < 0) {
-		tool_explain_dev_error("creating a map", map_fd);
-		return PEA_EXIT_ERR;
+	/*
+	 * A map each: the start's may leave pea's own process out (below),
+	 * the end's leaves nothing out, as its hits are the task switched
+	 * in, whoever runs when it fires (the task switched out, pea among
+	 * them).
+	 */
+	for (n = 0; n < 2; n++) {
+		snprintf(name, sizeof(name), "%s_%d", n ? "offend" : "offcpu",
+			 (int)getpid());
+		map_fd[n] = pea_map_create(name, ncpus, 0);
+		if (map_fd[n] < 0) {
+			tool_explain_dev_error("creating a map", map_fd[n]);
+			rc = PEA_EXIT_ERR;
+			goto out;
+		}
 	}
 	/*
 	 * --pid and its children: pea, maybe below that process (its
@@ -581,7 +594,7 @@ int trace_offcpu(const struct trace_opts *o, int ncpus)
 	if (o->defaults.pid && !o->no_children) {
 		__s32 self = 0;
 
-		if (ioctl(map_fd, PEA_MAP_IOC_EXCLUDE_TGID, &self)) {
+		if (ioctl(map_fd[0], PEA_MAP_IOC_EXCLUDE_TGID, &self)) {
 			tool_explain_dev_error("excluding the tool's process",
 					       -errno);
 			rc = PEA_EXIT_ERR;
@@ -660,7 +673,9 @@ out:
 	for (n = 0; n < 2; n++)
 		if (spec[n].kind && spec[n].kind->release)
 			spec[n].kind->release(&spec[n]);
-	close(map_fd);
+	for (n = 0; n < 2; n++)
+		if (map_fd[n] >= 0)
+			close(map_fd[n]);
 	if (child)
 		offcpu_cmd_end(o, child, go_fd, done, status);
 	return rc;
