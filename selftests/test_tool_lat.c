@@ -19,6 +19,8 @@
  *     slack, which end at pea's own timer, so that many of its switch-ins
  *     follow pea's switch-outs: every blocked period counted (pea leaves
  *     its own switch-outs out, not the switch-ins after them);
+ *   - the same by hand beside pea, --latency with START's --pid: START
+ *     the thread's blocked switch-outs, END its switch-ins, all paired;
  *   - --off-cpu --count-by kstack --folded FILE (offcputime): the same
  *     thread's two rows, one blocked once in futex_wait() (at least 50
  *     ms), one 5 times in do_nanosleep() (at least 100 ms), each with
@@ -419,50 +421,97 @@ static void pin_self(int cpu)
  * the --pid process); that is its switch-outs, not another task's
  * switch-in on the CPU pea leaves.
  */
+/*
+ * The workload beside pea (@argv) on CPU 1: pea forked there, the thread
+ * pinned there (go_pin()), the test's polls on CPU 0. pea's exit status,
+ * or -1 if it did not start (said).
+ */
+static int beside_run(char *const argv[], const char *what)
+{
+	int cpu = 1 % pt_nr_cpus(), rc = -1;
+	struct pt_proc p;
+	cpu_set_t all;
+	bool started;
+
+	if (sched_getaffinity(0, sizeof(all), &all))
+		pt_fatal("sched_getaffinity");
+	pin_self(cpu);
+	started = pt_trace_start(&p, argv);
+	pin_self(cpu ? 0 : cpu);
+	if (started)
+		rc = offcpu_run(&p, offcpu_beside_thread);
+	else
+		pt_proc_close(&p);
+	sched_setaffinity(0, sizeof(all), &all);
+	PT_OK(started, "%s (pea on CPU %d) starts", what, cpu);
+	if (started)
+		PT_EQ(rc, 0, "%s (pea on CPU %d) exits 0", what, cpu);
+	PT_OK(wait_blocked == 1 && sleep_blocked >= 30 && sleep_blocked <= 40,
+	      "beside pea: the thread blocked on its futex once and in %ld of its 40 sleeps (its voluntary switches)",
+	      sleep_blocked);
+	return started ? rc : -1;
+}
+
 static void test_offcpu_beside(void)
 {
 	char pid[16];
 	char *argv[] = { PT_PEA, "trace", "--off-cpu", "--pid", pid,
 			 "--json", "--top", "50", NULL };
 	char want[64], row[512] = "";
-	int cpu = 1 % pt_nr_cpus();
 	const char *h, *rp;
-	struct pt_proc p;
-	cpu_set_t all;
-	bool started;
-	int rc;
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (sched_getaffinity(0, sizeof(all), &all))
-		pt_fatal("sched_getaffinity");
-	pin_self(cpu);			/* pea is forked on it */
-	started = pt_trace_start(&p, argv);
-	pin_self(cpu ? 0 : cpu);	/* the test's polls beside */
-	if (!started) {
-		sched_setaffinity(0, sizeof(all), &all);
-		PT_OK(0, "pea trace --off-cpu --pid (pea on CPU %d) starts", cpu);
-		pt_proc_close(&p);
+	if (beside_run(argv, "pea trace --off-cpu --pid"))
 		return;
-	}
-	rc = offcpu_run(&p, offcpu_beside_thread);
-	sched_setaffinity(0, sizeof(all), &all);
-	PT_EQ(rc, 0, "pea trace --off-cpu (pea on CPU %d) exits 0", cpu);
 	h = strstr(out, "{\"type\":\"offcpu\"");
 	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"pea-offcpu\"",
 		 (int)sleeper_tid);
 	rp = h ? strstr(h, want) : NULL;
 	if (rp)
 		snprintf(row, sizeof(row), "%.*s", (int)strcspn(rp, "}") + 1, rp);
-	PT_OK(wait_blocked == 1 && sleep_blocked >= 30 && sleep_blocked <= 40,
-	      "beside pea: the thread blocked on its futex once and in %ld of its 40 sleeps (its voluntary switches)",
-	      sleep_blocked);
 	PT_OK(rp && pt_json_num(row, "count", -1) == 1 + sleep_blocked &&
 	      pt_json_num(row, "ns", -1) >= 100 * MS + sleep_blocked * MS &&
 	      pt_json_num(row, "ns", -1) < 5000 * MS,
-	      "beside pea on CPU %d: the thread pea-offcpu (tid %d): %lld blocked periods (%ld: a futex wait, %ld sleeps of 1 ms or more), %lld ns",
-	      cpu, (int)sleeper_tid, rp ? pt_json_num(row, "count", -1) : -1,
+	      "--off-cpu beside pea: the thread pea-offcpu (tid %d): %lld blocked periods (%ld: a futex wait, %ld sleeps of 1 ms or more), %lld ns",
+	      (int)sleeper_tid, rp ? pt_json_num(row, "count", -1) : -1,
 	      1 + sleep_blocked, sleep_blocked,
 	      rp ? pt_json_num(row, "ns", -1) : -1);
+	pt_diag("%s", out);
+}
+
+/*
+ * The same pairing by hand, --latency START END beside pea: START a
+ * blocked switch-out of the thread (by its comm) of this process (--pid,
+ * START's alone), END its switch-in, by prev_pid and next_pid. pea
+ * leaves its own process out with --pid; END, keyed by the task
+ * switched in, is on a map that leaves nothing out.
+ */
+static void test_latency_beside(void)
+{
+	char pid[16];
+	char *argv[] = { PT_PEA, "trace", "--latency", "--json",
+			 "tp:sched:sched_switch", "--pid", pid, "--filter",
+			 "prev_state > 0 && prev_state < 16 && prev_comm == \"pea-offcpu\"",
+			 "tp:sched:sched_switch", "--filter",
+			 "next_comm == \"pea-offcpu\"",
+			 "--key", "prev_pid,next_pid", NULL };
+	const char *h;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (beside_run(argv, "pea trace --latency --pid (off-CPU by hand)"))
+		return;
+	h = strstr(out, "{\"type\":\"hist\"");
+	if (h) {
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(h, "\n"), h);
+		h = line;
+	}
+	PT_OK(h && strstr(h, "\"complete\":true,\"in_kernel\":true") &&
+	      pt_json_num(h, "count", -1) == 1 + sleep_blocked &&
+	      pt_json_num(h, "start_overflow", -1) == 0 &&
+	      pt_json_num(h, "pending", -1) == 1,
+	      "--latency beside pea: %lld values, the thread's blocked periods (%ld: a futex wait, %ld sleeps), %lld kept now (its park)",
+	      h ? pt_json_num(h, "count", -1) : -1, 1 + sleep_blocked,
+	      sleep_blocked, h ? pt_json_num(h, "pending", -1) : -1);
 	pt_diag("%s", out);
 }
 
@@ -698,6 +747,7 @@ int main(void)
 	test_overflow();
 	test_offcpu();
 	test_offcpu_beside();
+	test_latency_beside();
 	test_offcpu_kstack();
 	test_offcpu_cmd();
 	test_offcpu_folded();

@@ -247,10 +247,16 @@ static void raise_nofile(const struct tracer *t)
 	setrlimit(RLIMIT_NOFILE, &r);
 }
 
-/* Attach probe @p, whose records carry @id; the link fd or -errno. */
+/*
+ * Attach probe @p, whose records carry @id, on the map (--latency's END
+ * on its own when it has one); the link fd or -errno.
+ */
 static int probe_setup(struct tracer *t, struct trace_probe *p, __u64 id)
 {
-	return p->spec.kind->attach(t->map_fd, &p->spec, &p->o, id);
+	int map_fd = id == 2 && t->end_map_fd >= 0 ? t->end_map_fd :
+						     t->map_fd;
+
+	return p->spec.kind->attach(map_fd, &p->spec, &p->o, id);
 }
 
 /*
@@ -319,6 +325,17 @@ static bool some_pid(const struct tracer *t)
 	return false;
 }
 
+/*
+ * Whether --latency's END writes no records: its one table is the
+ * histogram of the latency, which the kernel counts (agg_kernel()), and
+ * nothing prints, writes or snapshots its events.
+ */
+static bool latency_end_silent(const struct tracer *t)
+{
+	return t->o.agg.latency && t->o.agg.nhist + t->o.agg.ncount == 1 &&
+	       !show_events(t) && !t->o.output && !t->o.snapshot_on;
+}
+
 static int trace_setup(struct tracer *t)
 {
 	LIBPEA_OPTS(pea_buffer_opts, opts);
@@ -344,7 +361,25 @@ static int trace_setup(struct tracer *t)
 		__s32 self = 0;
 
 		if (!ioctl(fd, PEA_MAP_IOC_EXCLUDE_TGID, &self)) {
-			/* excluded */
+			/*
+			 * The exclusion looks at the current task: an END
+			 * keyed by another task's id (sched_switch's
+			 * next_pid) or a pointer ends a period that is not
+			 * pea's when pea is the one running, and its START
+			 * would stay kept. An END without records goes on a
+			 * map that leaves nothing out.
+			 */
+			if (latency_end_silent(t)) {
+				snprintf(name, sizeof(name), "trend_%d",
+					 (int)getpid());
+				t->end_map_fd = pea_map_create(name, t->ncpus,
+							       0);
+				if (t->end_map_fd < 0) {
+					tool_explain_dev_error("creating a map",
+							       t->end_map_fd);
+					return PEA_EXIT_ERR;
+				}
+			}
 		} else if (errno == ENOTTY) {
 			fprintf(stderr, "pea: the loaded pea module is older than this tool: pea's own events are traced too (reload the module)\n");
 		} else {
@@ -777,6 +812,8 @@ static int trace_teardown(struct tracer *t, int rc)
 	}
 	if (t->map_fd >= 0)
 		close(t->map_fd);
+	if (t->end_map_fd >= 0)
+		close(t->end_map_fd);
 	free(t->batch);
 	free(t->cpus);
 	agg_free(t->agg);
@@ -890,6 +927,7 @@ int cmd_trace(int argc, char **argv)
 
 	memset(&t, 0, sizeof(t));
 	t.map_fd = -1;
+	t.end_map_fd = -1;
 	t.go_fd = -1;
 	t.ncpus = get_nprocs_conf();
 	if (t.ncpus < 1)
