@@ -1236,6 +1236,22 @@ static int agg_kernel_shared(struct agg *a, int p, int link_fd,
 	return 0;
 }
 
+bool agg_latency_end_apart(const struct agg *a)
+{
+	int s;
+
+	if (!a || !a->o.latency || a->lat_keys[1].kind == PEA_LAT_KEY_TID)
+		return false;
+	/* No table of END's but the latency's. */
+	for (s = 0; s < a->o.nhist + a->o.ncount; s++) {
+		const struct agg_table *t = &a->tabs[s * a->nprobes + 1];
+
+		if (!t->unused && t->kind != K_PAIRED)
+			return false;
+	}
+	return true;
+}
+
 bool agg_kernel_needed(const struct agg *a, int p)
 {
 	return a && ((a->o.latency && p < 2) ||

@@ -93,6 +93,13 @@ void agg_add(struct agg *a, const struct trace_event *ev);
  */
 int agg_kernel(struct agg *a, int p, int link_fd, bool no_records);
 /*
+ * --latency: whether END pairs by a key that is not the running task's
+ * thread id (a field such as sched_switch's next_pid, an argument) and
+ * has no table but the latency's, so that it writes no records unless
+ * they are printed or written.
+ */
+bool agg_latency_end_apart(const struct agg *a);
+/*
  * Whether probe @p's agg_kernel() failing is the session's failure: the
  * --latency pair, and a probe that was to count in the table its probes
  * share (--count-by probe), whose table would otherwise miss its hits.

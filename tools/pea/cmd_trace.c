@@ -249,7 +249,8 @@ static void raise_nofile(const struct tracer *t)
 
 /*
  * Attach probe @p, whose records carry @id, on the map (--latency's END
- * on its own when it has one); the link fd or -errno.
+ * on a map of its own when trace_setup() made one); the link fd or
+ * -errno.
  */
 static int probe_setup(struct tracer *t, struct trace_probe *p, __u64 id)
 {
@@ -325,17 +326,6 @@ static bool some_pid(const struct tracer *t)
 	return false;
 }
 
-/*
- * Whether --latency's END writes no records: its one table is the
- * histogram of the latency, which the kernel counts (agg_kernel()), and
- * nothing prints, writes or snapshots its events.
- */
-static bool latency_end_silent(const struct tracer *t)
-{
-	return t->o.agg.latency && t->o.agg.nhist + t->o.agg.ncount == 1 &&
-	       !show_events(t) && !t->o.output && !t->o.snapshot_on;
-}
-
 static int trace_setup(struct tracer *t)
 {
 	LIBPEA_OPTS(pea_buffer_opts, opts);
@@ -362,14 +352,19 @@ static int trace_setup(struct tracer *t)
 
 		if (!ioctl(fd, PEA_MAP_IOC_EXCLUDE_TGID, &self)) {
 			/*
-			 * The exclusion looks at the current task: an END
-			 * keyed by another task's id (sched_switch's
-			 * next_pid) or a pointer ends a period that is not
-			 * pea's when pea is the one running, and its START
-			 * would stay kept. An END without records goes on a
-			 * map that leaves nothing out.
+			 * The exclusion looks at the running task. A
+			 * --latency END keyed by another task's id
+			 * (sched_switch's next_pid) or a pointer ends a
+			 * period that is not pea's even when pea is the one
+			 * running: left out, it would leave its START kept,
+			 * and the period lost uncounted. Such an END goes
+			 * on a map that leaves nothing out when it writes
+			 * no records (no ring there: its hits before its
+			 * table exists count as errors). A START left out
+			 * shows, as its END unpaired.
 			 */
-			if (latency_end_silent(t)) {
+			if (!show_events(t) && !t->o.output &&
+			    !t->o.snapshot_on && agg_latency_end_apart(t->agg)) {
 				snprintf(name, sizeof(name), "trend_%d",
 					 (int)getpid());
 				t->end_map_fd = pea_map_create(name, t->ncpus,

@@ -99,7 +99,7 @@ struct tracer {
 	bool child_done;
 	struct pea_buffer *pb;
 	int map_fd;
-	int end_map_fd;		/* --latency's END, when apart (trace_setup()) */
+	int end_map_fd;		/* --latency's END apart (trace_setup()) */
 
 	struct trace_event *batch;
 	size_t n, cap;

@@ -132,7 +132,8 @@ static int row_cmp(const void *a, const void *b)
 
 /*
  * The start on sched:sched_switch, the end there too or (kernel stacks)
- * at finish_task_switch(), on their maps @map_fd; 0 or an exit status.
+ * at finish_task_switch(), on their maps @map_fd (the end on the
+ * start's when its own is -1); 0 or an exit status.
  */
 static int offcpu_attach(const int map_fd[2], const struct trace_opts *o,
 			 pid_t child,
@@ -177,7 +178,8 @@ static int offcpu_attach(const int map_fd[2], const struct trace_opts *o,
 	}
 	*fmt_out = fmt[0].tp;
 	for (i = 0; i < 2; i++) {
-		fd[i] = spec[i].kind->attach(map_fd[i], &spec[i], &po[i],
+		fd[i] = spec[i].kind->attach(map_fd[i] >= 0 ? map_fd[i] :
+					     map_fd[0], &spec[i], &po[i],
 					     i + 1);
 		if (fd[i] < 0)
 			return PEA_EXIT_ERR;
@@ -572,12 +574,14 @@ int trace_offcpu(const struct trace_opts *o, int ncpus)
 	memset(spec, 0, sizeof(spec));
 	memset(&t, 0, sizeof(t));
 	/*
-	 * A map each: the start's may leave pea's own process out (below),
-	 * the end's leaves nothing out, as its hits are the task switched
-	 * in, whoever runs when it fires (the task switched out, pea among
-	 * them).
+	 * The start's map may leave pea's own process out (below), which
+	 * looks at the running task. The end at sched_switch is the task
+	 * switched in, whoever runs when it fires (the task switched out,
+	 * pea among them): it has a map of its own, which leaves nothing
+	 * out. At finish_task_switch() the running task is the one switched
+	 * in, and pea's own switch-ins, never started, share the start's.
 	 */
-	for (n = 0; n < 2; n++) {
+	for (n = 0; n < 2 - o->off_cpu_kstack; n++) {
 		snprintf(name, sizeof(name), "%s_%d", n ? "offend" : "offcpu",
 			 (int)getpid());
 		map_fd[n] = pea_map_create(name, ncpus, 0);
