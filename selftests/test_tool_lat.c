@@ -368,13 +368,30 @@ static int offcpu_run(struct pt_proc *p, void *(*fn)(void *))
 	return rc;
 }
 
+/*
+ * The thread's row in @out, pea trace --off-cpu --json's, copied into
+ * @row (@len bytes); where it is, or NULL.
+ */
+static const char *offcpu_tid_row(char *row, size_t len)
+{
+	const char *h = strstr(out, "{\"type\":\"offcpu\""), *rp;
+	char want[64];
+
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"pea-offcpu\"",
+		 (int)sleeper_tid);
+	rp = h ? strstr(h, want) : NULL;
+	if (rp)
+		snprintf(row, len, "%.*s", (int)strcspn(rp, "}") + 1, rp);
+	return rp;
+}
+
 static void test_offcpu(void)
 {
 	char pid[16];
 	char *argv[] = { PT_PEA, "trace", "--off-cpu", "--pid", pid,
 			 "--json", "--top", "50", NULL };
-	char want[64], row[512] = "";
-	const char *h, *rp;
+	char row[512] = "";
+	const char *rp;
 	struct pt_proc p;
 	int rc;
 
@@ -386,12 +403,7 @@ static void test_offcpu(void)
 	}
 	rc = offcpu_run(&p, offcpu_thread);
 	PT_EQ(rc, 0, "pea trace --off-cpu exits 0");
-	h = strstr(out, "{\"type\":\"offcpu\"");
-	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"pea-offcpu\"",
-		 (int)sleeper_tid);
-	rp = h ? strstr(h, want) : NULL;
-	if (rp)
-		snprintf(row, sizeof(row), "%.*s", (int)strcspn(rp, "}") + 1, rp);
+	rp = offcpu_tid_row(row, sizeof(row));
 	/* its futex wait, then 5 sleeps of 30 ms: each that blocked */
 	PT_OK(wait_blocked == 1 && sleep_blocked >= 3 && sleep_blocked <= 5,
 	      "the thread blocked on its futex once and in %ld of its 5 sleeps (its voluntary switches)",
@@ -461,18 +473,13 @@ static void test_offcpu_beside(void)
 	char pid[16];
 	char *argv[] = { PT_PEA, "trace", "--off-cpu", "--pid", pid,
 			 "--json", "--top", "50", NULL };
-	char want[64], row[512] = "";
-	const char *h, *rp;
+	char row[512] = "";
+	const char *rp;
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	if (beside_run(argv, "pea trace --off-cpu --pid"))
 		return;
-	h = strstr(out, "{\"type\":\"offcpu\"");
-	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"pea-offcpu\"",
-		 (int)sleeper_tid);
-	rp = h ? strstr(h, want) : NULL;
-	if (rp)
-		snprintf(row, sizeof(row), "%.*s", (int)strcspn(rp, "}") + 1, rp);
+	rp = offcpu_tid_row(row, sizeof(row));
 	PT_OK(rp && pt_json_num(row, "count", -1) == 1 + sleep_blocked &&
 	      pt_json_num(row, "ns", -1) >= 100 * MS + sleep_blocked * MS &&
 	      pt_json_num(row, "ns", -1) < 5000 * MS,
