@@ -408,6 +408,8 @@ static void test_offcpu(void)
 	PT_OK(wait_blocked == 1 && sleep_blocked >= 3 && sleep_blocked <= 5,
 	      "the thread blocked on its futex once and in %ld of its 5 sleeps (its voluntary switches)",
 	      sleep_blocked);
+	PT_OK(strstr(out, "\"replaced\":0,") != NULL,
+	      "--off-cpu: no task blocked again with no switch-in seen");
 	PT_OK(rp && pt_json_num(row, "count", -1) == 1 + sleep_blocked &&
 	      pt_json_num(row, "ns", -1) >= 100 * MS + sleep_blocked * 20 * MS &&
 	      pt_json_num(row, "ns", -1) < 2000 * MS,
@@ -480,6 +482,8 @@ static void test_offcpu_beside(void)
 	if (beside_run(argv, "pea trace --off-cpu --pid"))
 		return;
 	rp = offcpu_tid_row(row, sizeof(row));
+	PT_OK(strstr(out, "\"replaced\":0,") != NULL,
+	      "--off-cpu beside pea: no task blocked again with no switch-in seen");
 	PT_OK(rp && pt_json_num(row, "count", -1) == 1 + sleep_blocked &&
 	      pt_json_num(row, "ns", -1) >= 100 * MS + sleep_blocked * MS &&
 	      pt_json_num(row, "ns", -1) < 5000 * MS,

@@ -421,11 +421,12 @@ static void offcpu_print(const struct trace_opts *o,
 	for (i = 0; i < n; i++)
 		periods += rows[i].count;
 	if (o->json) {
-		printf("{\"type\":\"offcpu\",\"by\":\"%s\",\"count\":%llu,\"keys\":%ld,\"unpaired\":%llu,\"start_overflow\":%llu,\"pending\":%u,\"dropped\":%llu,\"stack_dropped\":%llu,\"rows\":[",
+		printf("{\"type\":\"offcpu\",\"by\":\"%s\",\"count\":%llu,\"keys\":%ld,\"unpaired\":%llu,\"start_overflow\":%llu,\"pending\":%u,\"replaced\":%llu,\"dropped\":%llu,\"stack_dropped\":%llu,\"rows\":[",
 		       kstack ? "pid,comm,kstack" : "pid,comm",
 		       (unsigned long long)periods, n,
 		       (unsigned long long)r->unpaired,
 		       (unsigned long long)li->overflow, li->pending,
+		       (unsigned long long)li->replaced,
 		       (unsigned long long)r->dropped,
 		       (unsigned long long)r->stack_dropped);
 		for (i = 0; i < n && i < (long)top; i++) {
@@ -447,9 +448,10 @@ static void offcpu_print(const struct trace_opts *o,
 	printf("off-CPU time by pid%s comm%s, %llu blocked periods, %ld keys, complete (in-kernel)\n",
 	       kstack ? "," : " and", kstack ? " and kernel stack" : "",
 	       (unsigned long long)periods, n);
-	printf("switch-ins of tasks not seen blocked %llu, switch-outs not kept (pairing table full) %llu, blocked now %u, keys past the table %llu",
+	printf("switch-ins of tasks not seen blocked %llu, switch-outs not kept (pairing table full) %llu, blocked now %u, blocked again with no switch-in seen %llu, keys past the table %llu",
 	       (unsigned long long)r->unpaired,
 	       (unsigned long long)li->overflow, li->pending,
+	       (unsigned long long)li->replaced,
 	       (unsigned long long)r->dropped);
 	if (kstack)
 		printf(", stacks past the store %llu",
