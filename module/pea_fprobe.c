@@ -54,6 +54,7 @@
 #include <linux/refcount.h>
 #include <linux/rethook.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -77,6 +78,9 @@ static unsigned int max_fprobe_funcs = 4096;
 module_param(max_fprobe_funcs, uint, 0644);
 MODULE_PARM_DESC(max_fprobe_funcs,
 		 "functions of one fprobe link, at most 65536 (default 4096)");
+
+/* register_kprobe()'s EINVALs before it is believed (pea_fp_kprobe()). */
+#define PEA_FP_RESOLVE_TRIES	3
 
 /* One function of a link. */
 struct pea_fp_func {
@@ -312,6 +316,28 @@ static int pea_fp_module(struct notifier_block *nb, unsigned long state,
 }
 
 /*
+ * Register @kp, a disabled kprobe on @name. register_kprobe() looks the
+ * name up, then the address's module: a module freed between the two
+ * (its unload racing the attach) answers EINVAL, as an address in no
+ * text would. Looked up again, the name is gone (ENOENT) or another
+ * load's, so an EINVAL is tried again, a few times: a notrace or
+ * blacklisted function answers EINVAL every time.
+ */
+static int pea_fp_kprobe(struct kprobe *kp, const char *name)
+{
+	int err, tries = 0;
+
+	do {
+		memset(kp, 0, sizeof(*kp));
+		kp->symbol_name = name;
+		kp->flags = KPROBE_FLAG_DISABLED;
+		kp->pre_handler = pea_fp_kprobe_pre;
+		err = register_kprobe(kp);
+	} while (err == -EINVAL && ++tries < PEA_FP_RESOLVE_TRIES);
+	return err;
+}
+
+/*
  * Resolve and judge @f's functions, named by @names, as kprobes on them
  * are: a disabled kprobe on each, which must sit on an ftrace location,
  * then all unregistered. Then sort the table by address; one function
@@ -324,17 +350,20 @@ static int pea_fp_resolve(struct pea_fprobe_link *f,
 	u32 i, n = 0;
 	int err = 0;
 
-	kps = kvcalloc(f->nr, sizeof(*kps), GFP_KERNEL);
-	kpp = kvcalloc(f->nr, sizeof(*kpp), GFP_KERNEL);
+	/* The caller's, for the attach's length (max_fprobe_funcs of each). */
+	kps = kvcalloc(f->nr, sizeof(*kps), GFP_KERNEL_ACCOUNT);
+	kpp = kvcalloc(f->nr, sizeof(*kpp), GFP_KERNEL_ACCOUNT);
 	if (!kps || !kpp) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < f->nr && !err; i++) {
-		kps[i].symbol_name = names[i];
-		kps[i].flags = KPROBE_FLAG_DISABLED;
-		kps[i].pre_handler = pea_fp_kprobe_pre;
-		err = register_kprobe(&kps[i]);
+		/* A killed caller stops here: thousands of names take long. */
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		err = pea_fp_kprobe(&kps[i], names[i]);
 		if (err)
 			break;
 		kpp[n++] = &kps[i];

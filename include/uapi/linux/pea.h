@@ -2108,8 +2108,11 @@ struct pea_sample_record {
  * is EINVAL. A name twice, or two names of one function: EINVAL. A module
  * whose function is on the list may be unloaded: its functions stop
  * hitting, and a later module loaded at the same address is not traced
- * (one gone before the fprobe is registered: ENOENT; one that goes later
- * in the attach is only gone, as a kprobe's function).
+ * (one gone before the fprobe is registered: ENOENT, also when it goes
+ * while the kprobe layer judges its name, whose EINVAL for an address
+ * in no module's text is tried again; one that goes later in the attach
+ * is only gone, as a kprobe's function). A caller killed while the names
+ * are judged stops there (EINTR, never seen by it).
  *
  * The privilege is the kprobe's for the same functions (the kprobe PMU's
  * rule, then CAP_BPF and CAP_PERFMON for a capture or fetch that reads
