@@ -20,9 +20,9 @@
  *   - 5000 distinct keys through --max-keys 100 with a stopped reader
  *     (one drain of more records than the tool batches): exact "other",
  *     rest and histogram;
- *   - memory: with --max-keys 1000 the tool's RssAnon does not grow from
- *     20000 to 60000 distinct keys, while without a cap it grows by MBs
- *     from 20000 to 100000;
+ *   - memory: with --max-keys 1000 the tool's RssAnon grows by no more
+ *     than the drain's batch from 20000 to 100000 distinct keys, while
+ *     without a cap it grows by MBs;
  *   - --interval: numbered tables whose counts add up to the events;
  *   - per probe: after a PROBE an option makes a table for it alone,
  *     before the first PROBE for every probe;
@@ -1059,14 +1059,18 @@ static long rss_kb(pid_t pid)
 }
 
 /*
- * 10000 distinct keys with the tool stopped, so that one drain reads them
- * all and its batch reaches its most (4096 events); leave it six ticks,
- * on a slower kernel as many times longer (the KCSAN kernel measured the
+ * 10000 distinct keys with the tool stopped (its group stop done:
+ * waitpid()), so that one drain reads them all; leave it six ticks, on a
+ * slower kernel as many times longer (the KCSAN kernel measured the
  * first burst's resident memory before the drain was done).
  */
 static void key_burst(struct pt_proc *p, struct pt_caller *w, long first)
 {
+	int st = 0;
+
 	kill(p->pid, SIGSTOP);
+	if (waitpid(p->pid, &st, WUNTRACED) != p->pid || !WIFSTOPPED(st))
+		pt_diag("the tool did not stop (status %#x)", st);
 	wl_do(w, WL_OPENAT_RANGE, first, 0, 10000);
 	kill(p->pid, SIGCONT);
 	usleep(600000 * pt_time_scale());
@@ -1135,29 +1139,34 @@ static long mem_growth(unsigned int cap, int bursts, long long *other,
 }
 
 /*
- * 40000 more keys past the cap: a table that kept them would grow by about
- * 4 MB; the bound for the capped one, 1 MB, is 26 bytes a key, and above what the
- * drain's batches alone have been seen to move the heap.
+ * 80000 more keys past the cap: a table that kept them would grow by about
+ * 8 MB (less what the heap hides, below). The bound for the capped one,
+ * 2.5 MB, is 32 bytes a key: above the drain's batch at its most, 4096
+ * events of about 380 bytes (1.5 MB), which the bursts before the first
+ * measurement do not always reach (the drain delivers what the ordered
+ * merge lets through: 1524 kB of growth after it, twice on 6.12), and
+ * the 1 MB the heap has been seen to move besides.
  */
 static void test_memory(void)
 {
 	long long other, keys;
 	long g;
 
-	g = mem_growth(1000, 6, &other, &keys);
-	PT_OK(g > -1000000 && g <= 1024,
-	      "capped at 1000 keys: 40000 more keys grow the tool by %ld kB (<= 1 MB)",
+	g = mem_growth(1000, 10, &other, &keys);
+	PT_OK(g > -1000000 && g <= 2560,
+	      "capped at 1000 keys: 80000 more keys grow the tool by %ld kB (<= 2.5 MB)",
 	      g);
-	PT_OK(keys == 1000 && other == 59000,
-	      "1000 keys kept, the 59000 other events counted as \"other\"");
+	PT_OK(keys == 1000 && other == 99000,
+	      "1000 keys kept, the 99000 other events counted as \"other\"");
 	/*
 	 * The control: a table that keeps every key grows by about 100
 	 * bytes a key, but the heap the drain's batches left by the first
 	 * measurement is reused for the table and hides up to 2 MB of it
 	 * (of 40000 more keys: 2068 and 2044 kB on the debug kernel in
 	 * rehearsals, 4 to 5.6 MB elsewhere; once in CI below 1.5 MB). So
-	 * the control takes 80000 more keys, about 8 MB, and asks for 3 MB:
-	 * three times the capped bound, whatever the batches hide.
+	 * the control takes 80000 more keys, about 8 MB, and asks for 3 MB,
+	 * above the capped bound whatever the batches hide (7 to 12 MB
+	 * measured on debug, 6.12 and 6.12-rt).
 	 */
 	g = mem_growth(1048576, 10, &other, &keys);
 	PT_OK(g >= 3072,
