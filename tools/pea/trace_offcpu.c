@@ -575,23 +575,11 @@ int trace_offcpu(const struct trace_opts *o, int ncpus)
 
 	memset(spec, 0, sizeof(spec));
 	memset(&t, 0, sizeof(t));
-	/*
-	 * The start's map may leave pea's own process out (below), which
-	 * looks at the running task. The end at sched_switch is the task
-	 * switched in, whoever runs when it fires (the task switched out,
-	 * pea among them): it has a map of its own, which leaves nothing
-	 * out. At finish_task_switch() the running task is the one switched
-	 * in, and pea's own switch-ins, never started, share the start's.
-	 */
-	for (n = 0; n < 2 - o->off_cpu_kstack; n++) {
-		snprintf(name, sizeof(name), "%s_%d", n ? "offend" : "offcpu",
-			 (int)getpid());
-		map_fd[n] = pea_map_create(name, ncpus, 0);
-		if (map_fd[n] < 0) {
-			tool_explain_dev_error("creating a map", map_fd[n]);
-			rc = PEA_EXIT_ERR;
-			goto out;
-		}
+	snprintf(name, sizeof(name), "offcpu_%d", (int)getpid());
+	map_fd[0] = pea_map_create(name, ncpus, 0);
+	if (map_fd[0] < 0) {
+		tool_explain_dev_error("creating a map", map_fd[0]);
+		return PEA_EXIT_ERR;
 	}
 	/*
 	 * --pid and its children: pea, maybe below that process (its
@@ -605,6 +593,26 @@ int trace_offcpu(const struct trace_opts *o, int ncpus)
 					       -errno);
 			rc = PEA_EXIT_ERR;
 			goto out;
+		}
+		/*
+		 * The exclusion looks at the running task. The end at
+		 * sched_switch is the task switched in, whoever runs when
+		 * it fires (the task switched out, pea among them): it
+		 * gets a map of its own, which leaves nothing out. At
+		 * finish_task_switch() the running task is the one
+		 * switched in, and pea's own switch-ins, never started,
+		 * share the start's.
+		 */
+		if (!o->off_cpu_kstack) {
+			snprintf(name, sizeof(name), "offend_%d",
+				 (int)getpid());
+			map_fd[1] = pea_map_create(name, ncpus, 0);
+			if (map_fd[1] < 0) {
+				tool_explain_dev_error("creating a map",
+						       map_fd[1]);
+				rc = PEA_EXIT_ERR;
+				goto out;
+			}
 		}
 	}
 	if (o->cmd) {
